@@ -1,0 +1,117 @@
+// Command pp-lsp is Passepartout for editors: a language server, a framed-TCP
+// daemon and a pipe-friendly CLI over the user's Org files.
+//
+// This package is wiring only: it parses flags and calls into server, memory,
+// gates and providers. Every subcommand lives in its own file.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is the release; the build may override it with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// cli is what a subcommand may touch of the outside world. Tests build one
+// with buffers and a fixed environment; main builds it from the process.
+type cli struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// command is one subcommand: its one-line summary, its usage line and its body.
+type command struct {
+	usage   string
+	summary string
+	run     func(ctx context.Context, c *cli, args []string) error
+}
+
+// commands is the table of subcommands; `pp-lsp --stdio` is handled before it.
+func commands() map[string]command {
+	return map[string]command{
+		"version": {"pp-lsp version", "print the version", runVersion},
+		"outline": {"pp-lsp outline --json FILE...", "outline of each Org file, as Emacs's org-element sees it", runOutline},
+		"index":   {"pp-lsp index --json [--root DIR]...", "index a memex and print its figures", runIndex},
+		"context": {"pp-lsp context [--json] [--root DIR]... [--budget N] FILE:LINE", "the foveal-peripheral context the model would see from FILE:LINE", runContext},
+		"gate":    {"pp-lsp gate [--root DIR] [--config FILE]", "JSON-lines actions on stdin → JSON-lines verdicts on stdout", runGate},
+		"ask":     {"pp-lsp ask [--root DIR]... FILE:LINE TEXT", "one pass of the pipeline, the answer streamed to stdout", runAsk},
+		"plans":   {"pp-lsp plans [--json] [--root DIR] [--run-approved]", "list Flight Plans; execute approved ones", runPlans},
+		"serve":   {"pp-lsp serve --tcp ADDR [--root DIR]...", "the framed-TCP daemon alone", runServe},
+		"doctor":  {"pp-lsp doctor", "check configuration, roots, providers and data dir", runDoctor},
+		"demo":    {"pp-lsp demo", "a guided tour on a temporary copy of examples/memex", runDemo},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit code:
+// 0 success, 1 a failed operation, 2 bad usage or input.
+func run(ctx context.Context, c *cli, args []string) int {
+	err := dispatch(ctx, c, args)
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	fmt.Fprintln(c.stderr, "pp-lsp: "+err.Error())
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+func dispatch(ctx context.Context, c *cli, args []string) error {
+	if len(args) == 0 {
+		usage(c.stderr)
+		return usageErrorf("no command given")
+	}
+	switch name := args[0]; {
+	case name == "-h" || name == "--help" || name == "help":
+		usage(c.stdout)
+		return nil
+	case name == "--version":
+		return runVersion(ctx, c, nil)
+	case name == "--stdio" || strings.HasPrefix(name, "--tcp"):
+		return runStdio(ctx, c, args)
+	default:
+		cmd, ok := commands()[name]
+		if !ok {
+			return usageErrorf("unknown command %q; run 'pp-lsp --help' for the list", name)
+		}
+		return cmd.run(ctx, c, args[1:])
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "pp-lsp %s — Passepartout for editors\n\nUsage:\n", version)
+	fmt.Fprintf(w, "  %-60s %s\n", "pp-lsp --stdio [--tcp ADDR]", "language server on stdin/stdout (with --tcp also the bridge)")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-60s %s\n", cmds[n].usage, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'pp-lsp COMMAND --help' for a command's flags. Exit status: 0 ok, 1 failed, 2 bad usage or input.")
+}
+
+func runVersion(_ context.Context, c *cli, _ []string) error {
+	fmt.Fprintf(c.stdout, "pp-lsp %s\n", version)
+	return nil
+}

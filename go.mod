@@ -1,0 +1,19 @@
+module pp-lsp
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/chroma/v2 v2.24.1 // indirect
+	github.com/dlclark/regexp2 v1.12.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/niklasfasching/go-org v1.9.1 // indirect
+	github.com/philippgille/chromem-go v0.7.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.lsp.dev/jsonrpc2 v1.0.1 // indirect
+	go.lsp.dev/protocol v1.0.1 // indirect
+	go.lsp.dev/uri v1.0.1 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)
