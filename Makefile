@@ -13,7 +13,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/pp-lsp
 
 # deps installs what a fresh machine lacks: Go modules, and Debian's
-# emacs-nox, elpa-eglot and neovim for the real-editor tests (via apt-get
+# emacs-nox, elpa-eglot, neovim and sbcl for the tests that drive them (via apt-get
 # when it can; otherwise those tests skip, except under CI=true).
 deps:
 	@.ci/deps

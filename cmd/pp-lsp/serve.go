@@ -3,9 +3,54 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"pp-lsp/server/bridge"
 )
 
-// runServe is built under issue 9; until then it says so instead of pretending.
-func runServe(_ context.Context, _ *cli, _ []string) error {
-	return errors.New("'serve' is not built yet (issue 9)")
+// agentMissing is what the bridge answers for the actions the agent pipeline
+// serves, until issue 8 wires it here.
+const agentMissing = "not available in this build: the agent pipeline is issue 8"
+
+// runServe is `pp-lsp serve --tcp ADDR [--root DIR]... [--allow-remote]`:
+// the framed-TCP daemon alone (DESIGN §2, §9), until SIGINT or SIGTERM.
+func runServe(ctx context.Context, c *cli, args []string) error {
+	fl := newFlagSet("serve", "pp-lsp serve --tcp ADDR [--root DIR]... [--allow-remote]", c.stderr)
+	addr := fl.String("tcp", "", "HOST:PORT to listen on, loopback only unless --allow-remote (port 0 picks a free port)")
+	var roots stringList
+	fl.Var(&roots, "root", "a memex root directory (repeatable; default the current directory)")
+	allowRemote := fl.Bool("allow-remote", false, "allow a non-loopback ADDR; clients still need the token, but nothing on the wire is encrypted")
+	if err := parseFlags(fl, args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return usageErrorf("serve: unexpected argument %q", fl.Arg(0))
+	}
+	if *addr == "" {
+		return usageErrorf("serve: --tcp ADDR is required, e.g. --tcp 127.0.0.1:7655")
+	}
+	if len(roots) == 0 {
+		roots = stringList{"."}
+	}
+	for _, r := range roots {
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+			return usageErrorf("serve: --root %s is not a directory", r)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(c.stderr, nil))
+	srv, ln, err := bridge.Open(ctx, *addr, *allowRemote, c.getenv, bridge.Config{
+		Backend: bridge.Unavailable{Reason: agentMissing},
+		Version: version,
+		Logger:  log,
+	})
+	if errors.Is(err, bridge.ErrNotLoopback) {
+		return usageErrorf("serve: %v (--allow-remote allows it)", err)
+	}
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("serving the memex roots", "roots", []string(roots))
+	return srv.Serve(ctx, ln)
 }

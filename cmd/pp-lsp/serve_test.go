@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer is a bytes.Buffer the daemon's logger and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serveEnv is a fresh environment: its own runtime dir for the token.
+func serveEnv(t *testing.T) (map[string]string, func(string) string) {
+	t.Helper()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_RUNTIME_DIR": filepath.Join(home, "run")}
+	require.NoError(t, os.MkdirAll(env["XDG_RUNTIME_DIR"], 0o700))
+	return env, func(k string) string { return env[k] }
+}
+
+func TestServeUsage(t *testing.T) {
+	_, getenv := serveEnv(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no address", []string{}, 2, "--tcp ADDR is required"},
+		{"stray argument", []string{"--tcp", "127.0.0.1:0", "extra"}, 2, `unexpected argument "extra"`},
+		{"unknown flag", []string{"--port", "1"}, 2, "flag provided but not defined"},
+		{"missing root", []string{"--tcp", "127.0.0.1:0", "--root", "/does/not/exist"}, 2, "--root /does/not/exist is not a directory"},
+		{"every interface", []string{"--tcp", ":0"}, 2, "--allow-remote allows it"},
+		{"unspecified address", []string{"--tcp", "0.0.0.0:0"}, 2, "every interface"},
+		{"a remote address", []string{"--tcp", "192.0.2.1:7655"}, 2, "not on this machine's loopback"},
+		{"not HOST:PORT", []string{"--tcp", "7655"}, 1, "not HOST:PORT"},
+		{"help", []string{"-h"}, 0, "Usage: pp-lsp serve --tcp ADDR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv}, append([]string{"serve"}, tt.args...))
+			assert.Equal(t, tt.code, code, errb.String())
+			assert.Contains(t, errb.String(), tt.msg)
+		})
+	}
+}
+
+// startServe runs `pp-lsp serve` in-process until the test ends and returns
+// the address it listens on and its log.
+func startServe(t *testing.T, getenv func(string) string, args ...string) (string, *lockedBuffer) {
+	t.Helper()
+	logs := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, append([]string{"serve"}, args...))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			assert.Equal(t, 0, code, "a shutdown is a clean exit: %s", logs.String())
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		m := listening.FindStringSubmatch(logs.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", logs.String())
+	return addr, logs
+}
+
+func TestServeCreatesTheTokenAndServes(t *testing.T) {
+	env, getenv := serveEnv(t)
+	addr, logs := startServe(t, getenv, "--tcp", "127.0.0.1:0", "--root", t.TempDir())
+
+	tokenFile := filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout", "token")
+	info, err := os.Stat(tokenFile)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	dir, err := os.Stat(filepath.Dir(tokenFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), dir.Mode().Perm())
+	raw, err := os.ReadFile(tokenFile)
+	require.NoError(t, err)
+	token := strings.TrimSpace(string(raw))
+	require.Len(t, token, 64)
+
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer nc.Close()
+	hello := readTestFrame(t, nc)
+	assert.Equal(t, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION %q))`, version), hello)
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q :CAPABILITIES nil))`, token))
+	assert.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)
+	assert.Contains(t, readTestFrame(t, nc), `:TEXT "pong"`)
+
+	// Until the agent pipeline is wired, :ASK says so plainly.
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "a") :PAYLOAD (:ACTION :ASK :TEXT "hello"))`)
+	assert.Contains(t, readTestFrame(t, nc), `:TEXT ""`)
+	assert.Contains(t, readTestFrame(t, nc), "the agent pipeline is issue 8")
+
+	assert.Contains(t, logs.String(), "bridge token created")
+	assert.NotContains(t, logs.String(), token, "the token is never logged")
+}
+
+func TestServeReusesTheTokenAndAllowsRemote(t *testing.T) {
+	env, getenv := serveEnv(t)
+	dir := filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	token := strings.Repeat("5a", 32)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "token"), []byte(token+"\n"), 0o600))
+
+	addr, logs := startServe(t, getenv, "--tcp", "0.0.0.0:0", "--allow-remote")
+	assert.Contains(t, logs.String(), "bridge token in use")
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	nc, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", port), 5*time.Second)
+	require.NoError(t, err)
+	defer nc.Close()
+	readTestFrame(t, nc)
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, token))
+	assert.Contains(t, readTestFrame(t, nc), ":STATUS :OK", "the token already in the file is the one served")
+}
+
+func readTestFrame(t *testing.T, nc net.Conn) string {
+	t.Helper()
+	require.NoError(t, nc.SetReadDeadline(time.Now().Add(5*time.Second)))
+	var h [6]byte
+	_, err := io.ReadFull(nc, h[:])
+	require.NoError(t, err)
+	n, err := strconv.ParseUint(string(h[:]), 16, 32)
+	require.NoError(t, err)
+	b := make([]byte, n)
+	_, err = io.ReadFull(nc, b)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func writeTestFrame(t *testing.T, nc net.Conn, payload string) {
+	t.Helper()
+	_, err := fmt.Fprintf(nc, "%06X%s", len(payload), payload)
+	require.NoError(t, err)
+}

@@ -1,0 +1,77 @@
+// Package bridge is the framed-TCP daemon that editors (the elisp bridge)
+// and other clients speak to: wire 1 of DESIGN §9.
+//
+// Invariant: nothing is served before a client presents the token; a client
+// can only ever hurt its own connection — a malformed frame closes that
+// connection alone (after a :LOG saying why), and a client that stops reading
+// only blocks its own requests — and the daemon never closes a healthy
+// connection first (except at shutdown, with a :LOG). Tokens and payloads are
+// never logged.
+//
+// # The protocol as served
+//
+// A frame is 6 hex digits (the payload's length in bytes) and a payload that
+// is one property list (package plist). On connect the daemon sends
+//
+//	(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "x.y.z"))
+//
+// and the client's first message must be
+//
+//	(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN "…" :CAPABILITIES (…)))
+//
+// within the handshake timeout (10s), in a frame of at most 64 KiB. The
+// token is the file LoadOrCreateToken manages (see TokenPath); it is compared
+// in constant time. A good token is acknowledged with
+//
+//	(:TYPE :STATUS :META (:SOURCE :DAEMON) :PAYLOAD (:ACTION :HANDSHAKE :STATUS :OK :SESSION-ID "…" :VERSION "…"))
+//
+// A bad or missing token, another first message, or no handshake in time gets
+// a :LOG and the connection is closed.
+//
+// A request is (:TYPE :REQUEST :META (:REQUEST-ID id …) :PAYLOAD (:ACTION :X …)).
+// The id is a string, integer or symbol, unique among the connection's
+// running requests. Every request gets exactly one
+//
+//	(:TYPE :RESPONSE :META (:SOURCE :DAEMON :REQUEST-ID id) :PAYLOAD (:ACTION :X :STATUS s …))
+//
+// where s is :OK, :ERROR (with :TEXT, one sentence saying why) or :CANCELLED.
+// An :ASK is answered as a stream: any number of
+// (:TYPE :STREAM-CHUNK :META (… :REQUEST-ID id) :PAYLOAD (:TEXT "…")), then one
+// with :TEXT "" (always, even when the ask failed or was cancelled), then the
+// :RESPONSE. The actions:
+//
+//	:PING                         answered (:STATUS :OK :TEXT "pong")
+//	:STATUS                       :VERSION :WIRE :UPTIME-SECONDS :CONNECTIONS :IN-FLIGHT :SERVED :SESSION-ID, and :MEMEX from the backend
+//	:CANCEL :TARGET id            see below
+//	:ASK :TEXT q [:FILE f :LINE n] the backend's answer, streamed
+//	:CONTEXT :FILE f :LINE n [:BUDGET n]  the backend's rendering, as :TEXT
+//	:PLANS                        the backend's Flight Plans, as :PLANS
+//	:APPROVE :ID plan / :REJECT :ID plan  the backend's verdict
+//
+// :CANCEL names the request to cancel by its :REQUEST-ID in :TARGET (its own
+// :REQUEST-ID is its own). The target's context ends, its stream gets its
+// empty chunk and it is answered :STATUS :CANCELLED — all before the
+// :CANCEL's answer, (:STATUS :OK :TARGET id :CANCELLED t). If no request by
+// that id is running (it finished first, or never was) the answer is
+// (:CANCELLED nil): cancelling is idempotent and race-free for the client.
+//
+// An unknown action, a missing field or a backend error is an error
+// :RESPONSE; :DEPTH above 10 is refused. A message that is not a :REQUEST is
+// answered with a :LOG. None of these closes the connection. What does —
+// a header that is not 6 hex digits, a length over the maximum (4 MiB by
+// default), a payload that is not one readable property list (#-syntax
+// included), a frame that stalls mid-way past the stall timeout — is
+// answered with (:TYPE :LOG :PAYLOAD (:LEVEL :ERROR :TEXT "malformed frame: …")).
+// End of input from the client is the client leaving: its requests are
+// cancelled.
+//
+// # Concurrency and backpressure
+//
+// Each connection has a reader (which serves :PING and :CANCEL itself), a
+// writer draining a queue bounded in bytes, and one goroutine per backend
+// request. When a client does not read, its queue fills and whatever queues
+// to it waits: a streaming backend's emit blocks, which slows that client's
+// own stream, and nothing else. The accept loop and the other connections
+// never wait on a client. At most MaxInFlight requests run per connection
+// and MaxConnections connections at once; past either, the client is told so.
+package bridge
