@@ -1,11 +1,148 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"pp-lsp/gates"
 )
 
-// runGate is built under issue 6; until then it says so instead of pretending.
-func runGate(_ context.Context, _ *cli, _ []string) error {
-	return errors.New("'gate' is not built yet (issue 6)")
+// maxGateLine bounds one input line of `pp-lsp gate`; a longer line is
+// denied and skipped to its newline without being held in memory.
+const maxGateLine = 8 << 20
+
+// runGate reads JSON-lines actions on stdin and writes one verdict per line
+// on stdout, in order, flushed per line (DESIGN §6). A line that is not an
+// action is a validator deny; only bad usage (exit 2) or a failed read or
+// write (exit 1) ends the command early.
+func runGate(ctx context.Context, c *cli, args []string) error {
+	fl := newFlagSet("gate", "pp-lsp gate [--root DIR] [--config FILE]", c.stderr)
+	root := fl.String("root", ".", "the memex root; relative paths in actions start here")
+	cfgFlag := fl.String("config", "", "configuration file (default $XDG_CONFIG_HOME/passepartout/config.json)")
+	if err := parseFlags(fl, args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return usageErrorf("gate: unexpected argument %q (actions come on stdin)", fl.Arg(0))
+	}
+	if fi, err := os.Stat(*root); err != nil || !fi.IsDir() {
+		return usageErrorf("gate: --root %s is not a directory", *root)
+	}
+	world := gates.DefaultWorld(c.getenv, []string{*root})
+	cfgPath := *cfgFlag
+	if cfgPath == "" {
+		def := filepath.Join(world.ConfigDir, "config.json")
+		if _, err := os.Stat(def); err == nil {
+			cfgPath = def
+		}
+	}
+	cfg := gates.DefaultConfig()
+	if cfgPath != "" {
+		var err error
+		if cfg, err = gates.LoadConfig(cfgPath); err != nil {
+			return &usageError{msg: "gate: " + err.Error()}
+		}
+		world.ConfigFile = cfgPath
+	}
+	stack, err := gates.New(cfg)
+	if err != nil {
+		return &usageError{msg: "gate: " + err.Error()}
+	}
+	memex, err := gates.LoadOrgMemex(ctx, world.Roots)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	world.Memex = memex
+	vaultPath := cfg.Vault
+	if vaultPath == "" {
+		vaultPath = gates.DefaultVaultPath(world)
+	}
+	if v, err := gates.OpenVault(vaultPath); err == nil {
+		world.Vault = v
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		world.VaultErr = err
+		fmt.Fprintf(c.stderr, "pp-lsp: gate: %v; every action is denied until it is fixed\n", err)
+	}
+	env, err := stack.NewEnv(ctx, world)
+	if err != nil {
+		return &usageError{msg: "gate: " + err.Error()}
+	}
+	defer env.Close()
+	return gateLines(ctx, stack, env, c.stdin, c.stdout)
+}
+
+// gateLines is the read–check–write loop.
+func gateLines(ctx context.Context, stack *gates.Stack, env *gates.Env, in io.Reader, out io.Writer) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	w := bufio.NewWriter(out)
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("gate: %w", err)
+		}
+		line, tooLong, err := readLine(r, maxGateLine)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("gate: reading stdin: %w", err)
+		}
+		if errors.Is(err, io.EOF) && len(line) == 0 && !tooLong {
+			return nil
+		}
+		var v gates.Verdict
+		switch {
+		case tooLong:
+			v = stack.Malformed(fmt.Errorf("the line is longer than %d bytes", maxGateLine))
+		case !utf8.Valid(line):
+			v = stack.Malformed(errors.New("the line is not valid UTF-8"))
+		default:
+			v = stack.CheckJSON(ctx, line, env)
+		}
+		data, merr := json.Marshal(v)
+		if merr != nil {
+			return fmt.Errorf("gate: encoding a verdict: %w", merr)
+		}
+		data = append(data, '\n')
+		if _, werr := w.Write(data); werr != nil {
+			return fmt.Errorf("gate: writing stdout: %w", werr)
+		}
+		if werr := w.Flush(); werr != nil {
+			return fmt.Errorf("gate: writing stdout: %w", werr)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+// readLine returns the next line without its newline. A line over max
+// bytes is consumed to its end and reported as tooLong with no content, so
+// memory stays bounded whatever the input.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, e := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case e == nil:
+			if !tooLong {
+				line = line[:len(line)-1]
+			}
+			return line, tooLong, nil
+		case errors.Is(e, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, tooLong, e
+		}
+	}
 }

@@ -1,0 +1,79 @@
+package gates
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"pp-lsp/internal/testenv"
+)
+
+// BenchmarkStack runs the whole stack over the public gate corpus (every
+// record under 64 KiB: the realistic mix of what a model proposes) and
+// reports the per-action latency percentiles p50 and p99.
+func BenchmarkStack(b *testing.B) {
+	shared := testenv.SharedDir(b)
+	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
+	stack, env := newCorpusEnv(b, shared)
+	var actions []Action
+	for _, recs := range corpus {
+		for _, r := range recs {
+			if len(r.Action) > 64<<10 {
+				continue
+			}
+			if a, err := DecodeJSON(r.Action); err == nil {
+				actions = append(actions, a)
+			}
+		}
+	}
+	sort.Slice(actions, func(i, j int) bool { return string(actions[i].CanonicalJSON()) < string(actions[j].CanonicalJSON()) })
+	benchActions(b, stack, env, actions)
+}
+
+// BenchmarkStackTypical is the same over a handful of everyday actions, so
+// that `make bench` has a figure without the shared corpus.
+func BenchmarkStackTypical(b *testing.B) {
+	stack, env, _ := testEnv(b, DefaultConfig())
+	lines := []string{
+		`{"tool":"file_read","args":{"path":"notes/todo.org"},"explanation":"x"}`,
+		`{"tool":"shell","args":{"cmd":"git log --oneline -n 10","cwd":"."},"explanation":"x"}`,
+		`{"tool":"shell","args":{"cmd":"cat notes/todo.org | grep TODO | wc -l","cwd":"."},"explanation":"x"}`,
+		`{"tool":"message","args":{"text":"You have 3 open TODOs in notes/todo.org."},"explanation":"x"}`,
+		`{"tool":"file_write","args":{"path":"notes/new.org","content":"* TODO write the report\nDEADLINE: <2026-11-30>\n"},"explanation":"x"}`,
+		`{"tool":"send","args":{"channel":"email","to":"bob@example.com","text":"Lunch on Friday?"},"explanation":"x"}`,
+		`{"tool":"http","args":{"method":"GET","url":"https://api.github.com/repos/x/y"},"explanation":"x"}`,
+		`{"tool":"shell","args":{"cmd":"rm -rf ~/.ssh","cwd":"."},"explanation":"x"}`,
+	}
+	var actions []Action
+	for _, l := range lines {
+		a, err := DecodeJSON([]byte(l))
+		if err != nil {
+			b.Fatal(err)
+		}
+		actions = append(actions, a)
+	}
+	benchActions(b, stack, env, actions)
+}
+
+func benchActions(b *testing.B, stack *Stack, env *Env, actions []Action) {
+	ctx := context.Background()
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a := actions[i%len(actions)]
+		start := time.Now()
+		stack.Check(ctx, a, env)
+		durations = append(durations, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	pct := func(p float64) float64 {
+		return float64(durations[int(p*float64(len(durations)-1))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+	b.ReportMetric(float64(len(actions)), "actions")
+}

@@ -1,0 +1,164 @@
+package gates
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"default":"deny","permissions":{"allow":["shell(make test)"],"deny":["shell(git push:*)"]},"network":{"allow":["api.github.com","*.example.com"]},"privacy":{"tags":["secret-diary"]},"limits":{"max_arg_bytes":1000,"tool_per_minute":{"send":3}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "deny", cfg.Default)
+	assert.Equal(t, []string{"shell(make test)"}, cfg.Permissions.Allow)
+	assert.Equal(t, []string{"secret-diary"}, cfg.Privacy.Tags)
+	assert.Equal(t, 1000, cfg.Limits.MaxArgBytes)
+	assert.Equal(t, DefaultConfig().Limits.MaxActionBytes, cfg.Limits.MaxActionBytes, "unset fields keep their defaults")
+	assert.Equal(t, "ask", cfg.Network.Default)
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"unknown key", `{"defualt":"ask"}`, "defualt"},
+		{"unknown nested key", `{"network":{"allowlist":[]}}`, "allowlist"},
+		{"wrong type", `{"default":1}`, "default"},
+		{"allow default", `{"default":"allow"}`, `"allow"`},
+		{"bad rule", `{"permissions":{"allow":["browser(*)"]}}`, "unknown tool"},
+		{"unclosed rule", `{"permissions":{"deny":["shell(rm"]}}`, "closing parenthesis"},
+		{"empty pattern", `{"permissions":{"ask":["shell()"]}}`, "empty pattern"},
+		{"bad host", `{"network":{"allow":["https://x.example/"]}}`, "host pattern"},
+		{"bad tag", `{"privacy":{"tags":["a b"]}}`, "Org tag"},
+		{"bad limit", `{"limits":{"max_arg_bytes":0}}`, "positive"},
+		{"bad tool limit", `{"limits":{"tool_per_minute":{"browser":1}}}`, "unknown tool"},
+		{"trailing", `{} {}`, "trailing"},
+		{"not json", `nope`, "invalid character"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "gates configuration")
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers":{"whatever":true},"gates":{"default":"deny"}}`), 0o644))
+	cfg, err := LoadConfig(path)
+	require.NoError(t, err)
+	assert.Equal(t, "deny", cfg.Default, "other sections are not the gates' business")
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers":{}}`), 0o644))
+	cfg, err = LoadConfig(path)
+	require.NoError(t, err)
+	assert.Equal(t, DefaultConfig().Default, cfg.Default, "no gates section: the defaults")
+
+	require.NoError(t, os.WriteFile(path, []byte(`[1]`), 0o644))
+	_, err = LoadConfig(path)
+	assert.ErrorContains(t, err, "not a JSON object")
+
+	_, err = LoadConfig(filepath.Join(dir, "missing.json"))
+	assert.ErrorContains(t, err, "missing.json")
+}
+
+func TestVaultIntegrity(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vault.json")
+	require.NoError(t, WriteVault(path, map[string]string{"openai": "sk-live-4f9a8b7c6d5e4f3a2b1c", "anthropic": "ak-9d8c7b6a5f4e3d2c"}))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	v, err := OpenVault(path)
+	require.NoError(t, err)
+	key, ok := v.Get("openai")
+	assert.True(t, ok)
+	assert.Equal(t, "sk-live-4f9a8b7c6d5e4f3a2b1c", key)
+	assert.Equal(t, []string{"anthropic", "openai"}, v.Names())
+	assert.Equal(t, "token [vault:openai] end", v.Redact("token sk-live-4f9a8b7c6d5e4f3a2b1c end"))
+
+	t.Run("changed file is refused", func(t *testing.T) {
+		// A secret changed by hand, the hash left as it was.
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, os.WriteFile(p, []byte(`{"version":1,"secrets":{"openai":"sk-other"},"sha256":"`+secretsHash(map[string]string{"openai": "sk-live"})+`"}`), 0o600))
+		_, err = OpenVault(p)
+		assert.ErrorIs(t, err, ErrVaultChanged)
+	})
+	t.Run("loose permissions are refused", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, WriteVault(p, map[string]string{"a": "secret-value"}))
+		require.NoError(t, os.Chmod(p, 0o644))
+		_, err := OpenVault(p)
+		assert.ErrorContains(t, err, "chmod 600")
+	})
+	t.Run("symlink is refused", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, os.Symlink(path, p))
+		_, err := OpenVault(p)
+		assert.ErrorContains(t, err, "symlink")
+	})
+	t.Run("unknown field is refused", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, os.WriteFile(p, []byte(`{"version":1,"secrets":{},"sha256":"`+secretsHash(nil)+`","extra":1}`), 0o600))
+		_, err := OpenVault(p)
+		assert.ErrorContains(t, err, "not a vault file")
+	})
+	t.Run("missing is not refused", func(t *testing.T) {
+		_, err := OpenVault(filepath.Join(t.TempDir(), "none.json"))
+		assert.ErrorIs(t, err, os.ErrNotExist)
+	})
+}
+
+func TestVaultGate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vault.json")
+	secret := "hunter2-correct-horse-battery"
+	require.NoError(t, WriteVault(path, map[string]string{"mail": secret}))
+	v, err := OpenVault(path)
+	require.NoError(t, err)
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	root := t.TempDir()
+	env, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir(), Vault: v})
+	require.NoError(t, err)
+	defer env.Close()
+	for name, a := range map[string]Action{
+		"literal":     act(ToolMessage, "text", "the password is "+secret),
+		"base64":      act(ToolHTTP, "method", "POST", "url", "https://x.example", "body", "cred=aHVudGVyMi1jb3JyZWN0LWhvcnNlLWJhdHRlcnk="),
+		"hex":         act(ToolShell, "cmd", "echo 68756e746572322d636f72726563742d686f7273652d62617474657279", "cwd", "."),
+		"url-escaped": act(ToolMessage, "text", "x=hunter2-correct-horse-battery"),
+	} {
+		got := stack.Check(t.Context(), a, env)
+		assert.Equal(t, VerdictDeny, got.Verdict, name)
+		assert.Equal(t, "vault", got.Gate, name)
+		assert.NotContains(t, got.Reason, secret, "a reason never repeats the secret")
+	}
+	refused, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir(), VaultErr: ErrVaultChanged})
+	require.NoError(t, err)
+	defer refused.Close()
+	got := stack.Check(t.Context(), act(ToolFileRead, "path", "x.org"), refused)
+	assert.Equal(t, VerdictDeny, got.Verdict)
+	assert.Equal(t, "vault", got.Gate)
+}
+
+func TestOrgMemex(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.org"), []byte("#+filetags: :work:\n* Plan :private:\n:PROPERTIES:\n:ID: n1\n:END:\nSecret plan body.\n** Child\nInherited body.\n* Public\n:PROPERTIES:\n:ID: n2\n:END:\nOpen text.\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".hidden"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".hidden", "h.org"), []byte("* H :private:\n:PROPERTIES:\n:ID: hid\n:END:\nhidden\n"), 0o644))
+	m, err := LoadOrgMemex(t.Context(), []string{root})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"Secret plan body.", "Inherited body."}, m.PrivateTexts([]string{"private"}))
+	assert.ElementsMatch(t, []string{"Secret plan body.", "Inherited body.", "Open text."}, m.PrivateTexts([]string{"work"}), "file tags count")
+	f, ok := m.FileOfID("n2")
+	assert.True(t, ok)
+	assert.Equal(t, filepath.Join(root, "a.org"), f)
+	_, ok = m.FileOfID("hid")
+	assert.False(t, ok, "hidden folders are not part of the memex")
+}

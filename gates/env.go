@@ -1,0 +1,183 @@
+package gates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"time"
+)
+
+// Memex is what the gates need to know about the user's notes. The memory
+// package implements it over its snapshot; OrgMemex implements it over the
+// Org files under the roots for `pp-lsp gate` and tests.
+type Memex interface {
+	// PrivateTexts returns the body text of every node that carries one of
+	// tags, by its own tags, by inheritance from an ancestor, or through the
+	// file's #+filetags:. Titles are not included: a title is shown in
+	// outlines, a body never is.
+	PrivateTexts(tags []string) []string
+	// FileOfID returns the absolute path of the file holding the node whose
+	// :ID: is id.
+	FileOfID(id string) (string, bool)
+}
+
+// World is what an environment is made of: where the user's notes are and
+// where pp-lsp keeps its own files. DefaultWorld fills it from the process
+// environment.
+type World struct {
+	Roots      []string // the memex roots; Roots[0] holds flightplans.org
+	Home       string   // the user's home directory
+	ConfigDir  string   // $XDG_CONFIG_HOME/passepartout
+	DataDir    string   // PASSEPARTOUT_DATA_DIR or $XDG_DATA_HOME/passepartout
+	RuntimeDir string   // $XDG_RUNTIME_DIR/passepartout (the bridge token)
+	ConfigFile string   // the configuration file in use, if any
+	Memex      Memex    // may be nil: no privacy or node-ownership checks possible
+	Vault      *Vault   // may be nil: no vault
+	// VaultErr is why the vault was refused (changed, loose permissions);
+	// while set, the vault gate denies every action (fail closed).
+	VaultErr error
+	Now      func() time.Time // the clock for rate limits; nil is time.Now
+}
+
+// DefaultWorld fills a World's directories the way DESIGN §11 defines them,
+// from getenv (os.Getenv in the binary, a map in tests).
+func DefaultWorld(getenv func(string) string, roots []string) World {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	pick := func(env, fallback string) string {
+		if v := getenv(env); v != "" && filepath.IsAbs(v) {
+			return v
+		}
+		return fallback
+	}
+	w := World{Roots: roots, Home: home}
+	w.ConfigDir = filepath.Join(pick("XDG_CONFIG_HOME", filepath.Join(home, ".config")), "passepartout")
+	w.DataDir = filepath.Join(pick("XDG_DATA_HOME", filepath.Join(home, ".local", "share")), "passepartout")
+	if d := getenv("PASSEPARTOUT_DATA_DIR"); d != "" && filepath.IsAbs(d) {
+		w.DataDir = d
+	}
+	w.RuntimeDir = filepath.Join(pick("XDG_RUNTIME_DIR", "/run/user/"+strconv.Itoa(os.Getuid())), "passepartout")
+	return w
+}
+
+// Env is a prepared World: roots made absolute and symlink-free, each
+// opened as an os.Root for confinement checks, the privacy index built.
+// It is immutable and safe for concurrent use; build a new one when the
+// memex snapshot changes, and Close it when done.
+type Env struct {
+	world   World
+	roots   []string   // canonical absolute roots
+	osRoots []*os.Root // the same, opened
+	home    string
+	homes   []string // directories whose credential stores are protected
+	private *privacyIndex
+	rate    *rateCounter
+	now     func() time.Time
+	own     []string // pp-lsp's own directories, cleaned, with a trailing slash
+
+	// Per-check memo (set on the copy forCheck makes, nil on the shared
+	// Env): each path is located once per check, the shell command parsed
+	// once, however many gates ask.
+	locs  map[[2]string]loc
+	shell *checkMemo
+}
+
+// forCheck returns a copy of the environment with a fresh per-check memo.
+func (e *Env) forCheck() *Env {
+	c := *e
+	c.locs = make(map[[2]string]loc, 4)
+	c.shell = &checkMemo{}
+	return &c
+}
+
+// NewEnv prepares a World for checks under the stack's configuration.
+// A root that does not exist or is not a directory is an error.
+func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
+	e := &Env{world: w, now: w.Now, rate: s.rate}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	for _, r := range w.Roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		canon, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		root, err := os.OpenRoot(canon)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("root %s: %w", r, err)
+		}
+		e.roots = append(e.roots, canon)
+		e.osRoots = append(e.osRoots, root)
+	}
+	e.home = filepath.Clean(w.Home)
+	if h, err := filepath.EvalSymlinks(e.home); err == nil {
+		e.home = h
+	}
+	e.homes = []string{e.home}
+	for _, own := range []string{w.ConfigDir, w.DataDir, w.RuntimeDir} {
+		if own != "" && own != "/" {
+			e.own = append(e.own, filepath.Clean(own)+"/")
+		}
+	}
+	if w.Memex != nil {
+		idx, err := buildPrivacyIndex(ctx, w.Memex.PrivateTexts(s.cfg.Privacy.Tags))
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.private = idx
+	}
+	return e, nil
+}
+
+// Close releases the opened roots.
+func (e *Env) Close() error {
+	var errs []error
+	for _, r := range e.osRoots {
+		errs = append(errs, r.Close())
+	}
+	e.osRoots = nil
+	return errors.Join(errs...)
+}
+
+// World returns the world the environment was prepared from.
+func (e *Env) World() World { return e.world }
+
+// Roots returns the canonical roots.
+func (e *Env) Roots() []string { return append([]string(nil), e.roots...) }
+
+// firstRoot is where relative paths start (DESIGN §6).
+func (e *Env) firstRoot() string {
+	if len(e.roots) == 0 {
+		return "/nonexistent-root"
+	}
+	return e.roots[0]
+}
+
+// rootOf returns the index of the root holding the canonical path abs and
+// the path relative to it, or -1.
+func (e *Env) rootOf(abs string) (int, string) {
+	for i, r := range e.roots {
+		if abs == r {
+			return i, "."
+		}
+		if strings.HasPrefix(abs, r) && len(abs) > len(r) && (abs[len(r)] == '/' || r == "/") {
+			rel := strings.TrimPrefix(abs[len(r):], "/")
+			return i, rel
+		}
+	}
+	return -1, ""
+}

@@ -1,0 +1,411 @@
+package gates
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// codeReport is what the analysis of a program in another language found;
+// shell holds the command lines it hands to a shell, for the shell vector.
+type codeReport struct {
+	denies []string
+	asks   []string
+	shell  []string
+}
+
+// evalLangs are the languages the eval tool accepts, by every spelling.
+var evalLangs = map[string]string{
+	"python": "python", "python3": "python", "py": "python",
+	"elisp": "elisp", "emacs-lisp": "elisp", "emacs_lisp": "elisp",
+	"lisp": "lisp", "common-lisp": "lisp", "cl": "lisp",
+	"js": "js", "javascript": "js", "node": "js",
+	"sh": "sh", "bash": "sh", "shell": "sh",
+}
+
+// codeOps are the operations a program can do, spotted by the calls that
+// do them in each language (lower-cased substrings; one pass of
+// strings.Contains each, no backtracking). They are deliberately broad: the
+// eval vector only ever adds asks and denies, never an allow.
+type kwSet []string
+
+func (k kwSet) in(low string) bool {
+	for _, w := range k {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	opWriteKw = kwSet{"write_text(", "write_bytes(", "shutil.copy", "shutil.move", "os.rename", "os.replace", "os.symlink", "os.link(",
+		"os.chmod", "os.chown", "os.makedirs", "os.mkdir", "os.truncate", "urlretrieve", ".touch(", "writefile", "appendfile",
+		"copyfile", "createwritestream", "fs.rename", "fs.symlink", "fs.mkdir", "fs.chmod", "write-region", "append-to-file",
+		"copy-file", "rename-file", "make-symbolic-link", "write-file", "save-buffer", "with-temp-file", "make-directory",
+		"org-todo", "set-file-modes", ":direction :output", ":if-exists", "fopen(", ".write(", "fs.write", "file_put_contents"}
+	opDeleteKw = kwSet{"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree", ".unlink(", ".rmdir(", "unlinksync",
+		"rmsync", "rmdirsync", "fs.rm(", "fs.unlink(", "fs.rmdir(", "rimraf", "delete-file", "delete-directory", "uiop:delete-"}
+	opExecKw = kwSet{"os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "subprocess", "popen(", "pty.spawn",
+		"commands.getoutput", "child_process", "execsync", "execfilesync", "spawnsync", "exec(", "spawn(", "shell-command",
+		"call-process", "start-process", "make-process", "process-file", "process-lines", "run-program", "run-shell-command",
+		"launch-program", "system(", "runtime.getruntime"}
+	opNetSendKw = kwSet{"requests.post", "requests.put", "requests.patch", "requests.delete", "http.client", ".send(", ".sendall(",
+		".sendto(", "smtplib", "ftplib", "method: 'post'", "method: \"post\"", "axios.post", "axios.put", "http.request",
+		"xmlhttprequest", "net.connect", "websocket", "url-retrieve", "url-http", "open-network-stream", "make-network-process",
+		"drakma:http-request", "dex:post", "dex:put", "usocket"}
+	opNetKw = kwSet{"requests.", "urlopen", "urllib", "http.client", "socket", "fetch(", "axios", "http.get", "https.get",
+		"url-retrieve", "url-http", "open-network-stream", "drakma", "dex:", "usocket", "net.connect", "websocket"}
+	opSocketKw   = kwSet{"socket(", ".connect(", "net.connect", "net.socket", "open-network-stream", "make-network-process", "usocket:socket-connect"}
+	opShellOutKw = kwSet{"subprocess", "popen(", "os.dup2", "pty.spawn", "os.system", "child_process", "spawn(", "/bin/sh", "/bin/bash", "shell-command", "start-process", "run-program"}
+	opDecodeKw   = kwSet{"b64decode", "base64.decodebytes", "a85decode", "b32decode", "atob(", "'base64'", "\"base64\"", "base64-decode-string",
+		"base64-decode-region", "cl-base64", "codecs.decode", "bytes.fromhex", "unhexlify", "zlib.decompress", "marshal.loads"}
+	opDynEvalKw = kwSet{"exec(", "eval(", "compile(", "new function", "function(", "(eval ", "(funcall ", "read-from-string", "os.system",
+		"subprocess", "shell-command", "child_process", "run-program", "__import__"}
+	opCredKw = kwSet{"auth-source-search", "auth-source-pick", "auth-source-user-and-password", "secrets-get-secret", "password-store-get",
+		"keyring.get_password", "keytar", "getpass.getpass", "find-generic-password", "gnome-keyring", "kwallet", "ssh-agent"}
+	opEnvKw   = kwSet{"process.env", "os.environ", "getenv", "process-environment"}
+	opDeserKw = kwSet{"pickle.load", "yaml.load(", "marshal.loads", "shelve.open", "jsonpickle", "dill.load"}
+	opSelfKw  = kwSet{"flightplans.org", "journal.org", "passepartout", "pp-gates", "pp-lsp", ".git/hooks", ".dir-locals.el", ".envrc"}
+	opHomeKw  = kwSet{"homedir()", "expanduser(", "path.home()", "os.homedir", "(getenv \"home\")", "user-homedir-pathname", "env['home']", "env[\"home\"]", "dir.home", "getenv('home')", "getenv(\"home\")"}
+
+	reOpenWrite = regexp.MustCompile(`open\s*\([^()]*,\s*(?:mode\s*=\s*)?['"](?:[rwxab]*[wxa+][rwxab+t]*)['"]`)
+	reShellArg  = regexp.MustCompile(`(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|exec|spawnSync|shell-command(?:-to-string)?|async-shell-command|run-shell-command|uiop:run-program|sb-ext:run-program|uiop:launch-program|system)\s*\(?\s*(?:\(\s*)?(?:list\s+)?(?:f|r|b)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" + `)`)
+)
+
+// analyzeCode analyses a program in lang (already normalised or not). It
+// never allows: code evaluation always needs at least a human's approval,
+// and the findings here decide whether it is refused outright.
+func analyzeCode(env *Env, lang, code string, depth int) codeReport {
+	var r codeReport
+	l := evalLangs[strings.ToLower(lang)]
+	if l == "" {
+		l = strings.ToLower(lang)
+	}
+	if l == "perl" || l == "ruby" || l == "php" || l == "lua" || l == "tcl" || l == "r" || l == "applescript" || l == "powershell" || l == "java" || l == "groovy" {
+		// Interpreters reached from the shell: analysed with the generic
+		// rules below, plus their quote operators.
+	}
+	if l == "sh" {
+		rep := analyzeShellDepth(context.Background(), env, code, ".", depth)
+		r.denies = append(r.denies, rep.denies...)
+		r.asks = append(r.asks, rep.asks...)
+		return r
+	}
+	low := asciiLower(code)
+	lits := codeLiterals(code)
+	lits = append(lits, perlQuoted(code)...)
+	if opHomeKw.in(low) {
+		lits = append(lits, "~")
+	}
+	lits = append(lits, joinedPaths(code, lits)...)
+	writes := opWriteKw.in(low) || strings.Contains(low, "open") && reOpenWrite.MatchString(code)
+	deletes := opDeleteKw.in(low)
+	sends := opNetSendKw.in(low) || strings.Contains(low, "request(") && strings.Contains(low, "data=") || strings.Contains(low, "urlopen(") && strings.Contains(low, "data")
+	var outside, protected []string
+	for _, lit := range lits {
+		for _, cand := range pathCandidates(lit) {
+			if !codePathLike(cand) {
+				continue
+			}
+			loc := env.locate(cand, ".")
+			switch loc.class {
+			case pathCredential:
+				r.denies = appendUnique(r.denies, "the code uses "+cand+": "+loc.why)
+			case pathOutside, pathDynamic:
+				outside = appendUnique(outside, cand)
+			case pathProtected:
+				protected = appendUnique(protected, cand)
+			}
+		}
+	}
+	if opCredKw.in(low) {
+		r.denies = append(r.denies, "the code queries a credential store")
+	}
+	if len(outside) > 0 && (writes || deletes) {
+		r.denies = append(r.denies, "the code writes or deletes outside the roots ("+strings.Join(limitList(outside, 3), ", ")+")")
+	}
+	if len(outside) > 0 && sends {
+		r.denies = append(r.denies, "the code sends data while touching files outside the roots ("+strings.Join(limitList(outside, 3), ", ")+")")
+	}
+	if len(protected) > 0 && (writes || deletes) || opSelfKw.in(low) && (writes || deletes) {
+		r.denies = append(r.denies, "the code changes files only a human may change (Flight Plans, the journal, pp-lsp's configuration, hooks)")
+	}
+	if opSocketKw.in(low) && opShellOutKw.in(low) {
+		r.denies = append(r.denies, "the code connects a socket and runs commands: a reverse shell")
+	}
+	if opDecodeKw.in(low) && opDynEvalKw.in(low) {
+		r.denies = append(r.denies, "the code decodes hidden text and runs it")
+	}
+	if l == "perl" || l == "ruby" {
+		for _, q := range perlQuoted(code) {
+			r.shell = append(r.shell, q)
+		}
+		for _, m := range reBackticks.FindAllStringSubmatch(code, -1) {
+			r.shell = append(r.shell, m[1])
+		}
+	}
+	if !opExecKw.in(low) {
+		goto asks
+	}
+	forLines(low, opExecKw, func(s, e int) bool {
+		for _, m := range reShellArg.FindAllStringSubmatch(code[s:e], -1) {
+			if sh := unquoteCode(m[1]); strings.TrimSpace(sh) != "" {
+				r.shell = append(r.shell, sh)
+			}
+		}
+		return true
+	})
+asks:
+	if opExecKw.in(low) {
+		r.asks = append(r.asks, "the code runs other programs")
+	}
+	if opNetKw.in(low) {
+		r.asks = append(r.asks, "the code reaches the network")
+	}
+	if opEnvKw.in(low) {
+		r.asks = append(r.asks, "the code reads environment variables, which may hold secrets")
+	}
+	if opDeserKw.in(low) {
+		r.asks = append(r.asks, "the code deserialises data that can run code")
+	}
+	if len(outside) > 0 {
+		r.asks = append(r.asks, "the code uses paths outside the roots ("+strings.Join(limitList(outside, 3), ", ")+")")
+	}
+	return r
+}
+
+func limitList(l []string, n int) []string {
+	if len(l) > n {
+		return append(l[:n:n], "…")
+	}
+	return l
+}
+
+// reBackticks finds Perl's and Ruby's `command` strings.
+var reBackticks = regexp.MustCompile("`([^`]+)`")
+
+// perlQuoted returns the bodies of Perl and Ruby quote-like operators
+// (q{…}, qq(…), qx[…], %x{…}), which hide commands from a string scan.
+func perlQuoted(code string) []string {
+	var out []string
+	closer := map[byte]byte{'{': '}', '(': ')', '[': ']', '<': '>'}
+	for i := 0; i+2 < len(code); i++ {
+		j := -1
+		switch {
+		case code[i] == 'q' && (i == 0 || !isWordByte(code[i-1])):
+			j = i + 1
+			if j < len(code) && (code[j] == 'q' || code[j] == 'x') {
+				j++
+			}
+		case code[i] == '%' && (code[i+1] == 'x' || code[i+1] == 'q' || code[i+1] == 'Q'):
+			j = i + 2
+		}
+		if j < 0 || j >= len(code) {
+			continue
+		}
+		open := code[j]
+		cl, ok := closer[open]
+		if !ok {
+			if open == '/' || open == '|' || open == '!' {
+				cl = open
+			} else {
+				continue
+			}
+		}
+		depth := 0
+		for k := j + 1; k < len(code); k++ {
+			if code[k] == open && cl != open {
+				depth++
+			} else if code[k] == cl {
+				if depth == 0 {
+					out = append(out, code[j+1:k])
+					i = k
+					break
+				}
+				depth--
+			}
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// codePathLike is pathLike for string literals in code: absolute, ~, or a
+// relative path with a slash; URLs and format strings are not paths.
+func codePathLike(s string) bool {
+	if s == "" || strings.Contains(s, "://") || strings.ContainsAny(s, "\n{}%<>|") || len(s) > 512 {
+		return false
+	}
+	return s[0] == '/' || s[0] == '~' || strings.HasPrefix(s, "$HOME") || strings.HasPrefix(s, "../") || strings.Contains(s, "/../") || strings.HasPrefix(s, "./")
+}
+
+// codeLiterals returns the string literals of a program in any of the
+// languages: '…', "…", `…` and Python's triple quotes, escapes decoded.
+func codeLiterals(code string) []string {
+	var out []string
+	for i := 0; i < len(code); i++ {
+		q := code[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if q == '\'' && i > 0 && (code[i-1] == '(' || code[i-1] == ' ' || code[i-1] == '#') && looksLisp(code) {
+			continue // a Lisp quote, not a string
+		}
+		triple := strings.HasPrefix(code[i:], strings.Repeat(string(q), 3))
+		var b strings.Builder
+		j := i + 1
+		if triple {
+			j = i + 3
+		}
+		for ; j < len(code); j++ {
+			c := code[j]
+			if c == '\\' && j+1 < len(code) {
+				j++
+				switch code[j] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					b.WriteByte(code[j])
+				}
+				continue
+			}
+			if c == q && (!triple || strings.HasPrefix(code[j:], strings.Repeat(string(q), 3))) {
+				break
+			}
+			if c == '\n' && !triple && q != '`' {
+				break
+			}
+			b.WriteByte(c)
+		}
+		out = append(out, b.String())
+		if triple {
+			j += 2
+		}
+		i = j
+	}
+	return out
+}
+
+func looksLisp(code string) bool {
+	t := strings.TrimSpace(code)
+	return strings.HasPrefix(t, "(") || strings.HasPrefix(t, ";")
+}
+
+var (
+	reJoin = regexp.MustCompile(`(?:os\.path\.join|path\.join|path\.resolve|Path|expand-file-name|concat|merge-pathnames)\s*\(?\s*([^()\n]*)\)`)
+)
+
+// joinedPaths computes paths a program builds with os.path.join and
+// friends from literals and variables holding literals.
+func joinedPaths(code string, lits []string) []string {
+	low := asciiLower(code)
+	if !strings.Contains(low, "join") && !strings.Contains(low, "resolve") && !strings.Contains(low, "path(") && !strings.Contains(low, "expand-file-name") && !strings.Contains(low, "concat") && !strings.Contains(low, "merge-pathnames") {
+		return nil
+	}
+	vars := literalAssignments(code)
+	var out []string
+	var joins [][]string
+	forLines(low, []string{"join", "resolve", "path(", "expand-file-name", "concat", "merge-pathnames"}, func(s, e int) bool {
+		joins = append(joins, reJoin.FindAllStringSubmatch(code[s:e], -1)...)
+		return true
+	})
+	for _, m := range joins {
+		var parts []string
+		for _, arg := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' }) {
+			arg = strings.TrimSpace(arg)
+			switch {
+			case len(arg) >= 2 && (arg[0] == '\'' || arg[0] == '"'):
+				parts = append(parts, strings.Trim(arg, `'"`))
+			case vars[arg] != "":
+				parts = append(parts, vars[arg])
+			}
+		}
+		if len(parts) >= 1 {
+			p := parts[0]
+			for _, x := range parts[1:] {
+				if strings.HasPrefix(x, "/") {
+					p = x
+				} else {
+					p = strings.TrimSuffix(p, "/") + "/" + x
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	// Variables holding a path used with ../ traversal elsewhere.
+	for _, v := range vars {
+		if codePathLike(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// literalAssignments finds NAME = "literal" (and Lisp's (setq NAME
+// "literal")) in code: the variables a later join may use.
+func literalAssignments(code string) map[string]string {
+	vars := map[string]string{}
+	for i := 0; i < len(code); i++ {
+		q := code[i]
+		if q != '"' && q != '\'' {
+			continue
+		}
+		end := strings.IndexByte(code[i+1:], q)
+		if end < 0 {
+			break
+		}
+		lit := code[i+1 : i+1+end]
+		j := i - 1
+		if j >= 0 && (code[j] == 'f' || code[j] == 'r') {
+			j--
+		}
+		for j >= 0 && code[j] == ' ' {
+			j--
+		}
+		hadEq := j >= 0 && code[j] == '='
+		if hadEq {
+			j--
+			for j >= 0 && code[j] == ' ' {
+				j--
+			}
+		}
+		k := j
+		for k >= 0 && (isWordByte(code[k]) || code[k] == '-') {
+			k--
+		}
+		if k < j && !strings.ContainsAny(lit, "\n") && (hadEq || k >= 5 && strings.HasSuffix(code[:k+1], "setq ")) {
+			vars[code[k+1:j+1]] = lit
+		}
+		i += end + 1
+	}
+	return vars
+}
+
+func unquoteCode(s string) string {
+	if len(s) < 2 {
+		return ""
+	}
+	body := s[1 : len(s)-1]
+	return strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n").Replace(body)
+}
+
+// evalVector judges the eval tool: always at least an ask.
+func (d *dispatcher) evalVector(_ context.Context, a Action, env *Env) Result {
+	lang := a.Arg("lang")
+	r := analyzeCode(env, lang, a.Arg("code"), 0)
+	for _, sh := range r.shell {
+		rep := analyzeShellDepth(context.Background(), env, sh, ".", 1)
+		r.denies = append(r.denies, rep.denies...)
+	}
+	if len(r.denies) > 0 {
+		return Denied("eval: " + strings.Join(limitList(r.denies, 3), "; "))
+	}
+	reasons := append([]string{"evaluating " + evalLangs[strings.ToLower(lang)] + " code always needs approval"}, r.asks...)
+	return Asked(strings.Join(limitList(reasons, 4), "; "))
+}

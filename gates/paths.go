@@ -1,0 +1,351 @@
+package gates
+
+import (
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// pathClass is what a path is, for the gates; higher is more sensitive.
+type pathClass int
+
+const (
+	pathInside     pathClass = iota // inside a root, not special
+	pathProtected                   // inside a root, but runs code or steers the agent (.git/hooks, .envrc, flightplans.org…)
+	pathOutside                     // outside every root
+	pathDynamic                     // cannot be known statically ($VAR, substitution)
+	pathCredential                  // a credential store or pp-lsp's own files: never touched
+)
+
+// loc is a located path.
+type loc struct {
+	raw   string
+	abs   string // canonical: cleaned, symlinks resolved as far as they exist
+	class pathClass
+	root  int    // index of the root holding abs, or -1
+	rel   string // abs relative to that root
+	why   string // what makes it credential/protected
+}
+
+// locate canonicalises a path the way the actuator would open it (DESIGN
+// §6: relative to cwd, which is relative to the first root; "~" and
+// "~user" expanded; $HOME and the XDG variables expanded; "..", "//", "."
+// and /proc/self/root indirection removed; symlinks resolved) and
+// classifies it. A percent-encoded path is located both as written and
+// decoded, and the more sensitive reading wins: a tool may decode it.
+func (e *Env) locate(raw, cwd string) loc {
+	if e.locs != nil {
+		if l, ok := e.locs[[2]string{raw, cwd}]; ok {
+			return l
+		}
+	}
+	l := e.locateUncached(raw, cwd)
+	if e.locs != nil && len(e.locs) < 256 {
+		e.locs[[2]string{raw, cwd}] = l
+	}
+	return l
+}
+
+func (e *Env) locateUncached(raw, cwd string) loc {
+	l := e.locate1(raw, cwd)
+	if strings.Contains(raw, "%") {
+		if dec, err := url.PathUnescape(raw); err == nil && dec != raw {
+			if d := e.locate1(dec, cwd); d.class > l.class {
+				d.raw = raw
+				return d
+			}
+		}
+	}
+	return l
+}
+
+func (e *Env) locate1(raw, cwd string) loc {
+	l := loc{raw: raw, root: -1}
+	p, ok := e.expand(raw)
+	if !ok {
+		l.class = pathDynamic
+		l.why = "depends on a variable that cannot be known before it runs"
+		return l
+	}
+	if !filepath.IsAbs(p) {
+		base := e.cwdDir(cwd)
+		p = filepath.Join(base, p)
+	}
+	p = stripProcRoot(filepath.Clean(p))
+	l.abs = resolveExisting(p)
+	l.class, l.why = e.classify(l.abs)
+	if l.class == pathInside || l.class == pathProtected {
+		l.root, l.rel = e.rootOf(l.abs)
+		// Prove confinement with os.Root on the path as written below the
+		// root: it refuses any symlink that leaves the root.
+		if i, rel := e.rootOf(p); i >= 0 && rel != "." && i < len(e.osRoots) {
+			if _, err := e.osRoots[i].Lstat(rel); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if strings.Contains(err.Error(), "escapes") {
+					l.class, l.why = pathOutside, "a symlink leads out of the root"
+				}
+			}
+		}
+	}
+	return l
+}
+
+// cwdDir is the absolute directory a command or relative path starts from.
+func (e *Env) cwdDir(cwd string) string {
+	if cwd == "" || cwd == "." {
+		return e.firstRoot()
+	}
+	c, ok := e.expand(cwd)
+	if !ok {
+		return "/nonexistent-dynamic-cwd"
+	}
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(e.firstRoot(), c)
+	}
+	return resolveExisting(stripProcRoot(filepath.Clean(c)))
+}
+
+// expand replaces a leading ~ or ~user and the variables a path may carry
+// ($HOME, ${HOME}, the XDG directories, $USER). ok is false for any other
+// variable or substitution: the path is then not knowable.
+func (e *Env) expand(p string) (string, bool) {
+	if strings.HasPrefix(p, "~") {
+		rest := p[1:]
+		user, tail, _ := strings.Cut(rest, "/")
+		switch {
+		case user == "":
+			p = e.home + "/" + tail
+		case user == "root":
+			p = "/root/" + tail
+		case user == "+" || user == "-":
+			p = "/nonexistent-dirstack/" + tail
+		default:
+			p = "/home/" + user + "/" + tail
+		}
+	}
+	if !strings.ContainsAny(p, "$`") {
+		return p, true
+	}
+	if strings.Contains(p, "`") || strings.Contains(p, "$(") {
+		return "", false
+	}
+	vars := e.knownVars()
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '$' {
+			b.WriteByte(p[i])
+			continue
+		}
+		name, n := varName(p[i+1:])
+		v, known := vars[name]
+		if name == "" || !known || v == "" || v == "." {
+			return "", false
+		}
+		b.WriteString(v)
+		i += n
+	}
+	return b.String(), true
+}
+
+// knownVars are the environment variables whose values the gates know:
+// the ones that locate the user's and pp-lsp's files.
+func (e *Env) knownVars() map[string]string {
+	return map[string]string{
+		"HOME":            e.home,
+		"USER":            filepath.Base(e.home),
+		"XDG_CONFIG_HOME": filepath.Dir(e.world.ConfigDir),
+		"XDG_DATA_HOME":   filepath.Dir(e.world.DataDir),
+		"XDG_RUNTIME_DIR": filepath.Dir(e.world.RuntimeDir),
+		"PWD":             e.firstRoot(),
+	}
+}
+
+// varName reads NAME or {NAME} after a '$', returning the name and how many
+// bytes it took.
+func varName(s string) (string, int) {
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return "", 0
+		}
+		return s[1:end], end + 1
+	}
+	n := 0
+	for n < len(s) && (s[n] == '_' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= 'a' && s[n] <= 'z' || n > 0 && s[n] >= '0' && s[n] <= '9') {
+		n++
+	}
+	return s[:n], n
+}
+
+// stripProcRoot removes /proc/self/root, /proc/thread-self/root and
+// /proc/<pid>/root prefixes: each is the filesystem root seen again.
+func stripProcRoot(p string) string {
+	for strings.HasPrefix(p, "/proc/") {
+		rest := p[len("/proc/"):]
+		seg, tail, _ := strings.Cut(rest, "/")
+		if !(seg == "self" || seg == "thread-self" || isDigits(seg)) {
+			return p
+		}
+		inner, tail2, _ := strings.Cut(tail, "/")
+		if inner != "root" && inner != "cwd" {
+			return p
+		}
+		if inner == "cwd" {
+			return "/nonexistent-proc-cwd/" + tail2
+		}
+		p = "/" + tail2
+	}
+	return p
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveExisting resolves symlinks along the longest existing prefix of an
+// absolute clean path and appends the rest unchanged.
+func resolveExisting(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, rest := filepath.Dir(p), filepath.Base(p)
+	for dir != "/" && dir != "." {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = filepath.Dir(dir)
+	}
+	return p
+}
+
+// homeCredentials are credential stores below a home directory: keys,
+// tokens, password stores, keyrings and browser profiles. Entries ending in
+// '/' cover the whole directory.
+var homeCredentials = []string{
+	".ssh/", ".gnupg/", ".aws/", ".azure/", ".kube/", ".docker/config.json", ".oci/",
+	".config/gcloud/", ".config/gh/", ".config/hub", ".config/rclone/", ".config/doctl/",
+	".config/op/", ".1password/", ".config/Bitwarden/", ".config/keepassxc/",
+	".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".yarnrc.yml",
+	".password-store/", ".authinfo", ".authinfo.gpg", ".local/share/keyrings/", ".local/share/kwalletd/",
+	".mozilla/", ".thunderbird/", ".config/google-chrome/", ".config/chromium/", ".config/BraveSoftware/",
+	".config/microsoft-edge/", ".config/vivaldi/", ".terraform.d/credentials.tfrc.json", ".vault-token",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings-security.xml",
+	".Xauthority", ".ICEauthority", ".s3cfg", ".boto", ".msmtprc", ".fetchmailrc", ".my.cnf",
+	".config/passepartout/", ".local/share/passepartout/", "Library/Keychains/",
+}
+
+// systemCredentials are credential files of the system.
+var systemCredentials = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+	"/etc/ssl/private/", "/etc/sudoers", "/etc/sudoers.d/", "/var/lib/passepartout/",
+}
+
+func hasPathPrefix(p, prefix string) bool {
+	if strings.HasSuffix(prefix, "/") {
+		return strings.HasPrefix(p+"/", prefix)
+	}
+	return p == prefix
+}
+
+// protectedRel says whether a root-relative path is a file that runs code
+// or steers tools or the agent: anything under .git or .vscode, direnv and
+// editor-local configuration, and the two files only a human may change.
+func protectedRel(rel string) (string, bool) {
+	segs := strings.Split(rel, "/")
+	for _, s := range segs {
+		if s == ".git" || s == ".vscode" {
+			return rel + " configures git or the editor (hooks and config run code)", true
+		}
+	}
+	switch segs[len(segs)-1] {
+	case ".dir-locals.el", ".envrc", ".nvim.lua", ".exrc", ".vimrc", ".env":
+		return rel + " runs code or sets variables when a tool enters the folder", true
+	}
+	if rel == "flightplans.org" || rel == "journal.org" {
+		return rel + " is changed only by a human (Flight Plans and the audit journal)", true
+	}
+	return "", false
+}
+
+// classify says what a canonical absolute path is.
+func (e *Env) classify(abs string) (pathClass, string) {
+	w := e.world
+	for _, own := range e.own {
+		if hasPathPrefix(abs, own) {
+			return pathCredential, "pp-lsp's own configuration, data, vault or token"
+		}
+	}
+	if w.ConfigFile != "" && abs == filepath.Clean(w.ConfigFile) {
+		return pathCredential, "the gate configuration"
+	}
+	if base := filepath.Base(abs); strings.HasPrefix(abs, "/run/user/") && strings.Contains(abs, "/passepartout/") || base == "token" && strings.Contains(abs, "/passepartout/") {
+		return pathCredential, "the bridge token"
+	}
+	for _, c := range systemCredentials {
+		if hasPathPrefix(abs, c) {
+			return pathCredential, "a system credential file"
+		}
+	}
+	if strings.HasPrefix(abs, "/etc/ssh/") && strings.HasSuffix(abs, "_key") {
+		return pathCredential, "an SSH host private key"
+	}
+	if strings.HasPrefix(abs, "/proc/") {
+		if b := filepath.Base(abs); b == "environ" || b == "mem" || b == "auxv" || abs == "/proc/kcore" {
+			return pathCredential, "a process's environment or memory"
+		}
+	}
+	if rel, ok := e.homeRel(abs); ok {
+		for _, c := range homeCredentials {
+			if hasPathPrefix(rel, c) {
+				return pathCredential, "the credential store ~/" + strings.TrimSuffix(c, "/")
+			}
+		}
+	}
+	// A credential store's name anywhere in the path: another user's home,
+	// a home mounted elsewhere, a traversal that lands in a .ssh folder.
+	for _, c := range homeCredentials {
+		if strings.HasSuffix(c, "/") {
+			if strings.Contains(abs+"/", "/"+c) {
+				return pathCredential, "a credential store (" + strings.TrimSuffix(c, "/") + ")"
+			}
+		} else if strings.HasSuffix(abs, "/"+c) {
+			return pathCredential, "a credential store (" + c + ")"
+		}
+	}
+	if i, rel := e.rootOf(abs); i >= 0 {
+		if why, ok := protectedRel(rel); ok {
+			return pathProtected, why
+		}
+		return pathInside, ""
+	}
+	return pathOutside, ""
+}
+
+// homeRel returns abs relative to the user's home, /root or any /home/NAME.
+func (e *Env) homeRel(abs string) (string, bool) {
+	for _, h := range e.homes {
+		if h != "" && h != "/" && strings.HasPrefix(abs, h+"/") {
+			return abs[len(h)+1:], true
+		}
+	}
+	if strings.HasPrefix(abs, "/root/") {
+		return abs[len("/root/"):], true
+	}
+	if strings.HasPrefix(abs, "/home/") {
+		rest := abs[len("/home/"):]
+		if _, tail, ok := strings.Cut(rest, "/"); ok {
+			return tail, true
+		}
+	}
+	return "", false
+}

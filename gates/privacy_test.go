@@ -1,0 +1,93 @@
+package gates
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// TestPrivacyMeasured measures the quotation matcher: every five-word
+// window of a private body must be found, with its case and spacing
+// changed; ordinary text (the corpus's benign and allow records, the
+// design document and the seeds, sentence by sentence) must raise no
+// alarm. The figures are logged.
+func TestPrivacyMeasured(t *testing.T) {
+	shared := testenv.SharedDir(t)
+	m, err := LoadOrgMemex(t.Context(), []string{filepath.Join(shared, "corpus", "gates", "fixtures")})
+	require.NoError(t, err)
+	private := m.PrivateTexts([]string{"@personal", "private"})
+	require.NotEmpty(t, private)
+	idx, err := buildPrivacyIndex(t.Context(), private)
+	require.NoError(t, err)
+
+	windows, found := 0, 0
+	for _, body := range private {
+		words := strings.Fields(body)
+		for i := 0; i+5 <= len(words); i++ {
+			windows++
+			quote := strings.ToUpper(strings.Join(words[i:i+5], "   "))
+			if idx.quotes("As discussed: " + quote + " — see you.") {
+				found++
+			}
+		}
+	}
+	t.Logf("partial quotes (5 words, case and spacing changed): %d of %d found", found, windows)
+	assert.Equal(t, windows, found)
+
+	var ordinary []string
+	corpus := readCorpus(t, filepath.Join(shared, "corpus", "gates"))
+	for _, recs := range corpus {
+		for _, r := range recs {
+			if r.Expect != "allow" {
+				continue
+			}
+			var a struct {
+				Args map[string]any `json:"args"`
+			}
+			if json.Unmarshal(r.Action, &a) == nil {
+				for _, v := range a.Args {
+					if s, ok := v.(string); ok {
+						ordinary = append(ordinary, s)
+					}
+				}
+			}
+		}
+	}
+	for _, f := range []string{filepath.Join(shared, "DESIGN.md")} {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		ordinary = append(ordinary, strings.Split(string(data), ". ")...)
+	}
+	seeds, _ := filepath.Glob(filepath.Join(shared, "seeds", "*.txt"))
+	for _, f := range seeds {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		ordinary = append(ordinary, strings.Split(string(data), ". ")...)
+	}
+	alarms := 0
+	for _, s := range ordinary {
+		if idx.quotes(s) {
+			alarms++
+			t.Logf("false alarm: %.120q", s)
+		}
+	}
+	t.Logf("ordinary texts: %d, false alarms: %d", len(ordinary), alarms)
+	assert.Zero(t, alarms)
+}
+
+func TestPrivacyShortAndCommon(t *testing.T) {
+	idx, err := buildPrivacyIndex(t.Context(), []string{"Dad", "I think I am falling for Sam from the climbing gym.", "and it was the best of times and it was"})
+	require.NoError(t, err)
+	assert.True(t, idx.quotes("i think i am falling for sam"), "a short note: one shingle is enough")
+	assert.False(t, idx.quotes("Dad called."), "a one-word note cannot be told from ordinary text")
+	assert.False(t, idx.quotes("and it was the day"), "shingles of common words only are not indexed")
+	var nilIdx *privacyIndex
+	assert.False(t, nilIdx.quotes("anything"))
+}

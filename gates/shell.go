@@ -1,0 +1,653 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits of the shell analysis; past any of them the command is refused
+// (fail closed) rather than half-checked.
+const (
+	maxShellCommands = 2000 // simple commands in one action, nested payloads included
+	maxShellDepth    = 8    // bash -c inside eval inside sh -c …
+	maxInlineCalls   = 64   // function calls followed into their bodies
+)
+
+// shellReport is what the analysis of one shell command found.
+type shellReport struct {
+	cmds   []shellCmd // every simple command, nested payloads included, in order
+	denies []string
+	asks   []string
+}
+
+// shellCmd is one simple command as it would run: its argv after quote
+// removal and known-variable expansion, with wrappers (sudo, env, timeout…)
+// still in place.
+type shellCmd struct {
+	argv   []string
+	dyn    bool // some word could not be known statically
+	nested bool // inside a payload (bash -c, eval, a heredoc fed to a shell…) or a function
+}
+
+type varVal struct {
+	val string
+	ok  bool
+}
+
+// stdin describes what a pipeline stage reads: nothing special, static
+// text (echo/printf/here-string), or untrusted bytes (a download, a
+// decoder, a file's contents).
+type stdinKind int
+
+const (
+	stdinNone stdinKind = iota
+	stdinLiteral
+	stdinUntrusted
+)
+
+type stdinSrc struct {
+	kind stdinKind
+	text string
+	what string
+}
+
+// shellAnalyzer walks one parsed command, keeping the variables it can know.
+type shellAnalyzer struct {
+	env       *Env
+	cwd       string // absolute directory relative paths start from
+	vars      map[string]varVal
+	funcs     map[string]*syntax.Stmt
+	calls     int
+	depth     int
+	nested    bool
+	quiet     bool
+	rep       *shellReport
+	procSubst []*syntax.ProcSubst
+	downloads map[string]bool // files a download wrote, to catch "download then run"
+	inFunc    map[string]bool
+}
+
+var shellParsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+}}
+
+// analyzeShell parses cmd as bash and analyses every command it would run.
+func analyzeShell(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
+	return analyzeShellDepth(ctx, env, cmd, cwd, 0)
+}
+
+// analyzeShellDepth analyses shell text found at a nesting depth (inside
+// code handed to another language).
+func analyzeShellDepth(ctx context.Context, env *Env, cmd, cwd string, depth int) *shellReport {
+	s := &shellAnalyzer{
+		depth:     depth,
+		nested:    depth > 0,
+		env:       env,
+		cwd:       env.cwdDir(cwd),
+		vars:      map[string]varVal{},
+		funcs:     map[string]*syntax.Stmt{},
+		rep:       &shellReport{},
+		downloads: map[string]bool{},
+		inFunc:    map[string]bool{},
+	}
+	for k, v := range env.knownVars() {
+		s.vars[k] = varVal{val: v, ok: true}
+	}
+	s.script(ctx, cmd)
+	return s.rep
+}
+
+func (s *shellAnalyzer) deny(format string, a ...any) {
+	if s.quiet {
+		return
+	}
+	s.rep.denies = appendUnique(s.rep.denies, fmt.Sprintf(format, a...))
+}
+
+func (s *shellAnalyzer) ask(format string, a ...any) {
+	if s.quiet {
+		return
+	}
+	s.rep.asks = appendUnique(s.rep.asks, fmt.Sprintf(format, a...))
+}
+
+// script parses and analyses one piece of shell text (the action's cmd, or
+// a payload found inside it).
+func (s *shellAnalyzer) script(ctx context.Context, text string) {
+	if s.depth > maxShellDepth {
+		s.deny("shell commands nested more than %d levels deep", maxShellDepth)
+		return
+	}
+	if bad, what := hiddenChars(text); bad {
+		s.deny("the command hides characters (%s); refusing what cannot be read as it runs", what)
+		// Analyse the visible reading too, for the reason's sake.
+		text = stripHidden(text)
+	}
+	p := shellParsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(text), "")
+	shellParsers.Put(p)
+	if err != nil {
+		s.deny("the shell command does not parse (%v); failing closed", syntaxErr(err))
+		return
+	}
+	s.stmts(f.Stmts, stdinNone)
+}
+
+func syntaxErr(err error) string {
+	msg := err.Error()
+	if len(msg) > 120 {
+		msg = msg[:120] + "…"
+	}
+	return msg
+}
+
+// payload analyses shell text that a command would run (bash -c, eval,
+// watch, a literal piped into sh…): nested execution always needs a human.
+func (s *shellAnalyzer) payload(text, how string) {
+	if s.quiet {
+		return
+	}
+	s.ask("%s runs a nested command", how)
+	saved := s.nested
+	s.depth++
+	s.nested = true
+	s.script(context.Background(), text)
+	s.depth--
+	s.nested = saved
+}
+
+func (s *shellAnalyzer) stmts(list []*syntax.Stmt, in stdinKind) {
+	if s.quiet {
+		return
+	}
+	for _, st := range list {
+		s.stmt(st, stdinSrc{kind: in})
+	}
+}
+
+func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
+	if st == nil || s.quiet {
+		return
+	}
+	if st.Background {
+		s.ask("runs a command in the background")
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		s.call(c, st, in)
+		return // call handles the statement's redirections with its argv
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			s.pipeline(st)
+		} else {
+			s.stmt(c.X, in)
+			s.stmt(c.Y, stdinSrc{})
+		}
+	case *syntax.Subshell:
+		s.stmts(c.Stmts, in.kind)
+	case *syntax.Block:
+		s.stmts(c.Stmts, in.kind)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			s.stmts(ic.Cond, stdinNone)
+			s.stmts(ic.Then, stdinNone)
+		}
+	case *syntax.WhileClause:
+		s.stmts(c.Cond, stdinNone)
+		if endless(c) {
+			s.deny("an endless loop (%s true with no way out) exhausts the machine", map[bool]string{true: "until", false: "while"}[c.Until])
+		}
+		s.stmts(c.Do, stdinNone)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			for _, w := range wi.Items {
+				s.evalWord(w)
+			}
+			s.vars[wi.Name.Value] = varVal{}
+		} else {
+			s.walkNode(c.Loop)
+		}
+		s.stmts(c.Do, stdinNone)
+	case *syntax.CaseClause:
+		s.evalWord(c.Word)
+		for _, it := range c.Items {
+			s.stmts(it.Stmts, stdinNone)
+		}
+	case *syntax.FuncDecl:
+		s.funcDecl(c)
+	case *syntax.DeclClause:
+		s.declClause(c)
+	case *syntax.TimeClause:
+		s.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		s.ask("starts a coprocess")
+		s.stmt(c.Stmt, in)
+	case *syntax.TestClause:
+		if c.X == nil {
+			s.deny("an empty test clause is malformed; failing closed")
+		}
+		s.walkNode(c)
+	default:
+		if st.Cmd != nil {
+			s.walkNode(st.Cmd)
+		}
+	}
+	s.redirects(st, nil)
+}
+
+// walkNode analyses every command substitution inside a node the analyzer
+// has no special knowledge of (arithmetic, test expressions…).
+func (s *shellAnalyzer) walkNode(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			s.substitute(x.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			s.stmts(x.Stmts, stdinNone)
+			return false
+		}
+		return true
+	})
+}
+
+// endless reports `while true`, `while :` and `until false` loops whose body
+// has no break, exit or return.
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	call, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	v := call.Args[0].Lit()
+	if c.Until && v != "false" || !c.Until && v != "true" && v != ":" {
+		return false
+	}
+	escapes := false
+	for _, st := range c.Do {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+				switch ce.Args[0].Lit() {
+				case "break", "exit", "return":
+					escapes = true
+				}
+			}
+			return !escapes
+		})
+	}
+	return !escapes
+}
+
+func collectPipe(st *syntax.Stmt, out *[]*syntax.Stmt) {
+	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(st.Redirs) == 0 {
+		collectPipe(b.X, out)
+		collectPipe(b.Y, out)
+		return
+	}
+	*out = append(*out, st)
+}
+
+// pipeline analyses each stage knowing what feeds its stdin: text piped
+// into a shell or an interpreter is run, so a literal is analysed as a
+// payload and anything else (a download, a decoder, a file) is refused.
+func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
+	var stages []*syntax.Stmt
+	collectPipe(st, &stages)
+	in := stdinSrc{}
+	for _, stg := range stages {
+		s.stmt(stg, in)
+		in = s.describeOutput(stg)
+	}
+}
+
+// describeOutput says what a pipeline stage writes to stdout.
+func (s *shellAnalyzer) describeOutput(st *syntax.Stmt) stdinSrc {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return stdinSrc{kind: stdinUntrusted, what: "the output of a compound command"}
+	}
+	argv, dyn := s.quietArgv(call)
+	if len(argv) == 0 {
+		return stdinSrc{kind: stdinUntrusted, what: "dynamic output"}
+	}
+	argv, _ = unwrap(argv)
+	verb := verbName(argv)
+	switch {
+	case verb == "echo" && !dyn:
+		args := argv[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && strings.Trim(args[0], "-neE") == "" {
+			args = args[1:]
+		}
+		return stdinSrc{kind: stdinLiteral, text: strings.Join(args, " ")}
+	case verb == "printf" && !dyn && len(argv) >= 2:
+		t := argv[1]
+		if len(argv) > 2 {
+			t = strings.Join(argv[2:], "\n")
+		}
+		return stdinSrc{kind: stdinLiteral, text: strings.ReplaceAll(t, `\n`, "\n")}
+	case networkVerbs[verb]:
+		return stdinSrc{kind: stdinUntrusted, what: "a download (" + verb + ")"}
+	case decoderVerb(verb, argv):
+		return stdinSrc{kind: stdinUntrusted, what: "decoded text (" + verb + ")"}
+	}
+	return stdinSrc{kind: stdinUntrusted, what: "the output of " + verb}
+}
+
+func (s *shellAnalyzer) quietArgv(call *syntax.CallExpr) ([]string, bool) {
+	dyn := false
+	var argv []string
+	for _, a := range call.Args {
+		w := s.peekWord(a)
+		dyn = dyn || w.dyn
+		if w.split && !w.dyn {
+			argv = append(argv, strings.Fields(w.val)...)
+		} else {
+			argv = append(argv, w.val)
+		}
+	}
+	return argv, dyn
+}
+
+func decoderVerb(verb string, argv []string) bool {
+	switch verb {
+	case "base64", "base32", "basenc":
+		return hasFlag(argv[1:], "-d", "--decode", "-D")
+	case "xxd":
+		return hasFlag(argv[1:], "-r", "-revert")
+	case "openssl", "gpg", "gzip", "gunzip", "zcat", "bzcat", "xzcat", "zstdcat", "uudecode", "rev", "tr":
+		return true
+	}
+	return false
+}
+
+func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
+	if c.Name == nil {
+		s.deny("an unnamed or multi-named function declaration is not bash; failing closed")
+		return
+	}
+	name := c.Name.Value
+	s.funcs[name] = c.Body
+	if recursesUnbounded(name, c.Body) {
+		s.deny("the function %s calls itself in a pipe or in the background: a fork bomb", name)
+	}
+	// The body is analysed where it is declared (positional parameters
+	// unknown), and again at each call with the call's arguments.
+	saved := s.nested
+	s.nested = true
+	s.inFunc[name] = true
+	s.stmt(c.Body, stdinSrc{})
+	delete(s.inFunc, name)
+	s.nested = saved
+}
+
+// recursesUnbounded reports a function that calls itself from a pipeline or
+// a background job: every call starts two more.
+func recursesUnbounded(name string, body *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return !found
+		}
+		b, isBin := st.Cmd.(*syntax.BinaryCmd)
+		if st.Background || isBin && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			syntax.Walk(st, func(m syntax.Node) bool {
+				if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
+}
+
+func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
+	exported := c.Variant.Value == "export"
+	for _, as := range c.Args {
+		if as.Name == nil {
+			if as.Value != nil {
+				s.evalWord(as.Value)
+			}
+			continue
+		}
+		s.assign(as, exported)
+	}
+}
+
+// assign records NAME=VALUE. Variables that change how every later command
+// is found or run (PATH, LD_PRELOAD, BASH_ENV…) are refused wherever set.
+func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
+	name := as.Name.Value
+	var v word
+	if as.Value != nil {
+		v = s.evalWord(as.Value)
+	} else if as.Array != nil {
+		s.walkNode(as.Array)
+		v.dyn = true
+	}
+	s.checkEnvVar(name, v)
+	if as.Append {
+		prev := s.vars[name]
+		s.vars[name] = varVal{val: prev.val + v.val, ok: prev.ok && !v.dyn}
+		return
+	}
+	s.vars[name] = varVal{val: v.val, ok: !v.dyn}
+}
+
+// hijackVars change which program runs or inject code into every program.
+var hijackVars = map[string]bool{
+	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "BASH_ENV": true, "ENV": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true, "IFS": true, "GCONV_PATH": true,
+	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true,
+	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true,
+	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
+	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
+}
+
+// commandVars hold a command line that a program runs.
+var commandVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "BROWSER": true,
+	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "SUDO_ASKPASS": true,
+}
+
+func (s *shellAnalyzer) checkEnvVar(name string, v word) {
+	switch {
+	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
+		s.deny("setting %s changes which program runs or injects code into it", name)
+	case commandVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
+		if v.dyn {
+			s.deny("%s is set to a command that cannot be known before it runs", name)
+			return
+		}
+		s.payload(v.val, name)
+	}
+}
+
+// redirects checks a statement's redirections: where output is written,
+// what input is read, and what a heredoc or here-string feeds.
+func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string) {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				s.evalWord(r.Hdoc) // substitutions in an unquoted heredoc run
+			}
+			continue
+		case syntax.WordHdoc:
+			s.evalWord(r.Word)
+			continue
+		}
+		w := s.evalWord(r.Word)
+		target := w.val
+		if r.Op == syntax.DplOut || r.Op == syntax.DplIn {
+			if target == "-" || isDigits(target) {
+				continue
+			}
+		}
+		if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
+			s.deny("redirects to a raw network socket (%s)", target)
+			continue
+		}
+		switch target {
+		case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom":
+			continue
+		}
+		if strings.HasPrefix(target, "/dev/fd/") {
+			continue
+		}
+		if w.dyn {
+			if r.Op == syntax.RdrIn {
+				s.ask("reads from a file named only when it runs")
+			} else {
+				s.deny("writes to a file named only when it runs; cannot prove it stays inside the roots")
+			}
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn:
+			s.touch(target, opRead, "reads")
+		default:
+			s.touch(target, opWrite, "writes")
+		}
+	}
+}
+
+// pathOp is what a command does to a path.
+type pathOp int
+
+const (
+	opRead pathOp = iota
+	opExec
+	opWrite
+	opDelete
+)
+
+// touch judges one path a command uses.
+func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
+	if raw == "" || s.quiet {
+		return
+	}
+	if strings.Contains(raw, dynMarker) {
+		if op >= opWrite {
+			s.deny("%s a path known only when it runs (%s); cannot prove it stays inside the roots", verb, printable(raw))
+		} else {
+			s.ask("%s a path known only when it runs", verb)
+		}
+		return
+	}
+	if strings.HasPrefix(raw, "/dev/") {
+		switch {
+		case op >= opWrite && rawDisk(raw):
+			s.deny("%s the raw device %s (destroys a disk)", verb, raw)
+		case op >= opWrite:
+			s.deny("%s the device %s", verb, raw)
+		case strings.HasPrefix(raw, "/dev/fd/") && op == opExec:
+			s.deny("runs the output of a process substitution as a script; cannot check what it runs")
+		case strings.HasPrefix(raw, "/dev/fd/") || raw == "/dev/stdin" || raw == "/dev/null" || raw == "/dev/zero" || raw == "/dev/urandom" || raw == "/dev/random":
+		default:
+			s.ask("%s %s, outside the roots", verb, raw)
+		}
+		return
+	}
+	l := s.env.locateFrom(raw, s.cwd)
+	switch l.class {
+	case pathCredential:
+		s.deny("%s %s: %s", verb, raw, l.why)
+	case pathDynamic:
+		if op >= opWrite {
+			s.deny("%s %s, a path known only when it runs", verb, raw)
+		} else {
+			s.ask("%s %s, a path known only when it runs", verb, raw)
+		}
+	case pathOutside:
+		switch {
+		case op >= opWrite:
+			s.deny("%s %s, outside the roots", verb, raw)
+		case op == opExec:
+			s.ask("runs %s, outside the roots", raw)
+		default:
+			s.ask("%s %s, outside the roots", verb, raw)
+		}
+	case pathProtected:
+		if op >= opWrite {
+			s.deny("%s %s: %s", verb, raw, l.why)
+		}
+	case pathInside:
+		if op == opDelete && l.rel == "." {
+			s.deny("%s a whole root (%s)", verb, raw)
+		}
+	}
+}
+
+func rawDisk(p string) bool {
+	b := strings.TrimPrefix(p, "/dev/")
+	for _, pre := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "md", "dm-", "loop", "mapper/", "root"} {
+		if strings.HasPrefix(b, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// locateFrom locates a path relative to an absolute directory.
+func (e *Env) locateFrom(raw, dir string) loc {
+	if !strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "~") && !strings.HasPrefix(raw, "$") {
+		raw = filepath.Join(dir, raw)
+	}
+	return e.locate(raw, ".")
+}
+
+func printable(s string) string { return strings.ReplaceAll(s, dynMarker, "$?") }
+
+// hiddenChars finds characters that make a command read differently from
+// how it runs: control characters other than tab and newline, invisible
+// format characters (zero-width, joiners, BOM, bidi overrides) and
+// fullwidth forms of ASCII.
+func hiddenChars(s string) (bool, string) {
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n':
+		case r < 0x20 || r == 0x7f:
+			return true, fmt.Sprintf("control character %U", r)
+		case unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029:
+			return true, fmt.Sprintf("invisible character %U", r)
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return true, fmt.Sprintf("fullwidth character %U", r)
+		}
+	}
+	return false, ""
+}
+
+// stripHidden is the visible reading of a command: invisible characters
+// removed, fullwidth ASCII folded, carriage returns as line breaks.
+func stripHidden(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\r':
+			b.WriteByte('\n')
+		case r == '\t' || r == '\n':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || unicode.Is(unicode.Cf, r):
+		case r >= 0xFF01 && r <= 0xFF5E:
+			b.WriteRune(r - 0xFF01 + 0x21)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

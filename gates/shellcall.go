@@ -1,0 +1,601 @@
+package gates
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call analyses one simple command.
+func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			s.assign(as, false)
+		}
+		s.redirects(st, nil)
+		return
+	}
+	for _, as := range c.Assigns {
+		var v word
+		if as.Value != nil {
+			v = s.evalWord(as.Value)
+		}
+		if as.Name != nil {
+			s.checkEnvVar(as.Name.Value, v)
+		}
+	}
+	var argv []string
+	var dynWords []bool
+	anyDyn := false
+	for i, a := range c.Args {
+		w := s.evalWord(a)
+		anyDyn = anyDyn || w.dyn
+		if w.split && !w.dyn && i > 0 {
+			for _, f := range strings.Fields(w.val) {
+				argv = append(argv, f)
+				dynWords = append(dynWords, false)
+			}
+			continue
+		}
+		if w.split && !w.dyn && i == 0 {
+			// A verb built from an expansion ($X, $(echo rm), ${IFS}
+			// tricks) runs what it expands to, split into words.
+			fs := strings.Fields(w.val)
+			if len(fs) == 0 {
+				fs = []string{""}
+			}
+			s.ask("the program name is computed when the command runs")
+			for _, f := range fs {
+				argv = append(argv, f)
+				dynWords = append(dynWords, false)
+			}
+			continue
+		}
+		argv = append(argv, w.val)
+		dynWords = append(dynWords, w.dyn)
+	}
+	if len(s.rep.cmds) >= maxShellCommands {
+		s.deny("more than %d commands in one action; refusing to check it piecemeal", maxShellCommands)
+		return
+	}
+	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
+	s.redirects(st, argv)
+	var here *string
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				t := s.peekWord(r.Hdoc).val
+				here = &t
+			} else {
+				t := ""
+				here = &t
+			}
+		case syntax.WordHdoc:
+			t := s.peekWord(r.Word).val
+			here = &t
+		}
+	}
+	s.mentions(argv)
+	if name := argv[0]; s.funcs[name] != nil && !s.inFunc[name] && s.calls < maxInlineCalls {
+		s.inline(name, argv[1:])
+		return
+	}
+	s.judge(argv, dynWords, in, here)
+}
+
+// inline analyses a call of a function declared in the same command with
+// its positional parameters bound to the call's arguments.
+func (s *shellAnalyzer) inline(name string, args []string) {
+	s.calls++
+	saved := make(map[string]varVal, 10)
+	for i := 1; i <= 9; i++ {
+		k := string(rune('0' + i))
+		saved[k] = s.vars[k]
+		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
+			s.vars[k] = varVal{val: args[i-1], ok: true}
+		} else {
+			s.vars[k] = varVal{}
+		}
+	}
+	s.inFunc[name] = true
+	s.stmt(s.funcs[name], stdinSrc{})
+	delete(s.inFunc, name)
+	for k, v := range saved {
+		s.vars[k] = v
+	}
+}
+
+// mentions refuses any word that names a credential store, whatever the
+// command: a path to ~/.ssh/id_rsa has no business in an agent's command.
+func (s *shellAnalyzer) mentions(argv []string) {
+	for _, w := range argv[1:] {
+		for _, cand := range pathCandidates(w) {
+			if !pathLike(cand) && !strings.HasPrefix(cand, "~") {
+				continue
+			}
+			if strings.Contains(cand, dynMarker) {
+				continue
+			}
+			l := s.env.locateFrom(cand, s.cwd)
+			if l.class == pathCredential {
+				s.deny("touches %s: %s", cand, l.why)
+			}
+		}
+	}
+}
+
+// pathCandidates are the readings of a word that may name a file: the word,
+// the value of --opt=value or key=value, a curl @file, a scp host:path.
+func pathCandidates(w string) []string {
+	out := []string{w}
+	if v, ok := optValue(w); ok {
+		out = append(out, v)
+		if strings.HasPrefix(v, "@") || strings.HasPrefix(v, "<") {
+			out = append(out, v[1:])
+		}
+	}
+	if strings.HasPrefix(w, "@") || strings.HasPrefix(w, "<") {
+		out = append(out, w[1:])
+	}
+	if i := strings.IndexByte(w, ':'); i > 0 && !strings.Contains(w, "://") && i+1 < len(w) {
+		out = append(out, w[i+1:])
+	}
+	return out
+}
+
+// unwrap removes the programs that only run another one (sudo, env,
+// timeout, nice, nohup, stdbuf, command, exec, busybox…), returning the
+// inner argv and what wrapped it.
+func unwrap(argv []string) ([]string, []string) {
+	var wrappers []string
+	for len(argv) > 0 && len(wrappers) < 16 {
+		next, w, ok := unwrapStep(argv)
+		if !ok {
+			break
+		}
+		wrappers = append(wrappers, w)
+		argv = next
+	}
+	return argv, wrappers
+}
+
+// unwrapStep removes one wrapper program.
+func unwrapStep(argv []string) ([]string, string, bool) {
+	v := verbName(argv)
+	rest := argv[1:]
+	var next []string
+	switch v {
+	case "sudo", "doas", "pkexec", "run0":
+		next = skipOpts(rest, map[string]bool{"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true, "-t": true, "-U": true, "--user": true, "--group": true})
+	case "env":
+		next = skipEnv(rest)
+	case "timeout":
+		next = skipOpts(rest, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
+		if len(next) > 0 {
+			next = next[1:] // the duration
+		}
+	case "nice", "ionice", "chrt", "taskset":
+		next = skipOpts(rest, map[string]bool{"-n": true, "-c": true, "-p": true, "--adjustment": true, "--class": true, "--classdata": true})
+		if (v == "chrt" || v == "taskset") && len(next) > 0 {
+			next = next[1:]
+		}
+	case "nohup", "builtin", "setsid", "unbuffer", "caffeinate", "time", "stdbuf", "exec", "command", "busybox", "catchsegv", "strace", "ltrace", "valgrind", "firejail", "proot", "fakeroot", "chroot", "flatpak-spawn":
+		if v == "command" && len(rest) > 0 && (rest[0] == "-v" || rest[0] == "-V") {
+			return argv, "", false // a lookup, not a run
+		}
+		next = skipOpts(rest, map[string]bool{"-o": true, "-i": true, "-e": true, "-a": true})
+		if v == "chroot" && len(next) > 0 {
+			next = next[1:]
+		}
+	default:
+		return argv, "", false
+	}
+	return next, v, true
+}
+
+// skipOpts drops leading options (and the arguments of those that take
+// one) up to the first operand.
+func skipOpts(args []string, withArg map[string]bool) []string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args[i+1:]
+		}
+		if len(a) < 2 || a[0] != '-' {
+			return args[i:]
+		}
+		if strings.HasPrefix(a, "-o") && len(a) > 2 || strings.HasPrefix(a, "-i") && len(a) > 2 || strings.HasPrefix(a, "-e") && len(a) > 2 {
+			continue // stdbuf -oL
+		}
+		if withArg[a] {
+			i++
+		}
+	}
+	return nil
+}
+
+func skipEnv(args []string) []string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args[i+1:]
+		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir" || a == "-S" || a == "--split-string":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "="):
+		default:
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+// judge analyses one command by what its program does.
+func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *string) {
+	if len(argv) == 0 {
+		return
+	}
+	// Environment assignments and split strings carried by env, wherever
+	// it sits in a chain of wrappers.
+	for cur := argv; len(cur) > 0; {
+		if verbName(cur) == "env" {
+			for j := 1; j < len(cur); j++ {
+				e := cur[j]
+				if e == "-S" || e == "--split-string" {
+					if j+1 < len(cur) {
+						s.payload(cur[j+1], "env -S")
+					}
+					break
+				}
+				if k, v, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
+					s.checkEnvVar(k, word{val: v})
+				} else if !strings.HasPrefix(e, "-") {
+					break
+				}
+			}
+		}
+		next, _, ok := unwrapStep(cur)
+		if !ok {
+			break
+		}
+		cur = next
+	}
+	inner, wrappers := unwrap(argv)
+	for _, w := range wrappers {
+		switch w {
+		case "sudo", "doas", "pkexec", "run0":
+			s.ask("runs with root privileges (%s)", w)
+		case "nohup", "setsid":
+			s.ask("keeps running after the action returns (%s)", w)
+		case "env":
+			if len(inner) == 0 {
+				s.ask("prints the environment, which may hold secrets")
+			}
+		case "chroot", "firejail", "proot", "fakeroot":
+			s.ask("runs in a changed root (%s)", w)
+		}
+	}
+	if len(inner) == 0 {
+		return
+	}
+	if len(wrappers) > 0 {
+		dyn = make([]bool, len(inner))
+	}
+	argv = inner
+	verb := verbName(argv)
+	raw := argv[0]
+	switch {
+	case strings.Contains(raw, dynMarker) || strings.ContainsAny(raw, "*?[") || raw == "":
+		s.dynamicVerb(argv)
+		return
+	case strings.Contains(raw, "/") && !systemBinary(raw):
+		s.touch(raw, opExec, "runs")
+		if s.downloaded(raw) {
+			s.deny("runs %s, a file this command downloads", raw)
+		}
+		s.ask("runs the program %s", raw)
+	}
+	args := argv[1:]
+	switch {
+	case shellVerbs[verb]:
+		s.shellVerb(verb, args, in, here)
+	case interpreters[verb] != "":
+		s.interpreter(verb, args, in, here)
+	case awkVerbs[verb]:
+		s.awk(args)
+	case verb == "eval":
+		s.payload(strings.Join(args, " "), "eval")
+	case verb == "source" || verb == ".":
+		if len(args) > 0 {
+			s.touch(args[0], opExec, "sources")
+			if s.downloaded(args[0]) {
+				s.deny("sources %s, a file this command downloads", args[0])
+			}
+		}
+		s.ask("sources a script into the shell")
+	case verb == "alias":
+		for _, a := range args {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				s.payload(v, "alias")
+			}
+		}
+		s.ask("defines an alias")
+	case verb == "trap":
+		if len(args) > 0 {
+			s.payload(args[0], "trap")
+		}
+	case verb == "xargs":
+		s.xargs(args)
+	case verb == "watch":
+		rest := skipOpts(args, map[string]bool{"-n": true, "--interval": true, "-d": false})
+		s.payload(strings.Join(rest, " "), "watch")
+	case verb == "find":
+		s.find(args)
+	case verb == "sed":
+		s.sed(args)
+	case verb == "git":
+		s.git(args)
+	case deleteVerbs[verb]:
+		s.deleteCmd(verb, args)
+	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "rsync" || verb == "scp":
+		s.copyCmd(verb, args)
+	case verb == "dd":
+		s.dd(args)
+	case verb == "tee":
+		_, files := splitOpts(args, nil)
+		for _, f := range files {
+			s.touch(f, opWrite, "writes")
+		}
+	case verb == "tar":
+		s.tar(args)
+	case writeVerbs[verb]:
+		_, files := splitOpts(args, map[string]bool{"-s": true, "--size": true, "-m": true, "--mode": true, "-r": true, "--reference": true})
+		for _, f := range files {
+			if verb == "chmod" || verb == "chown" || verb == "chgrp" {
+				if !pathLike(f) && !strings.Contains(f, ".") {
+					continue // the mode or owner operand
+				}
+			}
+			s.touch(f, opWrite, "changes")
+		}
+	case diskVerbs[verb]:
+		s.deny("%s formats, partitions or wipes a disk", verb)
+	case systemVerbs[verb]:
+		s.deny("%s stops the machine or changes accounts or the system", verb)
+	case verb == "systemctl" || verb == "init":
+		if len(args) > 0 && strings.Contains(" poweroff reboot halt kexec emergency rescue 0 6 isolate ", " "+args[0]+" ") {
+			s.deny("%s %s stops the machine", verb, args[0])
+		}
+		s.ask("manages system services")
+	case verb == "kill" || verb == "pkill" || verb == "killall" || verb == "killall5" || verb == "skill":
+		s.kill(verb, args)
+	case verb == "crontab":
+		if hasShortFlag(args, 'r', "") {
+			s.deny("crontab -r removes every scheduled job of the user")
+		} else if !hasShortFlag(args, 'l', "") {
+			s.deny("installs scheduled jobs (crontab): commands that run later, unchecked")
+		}
+	case verb == "at" || verb == "batch":
+		s.deny("schedules commands to run later, unchecked (%s)", verb)
+	case networkVerbs[verb] || verb == "openssl" && indexOf(args, "s_client") >= 0:
+		s.network(verb, args)
+	case readOnlyVerbs[verb]:
+		s.readOnly(verb, args)
+	default:
+		// Unknown programs: the permissions gate asks; here only the
+		// paths they are given are judged, as reads.
+		for _, a := range args {
+			for _, c := range pathCandidates(a) {
+				if pathLike(c) {
+					s.touch(c, opRead, verb+" uses")
+					break
+				}
+			}
+		}
+	}
+	_ = dyn
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// dynamicVerb handles a command whose program is not known before it runs:
+// it could be any program, rm included, so its paths are judged as
+// deletes.
+func (s *shellAnalyzer) dynamicVerb(argv []string) {
+	s.ask("the program to run is known only when it runs")
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if a == "/" || a == "~" || pathLike(a) {
+			s.touch(a, opDelete, "may delete")
+		}
+	}
+}
+
+func (s *shellAnalyzer) downloaded(p string) bool {
+	l := s.env.locateFrom(p, s.cwd)
+	return s.downloads[l.abs]
+}
+
+func (s *shellAnalyzer) shellVerb(verb string, args []string, in stdinSrc, here *string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-o" || a == "+o" || a == "--rcfile" || a == "--init-file" || a == "-O" || a == "+O":
+			i++
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c"):
+			if i+1 < len(args) {
+				s.payload(args[i+1], verb+" -c")
+			} else {
+				s.deny("%s -c without a command", verb)
+			}
+			return
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+		default:
+			s.touch(a, opExec, verb+" runs")
+			if s.downloaded(a) {
+				s.deny("%s runs %s, a file this command downloads", verb, a)
+			}
+			s.ask("%s runs the script %s", verb, a)
+			return
+		}
+	}
+	switch {
+	case here != nil:
+		s.payload(*here, "a heredoc fed to "+verb)
+	case in.kind == stdinLiteral:
+		s.payload(in.text, "text piped into "+verb)
+	case in.kind == stdinUntrusted:
+		s.deny("%s piped into %s runs it unchecked", in.what, verb)
+	default:
+		s.ask("starts an interactive %s", verb)
+	}
+}
+
+func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, here *string) {
+	lang := interpreters[verb]
+	s.ask("runs %s code", lang)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if codeFlags[a] && i+1 < len(args) {
+			s.code(lang, args[i+1])
+			return
+		}
+		if verb == "emacs" && (a == "--eval" || strings.HasPrefix(a, "--eval=")) {
+			if v, ok := optValue(a); ok {
+				s.code(lang, v)
+			} else if i+1 < len(args) {
+				s.code(lang, args[i+1])
+			}
+			return
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' && codeFlags[a[:2]] && !strings.ContainsAny(a[2:], "-") && lang != "python" {
+			s.code(lang, a[2:]) // perl -eCODE
+			return
+		}
+		if a == "-m" || a == "-" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			s.touch(a, opExec, verb+" runs")
+			if s.downloaded(a) {
+				s.deny("%s runs %s, a file this command downloads", verb, a)
+			}
+			return
+		}
+	}
+	switch {
+	case here != nil:
+		s.code(lang, *here)
+	case in.kind == stdinLiteral:
+		s.code(lang, in.text)
+	case in.kind == stdinUntrusted:
+		s.deny("%s piped into %s runs it unchecked", in.what, verb)
+	}
+}
+
+// code hands a program in another language to the code-evaluation vector
+// and adopts its findings.
+func (s *shellAnalyzer) code(lang, text string) {
+	if s.quiet {
+		return
+	}
+	s.depth++
+	r := analyzeCode(s.env, lang, text, s.depth)
+	s.depth--
+	for _, d := range r.denies {
+		s.deny("%s", d)
+	}
+	for _, a := range r.asks {
+		s.ask("%s", a)
+	}
+	for _, sh := range r.shell {
+		s.payload(sh, lang+" runs a shell command")
+	}
+}
+
+func (s *shellAnalyzer) awk(args []string) {
+	prog := ""
+	var files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-f":
+			s.ask("awk runs a program file")
+			i++
+		case a == "-v" || a == "-F":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case prog == "":
+			prog = a
+		default:
+			files = append(files, a)
+		}
+	}
+	if strings.Contains(prog, "system") || strings.Contains(prog, "|") || strings.Contains(prog, ">") {
+		s.ask("the awk program runs commands or writes files")
+		for _, lit := range quotedStrings(prog) {
+			s.payload(lit, "awk")
+		}
+	}
+	for _, f := range files {
+		if pathLike(f) {
+			s.touch(f, opRead, "reads")
+		}
+	}
+}
+
+// quotedStrings returns the double-quoted string literals in a program.
+func quotedStrings(prog string) []string {
+	var out []string
+	for i := 0; i < len(prog); i++ {
+		if prog[i] != '"' {
+			continue
+		}
+		var b strings.Builder
+		j := i + 1
+		for ; j < len(prog) && prog[j] != '"'; j++ {
+			if prog[j] == '\\' && j+1 < len(prog) {
+				j++
+			}
+			b.WriteByte(prog[j])
+		}
+		out = append(out, b.String())
+		i = j
+	}
+	return out
+}
+
+func (s *shellAnalyzer) xargs(args []string) {
+	s.ask("xargs runs a command on arguments read from its input")
+	rest := skipOpts(args, map[string]bool{"-I": true, "-i": false, "-n": true, "-P": true, "-d": true, "-a": true, "-E": true, "-L": true, "-s": true, "--max-args": true, "--delimiter": true, "--arg-file": true, "--max-procs": true})
+	if len(rest) == 0 {
+		return
+	}
+	// Its operands come from input: judge the inner command as if they
+	// could be anything, so a delete or write is judged on unknown paths.
+	inner := append(append([]string(nil), rest...), dynMarker)
+	s.judgeNested(inner)
+}
+
+func (s *shellAnalyzer) judgeNested(argv []string) {
+	if len(s.rep.cmds) >= maxShellCommands {
+		return
+	}
+	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: argv, nested: true})
+	saved := s.nested
+	s.nested = true
+	s.mentions(argv)
+	s.judge(argv, nil, stdinSrc{}, nil)
+	s.nested = saved
+}

@@ -1,0 +1,322 @@
+package gates
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word is a shell word as bash would see it after quote removal: its
+// static value, whether any part could not be known before it runs (a
+// variable without a known value, a command substitution that is not a
+// plain echo), and whether an unquoted expansion made it subject to field
+// splitting.
+type word struct {
+	val   string
+	dyn   bool
+	split bool
+}
+
+// evalWord computes a word's value with the analyzer's known variables.
+// Quoting is removed exactly as bash does (`r”m`, `r\m`, `"r"m`, $'\x72m'
+// all give "rm"), and command substitutions are analysed as commands of
+// their own while their output is computed when it is static.
+func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
+	var out word
+	if w == nil {
+		return out
+	}
+	for _, p := range w.Parts {
+		s.evalPart(p, false, &out)
+	}
+	return out
+}
+
+func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *word) {
+	switch x := p.(type) {
+	case *syntax.Lit:
+		if quoted {
+			out.val += unescapeDouble(x.Value)
+		} else {
+			out.val += unescapeBare(x.Value)
+		}
+	case *syntax.SglQuoted:
+		if x.Dollar {
+			out.val += decodeANSIC(x.Value)
+		} else {
+			out.val += x.Value
+		}
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			s.evalPart(q, true, out)
+		}
+	case *syntax.ParamExp:
+		v, ok := s.param(x)
+		if !ok {
+			out.dyn = true
+			out.val += dynMarker
+			return
+		}
+		out.val += v
+		if !quoted {
+			out.split = true
+		}
+	case *syntax.CmdSubst:
+		v, ok := s.substitute(x.Stmts)
+		if !ok {
+			out.dyn = true
+			out.val += dynMarker
+			return
+		}
+		out.val += v
+		if !quoted {
+			out.split = true
+		}
+	case *syntax.ArithmExp:
+		s.walkNode(x)
+		out.dyn = true
+		out.val += "0"
+	case *syntax.ProcSubst:
+		s.stmts(x.Stmts, stdinNone)
+		s.procSubst = append(s.procSubst, x)
+		out.val += "/dev/fd/63"
+	case *syntax.ExtGlob:
+		out.val += x.Op.String() + x.Pattern.Value + ")"
+		out.dyn = true
+	default:
+		out.dyn = true
+		out.val += dynMarker
+	}
+}
+
+// dynMarker stands in a word for a part whose value is unknown; it can
+// never be part of a real path or command name.
+const dynMarker = "\x00?"
+
+// param resolves $name / ${name}; anything with an operation on it, an
+// unknown variable or a positional parameter without a binding is unknown.
+func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
+	if x.Param == nil {
+		return "", false
+	}
+	name := x.Param.Value
+	if x.Excl || x.Length || x.Width || x.Index != nil || x.Slice != nil || x.Repl != nil || x.Exp != nil {
+		if x.Exp != nil && x.Exp.Word != nil {
+			s.evalWord(x.Exp.Word) // analyse substitutions inside ${x:-$(…)}
+		}
+		return "", false
+	}
+	if name == "IFS" {
+		return " ", true
+	}
+	v, ok := s.vars[name]
+	if !ok || !v.ok {
+		return "", false
+	}
+	return v.val, true
+}
+
+// substitute analyses the statements of $(…) and returns their output when
+// it is statically known: echo/printf of static words, optionally piped
+// through base64 -d (the usual way to hide a verb).
+func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
+	if len(stmts) == 0 {
+		s.deny("an empty command substitution $( ) is malformed; refusing to guess what runs")
+		return "", false
+	}
+	s.stmts(stmts, stdinNone)
+	if len(stmts) != 1 {
+		return "", false
+	}
+	st := stmts[0]
+	var stages []*syntax.Stmt
+	collectPipe(st, &stages)
+	text, ok := "", false
+	for i, stg := range stages {
+		call, isCall := stg.Cmd.(*syntax.CallExpr)
+		if !isCall || len(call.Args) == 0 || len(stg.Redirs) > 0 {
+			return "", false
+		}
+		argv := make([]string, 0, len(call.Args))
+		for _, a := range call.Args {
+			w := s.peekWord(a)
+			if w.dyn {
+				return "", false
+			}
+			argv = append(argv, w.val)
+		}
+		switch {
+		case i == 0 && argv[0] == "echo":
+			args := argv[1:]
+			for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-ne" || args[0] == "-en") {
+				args = args[1:]
+			}
+			text, ok = strings.Join(args, " "), true
+		case i == 0 && argv[0] == "printf" && len(argv) >= 2:
+			if len(argv) == 2 {
+				text = argv[1]
+			} else {
+				text = strings.Join(argv[2:], "")
+			}
+			ok = true
+		case i > 0 && argv[0] == "base64" && hasFlag(argv[1:], "-d", "--decode", "-D"):
+			dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+			if err != nil {
+				return "", false
+			}
+			text = string(dec)
+		default:
+			return "", false
+		}
+	}
+	return strings.TrimRight(text, "\n"), ok
+}
+
+// peekWord evaluates a word without analysing its substitutions again.
+func (s *shellAnalyzer) peekWord(w *syntax.Word) word {
+	saved := s.quiet
+	s.quiet = true
+	v := s.evalWord(w)
+	s.quiet = saved
+	return v
+}
+
+func hasFlag(args []string, flags ...string) bool {
+	for _, a := range args {
+		for _, f := range flags {
+			if a == f {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unescapeBare removes backslashes as bash does outside quotes: "\x" is x,
+// and a backslash-newline joins lines.
+func unescapeBare(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDouble removes the backslashes that double quotes honour: before
+// $ ` " \ and newline.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// decodeANSIC decodes the body of $'…' as bash does.
+func decodeANSIC(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(e)
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteString(`\x`)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+			b.WriteByte(byte(n))
+			i = j - 1
+		case 'u', 'U':
+			max := 4
+			if e == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if n > utf8.MaxRune {
+				n = utf8.RuneError
+			}
+			b.WriteRune(rune(n))
+			i = j - 1
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		default:
+			if e >= '0' && e <= '7' {
+				j := i
+				for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+					j++
+				}
+				n, _ := strconv.ParseUint(s[i:j], 8, 16)
+				b.WriteByte(byte(n))
+				i = j - 1
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}

@@ -1,0 +1,221 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+)
+
+// Gate is one deterministic check. Check must not call a model or the
+// network; it may read the environment (files under the roots, the memex
+// snapshot). A panic or an error inside Check is the gate's deny.
+type Gate interface {
+	Name() string
+	Priority() int
+	Check(ctx context.Context, a Action, env *Env) Result
+}
+
+// Stack runs gates highest priority first. Gates of equal priority keep the
+// order they were given in (a stable sort): the default stack lists
+// permissions before vault, as DESIGN §6 does, so a permission deny names
+// permissions. Safe for concurrent use.
+type Stack struct {
+	gates     []Gate
+	validator *validatorGate
+	cfg       Config
+	rate      *rateCounter
+	log       *slog.Logger
+}
+
+// Option changes how New builds a stack.
+type Option func(*Stack)
+
+// WithLogger logs one debug line per verdict (never an argument's value:
+// arguments may hold secrets).
+func WithLogger(l *slog.Logger) Option { return func(s *Stack) { s.log = l } }
+
+// WithGates replaces the default gates; the validator is kept as the
+// precondition of every check whatever gates are given.
+func WithGates(g ...Gate) Option {
+	return func(s *Stack) { s.gates = append([]Gate(nil), g...) }
+}
+
+// New builds the default stack from a configuration: permissions (600),
+// vault (600), policy (500), dispatcher (150), validator (95).
+func New(cfg Config, opts ...Option) (*Stack, error) {
+	perm, err := newPermissionsGate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	v := &validatorGate{limits: cfg.Limits}
+	s := &Stack{
+		gates: []Gate{
+			perm,
+			vaultGate{},
+			policyGate{},
+			newDispatcher(cfg),
+			v,
+		},
+		validator: v,
+		cfg:       cfg,
+		rate:      newRateCounter(cfg.Limits),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	sort.SliceStable(s.gates, func(i, j int) bool { return s.gates[i].Priority() > s.gates[j].Priority() })
+	return s, nil
+}
+
+// Gates returns the gates in the order they run.
+func (s *Stack) Gates() []Gate { return append([]Gate(nil), s.gates...) }
+
+// Check runs every gate on a and returns the verdict. A malformed action
+// (see Validate) is stopped before any other gate inspects it: the gates
+// above the validator are written for well-typed actions, and the deciding
+// gate of garbage is the validator, as DESIGN §6 says; its trace then
+// holds the validator alone. Otherwise the gates run in priority order: a
+// deny stops the run (deny beats any approval asked earlier), an ask is
+// remembered and the run goes on so that a later deny still wins.
+func (s *Stack) Check(ctx context.Context, a Action, env *Env) Verdict {
+	return s.run(ctx, a, env, false)
+}
+
+// Recheck is the Flight Plan re-check (DESIGN §8): after a human approved
+// the action, the gates run again; what would now be "ask" is allowed, what
+// would be "deny" is still denied. The trace keeps each gate's "approval".
+func (s *Stack) Recheck(ctx context.Context, a Action, env *Env) Verdict {
+	return s.run(ctx, a, env, true)
+}
+
+// CheckJSON decodes one JSON action and checks it; a line that is not an
+// action is a validator deny.
+func (s *Stack) CheckJSON(ctx context.Context, line []byte, env *Env) Verdict {
+	a, err := DecodeJSON(line)
+	if err != nil {
+		return s.malformed(err)
+	}
+	return s.Check(ctx, a, env)
+}
+
+// CheckValue decodes an action handed over as a generic value (a plist read
+// by the server) and checks it.
+func (s *Stack) CheckValue(ctx context.Context, v any, env *Env) Verdict {
+	a, err := DecodeValue(v)
+	if err != nil {
+		return s.malformed(err)
+	}
+	return s.Check(ctx, a, env)
+}
+
+// Malformed is the verdict for input that could not be decoded into an
+// action: a validator deny saying why. Callers with their own decoding (the
+// server's plist reader, the CLI's line reader) use it for their failures.
+func (s *Stack) Malformed(err error) Verdict { return s.malformed(err) }
+
+func (s *Stack) malformed(err error) Verdict {
+	return Verdict{
+		Verdict: VerdictDeny,
+		Gate:    gateValidator,
+		Reason:  err.Error(),
+		Trace:   []TraceEntry{{Gate: gateValidator, Priority: prioValidator, Result: TraceBlocked}},
+	}
+}
+
+func (s *Stack) run(ctx context.Context, a Action, env *Env, approved bool) Verdict {
+	if env == nil {
+		env = &Env{}
+	}
+	env = env.forCheck()
+	if err := s.validator.validate(a); err != nil {
+		return s.malformed(err)
+	}
+	trace := make([]TraceEntry, 0, len(s.gates))
+	var askGate string
+	var askReasons []string
+	allowGate, allowReason := "", ""
+	for _, g := range s.gates {
+		r := s.checkOne(ctx, g, a, env)
+		entry := TraceEntry{Gate: g.Name(), Priority: g.Priority()}
+		switch r.Decision {
+		case Deny:
+			entry.Result = TraceBlocked
+			trace = append(trace, entry)
+			s.logVerdict(ctx, a, VerdictDeny, g.Name())
+			return Verdict{Verdict: VerdictDeny, Gate: g.Name(), Reason: r.Reason, Trace: trace, Action: &a}
+		case Ask:
+			entry.Result = TraceApproval
+			if askGate == "" {
+				askGate = g.Name()
+			}
+			askReasons = appendUnique(askReasons, r.Reason)
+		case Modify:
+			entry.Result = TracePassed
+			if r.Action != nil {
+				if err := s.validator.validate(*r.Action); err != nil {
+					// A gate that breaks the schema fails closed, named.
+					entry.Result = TraceBlocked
+					trace = append(trace, entry)
+					return Verdict{Verdict: VerdictDeny, Gate: g.Name(), Reason: "gate " + g.Name() + " produced an invalid action: " + err.Error(), Trace: trace, Action: &a}
+				}
+				a = *r.Action
+			}
+		default:
+			entry.Result = TracePassed
+			if allowGate == "" && r.Reason != "" {
+				allowGate, allowReason = g.Name(), r.Reason
+			}
+		}
+		trace = append(trace, entry)
+	}
+	if askGate != "" {
+		reason := strings.Join(askReasons, "; ")
+		if approved {
+			s.logVerdict(ctx, a, VerdictAllow, askGate)
+			return Verdict{Verdict: VerdictAllow, Gate: askGate, Reason: "approved by the user: " + reason, Trace: trace, Action: &a}
+		}
+		s.logVerdict(ctx, a, VerdictAsk, askGate)
+		return Verdict{Verdict: VerdictAsk, Gate: askGate, Reason: reason, Trace: trace, Action: &a}
+	}
+	if allowGate == "" {
+		allowGate, allowReason = trace[0].Gate, "every gate passed"
+	}
+	s.logVerdict(ctx, a, VerdictAllow, allowGate)
+	return Verdict{Verdict: VerdictAllow, Gate: allowGate, Reason: allowReason, Trace: trace, Action: &a}
+}
+
+// checkOne runs one gate and fails closed: a panic or a cancelled context
+// is that gate's deny.
+func (s *Stack) checkOne(ctx context.Context, g Gate, a Action, env *Env) (r Result) {
+	if err := ctx.Err(); err != nil {
+		return Denied(fmt.Sprintf("%s: not checked: %v", g.Name(), err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r = Denied(fmt.Sprintf("%s failed while checking (%v); failing closed", g.Name(), p))
+		}
+	}()
+	r = g.Check(ctx, a, env)
+	if r.Decision < Pass || r.Decision > Deny {
+		return Denied(fmt.Sprintf("%s returned no decision; failing closed", g.Name()))
+	}
+	return r
+}
+
+func (s *Stack) logVerdict(ctx context.Context, a Action, verdict, gate string) {
+	if s.log == nil {
+		return
+	}
+	s.log.DebugContext(ctx, "gate verdict", "tool", string(a.Tool), "verdict", verdict, "gate", gate)
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
