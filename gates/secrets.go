@@ -455,6 +455,21 @@ func mixed(v string) int {
 	return l + u + d + o
 }
 
+// longestMixedSegment is the length of the longest segment of tok (split at
+// - _ . / :) that mixes letters with digits. Generated secrets carry a long
+// random run of both; dated file names (archive/inbox-2026-11-21.org),
+// versions and slugs only carry words and numbers side by side.
+func longestMixedSegment(tok string) int {
+	best := 0
+	for _, seg := range strings.FieldsFunc(tok, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '/' || r == ':' }) {
+		if len(seg) > best && strings.IndexAny(seg, "0123456789") >= 0 &&
+			strings.IndexFunc(seg, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0 {
+			best = len(seg)
+		}
+	}
+	return best
+}
+
 // entropy is the Shannon entropy of v in bits per character.
 func entropy(v string) float64 {
 	if v == "" {
@@ -549,7 +564,7 @@ func tokenSecret(tok, text string) (secretHit, bool) {
 	if isHexString(tok) {
 		return secretHit{}, false // hashes, commit ids, checksums
 	}
-	if identifierLike(tok) || sequential(tok) {
+	if identifierLike(tok) || sequential(tok) || longestMixedSegment(tok) < 12 {
 		return secretHit{}, false
 	}
 	i := strings.Index(text, tok)

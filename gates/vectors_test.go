@@ -203,6 +203,7 @@ func TestSecretsVector(t *testing.T) {
 		{"example key", msg("aws_access_key_id = AKIAIOSFODNN7EXAMPLE"), VerdictAllow, ""},
 		{"commit hash", msg("commit 3f786850e387550fdab836ed7e6dc881de23001b"), VerdictAllow, ""},
 		{"prose", msg("Remember to rotate the API key every 90 days."), VerdictAllow, ""},
+		{"dated file names", msg("Copied to archive/inbox-2026-11-21.org and notes/v1.2.3-release-2026-01-05.org"), VerdictAllow, ""},
 		{"secret into notes asks", act(ToolFileWrite, "path", "notes/keys.org", "content", "ghp_R2d4Fq8KzLw0PmX7vT1yBn5cJh3sAe9Ud6Gi"), VerdictAsk, "secret"},
 	})
 }
