@@ -1,0 +1,290 @@
+package memory
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"pp-lsp/orgast"
+)
+
+// Finding is something in the memex a user should fix, with its place.
+// The language server shows findings as diagnostics; `index` counts them.
+type Finding struct {
+	// Path is the file (or folder) at fault, absolute.
+	Path string
+	// Range is the span in the file's bytes (zero for a whole file).
+	Range orgast.Range
+	// Line is the 0-based line where Range starts.
+	Line     int
+	Severity orgast.Severity
+	// Code is stable: one of the Code* constants.
+	Code    string
+	Message string
+	// Related are the other places involved: the other carriers of a
+	// duplicate ID.
+	Related []Location
+}
+
+// Location is a place in a file of the memex: its absolute path, the
+// span of bytes, and the 0-based line where the span starts.
+type Location struct {
+	Path  string
+	Range orgast.Range
+	Line  int
+}
+
+// Finding codes.
+const (
+	// CodeDuplicateID: an :ID: value carried by more than one node.
+	CodeDuplicateID = "duplicate-id"
+	// CodeBrokenIDLink: an id link whose ID is nowhere in the memex.
+	CodeBrokenIDLink = "broken-id-link"
+	// CodeBrokenFileLink: a file link whose file does not exist.
+	CodeBrokenFileLink = "broken-file-link"
+	// CodeBrokenSearch: a file link whose file exists but whose "::"
+	// search (*heading, #custom-id, line, text) finds nothing there.
+	CodeBrokenSearch = "broken-link-search"
+	// CodeBrokenInternalLink: a [[*heading]], [[#custom-id]] or
+	// [[fuzzy]] link that resolves to nothing in its own file.
+	CodeBrokenInternalLink = "broken-internal-link"
+	// CodeFileTooLarge: an Org file over the size limit, left out.
+	CodeFileTooLarge = "file-too-large"
+	// CodeUnreadable: a file or folder that could not be read, left out.
+	CodeUnreadable = "unreadable"
+)
+
+// SeverityWarning and SeverityError are the LSP severities findings use.
+const (
+	SeverityError   = orgast.SeverityError
+	SeverityWarning = orgast.SeverityWarning
+)
+
+// FileFindings returns the findings in one file, in document order.
+func (s *Snapshot) FileFindings(path string) []Finding {
+	e, ok := s.entry(filepath.Clean(path))
+	if !ok {
+		var out []Finding
+		for _, f := range s.skipped {
+			if f.Path == path {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	f := e.idx
+	var out []Finding
+	// Each distinct ID is looked up once (keys.ids is sorted).
+	dup := map[string]int{}
+	for k, id := range f.keys.ids {
+		if k > 0 && f.keys.ids[k-1] == id {
+			continue
+		}
+		if paths, _ := s.ids.get(id); len(paths) > 1 {
+			dup[id] = len(paths)
+		}
+	}
+	broken := map[string]bool{}
+	for _, t := range f.keys.idTargets {
+		if !s.HasID(t) {
+			broken[t] = true
+		}
+	}
+	for _, c := range f.ids {
+		carriers := dup[c.id]
+		if carriers == 0 {
+			continue
+		}
+		fd := Finding{Path: f.path, Severity: SeverityError, Code: CodeDuplicateID}
+		fd.Range = idRange(f, c.node)
+		fd.Line = f.org.Lines.Line(fd.Range.Start)
+		for _, other := range s.NodesByID(c.id) {
+			if other.f.path == f.path && other.i == c.node {
+				continue
+			}
+			r := idRange(other.f, other.i)
+			fd.Related = append(fd.Related, Location{Path: other.f.path, Range: r, Line: other.f.org.Lines.Line(r.Start)})
+		}
+		fd.Message = fmt.Sprintf("the ID %s is carried by %d nodes; an ID must name one node", c.id, carriers)
+		out = append(out, fd)
+	}
+	for i := range f.links {
+		if f.links[i].kind == linkID {
+			if broken[f.org.Links[i].Path] {
+				l := &f.org.Links[i]
+				out = append(out, Finding{Path: f.path, Range: l.Range, Line: f.org.Lines.Line(l.Range.Start), Severity: SeverityWarning,
+					Code: CodeBrokenIDLink, Message: fmt.Sprintf("no node in the memex carries the ID %s", l.Path)})
+			}
+			continue
+		}
+		if fd, bad := s.linkFinding(f, i); bad {
+			out = append(out, fd)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return a.Range.Start - b.Range.Start })
+	return out
+}
+
+// idRange is the span of the :ID: value of node i (its drawer line).
+func idRange(f *fileIndex, i int32) orgast.Range {
+	var props []orgast.Property
+	if i == 0 {
+		if f.org.FileDrawer != nil {
+			props = f.org.FileDrawer.Properties
+		}
+	} else {
+		props = f.org.Headlines[i-1].Properties()
+	}
+	for _, p := range props {
+		if strings.EqualFold(p.Key, "ID") {
+			return p.ValueRange
+		}
+	}
+	return orgast.Range{}
+}
+
+// linkFinding checks link i of file f.
+func (s *Snapshot) linkFinding(f *fileIndex, i int) (Finding, bool) {
+	l := &f.org.Links[i]
+	li := &f.links[i]
+	fd := Finding{Path: f.path, Range: l.Range, Line: f.org.Lines.Line(l.Range.Start), Severity: SeverityWarning}
+	switch li.kind {
+	case linkID:
+		if _, ok := s.ids.get(l.Path); ok {
+			return fd, false
+		}
+		fd.Code = CodeBrokenIDLink
+		fd.Message = fmt.Sprintf("no node in the memex carries the ID %s", l.Path)
+		return fd, true
+	case linkInternal:
+		if f.internalLinks()[i].ok {
+			return fd, false
+		}
+		fd.Code = CodeBrokenInternalLink
+		fd.Message = fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)
+		return fd, true
+	case linkFile:
+		r := s.resolveFileLink(f, i)
+		switch r.Status {
+		case LinkBroken:
+			fd.Code = CodeBrokenFileLink
+			fd.Message = r.Reason
+			return fd, true
+		case LinkSearchBroken:
+			fd.Code = CodeBrokenSearch
+			fd.Message = r.Reason
+			return fd, true
+		}
+	}
+	return fd, false
+}
+
+// LinkStatus is what resolving a link found.
+type LinkStatus uint8
+
+const (
+	// LinkExternal: a link Org opens outside the memex (http, mailto…).
+	LinkExternal LinkStatus = iota
+	// LinkResolved: the target exists; Target is set when it is a node.
+	LinkResolved
+	// LinkBroken: the target (ID, file or heading) does not exist.
+	LinkBroken
+	// LinkSearchBroken: the file exists but its "::" search finds nothing.
+	LinkSearchBroken
+	// LinkUnchecked: the target cannot be checked here (an Emacs regexp
+	// search, a coderef, a remote file).
+	LinkUnchecked
+)
+
+// Resolution is the target of one link.
+type Resolution struct {
+	// Status says whether the target exists.
+	Status LinkStatus
+	// Target is the node the link lands in, when it lands in the memex.
+	Target Node
+	// Path is the absolute target path of a file link.
+	Path string
+	// Reason says why a link is broken, in one sentence.
+	Reason string
+}
+
+// ResolveLink resolves link i of the file at path (an index into the
+// file's Org().Links) as Org would follow it.
+func (s *Snapshot) ResolveLink(path string, i int) Resolution {
+	e, ok := s.entry(filepath.Clean(path))
+	if !ok || i < 0 || i >= len(e.idx.links) {
+		return Resolution{Status: LinkBroken, Reason: fmt.Sprintf("%s has no link %d", path, i)}
+	}
+	f := e.idx
+	l := &f.org.Links[i]
+	li := &f.links[i]
+	switch li.kind {
+	case linkID:
+		if n, ok := s.NodeByID(l.Path); ok {
+			return Resolution{Status: LinkResolved, Target: n, Path: n.f.path}
+		}
+		return Resolution{Status: LinkBroken, Reason: fmt.Sprintf("no node in the memex carries the ID %s", l.Path)}
+	case linkInternal:
+		in := f.internalLinks()[i]
+		if !in.ok {
+			return Resolution{Status: LinkBroken, Path: f.path, Reason: fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)}
+		}
+		return Resolution{Status: LinkResolved, Target: Node{f, max(in.node, 0)}, Path: f.path}
+	case linkFile:
+		return s.resolveFileLink(f, i)
+	case linkRadio:
+		return Resolution{Status: LinkResolved, Path: f.path, Target: Node{f, int32(l.Node + 1)}}
+	case linkCoderef:
+		return Resolution{Status: LinkUnchecked, Path: f.path}
+	}
+	return Resolution{Status: LinkExternal}
+}
+
+// resolveFileLink resolves a file link: into the memex when the target is
+// one of its files, else on disk (the file must exist; its search is not
+// checked, since only memex files are parsed).
+func (s *Snapshot) resolveFileLink(f *fileIndex, i int) Resolution {
+	l := &f.org.Links[i]
+	li := &f.links[i]
+	r := Resolution{Path: li.target}
+	if isRemote(l.Path) {
+		r.Status = LinkUnchecked
+		return r
+	}
+	var target *fileIndex
+	if li.target == f.path {
+		target = f
+	} else if e, ok := s.entry(li.target); ok {
+		target = e.idx
+	}
+	if target == nil {
+		if _, err := os.Stat(li.target); err != nil {
+			r.Status = LinkBroken
+			r.Reason = fmt.Sprintf("the file %s does not exist", l.Path)
+			return r
+		}
+		r.Status = LinkResolved
+		return r
+	}
+	if !l.HasSearch || strings.TrimSpace(l.Search) == "" {
+		return Resolution{Status: LinkResolved, Target: Node{target, 0}, Path: target.path}
+	}
+	n, ok := target.resolveSearch(l.Search, true)
+	if !ok {
+		r.Status = LinkSearchBroken
+		r.Reason = fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+		return r
+	}
+	return Resolution{Status: LinkResolved, Target: Node{target, max(n, 0)}, Path: target.path}
+}
+
+// isRemote reports a TRAMP path ("/ssh:host:/x"), which is never touched.
+func isRemote(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	first, _, _ := strings.Cut(p[1:], "/")
+	return strings.Contains(first, ":")
+}

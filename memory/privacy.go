@@ -1,0 +1,60 @@
+package memory
+
+import "strings"
+
+// DefaultPrivacyTags are the tags that make a node private when the
+// configuration names none (DESIGN §5).
+func DefaultPrivacyTags() []string { return []string{"@personal", "private"} }
+
+// privacySet is the configured privacy tags. Tags compare without regard
+// to case: Org's own tags are case-sensitive, but a privacy rule must fail
+// closed, and ":Private:" is meant as private by anyone who writes it.
+type privacySet struct {
+	tags []string
+}
+
+func newPrivacySet(tags []string) *privacySet {
+	if tags == nil {
+		tags = DefaultPrivacyTags()
+	}
+	p := &privacySet{}
+	for _, t := range tags {
+		if t = strings.Trim(strings.TrimSpace(t), ":"); t != "" {
+			p.tags = append(p.tags, t)
+		}
+	}
+	return p
+}
+
+// has reports whether tag is a privacy tag.
+func (p *privacySet) has(tag string) bool {
+	for _, t := range p.tags {
+		if strings.EqualFold(t, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// any reports whether one of tags is a privacy tag.
+func (p *privacySet) any(tags []string) bool {
+	for _, t := range tags {
+		if p.has(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// equal reports whether two sets hold the same tags in the same order.
+func (p *privacySet) equal(q *privacySet) bool {
+	if len(p.tags) != len(q.tags) {
+		return false
+	}
+	for i := range p.tags {
+		if p.tags[i] != q.tags[i] {
+			return false
+		}
+	}
+	return true
+}
