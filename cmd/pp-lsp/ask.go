@@ -3,9 +3,90 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pp-lsp/server/agent"
 )
 
-// runAsk is built under issue 8; until then it says so instead of pretending.
-func runAsk(_ context.Context, _ *cli, _ []string) error {
-	return errors.New("'ask' is not built yet (issue 8)")
+// runAsk is `pp-lsp ask [--root DIR]... FILE:LINE TEXT`: one pass of the
+// pipeline (DESIGN §7). The answer streams to stdout; each proposal's
+// verdict and what happened go to stderr.
+func runAsk(ctx context.Context, c *cli, args []string) error {
+	const usageLine = "pp-lsp ask [--root DIR]... FILE:LINE TEXT"
+	fs := newFlagSet("ask", usageLine, c.stderr)
+	var roots stringList
+	fs.Var(&roots, "root", "a memex root (repeatable; default: the current directory)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usageErrorf("ask needs FILE:LINE and a question; usage: %s", usageLine)
+	}
+	file, line, err := parseFileLine(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if file, err = filepath.Abs(file); err != nil {
+		return usageErrorf("ask: %v", err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
+		return usageErrorf("ask: %s is not a file", fs.Arg(0))
+	}
+	text := strings.Join(fs.Args()[1:], " ")
+	a, err := agent.Open(ctx, agent.Setup{
+		Roots: roots, Getenv: c.getenv, RequireProvider: true,
+		Logger: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	switch {
+	case errors.Is(err, agent.ErrUsage):
+		return &usageError{msg: "ask: " + err.Error()}
+	case err != nil:
+		return fmt.Errorf("ask: %w", err)
+	}
+	defer a.Close(ctx)
+
+	out := &trailing{w: c.stdout}
+	res, err := a.Handle(ctx, agent.FromCLI(file, line, text), out.write)
+	out.end()
+	for _, p := range res.Passes {
+		agent.Describe(c.stderr, p)
+	}
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	switch last := res.Last(); last.Status {
+	case agent.StatusDenied:
+		return fmt.Errorf("ask: the gates denied every proposal (%d tries); nothing ran", len(last.Tries))
+	case agent.StatusFailed:
+		return fmt.Errorf("ask: %w", last.Err)
+	case agent.StatusDropped:
+		return fmt.Errorf("ask: stopped at the depth limit (%d)", agent.MaxDepth)
+	}
+	return nil
+}
+
+// trailing writes the streamed answer and ends it with a newline.
+type trailing struct {
+	w    io.Writer
+	last byte
+}
+
+func (t *trailing) write(s string) error {
+	if s == "" {
+		return nil
+	}
+	t.last = s[len(s)-1]
+	_, err := io.WriteString(t.w, s)
+	return err
+}
+
+func (t *trailing) end() {
+	if t.last != 0 && t.last != '\n' {
+		io.WriteString(t.w, "\n")
+	}
 }

@@ -49,6 +49,7 @@ func doctorChecks() []doctorCheck {
 	return []doctorCheck{
 		{"providers", checkProviders},
 		{"embedder", checkEmbedder},
+		{"journal", checkJournal},
 	}
 }
 

@@ -2,10 +2,104 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"text/tabwriter"
+
+	"pp-lsp/server/agent"
 )
 
-// runPlans is built under issue 8; until then it says so instead of pretending.
-func runPlans(_ context.Context, _ *cli, _ []string) error {
-	return errors.New("'plans' is not built yet (issue 8)")
+// plansReport is what `pp-lsp plans --json` prints.
+type plansReport struct {
+	Plans []agent.PlanInfo `json:"plans"`
+	Runs  []planRunJSON    `json:"runs,omitempty"`
+}
+
+// planRunJSON is one plan handled by --run-approved.
+type planRunJSON struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	State   string `json:"state"`
+	Ran     bool   `json:"ran"`
+	Summary string `json:"summary,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// runPlans is `pp-lsp plans [--json] [--root DIR] [--run-approved]`: the
+// Flight Plans in flightplans.org; with --run-approved, every APPROVED plan
+// runs first (DESIGN §8).
+func runPlans(ctx context.Context, c *cli, args []string) error {
+	const usageLine = "pp-lsp plans [--json] [--root DIR] [--run-approved]"
+	fs := newFlagSet("plans", usageLine, c.stderr)
+	asJSON := fs.Bool("json", false, "print the plans as one JSON object")
+	runApproved := fs.Bool("run-approved", false, "run every APPROVED plan (each at most once, whoever else approves it)")
+	var roots stringList
+	fs.Var(&roots, "root", "the memex root holding flightplans.org (default: the current directory)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("plans takes no arguments, got %q", fs.Arg(0))
+	}
+	a, err := agent.Open(ctx, agent.Setup{
+		Roots: roots, Getenv: c.getenv,
+		Logger: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	switch {
+	case errors.Is(err, agent.ErrUsage):
+		return &usageError{msg: "plans: " + err.Error()}
+	case err != nil:
+		return fmt.Errorf("plans: %w", err)
+	}
+	defer a.Close(ctx)
+
+	var rep plansReport
+	var failed int
+	if *runApproved {
+		runs, err := a.Pickup(ctx)
+		if err != nil {
+			return fmt.Errorf("plans: %w", err)
+		}
+		for _, r := range runs {
+			j := planRunJSON{ID: r.ID, Title: r.Title, State: string(r.State), Ran: r.Ran, Summary: r.Summary}
+			if r.Err != nil {
+				j.Error = r.Err.Error()
+				failed++
+			}
+			rep.Runs = append(rep.Runs, j)
+			if !*asJSON {
+				agent.DescribeRun(c.stderr, r)
+			}
+		}
+	}
+	if rep.Plans, err = a.Plans(ctx); err != nil {
+		return fmt.Errorf("plans: %w", err)
+	}
+	if rep.Plans == nil {
+		rep.Plans = []agent.PlanInfo{}
+	}
+	if *asJSON {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return fmt.Errorf("plans: %w", err)
+		}
+		fmt.Fprintf(c.stdout, "%s\n", b)
+	} else {
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "STATE\tID\tTOOL\tCREATED\tTITLE")
+		for _, p := range rep.Plans {
+			title := p.Title
+			if p.Edited {
+				title += "  [edited: gated again on approval]"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.State, p.ID, p.Tool, p.Created, title)
+		}
+		tw.Flush()
+	}
+	if failed > 0 {
+		return fmt.Errorf("plans: %d approved plans could not be handled (see above)", failed)
+	}
+	return nil
 }

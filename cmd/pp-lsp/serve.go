@@ -7,12 +7,9 @@ import (
 	"log/slog"
 	"os"
 
+	"pp-lsp/server/agent"
 	"pp-lsp/server/bridge"
 )
-
-// agentMissing is what the bridge answers for the actions the agent pipeline
-// serves, until issue 8 wires it here.
-const agentMissing = "not available in this build: the agent pipeline is issue 8"
 
 // runServe is `pp-lsp serve --tcp ADDR [--root DIR]... [--allow-remote]`:
 // the framed-TCP daemon alone (DESIGN §2, §9), until SIGINT or SIGTERM.
@@ -40,8 +37,17 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(c.stderr, nil))
+	a, err := agent.Open(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true})
+	switch {
+	case errors.Is(err, agent.ErrUsage):
+		return &usageError{msg: "serve: " + err.Error()}
+	case err != nil:
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer a.Close(context.WithoutCancel(ctx))
+
 	srv, ln, err := bridge.Open(ctx, *addr, *allowRemote, c.getenv, bridge.Config{
-		Backend: bridge.Unavailable{Reason: agentMissing},
+		Backend: a.Backend(),
 		Version: version,
 		Logger:  log,
 	})
@@ -51,6 +57,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	log.Info("serving the memex roots", "roots", []string(roots))
+	go a.Heartbeat(ctx)
+	log.Info("serving the memex", "roots", []string(roots), "addr", ln.Addr().String())
 	return srv.Serve(ctx, ln)
 }

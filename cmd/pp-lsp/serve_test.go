@@ -131,10 +131,10 @@ func TestServeCreatesTheTokenAndServes(t *testing.T) {
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)
 	assert.Contains(t, readTestFrame(t, nc), `:TEXT "pong"`)
 
-	// Until the agent pipeline is wired, :ASK says so plainly.
+	// With no model configured, :ASK says which variable to set.
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "a") :PAYLOAD (:ACTION :ASK :TEXT "hello"))`)
 	assert.Contains(t, readTestFrame(t, nc), `:TEXT ""`)
-	assert.Contains(t, readTestFrame(t, nc), "the agent pipeline is issue 8")
+	assert.Contains(t, readTestFrame(t, nc), "PASSEPARTOUT_PROVIDERS")
 
 	assert.Contains(t, logs.String(), "bridge token created")
 	assert.NotContains(t, logs.String(), token, "the token is never logged")
@@ -177,4 +177,43 @@ func writeTestFrame(t *testing.T, nc net.Conn, payload string) {
 	t.Helper()
 	_, err := fmt.Fprintf(nc, "%06X%s", len(payload), payload)
 	require.NoError(t, err)
+}
+
+// TestServeAsksTheAgent drives the real agent through the daemon: a question
+// over the bridge is answered by the replay provider, streamed in chunks.
+func TestServeAsksTheAgent(t *testing.T) {
+	env, getenv := serveEnv(t)
+	root := t.TempDir()
+	note := filepath.Join(root, "note.org")
+	require.NoError(t, os.WriteFile(note, []byte("* Garden\nSoil moisture sensors.\n"), 0o644))
+	transcript := filepath.Join(t.TempDir(), "replay.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"reply":{"text":"Water bed two first."},"repeat":true}`+"\n"), 0o644))
+	env["PASSEPARTOUT_PROVIDERS"] = "replay:" + transcript
+	addr, _ := startServe(t, getenv, "--tcp", "127.0.0.1:0", "--root", root)
+
+	raw, err := os.ReadFile(filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout", "token"))
+	require.NoError(t, err)
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer nc.Close()
+	readTestFrame(t, nc)
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, strings.TrimSpace(string(raw))))
+	require.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
+
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "q1") :PAYLOAD (:ACTION :ASK :TEXT "What first?" :FILE %q :LINE 2))`, note))
+	var answer strings.Builder
+	for {
+		f := readTestFrame(t, nc)
+		if strings.Contains(f, ":TYPE :RESPONSE") {
+			assert.Contains(t, f, `:REQUEST-ID "q1"`)
+			assert.Contains(t, f, ":STATUS :OK", f)
+			break
+		}
+		require.Contains(t, f, ":TYPE :STREAM-CHUNK", f)
+		assert.Contains(t, f, `:REQUEST-ID "q1"`)
+		if m := regexp.MustCompile(`:TEXT "([^"]*)"`).FindStringSubmatch(f); m != nil {
+			answer.WriteString(m[1])
+		}
+	}
+	assert.Contains(t, answer.String(), "Water bed two first.")
 }

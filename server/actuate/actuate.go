@@ -1,0 +1,259 @@
+package actuate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/server/workspace"
+)
+
+// Request is one action to carry out.
+type Request struct {
+	Action gates.Action
+	// Approval is set only when the action runs from an approved Flight
+	// Plan; http, send and eval (and reads outside the roots) need it.
+	Approval *Approval
+	// File (absolute) and Line (0-based) are where the user asked from:
+	// a message's answer goes into that node when an editor has the file.
+	File string
+	Line int
+	// Question is what the user asked, for the answer's annotation.
+	Question string
+}
+
+// Approval says a human approved exactly this action in a Flight Plan.
+type Approval struct {
+	PlanID string
+	// ActionHash is the hash of the approved action; the actuator checks
+	// that it is the hash of the action it is asked to run.
+	ActionHash string
+}
+
+// Result is what an action did.
+type Result struct {
+	// OK is false when the action ran but did not succeed (a non-zero exit
+	// status, an HTTP error status, an answer the editor declined).
+	OK bool
+	// Summary says what happened in one line ("exit status 0", "wrote 120
+	// bytes to notes/a.org").
+	Summary string
+	// Output is what the action produced, bounded and scrubbed of vault
+	// secrets: a command's output, a file's text, an HTTP body.
+	Output string
+	// ExitCode is a process's exit status (-1 when killed).
+	ExitCode int
+	// Feedback reports that Output is for the model: it goes back into the
+	// pipeline as the next signal (shell, file_read).
+	Feedback bool
+	// Shown is text to show the user where no editor took it (a message).
+	Shown string
+	// Changed lists the files written, absolute.
+	Changed []string
+	// Warnings are things the user must hear about even though the action
+	// ran (a protected file a command touched, and what was done about it).
+	Warnings []string
+}
+
+// Actuator carries out the actions of one tool.
+type Actuator interface {
+	Run(ctx context.Context, req Request) (Result, error)
+}
+
+// ActuatorFunc adapts a function to Actuator.
+type ActuatorFunc func(ctx context.Context, req Request) (Result, error)
+
+// Run calls f.
+func (f ActuatorFunc) Run(ctx context.Context, req Request) (Result, error) { return f(ctx, req) }
+
+// Memex is what the actuators need of the live memex: the snapshot to find
+// nodes (memory_edit) and privacy (file_read), and the news that a file
+// changed on disk.
+type Memex interface {
+	Snapshot() *memory.Snapshot
+	ReloadFiles(ctx context.Context, paths ...string) (*memory.Snapshot, error)
+}
+
+// Config is what the actuators are built from.
+type Config struct {
+	// Roots are the memex roots; the first holds flightplans.org and
+	// journal.org.
+	Roots []string
+	// Home is the user's home folder, for "~/" paths.
+	Home string
+	// Files reads and writes through the attached editor, if any.
+	Files workspace.Files
+	// Memex is the live memex (nil: memory_edit is unavailable and
+	// file_read cannot hide private nodes of Org files, so it refuses them).
+	Memex Memex
+	// Vault scrubs its secrets from every output (nil: none).
+	Vault *gates.Vault
+	// Getenv reads the process environment, for the few variables a clean
+	// environment keeps (PATH, LANG…).
+	Getenv func(string) string
+	// Shell, Eval and HTTP bound processes and requests.
+	Shell Limits
+	Eval  EvalConfig
+	HTTP  Limits
+	// Channels are the configured ways to send a message.
+	Channels map[string]Channel
+	// HTTPClient is used for http and webhooks (nil: one is made).
+	HTTPClient *http.Client
+	// Override replaces the actuators of some tools (tests, embedders).
+	// The checks of Run — approval, protected files — still apply.
+	Override map[gates.Tool]Actuator
+	// Logger receives one line per action run (never an argument's value).
+	Logger *slog.Logger
+}
+
+// Limits bound one process or request.
+type Limits struct {
+	// Timeout ends it (default 60s).
+	Timeout time.Duration
+	// OutputCap bounds what is kept of its output (default 64 KiB).
+	OutputCap int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = 60 * time.Second
+	}
+	if l.OutputCap <= 0 {
+		l.OutputCap = 64 << 10
+	}
+	return l
+}
+
+// EvalConfig bounds eval and names its interpreters.
+type EvalConfig struct {
+	Limits
+	// Interpreters maps a language to the command that runs its code: the
+	// code goes on standard input, or into a temp file named where an
+	// argument is "{file}". It is added to DefaultInterpreters.
+	Interpreters map[string][]string `json:"interpreters"`
+}
+
+// Channel is a configured way to send: a command (its arguments may hold
+// {to}; the text comes on standard input) or a webhook (POSTed JSON
+// {"channel","to","text"}).
+type Channel struct {
+	Command []string `json:"command,omitempty"`
+	Webhook string   `json:"webhook,omitempty"`
+}
+
+// Actuators holds one actuator per tool and the checks every action passes
+// on its way to one.
+type Actuators struct {
+	cfg   Config
+	paths *paths
+	tools map[gates.Tool]Actuator
+	log   *slog.Logger
+}
+
+// New builds the actuators.
+func New(cfg Config) (*Actuators, error) {
+	if len(cfg.Roots) == 0 {
+		return nil, errors.New("actuate: no memex root")
+	}
+	cfg.Shell = cfg.Shell.withDefaults()
+	cfg.Eval.Limits = cfg.Eval.Limits.withDefaults()
+	cfg.HTTP = cfg.HTTP.withDefaults()
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p, err := newPaths(cfg.Roots, cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	a := &Actuators{cfg: cfg, paths: p, log: log}
+	a.tools = map[gates.Tool]Actuator{
+		gates.ToolMessage:    ActuatorFunc(a.message),
+		gates.ToolFileRead:   ActuatorFunc(a.fileRead),
+		gates.ToolFileWrite:  ActuatorFunc(a.fileWrite),
+		gates.ToolMemoryEdit: ActuatorFunc(a.memoryEdit),
+		gates.ToolShell:      ActuatorFunc(a.shell),
+		gates.ToolHTTP:       ActuatorFunc(a.http),
+		gates.ToolSend:       ActuatorFunc(a.send),
+		gates.ToolEval:       ActuatorFunc(a.eval),
+	}
+	for t, o := range cfg.Override {
+		a.tools[t] = o
+	}
+	return a, nil
+}
+
+// NeedsApproval reports whether tool runs only from an approved Flight
+// Plan, whatever the gates say: http, send and eval reach beyond the
+// user's machine or run arbitrary code.
+func NeedsApproval(tool gates.Tool) bool {
+	return tool == gates.ToolHTTP || tool == gates.ToolSend || tool == gates.ToolEval
+}
+
+// ErrNeedsApproval is wrapped by the error for an action that runs only
+// from an approved Flight Plan and came without one.
+var ErrNeedsApproval = errors.New("runs only from an approved Flight Plan")
+
+// Run carries out req.Action with the actuator of its tool, after the
+// checks the package doc lists; a panic inside an actuator is returned as
+// an error.
+func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error) {
+	act, ok := a.tools[req.Action.Tool]
+	if !ok {
+		return Result{}, fmt.Errorf("no actuator for the tool %q", req.Action.Tool)
+	}
+	if req.Approval != nil && req.Approval.ActionHash != req.Action.Hash() {
+		return Result{}, fmt.Errorf("%s: the approval of plan %s is for another action (%s, not %s)", req.Action.Tool, req.Approval.PlanID, req.Approval.ActionHash, req.Action.Hash())
+	}
+	if NeedsApproval(req.Action.Tool) && req.Approval == nil {
+		return Result{}, fmt.Errorf("%s %w", req.Action.Tool, ErrNeedsApproval)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the %s actuator panicked: %v", req.Action.Tool, r)
+		}
+		a.log.Info("actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
+			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
+	}()
+	switch req.Action.Tool {
+	case gates.ToolShell, gates.ToolEval:
+		return a.guarded(ctx, req, act)
+	}
+	return act.Run(ctx, req)
+}
+
+// redact scrubs vault secrets from s.
+func (a *Actuators) redact(s string) string {
+	if a.cfg.Vault == nil {
+		return s
+	}
+	return a.cfg.Vault.Redact(s)
+}
+
+// reload tells the memex about files written on disk.
+func (a *Actuators) reload(ctx context.Context, paths ...string) {
+	if a.cfg.Memex == nil || len(paths) == 0 {
+		return
+	}
+	if _, err := a.cfg.Memex.ReloadFiles(ctx, paths...); err != nil {
+		a.log.Warn("the memex could not read a written file again", "err", err)
+	}
+}
+
+// The live memex is the actuators' memex.
+var _ Memex = (*memory.Memex)(nil)

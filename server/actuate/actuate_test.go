@@ -1,0 +1,226 @@
+package actuate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+	"pp-lsp/internal/testenv"
+	"pp-lsp/memory"
+	"pp-lsp/server/workspace"
+	"pp-lsp/server/workspace/workspacetest"
+)
+
+type fixture struct {
+	root string
+	home string
+	mx   *memory.Memex
+	ed   *workspacetest.Editor
+	act  *Actuators
+	env  map[string]string
+}
+
+func newFixture(t *testing.T, files map[string]string, mutate func(*Config)) *fixture {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	t.Cleanup(func() { mx.Close(ctx) })
+	fx := &fixture{root: root, home: t.TempDir(), mx: mx, ed: workspacetest.New(),
+		env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/test", "OPENAI_API_KEY": "sk-secret-should-not-leak", "LANG": "C.UTF-8"}}
+	cfg := Config{
+		Roots: []string{root}, Home: fx.home, Files: workspace.Files{Workspace: fx.ed}, Memex: mx,
+		Getenv: func(k string) string { return fx.env[k] },
+		Shell:  Limits{Timeout: 5 * time.Second, OutputCap: 4096},
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	fx.act, err = New(cfg)
+	require.NoError(t, err)
+	return fx
+}
+
+func run(t *testing.T, fx *fixture, a gates.Action, approval *Approval) (Result, error) {
+	t.Helper()
+	return fx.act.Run(context.Background(), Request{Action: a, Approval: approval})
+}
+
+func approve(a gates.Action) *Approval { return &Approval{PlanID: "p", ActionHash: a.Hash()} }
+
+func TestShell(t *testing.T) {
+	fx := newFixture(t, map[string]string{"notes/a.org": "* a\n"}, nil)
+	for _, tc := range []struct {
+		name, cmd, cwd string
+		ok             bool
+		errText        string
+		contains       []string
+		absent         []string
+	}{
+		{name: "runs in the root", cmd: "ls notes; pwd", ok: true, contains: []string{"a.org", fx.root}},
+		{name: "in a sub-folder", cmd: "ls", cwd: "notes", ok: true, contains: []string{"a.org"}},
+		{name: "clean environment", cmd: "env", ok: true, contains: []string{"HOME=/home/test", "TERM=dumb"}, absent: []string{"sk-secret", "OPENAI_API_KEY"}},
+		{name: "non-zero exit is a result", cmd: "echo oops >&2; exit 3", contains: []string{"oops"}},
+		{name: "cwd outside the roots", cmd: "ls", cwd: "/", errText: "outside the memex roots"},
+		{name: "cwd missing", cmd: "ls", cwd: "nope", errText: "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: tc.cmd, Cwd: tc.cwd}, "test"), nil)
+			if tc.errText != "" {
+				assert.ErrorContains(t, err, tc.errText)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.ok, res.OK, res.Summary)
+			assert.True(t, res.Feedback)
+			for _, s := range tc.contains {
+				assert.Contains(t, res.Output, s)
+			}
+			for _, s := range tc.absent {
+				assert.NotContains(t, res.Output, s)
+			}
+		})
+	}
+}
+
+func TestShellTimeoutKillsTheGroupAndCapsOutput(t *testing.T) {
+	fx := newFixture(t, nil, func(c *Config) { c.Shell = Limits{Timeout: 300 * time.Millisecond, OutputCap: 1000} })
+	marker := filepath.Join(fx.root, "child-survived")
+	start := time.Now()
+	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: "(sleep 1; touch " + marker + ") & sleep 5"}, "t"), nil)
+	assert.ErrorIs(t, err, ErrTimeout)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Contains(t, res.Summary, "timeout")
+	time.Sleep(1200 * time.Millisecond)
+	assert.NoFileExists(t, marker, "the background child died with its group")
+
+	res, err = run(t, fx, gates.Build(gates.ShellArgs{Cmd: "seq 1 100000"}, "t"), nil)
+	require.NoError(t, err)
+	assert.Less(t, len(res.Output), 1200)
+	assert.True(t, strings.HasPrefix(res.Output, "1\n2\n"))
+	assert.True(t, strings.HasSuffix(res.Output, "99999\n100000\n"), "the tail is kept too")
+	assert.Contains(t, res.Output, "bytes cut")
+}
+
+func TestShellTouchingFlightPlansIsUndone(t *testing.T) {
+	const plans = "#+TODO: PLAN APPROVED | DONE\n* PLAN x\n"
+	fx := newFixture(t, map[string]string{"flightplans.org": plans}, nil)
+	a := gates.Build(gates.ShellArgs{Cmd: "sed -i s/PLAN\\ x/APPROVED\\ x/ flightplans.org"}, "self-approval")
+	res, err := run(t, fx, a, nil)
+	require.NoError(t, err)
+	assert.False(t, res.OK)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "put back")
+	got, _ := os.ReadFile(filepath.Join(fx.root, "flightplans.org"))
+	assert.Equal(t, plans, string(got))
+
+	// A human approved this very command: it stands, and is reported.
+	res, err = run(t, fx, a, approve(a))
+	require.NoError(t, err)
+	require.Len(t, res.Warnings, 1)
+	got, _ = os.ReadFile(filepath.Join(fx.root, "flightplans.org"))
+	assert.Contains(t, string(got), "APPROVED x")
+}
+
+func TestApprovalOnlyTools(t *testing.T) {
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "http://169.254.169.254/", http.StatusFound)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s", r.Method, r.URL.Path, body)
+	}))
+	t.Cleanup(srv.Close)
+	fx := newFixture(t, nil, nil)
+	get := gates.Build(gates.HTTPArgs{Method: "POST", URL: srv.URL + "/x", Body: `{"a":1}`}, "t")
+
+	for _, a := range []gates.Action{get, gates.Build(gates.SendArgs{Channel: "mail", To: "a@b", Text: "hi"}, "t"), gates.Build(gates.EvalArgs{Lang: "sh", Code: "echo hi"}, "t")} {
+		_, err := run(t, fx, a, nil)
+		assert.ErrorIs(t, err, ErrNeedsApproval, a.Tool)
+		_, err = run(t, fx, a, &Approval{PlanID: "p", ActionHash: "sha256:other"})
+		assert.ErrorContains(t, err, "for another action", a.Tool)
+	}
+	assert.Zero(t, hits, "nothing reached the server without approval")
+
+	res, err := run(t, fx, get, approve(get))
+	require.NoError(t, err)
+	assert.True(t, res.OK)
+	assert.Contains(t, res.Output, `POST /x {"a":1}`)
+
+	redir := gates.Build(gates.HTTPArgs{Method: "GET", URL: srv.URL + "/redirect"}, "t")
+	res, err = run(t, fx, redir, approve(redir))
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "not followed")
+}
+
+func TestSend(t *testing.T) {
+	var got map[string]string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewDecoder(r.Body).Decode(&got)
+	}))
+	t.Cleanup(srv.Close)
+	fx := newFixture(t, nil, func(c *Config) {
+		c.Channels = map[string]Channel{
+			"file": {Command: []string{"sh", "-c", `cat > sent-to-"$0".txt`, "{to}"}},
+			"hook": {Webhook: srv.URL},
+		}
+	})
+	for _, tc := range []struct{ channel, errText string }{
+		{"file", ""}, {"hook", ""}, {"telegram", `no channel "telegram" is configured`},
+	} {
+		t.Run(tc.channel, func(t *testing.T) {
+			a := gates.Build(gates.SendArgs{Channel: tc.channel, To: "bob", Text: "hello bob"}, "t")
+			res, err := run(t, fx, a, approve(a))
+			if tc.errText != "" {
+				assert.ErrorContains(t, err, tc.errText)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, res.OK, res.Summary)
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(fx.root, "sent-to-bob.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "hello bob", string(b))
+	assert.Equal(t, map[string]string{"channel": "hook", "to": "bob", "text": "hello bob"}, got)
+}
+
+func TestEval(t *testing.T) {
+	fx := newFixture(t, nil, nil)
+	a := gates.Build(gates.EvalArgs{Lang: "sh", Code: "echo $((6*7))"}, "t")
+	res, err := run(t, fx, a, approve(a))
+	require.NoError(t, err)
+	assert.Equal(t, "42\n", res.Output)
+
+	a = gates.Build(gates.EvalArgs{Lang: "cobol", Code: "x"}, "t")
+	_, err = run(t, fx, a, approve(a))
+	assert.ErrorContains(t, err, `no interpreter is known for the language "cobol"`)
+
+	testenv.NeedCommand(t, "python3")
+	a = gates.Build(gates.EvalArgs{Lang: "Python", Code: "import os\nprint(sum(range(10)), 'OPENAI_API_KEY' in os.environ)"}, "t")
+	res, err = run(t, fx, a, approve(a))
+	require.NoError(t, err)
+	assert.Equal(t, "45 False\n", res.Output)
+}

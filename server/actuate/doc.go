@@ -1,0 +1,14 @@
+// Package actuate carries out actions the gates let through: one actuator
+// per tool of DESIGN §6 — message, file_read, file_write, memory_edit,
+// shell, http, send and eval.
+//
+// Invariant: an actuator does exactly the action it is given, inside the
+// limits it enforces itself, whatever the gates said: writes land only
+// inside the roots (confined by os.Root), never in flightplans.org or
+// journal.org, and never behind a buffer open in an editor; http, send and
+// eval run only with an Approval for that very action (a Flight Plan a human
+// approved); processes get a clean environment without secrets, a working
+// folder inside the roots, a timeout that kills their whole process group,
+// and an output cap; every output is scrubbed of vault secrets before it
+// leaves. A failure is an error naming the action at fault; no input panics.
+package actuate

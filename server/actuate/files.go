@@ -1,0 +1,223 @@
+package actuate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/orgast"
+	"pp-lsp/server/workspace"
+)
+
+// MaxRead bounds what file_read returns to the model.
+const MaxRead = 256 << 10
+
+// read returns the current text of a file: the editor's buffer when it is
+// open under either of its names, else the disk's.
+func (a *Actuators) read(names ...string) (workspace.Current, error) {
+	var last workspace.Current
+	for _, n := range names {
+		cur, err := a.cfg.Files.Read(n)
+		if err != nil {
+			return cur, err
+		}
+		if cur.Open {
+			return cur, nil
+		}
+		last = cur
+	}
+	return last, nil
+}
+
+// fileRead returns a file's text to the model: inside the roots, or, with
+// a human's approval, anywhere. Private subtrees of an Org file are left
+// out, and a file that is private as a whole is refused: what is private
+// never reaches a model.
+func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
+	args := req.Action.Typed().(gates.FileReadArgs)
+	abs, err := a.paths.abs(args.Path)
+	if err != nil {
+		return Result{}, fmt.Errorf("file_read: %w", err)
+	}
+	c := canonical(abs)
+	if _, _, inside := a.paths.inRoot(c); !inside && req.Approval == nil {
+		return Result{}, fmt.Errorf("file_read %s: reading outside the memex roots %w", args.Path, ErrNeedsApproval)
+	}
+	if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+		return Result{}, fmt.Errorf("file_read %s: it is a folder", args.Path)
+	}
+	cur, err := a.read(abs, c)
+	if err != nil {
+		return Result{}, fmt.Errorf("file_read: %w", err)
+	}
+	if !cur.Exists {
+		return Result{}, fmt.Errorf("file_read %s: no such file", args.Path)
+	}
+	text := string(cur.Text)
+	note := ""
+	if strings.EqualFold(filepath.Ext(c), ".org") {
+		tags := memory.DefaultPrivacyTags()
+		if a.cfg.Memex != nil {
+			tags = a.cfg.Memex.Snapshot().PrivacyTags()
+		}
+		kept, left, whole := withoutPrivate(cur.Text, tags)
+		if whole {
+			return Result{}, fmt.Errorf("file_read %s: the whole file is private (#+FILETAGS: carries a privacy tag); it is never shown to a model", args.Path)
+		}
+		text = kept
+		if left > 0 {
+			note = fmt.Sprintf(" (%d private subtrees left out)", left)
+		}
+	}
+	out := newCapture(MaxRead)
+	out.Write([]byte(text))
+	return Result{
+		OK: true, Feedback: true,
+		Output:  a.redact(out.String()),
+		Summary: fmt.Sprintf("read %d bytes of %s%s", len(text), args.Path, note),
+	}, nil
+}
+
+// withoutPrivate drops every subtree that carries a privacy tag, its own or
+// inherited; whole reports that the file's own tags make all of it private.
+func withoutPrivate(src []byte, tags []string) (string, int, bool) {
+	f := orgast.Parse(src)
+	isPrivate := func(ts []string) bool {
+		for _, t := range ts {
+			for _, p := range tags {
+				if t == p {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if isPrivate(f.FileTags()) {
+		return "", 0, true
+	}
+	var b strings.Builder
+	prev, left := 0, 0
+	for i := 0; i < len(f.Headlines); i++ {
+		h := &f.Headlines[i]
+		if !isPrivate(h.Tags) {
+			continue
+		}
+		b.Write(src[prev:h.Line.Start])
+		prev = h.End
+		left++
+		for i+1 < len(f.Headlines) && f.Headlines[i+1].Line.Start < h.End {
+			i++
+		}
+	}
+	b.Write(src[prev:])
+	return b.String(), left, false
+}
+
+// fileWrite replaces a file's whole content, inside the roots: through the
+// editor when the file is open, atomically on disk otherwise.
+func (a *Actuators) fileWrite(ctx context.Context, req Request) (Result, error) {
+	args := req.Action.Typed().(gates.FileWriteArgs)
+	t, err := a.paths.writable(args.Path)
+	if err != nil {
+		return Result{}, fmt.Errorf("file_write: %w", err)
+	}
+	cur, err := a.read(t.abs, t.c)
+	if err != nil {
+		return Result{}, fmt.Errorf("file_write: %w", err)
+	}
+	res := Result{OK: true, Changed: []string{t.c}, Summary: fmt.Sprintf("wrote %d bytes to %s", len(args.Content), t.rel)}
+	if cur.Open {
+		_, err := a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: 0, End: len(cur.Text), NewText: args.Content}},
+			workspace.Meta{Label: "Passepartout: write " + t.rel, Description: req.Action.Explanation})
+		if err != nil {
+			return Result{}, fmt.Errorf("file_write: %w", err)
+		}
+		res.Summary += " (through the editor)"
+		return res, nil
+	}
+	root, err := os.OpenRoot(a.paths.roots[t.root])
+	if err != nil {
+		return Result{}, fmt.Errorf("file_write: %w", err)
+	}
+	defer root.Close()
+	if err := workspace.WriteFileIn(root, t.rel, []byte(args.Content), 0o644); err != nil {
+		return Result{}, fmt.Errorf("file_write: %w", err)
+	}
+	a.reload(ctx, t.abs, t.c)
+	return res, nil
+}
+
+// memoryEdit replaces the body of the node with the given :ID:, keeping
+// every other byte of its file.
+func (a *Actuators) memoryEdit(ctx context.Context, req Request) (Result, error) {
+	args := req.Action.Typed().(gates.MemoryEditArgs)
+	if a.cfg.Memex == nil {
+		return Result{}, errors.New("memory_edit: there is no memex to find the node in")
+	}
+	nodes := a.cfg.Memex.Snapshot().NodesByID(args.ID)
+	switch len(nodes) {
+	case 0:
+		return Result{}, fmt.Errorf("memory_edit: no node has the :ID: %q", args.ID)
+	case 1:
+	default:
+		return Result{}, fmt.Errorf("memory_edit: %d nodes carry the :ID: %q; which one is meant is not clear", len(nodes), args.ID)
+	}
+	content, err := bodyText(args.Content)
+	if err != nil {
+		return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+	}
+	t, err := a.paths.writable(nodes[0].Path())
+	if err != nil {
+		return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+	}
+	cur, err := a.read(t.abs, t.c)
+	if err != nil {
+		return Result{}, fmt.Errorf("memory_edit: %w", err)
+	}
+	f := orgast.Parse(cur.Text)
+	var start, end int
+	found := 0
+	if id, ok := f.ID(); ok && id == args.ID {
+		if start, end, err = fileBody(f); err != nil {
+			return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+		}
+		found++
+	}
+	for i := range f.Headlines {
+		h := &f.Headlines[i]
+		if h.Drawer == nil {
+			continue
+		}
+		if id, ok := h.Drawer.Get("ID"); ok && id == args.ID {
+			start, end = headlineBody(cur.Text, h)
+			found++
+		}
+	}
+	if found != 1 {
+		return Result{}, fmt.Errorf("memory_edit: the node %q is not (or not once) in %s as it is now", args.ID, t.rel)
+	}
+	if start > 0 && cur.Text[start-1] != '\n' && content != "" {
+		content = "\n" + content
+	}
+	var root *os.Root
+	if !cur.Open {
+		if root, err = os.OpenRoot(a.paths.roots[t.root]); err != nil {
+			return Result{}, fmt.Errorf("memory_edit: %w", err)
+		}
+		defer root.Close()
+	}
+	_, err = a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: start, End: end, NewText: content}},
+		workspace.Meta{Label: "Passepartout: edit node " + args.ID, Description: req.Action.Explanation, Root: root, Rel: t.rel})
+	if err != nil {
+		return Result{}, fmt.Errorf("memory_edit: %w", err)
+	}
+	if !cur.Open {
+		a.reload(ctx, t.abs, t.c)
+	}
+	return Result{OK: true, Changed: []string{t.c}, Summary: fmt.Sprintf("replaced the body of node %s in %s (%d bytes)", args.ID, t.rel, len(content))}, nil
+}

@@ -1,0 +1,182 @@
+package actuate
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+)
+
+func TestFileWrite(t *testing.T) {
+	fx := newFixture(t, map[string]string{"notes/a.org": "* a\n", "flightplans.org": "", "sub/x": ""}, nil)
+	require.NoError(t, os.Symlink(fx.root, filepath.Join(fx.root, "loop")))
+	for _, tc := range []struct{ path, errText string }{
+		{"notes/new.org", ""},
+		{filepath.Join(fx.root, "notes/abs.md"), ""},
+		{"deep/er/file.txt", ""},
+		{"flightplans.org", "only a human changes"},
+		{"journal.org", "only a human changes"},
+		{"loop/flightplans.org", "only a human changes"},
+		{"../escape.txt", "outside the memex roots"},
+		{"/etc/passwd", "outside the memex roots"},
+		{"~/x", "outside the memex roots"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res, err := run(t, fx, gates.Build(gates.FileWriteArgs{Path: tc.path, Content: "* written\n"}, "t"), nil)
+			if tc.errText != "" {
+				assert.ErrorContains(t, err, tc.errText)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, res.Changed, 1)
+			b, err := os.ReadFile(res.Changed[0])
+			require.NoError(t, err)
+			assert.Equal(t, "* written\n", string(b))
+		})
+	}
+	_, ok := fx.mx.Snapshot().File(filepath.Join(fx.root, "notes/new.org"))
+	assert.True(t, ok, "the memex read the new file")
+	entries, _ := os.ReadDir(filepath.Join(fx.root, "notes"))
+	for _, e := range entries {
+		assert.False(t, strings.HasSuffix(e.Name(), ".tmp"), "no temp file left")
+	}
+
+	// An open file is changed through the editor, not behind it.
+	p := filepath.Join(fx.root, "notes/a.org")
+	fx.ed.Open(p, "* a (buffer)\n")
+	_, err := run(t, fx, gates.Build(gates.FileWriteArgs{Path: "notes/a.org", Content: "* b\n"}, "t"), nil)
+	require.NoError(t, err)
+	disk, _ := os.ReadFile(p)
+	assert.Equal(t, "* a\n", string(disk))
+	d, _ := fx.ed.OpenDocument(p)
+	assert.Equal(t, "* b\n", string(d.Text))
+}
+
+func TestMemoryEdit(t *testing.T) {
+	const notes = "#+TITLE: Notes\n* Project\n:PROPERTIES:\n:ID: proj\n:END:\nold body\nmore\n\n** Child\n:PROPERTIES:\n:ID: child\n:END:\nchild body\n\n* Other\nkeep\n"
+	const roam = ":PROPERTIES:\n:ID: roam\n:END:\n#+title: Roam\nroam body\n* H\n"
+	fx := newFixture(t, map[string]string{"notes.org": notes, "roam.org": roam, "flightplans.org": "* PLAN p\n:PROPERTIES:\n:ID: plan1\n:END:\n"}, nil)
+	for _, tc := range []struct {
+		name, id, content, file, want, errText string
+	}{
+		{name: "headline with children", id: "proj", content: "new body", file: "notes.org",
+			want: strings.Replace(notes, "old body\nmore\n", "new body\n", 1)},
+		{name: "leaf", id: "child", content: "x\ny\n", file: "notes.org",
+			want: strings.Replace(strings.Replace(notes, "old body\nmore\n", "new body\n", 1), "child body\n", "x\ny\n", 1)},
+		{name: "file node", id: "roam", content: "fresh\n", file: "roam.org", want: strings.Replace(roam, "roam body\n", "fresh\n", 1)},
+		{name: "headline in content", id: "proj", content: "* sneaky\n", errText: "is a headline"},
+		{name: "unknown id", id: "nope", content: "x", errText: "no node has"},
+		{name: "a Flight Plan", id: "plan1", content: "x", errText: "only a human changes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(t, fx, gates.Build(gates.MemoryEditArgs{ID: tc.id, Content: tc.content}, "t"), nil)
+			if tc.errText != "" {
+				assert.ErrorContains(t, err, tc.errText)
+				return
+			}
+			require.NoError(t, err)
+			b, _ := os.ReadFile(filepath.Join(fx.root, tc.file))
+			assert.Equal(t, tc.want, string(b))
+		})
+	}
+	n, ok := fx.mx.Snapshot().NodeByID("child")
+	require.True(t, ok)
+	assert.Equal(t, "x\ny\n", n.Body(), "the memex saw the edit")
+}
+
+func TestFileRead(t *testing.T) {
+	const mixed = "* Public\nvisible\n* Diary :private:\nsecret diary\n** Sub\nalso secret\n* After\nshown\n"
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	require.NoError(t, os.WriteFile(outside, []byte("out"), 0o644))
+	fx := newFixture(t, map[string]string{"mixed.org": mixed, "all.org": "#+FILETAGS: :@personal:\n* x\n", "a.txt": "plain"}, nil)
+	for _, tc := range []struct {
+		name, path string
+		approved   bool
+		want       string
+		errText    string
+	}{
+		{name: "text", path: "a.txt", want: "plain"},
+		{name: "private subtrees left out", path: "mixed.org", want: "* Public\nvisible\n* After\nshown\n"},
+		{name: "private file", path: "all.org", errText: "whole file is private"},
+		{name: "outside, unapproved", path: outside, errText: "approved Flight Plan"},
+		{name: "outside, approved", path: outside, approved: true, want: "out"},
+		{name: "missing", path: "nope.txt", errText: "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := gates.Build(gates.FileReadArgs{Path: tc.path}, "t")
+			var ap *Approval
+			if tc.approved {
+				ap = approve(a)
+			}
+			res, err := run(t, fx, a, ap)
+			if tc.errText != "" {
+				assert.ErrorContains(t, err, tc.errText)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.Output)
+			assert.True(t, res.Feedback)
+		})
+	}
+}
+
+func TestMessage(t *testing.T) {
+	const text = "#+TITLE: t\n* Question here\nWhat is it?\n** Child\n"
+	fx := newFixture(t, map[string]string{"q.org": text}, nil)
+	p := filepath.Join(fx.root, "q.org")
+	a := gates.Build(gates.MessageArgs{Text: "It is 42.\n* not a headline"}, "answer")
+
+	res, err := fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 1, Question: "what?"})
+	require.NoError(t, err)
+	assert.Equal(t, "answer shown", res.Summary, "no editor has the file: shown only")
+	assert.Equal(t, "It is 42.\n* not a headline", res.Shown)
+
+	fx.ed.Open(p, text)
+	res, err = fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 2, Question: "what?"})
+	require.NoError(t, err)
+	assert.True(t, res.OK)
+	d, _ := fx.ed.OpenDocument(p)
+	assert.Equal(t, "#+TITLE: t\n* Question here\nWhat is it?\n#+begin_quote\nIt is 42.\n,* not a headline\n#+end_quote\n** Child\n", string(d.Text))
+	require.Len(t, fx.ed.Edits(), 1)
+	we, err := fx.ed.Edits()[0].WorkspaceEdit()
+	require.NoError(t, err)
+	js, err := json.Marshal(we)
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"needsConfirmation":true`)
+	assert.Contains(t, string(js), `"annotationId":"passepartout"`)
+	assert.Contains(t, string(js), `"version":1`)
+
+	fx.ed.Decline(true)
+	res, err = fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 2})
+	require.NoError(t, err)
+	assert.False(t, res.OK)
+	assert.Equal(t, a.Arg("text"), res.Shown, "a declined answer is still shown")
+}
+
+func TestCapture(t *testing.T) {
+	c := newCapture(10)
+	c.Write([]byte("abc"))
+	assert.Equal(t, "abc", c.String())
+	c = newCapture(10)
+	for i := range 100 {
+		c.Write([]byte{byte('a' + i%26)})
+	}
+	assert.Equal(t, "abcde\n[… 90 bytes cut …]\nrstuv", c.String())
+}
+
+func TestMessageNeverWritesTheProtectedFiles(t *testing.T) {
+	fx := newFixture(t, map[string]string{"flightplans.org": "* PLAN x\n"}, nil)
+	p := filepath.Join(fx.root, "flightplans.org")
+	fx.ed.Open(p, "* PLAN x\n")
+	res, err := fx.act.Run(context.Background(), Request{Action: gates.Build(gates.MessageArgs{Text: "hi"}, "t"), File: p, Line: 0})
+	require.NoError(t, err)
+	assert.Equal(t, "answer shown", res.Summary)
+	assert.Empty(t, fx.ed.Edits())
+}

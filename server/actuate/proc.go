@@ -1,0 +1,175 @@
+package actuate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"pp-lsp/server/workspace"
+)
+
+// capture keeps the head and the tail of a stream within a cap, and counts
+// what it left out: the start says what a command did, the end how it
+// failed.
+type capture struct {
+	max   int
+	head  []byte
+	tail  []byte // a ring of the last max/2 bytes once head is full
+	pos   int
+	total int64
+}
+
+func newCapture(max int) *capture { return &capture{max: max} }
+
+// Write keeps what fits and counts the rest; it never fails.
+func (c *capture) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	n := len(p)
+	half := c.max / 2
+	if room := c.max - half - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if len(c.tail) < half {
+			k := min(half-len(c.tail), len(p))
+			c.tail = append(c.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		if half == 0 {
+			break
+		}
+		k := copy(c.tail[c.pos:], p)
+		c.pos = (c.pos + k) % half
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// String is the kept output, with a line saying how much was cut.
+func (c *capture) String() string {
+	tail := append(append([]byte(nil), c.tail[c.pos:]...), c.tail[:c.pos]...)
+	kept := int64(len(c.head) + len(tail))
+	if kept == c.total {
+		return string(c.head) + string(tail)
+	}
+	return fmt.Sprintf("%s\n[… %d bytes cut …]\n%s", bytes.ToValidUTF8(c.head, nil), c.total-kept, bytes.ToValidUTF8(tail, nil))
+}
+
+// cleanEnv is the environment of every process an action starts: enough to
+// find programs and read text, nothing that could hold a secret (no keys,
+// tokens, agent sockets, proxies with credentials).
+func cleanEnv(getenv func(string) string, dir string) []string {
+	env := []string{"TERM=dumb", "PWD=" + dir, "PAGER=cat", "GIT_PAGER=cat", "NO_COLOR=1"}
+	path := getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	env = append(env, "PATH="+path)
+	for _, k := range []string{"HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"} {
+		if v := getenv(k); v != "" && !strings.ContainsRune(v, 0) {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// ErrTimeout is wrapped by the error of a process killed by its timeout.
+var ErrTimeout = errors.New("timed out")
+
+// runProcess runs argv in dir with the clean environment, stdin as given,
+// output captured within the cap; the whole process group is killed at the
+// timeout or when ctx ends. A non-zero exit is not an error: it is in the
+// result.
+func (a *Actuators) runProcess(ctx context.Context, what string, argv []string, dir string, stdin io.Reader, lim Limits) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv(a.cfg.Getenv, dir)
+	cmd.Stdin = stdin
+	out := newCapture(lim.OutputCap)
+	cmd.Stdout, cmd.Stderr = out, out
+	isolate(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start).Round(time.Millisecond)
+	res := Result{Output: a.redact(out.String()), ExitCode: cmd.ProcessState.ExitCode()}
+	var exit *exec.ExitError
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Summary = fmt.Sprintf("killed after the %s timeout", lim.Timeout)
+		return res, fmt.Errorf("%s %w after %s", what, ErrTimeout, lim.Timeout)
+	case err != nil && ctx.Err() != nil:
+		res.Summary = "cancelled"
+		return res, fmt.Errorf("%s: %w", what, ctx.Err())
+	case errors.As(err, &exit):
+		res.Summary = fmt.Sprintf("exit status %d after %s", res.ExitCode, elapsed)
+		return res, nil
+	case err != nil:
+		return res, fmt.Errorf("%s could not start: %w", what, err)
+	}
+	res.OK = true
+	res.Summary = fmt.Sprintf("exit status 0 after %s", elapsed)
+	return res, nil
+}
+
+// guarded runs a process-starting action and checks afterwards that it did
+// not touch the protected files. A changed flightplans.org is put back as
+// it was, unless a human approved this very action: nothing the agent runs
+// on its own approves a plan. A changed journal is only reported — undoing
+// an append could remove an entry another process wrote, and the chain and
+// its recorded head already expose any forgery.
+func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Result, error) {
+	type state struct {
+		data   []byte
+		exists bool
+	}
+	before := map[string]state{}
+	for _, p := range a.paths.protectedPaths() {
+		b, err := os.ReadFile(p)
+		before[p] = state{b, err == nil}
+	}
+	res, err := act.Run(ctx, req)
+	for p, was := range before {
+		b, rerr := os.ReadFile(p)
+		now := state{b, rerr == nil}
+		if now.exists == was.exists && bytes.Equal(now.data, was.data) {
+			continue
+		}
+		w := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
+		if strings.HasSuffix(p, "flightplans.org") && req.Approval == nil {
+			if was.exists {
+				err2 := writeBack(p, was.data)
+				w += "; it was put back as it was"
+				if err2 != nil {
+					w += fmt.Sprintf(" — but that failed: %v", err2)
+				}
+			} else {
+				os.Remove(p)
+				w += "; it was removed again"
+			}
+			w += " (Flight Plans change only by a human's hand; approve again if the change was yours)"
+		} else {
+			w += "; `pp-lsp doctor` checks the journal's chain"
+		}
+		res.Warnings = append(res.Warnings, w)
+		res.OK = false
+		a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
+	}
+	return res, err
+}
+
+// writeBack restores a protected file's bytes, atomically.
+func writeBack(p string, data []byte) error {
+	return workspace.WriteFile(p, data, 0o644)
+}

@@ -1,0 +1,210 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/providers"
+	"pp-lsp/server/actuate"
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/journal"
+	"pp-lsp/server/workspace"
+)
+
+// Memex is what the agent needs of the live memex (memory.Memex): the
+// snapshot it reasons over, the rollback after a failed pass, and the news
+// that a file changed on disk.
+type Memex interface {
+	Snapshot() *memory.Snapshot
+	Rollback(ctx context.Context, to *memory.Snapshot) (*memory.RollbackResult, error)
+	ReloadFiles(ctx context.Context, paths ...string) (*memory.Snapshot, error)
+	Refresh(ctx context.Context) (*memory.Snapshot, error)
+}
+
+// Options are what an Agent is built from. Roots, Stack, Memex and DataDir
+// are required.
+type Options struct {
+	// Roots are the memex roots; flightplans.org and journal.org live in
+	// the first.
+	Roots []string
+	// Stack is the gate stack; World the gates' environment without its
+	// Memex, which every pass fills with the snapshot it reasons over.
+	Stack *gates.Stack
+	World gates.World
+	// Provider answers (the cascade); nil makes asking ErrNoProvider.
+	Provider providers.Provider
+	Memex    Memex
+	// Context renders the foveal context (nil: FovealContext).
+	Context ContextSource
+	// Workspace is the attached editor (nil: none).
+	Workspace workspace.Workspace
+	// DataDir holds the plans' records and locks and the journal's head.
+	DataDir string
+	Config  Config
+	// Logs keep the recent log lines for the prompt. nil makes a ring fed
+	// by the agent's own logger; a ring given here must already be fed by
+	// Logger (built on Logs.Handler, as Open does), so that the gates',
+	// providers' and memory's lines reach it too.
+	Logs *LogRing
+	// Logger is where the agent logs (nil: nowhere but the ring).
+	Logger *slog.Logger
+	// Actuators replace the actuators of some tools (see actuate.Config).
+	Actuators map[gates.Tool]actuate.Actuator
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Getenv reads the process environment for the few variables actions
+	// inherit (PATH, locale, HOME); nil is os.Getenv.
+	Getenv func(string) string
+}
+
+// Agent runs the pipeline. It is safe for concurrent use: many signals may
+// be handled at once; what they change is serialised.
+type Agent struct {
+	roots     []string
+	stack     *gates.Stack
+	world     gates.World
+	provider  providers.Provider
+	memex     Memex
+	ctxsrc    ContextSource
+	files     workspace.Files
+	acts      *actuate.Actuators
+	store     *flightplan.Store
+	journal   *journal.Journal
+	plansPath string
+	cfg       Config
+	logs      *LogRing
+	log       *slog.Logger
+	now       func() time.Time
+	redact    func(string) string
+
+	// actMu serialises what changes files: an action's run with the
+	// snapshot and rollback around it, and the agent's own appends to the
+	// journal and the plans, so that no rollback ever undoes those.
+	actMu sync.Mutex
+	// wake nudges the heartbeat to pick up approved plans now.
+	wake chan struct{}
+	// closers release what Open opened.
+	closers []func(context.Context) error
+}
+
+// New builds an agent.
+func New(opts Options) (*Agent, error) {
+	if len(opts.Roots) == 0 || opts.Stack == nil || opts.Memex == nil || opts.DataDir == "" {
+		return nil, errors.New("agent: roots, a gate stack, a memex and a data directory are required")
+	}
+	roots := make([]string, len(opts.Roots))
+	for i, r := range opts.Roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("agent: root %s: %w", r, err)
+		}
+		roots[i] = abs
+	}
+	cfg := opts.Config.withDefaults()
+	log := opts.Logger
+	logs := opts.Logs
+	if logs == nil {
+		logs = NewLogRing(*cfg.LogLimit)
+		var next slog.Handler
+		if log != nil {
+			next = log.Handler()
+		}
+		log = slog.New(logs.Handler(next))
+	} else if log == nil {
+		log = slog.New(logs.Handler(nil))
+	}
+	redact := func(s string) string { return s }
+	if v := opts.World.Vault; v != nil {
+		redact = v.Redact
+		logs.SetRedactor(v.Redact)
+	}
+	files := workspace.Files{Workspace: opts.Workspace}
+	shell, eval, httpLim := cfg.actuatorLimits()
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	acts, err := actuate.New(actuate.Config{
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
+		Getenv: getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
+		HTTP: httpLim, Channels: cfg.Channels, Override: opts.Actuators, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	ctxsrc := opts.Context
+	if ctxsrc == nil {
+		ctxsrc = FovealContext{}
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	world := opts.World
+	world.Roots = roots
+	plans := filepath.Join(roots[0], flightplan.FileName)
+	return &Agent{
+		roots: roots, stack: opts.Stack, world: world, provider: opts.Provider, memex: opts.Memex,
+		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(opts.DataDir),
+		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), opts.DataDir),
+		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
+		wake: make(chan struct{}, 1),
+	}, nil
+}
+
+// Roots are the memex roots, absolute.
+func (a *Agent) Roots() []string { return append([]string(nil), a.roots...) }
+
+// PlansPath is the Flight Plans file.
+func (a *Agent) PlansPath() string { return a.plansPath }
+
+// JournalPath is the audit journal.
+func (a *Agent) JournalPath() string { return a.journal.Path() }
+
+// Config is the agent's configuration, defaults filled in.
+func (a *Agent) Config() Config { return a.cfg }
+
+// Logs is the ring the prompt's LOGS come from.
+func (a *Agent) Logs() *LogRing { return a.logs }
+
+// HasProvider reports whether a model is configured.
+func (a *Agent) HasProvider() bool { return a.provider != nil }
+
+// env prepares the gates' environment over snap.
+func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, error) {
+	w := a.world
+	w.Memex = snap
+	env, err := a.stack.NewEnv(ctx, w)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the gates: %w", err)
+	}
+	return env, nil
+}
+
+// appendJournal writes one entry, serialised with actions (see actMu). A
+// journal that cannot be written is logged loudly; it does not undo what
+// already happened.
+func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) {
+	a.actMu.Lock()
+	defer a.actMu.Unlock()
+	if _, err := a.journal.Append(context.WithoutCancel(ctx), e); err != nil {
+		a.log.Error("the audit journal could not be written", "err", err)
+	}
+	// The memex is not told at once: reading the whole journal again after
+	// every entry would cost more as it grows than the entry itself. A
+	// watcher or the heartbeat's refresh brings it in.
+}
+
+// The live memex is the agent's memex, and its snapshots are the gates'.
+var (
+	_ Memex       = (*memory.Memex)(nil)
+	_ gates.Memex = (*memory.Snapshot)(nil)
+)

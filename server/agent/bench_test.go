@@ -1,0 +1,31 @@
+package agent
+
+import (
+	"context"
+	"testing"
+
+	"pp-lsp/gates"
+)
+
+// BenchmarkPass is one whole pass that the model answers in words: the
+// context, the prompt, the (replayed) answer streamed, the proposal parsed
+// and gated, the journal appended, the message acted on. The model's own
+// time is not in it: what is measured is the agent's overhead per pass.
+func BenchmarkPass(b *testing.B) {
+	cfg := gates.DefaultConfig()
+	cfg.Limits.PerMinute, cfg.Limits.ToolPerMinute = 0, nil // the rate limit would deny a benchmark's pace
+	stack, err := gates.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fx := newFixture(b, map[string]string{"notes.org": notesOrg}, replay(b, `{"match":{},"repeat":true,"reply":{"text":"The answer."}}`),
+		func(o *Options) { o.Stack = stack })
+	sig := FromCLI(fx.path("notes.org"), 6, "what is it?")
+	b.ResetTimer()
+	for b.Loop() {
+		out, err := fx.agent.Handle(context.Background(), sig, nil)
+		if err != nil || out.Last().Status != StatusAnswered {
+			b.Fatalf("%v: %+v", err, out.Last())
+		}
+	}
+}

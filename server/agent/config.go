@@ -1,0 +1,151 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"time"
+
+	"pp-lsp/server/actuate"
+)
+
+// The environment variables the agent reads (DESIGN §11).
+const (
+	EnvAssistant = "MEMEX_ASSISTANT"
+	EnvHeartbeat = "HEARTBEAT_INTERVAL"
+	EnvLogLimit  = "CONTEXT_LOG_LIMIT"
+	EnvBudget    = "CONTEXT_BUDGET"
+)
+
+// Config is the "agent" section of the configuration file, with the
+// environment laid over it. Every field has a working default.
+type Config struct {
+	// Assistant is the assistant's name in the prompt (MEMEX_ASSISTANT).
+	Assistant string `json:"assistant,omitempty"`
+	// HeartbeatSeconds is the heartbeat's period (HEARTBEAT_INTERVAL).
+	HeartbeatSeconds int `json:"heartbeat_interval,omitempty"`
+	// LogLimit is how many log lines the prompt shows (CONTEXT_LOG_LIMIT).
+	LogLimit *int `json:"log_limit,omitempty"`
+	// Budget is the context's token budget (CONTEXT_BUDGET).
+	Budget int `json:"context_budget,omitempty"`
+	// ShellTimeout, EvalTimeout and HTTPTimeout bound actions, in seconds.
+	ShellTimeout int `json:"shell_timeout,omitempty"`
+	EvalTimeout  int `json:"eval_timeout,omitempty"`
+	HTTPTimeout  int `json:"http_timeout,omitempty"`
+	// OutputCap bounds the output kept of one action, in bytes.
+	OutputCap int `json:"output_cap,omitempty"`
+	// Channels are the ways send may deliver a message.
+	Channels map[string]actuate.Channel `json:"channels,omitempty"`
+	// Interpreters add or replace eval's languages.
+	Interpreters map[string][]string `json:"interpreters,omitempty"`
+}
+
+// The defaults.
+const (
+	DefaultAssistant = "Passepartout"
+	DefaultHeartbeat = 60
+	DefaultLogLimit  = 20
+	DefaultBudget    = 4000
+)
+
+// ParseConfig reads the "agent" section (the JSON object under "agent").
+// Unknown keys and wrong types are errors naming the key.
+func ParseConfig(section []byte) (Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(section)) == 0 {
+		return c, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(section))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("the \"agent\" section of the configuration: %w", err)
+	}
+	return c, nil
+}
+
+// ApplyEnv lays the environment over c. A malformed number is an error
+// naming the variable.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	if v := getenv(EnvAssistant); v != "" {
+		c.Assistant = v
+	}
+	num := func(name string, dst *int, min int) error {
+		v := getenv(name)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < min {
+			return fmt.Errorf("%s=%q is not a whole number of at least %d", name, v, min)
+		}
+		*dst = n
+		return nil
+	}
+	var limit int = -1
+	if err := errors.Join(num(EnvHeartbeat, &c.HeartbeatSeconds, 1), num(EnvLogLimit, &limit, 0), num(EnvBudget, &c.Budget, 100)); err != nil {
+		return err
+	}
+	if limit >= 0 {
+		c.LogLimit = &limit
+	}
+	return nil
+}
+
+// withDefaults fills what is unset.
+func (c Config) withDefaults() Config {
+	if c.Assistant == "" {
+		c.Assistant = DefaultAssistant
+	}
+	if c.HeartbeatSeconds <= 0 {
+		c.HeartbeatSeconds = DefaultHeartbeat
+	}
+	if c.LogLimit == nil {
+		n := DefaultLogLimit
+		c.LogLimit = &n
+	}
+	if c.Budget <= 0 {
+		c.Budget = DefaultBudget
+	}
+	return c
+}
+
+// Heartbeat is the heartbeat's period.
+func (c Config) Heartbeat() time.Duration {
+	return time.Duration(c.withDefaults().HeartbeatSeconds) * time.Second
+}
+
+func (c Config) actuatorLimits() (shell, eval, http actuate.Limits) {
+	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	return actuate.Limits{Timeout: sec(c.ShellTimeout), OutputCap: c.OutputCap},
+		actuate.Limits{Timeout: sec(c.EvalTimeout), OutputCap: c.OutputCap},
+		actuate.Limits{Timeout: sec(c.HTTPTimeout), OutputCap: c.OutputCap}
+}
+
+// FileSections are the top-level sections of the one configuration file,
+// each read by the package that owns it.
+type FileSections struct {
+	Gates     json.RawMessage `json:"gates"`
+	Providers json.RawMessage `json:"providers"`
+	Agent     json.RawMessage `json:"agent"`
+}
+
+// ReadConfigFile reads the configuration file's sections. A missing file
+// is no configuration when optional is set, an error otherwise.
+func ReadConfigFile(path string, optional bool) (FileSections, error) {
+	var s FileSections
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && optional {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("reading the configuration: %w", err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("the configuration file %s is not valid JSON: %w", path, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,20 @@
+// Package agent is the pipeline of DESIGN §7: a signal from any source (the
+// language server, the CLI, the bridge, the heartbeat, an action's own
+// output) is perceived (normalised into one Signal), reasoned about (a
+// prompt of identity, tools, foveal context, recent logs, mandates and the
+// rejection trace; the provider cascade, streamed; the proposal parsed from
+// JSON tool calls or a plist read without evaluation; the gates, at most
+// three tries) and acted upon (an actuator per tool, or a Flight Plan that
+// waits for a human), with every proposal, verdict, approval and result in
+// the audit journal.
+//
+// Invariant: nothing a model says runs unless the gates allowed that exact
+// action, or a human approved that exact action (by its hash) in a Flight
+// Plan and the gates, run again, did not deny it; a model can never approve
+// its own plan (the gates deny writing flightplans.org and journal.org, the
+// actuators refuse it, and a command that touches flightplans.org has the
+// change undone); a plan runs at most once across every process sharing the
+// data directory; a signal deeper than MaxDepth is dropped; a failing or
+// panicking pass rolls the memex back to the snapshot taken before its
+// changes and never takes the caller down.
+package agent

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/workspace/workspacetest"
+)
+
+func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
+	ed := workspacetest.New()
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg + "** Child\n"}, replay(t,
+		`{"match":{"last_contains":"what"},"reply":{"text":"Two files: index.org and ideas.org."}}`),
+		func(o *Options) { o.Workspace = ed })
+	p := fx.path("notes.org")
+	ed.Open(p, notesOrg+"** Child\n")
+	var streamed strings.Builder
+	out, err := fx.agent.Handle(context.Background(), FromLSP(p, 5, 3, "what is in there?", "req-1"), func(s string) error {
+		streamed.WriteString(s)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, StatusAnswered, out.Last().Status)
+	assert.Equal(t, "Two files: index.org and ideas.org.", streamed.String())
+	require.Len(t, ed.Edits(), 1)
+	e := ed.Edits()[0]
+	assert.True(t, e.NeedsConfirmation)
+	we, err := e.WorkspaceEdit()
+	require.NoError(t, err)
+	js, _ := json.Marshal(we)
+	assert.Contains(t, string(js), `"needsConfirmation":true`)
+	d, _ := ed.OpenDocument(p)
+	assert.Equal(t, notesOrg+"#+begin_quote\nTwo files: index.org and ideas.org.\n#+end_quote\n** Child\n", string(d.Text))
+	assert.Equal(t, notesOrg+"** Child\n", fx.read(t, "notes.org"), "never written behind the buffer")
+}
+
+func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
+	ed := workspacetest.New()
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript),
+		func(o *Options) { o.Workspace = ed; o.Config.HeartbeatSeconds = 3600 })
+	plans := fx.path(flightplan.FileName)
+	ed.Open(plans, "")
+	id := fileAPlan(t, fx)
+	assert.NoFileExists(t, plans, "filed into the buffer, not behind it")
+	d, _ := ed.OpenDocument(plans)
+	require.Contains(t, string(d.Text), "* PLAN Run `make count`")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- fx.agent.Heartbeat(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	// The user switches PLAN to APPROVED in the buffer, unsaved; the
+	// language server tells the agent on didChange.
+	ed.Open(plans, strings.Replace(string(d.Text), "* PLAN ", "* APPROVED ", 1))
+	fx.agent.NotifyPlansChanged()
+	require.Eventually(t, func() bool {
+		d, _ := ed.OpenDocument(plans)
+		return strings.Contains(string(d.Text), "* DONE ")
+	}, 10*time.Second, 20*time.Millisecond)
+	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.NoFileExists(t, plans)
+	d, _ = ed.OpenDocument(plans)
+	diags := fx.agent.PlanDiagnostics(d.Text)
+	assert.Empty(t, diags, "a finished plan has nothing to say")
+	_, err := os.Stat(fx.data + "/flightplans/records/" + id + ".run")
+	assert.NoError(t, err, "the run is recorded in the data directory")
+}

@@ -1,0 +1,312 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/providers"
+	"pp-lsp/server/actuate"
+	"pp-lsp/server/journal"
+	"pp-lsp/server/workspace"
+)
+
+// Status is how a pass ended.
+type Status string
+
+// The statuses.
+const (
+	// StatusAnswered: the model answered in words (shown, or offered into
+	// the node the user asked from).
+	StatusAnswered Status = "answered"
+	// StatusRan: the action ran (it may still have failed: see Result.OK).
+	StatusRan Status = "ran"
+	// StatusFiled: the action waits as a Flight Plan (PlanID).
+	StatusFiled Status = "filed"
+	// StatusDenied: every try was denied; nothing ran.
+	StatusDenied Status = "denied"
+	// StatusFailed: the pass failed (Err) and the memex was rolled back.
+	StatusFailed Status = "failed"
+	// StatusDropped: the signal was deeper than MaxDepth.
+	StatusDropped Status = "dropped"
+	// StatusCancelled: the caller cancelled.
+	StatusCancelled Status = "cancelled"
+)
+
+// Try is one proposal of a pass and the gates' verdict on it.
+type Try struct {
+	N int
+	// Proposal is the action's canonical JSON, or what the model said when
+	// it was no action.
+	Proposal string
+	Action   *gates.Action
+	Verdict  gates.Verdict
+}
+
+// Pass is what one perceive → reason → act cycle did.
+type Pass struct {
+	Depth  int
+	Sensor Sensor
+	Status Status
+	Tries  []Try
+	// Action and Verdict are the last try's: what ran or was filed.
+	Action  *gates.Action
+	Verdict gates.Verdict
+	// Provider names who answered.
+	Provider string
+	// PlanID is the Flight Plan filed.
+	PlanID string
+	// Result is what the action did.
+	Result *actuate.Result
+	// Err is why the pass failed or what cancelled it.
+	Err error
+	// RolledBack is what the rollback after a failure did.
+	RolledBack *memory.RollbackResult
+}
+
+// Outcome is every pass a signal led to, in order: an action whose output
+// went back to the model makes the next pass.
+type Outcome struct {
+	Passes []Pass
+}
+
+// Last is the final pass (the zero Pass when there was none).
+func (o Outcome) Last() Pass {
+	if len(o.Passes) == 0 {
+		return Pass{}
+	}
+	return o.Passes[len(o.Passes)-1]
+}
+
+// ErrNoProvider is returned when a question needs a model and none is
+// configured; its text names PASSEPARTOUT_PROVIDERS.
+var ErrNoProvider = providers.ErrNoProvider
+
+// Handle runs a signal through the pipeline: perceive, then passes of
+// reason and act until one does not feed an output back (or the depth
+// limit drops it). Text the model says streams through emit as it comes
+// (emit may be nil). A heartbeat does maintenance instead (see Pickup).
+// The error is for a signal that could not be handled at all (no model, a
+// malformed signal) or a cancelled one; how each pass ended is in the
+// Outcome.
+func (a *Agent) Handle(ctx context.Context, sig Signal, emit func(string) error) (Outcome, error) {
+	if emit == nil {
+		emit = func(string) error { return nil }
+	}
+	var out Outcome
+	for {
+		s, err := Perceive(sig, a.roots)
+		if errors.Is(err, ErrDepth) {
+			a.log.Warn("signal dropped: too deep", "depth", sig.Depth, "max", MaxDepth, "source", sig.Source, "session", sig.Session)
+			a.appendJournal(ctx, journal.Entry{Kind: journal.KindDropped, Title: fmt.Sprintf("signal at depth %d (limit %d)", sig.Depth, MaxDepth),
+				Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID})
+			out.Passes = append(out.Passes, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if s.Sensor == SensorHeartbeat {
+			_, err := a.Pickup(ctx)
+			return out, err
+		}
+		if a.provider == nil {
+			return out, ErrNoProvider
+		}
+		p, next := a.pass(ctx, s, emit)
+		out.Passes = append(out.Passes, p)
+		if p.Status == StatusCancelled {
+			return out, p.Err
+		}
+		if next == nil {
+			return out, nil
+		}
+		sig = *next
+	}
+}
+
+// pass is one cycle. A panic anywhere in it is recovered, the memex rolled
+// back to the snapshot taken before the pass changed anything, and the pass
+// reported failed.
+func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (p Pass, next *Signal) {
+	p = Pass{Depth: sig.Depth, Sensor: sig.Sensor}
+	var snap *memory.Snapshot
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		a.log.Error("a pass panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
+		p.Status, p.Err, next = StatusFailed, fmt.Errorf("the pass failed: %v", r), nil
+		if snap != nil {
+			p.RolledBack = a.rollback(ctx, snap)
+		}
+	}()
+	view := a.memex.Snapshot()
+	env, err := a.env(ctx, view)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		return p, nil
+	}
+	defer env.Close()
+
+	prop, h, err := a.reason(ctx, &p, sig, view, env, emit)
+	if err != nil {
+		p.Err = err
+		p.Status = StatusFailed
+		if ctx.Err() != nil {
+			p.Status, p.Err = StatusCancelled, ctx.Err()
+		}
+		return p, nil
+	}
+	if p.Status == StatusDenied {
+		return p, nil
+	}
+	action := *p.Action
+	if p.Verdict.Verdict == gates.VerdictAsk || actuate.NeedsApproval(action.Tool) {
+		id, err := a.file(ctx, sig, action, p.Verdict)
+		if err != nil {
+			p.Status, p.Err = StatusFailed, err
+			return p, nil
+		}
+		p.Status, p.PlanID = StatusFiled, id
+		return p, nil
+	}
+	// Allowed: act, with a snapshot to roll back to.
+	a.actMu.Lock()
+	snap = a.memex.Snapshot()
+	res, err := func() (actuate.Result, error) {
+		defer a.actMu.Unlock()
+		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: sig.File, Line: sig.Line, Question: sig.Text})
+		if err != nil {
+			p.RolledBack = a.rollbackLocked(ctx, snap)
+		}
+		return res, err
+	}()
+	snap = nil
+	a.stack.Record(action.Tool, a.now())
+	p.Result = &res
+	a.journalResult(ctx, sig, action, "", res, err)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		if ctx.Err() != nil {
+			p.Status, p.Err = StatusCancelled, ctx.Err()
+		}
+		return p, nil
+	}
+	p.Status = StatusRan
+	if action.Tool == gates.ToolMessage {
+		p.Status = StatusAnswered
+		switch {
+		case prop.message && !h.streamed():
+			h.flush()
+		case !prop.message && res.Shown != "":
+			emit(res.Shown)
+		}
+	}
+	if res.Feedback {
+		return p, a.feedback(sig, prop, action, res)
+	}
+	return p, nil
+}
+
+// feedback is the signal that carries an action's output back to the
+// model, one level deeper, with the conversation so far.
+func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res actuate.Result) *Signal {
+	hist := append([]providers.Message(nil), sig.History...)
+	if len(hist) == 0 {
+		hist = append(hist, providers.Message{Role: providers.RoleUser, Content: sig.Text})
+	}
+	out := fmt.Sprintf("%s\n%s", res.Summary, res.Output)
+	if prop.call != nil {
+		hist = append(hist,
+			providers.Message{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{*prop.call}},
+			providers.Message{Role: providers.RoleTool, ToolCallID: prop.call.ID, ToolName: prop.call.Name, Content: out})
+	} else {
+		hist = append(hist,
+			providers.Message{Role: providers.RoleAssistant, Content: prop.raw},
+			providers.Message{Role: providers.RoleUser, Content: fmt.Sprintf("OUTPUT OF THE %s ACTION:\n%s", action.Tool, out)})
+	}
+	return &Signal{
+		Source: SourceFeedback, Session: sig.Session, RequestID: sig.RequestID, Sensor: SensorToolOutput,
+		Text: sig.Text, File: sig.File, Line: sig.Line, Character: sig.Character, Depth: sig.Depth + 1, History: hist,
+	}
+}
+
+// rollback takes actMu and returns the memex to snap.
+func (a *Agent) rollback(ctx context.Context, snap *memory.Snapshot) *memory.RollbackResult {
+	a.actMu.Lock()
+	defer a.actMu.Unlock()
+	return a.rollbackLocked(ctx, snap)
+}
+
+// rollbackLocked returns the memex to snap (actMu held): files the pass
+// changed on disk are written back; open buffers are restored through the
+// editor; files someone else changed meanwhile are left alone and logged.
+// flightplans.org and journal.org are kept out of it: what they hold is a
+// human's decisions and the audit record, which a failed pass never takes
+// back (a watcher may have read an append into the memex after the
+// snapshot, which would otherwise make the rollback undo it).
+func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memory.RollbackResult {
+	ctx = context.WithoutCancel(ctx)
+	kept := map[string][]byte{}
+	for _, p := range []string{a.plansPath, a.journal.Path()} {
+		if b, err := os.ReadFile(p); err == nil {
+			kept[canonicalPath(p)] = b
+		}
+	}
+	res, err := a.memex.Rollback(ctx, snap)
+	if err != nil {
+		a.log.Error("the memex could not be rolled back", "err", err)
+		return nil
+	}
+	res.Restored = a.keepOut(ctx, res.Restored, kept)
+	res.Removed = a.keepOut(ctx, res.Removed, kept)
+	for _, b := range res.Buffers {
+		if _, own := kept[canonicalPath(b.Path)]; own {
+			continue
+		}
+		a.restoreBuffer(ctx, b)
+	}
+	for _, c := range res.Conflicts {
+		a.log.Warn("rollback left a file alone: someone else changed it", "file", c.Path, "why", c.Reason)
+	}
+	if n := len(res.Restored) + len(res.Removed) + len(res.Buffers); n > 0 {
+		a.log.Info("rolled the memex back after a failed pass", "restored", len(res.Restored), "removed", len(res.Removed), "buffers", len(res.Buffers))
+	}
+	return res
+}
+
+// keepOut writes back the kept bytes of any protected file the rollback
+// touched, and returns the list without them.
+func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]byte) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		b, own := kept[canonicalPath(p)]
+		if !own {
+			out = append(out, p)
+			continue
+		}
+		if err := workspace.WriteFile(p, b, 0o644); err != nil {
+			a.log.Error("a rollback touched a protected file and it could not be put back", "file", p, "err", err)
+			continue
+		}
+		a.memex.ReloadFiles(ctx, p)
+	}
+	return out
+}
+
+// canonicalPath resolves the symlinks of p's folder, so that two spellings
+// of one file compare equal.
+func canonicalPath(p string) string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, filepath.Base(p))
+}

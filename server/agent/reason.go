@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/providers"
+	"pp-lsp/server/journal"
+)
+
+// reason asks the model for a proposal and gates it, up to MaxTries times,
+// each rejection's trace shown to the model in the next prompt. It sets the
+// pass's tries, and either its Action and Verdict (allow or ask) or its
+// Status to StatusDenied. The error is the model's failure or the caller's
+// cancellation.
+func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, emit func(string) error) (proposal, *holdback, error) {
+	contextText, err := a.ctxsrc.Render(ctx, snap, sig.File, sig.Line, a.cfg.Budget)
+	if err != nil {
+		a.log.Warn("the context could not be rendered", "err", err)
+		contextText = "(the context could not be rendered)"
+	}
+	out := &tryBreaks{emit: emit}
+	for try := 1; try <= MaxTries; try++ {
+		out.newTry()
+		req := providers.Request{
+			System:   systemPrompt(a.cfg.Assistant, contextText, a.logs.Lines(), sig, a.redact),
+			Messages: messages(sig),
+			Tools:    ToolDefinitions(),
+			Task:     "propose",
+		}
+		h := &holdback{emit: out.write}
+		resp, err := a.complete(ctx, req, h)
+		if err != nil {
+			return proposal{}, nil, err
+		}
+		p.Provider = resp.Provider
+		prop := parseProposal(resp)
+		var v gates.Verdict
+		t := Try{N: try}
+		if prop.err != nil {
+			v = a.stack.Malformed(prop.err)
+			t.Proposal = prop.raw
+		} else {
+			v = a.stack.Check(ctx, prop.action, env)
+			act := prop.action
+			if v.Action != nil {
+				act = *v.Action
+			}
+			t.Action, t.Proposal = &act, string(prop.action.CanonicalJSON())
+		}
+		t.Verdict = v
+		p.Tries = append(p.Tries, t)
+		a.journalProposal(ctx, sig, t, prop)
+		a.log.Info("proposal gated", "try", try, "tool", toolOf(t), "verdict", v.Verdict, "gate", v.Gate, "session", sig.Session, "depth", sig.Depth)
+		p.Verdict = v
+		if v.Verdict != gates.VerdictDeny {
+			p.Action = t.Action
+			return prop, h, nil
+		}
+		sig.Rejections = append(sig.Rejections, Rejection{Try: try, Proposal: t.Proposal, Verdict: v})
+	}
+	p.Status = StatusDenied
+	return proposal{}, nil, nil
+}
+
+func toolOf(t Try) string {
+	if t.Action == nil {
+		return "(none)"
+	}
+	return string(t.Action.Tool)
+}
+
+// messages is the conversation for the model: the history an action's
+// output came back with, or the user's question.
+func messages(sig Signal) []providers.Message {
+	if len(sig.History) > 0 {
+		return sig.History
+	}
+	return []providers.Message{{Role: providers.RoleUser, Content: sig.Text}}
+}
+
+// complete streams one answer, its text through the holdback.
+func (a *Agent) complete(ctx context.Context, req providers.Request, h *holdback) (providers.Response, error) {
+	st, err := a.provider.Stream(ctx, req)
+	if err != nil {
+		return providers.Response{}, fmt.Errorf("asking the model: %w", err)
+	}
+	defer st.Close()
+	for ev, err := range st.Events() {
+		if err != nil {
+			return st.Response(), fmt.Errorf("the model's answer broke off: %w", err)
+		}
+		if ev.Kind == providers.EventText {
+			if err := h.text(ev.Text); err != nil {
+				return st.Response(), fmt.Errorf("streaming the answer: %w", err)
+			}
+		}
+	}
+	return st.Response(), nil
+}
+
+// maxJournalAction bounds an action kept whole in the journal.
+const maxJournalAction = 16 << 10
+
+// journalAction is what the journal keeps of an action: the canonical
+// JSON, scrubbed of vault secrets, when the gates did not deny it and it
+// is not huge; its summary otherwise (a denied action may carry the very
+// secret it was denied for).
+func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
+	js := act.CanonicalJSON()
+	if v.Verdict == gates.VerdictDeny || len(js) > maxJournalAction {
+		return journal.Summary(act)
+	}
+	return []byte(a.redact(string(js)))
+}
+
+func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal) {
+	e := journal.Entry{
+		Kind: journal.KindProposal, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
+		Try: t.N, Verdict: &t.Verdict,
+		Title: fmt.Sprintf("%s: %s by %s", toolOf(t), t.Verdict.Verdict, t.Verdict.Gate),
+	}
+	if prop.err == nil {
+		e.Tool, e.ActionHash = string(prop.action.Tool), prop.action.Hash()
+		e.Action = a.journalAction(prop.action, t.Verdict)
+	}
+	if sig.Depth > 0 {
+		e.Title += fmt.Sprintf(" (depth %d)", sig.Depth)
+	}
+	a.appendJournal(ctx, e)
+}
+
+// tryBreaks passes streamed text on, starting a new line when a retry's text
+// follows a previous try's that did not end one, so that two tries' words are
+// never run together on the caller's screen.
+type tryBreaks struct {
+	emit    func(string) error
+	last    byte
+	pending bool
+}
+
+func (t *tryBreaks) newTry() { t.pending = t.last != 0 && t.last != '\n' }
+
+func (t *tryBreaks) write(s string) error {
+	if s == "" {
+		return t.emit(s)
+	}
+	if t.pending {
+		t.pending = false
+		s = "\n" + s
+	}
+	t.last = s[len(s)-1]
+	return t.emit(s)
+}

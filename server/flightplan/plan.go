@@ -1,0 +1,302 @@
+package flightplan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"pp-lsp/gates"
+	"pp-lsp/orgast"
+	"pp-lsp/server/internal/orgtext"
+	"pp-lsp/server/workspace"
+)
+
+// FileName is the Flight Plans file, in the first root.
+const FileName = "flightplans.org"
+
+// Header starts a new flightplans.org.
+const Header = "#+TITLE: Flight Plans\n" + TodoLine + "\n"
+
+// TodoLine declares the plan states to Org.
+const TodoLine = "#+TODO: PLAN(p) APPROVED(a) | DONE(d) FAILED(f) REJECTED(r)"
+
+// State is a plan's TODO keyword.
+type State string
+
+// The states of a plan.
+const (
+	StatePlan     State = "PLAN"
+	StateApproved State = "APPROVED"
+	StateDone     State = "DONE"
+	StateFailed   State = "FAILED"
+	StateRejected State = "REJECTED"
+)
+
+// Final reports whether nothing more happens to a plan in state s.
+func (s State) Final() bool { return s == StateDone || s == StateFailed || s == StateRejected }
+
+// Plan is one plan as read from the file.
+type Plan struct {
+	ID         string
+	State      State
+	Title      string
+	Created    string
+	Tool       string
+	Gate       string
+	ActionHash string
+	// Explanation is the text between the drawer and the action block.
+	Explanation string
+	// ActionText is the src block's content, unescaped: what will run.
+	ActionText string
+	// Action is ActionText decoded; nil when there is no block or it does
+	// not decode (ActionErr says why).
+	Action    *gates.Action
+	ActionErr error
+	// Line is the 0-based line of the headline.
+	Line int
+
+	keyword  orgast.Range // the TODO keyword's bytes ("" state: empty range after the stars)
+	headline orgast.Range
+	drawer   *orgast.Drawer
+	notesAt  int // where notes are appended: after the subtree's last non-blank line
+}
+
+// Edited reports whether the action in the block is not the one filed: it
+// does not decode, or its hash is not :ACTION_HASH:.
+func (p *Plan) Edited() bool {
+	return p.Action == nil || p.Action.Hash() != p.ActionHash
+}
+
+// ValidID reports whether id is a UUID in its canonical form, the only
+// plan IDs that name records on disk.
+func ValidID(id string) bool {
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
+}
+
+var (
+	reBeginJSON = regexp.MustCompile(`(?im)^[ \t]*#\+begin_src[ \t]+json\b[^\n]*\n`)
+	reEndSrc    = regexp.MustCompile(`(?im)^[ \t]*#\+end_src[ \t]*\r?$`)
+)
+
+// Parse reads every level-1 headline of a Flight Plans file as a plan.
+// Headlines that are not plans (no :ID:) are returned too, with an empty
+// ID, so that a caller can tell the user.
+func Parse(src []byte) []Plan {
+	f := orgast.Parse(src)
+	var out []Plan
+	for i := range f.Headlines {
+		h := &f.Headlines[i]
+		if h.Parent != -1 {
+			continue
+		}
+		p := Plan{State: State(h.Todo), Title: h.Title, Line: f.Lines.Line(h.Line.Start), headline: h.Line, drawer: h.Drawer}
+		p.keyword = keywordRange(src, h)
+		if h.Drawer != nil {
+			p.ID, _ = h.Drawer.Get("ID")
+			p.Created, _ = h.Drawer.Get("CREATED")
+			p.Tool, _ = h.Drawer.Get("TOOL")
+			p.Gate, _ = h.Drawer.Get("GATE")
+			p.ActionHash, _ = h.Drawer.Get("ACTION_HASH")
+		}
+		section := src[orgtext.BodyStart(src, h):h.Section.End]
+		if loc := reBeginJSON.FindIndex(section); loc != nil {
+			p.Explanation = strings.TrimSpace(string(section[:loc[0]]))
+			rest := section[loc[1]:]
+			if end := reEndSrc.FindIndex(rest); end != nil {
+				p.ActionText = orgtext.Unblock(string(rest[:end[0]]))
+				a, err := gates.DecodeJSON([]byte(p.ActionText))
+				if err != nil {
+					p.ActionErr = err
+				} else {
+					p.Action = &a
+				}
+			} else {
+				p.ActionErr = fmt.Errorf("the #+begin_src json block of plan %q has no #+end_src", p.Title)
+			}
+		} else {
+			p.Explanation = strings.TrimSpace(string(section))
+			p.ActionErr = fmt.Errorf("plan %q has no #+begin_src json block holding its action", p.Title)
+		}
+		p.notesAt = orgtext.ContentEnd(src, h.Line.Start, h.End)
+		out = append(out, p)
+	}
+	return out
+}
+
+// Find returns the plan with the given ID; more than one is an error
+// (someone copied a plan: neither runs until the copy has its own ID).
+func Find(plans []Plan, id string) (*Plan, error) {
+	var found *Plan
+	for i := range plans {
+		if plans[i].ID != id {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("two Flight Plans carry the ID %s (lines %d and %d): give the copy a new ID", id, found.Line+1, plans[i].Line+1)
+		}
+		found = &plans[i]
+	}
+	if found == nil {
+		return nil, fmt.Errorf("no Flight Plan has the ID %q", id)
+	}
+	return found, nil
+}
+
+// keywordRange finds the TODO keyword after the stars; without one, the
+// empty range where it would go.
+func keywordRange(src []byte, h *orgast.Headline) orgast.Range {
+	i := h.Line.Start
+	for i < h.Line.End && src[i] == '*' {
+		i++
+	}
+	for i < h.Line.End && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	if h.Todo != "" && bytes.HasPrefix(src[i:h.Line.End], []byte(h.Todo)) {
+		return orgast.Range{Start: i, End: i + len(h.Todo)}
+	}
+	return orgast.Range{Start: i, End: i}
+}
+
+// Filing is what a new plan is made of.
+type Filing struct {
+	ID      string
+	Created time.Time
+	Action  gates.Action
+	// Gate is the gate that asked (the verdict's deciding gate).
+	Gate string
+}
+
+// Render writes a new plan, exactly as DESIGN §8 lays it out.
+func Render(f Filing) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "* %s %s\n", StatePlan, TitleFor(f.Action))
+	b.WriteString(":PROPERTIES:\n")
+	prop := func(k, v string) { fmt.Fprintf(&b, "%-14s%s\n", ":"+k+":", orgtext.Title(v, 200)) }
+	prop("ID", f.ID)
+	prop("CREATED", orgtext.Inactive(f.Created))
+	prop("TOOL", string(f.Action.Tool))
+	prop("GATE", f.Gate)
+	prop("ACTION_HASH", f.Action.Hash())
+	b.WriteString(":END:\n")
+	if e := strings.TrimSpace(f.Action.Explanation); e != "" {
+		b.WriteString(orgtext.Paragraph(e))
+	}
+	b.WriteString("#+begin_src json\n")
+	b.WriteString(orgtext.Block(ActionJSON(f.Action)))
+	b.WriteString("#+end_src\n")
+	return []byte(b.String())
+}
+
+// ActionJSON is the action as a plan shows it: the canonical JSON, indented
+// for a human to read and edit. It decodes to the same action.
+func ActionJSON(a gates.Action) string {
+	var out bytes.Buffer
+	if err := json.Indent(&out, a.CanonicalJSON(), "", "  "); err != nil {
+		return string(a.CanonicalJSON())
+	}
+	return out.String()
+}
+
+// TitleFor summarises an action as a plan's headline.
+func TitleFor(a gates.Action) string {
+	q := func(s string, n int) string { return "`" + orgtext.Inline(orgtext.Title(s, n)) + "`" }
+	var t string
+	switch args := a.Typed().(type) {
+	case gates.ShellArgs:
+		t = "Run " + q(args.Cmd, 60) + " in " + orgtext.Title(args.Cwd, 40)
+	case gates.FileReadArgs:
+		t = "Read " + q(args.Path, 80)
+	case gates.FileWriteArgs:
+		t = "Write " + q(args.Path, 80)
+	case gates.HTTPArgs:
+		t = "HTTP " + strings.ToUpper(orgtext.Title(args.Method, 10)) + " " + q(args.URL, 80)
+	case gates.MessageArgs:
+		t = "Show a message"
+	case gates.SendArgs:
+		t = "Send a message to " + q(args.To, 60) + " over " + q(args.Channel, 20)
+	case gates.EvalArgs:
+		t = "Evaluate " + q(args.Lang, 20) + " code"
+	case gates.MemoryEditArgs:
+		t = "Replace the body of node " + q(args.ID, 60)
+	default:
+		t = "Run " + string(a.Tool)
+	}
+	return orgtext.Title(t, 160)
+}
+
+// AppendTo returns the changes that add plan (from Render) to a Flight
+// Plans file whose current text is cur: the header when the file is new or
+// lacks the #+TODO: line that declares the states, and the plan at the end.
+func AppendTo(cur []byte, plan []byte) []workspace.Change {
+	var cs []workspace.Change
+	if len(bytes.TrimSpace(cur)) == 0 {
+		return []workspace.Change{{Start: 0, End: len(cur), NewText: Header + string(plan)}}
+	}
+	f := orgast.Parse(cur)
+	if !f.Todo.Has(string(StatePlan)) || !f.Todo.Has(string(StateApproved)) {
+		cs = append(cs, workspace.Change{Start: 0, End: 0, NewText: TodoLine + "\n"})
+	}
+	text := string(plan)
+	if cur[len(cur)-1] != '\n' {
+		text = "\n" + text
+	}
+	return append(cs, workspace.Change{Start: len(cur), End: len(cur), NewText: text})
+}
+
+// SetState is the change that switches p's keyword to s.
+func (p *Plan) SetState(s State) workspace.Change {
+	text := string(s)
+	if p.keyword.Len() == 0 {
+		text += " "
+	}
+	return workspace.Change{Start: p.keyword.Start, End: p.keyword.End, NewText: text}
+}
+
+// SetProperty is the change that sets p's property key to value: the
+// value replaced in place, or a new line before :END:.
+func (p *Plan) SetProperty(src []byte, key, value string) workspace.Change {
+	value = orgtext.Title(value, 200)
+	if p.drawer != nil {
+		for _, pr := range p.drawer.Properties {
+			if strings.EqualFold(pr.Key, key) {
+				if pr.ValueRange.Len() == 0 {
+					return workspace.Change{Start: pr.KeyRange.End + 1, End: pr.Range.End, NewText: " " + value}
+				}
+				return workspace.Change{Start: pr.ValueRange.Start, End: pr.ValueRange.End, NewText: value}
+			}
+		}
+		end := bytes.LastIndex(src[p.drawer.Range.Start:p.drawer.Range.End], []byte(":END:"))
+		at := p.drawer.Range.Start + end
+		return workspace.Change{Start: at, End: at, NewText: fmt.Sprintf("%-14s%s\n", ":"+key+":", value)}
+	}
+	at := orgtext.NextLine(src, p.headline.End)
+	return workspace.Change{Start: at, End: at, NewText: fmt.Sprintf(":PROPERTIES:\n%-14s%s\n:END:\n", ":"+key+":", value)}
+}
+
+// Note is the change that appends text below the plan: a list item
+// stamped with t, and, when output is not empty, an example block with it
+// (cut to MaxOutput bytes).
+func (p *Plan) Note(src []byte, t time.Time, text, output string) workspace.Change {
+	var b strings.Builder
+	if p.notesAt > 0 && src[p.notesAt-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	b.WriteString("- " + orgtext.Inactive(t) + " " + orgtext.Title(text, 2000) + "\n")
+	if output != "" {
+		if len(output) > MaxOutput {
+			output = orgtext.Cut(output, MaxOutput) + fmt.Sprintf("\n[… %d more bytes not shown]", len(output)-MaxOutput)
+		}
+		b.WriteString("#+begin_example\n" + orgtext.Block(output) + "#+end_example\n")
+	}
+	return workspace.Change{Start: p.notesAt, End: p.notesAt, NewText: b.String()}
+}
+
+// MaxOutput bounds the output written under a plan.
+const MaxOutput = 8 << 10

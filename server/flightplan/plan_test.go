@@ -1,0 +1,211 @@
+package flightplan
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+	"pp-lsp/server/workspace"
+)
+
+const testID = "0b6f2d1e-3c4a-4e5f-8a9b-0c1d2e3f4a5b"
+
+func testFiling() Filing {
+	return Filing{
+		ID:      testID,
+		Created: time.Date(2026, 11, 21, 20, 40, 0, 0, time.Local),
+		Action:  gates.Build(gates.ShellArgs{Cmd: "make test", Cwd: "project/"}, "Run the tests before the release.\n* not a headline"),
+		Gate:    "permissions",
+	}
+}
+
+func apply(t *testing.T, src []byte, cs ...workspace.Change) []byte {
+	t.Helper()
+	out, err := workspace.Edit{Base: src, Changes: cs}.Apply()
+	require.NoError(t, err)
+	return out
+}
+
+func TestRenderIsDesignSection8(t *testing.T) {
+	f := testFiling()
+	got := string(apply(t, nil, AppendTo(nil, Render(f))...))
+	want := "#+TITLE: Flight Plans\n" +
+		"#+TODO: PLAN(p) APPROVED(a) | DONE(d) FAILED(f) REJECTED(r)\n" +
+		"* PLAN Run `make test` in project/\n" +
+		":PROPERTIES:\n" +
+		":ID:          " + testID + "\n" +
+		":CREATED:     [2026-11-21 Sat 20:40]\n" +
+		":TOOL:        shell\n" +
+		":GATE:        permissions\n" +
+		":ACTION_HASH: " + f.Action.Hash() + "\n" +
+		":END:\n" +
+		"Run the tests before the release.\n" +
+		",* not a headline\n" +
+		"#+begin_src json\n" +
+		"{\n  \"tool\": \"shell\",\n  \"args\": {\n    \"cmd\": \"make test\",\n    \"cwd\": \"project/\"\n  },\n" +
+		"  \"explanation\": \"Run the tests before the release.\\n* not a headline\"\n}\n" +
+		"#+end_src\n"
+	assert.Equal(t, want, got)
+
+	plans := Parse([]byte(got))
+	require.Len(t, plans, 1)
+	p := plans[0]
+	assert.Equal(t, testID, p.ID)
+	assert.Equal(t, StatePlan, p.State)
+	assert.Equal(t, "shell", p.Tool)
+	assert.Equal(t, "permissions", p.Gate)
+	require.NotNil(t, p.Action, "%v", p.ActionErr)
+	assert.Equal(t, f.Action, *p.Action, "the block decodes to exactly the action filed")
+	assert.False(t, p.Edited())
+	assert.Equal(t, 2, p.Line)
+}
+
+func TestAppendToExistingFiles(t *testing.T) {
+	plan := Render(testFiling())
+	for _, tc := range []struct{ name, cur, prefix string }{
+		{"with its header", Header + "* DONE old\n", Header + "* DONE old\n"},
+		{"no final newline", Header + "* DONE old", Header + "* DONE old\n"},
+		{"without the TODO line", "#+TITLE: mine\n", TodoLine + "\n#+TITLE: mine\n"},
+		{"blank", "\n\n", Header},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(apply(t, []byte(tc.cur), AppendTo([]byte(tc.cur), plan)...))
+			assert.Equal(t, tc.prefix+string(plan), got)
+			plans := Parse([]byte(got))
+			last := plans[len(plans)-1]
+			assert.Equal(t, StatePlan, last.State, "PLAN is a keyword of the file")
+		})
+	}
+}
+
+func TestEditsKeepEveryOtherByte(t *testing.T) {
+	src := apply(t, nil, AppendTo(nil, Render(testFiling()))...)
+	src = append(src, []byte("\n\n* PLAN another\n:PROPERTIES:\n:ID: x\n:END:\n")...)
+	p := Parse(src)[0]
+	at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.Local)
+	out := apply(t, src, p.SetState(StateDone), p.Note(src, at, "DONE: exit status 0", "ok\n* fine\n"))
+	want := strings.Replace(string(src), "* PLAN Run", "* DONE Run", 1)
+	want = strings.Replace(want, "#+end_src\n", "#+end_src\n- [2026-11-22 Sun 09:00] DONE: exit status 0\n#+begin_example\nok\n,* fine\n#+end_example\n", 1)
+	assert.Equal(t, want, string(out))
+	plans := Parse(out)
+	require.Len(t, plans, 2)
+	assert.Equal(t, StateDone, plans[0].State)
+	assert.False(t, plans[0].Edited(), "notes below the block do not change the action")
+	assert.Equal(t, "another", plans[1].Title)
+
+	// Properties: replaced in place, or added before :END:.
+	p = Parse(out)[0]
+	out2 := apply(t, out, p.SetProperty(out, "ACTION_HASH", "sha256:new"), p.SetProperty(out, "EDITED", "[x]"))
+	p2 := Parse(out2)[0]
+	assert.Equal(t, "sha256:new", p2.ActionHash)
+	v, ok := p2.drawer.Get("EDITED")
+	assert.True(t, ok)
+	assert.Equal(t, "[x]", v)
+	assert.Equal(t, len(out)+len(":EDITED:      [x]\n")+len("sha256:new")-len(p.ActionHash), len(out2))
+}
+
+func TestEditedPlans(t *testing.T) {
+	src := string(apply(t, nil, AppendTo(nil, Render(testFiling()))...))
+	for _, tc := range []struct {
+		name   string
+		edit   func(string) string
+		edited bool
+		decode bool
+	}{
+		{"unchanged", func(s string) string { return s }, false, true},
+		{"reindented", func(s string) string { return strings.ReplaceAll(s, "\n  \"", "\n      \"") }, false, true},
+		{"command changed", func(s string) string { return strings.Replace(s, `"make test"`, `"make deploy"`, 1) }, true, true},
+		{"explanation changed", func(s string) string { return strings.Replace(s, `release.\n`, `release!\n`, 1) }, true, true},
+		{"not JSON", func(s string) string { return strings.Replace(s, `"tool": "shell"`, `tool: shell`, 1) }, true, false},
+		{"block removed", func(s string) string { return s[:strings.Index(s, "#+begin_src")] }, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Parse([]byte(tc.edit(src)))[0]
+			assert.Equal(t, tc.edited, p.Edited())
+			assert.Equal(t, tc.decode, p.Action != nil, "%v", p.ActionErr)
+		})
+	}
+}
+
+func TestFindRefusesDuplicates(t *testing.T) {
+	one := string(Render(testFiling()))
+	src := []byte(Header + one + one)
+	_, err := Find(Parse(src), testID)
+	assert.ErrorContains(t, err, "two Flight Plans carry the ID")
+	_, err = Find(Parse(src), "nope")
+	assert.ErrorContains(t, err, "no Flight Plan")
+	p, err := Find(Parse([]byte(Header+one)), testID)
+	require.NoError(t, err)
+	assert.Equal(t, testID, p.ID)
+}
+
+func TestClaimIsExclusive(t *testing.T) {
+	s := OpenStore(t.TempDir())
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			err := s.Claim(testID, "sha256:x", time.Now())
+			if err == nil {
+				wins.Add(1)
+			} else {
+				assert.ErrorIs(t, err, ErrAlreadyRan)
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, wins.Load())
+	claimed, err := s.Claimed(testID)
+	require.NoError(t, err)
+	assert.True(t, claimed)
+	assert.ErrorContains(t, s.Claim("../../etc/passwd", "", time.Now()), "not a UUID")
+}
+
+func TestStoreRecords(t *testing.T) {
+	s := OpenStore(t.TempDir())
+	_, ok, err := s.Load(testID)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	v := &gates.Verdict{Verdict: "ask", Gate: "permissions", Reason: "no rule", Trace: []gates.TraceEntry{{Gate: "permissions", Priority: 600, Result: "approval"}}}
+	require.NoError(t, s.Save(Record{ID: testID, ActionHash: "sha256:x", Verdict: v}))
+	r, ok, err := s.Load(testID)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, v, r.Verdict)
+}
+
+func TestDiagnosticsAndHover(t *testing.T) {
+	s := OpenStore(t.TempDir())
+	f := testFiling()
+	v := &gates.Verdict{Verdict: "ask", Gate: "permissions", Reason: "no permission rule allows this shell action",
+		Trace: []gates.TraceEntry{{Gate: "permissions", Priority: 600, Result: "approval"}, {Gate: "validator", Priority: 95, Result: "passed"}}}
+	require.NoError(t, s.Save(Record{ID: testID, ActionHash: f.Action.Hash(), Verdict: v}))
+	src := apply(t, nil, AppendTo(nil, Render(f))...)
+
+	ds := Diagnostics(src, s)
+	require.Len(t, ds, 1)
+	assert.Equal(t, SeverityInformation, ds[0].Severity)
+	assert.Contains(t, ds[0].Message, "permissions approval, validator passed")
+	assert.Equal(t, 2, ds[0].Line)
+
+	h, ok := Hover(src, 2, s)
+	require.True(t, ok)
+	assert.Contains(t, h, "| permissions | 600 | approval |")
+	assert.Contains(t, h, "is the one filed")
+	_, ok = Hover(src, 3, s)
+	assert.False(t, ok)
+
+	edited := []byte(strings.Replace(string(src), `"make test"`, `"make deploy"`, 1))
+	ds = Diagnostics(edited, s)
+	require.Len(t, ds, 1)
+	assert.Equal(t, SeverityWarning, ds[0].Severity)
+	assert.Contains(t, ds[0].Message, "edited after filing")
+	h, _ = Hover(edited, 2, s)
+	assert.Contains(t, h, "**edited**")
+}

@@ -1,0 +1,112 @@
+// Package orgtext writes text that the server puts into Org files (Flight
+// Plans, the journal, answers) so that Org reads it back as the text it is:
+// a headline title that stays one title, block contents that cannot end the
+// block or start a headline, paragraphs that cannot turn into keywords,
+// drawers or comments. It also finds where such text goes (a node's body,
+// the end of its content).
+//
+// Invariant: whatever string comes in — a model's explanation, a command's
+// output — what comes out adds no structure to the file: no headline, no
+// keyword, no drawer, no block end, no tags.
+package orgtext
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Title makes s one headline title of at most max runes: whitespace runs
+// (newlines included) become one space, control characters are dropped, a
+// longer text ends with "…", and a last word Org would read as tags
+// (:a:b:) is wrapped in =…= so that it stays part of the title.
+func Title(s string, max int) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	t := b.String()
+	if max > 1 && utf8.RuneCountInString(t) > max {
+		rs := []rune(t)
+		t = strings.TrimRight(string(rs[:max-1]), " ") + "…"
+	}
+	if i := strings.LastIndexByte(t, ' '); reTags.MatchString(t[i+1:]) {
+		t = t[:i+1] + "=" + t[i+1:] + "="
+	}
+	return t
+}
+
+// reTags is what org-element reads as a headline's tags at the end of its
+// title: colon-separated words of letters, digits, _ @ # %.
+var reTags = regexp.MustCompile(`^:([\p{L}\p{N}_@#%]+:)+$`)
+
+// reBlockEscape finds the lines org-escape-code-in-string escapes: those
+// starting (after blanks and any commas) with "*" or "#+".
+var reBlockEscape = regexp.MustCompile(`(?m)^([ \t]*)(,*(?:\*|#\+))`)
+
+// reBlockUnescape is org-unescape-code-in-string: one comma goes.
+var reBlockUnescape = regexp.MustCompile(`(?m)^([ \t]*,*),((?:\*|#\+))`)
+
+// Block returns s escaped for the inside of a src or example block, as Org
+// does it (a comma before a line that starts with "*" or "#+", so that no
+// line can be a headline or end the block), ending with a newline.
+func Block(s string) string {
+	if strings.Contains(s, "*") || strings.Contains(s, "#+") {
+		s = reBlockEscape.ReplaceAllString(s, "$1,$2")
+	}
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// Unblock reverses Block for text read from a block (the trailing newline
+// is kept as it is).
+func Unblock(s string) string {
+	if !strings.Contains(s, ",*") && !strings.Contains(s, ",#+") {
+		return s
+	}
+	return reBlockUnescape.ReplaceAllString(s, "$1$2")
+}
+
+// Paragraph returns s as body text: every line that Org could read as
+// structure — a headline, a keyword, a comment, a drawer line, a block
+// delimiter, a table or a fixed-width line — gets a leading comma; the text
+// ends with a newline. Blank lines are kept: they separate paragraphs.
+func Paragraph(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		t := strings.TrimLeft(l, " \t")
+		if t != "" && strings.ContainsRune("*#:|,", rune(t[0])) {
+			l = "," + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Inactive is t as an Org inactive timestamp, [2026-11-21 Sat 20:40], in
+// t's own location.
+func Inactive(t time.Time) string {
+	return t.Format("[2006-01-02 Mon 15:04]")
+}
+
+// Inline makes s safe inside `…` in a title: backticks become quotes.
+func Inline(s string) string {
+	return strings.ReplaceAll(s, "`", "'")
+}

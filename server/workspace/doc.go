@@ -1,0 +1,10 @@
+// Package workspace is how the server changes the user's files: through the
+// editor when a file is open in one (an LSP workspace/applyEdit, described
+// here as an Edit with byte offsets), and otherwise on disk, atomically.
+//
+// Invariant: nothing here ever writes behind an open buffer, and a write on
+// disk either leaves the old file whole or puts the new one whole in its
+// place (temp file in the same folder, fsync, rename, fsync of the folder),
+// keeping the file's permissions. An edit only changes the bytes its changes
+// name; every other byte of the file stays as it was.
+package workspace

@@ -1,0 +1,87 @@
+// Package workspacetest is an editor for tests of code that changes files
+// through a workspace.Workspace: buffers by path, the edits it was asked to
+// apply (applied as an editor applies them, version checked), and a switch
+// to decline them as a user can.
+//
+// Invariant: an Editor applies an edit only to the buffer and version it
+// names, never touches the disk, and records every edit it was sent.
+package workspacetest
+
+import (
+	"context"
+	"sync"
+
+	"pp-lsp/server/workspace"
+)
+
+// Editor is an in-memory editor. It is safe for concurrent use.
+type Editor struct {
+	mu      sync.Mutex
+	buffers map[string]*workspace.Document
+	edits   []workspace.Edit
+	decline bool
+}
+
+// New returns an editor with no buffer open.
+func New() *Editor { return &Editor{buffers: map[string]*workspace.Document{}} }
+
+// Open opens (or replaces) the buffer on path with text at version 1, as a
+// user typing a whole new text would.
+func (e *Editor) Open(path, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	v := int32(1)
+	if d, ok := e.buffers[path]; ok {
+		v = d.Version + 1
+	}
+	e.buffers[path] = &workspace.Document{Text: []byte(text), Version: v}
+}
+
+// Decline makes the editor refuse (or, with false, accept again) every edit.
+func (e *Editor) Decline(d bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.decline = d
+}
+
+// Edits returns the edits the editor was sent, in order.
+func (e *Editor) Edits() []workspace.Edit {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]workspace.Edit(nil), e.edits...)
+}
+
+// Text returns the buffer's text ("" when it is not open).
+func (e *Editor) Text(path string) string {
+	d, _ := e.OpenDocument(path)
+	return string(d.Text)
+}
+
+// OpenDocument implements workspace.Workspace.
+func (e *Editor) OpenDocument(path string) (workspace.Document, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.buffers[path]
+	if !ok {
+		return workspace.Document{}, false
+	}
+	return *d, true
+}
+
+// ApplyEdit implements workspace.Workspace: the edit is applied when its
+// buffer is open at the version it names and the editor does not decline.
+func (e *Editor) ApplyEdit(_ context.Context, ed workspace.Edit) (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.edits = append(e.edits, ed)
+	d, ok := e.buffers[ed.Path]
+	if e.decline || !ok || !ed.Open || d.Version != ed.Version {
+		return false, nil
+	}
+	text, err := ed.Apply()
+	if err != nil {
+		return false, err
+	}
+	d.Text, d.Version = text, d.Version+1
+	return true, nil
+}
