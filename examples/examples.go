@@ -1,5 +1,6 @@
-// Package examples embeds the example memex so that `pp-lsp demo` works from
-// the binary alone, on any machine, without the source tree.
+// Package examples embeds the example memex and the demo's recorded model, so
+// that `pp-lsp demo` works from the binary alone, on any machine, without the
+// source tree.
 package examples
 
 import "embed"
@@ -11,3 +12,9 @@ import "embed"
 //
 //go:embed memex
 var Memex embed.FS
+
+// DemoReplay is the replay transcript the demo's model answers from when no
+// real provider is configured (PASSEPARTOUT_PROVIDERS).
+//
+//go:embed demo-replay.jsonl
+var DemoReplay []byte
