@@ -146,19 +146,3 @@ func TestVaultGate(t *testing.T) {
 	assert.Equal(t, VerdictDeny, got.Verdict)
 	assert.Equal(t, "vault", got.Gate)
 }
-
-func TestOrgMemex(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "a.org"), []byte("#+filetags: :work:\n* Plan :private:\n:PROPERTIES:\n:ID: n1\n:END:\nSecret plan body.\n** Child\nInherited body.\n* Public\n:PROPERTIES:\n:ID: n2\n:END:\nOpen text.\n"), 0o644))
-	require.NoError(t, os.MkdirAll(filepath.Join(root, ".hidden"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, ".hidden", "h.org"), []byte("* H :private:\n:PROPERTIES:\n:ID: hid\n:END:\nhidden\n"), 0o644))
-	m, err := LoadOrgMemex(t.Context(), []string{root})
-	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"Secret plan body.", "Inherited body."}, m.PrivateTexts([]string{"private"}))
-	assert.ElementsMatch(t, []string{"Secret plan body.", "Inherited body.", "Open text."}, m.PrivateTexts([]string{"work"}), "file tags count")
-	f, ok := m.FileOfID("n2")
-	assert.True(t, ok)
-	assert.Equal(t, filepath.Join(root, "a.org"), f)
-	_, ok = m.FileOfID("hid")
-	assert.False(t, ok, "hidden folders are not part of the memex")
-}

@@ -50,8 +50,7 @@ func newCorpusEnv(t testing.TB, shared string) (*Stack, *Env) {
 	}
 	stack, err := New(DefaultConfig())
 	require.NoError(t, err)
-	memex, err := LoadOrgMemex(context.Background(), []string{root})
-	require.NoError(t, err)
+	memex := openMemex(t, []string{root})
 	env := map[string]string{"HOME": "/home/tester", "XDG_RUNTIME_DIR": "/run/user/1000"}
 	w := DefaultWorld(func(k string) string { return env[k] }, []string{root})
 	w.Memex = memex

@@ -8,13 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
 	"time"
 )
 
-// Memex is what the gates need to know about the user's notes. The memory
-// package implements it over its snapshot; OrgMemex implements it over the
-// Org files under the roots for `pp-lsp gate` and tests.
+// Memex is what the gates need to know about the user's notes. memory's
+// *Snapshot implements it; the gates never read the notes themselves.
 type Memex interface {
 	// PrivateTexts returns the body text of every node that carries one of
 	// tags, by its own tags, by inheritance from an ancestor, or through the

@@ -20,8 +20,7 @@ import (
 // alarm. The figures are logged.
 func TestPrivacyMeasured(t *testing.T) {
 	shared := testenv.SharedDir(t)
-	m, err := LoadOrgMemex(t.Context(), []string{filepath.Join(shared, "corpus", "gates", "fixtures")})
-	require.NoError(t, err)
+	m := openMemex(t, []string{filepath.Join(shared, "corpus", "gates", "fixtures")})
 	private := m.PrivateTexts([]string{"@personal", "private"})
 	require.NotEmpty(t, private)
 	idx, err := buildPrivacyIndex(t.Context(), private)

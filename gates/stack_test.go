@@ -34,8 +34,7 @@ func testEnv(t testing.TB, cfg Config) (*Stack, *Env, string) {
 	require.NoError(t, os.Symlink("/etc", filepath.Join(root, "etc-link")))
 	stack, err := New(cfg)
 	require.NoError(t, err)
-	memex, err := LoadOrgMemex(context.Background(), []string{root})
-	require.NoError(t, err)
+	memex := openMemex(t, []string{root})
 	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": home, "XDG_RUNTIME_DIR": "/run/user/1000"}[k] }, []string{root})
 	w.Memex = memex
 	env, err := stack.NewEnv(context.Background(), w)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"pp-lsp/gates"
+	"pp-lsp/memory"
 )
 
 // maxGateLine bounds one input line of `pp-lsp gate`; a longer line is
@@ -56,11 +57,14 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return &usageError{msg: "gate: " + err.Error()}
 	}
-	memex, err := gates.LoadOrgMemex(ctx, world.Roots)
+	// The privacy and self-modification vectors need the memex: which nodes
+	// are private, which file holds an ID. No embeddings, no store.
+	memex, err := memory.Open(ctx, memory.Options{Roots: world.Roots})
 	if err != nil {
 		return fmt.Errorf("gate: %w", err)
 	}
-	world.Memex = memex
+	defer memex.Close(context.WithoutCancel(ctx))
+	world.Memex = memex.Snapshot()
 	vaultPath := cfg.Vault
 	if vaultPath == "" {
 		vaultPath = gates.DefaultVaultPath(world)
