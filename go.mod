@@ -9,6 +9,8 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/niklasfasching/go-org v1.9.1 // indirect
 	github.com/philippgille/chromem-go v0.7.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.8 // indirect
+	github.com/pkoukk/tiktoken-go-loader v0.0.2 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.lsp.dev/jsonrpc2 v1.0.1 // indirect
 	go.lsp.dev/protocol v1.0.1 // indirect
