@@ -1,0 +1,313 @@
+;;; pp-lsp.el --- Passepartout for Org, through eglot  -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; Keywords: outlines, tools, convenience
+
+;;; Commentary:
+
+;; pp-lsp serves your Org files as a language server: the outline, links
+;; followed across the memex (`xref-find-definitions', M-.), backlinks
+;; (`xref-find-references', M-?), completion of [[id: links by title,
+;; of tags and TODO keywords, diagnostics (duplicate IDs, broken links,
+;; malformed drawers), folding, renaming an ID everywhere
+;; (`eglot-rename'), code actions (an :ID: for the headline at point;
+;; Approve and Reject on a Flight Plan).  This file registers it with
+;; eglot for `org-mode' and adds the commands eglot has no name for:
+;;
+;;   `pp-lsp-context'   what the model would see from point, in a buffer
+;;   `pp-lsp-ask'       a question to the model, the answer streamed
+;;   `pp-lsp-cancel'    stop the question being answered
+;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
+;;   `pp-lsp-reject'    reject the Flight Plan at point
+;;   `pp-lsp-plans'     list the Flight Plans
+;;   `pp-lsp-add-id'    give the headline at point an :ID:
+;;
+;; Set-up:
+;;
+;;   (require 'pp-lsp)
+;;   (setq pp-lsp-memex-roots '("~/org"))
+;;   (add-hook 'org-mode-hook #'eglot-ensure)
+;;
+;; `pp-lsp-memex-roots' makes every Org file under those folders one
+;; eglot project, served by one pp-lsp whose memex is all of them;
+;; without it, eglot's project (a version-controlled folder, else the
+;; file's folder) is the memex.
+;;
+;; Settings go in `pp-lsp-initialization-options' (read when the server
+;; starts), or per project in `eglot-workspace-configuration' under
+;; :passepartout (read again whenever it changes).  The keys are those of
+;; pp-lsp's settings schema, e.g.
+;;
+;;   (setq pp-lsp-initialization-options
+;;         '(:privacyTags ["@personal" "private"] :budget 4000))
+;;
+;; It works with the eglot 1.9 of Debian's elpa-eglot on Emacs 28.2 and
+;; with the eglot built into later Emacsen.  Nothing here evaluates what
+;; the server sends.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'eglot)
+(require 'jsonrpc)
+(require 'org)
+(require 'seq)
+
+(defgroup pp-lsp nil
+  "Passepartout for Org, through eglot."
+  :group 'tools
+  :prefix "pp-lsp-")
+
+(defcustom pp-lsp-program "pp-lsp"
+  "The pp-lsp executable."
+  :type 'string)
+
+(defcustom pp-lsp-program-args '("--stdio")
+  "Arguments of `pp-lsp-program'.
+Add \"--tcp\" \"127.0.0.1:7655\" to serve the framed-TCP bridge (for
+passepartout-bridge.el) from the same process and memex."
+  :type '(repeat string))
+
+(defcustom pp-lsp-initialization-options nil
+  "A plist sent as the server's initializationOptions.
+Keys: :roots :privacyTags :budget :semanticThreshold :dataDir
+:configFile :providers :embeddingProvider :embeddingModel
+:embeddingBaseUrl :assistant :heartbeatInterval :rescanInterval
+:maxSymbols.  Vectors for lists, e.g. (:privacyTags [\"private\"])."
+  :type '(plist :key-type symbol :value-type sexp))
+
+(defcustom pp-lsp-memex-roots nil
+  "The folders of your memex, or nil to let eglot's project decide.
+When set, an Org file under one of them belongs to the eglot project
+of that folder, and the server is told all of them as its roots."
+  :type '(repeat directory))
+
+(defcustom pp-lsp-ask-timeout 600
+  "Seconds a question may take before Emacs stops waiting for it."
+  :type 'integer)
+
+(defclass pp-lsp-server (eglot-lsp-server) ()
+  "A pp-lsp language server.")
+
+(defun pp-lsp--initialization-options ()
+  "The initializationOptions: `pp-lsp-initialization-options', with the roots."
+  (let ((opts (copy-sequence pp-lsp-initialization-options)))
+    (when (and pp-lsp-memex-roots (not (plist-member opts :roots)))
+      (setq opts (plist-put opts :roots
+                            (vconcat (mapcar #'expand-file-name pp-lsp-memex-roots)))))
+    (or opts eglot--{})))
+
+(defun pp-lsp--contact (_interactive)
+  "The eglot contact of pp-lsp."
+  `(pp-lsp-server . (,pp-lsp-program ,@pp-lsp-program-args
+                                      :initializationOptions
+                                      ,(pp-lsp--initialization-options))))
+
+(add-to-list 'eglot-server-programs '(org-mode . pp-lsp--contact))
+
+(defun pp-lsp--project (dir)
+  "The memex root holding DIR as a project, when eglot asks."
+  (when (bound-and-true-p eglot-lsp-context)
+    (when-let ((root (seq-find (lambda (r) (file-in-directory-p dir r))
+                               pp-lsp-memex-roots)))
+      (cons 'transient (file-name-as-directory (expand-file-name root))))))
+
+(add-hook 'project-find-functions #'pp-lsp--project)
+
+(cl-defmethod eglot-client-capabilities ((_server pp-lsp-server))
+  "Say that this client shows work done progress (for indexing and answers)."
+  (let ((caps (cl-call-next-method)))
+    (plist-put caps :window (list :workDoneProgress t))))
+
+(cl-defmethod eglot-handle-request
+  ((_server pp-lsp-server) (_method (eql window/workDoneProgress/create)) &key _token)
+  "Accept the server's progress tokens."
+  nil)
+
+(defvar pp-lsp--streams (make-hash-table :test #'equal)
+  "Progress tokens of running questions, to the buffers their answers go to.")
+
+(cl-defmethod eglot-handle-notification
+  ((_server pp-lsp-server) (_method (eql $/progress)) &key token value)
+  "Stream an answer into its buffer; show indexing in the echo area."
+  (let ((buffer (gethash token pp-lsp--streams))
+        (kind (plist-get value :kind))
+        (message (plist-get value :message)))
+    (cond
+     ((and buffer (buffer-live-p buffer))
+      (when (and (equal kind "report") (stringp message))
+        (with-current-buffer buffer
+          (let ((inhibit-read-only t))
+            (save-excursion
+              (goto-char (point-max))
+              (insert message))))))
+     ((equal kind "begin")
+      (message "pp-lsp: %s…" (plist-get value :title)))
+     ((equal kind "end")
+      (when (stringp message) (message "pp-lsp: %s" message))))))
+
+(defun pp-lsp--server ()
+  "The pp-lsp server of the current buffer, or an error."
+  (let ((server (eglot-current-server)))
+    (unless (and server (cl-typep server 'pp-lsp-server))
+      (user-error "No pp-lsp server here: M-x eglot in an Org buffer first"))
+    server))
+
+(defun pp-lsp--place ()
+  "The current buffer and point as {uri, position}."
+  (let ((params (eglot--TextDocumentPositionParams)))
+    (list :uri (plist-get (plist-get params :textDocument) :uri)
+          :position (plist-get params :position))))
+
+(defun pp-lsp--command (command arguments)
+  "Run COMMAND on the server with one object of ARGUMENTS; return its answer."
+  (jsonrpc-request (pp-lsp--server) :workspace/executeCommand
+                   (list :command command :arguments (vector arguments))))
+
+;;;###autoload
+(defun pp-lsp-context (&optional budget)
+  "Show what the model would see from point: the foveal-peripheral context.
+With a prefix argument, ask for the token BUDGET."
+  (interactive (list (and current-prefix-arg
+                          (read-number "Token budget: " 4000))))
+  (let* ((args (append (pp-lsp--place) (and budget (list :budget budget))))
+         (view (pp-lsp--command "passepartout.context" args))
+         (text (plist-get view :text))
+         (nodes (plist-get view :nodes))
+         (buffer (get-buffer-create "*Passepartout context*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert text)
+        (org-mode)
+        (goto-char (point-min))
+        (setq header-line-format
+              (format "%s tokens of %s (the whole memex: %s) · %s in full, %s outline, %s titles, %s folded, %s private"
+                      (plist-get view :tokens) (plist-get view :budget)
+                      (plist-get view :full_tokens)
+                      (plist-get nodes :full) (plist-get nodes :outline)
+                      (plist-get nodes :title_only) (plist-get nodes :folded)
+                      (plist-get nodes :private)))
+        (setq buffer-read-only t)))
+    (display-buffer buffer)
+    view))
+
+(defvar pp-lsp--last-token nil
+  "The progress token of the latest question.")
+
+(defvar pp-lsp--last-result nil
+  "The answer of the latest question (a plist), once it came.")
+
+(defvar pp-lsp--token-count 0
+  "How many questions this Emacs asked: makes tokens unique.")
+
+;;;###autoload
+(defun pp-lsp-ask (question)
+  "Ask the model QUESTION from point; the answer streams into a buffer.
+An action the gates want you to approve becomes a Flight Plan in
+flightplans.org: approve it there with `pp-lsp-approve' (or by
+switching PLAN to APPROVED)."
+  (interactive "sAsk Passepartout: ")
+  (let* ((server (pp-lsp--server))
+         (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
+         (buffer (get-buffer-create "*Passepartout*"))
+         (args (append (pp-lsp--place) (list :text question))))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (goto-char (point-max))
+        (unless (bobp) (insert "\n\n"))
+        (insert "* " question "\n"))
+      (setq buffer-read-only t))
+    (puthash token buffer pp-lsp--streams)
+    (setq pp-lsp--last-token token)
+    (display-buffer buffer)
+    (jsonrpc-async-request
+     server :workspace/executeCommand
+     (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
+     :timeout pp-lsp-ask-timeout
+     :success-fn (lambda (result)
+                   (remhash token pp-lsp--streams)
+                   (pp-lsp--answered buffer result))
+     :error-fn (lambda (err)
+                 (remhash token pp-lsp--streams)
+                 (pp-lsp--note buffer (format "[%s]" (plist-get err :message)))))
+    token))
+
+(defun pp-lsp--note (buffer text)
+  "Append TEXT on a line of its own to BUFFER."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (goto-char (point-max))
+        (insert "\n" text "\n")))))
+
+(defun pp-lsp--answered (buffer result)
+  "Note in BUFFER how the question ended, from the command's RESULT."
+  (let ((plan (plist-get result :planId)))
+    (pp-lsp--note buffer
+                  (concat (format "[%s" (plist-get result :outcome))
+                          (and (plist-get result :tool)
+                               (format ": %s, %s by %s" (plist-get result :tool)
+                                       (plist-get result :verdict) (plist-get result :gate)))
+                          (and plan (format "; Flight Plan %s waits for your approval" plan))
+                          "]"))
+    (when plan (message "pp-lsp: a Flight Plan waits for your approval in flightplans.org"))
+    (setq pp-lsp--last-result result)))
+
+;;;###autoload
+(defun pp-lsp-cancel ()
+  "Stop the latest question."
+  (interactive)
+  (when pp-lsp--last-token
+    (jsonrpc-notify (pp-lsp--server) :window/workDoneProgress/cancel
+                    (list :token pp-lsp--last-token))))
+
+(defun pp-lsp--decide (command id)
+  "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
+  (let* ((args (if id (list :id id) (pp-lsp--place)))
+         (run (pp-lsp--command command args)))
+    (message "pp-lsp: %s — %s" (plist-get run :state) (plist-get run :summary))
+    run))
+
+;;;###autoload
+(defun pp-lsp-approve (&optional id)
+  "Approve the Flight Plan at point (or the one with ID), which runs it."
+  (interactive)
+  (pp-lsp--decide "passepartout.approve" id))
+
+;;;###autoload
+(defun pp-lsp-reject (&optional id)
+  "Reject the Flight Plan at point (or the one with ID)."
+  (interactive)
+  (pp-lsp--decide "passepartout.reject" id))
+
+;;;###autoload
+(defun pp-lsp-plans ()
+  "List the Flight Plans."
+  (interactive)
+  (let ((plans (pp-lsp--command "passepartout.plans" eglot--{}))
+        (buffer (get-buffer-create "*Passepartout plans*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (if (seq-empty-p plans)
+            (insert "No Flight Plans.\n")
+          (seq-doseq (p plans)
+            (insert (format "%-9s %-8s %s  (%s, line %s)\n"
+                            (plist-get p :state) (plist-get p :tool)
+                            (plist-get p :title) (plist-get p :id) (plist-get p :line)))))
+        (setq buffer-read-only t)))
+    (display-buffer buffer)
+    plans))
+
+;;;###autoload
+(defun pp-lsp-add-id ()
+  "Give the headline at point (or the file, before the first headline) an :ID:."
+  (interactive)
+  (let ((answer (pp-lsp--command "passepartout.addId" (pp-lsp--place))))
+    (message "pp-lsp: :ID: %s" (plist-get answer :id))
+    (plist-get answer :id)))
+
+(provide 'pp-lsp)
+;;; pp-lsp.el ends here

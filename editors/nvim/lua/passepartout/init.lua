@@ -1,0 +1,389 @@
+-- passepartout: pp-lsp, Passepartout for Org, in Neovim.
+--
+-- pp-lsp serves your Org files as a language server: the outline
+-- (document symbols), links followed across the memex (definition),
+-- backlinks (references), completion of [[id: links by title, of tags
+-- and TODO keywords, diagnostics (duplicate IDs, broken links, malformed
+-- drawers), folding ranges, renaming an ID everywhere, code actions (an
+-- :ID: for the headline at the cursor; Approve and Reject on a Flight
+-- Plan). This module starts it for the `org` filetype — with
+-- vim.lsp.start on Neovim 0.8 and later, with vim.lsp.start_client and an
+-- autocommand on 0.7 — and adds the commands Neovim has no name for:
+--
+--   :PassepartoutContext [BUDGET]  what the model would see from the cursor
+--   :PassepartoutAsk {question}    a question to the model, answer streamed
+--   :PassepartoutCancel            stop the question being answered
+--   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
+--   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
+--   :PassepartoutPlans             list the Flight Plans
+--   :PassepartoutAddId             give the headline at the cursor an :ID:
+--   :PassepartoutBacklinks         the backlinks of the node at the cursor
+--
+-- Set-up (init.lua), with the plugin's folder on 'runtimepath':
+--
+--   require('passepartout').setup({
+--     roots = { '~/org' },                 -- the memex (default: the file's project)
+--     init_options = { privacyTags = { '@personal', 'private' } },
+--   })
+--
+-- `init_options` and `settings` take the keys of pp-lsp's settings schema
+-- (roots, privacyTags, budget, semanticThreshold, dataDir, configFile,
+-- providers, embeddingProvider, embeddingModel, embeddingBaseUrl,
+-- assistant, heartbeatInterval, rescanInterval, maxSymbols); `settings`
+-- may change while the server runs (send them with
+-- require('passepartout').configure({...})).
+
+local M = {}
+
+M.config = {
+  -- The command that starts the server.
+  cmd = { 'pp-lsp', '--stdio' },
+  -- The memex folders; nil lets each file's project (its .git folder, else
+  -- its own folder) be the memex.
+  roots = nil,
+  -- initializationOptions, read when the server starts.
+  init_options = {},
+  -- The "passepartout" settings section, read whenever it changes.
+  settings = {},
+  -- Passed to the client: on_attach(client, bufnr), capabilities, …
+  on_attach = nil,
+  capabilities = nil,
+}
+
+local name = 'pp-lsp'
+
+-- The Neovim 0.7 clients, by root (0.8's vim.lsp.start reuses its own).
+local clients = {}
+
+-- The answers streaming, by progress token: { buf = answer buffer }.
+local streams = {}
+
+-- The last question's token and result.
+M.last_token, M.last_result = nil, nil
+
+local uv = vim.loop
+local counter = 0
+
+local function notify(msg, level)
+  vim.notify('pp-lsp: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function expand(path)
+  return (vim.fn.fnamemodify(vim.fn.expand(path), ':p'):gsub('/$', ''))
+end
+
+-- The memex root of a file: the configured root holding it, else the
+-- nearest folder with a .git, else its own folder.
+local function root_for(fname)
+  local dir = vim.fn.fnamemodify(fname, ':p:h')
+  for _, r in ipairs(M.config.roots or {}) do
+    local root = expand(r)
+    if dir == root or dir:sub(1, #root + 1) == root .. '/' then
+      return root
+    end
+  end
+  local git = vim.fn.finddir('.git', dir .. ';')
+  if git ~= '' then
+    return vim.fn.fnamemodify(git, ':p:h:h')
+  end
+  return dir
+end
+
+local function init_options()
+  local opts = vim.deepcopy(M.config.init_options or {})
+  if M.config.roots and opts.roots == nil then
+    opts.roots = vim.tbl_map(expand, M.config.roots)
+  end
+  if next(opts) == nil then
+    return vim.empty_dict()
+  end
+  return opts
+end
+
+-- $/progress: an answer being streamed goes into its buffer; anything
+-- else goes to Neovim's own handler (the indexing of the memex).
+local function progress_handler(err, result, ctx, config)
+  local s = result and streams[result.token]
+  if s then
+    local v = result.value or {}
+    if v.kind == 'report' and type(v.message) == 'string' and vim.api.nvim_buf_is_valid(s.buf) then
+      local lines = vim.api.nvim_buf_get_lines(s.buf, -2, -1, false)
+      local parts = vim.split(v.message, '\n', { plain = true })
+      parts[1] = (lines[1] or '') .. parts[1]
+      vim.api.nvim_buf_set_option(s.buf, 'modifiable', true)
+      vim.api.nvim_buf_set_lines(s.buf, -2, -1, false, parts)
+      vim.api.nvim_buf_set_option(s.buf, 'modifiable', false)
+    end
+    return
+  end
+  return vim.lsp.handlers['$/progress'](err, result, ctx, config)
+end
+
+local function client_config(root)
+  local settings = M.config.settings or {}
+  return {
+    name = name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = init_options(),
+    settings = { passepartout = settings },
+    capabilities = M.config.capabilities,
+    handlers = { ['$/progress'] = progress_handler },
+    on_init = function(client)
+      -- Neovim 0.7 neither pushes its settings nor says it can be asked
+      -- for them: push them once.
+      if next(settings) ~= nil then
+        client.notify('workspace/didChangeConfiguration', { settings = { passepartout = settings } })
+      end
+    end,
+    on_attach = M.config.on_attach,
+    on_exit = function(code, signal, client_id)
+      M.exit_code, M.exit_signal = code, signal
+      for root, id in pairs(clients) do
+        if id == client_id then
+          clients[root] = nil
+        end
+      end
+    end,
+  }
+end
+
+-- attach starts (or reuses) the server for the buffer's memex.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  if fname == '' then
+    return
+  end
+  local root = root_for(fname)
+  if vim.lsp.start then -- Neovim 0.8+
+    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+  end
+  local id = clients[root]
+  if not id or not vim.lsp.get_client_by_id(id) then
+    id = vim.lsp.start_client(client_config(root))
+    if not id then
+      notify('could not start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)
+      return
+    end
+    clients[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+-- client returns the pp-lsp client of the buffer.
+function M.client(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = name })[1]
+  end
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if c.name == name then
+      return c
+    end
+  end
+end
+
+local function need_client()
+  local c = M.client(0)
+  if not c then
+    error('pp-lsp: no pp-lsp server for this buffer (is its filetype org?)', 0)
+  end
+  return c
+end
+
+-- place is the cursor as {uri, position} (UTF-16 columns).
+local function place()
+  local p = vim.lsp.util.make_position_params(0, 'utf-16')
+  return { uri = p.textDocument.uri, position = p.position }
+end
+
+-- command runs a workspace/executeCommand synchronously and returns its
+-- result (raises the server's error).
+local function command(cmd, args, timeout)
+  local c = need_client()
+  local res = c.request_sync('workspace/executeCommand', { command = cmd, arguments = { args } }, timeout or 30000, 0)
+  if not res then
+    error('pp-lsp: ' .. cmd .. ' timed out', 0)
+  end
+  if res.err then
+    error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
+  end
+  return res.result
+end
+
+local function scratch(title, lines, filetype)
+  local buf = vim.fn.bufnr(title)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_buf_set_name(buf, title)
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  vim.api.nvim_buf_set_option(buf, 'filetype', filetype or 'org')
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd('split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  return buf
+end
+
+-- context shows what the model would see from the cursor, and returns the
+-- server's answer (DESIGN §5's JSON as a table).
+function M.context(budget)
+  local args = place()
+  if budget then
+    args.budget = budget
+  end
+  local view = command('passepartout.context', args)
+  local n = view.nodes or {}
+  local head = string.format('# %d tokens of %d (the whole memex: %d) · %d in full, %d outline, %d titles, %d folded, %d private',
+    view.tokens, view.budget, view.full_tokens, n.full or 0, n.outline or 0, n.title_only or 0, n.folded or 0, n.private or 0)
+  local lines = vim.split(view.text or '', '\n', { plain = true })
+  table.insert(lines, 1, head)
+  scratch('Passepartout context', lines, 'org')
+  return view
+end
+
+-- ask sends a question from the cursor; the answer streams into the
+-- Passepartout buffer. It returns the progress token.
+function M.ask(question)
+  local c = need_client()
+  counter = counter + 1
+  local token = string.format('pp-lsp-ask-%d-%d', uv.os_getpid(), counter)
+  local args = place()
+  args.text = question
+  local src = vim.api.nvim_get_current_buf()
+  local buf = vim.fn.bufnr('Passepartout')
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(true, true)
+    vim.api.nvim_buf_set_name(buf, 'Passepartout')
+    vim.api.nvim_buf_set_option(buf, 'filetype', 'org')
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '* ' .. question, '' })
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  streams[token] = { buf = buf }
+  M.last_token, M.last_result = token, nil
+  c.request('workspace/executeCommand', { command = 'passepartout.ask', arguments = { args }, workDoneToken = token },
+    function(err, result)
+      streams[token] = nil
+      local note
+      if err then
+        note = '[' .. (err.message or 'failed') .. ']'
+        M.last_result = { outcome = 'error', error = err.message }
+      else
+        M.last_result = result
+        note = '[' .. result.outcome
+        if result.tool then
+          note = note .. ': ' .. result.tool .. ', ' .. (result.verdict or '') .. ' by ' .. (result.gate or '')
+        end
+        if result.planId then
+          note = note .. '; Flight Plan ' .. result.planId .. ' waits for your approval'
+          notify('a Flight Plan waits for your approval in flightplans.org')
+        end
+        note = note .. ']'
+      end
+      if vim.api.nvim_buf_is_valid(buf) then
+        vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+        vim.api.nvim_buf_set_lines(buf, -1, -1, false, { note })
+        vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+      end
+    end, src)
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd('split')
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.cmd('wincmd p')
+  end
+  return token
+end
+
+-- cancel stops the latest question.
+function M.cancel()
+  local c = M.client(0)
+  if c and M.last_token then
+    c.notify('window/workDoneProgress/cancel', { token = M.last_token })
+  end
+end
+
+local function decide(cmd, id)
+  local args = id and id ~= '' and { id = id } or place()
+  local run = command(cmd, args, 120000)
+  notify(run.state .. ' — ' .. (run.summary or ''))
+  return run
+end
+
+-- approve approves (and runs) the plan with the id, or the plan at the cursor.
+function M.approve(id)
+  return decide('passepartout.approve', id)
+end
+
+-- reject rejects the plan with the id, or the plan at the cursor.
+function M.reject(id)
+  return decide('passepartout.reject', id)
+end
+
+-- plans lists the Flight Plans.
+function M.plans()
+  local plans = command('passepartout.plans', vim.empty_dict())
+  local lines = {}
+  for _, p in ipairs(plans) do
+    table.insert(lines, string.format('%-9s %-8s %s  (%s, line %d)', p.state, p.tool, p.title, p.id, p.line))
+  end
+  if #lines == 0 then
+    lines = { 'No Flight Plans.' }
+  end
+  scratch('Passepartout plans', lines, 'text')
+  return plans
+end
+
+-- add_id gives the headline at the cursor an :ID: and returns it.
+function M.add_id()
+  local res = command('passepartout.addId', place())
+  notify(':ID: ' .. res.id)
+  return res.id
+end
+
+-- configure sends new settings (the "passepartout" section) to the server.
+function M.configure(settings)
+  M.config.settings = vim.tbl_deep_extend('force', M.config.settings or {}, settings)
+  local c = M.client(0)
+  if c then
+    c.notify('workspace/didChangeConfiguration', { settings = { passepartout = M.config.settings } })
+  end
+end
+
+local function user_commands()
+  local cmd = vim.api.nvim_create_user_command
+  cmd('PassepartoutContext', function(o) M.context(tonumber(o.args)) end, { nargs = '?' })
+  cmd('PassepartoutAsk', function(o) M.ask(o.args) end, { nargs = '+' })
+  cmd('PassepartoutCancel', function() M.cancel() end, {})
+  cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
+  cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
+  cmd('PassepartoutPlans', function() M.plans() end, {})
+  cmd('PassepartoutAddId', function() M.add_id() end, {})
+  cmd('PassepartoutBacklinks', function() vim.lsp.buf.references() end, {})
+end
+
+-- setup configures the plugin and starts pp-lsp for every org buffer.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', M.config, opts or {})
+  local group = vim.api.nvim_create_augroup('passepartout', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = 'org',
+    callback = function(ev) M.attach(ev.buf) end,
+  })
+  user_commands()
+  -- Buffers already open.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_option(b, 'filetype') == 'org' then
+      M.attach(b)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,194 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"pp-lsp/orgast"
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/internal/orgtext"
+)
+
+// codeAction is an LSP CodeAction.
+type codeAction struct {
+	Title       string                  `json:"title"`
+	Kind        string                  `json:"kind,omitempty"`
+	Edit        *protocol.WorkspaceEdit `json:"edit,omitempty"`
+	Command     *command                `json:"command,omitempty"`
+	IsPreferred bool                    `json:"isPreferred,omitempty"`
+}
+
+// command is an LSP Command.
+type command struct {
+	Title     string `json:"title"`
+	Command   string `json:"command"`
+	Arguments []any  `json:"arguments,omitempty"`
+}
+
+// placeArgs are the arguments of the commands that act at a place:
+// {"uri", "position"}.
+type placeArgs struct {
+	URI      string            `json:"uri"`
+	Position protocol.Position `json:"position"`
+}
+
+// codeAction offers, at the cursor: an :ID: for the headline (or the file)
+// that has none; Approve and Reject on a Flight Plan waiting for approval.
+func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
+	var p protocol.CodeActionParams
+	if err := decode(protocol.MethodTextDocumentCodeAction, params, &p); err != nil {
+		return nil, err
+	}
+	f, err := v.file(p.TextDocument.URI)
+	if err != nil {
+		return nil, err
+	}
+	off := offsetAt(f.org, p.Range.Start)
+	var actions []codeAction
+	if v.agent != nil && v.agent.IsPlansFile(f.path) {
+		if plan := planAt(f.org.Src, int(p.Range.Start.Line)); plan != nil && plan.ID != "" && plan.State == flightplan.StatePlan {
+			arg := map[string]string{"id": plan.ID}
+			actions = append(actions,
+				codeAction{Title: "Approve the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
+					Command: &command{Title: "Approve", Command: CommandApprove, Arguments: []any{arg}}},
+				codeAction{Title: "Reject the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
+					Command: &command{Title: "Reject", Command: CommandReject, Arguments: []any{arg}}})
+		}
+	}
+	if ch, ok := addIDChange(f.org, f.org.NodeAt(off), uuid.NewString()); ok {
+		what := "this headline"
+		if f.org.NodeAt(off) < 0 {
+			what = "this file"
+		}
+		we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{{Range: rangeAt(f.org, orgast.Range{Start: ch.start, End: ch.start}), NewText: ch.text}})
+		actions = append(actions, codeAction{Title: "Add an :ID: to " + what, Kind: string(protocol.CodeActionKindRefactorRewrite), Edit: &we})
+	}
+	if !v.client.codeActionLiterals {
+		cmds := []command{}
+		for _, a := range actions {
+			if a.Command != nil {
+				cmds = append(cmds, command{Title: a.Title, Command: a.Command.Command, Arguments: a.Command.Arguments})
+			} else {
+				cmds = append(cmds, command{Title: a.Title, Command: CommandAddID,
+					Arguments: []any{placeArgs{URI: string(f.uri), Position: p.Range.Start}}})
+			}
+		}
+		return cmds, nil
+	}
+	if actions == nil {
+		actions = []codeAction{}
+	}
+	return actions, nil
+}
+
+// planAt is the Flight Plan whose subtree holds the 0-based line.
+func planAt(src []byte, line int) *flightplan.Plan {
+	plans := flightplan.Parse(src)
+	var at *flightplan.Plan
+	for i := range plans {
+		if plans[i].Line <= line {
+			at = &plans[i]
+		}
+	}
+	return at
+}
+
+// insertion is text to insert at an offset.
+type insertion struct {
+	start int
+	text  string
+}
+
+// addIDChange is the insertion that gives headline h (-1: the file) the
+// :ID: id, as org-id would: a line in its property drawer, or a new
+// drawer where Org looks for one (after the headline and its planning
+// line; at the top of the file for the file's own). ok is false when the
+// node has an ID already.
+func addIDChange(org *orgast.File, h int, id string) (insertion, bool) {
+	src := org.Src
+	nl := "\n"
+	switch org.EOL() {
+	case orgast.EOLDOS:
+		nl = "\r\n"
+	case orgast.EOLMac:
+		nl = "\r"
+	}
+	line := func(indent string) string { return indent + ":ID:       " + id + nl }
+	var drawer *orgast.Drawer
+	if h >= 0 {
+		drawer = org.Headlines[h].Drawer
+	} else {
+		drawer = org.FileDrawer
+	}
+	if drawer != nil {
+		if v, ok := drawer.Get("ID"); ok && v != "" {
+			return insertion{}, false
+		}
+		first := org.Lines.LineRange(org.Lines.Line(drawer.Range.Start))
+		indent := leadingBlanks(src[first.Start:first.End])
+		return insertion{start: orgtext.NextLine(src, first.End), text: line(indent)}, true
+	}
+	if h < 0 {
+		return insertion{start: 0, text: ":PROPERTIES:" + nl + line("") + ":END:" + nl}, true
+	}
+	hd := &org.Headlines[h]
+	at, indent := hd.Line.End, ""
+	if hd.Planning.Range.End > 0 {
+		at = hd.Planning.Range.End
+		pl := org.Lines.LineRange(org.Lines.Line(hd.Planning.Range.Start))
+		indent = leadingBlanks(src[pl.Start:pl.End])
+	}
+	start := orgtext.NextLine(src, at)
+	text := indent + ":PROPERTIES:" + nl + line(indent) + indent + ":END:" + nl
+	if start == len(src) && (len(src) == 0 || src[len(src)-1] != '\n' && src[len(src)-1] != '\r') {
+		text = nl + strings.TrimSuffix(text, nl)
+	}
+	return insertion{start: start, text: text}, true
+}
+
+func leadingBlanks(b []byte) string {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return string(b[:i])
+}
+
+// addID is the command passepartout.addId {uri, position}: the node at
+// the position gets an :ID:, through workspace/applyEdit. It answers
+// {"id": …}.
+func (s *Server) addID(ctx context.Context, v *view, arg json.RawMessage) (any, error) {
+	var a placeArgs
+	if err := json.Unmarshal(arg, &a); err != nil {
+		return nil, userErrorf("%s takes {\"uri\", \"position\"}: %v", CommandAddID, err)
+	}
+	f, err := v.fileArg(a.URI)
+	if err != nil {
+		return nil, err
+	}
+	h := f.org.NodeAt(offsetAt(f.org, a.Position))
+	id := uuid.NewString()
+	ch, ok := addIDChange(f.org, h, id)
+	if !ok {
+		return nil, userErrorf("the node here has an :ID: already")
+	}
+	we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{{Range: rangeAt(f.org, orgast.Range{Start: ch.start, End: ch.start}), NewText: ch.text}})
+	want := map[string][]byte{}
+	if f.doc != nil {
+		want[f.path] = append(append(append([]byte(nil), f.org.Src[:ch.start]...), ch.text...), f.org.Src[ch.start:]...)
+	}
+	applied, err := s.applyEdit(ctx, "Add an :ID:", we, want)
+	if err != nil {
+		return nil, err
+	}
+	if !applied {
+		return nil, fmt.Errorf("the editor did not add the :ID:")
+	}
+	return map[string]string{"id": id}, nil
+}

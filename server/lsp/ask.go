@@ -1,0 +1,115 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"pp-lsp/server/agent"
+)
+
+// askArgs are {"uri", "position", "text"}: the question, and where it was
+// asked from (optional).
+type askArgs struct {
+	URI      string             `json:"uri"`
+	Position *protocol.Position `json:"position"`
+	Text     string             `json:"text"`
+}
+
+// askResult is the answer of passepartout.ask: how the pipeline ended,
+// what the model said (also streamed), and what it proposed.
+type askResult struct {
+	Outcome string `json:"outcome"`
+	Text    string `json:"text"`
+	Tool    string `json:"tool,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	Gate    string `json:"gate,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	PlanID  string `json:"planId,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Passes  int    `json:"passes"`
+	Tries   int    `json:"tries"`
+}
+
+// ask runs a question through the agent. What the model says streams as
+// $/progress reports (each report's message is the next piece: their
+// concatenation is the answer) on the request's workDoneToken, or on a
+// token of the server's own when the client shows progress. $/cancelRequest
+// and window/workDoneProgress/cancel both cancel it; it then answers
+// RequestCancelled.
+func (s *Server) ask(ctx context.Context, v *view, arg json.RawMessage, token protocol.ProgressToken) (any, error) {
+	if v.agent == nil {
+		return nil, errNoAgent
+	}
+	var a askArgs
+	if err := json.Unmarshal(arg, &a); err != nil {
+		return nil, userErrorf("%s takes {\"uri\", \"position\", \"text\"}: %v", CommandAsk, err)
+	}
+	if strings.TrimSpace(a.Text) == "" {
+		return nil, userErrorf("%s needs a question in \"text\"", CommandAsk)
+	}
+	var path string
+	var line, char int
+	if a.URI != "" {
+		f, err := v.fileArg(a.URI)
+		if err != nil {
+			return nil, err
+		}
+		path = f.path
+		if a.Position != nil {
+			line, char = int(a.Position.Line), int(a.Position.Character)
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	rep := s.beginProgress(ctx, token, "Passepartout", cancel)
+	var answer strings.Builder
+	out, err := v.agent.Handle(ctx, agent.FromLSP(path, line, char, a.Text, ""), func(chunk string) error {
+		answer.WriteString(chunk)
+		rep.report(chunk)
+		return nil
+	})
+	if ctx.Err() != nil {
+		rep.end("cancelled")
+		return nil, protocol.ErrRequestCancelled
+	}
+	if err != nil {
+		rep.end(err.Error())
+		if errors.Is(err, agent.ErrNoProvider) {
+			return nil, &userError{msg: err.Error()}
+		}
+		return nil, err
+	}
+	res := outcomeOf(out)
+	res.Text = answer.String()
+	rep.end(res.Summary)
+	return res, nil
+}
+
+// outcomeOf summarises the last pass.
+func outcomeOf(out agent.Outcome) askResult {
+	p := out.Last()
+	r := askResult{Outcome: string(p.Status), Passes: len(out.Passes), Tries: len(p.Tries), PlanID: p.PlanID}
+	if p.Action != nil {
+		r.Tool = string(p.Action.Tool)
+	}
+	if p.Verdict.Verdict != "" {
+		r.Verdict, r.Gate, r.Reason = p.Verdict.Verdict, p.Verdict.Gate, p.Verdict.Reason
+	}
+	switch {
+	case p.Result != nil && p.Err != nil:
+		r.Summary = p.Result.Summary + ": " + p.Err.Error()
+	case p.Result != nil:
+		r.Summary = p.Result.Summary
+	case p.Err != nil:
+		r.Summary = p.Err.Error()
+	case p.PlanID != "":
+		r.Summary = "filed as a Flight Plan for your approval (" + p.Verdict.Gate + ": " + p.Verdict.Reason + ")"
+	default:
+		r.Summary = string(p.Status)
+	}
+	return r
+}

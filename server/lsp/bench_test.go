@@ -1,0 +1,201 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"pp-lsp/memory"
+	"pp-lsp/memory/memexgen"
+)
+
+// memoryEdit inserts one character at off.
+func memoryEdit(off int) memory.TextEdit { return memory.TextEdit{Start: off, End: off, Text: "x"} }
+
+// The benchmarks drive the server through the whole protocol stack, as
+// the scenario tests do: a jsonrpc2 client on pipes, LSP framing, the
+// server's dispatch, its answer encoded and read back (raw).
+
+// bigFile writes one generated Org file of about size bytes under dir and
+// returns its path.
+func bigFile(tb testing.TB, dir string, size int) string {
+	tb.Helper()
+	opts := memexgen.Defaults()
+	opts.Files, opts.Dirs = 1, 1
+	// About 100 bytes a headline with the default bodies: find the count
+	// that gives the size, then generate it.
+	probe := opts
+	probe.Headlines = 2000
+	m, err := memexgen.Generate(memexgen.BuiltinSource(), probe)
+	require.NoError(tb, err)
+	opts.Headlines = max(1, size*probe.Headlines/m.Bytes())
+	m, err = memexgen.Generate(memexgen.BuiltinSource(), opts)
+	require.NoError(tb, err)
+	require.NoError(tb, m.WriteDir(dir))
+	require.Len(tb, m.Files, 1)
+	return filepath.Join(dir, filepath.FromSlash(m.Files[0].Path))
+}
+
+// benchClient starts a server on root for a benchmark.
+func benchClient(b *testing.B, root string) *testClient {
+	b.Helper()
+	dir := b.TempDir()
+	env := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "PASSEPARTOUT_DATA_DIR": filepath.Join(dir, "data"), "HEARTBEAT_INTERVAL": "3600"}
+	c := newTestClient(b, Options{Getenv: func(k string) string { return env[k] }, WorkDir: root})
+	c.initialize(root, clientEglot, json.RawMessage(`{}`))
+	// The memex embeds every node in the background after indexing: let
+	// it finish, so that the figures are the server's, not the embedder's.
+	require.NoError(b, c.srv.memex().WaitEmbedded(c.ctx))
+	return c
+}
+
+// BenchmarkDocumentSymbol5MB is the outline of a 5 MB Org file, requested
+// and received over the protocol (goal: ≤ 30 ms).
+func BenchmarkDocumentSymbol5MB(b *testing.B) {
+	root := b.TempDir()
+	path := bigFile(b, root, 5<<20)
+	c := benchClient(b, root)
+	c.open(path)
+	require.NoError(b, c.srv.memex().WaitEmbedded(c.ctx))
+	params := map[string]any{"textDocument": map[string]any{"uri": uri.File(path)}}
+	var raw jsonrpc2.RawMessage
+	require.NoError(b, c.callRaw(protocol.MethodTextDocumentDocumentSymbol, params, &raw))
+	b.ResetTimer()
+	for b.Loop() {
+		if err := c.callRaw(protocol.MethodTextDocumentDocumentSymbol, params, &raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(raw))/(1<<20), "MB-answer")
+	fi, _ := os.Stat(path)
+	b.ReportMetric(float64(fi.Size())/(1<<20), "MB-file")
+	if n, ok := c.srv.memex().Snapshot().File(path); ok {
+		b.ReportMetric(float64(len(n.Org().Headlines)), "headlines")
+	}
+}
+
+// BenchmarkDidChangeToDiagnostics5MB is the time from a one-character
+// didChange on a 5 MB buffer to the publishDiagnostics of that version
+// (goal: ≤ 20 ms), with its p50 and p99 over the run.
+func BenchmarkDidChangeToDiagnostics5MB(b *testing.B) {
+	root := b.TempDir()
+	path := bigFile(b, root, 5<<20)
+	c := benchClient(b, root)
+	c.open(path)
+	require.NoError(b, c.srv.memex().WaitEmbedded(c.ctx))
+	text, _ := c.text(path)
+	// Type into the body of a headline in the middle of the file.
+	mid := strings.Index(text[len(text)/2:], "\n* ")
+	require.GreaterOrEqual(b, mid, 0)
+	off := len(text)/2 + mid
+	waitVersion := func(v int32) {
+		c.waitFor("diagnostics of the new version", 10*time.Second, func() bool {
+			p, ok := c.diagnosticsOf(path)
+			return ok && p.Version != nil && *p.Version == v
+		})
+	}
+	waitVersion(c.docVersion(path))
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ch := "x"
+		start := time.Now()
+		c.edit(path, off, off, ch)
+		off++
+		waitVersion(c.docVersion(path))
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+// reportPercentiles adds p50 and p99 (in ms) to a benchmark's figures.
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// BenchmarkWorkspaceSymbol100k is a fuzzy workspace/symbol query over a
+// memex of 100,000 headlines.
+func BenchmarkWorkspaceSymbol100k(b *testing.B) {
+	root := b.TempDir()
+	opts := memexgen.Defaults()
+	opts.Files, opts.Headlines, opts.BodySentences = 1000, 100_000, 1
+	m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
+	require.NoError(b, err)
+	require.NoError(b, m.WriteDir(root))
+	c := benchClient(b, root)
+	for _, q := range []string{"garden", "vec db", "a"} {
+		b.Run(fmt.Sprintf("query=%q", q), func(b *testing.B) {
+			var raw jsonrpc2.RawMessage
+			params := map[string]any{"query": q}
+			require.NoError(b, c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw))
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if err := c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// BenchmarkDidChangeParts5MB splits the didChange → diagnostics path of
+// BenchmarkDidChangeToDiagnostics5MB into its parts, in-process and
+// without the protocol: the memex's EditBuffer (memory's share), the
+// file's diagnostics (memory's findings and the server's conversion), and
+// the outline written as JSON (documentSymbol's share of the server).
+func BenchmarkDidChangeParts5MB(b *testing.B) {
+	root := b.TempDir()
+	path := bigFile(b, root, 5<<20)
+	c := benchClient(b, root)
+	c.open(path)
+	mx := c.srv.memex()
+	require.NoError(b, mx.WaitEmbedded(c.ctx))
+	n, ok := mx.Snapshot().File(path)
+	require.True(b, ok)
+	off := len(n.Org().Src) / 2
+	version := int32(1000)
+	b.Run("EditBuffer", func(b *testing.B) {
+		for b.Loop() {
+			version++
+			if _, err := mx.EditBuffer(c.ctx, path, version, memoryEdit(off)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("diagnostics", func(b *testing.B) {
+		v := c.srv.view()
+		for b.Loop() {
+			v.diagnostics(path)
+		}
+	})
+	b.Run("outline-json", func(b *testing.B) {
+		org := c.srv.view().snap
+		f, _ := org.File(path)
+		for b.Loop() {
+			appendOutline(nil, f.Org())
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// The settings arrive three ways: initializationOptions (read by
+// initialize), the answer to workspace/configuration for the section
+// "passepartout" (asked after initialized, and again on every
+// didChangeConfiguration, when the client answers that request), and the
+// settings pushed with workspace/didChangeConfiguration (either
+// {"passepartout": {…}} or the section itself). Each source overrides
+// the fields it sets.
+
+// configSection is the section the server asks for.
+const configSection = "passepartout"
+
+// pullConfiguration asks the client for the section, when it can answer.
+func (s *Server) pullConfiguration(ctx context.Context) {
+	s.mu.Lock()
+	supported := s.client.configuration
+	s.mu.Unlock()
+	if !supported {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var res []json.RawMessage
+	params := map[string]any{"items": []map[string]string{{"section": configSection}}}
+	if err := protocol.Call(ctx, s.conn, protocol.MethodWorkspaceConfiguration, params, &res); err != nil {
+		s.log.Debug("workspace/configuration was not answered", "err", err)
+		return
+	}
+	if len(res) == 0 {
+		return
+	}
+	s.applySettings(res[0], "workspace/configuration")
+}
+
+// didChangeConfiguration takes the pushed settings, then asks for the
+// section again when the client answers workspace/configuration (eglot
+// pushes nothing useful, Neovim 0.7 pushes and cannot be asked).
+func (s *Server) didChangeConfiguration(_ context.Context, params jsonrpc2.RawMessage) error {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	if !absent(params) {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return fmt.Errorf("the settings do not decode: %w", err)
+		}
+	}
+	if raw := sectionOf(p.Settings); raw != nil {
+		s.applySettings(raw, "workspace/didChangeConfiguration")
+	}
+	s.spawn(s.pullConfiguration)
+	return nil
+}
+
+// sectionOf picks the "passepartout" object out of pushed settings, which
+// may also be the section itself; nil when there is nothing to take.
+func sectionOf(settings json.RawMessage) json.RawMessage {
+	if absent(settings) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(settings, &m); err != nil {
+		return nil
+	}
+	if raw, ok := m[configSection]; ok {
+		return raw
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return settings
+}
+
+// applySettings lays raw over the current settings and applies what can
+// change in a live session.
+func (s *Server) applySettings(raw json.RawMessage, source string) {
+	set, unknown, err := parseSettings(raw)
+	if err != nil {
+		s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp: %s: %v", source, err))
+		return
+	}
+	if len(unknown) > 0 {
+		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp ignores unknown settings from %s: %s", source, strings.Join(unknown, ", ")))
+	}
+	s.mu.Lock()
+	old := s.settings
+	s.settings = old.over(set)
+	mx := s.mx
+	now := s.settings
+	s.mu.Unlock()
+	if mx != nil && now.PrivacyTags != nil && !slices.Equal(now.PrivacyTags, old.PrivacyTags) {
+		// At once, not in the background: a request after the settings
+		// must not show a node they made private.
+		if _, err := mx.SetPrivacyTags(s.bg, now.PrivacyTags); err != nil {
+			s.log.Warn("the privacy tags could not be changed", "err", err)
+		}
+	}
+	if mx != nil && (set.Roots != nil || set.DataDir != "" || set.Providers != "" || set.ConfigFile != "") &&
+		(!slices.Equal(now.Roots, old.Roots) || now.DataDir != old.DataDir || now.Providers != old.Providers || now.ConfigFile != old.ConfigFile) {
+		s.logMessage(protocol.MessageTypeInfo, "pp-lsp: roots, dataDir, providers and configFile take effect when the server restarts")
+	}
+}

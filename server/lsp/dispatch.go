@@ -1,0 +1,243 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// The connection reads one message at a time and calls handle inline, in
+// wire order (jsonrpc2 v1's default). This is how the server keeps the
+// promises DESIGN §10 says protocol.NewServer breaks:
+//
+//   - A notification is applied inline, before the next message is read,
+//     so a request always sees every notification sent before it. Its
+//     failure is logged, never returned (a notification error would close
+//     the connection), and an unknown notification is ignored.
+//   - A request captures its view (the memex snapshot and the open
+//     documents) inline, then releases the read loop (jsonrpc2.Async) and
+//     runs concurrently with later messages, so a slow request never holds
+//     up typing, and a handler may call the client and wait for its answer
+//     without deadlocking the read loop that will deliver it.
+//   - $/cancelRequest cancels the request's context, and a cancelled
+//     request answers RequestCancelled (-32800).
+//   - "params": null, or none, is read as the zero value of the params.
+//   - A panic in a handler answers InternalError and is logged; the
+//     connection stays up.
+
+// call is how one request method is served.
+type call struct {
+	// serve answers the request in the view captured when it arrived.
+	serve func(ctx context.Context, v *view, params jsonrpc2.RawMessage) (any, error)
+	// inline serves the request on the read loop, before the next message:
+	// initialize, whose answer must precede whatever the client sends next.
+	inline bool
+	// memex waits until the memex is indexed before serving.
+	memex bool
+}
+
+// calls maps the request methods the server answers.
+func (s *Server) callTable() map[string]call {
+	return map[string]call{
+		protocol.MethodInitialize:                 {serve: s.initialize, inline: true},
+		protocol.MethodShutdown:                   {serve: s.shutdownRequest},
+		protocol.MethodTextDocumentDocumentSymbol: {serve: s.documentSymbol, memex: true},
+		protocol.MethodWorkspaceSymbol:            {serve: s.workspaceSymbol, memex: true},
+		protocol.MethodTextDocumentDefinition:     {serve: s.definition, memex: true},
+		protocol.MethodTextDocumentReferences:     {serve: s.references, memex: true},
+		protocol.MethodTextDocumentHover:          {serve: s.hover, memex: true},
+		protocol.MethodTextDocumentCompletion:     {serve: s.completion, memex: true},
+		protocol.MethodTextDocumentFoldingRange:   {serve: s.foldingRanges, memex: true},
+		protocol.MethodTextDocumentPrepareRename:  {serve: s.prepareRename, memex: true},
+		protocol.MethodTextDocumentRename:         {serve: s.rename, memex: true},
+		protocol.MethodTextDocumentCodeAction:     {serve: s.codeAction, memex: true},
+		protocol.MethodWorkspaceExecuteCommand:    {serve: s.executeCommand, memex: true},
+	}
+}
+
+// notificationTable maps the notifications the server acts on; the rest
+// are ignored.
+func (s *Server) notificationTable() map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error {
+	return map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error{
+		protocol.MethodInitialized:                        s.initializedNote,
+		protocol.MethodExit:                               s.exitNote,
+		protocol.MethodTextDocumentDidOpen:                s.didOpen,
+		protocol.MethodTextDocumentDidChange:              s.didChange,
+		protocol.MethodTextDocumentDidSave:                s.didSave,
+		protocol.MethodTextDocumentDidClose:               s.didClose,
+		protocol.MethodWorkspaceDidChangeConfiguration:    s.didChangeConfiguration,
+		protocol.MethodWorkspaceDidChangeWatchedFiles:     s.didChangeWatchedFiles,
+		protocol.MethodCancelRequest:                      s.cancelRequest,
+		protocol.MethodWindowWorkDoneProgressCancel:       s.workDoneProgressCancel,
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: s.didChangeWorkspaceFolders,
+	}
+}
+
+// handle is the connection's one handler.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if !req.IsCall() {
+		// The request's own context is pooled and recycled when the
+		// handler returns; whatever outlives it (a context derived by the
+		// memex) must hang off the connection's instead.
+		s.notification(jsonrpc2.DetachContext(ctx), req.Method(), req.Params())
+		return nil, nil
+	}
+	return s.request(ctx, req)
+}
+
+// notification applies one notification inline. Nothing it does can fail
+// the connection.
+func (s *Server) notification(ctx context.Context, method string, params jsonrpc2.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("a notification handler panicked; the notification is dropped", "method", method, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state == stateNew && method != protocol.MethodExit {
+		return // before initialize only exit counts (LSP lifecycle)
+	}
+	h, ok := s.notes[method]
+	if !ok {
+		s.log.Debug("ignoring a notification", "method", method)
+		return
+	}
+	if err := h(ctx, params); err != nil {
+		s.log.Warn("a notification could not be applied", "method", method, "err", err)
+		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("%s: %v", method, err))
+	}
+}
+
+// request serves one call.
+func (s *Server) request(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	// The method and params borrow the transport's buffer until the
+	// handler returns or releases itself: keep a copy of the method, and
+	// read the params only after Async (which clones them in place).
+	method := strings.Clone(req.Method())
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	c, ok := s.calls[method]
+	switch {
+	case state == stateNew && method != protocol.MethodInitialize:
+		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized yet: send initialize first")
+	case state != stateNew && method == protocol.MethodInitialize:
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	case state == stateShutdown:
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down: only exit is accepted")
+	case !ok:
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "the method %s is not served", method)
+	}
+
+	// The server cancels requests itself ($/cancelRequest, shutdown), so
+	// their contexts hang off the connection's, not off the pooled
+	// per-request one.
+	rctx, cancel := context.WithCancelCause(jsonrpc2.DetachContext(ctx))
+	defer cancel(nil)
+	key := idKey(req.ID())
+	s.running.add(key, cancel)
+	defer s.running.remove(key)
+
+	var v *view
+	if !c.memex || s.isReady() {
+		v = s.view()
+	}
+	if !c.inline {
+		jsonrpc2.Async(ctx)
+	}
+	params := req.Params()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("a request handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "the server failed on %s; see its log", method)
+		}
+	}()
+	if v == nil {
+		if err := s.waitReady(rctx); err != nil {
+			return nil, s.cancelled(rctx, err)
+		}
+		v = s.view()
+	}
+	result, err = c.serve(rctx, v, params)
+	if rctx.Err() != nil {
+		return nil, s.cancelled(rctx, err)
+	}
+	return result, rpcError(err)
+}
+
+// cancelled is the answer of a request whose context ended: RequestCancelled
+// when the client cancelled it, the error otherwise.
+func (s *Server) cancelled(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errCancelledByClient) || errors.Is(context.Cause(ctx), context.Canceled) {
+		return protocol.ErrRequestCancelled
+	}
+	return rpcError(err)
+}
+
+// errCancelledByClient is the cause of a request cancelled by $/cancelRequest.
+var errCancelledByClient = errors.New("the client cancelled the request")
+
+// cancelRequest is $/cancelRequest: the request's context ends. A request
+// that already finished (or never was) is no error.
+func (s *Server) cancelRequest(_ context.Context, params jsonrpc2.RawMessage) error {
+	var p protocol.CancelParams
+	if err := decode(protocol.MethodCancelRequest, params, &p); err != nil {
+		return err
+	}
+	switch id := p.ID.(type) {
+	case protocol.Integer:
+		s.running.cancel(idKey(jsonrpc2.NewNumberID(int64(id))))
+	case protocol.String:
+		s.running.cancel(idKey(jsonrpc2.NewStringID(string(id))))
+	}
+	return nil
+}
+
+// idKey names a request id unambiguously (a string and a number never
+// collide).
+func idKey(id jsonrpc2.ID) string { return fmt.Sprintf("%q", id) }
+
+// inflight holds the cancel functions of the running requests.
+type inflight struct {
+	mu sync.Mutex
+	m  map[string]context.CancelCauseFunc
+}
+
+func newInflight() *inflight { return &inflight{m: map[string]context.CancelCauseFunc{}} }
+
+func (f *inflight) add(key string, c context.CancelCauseFunc) {
+	f.mu.Lock()
+	f.m[key] = c
+	f.mu.Unlock()
+}
+
+func (f *inflight) remove(key string) {
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+}
+
+func (f *inflight) cancel(key string) {
+	f.mu.Lock()
+	c := f.m[key]
+	f.mu.Unlock()
+	if c != nil {
+		c(errCancelledByClient)
+	}
+}
+
+func (f *inflight) cancelAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.m {
+		c(errCancelledByClient)
+	}
+}

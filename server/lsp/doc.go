@@ -1,0 +1,111 @@
+// Package lsp is the language server of pp-lsp (`pp-lsp --stdio`): the
+// memex served to editors — eglot, Neovim, any LSP client — over the
+// Language Server Protocol, with the agent behind its commands.
+//
+// Invariant: the client's notifications are applied in the order sent,
+// each before the next message is read, so a request sees every change
+// sent before it; a request reads one immutable view (a memex snapshot
+// and the open buffers) taken when it arrived, and a change makes a new
+// one. No message a client sends — unknown, malformed, cancelled,
+// "params": null — closes the connection or takes the server down; the
+// server never calls the client from its read loop, so no request of
+// its own can deadlock. An open buffer's text always wins over its file
+// on disk, and the server writes no file behind one. The server parses no
+// Org: outlines come from orgast, everything across files from memory.
+//
+// # Transport
+//
+// Serve speaks LSP's Content-Length framing with go.lsp.dev/jsonrpc2 v1,
+// with its own dispatch rather than protocol.NewServer, whose concurrent
+// dispatch, notification errors and cancellation code DESIGN §10 records
+// as wrong for us (see dispatch.go). Positions are UTF-16 (the only
+// encoding eglot and Neovim speak), converted by orgast's line index,
+// which counts lines and columns as the editor that decoded the file.
+//
+// # Session
+//
+// initialize answers at once; the memex is indexed in the background,
+// with $/progress (begin, reports with percentages, end) when the client
+// shows progress. Requests that need the memex wait for it; buffers opened
+// meanwhile are served from their own outline and handed to the memex when
+// it is ready. The memex roots are, in order of precedence, the setting
+// "roots", the workspace folders, rootUri, rootPath, the working
+// directory. shutdown saves the memex's store; exit then ends Serve, which
+// returns nil, or ErrExitWithoutShutdown when the session ended without
+// shutdown (the process exits 1, as the specification asks).
+//
+// # Settings
+//
+// One schema (Settings), three sources, each overriding the fields it
+// sets: initializationOptions, the section "passepartout" of
+// workspace/configuration (asked after initialized and on every
+// didChangeConfiguration, when the client answers it), and the settings
+// pushed by workspace/didChangeConfiguration (as {"passepartout": {…}} or
+// the section itself). They override the environment variables of DESIGN
+// §11 they name, which override the configuration file.
+//
+//	{
+//	  "roots":             ["~/org"],             // the memex (default: the workspace folders)
+//	  "privacyTags":       ["@personal", "private"],
+//	  "budget":            4000,                  // CONTEXT_BUDGET: the context's tokens
+//	  "semanticThreshold": 0.75,                  // CONTEXT_SEMANTIC_THRESHOLD
+//	  "dataDir":           "~/.local/share/passepartout", // PASSEPARTOUT_DATA_DIR
+//	  "configFile":        "~/.config/passepartout/config.json",
+//	  "providers":         "ollama:qwen3@http://127.0.0.1:11434", // PASSEPARTOUT_PROVIDERS
+//	  "embeddingProvider": "trigram",             // EMBEDDING_PROVIDER (and embeddingModel, embeddingBaseUrl)
+//	  "assistant":         "Passepartout",        // MEMEX_ASSISTANT
+//	  "heartbeatInterval": 60,                    // HEARTBEAT_INTERVAL, seconds
+//	  "rescanInterval":    5,                     // seconds between disk rescans when the client cannot watch
+//	  "maxSymbols":        200                    // the most workspace/symbol answers
+//	}
+//
+// roots, dataDir, configFile, providers, the embedding settings, assistant
+// and heartbeatInterval are read when the memex opens (give them in
+// initializationOptions); privacyTags, budget, semanticThreshold,
+// rescanInterval and maxSymbols take effect whenever they change. An
+// unknown key is reported with window/logMessage and ignored; a value of
+// the wrong type is shown with window/showMessage and the source ignored.
+//
+// # Features
+//
+// documentSymbol (the outline tree; TODO keyword, priority and tags as the
+// detail), workspace/symbol (every headline, fuzzy, ranked), definition
+// (id:, file: with ::*heading, ::#custom-id and ::NNN, [[*Heading]],
+// [[#custom-id]], [[target]]), references (backlinks; a file's own ID from
+// its drawer or title), hover (the link's target or the node: title,
+// place, ID, backlinks, first lines; a Flight Plan's gate trace),
+// completion ([[id: by title, inserting the ID; [[* and [[#; tags; TODO
+// keywords), diagnostics (duplicate IDs, broken links and searches,
+// malformed drawers, Flight Plans' state; for the changed file at once,
+// then for the files the change affects), foldingRange (subtrees,
+// drawers, blocks), prepareRename and rename of an ID (one WorkspaceEdit
+// over the memex, versioned for open buffers), code actions (an :ID: for
+// the headline or file; Approve and Reject on a Flight Plan). Files
+// changed outside the editor are read again on workspace/didChangeWatchedFiles
+// (registered dynamically for **/*.org when the client can watch), by a
+// rescan every rescanInterval seconds when it cannot, and on didSave.
+//
+// # Commands (workspace/executeCommand; one argument, an object)
+//
+//	passepartout.context  {uri, position, budget?} → DESIGN §5's JSON (memory/foveal's View);
+//	                      "text" is exactly what the model would see. The editor
+//	                      commands show it in a read-only Org buffer.
+//	passepartout.ask      {uri?, position?, text} → {outcome, text, tool, verdict, gate, reason,
+//	                      planId, summary, passes, tries}; the answer streams as $/progress
+//	                      reports (their messages concatenated) on the request's workDoneToken,
+//	                      or a token of the server's; $/cancelRequest or
+//	                      window/workDoneProgress/cancel stop it (RequestCancelled).
+//	passepartout.approve  {id} or {uri, position} in flightplans.org → {id, title, state, ran, summary, output}
+//	passepartout.reject   the same
+//	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
+//	passepartout.plans    {} → the Flight Plans
+//
+// The agent (server/agent) is opened on the same memex, with the server as
+// its workspace.Workspace: it reads open buffers through OpenDocument and
+// changes them with workspace/applyEdit (its change annotation asking for
+// confirmation where the edit does), waiting for the editor's didChange.
+// didChange and didSave of flightplans.org, and its changes on disk, tell
+// the agent at once (NotifyPlansChanged); its heartbeat runs for the
+// server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
+// the bridge on the same agent and memex.
+package lsp

@@ -1,0 +1,228 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/providers"
+	"pp-lsp/server/agent"
+)
+
+// load brings the memex and the agent up, in the background of
+// initialize: it waits for initialized, reads the client's settings
+// (workspace/configuration), asks the client to watch the Org files,
+// indexes the memex with $/progress, takes over the buffers opened
+// meanwhile, and starts the agent's heartbeat, the disk watcher and the
+// first diagnostics.
+func (s *Server) load(ctx context.Context) {
+	defer s.markReady(nil)
+	select {
+	case <-s.initialized:
+	case <-time.After(2 * time.Second): // a client that never says initialized still gets served
+	case <-ctx.Done():
+		return
+	}
+	s.pullConfiguration(ctx)
+	s.registerWatcher(ctx)
+
+	s.mu.Lock()
+	set, roots := s.settings, s.roots
+	s.mu.Unlock()
+	env := set.env(s.getenv)
+	cfgFile := set.ConfigFile
+	if cfgFile == "" {
+		cfgFile = s.opts.ConfigFile
+	}
+
+	prog := s.beginProgress(ctx, nil, "Indexing the memex", nil)
+	var done, total atomic.Int64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() { // reports at most ten times a second, never from memory's goroutines
+		defer close(stopped)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				d, n := done.Load(), total.Load()
+				if n > 0 && d != last {
+					last = d
+					prog.report(fmt.Sprintf("%d of %d files", d, n), percent(d, n))
+				}
+			}
+		}
+	}()
+	mx, err := s.openMemex(ctx, roots, set, env, cfgFile, func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) })
+	close(stop)
+	<-stopped
+	if err != nil {
+		prog.end("the memex could not be opened")
+		s.markReady(err)
+		if ctx.Err() == nil {
+			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp could not open the memex: %v", err))
+		}
+		return
+	}
+	a, err := agent.Open(ctx, agent.Setup{
+		Roots: roots, ConfigFile: cfgFile, Getenv: env, Logger: s.log,
+		Workspace: editor{s}, Memex: mx, Serve: true, Context: s.agentContext(),
+	})
+	if err != nil {
+		a = nil
+		if ctx.Err() == nil {
+			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp serves the memex without the agent: %v", err))
+		}
+	}
+
+	s.syncMu.Lock()
+	s.adoptBuffers(ctx, mx)
+	s.mu.Lock()
+	if ctx.Err() != nil { // shut down meanwhile: nobody will close them
+		s.mu.Unlock()
+		s.syncMu.Unlock()
+		if a != nil {
+			a.Close(context.WithoutCancel(ctx))
+		}
+		mx.Close(context.WithoutCancel(ctx))
+		return
+	}
+	s.mx, s.agent = mx, a
+	tags := s.settings.PrivacyTags
+	s.mu.Unlock()
+	s.seen.mu.Lock()
+	s.seen.snap = mx.Snapshot()
+	s.seen.mu.Unlock()
+	s.markReady(nil)
+	s.syncMu.Unlock()
+	if tags != nil && !slices.Equal(tags, set.PrivacyTags) { // settings that came while indexing
+		if _, err := mx.SetPrivacyTags(ctx, tags); err != nil {
+			s.log.Warn("the privacy tags could not be changed", "err", err)
+		}
+	}
+
+	files := mx.Snapshot().FileCount()
+	prog.report(fmt.Sprintf("%d of %d files", files, files), percent(1, 1))
+	prog.end(fmt.Sprintf("indexed %d files", files))
+
+	s.diags.everything()
+	s.spawn(s.watch)
+	if a != nil {
+		s.spawn(func(ctx context.Context) {
+			if err := a.Heartbeat(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("the agent's heartbeat stopped", "err", err)
+			}
+		})
+		if s.opts.Started != nil {
+			if err := s.opts.Started(ctx, a); err != nil {
+				s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp: %v", err))
+			}
+		}
+	}
+	// The figures resolve every link of the memex: counted last.
+	f := mx.Snapshot().Figures()
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("pp-lsp: the memex under %v holds %d files, %d headlines, %d IDs", roots, f.Files, f.Headlines, f.IDs))
+}
+
+// percent is done/total as a whole percentage.
+func percent(done, total int64) uint32 {
+	if total <= 0 {
+		return 0
+	}
+	return uint32(min(100, done*100/total))
+}
+
+// markReady closes ready once, recording why the memex is missing (nil:
+// it is there).
+func (s *Server) markReady(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.ready:
+	default:
+		s.readyErr = err
+		close(s.ready)
+	}
+}
+
+// isReady reports whether the memex has come up (or failed to).
+func (s *Server) isReady() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitReady waits for the memex to come up (or fail to: the request is
+// then served from the open buffers alone).
+func (s *Server) waitReady(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// openMemex opens the memex a language server keeps: its store in the
+// data directory, embeddings computed in the background, auto-saved, with
+// the embedder the configuration names. (agent.Open does the same when
+// it opens the memex itself; the server opens it so that it can show the
+// indexing's progress.)
+func (s *Server) openMemex(ctx context.Context, roots []string, set Settings, env func(string) string, cfgFile string, progress func(done, total int)) (*memory.Memex, error) {
+	dataDir, err := memory.DataDir(env)
+	if err != nil {
+		return nil, err
+	}
+	auto, err := memory.AutoSaveInterval(env)
+	if err != nil {
+		return nil, err
+	}
+	opts := memory.Options{
+		Roots: roots, DataDir: dataDir, Embed: true, AutoSave: auto,
+		PrivacyTags: set.PrivacyTags, Progress: progress, Logger: s.log,
+	}
+	if e, err := s.embedder(ctx, roots, env, cfgFile); err == nil {
+		opts.Embedder = e
+	} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
+		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp uses the built-in trigram embedder: %v", err))
+	}
+	return memory.Open(ctx, opts)
+}
+
+// embedder is the embedder the configuration file and the environment
+// choose (providers.ErrTrigramEmbedder for memory's built-in one).
+func (s *Server) embedder(ctx context.Context, roots []string, env func(string) string, cfgFile string) (memory.Embedder, error) {
+	path, optional := cfgFile, false
+	if path == "" {
+		path, optional = filepath.Join(gates.DefaultWorld(env, roots).ConfigDir, "config.json"), true
+	}
+	sections, err := agent.ReadConfigFile(path, optional)
+	if err != nil {
+		return nil, err
+	}
+	var pc providers.Config
+	if len(sections.Providers) > 0 {
+		if err := json.Unmarshal(sections.Providers, &pc); err != nil {
+			return nil, fmt.Errorf("the \"providers\" section of %s: %w", path, err)
+		}
+	}
+	if err := pc.ApplyEnv(env); err != nil {
+		return nil, err
+	}
+	return providers.NewEmbedder(ctx, pc, providers.Options{Getenv: env, Logger: s.log})
+}

@@ -1,0 +1,430 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"golang.org/x/tools/txtar"
+)
+
+// Scenario tests: each testdata/*.txtar file is one whole session, in the
+// style of gopls's marker tests. The marker language:
+//
+// The archive's comment holds settings, one per line ("key: value"; any
+// other line is description):
+//
+//	client: full | eglot | nvim       the capabilities announced (clientKind)
+//	settings: {JSON}                  initializationOptions
+//	config: {JSON}                    the answer to workspace/configuration
+//	env: KEY=VALUE                    an environment variable (repeatable)
+//
+// Files named memex/… are the memex (the workspace folder); any other
+// path but the ones below is written as it is, relative to the scenario's
+// temporary folder (outside/… is outside the memex). replay.jsonl is the
+// model's transcript (PASSEPARTOUT_PROVIDERS=replay:it); config.json is
+// the configuration file; want/… and new/… are texts a command names.
+//
+// In the files, «name» marks a place, and «name» … «/name» a range; the
+// marks are removed before the files are written. Names are unique over
+// the scenario, so a command names a place by its mark alone. Marks
+// follow the client's edits to their file.
+//
+// The file "script" is the session, one command per line; blank lines
+// and lines starting with # are ignored. A command's expected output
+// follows it as lines starting with "> " (">" alone for an empty line);
+// a command with none must output nothing. Places in outputs are written
+// as the mark that names them exactly («name»), else as
+// path:line:col-line:col (0-based, UTF-16 columns); the scenario's folder
+// is written $TMP, a UUID (the server makes them) <uuid>, and an Org
+// timestamp with a time [<time>], a duration "after <time>". With UPDATE_SCENARIOS=1 the expected
+// outputs are rewritten from what the server answered (review the diff). Outputs that arrive
+// on their own (diagnostics, text the server changes) are awaited until
+// they match, for up to 10 seconds.
+//
+//	open FILE / close FILE / save FILE      didOpen (the file's text), didClose, didSave
+//	edit «m» "TEXT"                         didChange: «m»'s place (or range) becomes TEXT (a Go string)
+//	type «m» "TEXT"                         the same, one didChange per character
+//	write FILE new/NAME                     the file on disk becomes new/NAME (outside the editor)
+//	symbols FILE                            documentSymbol: name [detail] «selection» (first-last line)
+//	wsymbols QUERY                          workspace/symbol: name (container) «place»
+//	definition «m»                          definition: the locations
+//	references «m» [decl]                   references (with the declaration)
+//	hover «m»                               hover: its text, then "@ «range»"
+//	complete «m»                            completion: label => "newText" @ «range»
+//	folding FILE                            foldingRange: first-last [kind]
+//	diagnostics FILE                        the latest diagnostics: «range» severity code: message
+//	prepare-rename «m»                      prepareRename: «range» placeholder
+//	rename «m» NAME                         rename: the edit per file, then applied as an editor does
+//	actions «m»                             code actions: title [kind] edit|command NAME
+//	apply-action «m» N                      apply the Nth action's edit, or run its command
+//	context «m» [BUDGET]                    passepartout.context: the figures, then the text
+//	ask «m»|- "TEXT"                        passepartout.ask: outcome, streamed text, plan
+//	ask-cancel «m» "TEXT" request|progress  an ask cancelled by $/cancelRequest or progress cancel
+//	approve|reject last|«m»                 the last ask's plan, or the plan at «m»
+//	text FILE                               the editor's text of an open FILE
+//	disk FILE                               the file's text on disk (the same)
+//	notify METHOD JSON / request METHOD JSON  raw messages ($URI(«m»), $POS(«m»), $TMP substituted)
+//	mark NAME FILE "TEXT"                   «NAME» becomes the range of the first TEXT in FILE now
+//	messages                                window/showMessage and logMessage since the last "messages"
+//	settle                                  until the server has read the files it was told changed
+//	wait-embedded                           until the memex has embedded every node
+
+// mark is a marked place: byte offsets into the file's current text.
+type mark struct {
+	path       string // relative to the scenario's folder
+	start, end int
+	isRange    bool
+}
+
+type scenario struct {
+	t       *testing.T
+	dir     string // the scenario's folder
+	root    string // dir/memex
+	archive *txtar.Archive
+	files   map[string][]byte // every section, by name
+	marks   map[string]*mark
+	c       *testClient
+	kind    clientKind
+	lastAsk askResult
+	// seenMessages counts the messages a "messages" command showed.
+	seenMessages int
+}
+
+// uuidRE matches the UUIDs the server makes (new IDs, plan IDs), which
+// outputs show as <uuid>.
+func uuidRE() *regexp.Regexp {
+	return regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+}
+
+// timeRE matches an Org inactive timestamp with a time, which outputs
+// show as [<time>].
+func timeRE() *regexp.Regexp {
+	return regexp.MustCompile(`\[\d{4}-\d\d-\d\d \w+ \d\d:\d\d\]`)
+}
+
+// durationRE matches how long an action took, which outputs show as
+// "after <time>".
+func durationRE() *regexp.Regexp { return regexp.MustCompile(`after [0-9.]+[µmn]?s`) }
+
+// markRE matches «name» and «/name».
+func markRE() *regexp.Regexp { return regexp.MustCompile(`«(/?)([A-Za-z0-9_.-]+)»`) }
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, f)
+		})
+	}
+}
+
+func runScenario(t *testing.T, file string) {
+	ar, err := txtar.ParseFile(file)
+	require.NoError(t, err)
+	sc := &scenario{t: t, dir: t.TempDir(), archive: ar, files: map[string][]byte{}, marks: map[string]*mark{}, kind: clientFull}
+	sc.root = filepath.Join(sc.dir, "memex")
+	require.NoError(t, os.MkdirAll(sc.root, 0o755))
+	env := map[string]string{
+		"HOME": sc.dir, "XDG_CONFIG_HOME": filepath.Join(sc.dir, "xdg-config"), "XDG_DATA_HOME": filepath.Join(sc.dir, "xdg-data"),
+		"XDG_RUNTIME_DIR": filepath.Join(sc.dir, "run"), "PASSEPARTOUT_DATA_DIR": filepath.Join(sc.dir, "data"),
+		"PATH": os.Getenv("PATH"), "HEARTBEAT_INTERVAL": "3600",
+	}
+	var settings, config json.RawMessage
+	for line := range strings.Lines(string(ar.Comment)) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "client":
+			sc.kind = clientKind(v)
+		case "settings":
+			settings = json.RawMessage(v)
+		case "config":
+			config = json.RawMessage(v)
+		case "env":
+			kv := strings.SplitN(v, "=", 2)
+			require.Len(t, kv, 2, "env: KEY=VALUE")
+			env[kv[0]] = kv[1]
+		}
+	}
+	var script string
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "script":
+			script = string(f.Data)
+		case f.Name == "replay.jsonl":
+			p := filepath.Join(sc.dir, f.Name)
+			require.NoError(t, os.WriteFile(p, f.Data, 0o644))
+			env["PASSEPARTOUT_PROVIDERS"] = "replay:" + p
+		case f.Name == "config.json":
+			p := filepath.Join(env["XDG_CONFIG_HOME"], "passepartout", "config.json")
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, f.Data, 0o644))
+		case strings.HasPrefix(f.Name, "want/") || strings.HasPrefix(f.Name, "new/"):
+			sc.files[f.Name] = f.Data
+		default:
+			text := sc.strip(f.Name, string(f.Data))
+			p := filepath.Join(sc.dir, filepath.FromSlash(f.Name))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		}
+	}
+	sc.c = newTestClient(t, Options{Getenv: func(k string) string { return env[k] }, WorkDir: sc.root})
+	sc.c.config = config
+	sc.c.onEdit = sc.shift
+	sc.c.initialize(sc.root, sc.kind, settings)
+
+	update := os.Getenv("UPDATE_SCENARIOS") == "1"
+	lines := strings.Split(script, "\n")
+	var rewritten []string
+	for i := 0; i < len(lines); i++ {
+		rewritten = append(rewritten, lines[i])
+		cmd := strings.TrimSpace(lines[i])
+		if cmd == "" || strings.HasPrefix(cmd, "#") {
+			continue
+		}
+		lineNo := i + 1
+		var want []string
+		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], ">") {
+			i++
+			want = append(want, strings.TrimPrefix(strings.TrimPrefix(lines[i], ">"), " "))
+		}
+		got := sc.run(lineNo, cmd, want, update)
+		for _, l := range got {
+			rewritten = append(rewritten, strings.TrimRight("> "+l, " "))
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	assert.NoError(t, sc.c.shutdown(), "shutdown then exit: a clean end")
+	if update {
+		for i := range ar.Files {
+			if ar.Files[i].Name == "script" {
+				ar.Files[i].Data = []byte(strings.Join(rewritten, "\n"))
+			}
+		}
+		require.NoError(t, os.WriteFile(file, txtar.Format(ar), 0o644))
+	}
+}
+
+// strip removes the marks of a file, recording them.
+func (sc *scenario) strip(name, text string) string {
+	var out strings.Builder
+	last := 0
+	for _, m := range markRE().FindAllStringSubmatchIndex(text, -1) {
+		out.WriteString(text[last:m[0]])
+		last = m[1]
+		closing, label := text[m[2]:m[3]], text[m[4]:m[5]]
+		off := out.Len()
+		if closing == "/" {
+			mk, ok := sc.marks[label]
+			require.True(sc.t, ok && mk.path == name, "«/%s» closes no «%s» in %s", label, label, name)
+			mk.end, mk.isRange = off, true
+			continue
+		}
+		require.NotContains(sc.t, sc.marks, label, "the mark «%s» is used twice", label)
+		sc.marks[label] = &mark{path: name, start: off, end: off}
+	}
+	out.WriteString(text[last:])
+	return out.String()
+}
+
+// shift moves the marks of path past an edit of [s, e) into text.
+func (sc *scenario) shift(abs string, s, e int, text string) {
+	rel := sc.rel(abs)
+	delta := len(text) - (e - s)
+	move := func(x int, isStart bool) int {
+		switch {
+		case x < s:
+			return x
+		case x > e:
+			return x + delta
+		case s == e && x == s && !isStart:
+			return x + len(text)
+		case s == e && x == s:
+			return x + len(text)
+		case isStart:
+			return s
+		}
+		return s + len(text)
+	}
+	for _, m := range sc.marks {
+		if m.path != rel {
+			continue
+		}
+		if m.isRange {
+			m.start, m.end = move(m.start, true), move(m.end, false)
+		} else {
+			m.start = move(m.start, false)
+			m.end = m.start
+		}
+	}
+}
+
+func (sc *scenario) abs(rel string) string { return filepath.Join(sc.dir, filepath.FromSlash(rel)) }
+
+func (sc *scenario) rel(abs string) string {
+	r, err := filepath.Rel(sc.dir, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(r)
+}
+
+// currentText is the text a mark's offsets refer to: the editor's copy of
+// an open file, else the disk's.
+func (sc *scenario) currentText(rel string) string {
+	if t, ok := sc.c.text(sc.abs(rel)); ok {
+		return t
+	}
+	data, err := os.ReadFile(sc.abs(rel))
+	require.NoError(sc.t, err)
+	return string(data)
+}
+
+// mark resolves «name».
+func (sc *scenario) mark(arg string) *mark {
+	sc.t.Helper()
+	name := strings.TrimSuffix(strings.TrimPrefix(arg, "«"), "»")
+	m, ok := sc.marks[name]
+	require.True(sc.t, ok, "no mark «%s»", name)
+	return m
+}
+
+// position is the LSP position of a mark's start.
+func (sc *scenario) position(m *mark) protocol.Position {
+	return utf16Pos(sc.currentText(m.path), m.start)
+}
+
+func (sc *scenario) docParams(m *mark) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(m.path))}, "position": sc.position(m)}
+}
+
+// place writes a location: the mark that names it exactly, else path:range.
+func (sc *scenario) place(u uri.URI, r protocol.Range) string {
+	abs := uriPath(u)
+	rel := sc.rel(abs)
+	text := sc.currentTextOr(rel)
+	if text != nil {
+		s, e := utf16Offset(*text, r.Start), utf16Offset(*text, r.End)
+		for _, name := range slices.Sorted(maps.Keys(sc.marks)) {
+			m := sc.marks[name]
+			if m.path == rel && m.start == s && m.end == e {
+				return "«" + name + "»"
+			}
+		}
+	}
+	return fmt.Sprintf("%s:%d:%d-%d:%d", rel, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+}
+
+func (sc *scenario) currentTextOr(rel string) *string {
+	if t, ok := sc.c.text(sc.abs(rel)); ok {
+		return &t
+	}
+	data, err := os.ReadFile(sc.abs(rel))
+	if err != nil {
+		return nil
+	}
+	s := string(data)
+	return &s
+}
+
+// subst replaces $URI(«m»), $POS(«m») and $TMP in raw JSON.
+func (sc *scenario) subst(s string) string {
+	re := regexp.MustCompile(`\$(URI|POS)\(«([A-Za-z0-9_.-]+)»\)`)
+	s = re.ReplaceAllStringFunc(s, func(x string) string {
+		g := re.FindStringSubmatch(x)
+		m := sc.mark(g[2])
+		if g[1] == "URI" {
+			return string(uri.File(sc.abs(m.path)))
+		}
+		b, _ := json.Marshal(sc.position(m))
+		return string(b)
+	})
+	return strings.ReplaceAll(s, "$TMP", sc.dir)
+}
+
+// fields splits a command line, keeping Go-quoted strings whole.
+func fields(t *testing.T, line string) []string {
+	var out []string
+	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+		if line[0] == '"' {
+			q, err := strconv.QuotedPrefix(line)
+			require.NoError(t, err, "in %q", line)
+			s, _ := strconv.Unquote(q)
+			out = append(out, s)
+			line = line[len(q):]
+			continue
+		}
+		if line[0] == '{' || line[0] == '[' { // raw JSON runs to the end
+			out = append(out, line)
+			break
+		}
+		i := strings.IndexAny(line, " \t")
+		if i < 0 {
+			i = len(line)
+		}
+		out = append(out, line[:i])
+		line = line[i:]
+	}
+	return out
+}
+
+// run runs one command and compares its output, which it returns; with
+// update, a difference is no failure.
+func (sc *scenario) run(lineNo int, line string, want []string, update bool) []string {
+	t := sc.t
+	t.Helper()
+	args := fields(t, line)
+	got := func() []string {
+		out := sc.do(args)
+		for i := range out {
+			out[i] = uuidRE().ReplaceAllString(strings.ReplaceAll(out[i], sc.dir, "$TMP"), "<uuid>")
+			out[i] = timeRE().ReplaceAllString(out[i], "[<time>]")
+			out[i] = durationRE().ReplaceAllString(out[i], "after <time>")
+		}
+		return out
+	}
+	eventually := map[string]bool{"diagnostics": true, "text": true, "disk": true, "messages": true}
+	out := got()
+	if eventually[args[0]] && !(update && len(want) == 0) {
+		deadline := time.Now().Add(10 * time.Second)
+		for !slices.Equal(out, want) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			out = got()
+		}
+	}
+	if !slices.Equal(out, want) && !update {
+		t.Errorf("script line %d: %s\n--- want\n%s\n--- got\n%s", lineNo, line, render(want), render(out))
+	}
+	if args[0] == "messages" {
+		sc.seenMessages += len(out)
+	}
+	return out
+}
+
+func render(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("> " + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,225 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"pp-lsp/memory"
+	"pp-lsp/server/agent"
+)
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// without shutdown first, or went away without either: the process should
+// exit with status 1, as the specification asks.
+var ErrExitWithoutShutdown = errors.New("the client ended the session without a shutdown request")
+
+// Options configure a Server.
+type Options struct {
+	// Getenv reads the environment (os.Getenv in the binary, a map in
+	// tests). The editor's settings are laid over it (see Settings).
+	Getenv func(string) string
+	// ConfigFile is the configuration file given on the command line
+	// (--config); the setting "configFile" overrides it.
+	ConfigFile string
+	// Logger receives the server's own log (stderr in the binary; never
+	// stdout, which carries the protocol). nil discards it.
+	Logger *slog.Logger
+	// Version is reported in serverInfo.
+	Version string
+	// WorkDir is the memex root when neither the settings nor the client
+	// name one (default: the process's working directory).
+	WorkDir string
+	// Started, when set, is called once, when the memex is indexed and the
+	// agent is up, with the agent: `pp-lsp --stdio --tcp ADDR` starts the
+	// bridge there, so that both protocols share one memex. It must not
+	// block; an error is shown to the user and the server goes on.
+	Started func(ctx context.Context, a *agent.Agent) error
+}
+
+// Server is one language server session. It is made by New and runs
+// once, by Serve.
+type Server struct {
+	opts   Options
+	log    *slog.Logger
+	getenv func(string) string
+	conn   jsonrpc2.Conn
+
+	// mu guards the session state below.
+	mu          sync.Mutex
+	state       lifecycle
+	client      clientCaps
+	settings    Settings
+	folders     []string
+	shutdown    bool
+	watching    bool
+	initialized chan struct{}
+	exit        chan struct{}
+	exitOnce    sync.Once
+
+	// ready is closed once the memex and the agent are up, or failed to
+	// come up (readyErr); mx and agent are set before.
+	ready    chan struct{}
+	readyErr error
+	mx       *memory.Memex
+	agent    *agent.Agent
+	roots    []string
+
+	// syncMu serialises every change to the documents and the memex made
+	// on the client's behalf: the notifications, and the memex coming up
+	// (which takes over the buffers opened before it was ready).
+	syncMu sync.Mutex
+	docs   *docTable
+	// disk serialises the reads of changed files; seen is the last
+	// snapshot whose changes were handled (see watch).
+	disk        sync.Mutex
+	diskPending atomic.Int64
+	seen        seen
+
+	views    renderers
+	calls    map[string]call
+	notes    map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error
+	running  *inflight
+	progress *progressTokens
+	diags    *diagnoser
+	symbols  *symbolIndex
+
+	// bg is the server's lifetime: background work stops when it ends.
+	bg       context.Context
+	bgCancel context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// lifecycle is where the session stands (LSP's lifecycle messages).
+type lifecycle uint8
+
+const (
+	stateNew lifecycle = iota
+	stateRunning
+	stateShutdown
+)
+
+// New makes a server.
+func New(opts Options) *Server {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		opts:        opts,
+		log:         log,
+		getenv:      opts.Getenv,
+		initialized: make(chan struct{}),
+		exit:        make(chan struct{}),
+		ready:       make(chan struct{}),
+		docs:        newDocTable(),
+		running:     newInflight(),
+		progress:    newProgressTokens(),
+	}
+	s.calls = s.callTable()
+	s.notes = s.notificationTable()
+	s.diags = newDiagnoser(s)
+	s.symbols = newSymbolIndex()
+	return s
+}
+
+// Serve speaks the protocol on rwc (LSP's Content-Length framing) until
+// the client sends exit, the input ends, or ctx is done. It returns nil
+// after shutdown and exit, and ErrExitWithoutShutdown when the session
+// ended any other way. It closes rwc, and every goroutine it started has
+// ended when it returns.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	s.bg, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer s.bgCancel()
+	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(codec{}))
+	connCtx, connCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer connCancel()
+	s.conn.Go(connCtx, s.handle)
+
+	s.spawn(s.diags.run)
+
+	select {
+	case <-s.exit:
+	case <-s.conn.Done():
+	case <-ctx.Done():
+	}
+	s.teardown(ctx)
+	s.mu.Lock()
+	clean := s.shutdown
+	s.mu.Unlock()
+	select {
+	case <-s.exit:
+		if clean {
+			return nil
+		}
+	default:
+	}
+	return ErrExitWithoutShutdown
+}
+
+// teardown ends the session: every running request is cancelled, the
+// connection closed, background work stopped and the memex saved.
+func (s *Server) teardown(ctx context.Context) {
+	s.running.cancelAll()
+	// Close waits for the read goroutine; a reader blocked on a stdin that
+	// the client keeps open cannot be interrupted, so it gets a moment
+	// and is then left to the process's exit (eglot kills the server
+	// right after exit: it must be gone by then).
+	closed := make(chan struct{})
+	go func() {
+		s.conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(200 * time.Millisecond):
+		s.log.Debug("the client's input stayed open after exit; leaving it to the process's end")
+	}
+	s.closeMemex(context.WithoutCancel(ctx))
+}
+
+// spawn runs f in the background for the server's lifetime, unless the
+// server is already ending.
+func (s *Server) spawn(f func(ctx context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bg.Err() != nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f(s.bg)
+	}()
+}
+
+// closeMemex stops the background work and the agent and saves the
+// memex, once.
+func (s *Server) closeMemex(ctx context.Context) {
+	s.mu.Lock()
+	s.bgCancel()
+	a, mx := s.agent, s.mx
+	s.agent, s.mx = nil, nil
+	s.mu.Unlock()
+	s.wg.Wait()
+	if a != nil {
+		if err := a.Close(ctx); err != nil {
+			s.log.Warn("closing the agent", "err", err)
+		}
+	}
+	if mx != nil {
+		if err := mx.Close(ctx); err != nil {
+			s.log.Warn("saving the memex", "err", err)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings is the one schema of the editor's settings: the
+// initializationOptions of initialize, and the section "passepartout" of
+// workspace/configuration and workspace/didChangeConfiguration. Every
+// field is optional; a later source overrides an earlier one field by
+// field, and every setting that has an environment variable (DESIGN §11)
+// overrides that variable for this server.
+//
+// Roots, DataDir, ConfigFile, Providers, Embedding* and Assistant are read
+// once, when the memex is opened: give them in initializationOptions.
+// PrivacyTags, Budget, SemanticThreshold and RescanSeconds take effect
+// whenever they change.
+type Settings struct {
+	// Roots are the memex roots (absolute, or relative to the first
+	// workspace folder; "~/" is the home folder). Default: the workspace
+	// folders, else rootUri, else rootPath, else the server's working
+	// directory.
+	Roots []string `json:"roots,omitempty"`
+	// PrivacyTags make a node private (default "@personal", "private").
+	PrivacyTags []string `json:"privacyTags,omitempty"`
+	// Budget is the context's token budget (CONTEXT_BUDGET, 4000).
+	Budget int `json:"budget,omitempty"`
+	// SemanticThreshold is the cosine a related node needs to enter the
+	// context (CONTEXT_SEMANTIC_THRESHOLD, 0.75).
+	SemanticThreshold float64 `json:"semanticThreshold,omitempty"`
+	// DataDir holds the store, the vectors and the journal
+	// (PASSEPARTOUT_DATA_DIR).
+	DataDir string `json:"dataDir,omitempty"`
+	// ConfigFile is the configuration file (default
+	// $XDG_CONFIG_HOME/passepartout/config.json).
+	ConfigFile string `json:"configFile,omitempty"`
+	// Providers is the model cascade (PASSEPARTOUT_PROVIDERS).
+	Providers string `json:"providers,omitempty"`
+	// EmbeddingProvider, EmbeddingModel and EmbeddingBaseURL choose the
+	// embedder (EMBEDDING_PROVIDER, EMBEDDING_MODEL, EMBEDDING_BASE_URL).
+	EmbeddingProvider string `json:"embeddingProvider,omitempty"`
+	EmbeddingModel    string `json:"embeddingModel,omitempty"`
+	EmbeddingBaseURL  string `json:"embeddingBaseUrl,omitempty"`
+	// Assistant is the assistant's name in the prompt (MEMEX_ASSISTANT).
+	Assistant string `json:"assistant,omitempty"`
+	// HeartbeatSeconds is the agent's heartbeat (HEARTBEAT_INTERVAL, 60).
+	HeartbeatSeconds int `json:"heartbeatInterval,omitempty"`
+	// RescanSeconds is how often the memex is compared with the disk when
+	// the editor cannot watch files (default 5).
+	RescanSeconds int `json:"rescanInterval,omitempty"`
+	// MaxSymbols bounds a workspace/symbol answer (default 200).
+	MaxSymbols int `json:"maxSymbols,omitempty"`
+}
+
+// settingKeys are the JSON names of Settings, for the unknown-key warning.
+func settingKeys() []string {
+	return []string{
+		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
+		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
+		"rescanInterval", "maxSymbols",
+	}
+}
+
+// parseSettings reads one source of settings: a JSON object, null or
+// nothing. A key it does not know is reported in unknown (a typo the user
+// should hear about) and otherwise ignored; a value of the wrong type is
+// an error naming the key.
+func parseSettings(raw []byte) (s Settings, unknown []string, err error) {
+	raw = bytes.TrimSpace(raw)
+	if absent(raw) {
+		return Settings{}, nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Settings{}, nil, fmt.Errorf("the passepartout settings are not a JSON object: %w", err)
+	}
+	keys := settingKeys()
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			unknown = append(unknown, k)
+			continue
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{k: v})
+		if err := json.Unmarshal(one, &s); err != nil {
+			return Settings{}, nil, fmt.Errorf("the passepartout setting %q has the wrong type: %w", k, err)
+		}
+	}
+	slices.Sort(unknown)
+	if err := s.check(); err != nil {
+		return Settings{}, nil, err
+	}
+	return s, unknown, nil
+}
+
+// check refuses values no setting can take.
+func (s Settings) check() error {
+	switch {
+	case s.Budget < 0:
+		return fmt.Errorf("the passepartout setting \"budget\" must be positive, not %d", s.Budget)
+	case s.SemanticThreshold < 0 || s.SemanticThreshold > 1 || math.IsNaN(s.SemanticThreshold):
+		return fmt.Errorf("the passepartout setting \"semanticThreshold\" must lie in [0, 1], not %v", s.SemanticThreshold)
+	case s.HeartbeatSeconds < 0:
+		return fmt.Errorf("the passepartout setting \"heartbeatInterval\" must be positive, not %d", s.HeartbeatSeconds)
+	case s.RescanSeconds < 0:
+		return fmt.Errorf("the passepartout setting \"rescanInterval\" must be positive, not %d", s.RescanSeconds)
+	case s.MaxSymbols < 0:
+		return fmt.Errorf("the passepartout setting \"maxSymbols\" must be positive, not %d", s.MaxSymbols)
+	}
+	return nil
+}
+
+// over returns s with every field that o sets taken from o.
+func (s Settings) over(o Settings) Settings {
+	if o.Roots != nil {
+		s.Roots = o.Roots
+	}
+	if o.PrivacyTags != nil {
+		s.PrivacyTags = o.PrivacyTags
+	}
+	setIf(&s.Budget, o.Budget)
+	setIf(&s.SemanticThreshold, o.SemanticThreshold)
+	setIf(&s.DataDir, o.DataDir)
+	setIf(&s.ConfigFile, o.ConfigFile)
+	setIf(&s.Providers, o.Providers)
+	setIf(&s.EmbeddingProvider, o.EmbeddingProvider)
+	setIf(&s.EmbeddingModel, o.EmbeddingModel)
+	setIf(&s.EmbeddingBaseURL, o.EmbeddingBaseURL)
+	setIf(&s.Assistant, o.Assistant)
+	setIf(&s.HeartbeatSeconds, o.HeartbeatSeconds)
+	setIf(&s.RescanSeconds, o.RescanSeconds)
+	setIf(&s.MaxSymbols, o.MaxSymbols)
+	return s
+}
+
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}
+
+// env lays the settings over getenv: a setting with an environment
+// variable wins over the process's value (DESIGN §11: the editor's
+// settings are the last source).
+func (s Settings) env(getenv func(string) string) func(string) string {
+	over := map[string]string{}
+	put := func(k, v string) {
+		if v != "" {
+			over[k] = v
+		}
+	}
+	put("PASSEPARTOUT_PROVIDERS", s.Providers)
+	put("PASSEPARTOUT_DATA_DIR", expandHome(s.DataDir, getenv))
+	put("EMBEDDING_PROVIDER", s.EmbeddingProvider)
+	put("EMBEDDING_MODEL", s.EmbeddingModel)
+	put("EMBEDDING_BASE_URL", s.EmbeddingBaseURL)
+	put("MEMEX_ASSISTANT", s.Assistant)
+	if s.Budget > 0 {
+		put("CONTEXT_BUDGET", strconv.Itoa(s.Budget))
+	}
+	if s.SemanticThreshold > 0 {
+		put("CONTEXT_SEMANTIC_THRESHOLD", strconv.FormatFloat(s.SemanticThreshold, 'f', -1, 64))
+	}
+	if s.HeartbeatSeconds > 0 {
+		put("HEARTBEAT_INTERVAL", strconv.Itoa(s.HeartbeatSeconds))
+	}
+	return func(k string) string {
+		if v, ok := over[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}
+}
+
+// budget is the context budget: the setting, else CONTEXT_BUDGET, else 4000.
+func (s Settings) budget(getenv func(string) string) int {
+	if s.Budget > 0 {
+		return s.Budget
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("CONTEXT_BUDGET"))); err == nil && n > 0 {
+		return n
+	}
+	return 4000
+}
+
+// threshold is the semantic threshold: the setting, else
+// CONTEXT_SEMANTIC_THRESHOLD, else 0.75.
+func (s Settings) threshold(getenv func(string) string) float64 {
+	if s.SemanticThreshold > 0 {
+		return s.SemanticThreshold
+	}
+	if f, err := strconv.ParseFloat(strings.TrimSpace(getenv("CONTEXT_SEMANTIC_THRESHOLD")), 64); err == nil && f > 0 && f <= 1 {
+		return f
+	}
+	return 0.75
+}
+
+// rescan is the period of the disk comparison for clients that cannot watch.
+func (s Settings) rescan() time.Duration {
+	if s.RescanSeconds > 0 {
+		return time.Duration(s.RescanSeconds) * time.Second
+	}
+	return 5 * time.Second
+}
+
+// maxSymbols bounds a workspace/symbol answer.
+func (s Settings) maxSymbols() int {
+	if s.MaxSymbols > 0 {
+		return s.MaxSymbols
+	}
+	return 200
+}
+
+// resolveRoots makes the configured roots absolute: "~/" from HOME, a
+// relative path against base (the first workspace folder).
+func resolveRoots(roots []string, base string, getenv func(string) string) []string {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		r = expandHome(r, getenv)
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(base, r)
+		}
+		r = filepath.Clean(r)
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// expandHome replaces a leading "~/" (or a lone "~") by the home folder.
+func expandHome(p string, getenv func(string) string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~"))
+}

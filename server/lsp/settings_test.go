@@ -1,0 +1,64 @@
+package lsp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		want    Settings
+		unknown []string
+		err     string
+	}{
+		{"nothing", ``, Settings{}, nil, ""},
+		{"null", `null`, Settings{}, nil, ""},
+		{"every key", `{"roots":["~/org"],"privacyTags":["p"],"budget":100,"semanticThreshold":0.5,"dataDir":"/d","configFile":"/c","providers":"replay:x","embeddingProvider":"ollama","embeddingModel":"m","embeddingBaseUrl":"http://h","assistant":"A","heartbeatInterval":9,"rescanInterval":2,"maxSymbols":7}`,
+			Settings{Roots: []string{"~/org"}, PrivacyTags: []string{"p"}, Budget: 100, SemanticThreshold: 0.5, DataDir: "/d", ConfigFile: "/c", Providers: "replay:x",
+				EmbeddingProvider: "ollama", EmbeddingModel: "m", EmbeddingBaseURL: "http://h", Assistant: "A", HeartbeatSeconds: 9, RescanSeconds: 2, MaxSymbols: 7}, nil, ""},
+		{"unknown keys are reported", `{"budget":5,"colour":"blue","Budget":1}`, Settings{Budget: 5}, []string{"Budget", "colour"}, ""},
+		{"a wrong type names the key", `{"budget":"lots"}`, Settings{}, nil, `"budget" has the wrong type`},
+		{"not an object", `[1]`, Settings{}, nil, "not a JSON object"},
+		{"a negative budget", `{"budget":-1}`, Settings{}, nil, `"budget" must be positive`},
+		{"a threshold above 1", `{"semanticThreshold":1.5}`, Settings{}, nil, `"semanticThreshold" must lie in [0, 1]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, unknown, err := parseSettings([]byte(tt.raw))
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.unknown, unknown)
+		})
+	}
+}
+
+func TestSettingsLayers(t *testing.T) {
+	base := Settings{Budget: 100, PrivacyTags: []string{"a"}, RescanSeconds: 3}
+	over := base.over(Settings{Budget: 200, Providers: "x"})
+	assert.Equal(t, Settings{Budget: 200, PrivacyTags: []string{"a"}, RescanSeconds: 3, Providers: "x"}, over, "only the fields a source sets change")
+
+	env := map[string]string{"CONTEXT_BUDGET": "50", "PASSEPARTOUT_PROVIDERS": "from-env", "HOME": "/home/ada"}
+	getenv := Settings{Providers: "from-settings", DataDir: "~/data", SemanticThreshold: 0.6}.env(func(k string) string { return env[k] })
+	assert.Equal(t, "from-settings", getenv("PASSEPARTOUT_PROVIDERS"), "the editor's settings win over the environment")
+	assert.Equal(t, "/home/ada/data", getenv("PASSEPARTOUT_DATA_DIR"))
+	assert.Equal(t, "0.6", getenv("CONTEXT_SEMANTIC_THRESHOLD"))
+	assert.Equal(t, "50", getenv("CONTEXT_BUDGET"), "an unset setting leaves the environment's")
+
+	assert.Equal(t, 50, Settings{}.budget(func(k string) string { return env[k] }))
+	assert.Equal(t, 4000, Settings{}.budget(func(string) string { return "" }))
+	assert.Equal(t, 0.75, Settings{}.threshold(func(string) string { return "" }))
+	assert.Equal(t, 5*time.Second, Settings{}.rescan())
+	assert.Equal(t, 200, Settings{}.maxSymbols())
+	assert.Equal(t, []string{"/home/ada/org", "/w/notes", "/abs"},
+		resolveRoots([]string{"~/org", "notes", "/abs", "/abs/"}, "/w", func(k string) string { return env[k] }))
+}

@@ -1,0 +1,159 @@
+;;; eglot-e2e.el --- drive pp-lsp from Emacs's eglot, in batch  -*- lexical-binding: t; -*-
+
+;; Run by TestEmacsEglot (e2e_test.go):
+;;   emacs --batch -Q -l eglot-e2e.el
+;; with PP_LSP_PROGRAM (the binary built from this repository),
+;; PP_LSP_EL (editors/emacs/pp-lsp.el) and PP_LSP_MEMEX (a copy of
+;; examples/memex).  It prints one line per check ("OUTLINE …",
+;; "DEFINITION …", …), then "E2E OK"; on failure "E2E FAIL …" and the
+;; eglot events log, and exits 1.
+
+;;; Code:
+
+;; Debian's elpa-eglot (Emacs 28 has no eglot of its own).
+(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
+  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
+    (when (file-directory-p d) (add-to-list 'load-path d))))
+(require 'eglot)
+(require 'xref)
+(require 'cl-lib)
+(load (getenv "PP_LSP_EL") nil t)
+
+(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
+(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
+      pp-lsp-memex-roots (list e2e-memex)
+      eglot-confirm-server-initiated-edits nil
+      eglot-sync-connect 30
+      eglot-connect-timeout 30
+      eglot-autoreconnect nil
+      eglot-send-changes-idle-time 0.1
+      org-startup-folded nil
+      make-backup-files nil
+      create-lockfiles nil)
+
+(defun e2e-say (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defun e2e-wait (what pred &optional seconds)
+  "Wait until PRED holds, serving the server meanwhile."
+  (let ((deadline (+ (float-time) (or seconds 20))))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred) (error "Timed out waiting for %s" what))))
+
+(defun e2e-visit (rel)
+  (find-file (expand-file-name rel e2e-memex))
+  (unless (eglot-current-server)
+    (apply #'eglot (eglot--guess-contact)))
+  (eglot-current-server))
+
+(defun e2e-bool (x)
+  "X as the scripts of both editors print a truth."
+  (if x "true" "false"))
+
+(defun e2e-rel (file)
+  (file-relative-name file e2e-memex))
+
+(defun e2e-line ()
+  (line-number-at-pos))
+
+(defun e2e-run ()
+  (let ((server (e2e-visit "projects/pp-lsp.org")))
+    (e2e-say "SERVER %s" (plist-get (eglot--server-info server) :name))
+
+    ;; The outline, as imenu sees it through eglot.
+    (let ((index (funcall imenu-create-index-function)))
+      (cl-labels ((walk (items)
+                    (dolist (it items)
+                      (if (imenu--subalist-p it)
+                          (walk (cdr it))
+                        (e2e-say "OUTLINE %s" (car it))))))
+        (walk index)))
+
+    ;; Jump to an id link's target.
+    (goto-char (point-min))
+    (search-forward "[[id:399e95ab")
+    (xref-find-definitions (xref-backend-identifier-at-point (xref-find-backend)))
+    (e2e-say "DEFINITION %s:%d %s" (e2e-rel buffer-file-name) (e2e-line)
+             (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+
+    ;; Backlinks of that node (the file's own ID, cursor on its title).
+    (e2e-visit "notes/embedding-search.org")
+    (goto-char (point-min))
+    (search-forward "#+title:")
+    (dolist (item (xref-backend-references 'eglot (xref-backend-identifier-at-point 'eglot)))
+      (let ((loc (xref-item-location item)))
+        (e2e-say "REFERENCE %s:%d" (e2e-rel (xref-location-group loc)) (xref-location-line loc))))
+
+    ;; Complete an ID by title: the completion inserts the ID.
+    (e2e-visit "inbox.org")
+    (goto-char (point-max))
+    (insert "\nSee [[id:Headline scan")
+    (let* ((capf (eglot-completion-at-point))
+           (table (nth 2 capf))
+           (exit (plist-get (nthcdr 3 capf) :exit-function))
+           (cands (all-completions "" table))
+           (pick (cl-find "Headline scanner" cands :test #'string=)))
+      (dolist (c cands) (e2e-say "CANDIDATE %s" c))
+      (unless pick (error "No completion for the headline"))
+      (delete-region (nth 0 capf) (nth 1 capf))
+      (insert pick)
+      (funcall exit pick 'finished)
+      (e2e-say "COMPLETED %s" (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+
+    ;; What the model would see from a place.
+    (e2e-visit "projects/pp-lsp.org")
+    (goto-char (point-min))
+    (search-forward "Gate every proposal")
+    (let ((view (pp-lsp-context)))
+      (e2e-say "CONTEXT foveal=%s tokens<=budget=%s"
+               (plist-get (plist-get view :foveal) :title)
+               (e2e-bool (<= (plist-get view :tokens) (plist-get view :budget))))
+      (with-current-buffer "*Passepartout context*"
+        (e2e-say "CONTEXT buffer shows the node: %s"
+                 (e2e-bool (string-match-p "Gate every proposal" (buffer-string))))))
+
+    ;; A question answered by the replay model, the answer streamed.
+    (pp-lsp-ask "What is left to do here?")
+    (e2e-wait "the answer" (lambda () pp-lsp--last-result))
+    (e2e-say "ASK %s" (plist-get pp-lsp--last-result :outcome))
+    (with-current-buffer "*Passepartout*"
+      (e2e-say "STREAMED %s" (e2e-bool (string-match-p "Two things are open" (buffer-string)))))
+
+    ;; A request the gates file as a Flight Plan; approved from Emacs.
+    (setq pp-lsp--last-result nil)
+    (e2e-visit "inbox.org")
+    (goto-char (point-min))
+    (pp-lsp-ask "Make a dated copy of my inbox")
+    (e2e-wait "the plan" (lambda () pp-lsp--last-result) 60)
+    (let ((plan (plist-get pp-lsp--last-result :planId)))
+      (e2e-say "PLANNED %s %s" (plist-get pp-lsp--last-result :outcome) (e2e-bool plan))
+      (let ((run (pp-lsp-approve plan)))
+        (e2e-say "APPROVED %s" (plist-get run :state))))
+    (e2e-say "RAN %s" (e2e-bool (file-exists-p (expand-file-name "archive/inbox-2026-11-21.org" e2e-memex))))
+    (with-temp-buffer
+      (insert-file-contents (expand-file-name "flightplans.org" e2e-memex))
+      (e2e-say "PLANS FILE says DONE: %s" (e2e-bool (string-match-p "^\\* DONE " (buffer-string)))))
+
+    ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
+    ;; process right after exit, so the status is read here instead.)
+    (let ((proc (jsonrpc--process server)))
+      (jsonrpc-request server :shutdown nil)
+      (jsonrpc-notify server :exit nil)
+      (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
+      (e2e-say "EXIT %s" (process-exit-status proc)))))
+
+(condition-case err
+    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
+  (error
+   (e2e-say "E2E FAIL %S" err)
+   (let ((server (ignore-errors (eglot-current-server))))
+     (when server
+       (with-current-buffer (jsonrpc-events-buffer server)
+         (e2e-say "--- eglot events\n%s" (buffer-string)))
+       (when-let ((stderr (get-buffer (format "*%s stderr*" (jsonrpc-name server)))))
+         (with-current-buffer stderr
+           (e2e-say "--- server stderr\n%s" (buffer-string))))))
+   (kill-emacs 1)))
+
+;;; eglot-e2e.el ends here
