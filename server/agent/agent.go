@@ -12,6 +12,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/memory/foveal"
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/flightplan"
@@ -42,7 +43,8 @@ type Options struct {
 	// Provider answers (the cascade); nil makes asking ErrNoProvider.
 	Provider providers.Provider
 	Memex    Memex
-	// Context renders the foveal context (nil: FovealContext).
+	// Context renders the foveal context (nil: a memory/foveal Renderer
+	// with CONTEXT_BUDGET and CONTEXT_SEMANTIC_THRESHOLD from Getenv).
 	Context ContextSource
 	// Workspace is the attached editor (nil: none).
 	Workspace workspace.Workspace
@@ -142,7 +144,15 @@ func New(opts Options) (*Agent, error) {
 	}
 	ctxsrc := opts.Context
 	if ctxsrc == nil {
-		ctxsrc = FovealContext{}
+		fo, err := foveal.EnvOptions(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w: %w", err, ErrUsage)
+		}
+		r, err := foveal.NewRenderer(fo)
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		ctxsrc = r
 	}
 	now := opts.Now
 	if now == nil {

@@ -13,6 +13,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/memory/foveal"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/flightplan"
@@ -333,7 +334,9 @@ func TestAPanicBeforeActingFailsThePassOnly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, out.Last().Status)
 	assert.ErrorContains(t, out.Last().Err, "renderer bug")
-	fx.agent.ctxsrc = FovealContext{}
+	r, err := foveal.NewRenderer(foveal.Options{})
+	require.NoError(t, err)
+	fx.agent.ctxsrc = r
 	out, _, err = fx.ask(t, "notes.org", 1, "anything")
 	require.NoError(t, err)
 	assert.Equal(t, StatusAnswered, out.Last().Status)

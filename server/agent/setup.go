@@ -39,8 +39,7 @@ type Setup struct {
 	// RequireProvider makes Open fail, before any work, when no model is
 	// configured (`pp-lsp ask`).
 	RequireProvider bool
-	// Context renders the foveal context (nil: FovealContext until memory's
-	// renderer is wired in).
+	// Context renders the foveal context (nil: memory/foveal's Renderer).
 	Context ContextSource
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"pp-lsp/examples"
 	"pp-lsp/memory"
+	"pp-lsp/memory/foveal"
 	"pp-lsp/server/agent"
 )
 
@@ -38,8 +39,6 @@ type Options struct {
 	Keep bool
 	// Logger receives the pipeline's warnings (nil: discarded).
 	Logger *slog.Logger
-	// Context renders what the model sees (nil: the agent's default).
-	Context agent.ContextSource
 }
 
 // The cursor of the tour: the node "Gate every proposal" of projects/pp-lsp.org.
@@ -87,15 +86,15 @@ func Run(ctx context.Context, o Options) error {
 	}
 	a, err := agent.Open(ctx, agent.Setup{
 		Roots: []string{t.root}, Getenv: env, Logger: o.Logger,
-		Memex: mx, RequireProvider: true, Context: o.Context,
+		Memex: mx, RequireProvider: true,
 	})
 	if err != nil {
 		return fmt.Errorf("the demo's agent: %w", err)
 	}
 	defer a.Close(context.WithoutCancel(ctx))
-	t.agent, t.memex, t.context = a, mx, o.Context
-	if t.context == nil {
-		t.context = agent.FovealContext{}
+	t.agent, t.memex = a, mx
+	if t.renderer, err = foveal.NewRenderer(foveal.Options{}); err != nil {
+		return fmt.Errorf("the demo's context renderer: %w", err)
 	}
 
 	steps := []func(context.Context) error{t.outline, t.figures, t.foveal, t.question, t.proposal, t.approval, t.journal}

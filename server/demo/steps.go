@@ -10,21 +10,26 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/memory/foveal"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/journal"
 )
 
+// tourBudget is the context budget the tour shows: small, so that the
+// view's priorities and folding are visible in a small memex.
+const tourBudget = 700
+
 // tour is one run of the tour: where it happens and what it has built.
 type tour struct {
-	out     io.Writer
-	dir     string // the temporary directory
-	root    string // the memex, a copy of examples/memex
-	agent   *agent.Agent
-	memex   *memory.Memex
-	context agent.ContextSource
-	dataDir string
-	step    int
-	plan    string // the Flight Plan filed in the proposal step
+	out      io.Writer
+	dir      string // the temporary directory
+	root     string // the memex, a copy of examples/memex
+	agent    *agent.Agent
+	memex    *memory.Memex
+	renderer *foveal.Renderer
+	dataDir  string
+	step     int
+	plan     string // the Flight Plan filed in the proposal step
 }
 
 func (t *tour) printf(format string, a ...any) { fmt.Fprintf(t.out, format, a...) }
@@ -149,16 +154,24 @@ func (t *tour) foveal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	budget := t.agent.Config().Budget
-	text, err := t.context.Render(ctx, t.memex.Snapshot(), path, line, budget)
+	v, err := t.renderer.View(ctx, t.memex.Snapshot(), foveal.Cursor{Path: path, Line: line}, tourBudget)
 	if err != nil {
 		return fmt.Errorf("demo step %q: %w", "context", err)
 	}
 	t.printf("Your cursor is on line %d of %s, in \"%s\".\n", line+1, cursorFile, cursorTitle)
 	t.printf("The model is shown that node in full, its ancestors by title, related notes by\n")
-	t.printf("score, and the rest of the memex as a sparse outline, within a budget of %d\n", budget)
-	t.printf("tokens. Private nodes never appear, not even as a title:\n\n")
-	t.block(text)
+	t.printf("score, the files and their top-level headlines, and the rest folded away —\n")
+	t.printf("within a hard token budget (%d here, to keep the tour short; 4000 by default).\n", tourBudget)
+	t.printf("Private nodes never appear, not even as a title:\n\n")
+	t.block(v.Text)
+	t.printf("\n   %d of %d tokens; the whole memex would be %d.\n", v.Tokens, v.Budget, v.FullTokens)
+	t.printf("   nodes: %d in full, %d as outline, %d title only, %d folded, %d private (never shown)\n",
+		v.Nodes.Full, v.Nodes.Outline, v.Nodes.TitleOnly, v.Nodes.Folded, v.Nodes.Private)
+	for _, r := range v.Semantic {
+		if n, ok := t.memex.Snapshot().NodeByKey(r.ID); ok {
+			t.printf("   related: \"%s\" (%s), cosine %.2f — the embeddings found it, no model asked\n", n.Title(), n.RelPath(), r.Score)
+		}
+	}
 	t.printf("\n`pp-lsp context --json %s:%d` prints this with its figures.\n", cursorFile, line+1)
 	return nil
 }
