@@ -1,0 +1,419 @@
+package orgast
+
+import (
+	"bytes"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Edit describes one change to a file: the bytes old[Start:OldEnd] were
+// replaced, giving new[Start:NewEnd]; everything before Start and after the
+// change is the same in both.
+type Edit struct {
+	Start, OldEnd, NewEnd int
+}
+
+// DiffEdit returns the smallest Edit turning old into new: the common
+// prefix and suffix are left out.
+func DiffEdit(old, new []byte) Edit {
+	n := min(len(old), len(new))
+	s := 0
+	for s < n && old[s] == new[s] {
+		s++
+	}
+	e := 0
+	for e < n-s && old[len(old)-1-e] == new[len(new)-1-e] {
+		e++
+	}
+	return Edit{Start: s, OldEnd: len(old) - e, NewEnd: len(new) - e}
+}
+
+// Reparse returns the outline of src, which is prev.Src changed as e says.
+// It equals Parse(src) in every respect. When the change leaves every
+// file-wide setting alone (#+TODO:, #+STARTUP:, #+LINK:, radio targets, the
+// encoding and line ends) it parses again only the top-level subtrees the
+// change touches and patches the rest of prev's outline; otherwise, or when
+// e does not describe src, it parses src in full.
+//
+// The result shares no mutable state with prev; like any File it views its
+// Src, which must not change afterwards.
+func Reparse(prev *File, src []byte, e Edit) *File {
+	if !prev.patchable(src, e) {
+		return Parse(src)
+	}
+	delta := e.NewEnd - e.OldEnd
+	hs := prev.Headlines
+	// The window starts at the last top-level headline whose stars and
+	// the space after them the change leaves alone (or at the top of the
+	// file): that headline stays one, so what precedes it keeps its
+	// structure ...
+	loIdx, lo := 0, 0
+	for i := range hs {
+		if hs[i].Line.Start+hs[i].Stars+1 > e.Start {
+			break
+		}
+		if hs[i].Parent < 0 {
+			loIdx, lo = i, hs[i].Line.Start
+		}
+	}
+	// ... and ends at a later top-level headline that no headline in the
+	// changed window outranks, so that its subtree and all after it keep
+	// their structure.
+	hiIdx := len(hs)
+	for i := loIdx; i < len(hs); i++ {
+		if hs[i].Parent < 0 && hs[i].Line.Start > e.OldEnd {
+			hiIdx = i
+			break
+		}
+	}
+	for hiIdx < len(hs) && minStars(src[lo:hs[hiIdx].Line.Start+delta]) < hs[hiIdx].Stars {
+		hiIdx++
+		for hiIdx < len(hs) && hs[hiIdx].Parent >= 0 {
+			hiIdx++
+		}
+	}
+	oldHi := len(prev.Src)
+	if hiIdx < len(hs) {
+		oldHi = hs[hiIdx].Line.Start
+	}
+	newHi := oldHi + delta
+
+	// patchable established what newSource would find: plain UTF-8 with
+	// LF line ends and no "<<<" (so no radio target).
+	p := &parser{src: &source{orig: src, text: src}, t: src, n: len(src), lo: lo, hi: newHi}
+	p.set = settings{todo: prev.Todo, oddLevels: prev.OddLevels, abbrevs: prev.LinkAbbrevs}
+	p.presize()
+	p.scanHeadlines()
+	p.parseSections()
+	if !sameSettings(prev.Keywords, lo, oldHi, p.kws) {
+		return Parse(src)
+	}
+	p.readHeadlines()
+	p.objectPhase()
+
+	m := merger{prev: prev, src: src, e: e, delta: delta, lo: lo, oldHi: oldHi,
+		shift: len(p.hls) - (hiIdx - loIdx), loIdx: loIdx, hiIdx: hiIdx}
+	return m.merge(p)
+}
+
+// patchable reports whether Reparse may patch prev for this change.
+func (f *File) patchable(src []byte, e Edit) bool {
+	old := f.Src
+	if !f.plain || e.Start < 0 || e.Start > e.OldEnd || e.OldEnd > len(old) || e.Start > e.NewEnd || e.NewEnd > len(src) ||
+		len(old)-e.OldEnd != len(src)-e.NewEnd {
+		return false
+	}
+	if !bytes.Equal(old[:e.Start], src[:e.Start]) || !bytes.Equal(old[e.OldEnd:], src[e.NewEnd:]) {
+		return false
+	}
+	ins := src[e.Start:e.NewEnd]
+	if bytes.IndexByte(ins, '\r') >= 0 || bytes.IndexByte(ins, 0) >= 0 {
+		return false
+	}
+	// The text around the change must stay valid UTF-8 and free of "<<<"
+	// and of a byte-order mark.
+	a, b := max(0, e.Start-3), min(len(src), e.NewEnd+3)
+	for a > 0 && src[a]&0xC0 == 0x80 {
+		a--
+	}
+	for b < len(src) && src[b]&0xC0 == 0x80 {
+		b++
+	}
+	return utf8.Valid(src[a:b]) && !bytes.Contains(src[a:b], []byte("<<<")) && !bytes.HasPrefix(src, []byte{0xEF, 0xBB, 0xBF})
+}
+
+// minStars returns the fewest stars of a headline line in w (which starts
+// at a line start), or a large number when it has none.
+func minStars(w []byte) int {
+	best := int(^uint(0) >> 1)
+	check := func(i int) {
+		k := i
+		for k < len(w) && w[k] == '*' {
+			k++
+		}
+		if k > i && k < len(w) && w[k] == ' ' && k-i < best {
+			best = k - i
+		}
+	}
+	if len(w) > 0 {
+		check(0)
+	}
+	for i := 0; ; {
+		j := bytes.Index(w[i:], []byte("\n*"))
+		if j < 0 {
+			return best
+		}
+		i += j + 1
+		check(i)
+	}
+}
+
+// sameSettings reports whether the setting keywords of the old window
+// [lo, hi) of olds equal those parsed anew.
+func sameSettings(olds []Keyword, lo, hi int, news []Keyword) bool {
+	var a, b []Keyword
+	for _, k := range olds {
+		if k.Range.Start >= lo && k.Range.Start < hi && isSettingKey(k.Key) {
+			a = append(a, k)
+		}
+	}
+	for _, k := range news {
+		if isSettingKey(k.Key) {
+			b = append(b, k)
+		}
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Value != b[i].Value {
+			return false
+		}
+	}
+	return true
+}
+
+// merger splices a window's parse into the outline of the file before the
+// change: what precedes the window keeps its offsets, what follows moves
+// by delta bytes and its headline indices by shift; every string is made
+// to view the new bytes.
+type merger struct {
+	prev         *File
+	src          []byte
+	e            Edit
+	delta, shift int
+	lo, oldHi    int
+	loIdx, hiIdx int
+	base, limit  uintptr // prev.Src's memory
+	// Copies are carved out of these, allocated once.
+	tags    []string
+	drawers []Drawer
+	props   []Property
+}
+
+func (m *merger) merge(p *parser) *File {
+	prev := m.prev
+	if len(prev.Src) > 0 {
+		m.base = uintptr(unsafe.Pointer(unsafe.SliceData(prev.Src)))
+		m.limit = m.base + uintptr(len(prev.Src))
+	}
+	f := &File{Src: m.src, enc: encUTF8, eol: EOLUnix, plain: true, titleKw: -1, tagsKw: -1}
+	nt, nd, np := 0, 1, len(prev.FileDrawer.props())
+	for i := range prev.Headlines {
+		if i >= m.loIdx && i < m.hiIdx {
+			continue
+		}
+		h := &prev.Headlines[i]
+		nt += len(h.Tags)
+		if h.Drawer != nil {
+			nd++
+			np += len(h.Drawer.Properties)
+		}
+	}
+	m.tags, m.drawers, m.props = make([]string, 0, nt), make([]Drawer, 0, nd), make([]Property, 0, np)
+	before := func(r Range) bool { return r.Start < m.lo }
+	after := func(r Range) bool { return r.Start >= m.oldHi }
+
+	f.Keywords = make([]Keyword, 0, len(prev.Keywords)+len(p.kws))
+	for _, k := range prev.Keywords {
+		if before(k.Range) {
+			f.Keywords = append(f.Keywords, m.keyword(k, false))
+		}
+	}
+	for _, k := range p.kws {
+		if k.Node >= 0 {
+			k.Node += m.loIdx
+		}
+		f.Keywords = append(f.Keywords, k)
+	}
+	for _, k := range prev.Keywords {
+		if after(k.Range) {
+			f.Keywords = append(f.Keywords, m.keyword(k, true))
+		}
+	}
+
+	// Copy in bulk, then fix each entry in place.
+	hs := make([]Headline, len(prev.Headlines)+m.shift)
+	copy(hs, prev.Headlines[:m.loIdx])
+	copy(hs[m.loIdx:], p.hls)
+	copy(hs[m.loIdx+len(p.hls):], prev.Headlines[m.hiIdx:])
+	for i := range hs {
+		switch {
+		case i < m.loIdx:
+			m.headline(&hs[i], false)
+		case i < m.loIdx+len(p.hls):
+			if hs[i].Parent >= 0 {
+				hs[i].Parent += m.loIdx
+			}
+		default:
+			m.headline(&hs[i], true)
+		}
+	}
+	f.Headlines = hs
+
+	// Links before the window, the window's, and those after it.
+	a := 0
+	for a < len(prev.Links) && prev.Links[a].Range.Start < m.lo {
+		a++
+	}
+	b := a
+	for b < len(prev.Links) && prev.Links[b].Range.Start < m.oldHi {
+		b++
+	}
+	ls := make([]Link, a+len(p.links)+len(prev.Links)-b)
+	copy(ls, prev.Links[:a])
+	copy(ls[a:], p.links)
+	copy(ls[a+len(p.links):], prev.Links[b:])
+	for i := range ls {
+		switch {
+		case i < a:
+			m.link(&ls[i], false)
+		case i < a+len(p.links):
+			if ls[i].Node >= 0 {
+				ls[i].Node += m.loIdx
+			}
+		default:
+			m.link(&ls[i], true)
+		}
+	}
+	f.Links = ls
+
+	for _, t := range prev.Targets {
+		if before(t.Range) {
+			f.Targets = append(f.Targets, m.target(t, false))
+		}
+	}
+	for _, t := range p.targets {
+		if t.Node >= 0 {
+			t.Node += m.loIdx
+		}
+		f.Targets = append(f.Targets, t)
+	}
+	for _, t := range prev.Targets {
+		if after(t.Range) {
+			f.Targets = append(f.Targets, m.target(t, true))
+		}
+	}
+
+	for _, pr := range prev.Problems {
+		if before(pr.Range) {
+			f.Problems = append(f.Problems, pr)
+		}
+	}
+	sortProblems(p.problems)
+	f.Problems = append(f.Problems, p.problems...)
+	for _, pr := range prev.Problems {
+		if after(pr.Range) {
+			pr.Range = m.rng(pr.Range, true)
+			f.Problems = append(f.Problems, pr)
+		}
+	}
+
+	if m.lo == 0 {
+		f.FileDrawer = p.file
+	} else {
+		f.FileDrawer = m.drawer(prev.FileDrawer, false)
+	}
+	set := computeSettings(f.Keywords)
+	f.Todo, f.OddLevels, f.LinkAbbrevs = set.todo, set.oddLevels, set.abbrevs
+	f.findTitle()
+	f.Lines = prev.Lines.patched(m.src, m.e)
+	return f
+}
+
+// str makes a string of prev's that views prev.Src view the same bytes
+// in the new text; other strings (built, not viewed) are kept.
+func (m *merger) str(s string, moved bool) string {
+	if s == "" || m.base == 0 {
+		return s
+	}
+	ptr := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	if ptr < m.base || ptr >= m.limit {
+		return s
+	}
+	off := int(ptr - m.base)
+	if moved {
+		off += m.delta
+	}
+	return unsafe.String(&m.src[off], len(s))
+}
+
+func (m *merger) rng(r Range, moved bool) Range {
+	if moved && r != (Range{}) {
+		r.Start += m.delta
+		r.End += m.delta
+	}
+	return r
+}
+
+func (m *merger) node(n int, moved bool) int {
+	if moved && n >= 0 {
+		return n + m.shift
+	}
+	return n
+}
+
+func (m *merger) keyword(k Keyword, moved bool) Keyword {
+	k.Key, k.Value = m.str(k.Key, moved), m.str(k.Value, moved)
+	k.Range, k.ValueRange = m.rng(k.Range, moved), m.rng(k.ValueRange, moved)
+	k.Node = m.node(k.Node, moved)
+	return k
+}
+
+func (m *merger) link(l *Link, moved bool) {
+	l.Type, l.Path, l.Search = m.str(l.Type, moved), m.str(l.Path, moved), m.str(l.Search, moved)
+	l.Application, l.Raw = m.str(l.Application, moved), m.str(l.Raw, moved)
+	l.Range, l.DescRange = m.rng(l.Range, moved), m.rng(l.DescRange, moved)
+	l.Node = m.node(l.Node, moved)
+}
+
+func (m *merger) target(t Target, moved bool) Target {
+	t.Name = m.str(t.Name, moved)
+	t.Range = m.rng(t.Range, moved)
+	t.Node = m.node(t.Node, moved)
+	return t
+}
+
+func (m *merger) timestamp(t Timestamp, moved bool) Timestamp {
+	t.Raw = m.str(t.Raw, moved)
+	t.Range = m.rng(t.Range, moved)
+	return t
+}
+
+func (m *merger) drawer(d *Drawer, moved bool) *Drawer {
+	if d == nil {
+		return nil
+	}
+	m.drawers = append(m.drawers, Drawer{Range: m.rng(d.Range, moved)})
+	c := &m.drawers[len(m.drawers)-1]
+	if len(d.Properties) > 0 {
+		first := len(m.props)
+		for _, pr := range d.Properties {
+			pr.Key, pr.Value = m.str(pr.Key, moved), m.str(pr.Value, moved)
+			pr.Range, pr.KeyRange, pr.ValueRange = m.rng(pr.Range, moved), m.rng(pr.KeyRange, moved), m.rng(pr.ValueRange, moved)
+			m.props = append(m.props, pr)
+		}
+		c.Properties = m.props[first:len(m.props):len(m.props)]
+	}
+	return c
+}
+
+func (m *merger) headline(h *Headline, moved bool) {
+	h.Todo, h.Title = m.str(h.Todo, moved), m.str(h.Title, moved)
+	if len(h.Tags) > 0 {
+		first := len(m.tags)
+		for _, t := range h.Tags {
+			m.tags = append(m.tags, m.str(t, moved))
+		}
+		h.Tags = m.tags[first:len(m.tags):len(m.tags)]
+	}
+	pl := &h.Planning
+	pl.Scheduled, pl.Deadline, pl.Closed = m.timestamp(pl.Scheduled, moved), m.timestamp(pl.Deadline, moved), m.timestamp(pl.Closed, moved)
+	pl.Range = m.rng(pl.Range, moved)
+	h.Drawer = m.drawer(h.Drawer, moved)
+	h.Parent = m.node(h.Parent, moved)
+	h.Line, h.TitleRange, h.Section = m.rng(h.Line, moved), m.rng(h.TitleRange, moved), m.rng(h.Section, moved)
+	if moved {
+		h.End += m.delta
+	}
+}

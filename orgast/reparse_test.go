@@ -1,0 +1,159 @@
+package orgast
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// snapshot is everything a File holds that a caller can observe, with
+// empty slices made nil, so that two Files compare with one Equal.
+type snapshot struct {
+	Src               string
+	Keywords          []Keyword
+	FileDrawer        *Drawer
+	Todo              TodoConfig
+	OddLevels         bool
+	LinkAbbrevs       []LinkAbbrev
+	Headlines         []Headline
+	Links             []Link
+	Targets           []Target
+	Problems          []Problem
+	Tiles             []tile
+	Enc               encoding
+	EOL               EOL
+	TitleKw, TagsKw   int
+	Plain             bool
+	LineStarts        []int
+	LineSize, LineBOM int
+	LineCRLF          bool
+}
+
+func snap(f *File) snapshot {
+	nilIfEmpty := func(v any) {
+		rv := reflect.ValueOf(v).Elem()
+		if rv.Len() == 0 {
+			rv.Set(reflect.Zero(rv.Type()))
+		}
+	}
+	f.NodeAt(0) // build the lazily built tiles
+	s := snapshot{
+		Src: string(f.Src), Keywords: f.Keywords, FileDrawer: f.FileDrawer, Todo: f.Todo, OddLevels: f.OddLevels,
+		LinkAbbrevs: f.LinkAbbrevs, Headlines: f.Headlines, Links: f.Links, Targets: f.Targets, Problems: f.Problems,
+		Tiles: f.tiles, Enc: f.enc, EOL: f.eol, TitleKw: f.titleKw, TagsKw: f.tagsKw, Plain: f.plain,
+		LineStarts: f.Lines.starts, LineSize: f.Lines.size, LineBOM: f.Lines.bom, LineCRLF: f.Lines.crlf,
+	}
+	for _, v := range []any{&s.Keywords, &s.LinkAbbrevs, &s.Headlines, &s.Links, &s.Targets, &s.Problems} {
+		nilIfEmpty(v)
+	}
+	for i := range s.Headlines {
+		if len(s.Headlines[i].Tags) == 0 {
+			s.Headlines[i].Tags = nil
+		}
+	}
+	return s
+}
+
+// orgLines are lines that exercise the structure: headlines of several
+// levels, settings, planning, drawers, blocks, lists, tables, links.
+var orgLines = []string{
+	"* Top", "** Child :tag:", "*** TODO [#A] Deep", "* DONE Done", "**** NEXT four", "*bold* not a headline",
+	"#+TITLE: t", "#+TODO: TODO NEXT | DONE", "#+STARTUP: odd", "#+LINK: gh https://github.com/%s", "#+FILETAGS: :a:",
+	"SCHEDULED: <2024-01-01 Mon>", ":PROPERTIES:", ":ID: 1", ":END:", ":LOGBOOK:", "#+begin_src sh", "#+end_src",
+	"#+begin_quote", "#+end_quote", "- item https://a.org", "  - nested [[id:x][y]]", "1. one", "| a | [[b]] |",
+	"text with =code= and [[https://b.org][b]]", "", "", "  ", "<<target>>", "<<<radio>>>", "radio here",
+	"[fn:1] note", "# comment", ": fixed", "étoile 中文 😀 https://é.org", "\\begin{eq}", "\\end{eq}",
+}
+
+func randomDoc(r *rand.Rand, lines int) string {
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		b.WriteString(orgLines[r.IntN(len(orgLines))])
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// randomEdit changes doc at a random place: it deletes a span, inserts
+// text (a line, stars, a newline, a CR, a multi-byte character …), or both.
+func randomEdit(r *rand.Rand, doc string) (string, Edit) {
+	start := 0
+	if len(doc) > 0 {
+		start = r.IntN(len(doc) + 1)
+	}
+	end := start
+	if r.IntN(2) == 0 && start < len(doc) {
+		end = start + r.IntN(min(len(doc)-start, 40)+1)
+	}
+	ins := []string{"", "*", "* ", "\n", "\n* New\n", "x", "TODO ", ":END:", "#+TODO: A B\n", "<<<", "é", "\r", "[[", "]]",
+		"** ", orgLines[r.IntN(len(orgLines))] + "\n", "\n\n"}[r.IntN(17)]
+	out := doc[:start] + ins + doc[end:]
+	return out, Edit{Start: start, OldEnd: end, NewEnd: start + len(ins)}
+}
+
+// TestReparseEqualsParse applies thousands of random edits to random
+// documents and checks that Reparse gives exactly what Parse gives.
+func TestReparseEqualsParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	patched := 0
+	for doc := 0; doc < 300; doc++ {
+		text := randomDoc(r, 5+r.IntN(60))
+		f := Parse([]byte(text))
+		for edit := 0; edit < 20; edit++ {
+			next, e := randomEdit(r, text)
+			if f.patchable([]byte(next), e) {
+				patched++
+			}
+			got := Reparse(f, []byte(next), e)
+			want := Parse([]byte(next))
+			require.Equal(t, snap(want), snap(got), "edit %+v of %q gave %q", e, text, next)
+			text, f = next, got
+		}
+	}
+	assert.Greater(t, patched, 1000, "most random edits should be patched, not parsed in full")
+}
+
+func TestReparseRejectsWrongEdits(t *testing.T) {
+	src := []byte("* A\ntext\n* B\n")
+	f := Parse(src)
+	next := []byte("* A\ntext more\n* B\n")
+	tests := []struct {
+		name string
+		e    Edit
+	}{
+		{"right", DiffEdit(src, next)},
+		{"start past the end", Edit{Start: 100, OldEnd: 100, NewEnd: 100}},
+		{"lengths disagree", Edit{Start: 8, OldEnd: 8, NewEnd: 9}},
+		{"not the change", Edit{Start: 0, OldEnd: 1, NewEnd: 1}},
+		{"negative", Edit{Start: -1, OldEnd: 0, NewEnd: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, snap(Parse(next)), snap(Reparse(f, next, tt.e)))
+		})
+	}
+}
+
+func TestDiffEdit(t *testing.T) {
+	tests := []struct {
+		old, new string
+		want     Edit
+	}{
+		{"abc", "abc", Edit{3, 3, 3}},
+		{"abc", "abXc", Edit{2, 2, 3}},
+		{"abc", "ac", Edit{1, 2, 1}},
+		{"", "x", Edit{0, 0, 1}},
+		{"aaa", "aaaa", Edit{3, 3, 4}},
+	}
+	for _, tt := range tests {
+		got := DiffEdit([]byte(tt.old), []byte(tt.new))
+		assert.Equal(t, tt.want, got, "%q → %q", tt.old, tt.new)
+		assert.Equal(t, tt.new, tt.old[:got.Start]+tt.new[got.Start:got.NewEnd]+tt.old[got.OldEnd:])
+	}
+}
+
+func equalSnapshots(a, b snapshot) bool { return reflect.DeepEqual(a, b) }
