@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,11 @@ type Memex interface {
 	// FileOfID returns the absolute path of the file holding the node whose
 	// :ID: is id.
 	FileOfID(id string) (string, bool)
+	// PrivacyTags are the tags the memex itself treats as private (what the
+	// context renderer hides). The gates guard the union of these and their
+	// own configured tags, so that a tag set in one place is never
+	// forgotten in the other.
+	PrivacyTags() []string
 }
 
 // World is what an environment is made of: where the user's notes are and
@@ -76,9 +82,11 @@ type Env struct {
 	home    string
 	homes   []string // directories whose credential stores are protected
 	private *privacyIndex
-	rate    *rateCounter
-	now     func() time.Time
-	own     []string // pp-lsp's own directories, cleaned, with a trailing slash
+	// privacyTags are the tags guarded: the configuration's and the memex's.
+	privacyTags []string
+	rate        *rateCounter
+	now         func() time.Time
+	own         []string // pp-lsp's own directories, cleaned, with a trailing slash
 
 	// Per-check memo (set on the copy forCheck makes, nil on the shared
 	// Env): each path is located once per check, the shell command parsed
@@ -130,8 +138,10 @@ func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 			e.own = append(e.own, filepath.Clean(own)+"/")
 		}
 	}
+	e.privacyTags = s.cfg.Privacy.Tags
 	if w.Memex != nil {
-		idx, err := buildPrivacyIndex(ctx, w.Memex.PrivateTexts(s.cfg.Privacy.Tags))
+		e.privacyTags = unionFold(s.cfg.Privacy.Tags, w.Memex.PrivacyTags())
+		idx, err := buildPrivacyIndex(ctx, w.Memex.PrivateTexts(e.privacyTags))
 		if err != nil {
 			e.Close()
 			return nil, err
@@ -178,4 +188,17 @@ func (e *Env) rootOf(abs string) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// unionFold is a followed by the tags of b not already in it, compared
+// without case (Org tags are case-sensitive, but a privacy tag errs on the
+// side of hiding).
+func unionFold(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, t := range b {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, t) }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

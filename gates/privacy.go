@@ -136,7 +136,7 @@ func (d *dispatcher) privacyVector(_ context.Context, a Action, env *Env) Result
 	}
 	for _, f := range fields {
 		if env.private.quotes(a.Arg(f)) {
-			return Asked(fmt.Sprintf("the %s %s quotes a note tagged private (%s); it would leave the memex", a.Tool, f, strings.Join(d.cfg.Privacy.Tags, ", ")))
+			return Asked(fmt.Sprintf("the %s %s quotes a note tagged private (%s); it would leave the memex", a.Tool, f, strings.Join(env.privacyTags, ", ")))
 		}
 	}
 	return Passed("")

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"pp-lsp/memory"
+	"pp-lsp/server/agent"
 	"pp-lsp/memory/foveal"
-	"pp-lsp/providers"
 )
 
 // runContext prints the foveal-peripheral context the model would see from
@@ -110,37 +110,16 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	return err
 }
 
-// openForContext opens the memex with its embeddings: the store in the
-// data folder when there is one, and EMBEDDING_PROVIDER's embedder, or the
-// built-in trigram one when that is chosen or does not answer (said on
-// stderr).
+// openForContext opens the memex as a server keeps it (agent.OpenMemex):
+// the store in the data folder, the configured embedder (or the built-in
+// trigram one, said on stderr when the configured one does not answer),
+// and the privacy tags the gates guard.
 func openForContext(ctx context.Context, c *cli, roots []string) (*memory.Memex, error) {
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := memory.Options{Roots: roots, Embed: true, Logger: log}
-	if dir, err := memory.DataDir(c.getenv); err == nil {
-		opts.DataDir = dir
-	}
-	var cfg providers.Config
-	embeddingOnly := func(name string) string {
-		if name == providers.EnvProviders {
-			return ""
-		}
-		return c.getenv(name)
-	}
-	if err := cfg.ApplyEnv(embeddingOnly); err != nil {
-		return nil, &usageError{msg: err.Error()}
-	}
-	switch e, err := providers.NewEmbedder(ctx, cfg, providersOptions(c)); {
-	case err == nil:
-		opts.Embedder = e
-	case !errors.Is(err, providers.ErrTrigramEmbedder):
-		fmt.Fprintf(c.stderr, "pp-lsp: the configured embedder does not answer (%v); related notes come from the built-in trigram embedder\n", err)
-	}
 	prog := newProgress(c.stderr)
-	opts.Progress = prog.update
-	m, err := memory.Open(ctx, opts)
+	m, err := agent.OpenMemex(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true, Progress: prog.update})
 	prog.finish()
-	if errors.Is(err, memory.ErrRoot) {
+	if errors.Is(err, agent.ErrUsage) {
 		return nil, &usageError{msg: err.Error()}
 	}
 	if err != nil {

@@ -146,7 +146,7 @@ func New(opts Options) (*Agent, error) {
 	if ctxsrc == nil {
 		fo, err := foveal.EnvOptions(getenv)
 		if err != nil {
-			return nil, fmt.Errorf("agent: %w: %w", err, ErrUsage)
+			return nil, usage(fmt.Errorf("agent: %w", err))
 		}
 		r, err := foveal.NewRenderer(fo)
 		if err != nil {

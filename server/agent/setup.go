@@ -41,11 +41,26 @@ type Setup struct {
 	RequireProvider bool
 	// Context renders the foveal context (nil: memory/foveal's Renderer).
 	Context ContextSource
+	// PrivacyTags, when set, replace the "gates" section's privacy tags
+	// (the editor's settings): the memex hides and the gates guard them.
+	PrivacyTags []string
+	// Progress is called while a memex Open or OpenMemex opens is first
+	// read, with the files indexed so far and the total.
+	Progress func(done, total int)
 }
 
-// ErrUsage is wrapped by Open's errors about its input: a root that is not
-// a folder, a configuration that does not parse.
+// ErrUsage marks Open's errors about its input (a root that is not a
+// folder, a configuration that does not parse): errors.Is(err, ErrUsage)
+// holds for them, without changing their text.
 var ErrUsage = errors.New("bad input")
+
+// usageError marks err as the caller's input at fault.
+type usageError struct{ error }
+
+func (e usageError) Is(target error) bool { return target == ErrUsage }
+func (e usageError) Unwrap() error        { return e.error }
+
+func usage(err error) error { return usageError{err} }
 
 // Open builds the agent a command or a server needs: the gate stack from
 // the "gates" section and the vault, the provider cascade from the
@@ -53,74 +68,30 @@ var ErrUsage = errors.New("bad input")
 // settings, the data directory, and the memex. Close releases what it
 // opened.
 func Open(ctx context.Context, s Setup) (*Agent, error) {
-	getenv := s.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	base := s.Logger
-	if base == nil {
-		base = slog.New(slog.DiscardHandler)
-	}
-	roots := s.Roots
-	if len(roots) == 0 {
-		roots = []string{"."}
-	}
-	for _, r := range roots {
-		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("--root %s is not a folder: %w", r, ErrUsage)
-		}
-	}
-	world := gates.DefaultWorld(getenv, roots)
-	cfgPath, optional := s.ConfigFile, false
-	if cfgPath == "" {
-		cfgPath, optional = filepath.Join(world.ConfigDir, "config.json"), true
-	}
-	sections, err := ReadConfigFile(cfgPath, optional)
+	st, err := readSettings(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, err
 	}
-	if _, err := os.Stat(cfgPath); err == nil {
-		world.ConfigFile = cfgPath
-	}
-
-	var pc providers.Config
-	if len(sections.Providers) > 0 {
-		if err := json.Unmarshal(sections.Providers, &pc); err != nil {
-			return nil, fmt.Errorf("the \"providers\" section of %s: %w: %w", cfgPath, err, ErrUsage)
-		}
-	}
-	if err := pc.ApplyEnv(getenv); err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrUsage)
-	}
-	if err := pc.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrUsage)
-	}
-	if s.RequireProvider && len(pc.Providers) == 0 {
+	if s.RequireProvider && len(st.pc.Providers) == 0 {
 		return nil, ErrNoProvider
 	}
-
-	gc := gates.DefaultConfig()
-	if len(sections.Gates) > 0 {
-		if gc, err = gates.ParseConfig(sections.Gates); err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", cfgPath, err, ErrUsage)
-		}
-	}
-	ac, err := ParseConfig(sections.Agent)
+	ac, err := ParseConfig(st.sections.Agent)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", cfgPath, err, ErrUsage)
+		return nil, usage(fmt.Errorf("%s: %w", st.cfgPath, err))
 	}
-	if err := ac.ApplyEnv(getenv); err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrUsage)
+	if err := ac.ApplyEnv(st.getenv); err != nil {
+		return nil, usage(err)
 	}
 	ac = ac.withDefaults()
 	logs := NewLogRing(*ac.LogLimit)
-	log := slog.New(logs.Handler(base.Handler()))
+	log := slog.New(logs.Handler(st.base.Handler()))
 
-	stack, err := gates.New(gc, gates.WithLogger(log))
+	stack, err := gates.New(st.gc, gates.WithLogger(log))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrUsage)
+		return nil, usage(err)
 	}
-	vaultPath := gc.Vault
+	world := st.world
+	vaultPath := st.gc.Vault
 	if vaultPath == "" {
 		vaultPath = gates.DefaultVaultPath(world)
 	}
@@ -132,16 +103,16 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		world.VaultErr = err
 		log.Error("the vault is refused: every action is denied until it is fixed", "err", err)
 	}
-	popts := providers.Options{Getenv: getenv, Vault: pvault, Logger: log}
+	popts := providers.Options{Getenv: st.getenv, Vault: pvault, Logger: log}
 	var provider providers.Provider
-	if len(pc.Providers) > 0 {
-		c, err := providers.New(pc, popts)
+	if len(st.pc.Providers) > 0 {
+		c, err := providers.New(st.pc, popts)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", err, ErrUsage)
+			return nil, usage(err)
 		}
 		provider = c
 	}
-	dataDir, err := memory.DataDir(getenv)
+	dataDir, err := memory.DataDir(st.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -149,29 +120,14 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	var closers []func(context.Context) error
 	mx := s.Memex
 	if mx == nil {
-		mo := memory.Options{Roots: roots, Logger: log}
-		if s.Serve {
-			mo.DataDir, mo.Embed = dataDir, true
-			if mo.AutoSave, err = memory.AutoSaveInterval(getenv); err != nil {
-				return nil, fmt.Errorf("%w: %w", err, ErrUsage)
-			}
-			if e, err := providers.NewEmbedder(ctx, pc, popts); err == nil {
-				mo.Embedder = e
-			} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
-				log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
-			}
-		}
-		if mx, err = memory.Open(ctx, mo); err != nil {
-			if errors.Is(err, memory.ErrRoot) {
-				return nil, fmt.Errorf("%w: %w", err, ErrUsage)
-			}
+		if mx, err = st.openMemex(ctx, s, popts, log); err != nil {
 			return nil, err
 		}
 		closers = append(closers, mx.Close)
 	}
 	a, err := New(Options{
-		Roots: roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
-		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: getenv,
+		Roots: st.roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
+		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
 	})
 	if err != nil {
 		for _, c := range closers {
@@ -181,6 +137,119 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	}
 	a.closers = closers
 	return a, nil
+}
+
+// OpenMemex opens the memex Open would open for s, for a caller that keeps
+// the memex itself (the language server, which shows the indexing's
+// progress and hands the memex to Open): with Serve, its store in the data
+// directory, embeddings in the background with the embedder the
+// configuration names, auto-saved; always with the privacy tags the gates
+// guard.
+func OpenMemex(ctx context.Context, s Setup) (*memory.Memex, error) {
+	st, err := readSettings(s)
+	if err != nil {
+		return nil, err
+	}
+	log := st.base
+	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log)
+}
+
+// settings is what Open and OpenMemex read from a Setup's surroundings.
+type settings struct {
+	getenv   func(string) string
+	base     *slog.Logger
+	roots    []string
+	world    gates.World
+	cfgPath  string
+	sections FileSections
+	pc       providers.Config
+	gc       gates.Config
+}
+
+// readSettings reads the roots, the configuration file and the
+// environment, DESIGN §11's way (the file, then the environment, then
+// Setup's own overrides).
+func readSettings(s Setup) (*settings, error) {
+	st := &settings{getenv: s.Getenv, base: s.Logger, roots: s.Roots}
+	if st.getenv == nil {
+		st.getenv = os.Getenv
+	}
+	if st.base == nil {
+		st.base = slog.New(slog.DiscardHandler)
+	}
+	if len(st.roots) == 0 {
+		st.roots = []string{"."}
+	}
+	for _, r := range st.roots {
+		switch fi, err := os.Stat(r); {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, usage(fmt.Errorf("--root %s does not exist", r))
+		case err != nil:
+			return nil, usage(fmt.Errorf("--root %s cannot be read: %w", r, errors.Unwrap(err)))
+		case !fi.IsDir():
+			return nil, usage(fmt.Errorf("--root %s is not a folder", r))
+		}
+	}
+	st.world = gates.DefaultWorld(st.getenv, st.roots)
+	cfgPath, optional := s.ConfigFile, false
+	if cfgPath == "" {
+		cfgPath, optional = filepath.Join(st.world.ConfigDir, "config.json"), true
+	}
+	st.cfgPath = cfgPath
+	sections, err := ReadConfigFile(cfgPath, optional)
+	if err != nil {
+		return nil, usage(err)
+	}
+	st.sections = sections
+	if _, err := os.Stat(cfgPath); err == nil {
+		st.world.ConfigFile = cfgPath
+	}
+	if len(sections.Providers) > 0 {
+		if err := json.Unmarshal(sections.Providers, &st.pc); err != nil {
+			return nil, usage(fmt.Errorf("the \"providers\" section of %s: %w", cfgPath, err))
+		}
+	}
+	if err := st.pc.ApplyEnv(st.getenv); err != nil {
+		return nil, usage(err)
+	}
+	if err := st.pc.Validate(); err != nil {
+		return nil, usage(err)
+	}
+	st.gc = gates.DefaultConfig()
+	if len(sections.Gates) > 0 {
+		if st.gc, err = gates.ParseConfig(sections.Gates); err != nil {
+			return nil, usage(fmt.Errorf("%s: %w", cfgPath, err))
+		}
+	}
+	if s.PrivacyTags != nil {
+		st.gc.Privacy.Tags = s.PrivacyTags
+	}
+	return st, nil
+}
+
+// openMemex opens the memex over the roots with the gates' privacy tags.
+func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Options, log *slog.Logger) (*memory.Memex, error) {
+	mo := memory.Options{Roots: st.roots, Logger: log, PrivacyTags: st.gc.Privacy.Tags, Progress: s.Progress}
+	if s.Serve {
+		dataDir, err := memory.DataDir(st.getenv)
+		if err != nil {
+			return nil, err
+		}
+		mo.DataDir, mo.Embed = dataDir, true
+		if mo.AutoSave, err = memory.AutoSaveInterval(st.getenv); err != nil {
+			return nil, usage(err)
+		}
+		if e, err := providers.NewEmbedder(ctx, st.pc, popts); err == nil {
+			mo.Embedder = e
+		} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
+			log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
+		}
+	}
+	mx, err := memory.Open(ctx, mo)
+	if errors.Is(err, memory.ErrRoot) {
+		return nil, usage(err)
+	}
+	return mx, err
 }
 
 // Close releases what Open opened (the memex it opened, saved first when

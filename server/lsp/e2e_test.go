@@ -107,7 +107,7 @@ func e2eWant() []string {
 		"OUTLINE Headline scanner",
 		"DEFINITION notes/embedding-search.org:1 :PROPERTIES:",
 		"REFERENCE projects/pp-lsp.org:9",
-		"REFERENCE projects/thesis.org:28",
+		"REFERENCE projects/thesis.org:30",
 		"COMPLETED See [[id:07b04378-ab0a-41fc-96d6-28f4c1e6cd47][Headline scanner]]",
 		"CONTEXT foveal=Gate every proposal tokens<=budget=true",
 		"CONTEXT buffer shows the node: true",

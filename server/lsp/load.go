@@ -2,19 +2,13 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
 
-	"pp-lsp/gates"
-	"pp-lsp/memory"
-	"pp-lsp/providers"
 	"pp-lsp/server/agent"
 )
 
@@ -65,7 +59,11 @@ func (s *Server) load(ctx context.Context) {
 			}
 		}
 	}()
-	mx, err := s.openMemex(ctx, roots, set, env, cfgFile, func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) })
+	setup := agent.Setup{
+		Roots: roots, ConfigFile: cfgFile, Getenv: env, Logger: s.log, Serve: true,
+		PrivacyTags: set.PrivacyTags, Progress: func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) },
+	}
+	mx, err := agent.OpenMemex(ctx, setup)
 	close(stop)
 	<-stopped
 	if err != nil {
@@ -76,10 +74,8 @@ func (s *Server) load(ctx context.Context) {
 		}
 		return
 	}
-	a, err := agent.Open(ctx, agent.Setup{
-		Roots: roots, ConfigFile: cfgFile, Getenv: env, Logger: s.log,
-		Workspace: editor{s}, Memex: mx, Serve: true, Context: s.agentContext(),
-	})
+	setup.Workspace, setup.Memex, setup.Context, setup.Progress = editor{s}, mx, s.agentContext(), nil
+	a, err := agent.Open(ctx, setup)
 	if err != nil {
 		a = nil
 		if ctx.Err() == nil {
@@ -176,53 +172,4 @@ func (s *Server) waitReady(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// openMemex opens the memex a language server keeps: its store in the
-// data directory, embeddings computed in the background, auto-saved, with
-// the embedder the configuration names. (agent.Open does the same when
-// it opens the memex itself; the server opens it so that it can show the
-// indexing's progress.)
-func (s *Server) openMemex(ctx context.Context, roots []string, set Settings, env func(string) string, cfgFile string, progress func(done, total int)) (*memory.Memex, error) {
-	dataDir, err := memory.DataDir(env)
-	if err != nil {
-		return nil, err
-	}
-	auto, err := memory.AutoSaveInterval(env)
-	if err != nil {
-		return nil, err
-	}
-	opts := memory.Options{
-		Roots: roots, DataDir: dataDir, Embed: true, AutoSave: auto,
-		PrivacyTags: set.PrivacyTags, Progress: progress, Logger: s.log,
-	}
-	if e, err := s.embedder(ctx, roots, env, cfgFile); err == nil {
-		opts.Embedder = e
-	} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
-		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp uses the built-in trigram embedder: %v", err))
-	}
-	return memory.Open(ctx, opts)
-}
-
-// embedder is the embedder the configuration file and the environment
-// choose (providers.ErrTrigramEmbedder for memory's built-in one).
-func (s *Server) embedder(ctx context.Context, roots []string, env func(string) string, cfgFile string) (memory.Embedder, error) {
-	path, optional := cfgFile, false
-	if path == "" {
-		path, optional = filepath.Join(gates.DefaultWorld(env, roots).ConfigDir, "config.json"), true
-	}
-	sections, err := agent.ReadConfigFile(path, optional)
-	if err != nil {
-		return nil, err
-	}
-	var pc providers.Config
-	if len(sections.Providers) > 0 {
-		if err := json.Unmarshal(sections.Providers, &pc); err != nil {
-			return nil, fmt.Errorf("the \"providers\" section of %s: %w", path, err)
-		}
-	}
-	if err := pc.ApplyEnv(env); err != nil {
-		return nil, err
-	}
-	return providers.NewEmbedder(ctx, pc, providers.Options{Getenv: env, Logger: s.log})
 }

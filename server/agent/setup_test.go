@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOneSourceOfPrivacyTags: the privacy tags of the "gates" section, or
+// the editor's override, are the tags the memex hides too — one list for the
+// context and the gates.
+func TestOneSourceOfPrivacyTags(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "n.org"), []byte("* Offer :confidential:\nNinety two thousand.\n* Salary :payroll:\nSixty.\n* Public\nHello.\n"), 0o644))
+	home := t.TempDir()
+	cfg := filepath.Join(home, "config.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"gates":{"privacy":{"tags":["confidential"]}}}`), 0o600))
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+
+	private := func(s Setup) map[string]bool {
+		mx, err := OpenMemex(context.Background(), s)
+		require.NoError(t, err)
+		defer mx.Close(context.Background())
+		out := map[string]bool{}
+		for n := range mx.Snapshot().Nodes() {
+			if !n.IsFile() {
+				out[n.Title()] = n.Private()
+			}
+		}
+		return out
+	}
+	fromFile := private(Setup{Roots: []string{root}, ConfigFile: cfg, Getenv: getenv})
+	assert.Equal(t, map[string]bool{"Offer": true, "Salary": false, "Public": false}, fromFile)
+
+	overridden := private(Setup{Roots: []string{root}, ConfigFile: cfg, Getenv: getenv, PrivacyTags: []string{"payroll"}})
+	assert.Equal(t, map[string]bool{"Offer": false, "Salary": true, "Public": false}, overridden)
+
+	a, err := Open(context.Background(), Setup{Roots: []string{root}, ConfigFile: cfg, Getenv: getenv})
+	require.NoError(t, err)
+	defer a.Close(context.Background())
+	n, ok := a.memex.Snapshot().NodeAt(filepath.Join(root, "n.org"), 0)
+	require.True(t, ok)
+	assert.True(t, n.Private(), "the memex Open opens hides the configured tag")
+}
