@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"pp-lsp/memory"
-	"pp-lsp/server/agent"
 	"pp-lsp/memory/foveal"
+	"pp-lsp/server/agent"
 )
 
 // runContext prints the foveal-peripheral context the model would see from
