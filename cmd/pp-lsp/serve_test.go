@@ -191,14 +191,7 @@ func TestServeAsksTheAgent(t *testing.T) {
 	env["PASSEPARTOUT_PROVIDERS"] = "replay:" + transcript
 	addr, _ := startServe(t, getenv, "--tcp", "127.0.0.1:0", "--root", root)
 
-	raw, err := os.ReadFile(filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout", "token"))
-	require.NoError(t, err)
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	defer nc.Close()
-	readTestFrame(t, nc)
-	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, strings.TrimSpace(string(raw))))
-	require.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
+	nc := dialBridge(t, addr, env)
 
 	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "q1") :PAYLOAD (:ACTION :ASK :TEXT "What first?" :FILE %q :LINE 2))`, note))
 	var answer strings.Builder
@@ -216,4 +209,20 @@ func TestServeAsksTheAgent(t *testing.T) {
 		}
 	}
 	assert.Contains(t, answer.String(), "Water bed two first.")
+}
+
+// dialBridge connects to the bridge at addr and authenticates with the token
+// the daemon made under env's XDG_RUNTIME_DIR; the connection closes with
+// the test.
+func dialBridge(t *testing.T, addr string, env map[string]string) net.Conn {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout", "token"))
+	require.NoError(t, err)
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { nc.Close() })
+	readTestFrame(t, nc)
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, strings.TrimSpace(string(raw))))
+	require.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
+	return nc
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/textproto"
 	"os"
 	"path/filepath"
@@ -177,14 +176,7 @@ func TestStdioWithTheBridge(t *testing.T) {
 		}
 		return false
 	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
-	raw, err := os.ReadFile(filepath.Join(env["XDG_RUNTIME_DIR"], "passepartout", "token"))
-	require.NoError(t, err)
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	require.NoError(t, err)
-	defer nc.Close()
-	readTestFrame(t, nc)
-	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, strings.TrimSpace(string(raw))))
-	require.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
+	nc := dialBridge(t, addr, env)
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "s") :PAYLOAD (:ACTION :STATUS))`)
 	assert.Contains(t, readTestFrame(t, nc), ":FILES 1 :HEADLINES 1")
 	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "c") :PAYLOAD (:ACTION :CONTEXT :FILE %q :LINE 1))`, note))
