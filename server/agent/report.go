@@ -23,6 +23,7 @@ func Describe(w io.Writer, p Pass) {
 	switch p.Status {
 	case StatusRan:
 		fmt.Fprintf(w, "%sran %s: %s\n", prefix, p.Action.Tool, summaryOf(*p.Result, p.Err))
+		writeOutput(w, prefix, p.Result.Output)
 		for _, warn := range p.Result.Warnings {
 			fmt.Fprintf(w, "%sWARNING: %s\n", prefix, warn)
 		}
@@ -57,3 +58,24 @@ func DescribeRun(w io.Writer, r PlanRun) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// outputLines bounds how much of an action's output a report shows; the
+// model saw all of it (within the actuator's own cap).
+const outputLines = 20
+
+// writeOutput shows an action's output indented under its report line, its
+// first outputLines lines and a count of the rest.
+func writeOutput(w io.Writer, prefix, out string) {
+	out = strings.TrimRight(out, "\n")
+	if out == "" {
+		return
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if i == outputLines {
+			fmt.Fprintf(w, "%s  │ … %d more lines\n", prefix, len(lines)-outputLines)
+			break
+		}
+		fmt.Fprintf(w, "%s  │ %s\n", prefix, l)
+	}
+}
