@@ -131,6 +131,7 @@ var pathological = map[string]string{
 	"unclosed-blocks": "#+begin_src\n", "unclosed-drawers": ":D:\n", "unclosed-latex": "\\begin{x}\n", "list-items": "- a\n",
 	"headlines": "* a\n", "tags": "* a :b:c:d:\n", "plain-links": "http://x ", "property-drawers": ":PROPERTIES:\n",
 	"table-cells": "| a ", "footnote-definitions": "[fn:1] x\n", "timestamps": "<2020-01-01 ", "dollars": "$a ",
+	"affiliated-keywords": "#+NAME: x\n", "orphan-affiliated": "#+NAME: x\n\n",
 }
 
 // BenchmarkPathological parses 1 MB of each pathological input: the

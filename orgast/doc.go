@@ -3,21 +3,25 @@
 // positions: file keywords and the file-level property drawer, the TODO
 // keyword sequences in effect, headlines (TODO keyword, priority, title,
 // tags, COMMENT, ARCHIVE, planning, property drawer, where the subtree
-// ends), links of every kind Org recognises, targets, and the problems an
-// editor should underline.
+// ends), links of every kind Org recognises, targets, blocks and drawers,
+// the elements a #+NAME: names, and the problems an editor should
+// underline.
 //
 // Invariant: orgast is pure. Parse maps bytes to an immutable *File and
 // never touches the disk, the network or another file (#+INCLUDE and
 // #+SETUPFILE are never followed); any byte sequence parses, without panic,
 // in time and memory proportional to its length; and for every input the
 // outline agrees with what org-outline.el prints from Emacs, field for
-// field, except where a doc comment names the difference. Reparse of an
-// edited file equals Parse of the new bytes.
+// field, and File.Blocks and File.Names with what org-element reads
+// (testdata/org-blocks.el), except where a doc comment names the
+// difference. Reparse of an edited file equals Parse of the new bytes.
 //
 // Entry points: Parse and Reparse make a File; File.NodeAt and
 // File.NodeAtPosition find the innermost headline at a cursor; File.Lines
-// converts offsets to lines and byte or UTF-16 columns; Outlines renders
-// files as `pp-lsp outline --json` prints them.
+// converts offsets to lines and byte or UTF-16 columns; File.Blocks and
+// File.Names list blocks, drawers and named elements for folding and for
+// fuzzy links; Outlines renders files as `pp-lsp outline --json` prints
+// them.
 //
 // Positions are byte offsets into the bytes given to Parse. File.Lines maps
 // them to lines and to byte and UTF-16 columns, following the line-end

@@ -124,6 +124,12 @@ func (p *parser) parseElements(beg, end int, m mode, st *listStruct, c ctx) {
 
 // visit records what the outline needs of an element and descends into it.
 func (p *parser) visit(el *element, m mode, c ctx) {
+	if el.begin < el.line { // affiliated keywords precede the element
+		p.recordName(el, c)
+	}
+	if el.kind.isBlock() {
+		p.recordBlock(el, c)
+	}
 	switch el.kind {
 	case kPropertyDrawer:
 		p.propertyDrawer(el, c)
@@ -394,10 +400,21 @@ func (p *parser) nodePropertyElement(pos, limit int) element {
 
 // affiliated is org-element--collect-affiliated-keywords: it returns where
 // the element proper starts and whether affiliated keywords precede it.
+//
+// A run of affiliated keyword lines that nothing follows (a blank line, a
+// headline, the end of the container) is read one keyword element per
+// line, and each line starts the same run again: the run found last is
+// kept so that each of its lines finds its end at once, which keeps a
+// file of such lines linear, where Emacs is quadratic.
 func (p *parser) affiliated(pos, limit int) (int, bool) {
 	q := pos
-	for q < limit && p.affiliatedAt(q) {
-		q = p.nextLine(q)
+	if pos > p.affRun.Start && pos < p.affRun.End && limit == p.affLimit {
+		q = p.affRun.End
+	} else {
+		for q < limit && p.affiliatedAt(q) {
+			q = p.nextLine(q)
+		}
+		p.affRun, p.affLimit = Range{pos, q}, limit
 	}
 	if q == pos || p.blankAt(q) {
 		return pos, false

@@ -45,6 +45,13 @@ type File struct {
 	Links []Link
 	// Targets are <<target>> and <<<radio target>>> objects, in document order.
 	Targets []Target
+	// Blocks are the blocks and drawers org-element reads, wherever they
+	// are (sections, lists, other blocks, footnotes…), in document order:
+	// an enclosing block comes before the blocks inside it.
+	Blocks []Block
+	// Names are the elements carrying a #+NAME: affiliated keyword, in
+	// document order.
+	Names []Named
 	// Problems are what an editor should flag, in document order.
 	Problems []Problem
 

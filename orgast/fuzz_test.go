@@ -30,6 +30,23 @@ func checkInvariants(t *testing.T, src []byte, f *File) {
 			t.Fatalf("keyword out of place: %+v", k)
 		}
 	}
+	prev := -1
+	for _, b := range f.Blocks {
+		r, l, c := b.Range, b.Line, b.Contents
+		if !in(r) || !in(l) || !in(c) || r.Start <= prev || r.Start > l.Start || l.Start >= l.End || l.End >= c.Start ||
+			c.Start > c.End || c.End >= r.End || b.Node >= len(f.Headlines) || b.Type == "unknown" {
+			t.Fatalf("block out of place: %+v (text of %d bytes)", b, n)
+		}
+		prev = r.Start
+	}
+	prev = -1
+	for _, m := range f.Names {
+		if !in(m.Range) || !in(m.NameRange) || m.Range.Start <= prev || m.NameRange.Start < m.Range.Start ||
+			m.NameRange.End > m.Range.End || string(src[m.NameRange.Start:m.NameRange.End]) != m.Name || m.Node >= len(f.Headlines) {
+			t.Fatalf("named element out of place: %+v (text of %d bytes)", m, n)
+		}
+		prev = m.Range.Start
+	}
 	for _, p := range f.Problems {
 		if !in(p.Range) {
 			t.Fatalf("problem out of place: %+v", p)

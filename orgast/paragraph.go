@@ -6,7 +6,14 @@ package orgast
 // paragraphElement is org-element-paragraph-parser from q.
 func (p *parser) paragraphElement(q, limit, begin int) element {
 	stop := limit
-	for l := p.nextLine(q); l < limit; l = p.nextLine(l) {
+	// The search for a separator starts at the end of the first line,
+	// where "^[ \t]*$" matches when that line is empty: a paragraph there
+	// (a greater block's contents can start with an empty line) is that
+	// line alone, and the elements after it are read as such.
+	if q < p.n && p.t[q] == '\n' {
+		stop = q
+	}
+	for l := p.nextLine(q); stop == limit && l < limit; l = p.nextLine(l) {
 		if p.paragraphEndsAt(l, limit) {
 			stop = l
 			break

@@ -16,6 +16,10 @@ type parser struct {
 	enc    encoding
 	ends   *endIndex
 	depth  int
+	// affRun is the last run of affiliated keyword lines found, searched
+	// up to affLimit (see affiliated).
+	affRun   Range
+	affLimit int
 
 	heads    []headPos
 	zeroth   Range // the zeroth section's contents (Start >= End: none)
@@ -28,6 +32,8 @@ type parser struct {
 
 	links   []Link
 	targets []Target
+	blocks  []Block
+	names   []Named
 	radio   *radioMatcher
 	// mayHaveRadio: the text holds "<<<", so radio targets are looked for.
 	mayHaveRadio bool

@@ -295,6 +295,42 @@ func (m *merger) merge(p *parser) *File {
 		}
 	}
 
+	f.Blocks = make([]Block, 0, len(prev.Blocks)+len(p.blocks))
+	for _, b := range prev.Blocks {
+		if before(b.Range) {
+			f.Blocks = append(f.Blocks, m.block(b, false))
+		}
+	}
+	for _, b := range p.blocks {
+		if b.Node >= 0 {
+			b.Node += m.loIdx
+		}
+		f.Blocks = append(f.Blocks, b)
+	}
+	for _, b := range prev.Blocks {
+		if after(b.Range) {
+			f.Blocks = append(f.Blocks, m.block(b, true))
+		}
+	}
+
+	f.Names = make([]Named, 0, len(prev.Names)+len(p.names))
+	for _, n := range prev.Names {
+		if before(n.Range) {
+			f.Names = append(f.Names, m.named(n, false))
+		}
+	}
+	for _, n := range p.names {
+		if n.Node >= 0 {
+			n.Node += m.loIdx
+		}
+		f.Names = append(f.Names, n)
+	}
+	for _, n := range prev.Names {
+		if after(n.Range) {
+			f.Names = append(f.Names, m.named(n, true))
+		}
+	}
+
 	for _, pr := range prev.Problems {
 		if before(pr.Range) {
 			f.Problems = append(f.Problems, pr)
@@ -372,6 +408,20 @@ func (m *merger) target(t Target, moved bool) Target {
 	t.Range = m.rng(t.Range, moved)
 	t.Node = m.node(t.Node, moved)
 	return t
+}
+
+func (m *merger) block(b Block, moved bool) Block {
+	b.Name, b.Language = m.str(b.Name, moved), m.str(b.Language, moved)
+	b.Range, b.Line, b.Contents = m.rng(b.Range, moved), m.rng(b.Line, moved), m.rng(b.Contents, moved)
+	b.Node = m.node(b.Node, moved)
+	return b
+}
+
+func (m *merger) named(n Named, moved bool) Named {
+	n.Name = m.str(n.Name, moved)
+	n.NameRange, n.Range = m.rng(n.NameRange, moved), m.rng(n.Range, moved)
+	n.Node = m.node(n.Node, moved)
+	return n
 }
 
 func (m *merger) timestamp(t Timestamp, moved bool) Timestamp {

@@ -22,6 +22,8 @@ type snapshot struct {
 	Headlines         []Headline
 	Links             []Link
 	Targets           []Target
+	Blocks            []Block
+	Names             []Named
 	Problems          []Problem
 	Tiles             []tile
 	Enc               encoding
@@ -43,11 +45,11 @@ func snap(f *File) snapshot {
 	f.NodeAt(0) // build the lazily built tiles
 	s := snapshot{
 		Src: string(f.Src), Keywords: f.Keywords, FileDrawer: f.FileDrawer, Todo: f.Todo, OddLevels: f.OddLevels,
-		LinkAbbrevs: f.LinkAbbrevs, Headlines: f.Headlines, Links: f.Links, Targets: f.Targets, Problems: f.Problems,
+		LinkAbbrevs: f.LinkAbbrevs, Headlines: f.Headlines, Links: f.Links, Targets: f.Targets, Blocks: f.Blocks, Names: f.Names, Problems: f.Problems,
 		Tiles: f.tiles, Enc: f.enc, EOL: f.eol, TitleKw: f.titleKw, TagsKw: f.tagsKw, Plain: f.plain,
 		LineStarts: f.Lines.starts, LineSize: f.Lines.size, LineBOM: f.Lines.bom, LineCRLF: f.Lines.crlf,
 	}
-	for _, v := range []any{&s.Keywords, &s.LinkAbbrevs, &s.Headlines, &s.Links, &s.Targets, &s.Problems} {
+	for _, v := range []any{&s.Keywords, &s.LinkAbbrevs, &s.Headlines, &s.Links, &s.Targets, &s.Blocks, &s.Names, &s.Problems} {
 		nilIfEmpty(v)
 	}
 	for i := range s.Headlines {
@@ -67,6 +69,8 @@ var orgLines = []string{
 	"#+begin_quote", "#+end_quote", "- item https://a.org", "  - nested [[id:x][y]]", "1. one", "| a | [[b]] |",
 	"text with =code= and [[https://b.org][b]]", "", "", "  ", "<<target>>", "<<<radio>>>", "radio here",
 	"[fn:1] note", "# comment", ": fixed", "étoile 中文 😀 https://é.org", "\\begin{eq}", "\\end{eq}",
+	"#+NAME: n", "#+tblname: t", "#+begin_example", "#+end_example", "#+BEGIN: dyn", "#+END:", "#+begin_note", "#+end_note",
+	"  #+begin_verse", "  #+end_verse", "  :NOTES:",
 }
 
 func randomDoc(r *rand.Rand, lines int) string {

@@ -19,6 +19,8 @@ func (p *parser) result() *File {
 		Headlines:   p.hls,
 		Links:       p.links,
 		Targets:     p.targets,
+		Blocks:      p.blocks,
+		Names:       p.names,
 		Problems:    p.problems,
 		enc:         p.enc,
 		eol:         p.src.eol,
@@ -143,6 +145,16 @@ func (f *File) remap(m func(int) int) {
 	}
 	for i := range f.Targets {
 		r(&f.Targets[i].Range)
+	}
+	for i := range f.Blocks {
+		b := &f.Blocks[i]
+		r(&b.Range)
+		r(&b.Line)
+		r(&b.Contents)
+	}
+	for i := range f.Names {
+		r(&f.Names[i].NameRange)
+		r(&f.Names[i].Range)
 	}
 	for i := range f.Problems {
 		r(&f.Problems[i].Range)
