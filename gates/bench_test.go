@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -32,6 +33,30 @@ func BenchmarkStack(b *testing.B) {
 	benchActions(b, stack, env, actions)
 }
 
+// BenchmarkStackLines is BenchmarkStack as `pp-lsp gate` does it per
+// line: the raw JSON line decoded (CheckJSON), checked, and the verdict
+// encoded. BenchmarkStack times the check alone.
+func BenchmarkStackLines(b *testing.B) {
+	shared := testenv.SharedDir(b)
+	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
+	stack, env := newCorpusEnv(b, shared)
+	var lines [][]byte
+	for _, recs := range corpus {
+		for _, r := range recs {
+			if len(r.Action) <= 64<<10 {
+				lines = append(lines, r.Action)
+			}
+		}
+	}
+	sort.Slice(lines, func(i, j int) bool { return string(lines[i]) < string(lines[j]) })
+	ctx := context.Background()
+	benchLoop(b, len(lines), func(i int) {
+		if _, err := json.Marshal(stack.CheckJSON(ctx, lines[i], env)); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
 // BenchmarkStackTypical is the same over a handful of everyday actions, so
 // that `make bench` has a figure without the shared corpus.
 func BenchmarkStackTypical(b *testing.B) {
@@ -59,13 +84,18 @@ func BenchmarkStackTypical(b *testing.B) {
 
 func benchActions(b *testing.B, stack *Stack, env *Env, actions []Action) {
 	ctx := context.Background()
+	benchLoop(b, len(actions), func(i int) { stack.Check(ctx, actions[i], env) })
+}
+
+// benchLoop runs one of n items per iteration, in turn, and reports the
+// latency percentiles of the calls.
+func benchLoop(b *testing.B, n int, call func(i int)) {
 	durations := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		a := actions[i%len(actions)]
 		start := time.Now()
-		stack.Check(ctx, a, env)
+		call(i % n)
 		durations = append(durations, time.Since(start))
 	}
 	b.StopTimer()
@@ -75,5 +105,5 @@ func benchActions(b *testing.B, stack *Stack, env *Env, actions []Action) {
 	}
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
-	b.ReportMetric(float64(len(actions)), "actions")
+	b.ReportMetric(float64(n), "actions")
 }

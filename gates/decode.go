@@ -251,13 +251,9 @@ func explanationOf(obj *object) (string, error) {
 func buildAction(tool Tool, args *object, fold bool) (Action, error) {
 	spec := schemas[tool]
 	out := make(Args, len(spec))
-	known := make(map[string]bool, len(spec))
-	for _, s := range spec {
-		known[s.name] = true
-	}
-	unknown := []string{}
+	var unknown []string
 	for _, k := range args.keys {
-		if !known[k] {
+		if !specHas(spec, k) {
 			unknown = append(unknown, k)
 			continue
 		}

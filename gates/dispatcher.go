@@ -34,20 +34,23 @@ type dispatcher struct {
 type vector struct {
 	name  string
 	check func(ctx context.Context, a Action, env *Env) Result
+	// askOnly: the vector never denies, so once another vector denies
+	// its answer cannot change the dispatcher's.
+	askOnly bool
 }
 
 func newDispatcher(cfg Config) *dispatcher {
 	d := &dispatcher{cfg: cfg, secrets: newSecretScanner()}
 	d.vectors = []vector{
-		{vecSecrets, d.secretsVector},
-		{vecPaths, d.pathsVector},
-		{vecShell, d.shellVector},
-		{vecEval, d.evalVectorFor},
-		{vecNetwork, d.networkVector},
-		{vecPrivacy, d.privacyVector},
-		{vecImpact, d.impactVector},
-		{vecSelf, d.selfVector},
-		{vecLimits, d.limitsVector},
+		{vecSecrets, d.secretsVector, false},
+		{vecPaths, d.pathsVector, false},
+		{vecShell, d.shellVector, false},
+		{vecEval, d.evalVectorFor, false},
+		{vecNetwork, d.networkVector, false},
+		{vecPrivacy, d.privacyVector, true},
+		{vecImpact, d.impactVector, false},
+		{vecSelf, d.selfVector, false},
+		{vecLimits, d.limitsVector, false},
 	}
 	return d
 }
@@ -56,13 +59,27 @@ func (*dispatcher) Name() string  { return gateDispatcher }
 func (*dispatcher) Priority() int { return prioDispatcher }
 
 func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
-	var asks []string
-	for _, v := range d.vectors {
+	// The vectors that can deny run first, in order, and the first deny
+	// decides; the ask-only ones run only when none denied. The asks are
+	// then reported in the vectors' order, as if all had run in turn.
+	var results [len(vectorNames)]Result
+	for i, v := range d.vectors {
+		if v.askOnly {
+			continue
+		}
 		r := v.check(ctx, a, env)
-		switch r.Decision {
-		case Deny:
+		if r.Decision == Deny {
 			return Denied(v.name + ": " + r.Reason)
-		case Ask:
+		}
+		results[i] = r
+	}
+	var asks []string
+	for i, v := range d.vectors {
+		r := results[i]
+		if v.askOnly {
+			r = v.check(ctx, a, env)
+		}
+		if r.Decision == Ask {
 			asks = append(asks, v.name+": "+r.Reason)
 		}
 	}
@@ -74,9 +91,9 @@ func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
 
 // Vectors returns the names of the dispatcher's vectors in the order they
 // run.
-func Vectors() []string {
-	return []string{vecSecrets, vecPaths, vecShell, vecEval, vecNetwork, vecPrivacy, vecImpact, vecSelf, vecLimits}
-}
+func Vectors() []string { return append([]string(nil), vectorNames[:]...) }
+
+var vectorNames = [...]string{vecSecrets, vecPaths, vecShell, vecEval, vecNetwork, vecPrivacy, vecImpact, vecSelf, vecLimits}
 
 // pathsVector: reads outside the roots need a human, writes outside never
 // happen, credential stores are never touched.
@@ -235,11 +252,16 @@ var (
 // list of people's addresses. Forwarding a mailbox or a drive is never a
 // step an assistant takes on its own.
 func bulkData(text string) (string, bool) {
-	if n := len(reMailHeader.FindAllStringIndex(text, 8)); n >= 2 {
+	// Each pattern is tried only when the text has what every match
+	// starts with: two header lines, a line of '=', five '@'.
+	if headerLines(text) >= 2 && len(reMailHeader.FindAllStringIndex(text, 2)) >= 2 {
 		return "forwards stored mail (several messages with their headers)", true
 	}
-	if reFileDump.MatchString(text) {
+	if hasLineStarting(text, '=') && reFileDump.MatchString(text) {
 		return "sends the contents of stored files", true
+	}
+	if strings.Count(text, "@") < 5 {
+		return "", false
 	}
 	if addrs := reEmail.FindAllString(text, 64); len(addrs) >= 5 {
 		distinct := map[string]bool{}
@@ -253,9 +275,38 @@ func bulkData(text string) (string, bool) {
 	return "", false
 }
 
+// headerLines counts the lines starting with a mail header reMailHeader
+// knows (From:, To:, Cc:, Date:), up to two.
+func headerLines(text string) int {
+	n := 0
+	for start := 0; start < len(text) && n < 2; {
+		line := text[start:]
+		if strings.HasPrefix(line, "From:") || strings.HasPrefix(line, "To:") || strings.HasPrefix(line, "Cc:") || strings.HasPrefix(line, "Date:") {
+			n++
+		}
+		i := strings.IndexByte(line, '\n')
+		if i < 0 {
+			break
+		}
+		start += i + 1
+	}
+	return n
+}
+
+// hasLineStarting says whether a line of text starts with c.
+func hasLineStarting(text string, c byte) bool {
+	if strings.HasPrefix(text, string(c)) {
+		return true
+	}
+	return strings.Contains(text, "\n"+string(c))
+}
+
 // tokenPayment spots a payment of less than one unit that carries text: the
 // memo of a token transfer is a channel out of the user's account.
 func tokenPayment(body string) (string, bool) {
+	if !strings.HasPrefix(strings.TrimLeft(body, " \t\r\n"), "{") {
+		return "", false // not a JSON object: nothing to read an amount from
+	}
 	var v map[string]any
 	if json.Unmarshal([]byte(body), &v) != nil {
 		return "", false

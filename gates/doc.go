@@ -10,4 +10,16 @@
 // error, a panic, a cancelled context, an input it cannot decode) is a
 // deny naming that gate. Nothing is allowed because a gate could not
 // decide; "allow" only ever means every gate positively passed it.
+//
+// Speed (p99 under 50 µs an action is the budget) comes from doing each
+// piece of work once and only where it can matter, never from remembering
+// verdicts: a text is searched for every keyword of the secret and code
+// rules in one automaton pass, and the patterns run only on the lines
+// holding their keywords; a check locates each path, asks the file system
+// about each directory and analyses its shell command once, whichever
+// gates ask, and forgets all of it when it ends, so the next check sees
+// the disk as it is then; the dispatcher stops at the first vector that
+// denies (the ask-only privacy vector runs only when none does). Each
+// shortcut is tested against the straightforward code it replaced
+// (fastpath_test.go).
 package gates

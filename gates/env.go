@@ -88,19 +88,49 @@ type Env struct {
 	now         func() time.Time
 	own         []string // pp-lsp's own directories, cleaned, with a trailing slash
 
-	// Per-check memo (set on the copy forCheck makes, nil on the shared
-	// Env): each path is located once per check, the shell command parsed
-	// once, however many gates ask.
-	locs  map[[2]string]loc
-	shell *checkMemo
+	// known are the variables whose values the gates know (knownVars),
+	// computed once.
+	known []knownVar
+
+	// check is the per-check memo: set on the copy a check runs with
+	// (Stack.beginCheck), nil on the shared Env.
+	check *checkState
 }
 
-// forCheck returns a copy of the environment with a fresh per-check memo.
-func (e *Env) forCheck() *Env {
-	c := *e
-	c.locs = make(map[[2]string]loc, 4)
-	c.shell = &checkMemo{}
-	return &c
+// checkEnv is a check's environment and memo, allocated together.
+type checkEnv struct {
+	env   Env
+	state checkState
+}
+
+// beginCheck returns a check's environment: a copy of env with a fresh
+// memo, recycled from an earlier check when one is free.
+func (s *Stack) beginCheck(env *Env) *checkEnv {
+	ce, _ := s.checks.Get().(*checkEnv)
+	if ce == nil {
+		ce = &checkEnv{}
+	}
+	ce.env = *env
+	ce.env.check = &ce.state
+	return ce
+}
+
+// endCheck hands a check's environment back once nothing of the check
+// refers to it: the memo is emptied (its slices keep their room), the
+// environment dropped.
+func (s *Stack) endCheck(ce *checkEnv) {
+	ce.env = Env{}
+	ce.state.reset()
+	s.checks.Put(ce)
+}
+
+// view is the check's file-system view (nil, which asks the system every
+// time, outside a check).
+func (e *Env) view() *fsView {
+	if e.check == nil {
+		return nil
+	}
+	return &e.check.fs
 }
 
 // NewEnv prepares a World for checks under the stack's configuration.
@@ -138,6 +168,7 @@ func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 			e.own = append(e.own, filepath.Clean(own)+"/")
 		}
 	}
+	e.known = e.knownVars()
 	e.privacyTags = s.cfg.Privacy.Tags
 	if w.Memex != nil {
 		e.privacyTags = unionFold(s.cfg.Privacy.Tags, w.Memex.PrivacyTags())

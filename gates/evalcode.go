@@ -23,52 +23,67 @@ var evalLangs = map[string]string{
 	"sh": "sh", "bash": "sh", "shell": "sh",
 }
 
-// codeOps are the operations a program can do, spotted by the calls that
-// do them in each language (lower-cased substrings; one pass of
-// strings.Contains each, no backtracking). They are deliberately broad: the
-// eval vector only ever adds asks and denies, never an allow.
-type kwSet []string
-
-func (k kwSet) in(low string) bool {
-	for _, w := range k {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
-
+// The operations a program can do, spotted by the calls that do them in
+// each language (lower-cased substrings, all found in one keyword pass).
+// They are deliberately broad: the eval vector only ever adds asks and
+// denies, never an allow.
 var (
-	opWriteKw = kwSet{"write_text(", "write_bytes(", "shutil.copy", "shutil.move", "os.rename", "os.replace", "os.symlink", "os.link(",
+	opWriteKw = []string{"write_text(", "write_bytes(", "shutil.copy", "shutil.move", "os.rename", "os.replace", "os.symlink", "os.link(",
 		"os.chmod", "os.chown", "os.makedirs", "os.mkdir", "os.truncate", "urlretrieve", ".touch(", "writefile", "appendfile",
 		"copyfile", "createwritestream", "fs.rename", "fs.symlink", "fs.mkdir", "fs.chmod", "write-region", "append-to-file",
 		"copy-file", "rename-file", "make-symbolic-link", "write-file", "save-buffer", "with-temp-file", "make-directory",
 		"org-todo", "set-file-modes", ":direction :output", ":if-exists", "fopen(", ".write(", "fs.write", "file_put_contents"}
-	opDeleteKw = kwSet{"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree", ".unlink(", ".rmdir(", "unlinksync",
+	opDeleteKw = []string{"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree", ".unlink(", ".rmdir(", "unlinksync",
 		"rmsync", "rmdirsync", "fs.rm(", "fs.unlink(", "fs.rmdir(", "rimraf", "delete-file", "delete-directory", "uiop:delete-"}
-	opExecKw = kwSet{"os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "subprocess", "popen(", "pty.spawn",
+	opExecKw = []string{"os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "subprocess", "popen(", "pty.spawn",
 		"commands.getoutput", "child_process", "execsync", "execfilesync", "spawnsync", "exec(", "spawn(", "shell-command",
 		"call-process", "start-process", "make-process", "process-file", "process-lines", "run-program", "run-shell-command",
 		"launch-program", "system(", "runtime.getruntime"}
-	opNetSendKw = kwSet{"requests.post", "requests.put", "requests.patch", "requests.delete", "http.client", ".send(", ".sendall(",
+	opNetSendKw = []string{"requests.post", "requests.put", "requests.patch", "requests.delete", "http.client", ".send(", ".sendall(",
 		".sendto(", "smtplib", "ftplib", "method: 'post'", "method: \"post\"", "axios.post", "axios.put", "http.request",
 		"xmlhttprequest", "net.connect", "websocket", "url-retrieve", "url-http", "open-network-stream", "make-network-process",
 		"drakma:http-request", "dex:post", "dex:put", "usocket"}
-	opNetKw = kwSet{"requests.", "urlopen", "urllib", "http.client", "socket", "fetch(", "axios", "http.get", "https.get",
+	opNetKw = []string{"requests.", "urlopen", "urllib", "http.client", "socket", "fetch(", "axios", "http.get", "https.get",
 		"url-retrieve", "url-http", "open-network-stream", "drakma", "dex:", "usocket", "net.connect", "websocket"}
-	opSocketKw   = kwSet{"socket(", ".connect(", "net.connect", "net.socket", "open-network-stream", "make-network-process", "usocket:socket-connect"}
-	opShellOutKw = kwSet{"subprocess", "popen(", "os.dup2", "pty.spawn", "os.system", "child_process", "spawn(", "/bin/sh", "/bin/bash", "shell-command", "start-process", "run-program"}
-	opDecodeKw   = kwSet{"b64decode", "base64.decodebytes", "a85decode", "b32decode", "atob(", "'base64'", "\"base64\"", "base64-decode-string",
+	opSocketKw   = []string{"socket(", ".connect(", "net.connect", "net.socket", "open-network-stream", "make-network-process", "usocket:socket-connect"}
+	opShellOutKw = []string{"subprocess", "popen(", "os.dup2", "pty.spawn", "os.system", "child_process", "spawn(", "/bin/sh", "/bin/bash", "shell-command", "start-process", "run-program"}
+	opDecodeKw   = []string{"b64decode", "base64.decodebytes", "a85decode", "b32decode", "atob(", "'base64'", "\"base64\"", "base64-decode-string",
 		"base64-decode-region", "cl-base64", "codecs.decode", "bytes.fromhex", "unhexlify", "zlib.decompress", "marshal.loads"}
-	opDynEvalKw = kwSet{"exec(", "eval(", "compile(", "new function", "function(", "(eval ", "(funcall ", "read-from-string", "os.system",
+	opDynEvalKw = []string{"exec(", "eval(", "compile(", "new function", "function(", "(eval ", "(funcall ", "read-from-string", "os.system",
 		"subprocess", "shell-command", "child_process", "run-program", "__import__"}
-	opCredKw = kwSet{"auth-source-search", "auth-source-pick", "auth-source-user-and-password", "secrets-get-secret", "password-store-get",
+	opCredKw = []string{"auth-source-search", "auth-source-pick", "auth-source-user-and-password", "secrets-get-secret", "password-store-get",
 		"keyring.get_password", "keytar", "getpass.getpass", "find-generic-password", "gnome-keyring", "kwallet", "ssh-agent"}
-	opEnvKw   = kwSet{"process.env", "os.environ", "getenv", "process-environment"}
-	opDeserKw = kwSet{"pickle.load", "yaml.load(", "marshal.loads", "shelve.open", "jsonpickle", "dill.load"}
-	opSelfKw  = kwSet{"flightplans.org", "journal.org", "passepartout", "pp-gates", "pp-lsp", ".git/hooks", ".dir-locals.el", ".envrc"}
-	opHomeKw  = kwSet{"homedir()", "expanduser(", "path.home()", "os.homedir", "(getenv \"home\")", "user-homedir-pathname", "env['home']", "env[\"home\"]", "dir.home", "getenv('home')", "getenv(\"home\")"}
+	opEnvKw   = []string{"process.env", "os.environ", "getenv", "process-environment"}
+	opDeserKw = []string{"pickle.load", "yaml.load(", "marshal.loads", "shelve.open", "jsonpickle", "dill.load"}
+	opSelfKw  = []string{"flightplans.org", "journal.org", "passepartout", "pp-gates", "pp-lsp", ".git/hooks", ".dir-locals.el", ".envrc"}
+	opHomeKw  = []string{"homedir()", "expanduser(", "path.home()", "os.homedir", "(getenv \"home\")", "user-homedir-pathname", "env['home']", "env[\"home\"]", "dir.home", "getenv('home')", "getenv(\"home\")"}
+	joinKw    = []string{"join", "resolve", "path(", "expand-file-name", "concat", "merge-pathnames"}
+)
 
+// codeKeywords are the operations above in one keyword matcher.
+type codeKeywords struct {
+	m                                                   *kwMatcher
+	write, del, exec, netSend, net, socket, shellOut    kwGroup
+	decode, dynEval, cred, env, deser, self, home, join kwGroup
+	open, request, dataEq, urlopen, data                kwID
+}
+
+var codeKW = func() *codeKeywords {
+	b := newKwBuilder()
+	k := &codeKeywords{
+		write: b.group(true, opWriteKw...), del: b.group(true, opDeleteKw...), exec: b.group(true, opExecKw...),
+		netSend: b.group(true, opNetSendKw...), net: b.group(true, opNetKw...), socket: b.group(true, opSocketKw...),
+		shellOut: b.group(true, opShellOutKw...), decode: b.group(true, opDecodeKw...), dynEval: b.group(true, opDynEvalKw...),
+		cred: b.group(true, opCredKw...), env: b.group(true, opEnvKw...), deser: b.group(true, opDeserKw...),
+		self: b.group(true, opSelfKw...), home: b.group(true, opHomeKw...), join: b.group(true, joinKw...),
+		open: b.add("open", true), request: b.add("request(", true), dataEq: b.add("data=", true),
+		urlopen: b.add("urlopen(", true), data: b.add("data", true),
+	}
+	k.m = b.build()
+	return k
+}()
+
+var (
 	reOpenWrite = regexp.MustCompile(`open\s*\([^()]*,\s*(?:mode\s*=\s*)?['"](?:[rwxab]*[wxa+][rwxab+t]*)['"]`)
 	reShellArg  = regexp.MustCompile(`(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|exec|spawnSync|shell-command(?:-to-string)?|async-shell-command|run-shell-command|uiop:run-program|sb-ext:run-program|uiop:launch-program|system)\s*\(?\s*(?:\(\s*)?(?:list\s+)?(?:f|r|b)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" + `)`)
 )
@@ -92,19 +107,23 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 		r.asks = append(r.asks, rep.asks...)
 		return r
 	}
-	low := asciiLower(code)
+	kw := codeKW
+	var hitsBuf kwHits
+	hits := &hitsBuf
+	kw.m.scan(code, hits)
 	lits := codeLiterals(code)
 	lits = append(lits, perlQuoted(code)...)
-	if opHomeKw.in(low) {
+	if hits.any(kw.home) {
 		lits = append(lits, "~")
 	}
-	lits = append(lits, joinedPaths(code, lits)...)
-	writes := opWriteKw.in(low) || strings.Contains(low, "open") && reOpenWrite.MatchString(code)
-	deletes := opDeleteKw.in(low)
-	sends := opNetSendKw.in(low) || strings.Contains(low, "request(") && strings.Contains(low, "data=") || strings.Contains(low, "urlopen(") && strings.Contains(low, "data")
+	lits = append(lits, joinedPaths(code, lits, hits)...)
+	writes := hits.any(kw.write) || hits.has(kw.open) && reOpenWrite.MatchString(code)
+	deletes := hits.any(kw.del)
+	sends := hits.any(kw.netSend) || hits.has(kw.request) && hits.has(kw.dataEq) || hits.has(kw.urlopen) && hits.has(kw.data)
 	var outside, protected []string
 	for _, lit := range lits {
-		for _, cand := range pathCandidates(lit) {
+		cs := pathCandidates(lit)
+		for _, cand := range cs.list() {
 			if !codePathLike(cand) {
 				continue
 			}
@@ -119,7 +138,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 			}
 		}
 	}
-	if opCredKw.in(low) {
+	if hits.any(kw.cred) {
 		r.denies = append(r.denies, "the code queries a credential store")
 	}
 	if len(outside) > 0 && (writes || deletes) {
@@ -128,13 +147,13 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 	if len(outside) > 0 && sends {
 		r.denies = append(r.denies, "the code sends data while touching files outside the roots ("+strings.Join(limitList(outside, 3), ", ")+")")
 	}
-	if len(protected) > 0 && (writes || deletes) || opSelfKw.in(low) && (writes || deletes) {
+	if len(protected) > 0 && (writes || deletes) || hits.any(kw.self) && (writes || deletes) {
 		r.denies = append(r.denies, "the code changes files only a human may change (Flight Plans, the journal, pp-lsp's configuration, hooks)")
 	}
-	if opSocketKw.in(low) && opShellOutKw.in(low) {
+	if hits.any(kw.socket) && hits.any(kw.shellOut) {
 		r.denies = append(r.denies, "the code connects a socket and runs commands: a reverse shell")
 	}
-	if opDecodeKw.in(low) && opDynEvalKw.in(low) {
+	if hits.any(kw.decode) && hits.any(kw.dynEval) {
 		r.denies = append(r.denies, "the code decodes hidden text and runs it")
 	}
 	if l == "perl" || l == "ruby" {
@@ -145,10 +164,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 			r.shell = append(r.shell, m[1])
 		}
 	}
-	if !opExecKw.in(low) {
-		goto asks
-	}
-	forLines(low, opExecKw, func(s, e int) bool {
+	hits.forLines(code, kw.exec, func(s, e int) bool {
 		for _, m := range reShellArg.FindAllStringSubmatch(code[s:e], -1) {
 			if sh := unquoteCode(m[1]); strings.TrimSpace(sh) != "" {
 				r.shell = append(r.shell, sh)
@@ -156,17 +172,16 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 		}
 		return true
 	})
-asks:
-	if opExecKw.in(low) {
+	if hits.any(kw.exec) {
 		r.asks = append(r.asks, "the code runs other programs")
 	}
-	if opNetKw.in(low) {
+	if hits.any(kw.net) {
 		r.asks = append(r.asks, "the code reaches the network")
 	}
-	if opEnvKw.in(low) {
+	if hits.any(kw.env) {
 		r.asks = append(r.asks, "the code reads environment variables, which may hold secrets")
 	}
-	if opDeserKw.in(low) {
+	if hits.any(kw.deser) {
 		r.asks = append(r.asks, "the code deserialises data that can run code")
 	}
 	if len(outside) > 0 {
@@ -230,9 +245,7 @@ func perlQuoted(code string) []string {
 	return out
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+func isWordByte(c byte) bool { return byteClasses[c]&classWord != 0 }
 
 // codePathLike is pathLike for string literals in code: absolute, ~, or a
 // relative path with a slash; URLs and format strings are not paths.
@@ -303,15 +316,14 @@ var (
 
 // joinedPaths computes paths a program builds with os.path.join and
 // friends from literals and variables holding literals.
-func joinedPaths(code string, lits []string) []string {
-	low := asciiLower(code)
-	if !strings.Contains(low, "join") && !strings.Contains(low, "resolve") && !strings.Contains(low, "path(") && !strings.Contains(low, "expand-file-name") && !strings.Contains(low, "concat") && !strings.Contains(low, "merge-pathnames") {
+func joinedPaths(code string, lits []string, hits *kwHits) []string {
+	if !hits.any(codeKW.join) {
 		return nil
 	}
 	vars := literalAssignments(code)
 	var out []string
 	var joins [][]string
-	forLines(low, []string{"join", "resolve", "path(", "expand-file-name", "concat", "merge-pathnames"}, func(s, e int) bool {
+	hits.forLines(code, codeKW.join, func(s, e int) bool {
 		joins = append(joins, reJoin.FindAllStringSubmatch(code[s:e], -1)...)
 		return true
 	})
@@ -387,12 +399,15 @@ func literalAssignments(code string) map[string]string {
 	return vars
 }
 
+// codeUnescaper undoes the escapes of a quoted string in code.
+var codeUnescaper = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n")
+
 func unquoteCode(s string) string {
 	if len(s) < 2 {
 		return ""
 	}
 	body := s[1 : len(s)-1]
-	return strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n").Replace(body)
+	return codeUnescaper.Replace(body)
 }
 
 // evalVector judges the eval tool: always at least an ask.

@@ -25,7 +25,24 @@ type object struct {
 // parseJSON decodes one JSON value into the generic form the decoders share:
 // *object for objects, []any, string, json.Number, bool, nil. It refuses
 // duplicate keys, nesting deeper than maxJSONDepth and trailing data.
+//
+// Valid JSON (what a model or an editor sends) is read by a direct
+// recursive descent (readFast): no token interface, no reflection, one
+// allocation per string. Anything else goes through encoding/json's token
+// reader, whose error says what is wrong; so does valid JSON that the
+// descent refuses (a duplicate key, too deep), for the same error.
 func parseJSON(data []byte) (any, error) {
+	if json.Valid(data) {
+		r := fastReader{data: data}
+		if v, ok := r.value(0); ok {
+			return v, nil
+		}
+	}
+	return parseJSONTokens(data)
+}
+
+// parseJSONTokens is parseJSON by encoding/json's token reader.
+func parseJSONTokens(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := readValue(dec, 0)

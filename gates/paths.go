@@ -36,14 +36,16 @@ type loc struct {
 // classifies it. A percent-encoded path is located both as written and
 // decoded, and the more sensitive reading wins: a tool may decode it.
 func (e *Env) locate(raw, cwd string) loc {
-	if e.locs != nil {
-		if l, ok := e.locs[[2]string{raw, cwd}]; ok {
-			return l
-		}
+	if e.check == nil {
+		return e.locateUncached(raw, cwd)
+	}
+	memo := &e.check.locs
+	if l, ok := memo.get([2]string{raw, cwd}); ok {
+		return l
 	}
 	l := e.locateUncached(raw, cwd)
-	if e.locs != nil && len(e.locs) < 256 {
-		e.locs[[2]string{raw, cwd}] = l
+	if memo.len() < 256 {
+		memo.put([2]string{raw, cwd}, l)
 	}
 	return l
 }
@@ -74,13 +76,18 @@ func (e *Env) locate1(raw, cwd string) loc {
 		p = filepath.Join(base, p)
 	}
 	p = stripProcRoot(filepath.Clean(p))
-	l.abs = resolveExisting(p)
+	abs, sawLink := e.view().resolveExisting(p)
+	l.abs = abs
 	l.class, l.why = e.classify(l.abs)
 	if l.class == pathInside || l.class == pathProtected {
 		l.root, l.rel = e.rootOf(l.abs)
 		// Prove confinement with os.Root on the path as written below the
-		// root: it refuses any symlink that leaves the root.
-		if i, rel := e.rootOf(p); i >= 0 && rel != "." && i < len(e.osRoots) {
+		// root: it refuses any symlink that leaves the root. A walk that
+		// met no symlink at all has nothing for it to refuse (os.Root
+		// only ever refuses a symlink or a "..", and a clean path below a
+		// root holds no ".."), so the proof is only asked for when one was
+		// met.
+		if i, rel := e.rootOf(p); sawLink && i >= 0 && rel != "." && i < len(e.osRoots) {
 			if _, err := e.osRoots[i].Lstat(rel); err != nil && !errors.Is(err, os.ErrNotExist) {
 				if strings.Contains(err.Error(), "escapes") {
 					l.class, l.why = pathOutside, "a symlink leads out of the root"
@@ -103,7 +110,8 @@ func (e *Env) cwdDir(cwd string) string {
 	if !filepath.IsAbs(c) {
 		c = filepath.Join(e.firstRoot(), c)
 	}
-	return resolveExisting(stripProcRoot(filepath.Clean(c)))
+	abs, _ := e.view().resolveExisting(stripProcRoot(filepath.Clean(c)))
+	return abs
 }
 
 // expand replaces a leading ~ or ~user and the variables a path may carry
@@ -138,7 +146,7 @@ func (e *Env) expand(p string) (string, bool) {
 			continue
 		}
 		name, n := varName(p[i+1:])
-		v, known := vars[name]
+		v, known := lookupKnown(vars, name)
 		if name == "" || !known || v == "" || v == "." {
 			return "", false
 		}
@@ -150,15 +158,32 @@ func (e *Env) expand(p string) (string, bool) {
 
 // knownVars are the environment variables whose values the gates know:
 // the ones that locate the user's and pp-lsp's files.
-func (e *Env) knownVars() map[string]string {
-	return map[string]string{
-		"HOME":            e.home,
-		"USER":            filepath.Base(e.home),
-		"XDG_CONFIG_HOME": filepath.Dir(e.world.ConfigDir),
-		"XDG_DATA_HOME":   filepath.Dir(e.world.DataDir),
-		"XDG_RUNTIME_DIR": filepath.Dir(e.world.RuntimeDir),
-		"PWD":             e.firstRoot(),
+func (e *Env) knownVars() []knownVar {
+	if e.known != nil {
+		return e.known
 	}
+	return []knownVar{
+		{"HOME", e.home},
+		{"USER", filepath.Base(e.home)},
+		{"XDG_CONFIG_HOME", filepath.Dir(e.world.ConfigDir)},
+		{"XDG_DATA_HOME", filepath.Dir(e.world.DataDir)},
+		{"XDG_RUNTIME_DIR", filepath.Dir(e.world.RuntimeDir)},
+		{"PWD", e.firstRoot()},
+	}
+}
+
+// knownVar is one variable whose value the gates know. They are few: a
+// list searched in order beats a map.
+type knownVar struct{ name, val string }
+
+// lookupKnown returns a known variable's value.
+func lookupKnown(vars []knownVar, name string) (string, bool) {
+	for _, v := range vars {
+		if v.name == name {
+			return v.val, true
+		}
+	}
+	return "", false
 }
 
 // varName reads NAME or {NAME} after a '$', returning the name and how many
@@ -211,23 +236,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-// resolveExisting resolves symlinks along the longest existing prefix of an
-// absolute clean path and appends the rest unchanged.
-func resolveExisting(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	dir, rest := filepath.Dir(p), filepath.Base(p)
-	for dir != "/" && dir != "." {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = filepath.Dir(dir)
-	}
-	return p
-}
-
 // homeCredentials are credential stores below a home directory: keys,
 // tokens, password stores, keyrings and browser profiles. Entries ending in
 // '/' cover the whole directory.
@@ -250,9 +258,26 @@ var systemCredentials = []string{
 	"/etc/ssl/private/", "/etc/sudoers", "/etc/sudoers.d/", "/var/lib/passepartout/",
 }
 
+// credentialAnywhere is homeCredentials as classify looks for them in any
+// path: "/"+entry, in the same order.
+var credentialAnywhere = func() []credentialName {
+	out := make([]credentialName, 0, len(homeCredentials))
+	for _, c := range homeCredentials {
+		out = append(out, credentialName{entry: c, slashed: "/" + c, dir: strings.HasSuffix(c, "/"), name: strings.TrimSuffix(c, "/")})
+	}
+	return out
+}()
+
+type credentialName struct {
+	entry, slashed, name string
+	dir                  bool
+}
+
+// hasPathPrefix says whether p is prefix, or lies below it when prefix
+// ends in '/' (p+"/" starts with prefix).
 func hasPathPrefix(p, prefix string) bool {
 	if strings.HasSuffix(prefix, "/") {
-		return strings.HasPrefix(p+"/", prefix)
+		return strings.HasPrefix(p, prefix) || len(p)+1 == len(prefix) && prefix[:len(p)] == p
 	}
 	return p == prefix
 }
@@ -313,13 +338,14 @@ func (e *Env) classify(abs string) (pathClass, string) {
 	}
 	// A credential store's name anywhere in the path: another user's home,
 	// a home mounted elsewhere, a traversal that lands in a .ssh folder.
-	for _, c := range homeCredentials {
-		if strings.HasSuffix(c, "/") {
-			if strings.Contains(abs+"/", "/"+c) {
-				return pathCredential, "a credential store (" + strings.TrimSuffix(c, "/") + ")"
+	absSlash := abs + "/"
+	for _, c := range credentialAnywhere {
+		if c.dir {
+			if strings.Contains(absSlash, c.slashed) {
+				return pathCredential, "a credential store (" + c.name + ")"
 			}
-		} else if strings.HasSuffix(abs, "/"+c) {
-			return pathCredential, "a credential store (" + c + ")"
+		} else if strings.HasSuffix(abs, c.slashed) {
+			return pathCredential, "a credential store (" + c.entry + ")"
 		}
 	}
 	if i, rel := e.rootOf(abs); i >= 0 {
@@ -334,7 +360,7 @@ func (e *Env) classify(abs string) (pathClass, string) {
 // homeRel returns abs relative to the user's home, /root or any /home/NAME.
 func (e *Env) homeRel(abs string) (string, bool) {
 	for _, h := range e.homes {
-		if h != "" && h != "/" && strings.HasPrefix(abs, h+"/") {
+		if h != "" && h != "/" && len(abs) > len(h) && abs[len(h)] == '/' && strings.HasPrefix(abs, h) {
 			return abs[len(h)+1:], true
 		}
 	}

@@ -36,6 +36,11 @@ var builtinAllow = []string{
 type permissionsGate struct {
 	deny, ask, allow []rule
 	dflt             Decision
+	// The shell rules of allow by the first word they name (the index in
+	// allow), and those that name none: a command is matched against the
+	// few rules that can match it, in their order.
+	shellAllowByWord map[string][]int
+	shellAllowAny    []int
 }
 
 func newPermissionsGate(cfg Config) (*permissionsGate, error) {
@@ -64,7 +69,41 @@ func newPermissionsGate(cfg Config) (*permissionsGate, error) {
 	if g.allow, err = parse(append(append([]string(nil), builtinAllow...), cfg.Permissions.Allow...)); err != nil {
 		return nil, err
 	}
+	g.shellAllowByWord = map[string][]int{}
+	for i, r := range g.allow {
+		switch {
+		case r.tool != ToolShell:
+		case len(r.shellWords) == 0:
+			g.shellAllowAny = append(g.shellAllowAny, i)
+		default:
+			g.shellAllowByWord[r.shellWords[0]] = append(g.shellAllowByWord[r.shellWords[0]], i)
+		}
+	}
 	return g, nil
+}
+
+// firstShellAllow returns the first allow rule (in the table's order)
+// matching one simple command. A rule naming words matches only a
+// command whose program is its first word, so only those and the rules
+// naming none are tried.
+func (g *permissionsGate) firstShellAllow(argv []string) (rule, bool) {
+	var byWord []int
+	if len(argv) > 0 {
+		byWord = g.shellAllowByWord[verbNameKeepRelative(argv[0])]
+	}
+	wild := g.shellAllowAny
+	for len(byWord) > 0 || len(wild) > 0 {
+		var i int
+		if len(wild) == 0 || len(byWord) > 0 && byWord[0] < wild[0] {
+			i, byWord = byWord[0], byWord[1:]
+		} else {
+			i, wild = wild[0], wild[1:]
+		}
+		if r := g.allow[i]; r.matchShellCmd(argv) {
+			return r, true
+		}
+	}
+	return rule{}, false
 }
 
 func (*permissionsGate) Name() string  { return gatePermissions }
@@ -135,17 +174,11 @@ func (g *permissionsGate) allShellAllowed(ctx context.Context, a Action, env *En
 	}
 	var used []string
 	for _, c := range rep.cmds {
-		matched := false
-		for _, r := range g.allow {
-			if r.tool == ToolShell && r.matchShellCmd(c.argv) {
-				used = appendUnique(used, r.text)
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		r, ok := g.firstShellAllow(c.argv)
+		if !ok {
 			return nil, false
 		}
+		used = appendUnique(used, r.text)
 	}
 	return used, true
 }
@@ -159,7 +192,8 @@ type checkMemo struct {
 
 func shellFor(ctx context.Context, env *Env, a Action) *shellReport {
 	cmd, cwd := a.Shell()
-	if m := env.shell; m != nil {
+	if env.check != nil {
+		m := &env.check.shell
 		if m.rep == nil || m.cmd != cmd || m.cwd != cwd {
 			m.cmd, m.cwd, m.rep = cmd, cwd, analyzeShell(ctx, env, cmd, cwd)
 		}

@@ -3,9 +3,9 @@ package gates
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // privacyIndex finds quotations of private notes in outgoing text. Each
@@ -20,6 +20,9 @@ import (
 type privacyIndex struct {
 	shingles map[uint64][]int32 // shingle → notes holding it
 	sizes    []int              // shingles per note
+	// filter has a bit set for every indexed shingle: most shingles of an
+	// outgoing text are in no note, and one bit test rules them out.
+	filter []uint64
 }
 
 const shingleWords = 4
@@ -35,17 +38,32 @@ func buildPrivacyIndex(ctx context.Context, texts []string) (*privacyIndex, erro
 		}
 		n := 0
 		seen := map[uint64]bool{}
-		forShingles(t, func(h uint64) {
-			if seen[h] {
-				return
+		forShingles(t, func(h uint64) bool {
+			if !seen[h] {
+				seen[h] = true
+				idx.shingles[h] = append(idx.shingles[h], int32(i))
+				n++
 			}
-			seen[h] = true
-			idx.shingles[h] = append(idx.shingles[h], int32(i))
-			n++
+			return true
 		})
 		idx.sizes = append(idx.sizes, n)
 	}
+	words := 64
+	for words*64 < 8*len(idx.shingles) {
+		words *= 2
+	}
+	idx.filter = make([]uint64, words)
+	for h := range idx.shingles {
+		b := h % uint64(words*64)
+		idx.filter[b/64] |= 1 << (b % 64)
+	}
 	return idx, nil
+}
+
+// mayHold says whether shingle h may be indexed (false: it is not).
+func (p *privacyIndex) mayHold(h uint64) bool {
+	b := h % uint64(len(p.filter)*64)
+	return p.filter[b/64]&(1<<(b%64)) != 0
 }
 
 // quotes reports whether text quotes a private note.
@@ -53,67 +71,169 @@ func (p *privacyIndex) quotes(text string) bool {
 	if p == nil || len(p.shingles) == 0 {
 		return false
 	}
-	hits := map[int32]int{}
+	// Only shingles found in the index count, each once: the maps hold
+	// those, and stay empty for ordinary text.
+	var hits map[int32]int
+	var seen map[uint64]bool
 	found := false
-	seen := map[uint64]bool{}
-	forShingles(text, func(h uint64) {
-		if found || seen[h] {
-			return
+	forShingles(text, func(h uint64) bool {
+		if !p.mayHold(h) {
+			return true
+		}
+		notes, ok := p.shingles[h]
+		if !ok || seen[h] {
+			return true
+		}
+		if seen == nil {
+			seen, hits = map[uint64]bool{}, map[int32]int{}
 		}
 		seen[h] = true
-		for _, note := range p.shingles[h] {
+		for _, note := range notes {
 			hits[note]++
 			if hits[note] >= 2 || p.sizes[note] <= shingleWords-1 {
 				found = true
 			}
 		}
+		return !found
 	})
 	return found
 }
 
 // forShingles calls fn with the hash of every indexable 4-word shingle of
-// the normalised text.
-func forShingles(text string, fn func(uint64)) {
-	words := normWords(text)
-	if len(words) < shingleWords {
-		return
-	}
-	for i := 0; i+shingleWords <= len(words); i++ {
-		common := 0
-		h := fnv.New64a()
-		for j := 0; j < shingleWords; j++ {
-			w := words[i+j]
-			if stopword(w) {
-				common++
+// the normalised text, in order, until fn returns false. The text is
+// normalised as it is read: every rune lower-cased (unicode.ToLower, as
+// strings.ToLower does), words split at every rune that is not a letter
+// or a digit. Nothing is allocated.
+func forShingles(text string, fn func(uint64) bool) {
+	var w shingler
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
 			}
-			h.Write([]byte(w))
-			h.Write([]byte{0})
-		}
-		if common == shingleWords {
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				w.addByte(c)
+			} else if !w.endWord(fn) {
+				return
+			}
+			i++
 			continue
 		}
-		fn(h.Sum64())
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		r = unicode.ToLower(r)
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			var b [utf8.UTFMax]byte
+			for _, x := range b[:utf8.EncodeRune(b[:], r)] {
+				w.addByte(x)
+			}
+		} else if !w.endWord(fn) {
+			return
+		}
 	}
+	w.endWord(fn)
 }
 
-// normWords folds case and splits on anything that is not a letter or a
-// digit.
-func normWords(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+// shingler holds the word being read and the last four words' hashes.
+type shingler struct {
+	hash   uint64               // FNV-1a of the word so far
+	n      int                  // its length in bytes
+	head   [8]byte              // its first bytes: enough for any stopword
+	words  [shingleWords]uint64 // hashes of the last words, oldest first
+	common [shingleWords]bool   // which of them are stopwords
+	count  int
 }
 
-var stopwords = map[string]bool{
-	"a": true, "an": true, "the": true, "and": true, "or": true, "but": true, "of": true, "to": true, "in": true,
-	"on": true, "at": true, "for": true, "with": true, "by": true, "from": true, "is": true, "was": true, "are": true,
-	"be": true, "been": true, "it": true, "this": true, "that": true, "i": true, "you": true, "we": true, "he": true,
-	"she": true, "they": true, "my": true, "your": true, "our": true, "me": true, "as": true, "not": true, "do": true,
-	"so": true, "if": true, "then": true, "there": true, "here": true, "have": true, "has": true, "had": true, "will": true,
-	"s": true, "t": true, "all": true, "no": true, "yes": true, "up": true, "out": true, "about": true, "what": true,
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func (w *shingler) addByte(c byte) {
+	if w.n == 0 {
+		w.hash = fnvOffset
+	}
+	w.hash = (w.hash ^ uint64(c)) * fnvPrime
+	if w.n < len(w.head) {
+		w.head[w.n] = c
+	}
+	w.n++
 }
 
-func stopword(w string) bool { return stopwords[w] || len(w) == 1 }
+// endWord closes the word being read, if any, and reports the shingle it
+// completes; false means fn asked to stop.
+func (w *shingler) endWord(fn func(uint64) bool) bool {
+	if w.n == 0 {
+		return true
+	}
+	common := w.n == 1 || w.n <= maxStopword && w.n <= len(w.head) && isStopword(w.head[:w.n], w.hash)
+	copy(w.words[:], w.words[1:])
+	copy(w.common[:], w.common[1:])
+	w.words[shingleWords-1], w.common[shingleWords-1] = w.hash, common
+	w.n = 0
+	if w.count++; w.count < shingleWords {
+		return true
+	}
+	if w.common == [shingleWords]bool{true, true, true, true} {
+		return true
+	}
+	return fn(shingleHash(w.words))
+}
+
+// shingleHash combines the hashes of a shingle's words, in order: a
+// multiply-xor chain, then one full mix.
+func shingleHash(words [shingleWords]uint64) uint64 {
+	h := words[0]
+	for _, x := range words[1:] {
+		h = h*0x9e3779b97f4a7c15 ^ x
+	}
+	return mix64(h)
+}
+
+// mix64 is the splitmix64 finaliser: every input bit reaches every output
+// bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// stopwords are the common short words: a shingle made only of them (or
+// of one-letter words) is not indexed, being what ordinary text shares by
+// chance.
+var stopwords = [...]string{"a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "is", "was", "are", "be", "been", "it", "this", "that", "i", "you", "we", "he", "she", "they", "my", "your", "our", "me", "as", "not", "do", "so", "if", "then", "there", "here", "have", "has", "had", "will", "s", "t", "all", "no", "yes", "up", "out", "about", "what"}
+
+// stopwordTable holds the stopwords by the FNV-1a hash the shingler
+// computes anyway (open addressing, linear probing): a word is looked up
+// without hashing it again.
+var stopwordTable, maxStopword = func() (t [256]string, longest int) {
+	for _, w := range stopwords {
+		h := uint64(fnvOffset)
+		for i := 0; i < len(w); i++ {
+			h = (h ^ uint64(w[i])) * fnvPrime
+		}
+		i := h % uint64(len(t))
+		for t[i] != "" {
+			i = (i + 1) % uint64(len(t))
+		}
+		t[i] = w
+		longest = max(longest, len(w))
+	}
+	return t, longest
+}()
+
+// isStopword says whether w, whose FNV-1a hash is h, is a stopword.
+func isStopword(w []byte, h uint64) bool {
+	for i := h % uint64(len(stopwordTable)); stopwordTable[i] != ""; i = (i + 1) % uint64(len(stopwordTable)) {
+		if stopwordTable[i] == string(w) {
+			return true
+		}
+	}
+	return false
+}
 
 // privacyVector asks before text quoting a private note leaves: for a
 // model provider, a recipient, the network, a program, or the log.

@@ -16,6 +16,59 @@ type prefixRule struct {
 	// pattern's leading \b, checked by hand so that the regexp keeps its
 	// literal prefix and scans with strings.Index).
 	wordStart bool
+	// need, when set, is a cheap test every text holding a match passes:
+	// the pattern is not run on a text that fails it.
+	need func(text string) bool
+}
+
+// withNeed sets a rule's cheap precondition.
+func withNeed(r prefixRule, need func(string) bool) prefixRule { r.need = need; return r }
+
+// dollarWordDollar says whether some '$' is followed by letters, digits,
+// '_' or '-' and another '$': what every password hash ($6$…, $2b$…,
+// $argon2id$…) starts with. Shell text is full of '$', rarely of this.
+func dollarWordDollar(text string) bool {
+	for i := strings.IndexByte(text, '$'); i >= 0; {
+		j := i + 1
+		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
+			j++
+		}
+		if j > i+1 && j < len(text) && text[j] == '$' {
+			return true
+		}
+		k := strings.IndexByte(text[j:], '$')
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
+}
+
+// dotThen24 says whether some '.' follows an s (or ſ, which (?i) folds to
+// s) and precedes 24 bytes that are ASCII letters, digits or parts of
+// non-ASCII runes: what a Vault legacy token (s.XXXX…) needs.
+func dotThen24(text string) bool {
+	for i := 1; i < len(text); i++ {
+		i += max(0, strings.IndexByte(text[i:], '.'))
+		if text[i] != '.' {
+			return false
+		}
+		if p := text[i-1]; p != 's' && p != 'S' && p != 0xBF || i+25 > len(text) {
+			continue
+		}
+		ok := true
+		for _, c := range []byte(text[i+1 : i+25]) {
+			if byteClasses[c]&classWord == 0 && c < 0x80 || c == '_' {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 func idc(r prefixRule) prefixRule { r.idCheck = true; return r }
@@ -122,12 +175,12 @@ var prefixRules = []prefixRule{
 	pr("LaunchDarkly key", "api-", `\b(?:api|sdk)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b`),
 	pr("Frame.io token", "fio-u-", `fio-u-[A-Za-z0-9_=-]{64}`),
 	pr("Zendesk / Octopus API key", "API-", `\bAPI-[A-Z0-9]{26,32}\b`),
-	lk(pr("Vault legacy token", "s.", `(?i)(?:vault|token)\w*\W{1,5}s\.[A-Za-z0-9]{24}\b`), "vault,token"),
+	withNeed(lk(pr("Vault legacy token", "s.", `(?i)(?:vault|token)\w*\W{1,5}s\.[A-Za-z0-9]{24}\b`), "vault,token"), dotThen24),
 	pr("Azure DevOps token", "AZDO", `\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b`),
 	pr("NuGet key", "oy2", `\boy2[a-z0-9]{43}\b`),
 	pr("New Relic license key", "NRAL", `\b[A-Za-z0-9]{36}NRAL\b`),
 	pr("Microsoft Teams webhook", "webhook.office.com", `[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{40,}`),
-	pr("password hash", "$", `\$(?:1|2[abxy]?|5|6|7|8|9|y|apr1|md5|sha1|argon2(?:id|i|d)|pbkdf2[-\w]*|krb5(?:asrep|tgs|pa)|scrypt)\$[^\s'"]{8,}`),
+	withNeed(pr("password hash", "$", `\$(?:1|2[abxy]?|5|6|7|8|9|y|apr1|md5|sha1|argon2(?:id|i|d)|pbkdf2[-\w]*|krb5(?:asrep|tgs|pa)|scrypt)\$[^\s'"]{8,}`), dollarWordDollar),
 	pr(".NET credentials", "Credential", `NetworkCredential\(\s*"[^"]+"\s*,\s*"[^"$]{4,}"`),
 	pr("directory credentials", "DirectoryEntry", `DirectoryEntry\(\s*"[^"]*"\s*,\s*"[^"]+"\s*,\s*"[^"$]{4,}"`),
 	lk(pr("netrc credentials", "machine", `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+[^\s$]{4,}`), "machine"),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,17 +40,23 @@ type secretHit struct {
 
 var (
 	rePEM        = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
-	reJWT        = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
+	reJWTAt      = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.`)
 	reURLCreds   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://([^/\s:@'"]+):([^/\s'"]+)@[^\s/'"]+`)
-	reAuthHeader = regexp.MustCompile(`(?i)\b(?:authorization|x-[a-z-]*(?:key|token|auth)[a-z-]*|api-?key|token|private-token|x-api-key|apikey)['"]?\s*[:=]\s*['"]?\s*(?:(?:bearer|basic|token|api-token|bot|digest|sso-key|key)\s+)?([A-Za-z0-9._~+/=:-]{8,})`)
+	reAuthHeader = mustCompileFoldAt(`\b(?:authorization|x-[a-z-]*(?:key|token|auth)[a-z-]*|api-?key|token|private-token|x-api-key|apikey)['"]?\s*[:=]\s*['"]?\s*(?:(?:bearer|basic|token|api-token|bot|digest|sso-key|key)\s+)?([A-Za-z0-9._~+/=:-]{8,})`, "authorization", "x-", "api", "token", "private-token")
 	reGradle     = regexp.MustCompile(`(?s)credentials\s*\{\s*username\s+["'][^"']+["']\s*password\s+["']([^"']+)["']`)
-	reXMLPass    = regexp.MustCompile(`(?i)key="[^"]*password[^"]*"\s+value="([^"]+)"`)
+	reXMLPass    = mustCompileFold(`key="[^"]*password[^"]*"\s+value="([^"]+)"`)
 	reK8sSecret  = regexp.MustCompile(`(?is)kind:\s*['"]?secret['"]?`)
 	reK8sData    = regexp.MustCompile(`(?m)^\s*(?:data:)?\s*['"]?[.\w-]+['"]?:\s*[>|]?\s*\n?\s*['"]?([A-Za-z0-9+/]{8,}={0,2})['"]?\s*$`)
 	reToken      = regexp.MustCompile(`[A-Za-z0-9+/=_.~-]{16,}`)
-	reSaidSecret = regexp.MustCompile(`(?i)\b(?:password|passcode|pin|secret key|security code|api key|access code|verification code|one-time code|otp|2fa code|recovery code)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`)
-	reConnPass   = regexp.MustCompile(`(?i)(?:^|;)\s*(?:password|pwd)\s*=\s*([^;'"\s]+)\s*;`)
-	reCredFlag   = regexp.MustCompile(`(?i)(?:\bpsexec\b[^\n]*\s-p\s+\S+|\s-password\s+\S+|\s--password[= ]\S+|\s-p\s*'[^']+'|mysql[^\n]*\s-p\S+)`)
+	reSaidSecret = mustCompileFoldAt(`\b(?:password|passcode|pin|secret key|security code|api key|access code|verification code|one-time code|otp|2fa code|recovery code)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`, "password", "passcode", "pin", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code")
+	reConnPass   = withNeedByte(mustCompileFold(`(?:^|;)\s*(?:password|pwd)\s*=\s*([^;'"\s]+)\s*;`), ';')
+	reCredFlag   = mustCompileFold(`(?:\bpsexec\b[^\n]*\s-p\s+\S+|\s-password\s+\S+|\s--password[= ]\S+|\s-p\s*'[^']+'|mysql[^\n]*\s-p\S+)`)
+)
+
+// Replacers the scan uses (immutable, safe for concurrent use).
+var (
+	pemBodyJoiner = strings.NewReplacer("\"", "", "+", "", "\n", "", " ", "") // a key body as one run
+	unquoter      = strings.NewReplacer(`"`, "", `'`, "", `\`, "")            // quotes and escapes dropped
 )
 
 // scan returns the strongest finding in text.
@@ -64,30 +71,15 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			weak, haveWeak = h, true
 		}
 	}
-	low := asciiLower(text)
-	var pairs *pairSet
-	if len(text) > 256 {
-		pairs = newPairSet(text, low)
-	}
-	for _, r := range prefixRules {
-		hay := text
-		if r.lkw {
-			hay = low
-		}
-		found := false
-		for _, k := range r.kws {
-			if pairs != nil && len(k) >= 2 && !pairs.has(k[0], k[1]) {
-				continue
-			}
-			if strings.Contains(hay, k) {
-				found = true
-				break
-			}
-		}
-		if !found {
+	kw := secretKW
+	var hitsBuf kwHits
+	hits := &hitsBuf
+	kw.m.scan(text, hits)
+	for i, r := range prefixRules {
+		if !hits.any(kw.rules[i]) || r.need != nil && !r.need(text) {
 			continue
 		}
-		for _, loc := range ruleMatches(r, text, low) {
+		for _, loc := range ruleMatches(r, kw.rules[i], hits, text) {
 			m := text[loc[0]:loc[1]]
 			if r.wordStart && loc[0] > 0 && isWordByte(text[loc[0]-1]) {
 				continue
@@ -98,33 +90,33 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			return secretHit{rule: r.name, strong: true}, true
 		}
 	}
-	if strings.Contains(text, "PRIVATE KEY") {
+	if hits.has(kw.privateKey) {
 		if loc := rePEM.FindStringIndex(text); loc != nil {
 			body := text[loc[1]:]
 			if len(body) > 600 {
 				body = body[:600]
 			}
-			if reToken.MatchString(strings.NewReplacer("\"", "", "+", "", "\n", "", " ", "").Replace(body)) && longestB64(body) >= 24 {
+			if reToken.MatchString(pemBodyJoiner.Replace(body)) && longestB64(body) >= 24 {
 				return secretHit{rule: "PEM private key", strong: true}, true
 			}
 			note(secretHit{rule: "PEM private key header"})
 		}
 	}
-	if strings.Contains(text, "eyJ") {
-		if reJWT.MatchString(text) {
-			return secretHit{rule: "JSON Web Token", strong: true}, true
-		}
+	if hits.has(kw.jwt) && jwtIn(hits, text) {
+		return secretHit{rule: "JSON Web Token", strong: true}, true
 	}
-	if strings.Contains(text, "://") {
-		for _, m := range reURLCreds.FindAllStringSubmatch(text, 8) {
+	if hits.has(kw.scheme) {
+		// A URL with credentials lies within one line (the pattern holds
+		// no newline) and holds "://".
+		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, reURLCreds, 8) {
 			if p := strings.ToLower(m[2]); !reference(m[2]) && !placeholder(m[2]) && p != "password" && p != "pass" && p != "passwd" && p != "pwd" && p != "xxx" && p != "yyy" {
 				return secretHit{rule: "credentials in a URL", strong: true}, true
 			}
 		}
 	}
-	if strings.Contains(text, "-u") {
+	if hits.has(kw.dashU) {
 		for _, arg := range curlUserArgs(text) {
-			v := strings.NewReplacer(`"`, "", `'`, "", `\`, "").Replace(arg)
+			v := unquoter.Replace(arg)
 			user, pass, ok := strings.Cut(v, ":")
 			if !ok {
 				continue
@@ -134,53 +126,53 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			}
 		}
 	}
-	if strings.Contains(low, "credentials") {
+	if hits.has(kw.creds) {
 		if m := reGradle.FindStringSubmatch(text); m != nil && !reference(m[1]) {
 			return secretHit{rule: "credentials block", strong: true}, true
 		}
 	}
-	for _, m := range findInLines(text, low, saidKeywords, reSaidSecret) {
+	for _, m := range findInLines(hits, text, kw.said, reSaidSecret, 32) {
 		v := strings.TrimRight(m[1], ".!")
 		if strings.IndexAny(v, "0123456789") >= 0 && !reference(v) && !placeholder(v) {
 			return secretHit{rule: "a password or code written out", strong: true}, true
 		}
 	}
-	for _, m := range findInLines(text, low, []string{"password=", "pwd="}, reConnPass) {
+	for _, m := range findInLines(hits, text, kw.connPass, reConnPass, 32) {
 		if !reference(m[1]) && len(m[1]) >= 4 {
 			return secretHit{rule: "password in a connection string", strong: true}, true
 		}
 	}
-	if m := firstInLines(text, low, []string{"password"}, reXMLPass); m != nil && !reference(m[1]) && len(m[1]) >= 6 {
+	if m := firstInLines(hits, text, kw.xmlPass, reXMLPass); m != nil && !reference(m[1]) && len(m[1]) >= 6 {
 		return secretHit{rule: "password in configuration", strong: true}, true
 	}
 	{
-		for _, m := range findInLines(text, low, []string{"auth", "key", "token"}, reAuthHeader) {
+		for _, m := range findInLines(hits, text, kw.authHeader, reAuthHeader, 32) {
 			v := strings.TrimRight(m[1], `'"`)
 			if !reference(v) && !placeholder(v) && len(v) >= 12 && mixed(v) >= 2 && !strings.Contains(v, "://") {
 				return secretHit{rule: "credential in a header", strong: true}, true
 			}
 		}
 	}
-	for _, m := range vendorMatches(text, low) {
+	for _, m := range vendorMatches(hits, text) {
 		v := m[2]
 		if vendorWord(m[1]) && !placeholder(v) && !identifierLike(v) && !alphaRun(v) && (isUUID(v) || mixed(v) >= 2 && entropy(v) >= 3.2) {
 			return secretHit{rule: "a service credential", strong: true}, true
 		}
 	}
-	if h, ok := s.assignments(text, low); ok {
+	if h, ok := s.assignments(text, hits); ok {
 		if h.strong {
 			return h, true
 		}
 		note(h)
 	}
-	if strings.Contains(low, "kind:") && strings.Contains(low, "secret") && reK8sSecret.MatchString(text) {
+	if hits.has(kw.kind) && hits.has(kw.secret) && reK8sSecret.MatchString(text) {
 		for _, m := range reK8sData.FindAllStringSubmatch(text, 16) {
 			if len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3 {
 				return secretHit{rule: "Kubernetes Secret data", strong: true}, true
 			}
 		}
 	}
-	if h, ok := hexNearSecretWord(text, low); ok {
+	if h, ok := hexNearSecretWord(text); ok {
 		return h, true
 	}
 	for _, tok := range tokens(text, 16, 64) {
@@ -191,17 +183,35 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			note(h)
 		}
 	}
-	if firstInLines(text, low, []string{"psexec", "-password", "--password", "-p '", "mysql"}, reCredFlag) != nil {
+	if firstInLines(hits, text, kw.credFlag, reCredFlag) != nil {
 		note(secretHit{rule: "password given on a command line"})
 	}
 	return weak, haveWeak
 }
 
+// jwtIn says whether text holds a JSON Web Token: \beyJ….eyJ….…, tried
+// only where "eyJ" starts a word (the \b), anchored there.
+func jwtIn(hits *kwHits, text string) bool {
+	for _, o := range hits.occ {
+		if o.id != secretKW.jwt {
+			continue
+		}
+		p := int(o.end) - len("eyJ")
+		if p > 0 && isWordByte(text[p-1]) {
+			continue
+		}
+		if reJWTAt.MatchString(text[p:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // assignments looks for KEY = VALUE where KEY names a secret.
-func (s *secretScanner) assignments(text, low string) (secretHit, bool) {
+func (s *secretScanner) assignments(text string, hits *kwHits) (secretHit, bool) {
 	var weak secretHit
 	haveWeak := false
-	for _, m := range findIndexInAssignLines(text, low) {
+	for _, m := range findIndexInAssignLines(hits, text) {
 		key := strings.ToLower(strings.Trim(text[m[2]:m[3]], `'"[]`))
 		val := text[m[4]:m[5]]
 		if m[4] > 0 && (text[m[4]-1] == '"' || text[m[4]-1] == '\'') {
@@ -393,10 +403,8 @@ func reference(v string) bool {
 // alphabet runs.
 func placeholder(v string) bool {
 	low := strings.ToLower(v)
-	for _, w := range []string{"example", "xxxx", "your", "redacted", "placeholder", "insert", "changeme", "dummy", "<", "****", "####", "...", "…", "____", "----", "here", "sample", "replace", "token_here", "notreal", "not-set", "not_set", "todo"} {
-		if strings.Contains(low, w) {
-			return true
-		}
+	if placeholderWords.contains(low) || strings.Contains(low, "…") {
+		return true
 	}
 	run, best := 1, 1
 	for i := 1; i < len(v); i++ {
@@ -412,16 +420,41 @@ func placeholder(v string) bool {
 	if best*5 >= len(v)*2 && len(v) > 4 {
 		return true
 	}
-	if len(v) >= 20 {
-		distinct := map[rune]bool{}
-		for _, r := range v {
-			distinct[r] = true
+	return len(v) >= 20 && fewRunes(v, 6)
+}
+
+// placeholderWords mark example values (the ASCII ones; "…" is checked
+// apart).
+var placeholderWords = func() *kwMatcher {
+	b := newKwBuilder()
+	for _, w := range []string{"example", "xxxx", "your", "redacted", "placeholder", "insert", "changeme", "dummy", "<", "****", "####", "...", "____", "----", "here", "sample", "replace", "token_here", "notreal", "not-set", "not_set", "todo"} {
+		b.add(w, true)
+	}
+	return b.build()
+}()
+
+// fewRunes says whether v holds at most n distinct runes.
+func fewRunes(v string, n int) bool {
+	var ascii [2]uint64
+	var others []rune
+	count := 0
+	for _, r := range v {
+		if r < 128 {
+			if ascii[r/64]&(1<<(r%64)) != 0 {
+				continue
+			}
+			ascii[r/64] |= 1 << (r % 64)
+		} else {
+			if slices.Contains(others, r) {
+				continue
+			}
+			others = append(others, r)
 		}
-		if len(distinct) <= 6 {
-			return true
+		if count++; count > n {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // realPassword says whether a password-ish value is a real one: long
@@ -461,14 +494,20 @@ func mixed(v string) int {
 // versions and slugs only carry words and numbers side by side.
 func longestMixedSegment(tok string) int {
 	best := 0
-	for _, seg := range strings.FieldsFunc(tok, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '/' || r == ':' }) {
-		if len(seg) > best && strings.IndexAny(seg, "0123456789") >= 0 &&
-			strings.IndexFunc(seg, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0 {
-			best = len(seg)
+	for start := 0; start < len(tok); {
+		end := start
+		for end < len(tok) && !segmentSep(tok[end]) {
+			end++
 		}
+		if end-start > best && hasDigitAndLetter(tok[start:end]) {
+			best = end - start
+		}
+		start = end + 1
 	}
 	return best
 }
+
+func segmentSep(c byte) bool { return c == '_' || c == '-' || c == '.' || c == '/' || c == ':' }
 
 // entropy is the Shannon entropy of v in bits per character.
 func entropy(v string) float64 {
@@ -531,7 +570,16 @@ func isUUID(v string) bool {
 	return len(v) == 36 && v[8] == '-' && v[13] == '-' && v[18] == '-' && v[23] == '-' && strings.Trim(strings.ToLower(v), "0123456789abcdef-") == ""
 }
 
-func isHexString(s string) bool { return strings.Trim(strings.ToLower(s), "0123456789abcdef") == "" }
+// isHexString says whether s is made of hex digits only (no rune outside
+// ASCII lower-cases to one).
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHexByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // longestB64 is the length of the longest run of base64 characters.
 func longestB64(s string) int {
@@ -555,7 +603,9 @@ var reDotted = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9
 // digits, not a hash, a path, an identifier or a placeholder.
 func tokenSecret(tok, text string) (secretHit, bool) {
 	tok = strings.Trim(tok, "=.-_~/")
-	if len(tok) < 20 || placeholder(tok) || isUUID(tok) {
+	// Every test before the entropy only rules a token out, so the cheap
+	// and selective ones go first.
+	if len(tok) < 20 || !hasDigitAndLetter(tok) || longestMixedSegment(tok) < 12 {
 		return secretHit{}, false
 	}
 	if strings.Count(tok, "/") >= 2 || strings.Count(tok, ".") >= 2 && !strings.Contains(tok, "=") {
@@ -564,7 +614,7 @@ func tokenSecret(tok, text string) (secretHit, bool) {
 	if isHexString(tok) {
 		return secretHit{}, false // hashes, commit ids, checksums
 	}
-	if identifierLike(tok) || sequential(tok) || longestMixedSegment(tok) < 12 {
+	if isUUID(tok) || placeholder(tok) || identifierLike(tok) || sequential(tok) {
 		return secretHit{}, false
 	}
 	i := strings.Index(text, tok)
@@ -578,11 +628,6 @@ func tokenSecret(tok, text string) (secretHit, bool) {
 		}
 	}
 	e := entropy(tok)
-	hasDigit := strings.IndexAny(tok, "0123456789") >= 0
-	hasLetter := strings.IndexFunc(tok, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0
-	if !hasDigit || !hasLetter {
-		return secretHit{}, false
-	}
 	threshold := 4.0
 	if len(tok) >= 32 {
 		threshold = 3.8
@@ -594,6 +639,25 @@ func tokenSecret(tok, text string) (secretHit, bool) {
 		return secretHit{rule: "token-like string"}, true
 	}
 	return secretHit{}, false
+}
+
+// hasDigitAndLetter says whether s holds an ASCII digit and an ASCII
+// letter.
+func hasDigitAndLetter(s string) bool {
+	digit, letter := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		}
+		if digit && letter {
+			return true
+		}
+	}
+	return false
 }
 
 // secretsVector keeps secrets from leaving: a strong finding in anything
@@ -645,21 +709,3 @@ var (
 	assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "cred", "auth", "login", "_pat", "pat_", "dsn", "accessid", "access_id"}
 	saidKeywords   = []string{"password", "passcode", "pin ", "pin:", "pin=", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code"}
 )
-
-// findIndexInLines is FindAllStringSubmatchIndex over the lines holding a
-// keyword, with offsets into the whole text.
-func findIndexInLines(text, low string, kws []string, re *regexp.Regexp) [][]int {
-	var out [][]int
-	forLines(low, kws, func(s, e int) bool {
-		for _, m := range re.FindAllStringSubmatchIndex(text[s:e], 16) {
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += s
-				}
-			}
-			out = append(out, m)
-		}
-		return len(out) < 32
-	})
-	return out
-}

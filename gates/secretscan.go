@@ -25,60 +25,112 @@ func asciiLower(s string) string {
 	return s
 }
 
-// forLines calls fn with the offsets of every line whose lower-case form
-// holds one of kws. The expensive rules run on those lines only.
-func forLines(low string, kws []string, fn func(start, end int) bool) {
-	for start := 0; start < len(low); {
-		end := strings.IndexByte(low[start:], '\n')
-		if end < 0 {
-			end = len(low)
-		} else {
-			end += start
-		}
-		line := low[start:end]
-		for _, k := range kws {
-			if strings.Contains(line, k) {
-				if !fn(start, end) {
-					return
-				}
-				break
-			}
-		}
-		start = end + 1
-	}
+// secretKeywords are the keywords of every secret rule in one matcher:
+// a text is searched once, and each rule asks the hits whether (and on
+// which lines) its keywords occur.
+type secretKeywords struct {
+	m     *kwMatcher
+	rules []kwGroup // by index in prefixRules: on the text, or folded for lk rules
+	// Single keywords gating a structural rule.
+	privateKey, jwt, scheme, dashU kwID // on the text
+	schemeLines                    kwGroup
+	creds, kind, secret            kwID // folded
+	// Lines the per-line rules read (folded).
+	said, connPass, xmlPass, authHeader, vendors, assign, credFlag kwGroup
 }
 
-// findInLines is FindAllStringSubmatch over the lines holding a keyword.
-func findInLines(text, low string, kws []string, re *regexp.Regexp) [][]string {
+var secretKW = func() *secretKeywords {
+	b := newKwBuilder()
+	k := &secretKeywords{}
+	for _, r := range prefixRules {
+		k.rules = append(k.rules, b.group(r.lkw, r.kws...))
+	}
+	k.privateKey = b.add("PRIVATE KEY", false)
+	k.jwt = b.add("eyJ", false)
+	k.scheme = b.add("://", false)
+	k.schemeLines = kwGroup{ids: []kwID{k.scheme}}
+	k.dashU = b.add("-u", false)
+	k.creds = b.add("credentials", true)
+	k.kind = b.add("kind:", true)
+	k.secret = b.add("secret", true)
+	k.said = b.group(true, saidKeywords...)
+	k.connPass = b.group(true, "password=", "pwd=")
+	k.xmlPass = b.group(true, "password")
+	k.authHeader = b.group(true, "auth", "key", "token")
+	k.vendors = b.group(true, vendors...)
+	k.assign = b.group(true, assignKeywords...)
+	k.credFlag = b.group(true, "psexec", "-password", "--password", "-p '", "mysql")
+	k.m = b.build()
+	return k
+}()
+
+// findInLines is FindAllStringSubmatch over the lines holding a keyword of
+// g, at most 8 matches a line, stopping once total are found (counted
+// after each line).
+func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) [][]string {
 	var out [][]string
-	forLines(low, kws, func(s, e int) bool {
+	h.forLines(text, g, func(s, e int) bool {
 		out = append(out, re.FindAllStringSubmatch(text[s:e], 8)...)
-		return len(out) < 32
+		return len(out) < total
+	})
+	return out
+}
+
+// firstMatchesInLines is re.FindAllStringSubmatch(text, n) for a pattern
+// whose every match lies within one line and holds a keyword of g: the
+// same matches, found on those lines only.
+func firstMatchesInLines(h *kwHits, text string, g kwGroup, re *regexp.Regexp, n int) [][]string {
+	var out [][]string
+	h.forLines(text, g, func(s, e int) bool {
+		out = append(out, re.FindAllStringSubmatch(text[s:e], n-len(out))...)
+		return len(out) < n
 	})
 	return out
 }
 
 // firstInLines returns the first match over the lines holding a keyword.
-func firstInLines(text, low string, kws []string, re *regexp.Regexp) []string {
+func firstInLines(h *kwHits, text string, g kwGroup, re submatcher) []string {
 	var out []string
-	forLines(low, kws, func(s, e int) bool {
+	h.forLines(text, g, func(s, e int) bool {
 		out = re.FindStringSubmatch(text[s:e])
 		return out == nil
 	})
 	return out
 }
 
-// reSecretWord finds a secret's name inside a key (run on keys only).
-var reSecretWord = regexp.MustCompile(`(?i)pass(?:wd|word|phrase)?|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|accesskey|auth[_.-]?key|private[_.-]?key|client[_.-]?secret|credentials?|user_auth|session[_.-]?key|signing[_.-]?key|master[_.-]?key|account[_.-]?key|app[_.-]?key|license[_.-]?key|login|accessid|access[_.-]?id|api[_.-]?secret|auth[_.-]?token|authtoken|basic[_.-]?auth|http[_.-]?auth|_pat|pat_|dsn|preshared[_.-]?key`)
+// secretWords are the names of secrets a key may hold (api_key,
+// clientSecret, DB_PASSWORD…), each "X?Y" also written XY, X_Y, X.Y and
+// X-Y. A key holding one names a secret.
+var secretWords = func() *kwMatcher {
+	b := newKwBuilder()
+	for _, w := range []string{"pass", "pwd", "secret", "token", "apikey", "accesskey", "credential", "user_auth", "login",
+		"accessid", "authtoken", "_pat", "pat_", "dsn",
+		"api?key", "access?key", "auth?key", "private?key", "client?secret", "session?key", "signing?key", "master?key",
+		"account?key", "app?key", "license?key", "access?id", "api?secret", "auth?token", "basic?auth", "http?auth", "preshared?key"} {
+		x, y, two := strings.Cut(w, "?")
+		if !two {
+			b.add(w, true)
+			continue
+		}
+		for _, sep := range []string{"", "_", ".", "-"} {
+			b.add(x+sep+y, true)
+		}
+	}
+	return b.build()
+}()
 
-// findIndexInAssignLines finds KEY sep VALUE on the lines holding a
-// keyword, in the shape of FindAllStringSubmatchIndex of a pattern with two
-// groups (key, value): [start, end, keyStart, keyEnd, valStart, valEnd].
-// It scans by hand: separators are runs of ':' '=' '?' '!' '>' '-' holding
-// ':' or '=' (:=, ::=, ?=, =>, !=…), the word "is", and value=.
-func findIndexInAssignLines(text, low string) [][]int {
+// secretWord says whether a key (ASCII) names a secret.
+func secretWord(key string) bool { return secretWords.contains(key) }
+
+// findIndexInAssignLines finds KEY sep VALUE on the lines holding an
+// assignment keyword, in the shape of FindAllStringSubmatchIndex of a
+// pattern with two groups (key, value): [start, end, keyStart, keyEnd,
+// valStart, valEnd]. It scans by hand: separators are runs of ':' '=' '?'
+// '!' '>' '-' holding ':' or '=' (:=, ::=, ?=, =>, !=…), the word "is",
+// and value=.
+func findIndexInAssignLines(h *kwHits, text string) [][]int {
 	var out [][]int
-	forLines(low, assignKeywords, func(s, e int) bool {
+	h.forLines(text, secretKW.assign, func(s, e int) bool {
 		for _, m := range assignPairs(text[s:e]) {
 			for i := range m {
 				m[i] += s
@@ -122,7 +174,7 @@ func assignPairs(line string) [][]int {
 		for ks > 0 && (isWordByte(line[ks-1]) || line[ks-1] == '.' || line[ks-1] == '-' || line[ks-1] == '[') {
 			ks--
 		}
-		if ks == k || k-ks > 96 || !reSecretWord.MatchString(line[ks:k]) {
+		if ks == k || k-ks > 96 || !secretWord(line[ks:k]) {
 			continue
 		}
 		// The value: over blanks, an env("NAME", default prefix, a quote.
@@ -153,65 +205,14 @@ func assignPairs(line string) [][]int {
 	return out
 }
 
-// vendorIndex maps the first four letters of every vendor name to the
-// names, so a line is searched for all of them in one pass.
-var vendorIndex = func() map[string][]string {
-	m := map[string][]string{}
-	for _, v := range vendors {
-		k := v
-		if len(k) > 4 {
-			k = k[:4]
-		}
-		m[k] = append(m[k], v)
-	}
-	return m
-}()
-
-// vendorPair2 marks the two-letter beginnings of vendor names: most
-// positions of a line are rejected by one array lookup.
-var vendorPair2 = func() *[1 << 16]bool {
-	var t [1 << 16]bool
-	for _, v := range vendors {
-		t[uint16(v[0])<<8|uint16(v[1])] = true
-	}
-	return &t
-}()
-
-func hasVendor(line string) bool {
-	for i := 0; i+3 <= len(line); i++ {
-		if !vendorPair2[uint16(line[i])<<8|uint16(line[i+1])] {
-			continue
-		}
-		for _, n := range []int{4, 3} {
-			if i+n > len(line) {
-				continue
-			}
-			for _, v := range vendorIndex[line[i:i+n]] {
-				if strings.HasPrefix(line[i:], v) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // vendorMatches finds KEY: VALUE and KEY = VALUE pairs on the lines naming
 // a vendor, as [whole, key, value] like a regexp submatch.
-func vendorMatches(text, low string) [][]string {
+func vendorMatches(h *kwHits, text string) [][]string {
 	var out [][]string
-	for start := 0; start < len(low); {
-		end := strings.IndexByte(low[start:], '\n')
-		if end < 0 {
-			end = len(low)
-		} else {
-			end += start
-		}
-		if hasVendor(low[start:end]) {
-			out = append(out, keyValues(text[start:end])...)
-		}
-		start = end + 1
-	}
+	h.forLines(text, secretKW.vendors, func(s, e int) bool {
+		out = append(out, keyValues(text[s:e])...)
+		return true
+	})
 	return out
 }
 
@@ -251,83 +252,98 @@ func keyValues(line string) [][]string {
 	return out
 }
 
-// tokens returns the runs of token characters at least min long.
+// tokens returns the runs of token characters at least min long, the
+// first limit of them.
 func tokens(text string, min, limit int) []string {
 	var out []string
-	start := -1
-	for i := 0; i <= len(text); i++ {
-		in := i < len(text) && tokenByte(text[i])
-		if in && start < 0 {
-			start = i
-		} else if !in && start >= 0 {
-			if i-start >= min {
-				out = append(out, text[start:i])
-				if len(out) >= limit {
-					return out
-				}
-			}
-			start = -1
+	for i := 0; i < len(text) && len(out) < limit; {
+		for i < len(text) && byteClasses[text[i]]&classToken == 0 {
+			i++
+		}
+		start := i
+		for i < len(text) && byteClasses[text[i]]&classToken != 0 {
+			i++
+		}
+		if i-start >= min {
+			out = append(out, text[start:i])
 		}
 	}
 	return out
 }
 
-func tokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '_' || c == '.' || c == '~' || c == '-'
-}
+// tokenByte says whether c may be part of a token: letters, digits and
+// + / = _ . ~ -.
+func tokenByte(c byte) bool { return byteClasses[c]&classToken != 0 }
+
+// Byte classes, looked up in one table: the scanners test every byte of
+// every text.
+const (
+	classWord  = 1 << iota // [A-Za-z0-9_], what \b and \w mean
+	classHex               // [0-9A-Fa-f]
+	classToken             // tokenByte
+)
+
+var byteClasses = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' {
+			t[c] |= classWord
+		}
+		if b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F' {
+			t[c] |= classHex
+		}
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '=' || b == '_' || b == '.' || b == '~' || b == '-' {
+			t[c] |= classToken
+		}
+	}
+	return t
+}()
 
 // hexNearSecretWord finds a 32–64 digit hex string within 120 bytes after
 // the word password, secret, token or api key (a generated admin password,
 // a token printed by a tool).
-func hexNearSecretWord(text, low string) (secretHit, bool) {
-	for i := 0; i < len(text); {
-		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
-			i++
+func hexNearSecretWord(text string) (secretHit, bool) {
+	// A candidate is a run of 32 to 64 hex digits with no word character
+	// on either side. Hex digits are token characters, so it lies in a
+	// run of token characters at least 32 long: only those are read.
+	for t := 0; t < len(text); {
+		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
+			t++
+		}
+		start := t
+		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
+			t++
+		}
+		if t-start < 32 {
 			continue
 		}
-		j := i
-		for j < len(text) && isHexByte(text[j]) {
-			j++
-		}
-		if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
-			h := text[i:j]
-			before := low[max(0, i-120):i]
-			if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
-				for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
-					if strings.Contains(before, w) {
-						return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
+		for i := start; i < t; {
+			if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(text) && isHexByte(text[j]) {
+				j++
+			}
+			if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
+				h := text[i:j]
+				if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
+					before := asciiLower(text[max(0, i-120):i])
+					for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
+						if strings.Contains(before, w) {
+							return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
+						}
 					}
 				}
 			}
+			i = j + 1
 		}
-		i = j + 1
 	}
 	return secretHit{}, false
 }
 
-func isHexByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// pairSet records which two-byte sequences occur in a text (and its
-// lower-case form), so that most keywords are ruled out without a scan.
-type pairSet [1 << 10]uint64
-
-func newPairSet(text, low string) *pairSet {
-	var p pairSet
-	for _, t := range []string{text, low} {
-		for i := 0; i+1 < len(t); i++ {
-			k := uint16(t[i])<<8 | uint16(t[i+1])
-			p[k>>6] |= 1 << (k & 63)
-		}
-	}
-	return &p
-}
-
-func (p *pairSet) has(a, b byte) bool {
-	k := uint16(a)<<8 | uint16(b)
-	return p[k>>6]&(1<<(k&63)) != 0
-}
+func isHexByte(c byte) bool { return byteClasses[c]&classHex != 0 }
 
 // curlUserArgs returns the arguments of -u and --user options: the
 // user:password of curl and its kind.
@@ -366,33 +382,19 @@ func curlUserArgs(text string) []string {
 	return out
 }
 
-// ruleMatches runs a prefix rule on the whole text when it is short, and
-// on the lines holding one of the rule's keywords when it is long.
-func ruleMatches(r prefixRule, text, low string) [][]int {
+// ruleMatches runs a prefix rule (whose keywords are g) on the whole text
+// when it is short, and on the lines holding one of its keywords when it
+// is long: at most 8 matches, counted after each line.
+func ruleMatches(r prefixRule, g kwGroup, h *kwHits, text string) [][]int {
 	if len(text) <= 1024 {
 		return r.re.FindAllStringIndex(text, 8)
 	}
 	var out [][]int
-	hay := text
-	if r.lkw {
-		hay = low
-	}
-	for start := 0; start < len(text) && len(out) < 8; {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
+	h.forLines(text, g, func(start, end int) bool {
+		for _, m := range r.re.FindAllStringIndex(text[start:end], 8) {
+			out = append(out, []int{m[0] + start, m[1] + start})
 		}
-		for _, k := range r.kws {
-			if strings.Contains(hay[start:end], k) {
-				for _, m := range r.re.FindAllStringIndex(text[start:end], 8) {
-					out = append(out, []int{m[0] + start, m[1] + start})
-				}
-				break
-			}
-		}
-		start = end + 1
-	}
+		return len(out) < 8
+	})
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -60,15 +61,17 @@ type stdinSrc struct {
 // shellAnalyzer walks one parsed command, keeping the variables it can know.
 type shellAnalyzer struct {
 	env       *Env
-	cwd       string // absolute directory relative paths start from
-	vars      map[string]varVal
-	funcs     map[string]*syntax.Stmt
+	cwd       string            // absolute directory relative paths start from
+	vars      map[string]varVal // variables the command sets (nil until it sets one)
+	known     []knownVar        // the environment's known variables, read-only
+	pos       [10]varVal        // positional parameters $1…$9 of an inlined call
+	funcs     map[string]funcDef
+	src       string // the text the statements being analysed were parsed from
 	calls     int
 	depth     int
 	nested    bool
 	quiet     bool
 	rep       *shellReport
-	procSubst []*syntax.ProcSubst
 	downloads map[string]bool // files a download wrote, to catch "download then run"
 	inFunc    map[string]bool
 }
@@ -86,21 +89,52 @@ func analyzeShell(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
 // code handed to another language).
 func analyzeShellDepth(ctx context.Context, env *Env, cmd, cwd string, depth int) *shellReport {
 	s := &shellAnalyzer{
-		depth:     depth,
-		nested:    depth > 0,
-		env:       env,
-		cwd:       env.cwdDir(cwd),
-		vars:      map[string]varVal{},
-		funcs:     map[string]*syntax.Stmt{},
-		rep:       &shellReport{},
-		downloads: map[string]bool{},
-		inFunc:    map[string]bool{},
-	}
-	for k, v := range env.knownVars() {
-		s.vars[k] = varVal{val: v, ok: true}
+		depth:  depth,
+		nested: depth > 0,
+		env:    env,
+		cwd:    env.cwdDir(cwd),
+		known:  env.knownVars(),
+		// Room for the commands a text this long usually holds (one per
+		// 24 bytes), so that the list is rarely copied as it grows.
+		rep: &shellReport{cmds: make([]shellCmd, 0, min(64, 1+len(cmd)/24))},
 	}
 	s.script(ctx, cmd)
 	return s.rep
+}
+
+// lookup returns a variable's value: set by the command, a positional
+// parameter, or one the environment knows.
+func (s *shellAnalyzer) lookup(name string) varVal {
+	if i, ok := positional(name); ok {
+		return s.pos[i]
+	}
+	if v, ok := s.vars[name]; ok {
+		return v
+	}
+	if v, ok := lookupKnown(s.known, name); ok {
+		return varVal{val: v, ok: true}
+	}
+	return varVal{}
+}
+
+// setVar records a variable the command sets.
+func (s *shellAnalyzer) setVar(name string, v varVal) {
+	if i, ok := positional(name); ok {
+		s.pos[i] = v
+		return
+	}
+	if s.vars == nil {
+		s.vars = map[string]varVal{}
+	}
+	s.vars[name] = v
+}
+
+// positional says whether name is $1…$9 and which.
+func positional(name string) (int, bool) {
+	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
+		return int(name[0] - '0'), true
+	}
+	return 0, false
 }
 
 func (s *shellAnalyzer) deny(format string, a ...any) {
@@ -136,7 +170,27 @@ func (s *shellAnalyzer) script(ctx context.Context, text string) {
 		s.deny("the shell command does not parse (%v); failing closed", syntaxErr(err))
 		return
 	}
+	saved := s.src
+	s.src = text
 	s.stmts(f.Stmts, stdinNone)
+	s.src = saved
+}
+
+// funcDef is a function declared in the command, with the text it was
+// parsed from.
+type funcDef struct {
+	body *syntax.Stmt
+	src  string
+}
+
+// source returns the text of a node of the statements being analysed,
+// false when its offsets do not lie in that text.
+func (s *shellAnalyzer) source(n syntax.Node) (string, bool) {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if !n.Pos().IsValid() || !n.End().IsValid() || start > end || end > len(s.src) {
+		return "", false
+	}
+	return s.src[start:end], true
 }
 
 func syntaxErr(err error) string {
@@ -209,7 +263,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			for _, w := range wi.Items {
 				s.evalWord(w)
 			}
-			s.vars[wi.Name.Value] = varVal{}
+			s.setVar(wi.Name.Value, varVal{})
 		} else {
 			s.walkNode(c.Loop)
 		}
@@ -247,6 +301,9 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 	if n == nil {
 		return
 	}
+	if text, ok := s.source(n); ok && !mayHoldSubstitution(text) {
+		return // nothing in it runs
+	}
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
@@ -258,6 +315,18 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// mayHoldSubstitution says whether shell text may hold a command or
+// process substitution: every form of one ($(…), `…`, ${ …;}, <(…), >(…))
+// starts with one of these.
+func mayHoldSubstitution(text string) bool {
+	for _, m := range [...]string{"$(", "`", "${", "<(", ">("} {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // endless reports `while true`, `while :` and `until false` loops whose body
@@ -336,7 +405,7 @@ func (s *shellAnalyzer) describeOutput(st *syntax.Stmt) stdinSrc {
 			t = strings.Join(argv[2:], "\n")
 		}
 		return stdinSrc{kind: stdinLiteral, text: strings.ReplaceAll(t, `\n`, "\n")}
-	case networkVerbs[verb]:
+	case verbKinds[verb]&kindNetwork != 0:
 		return stdinSrc{kind: stdinUntrusted, what: "a download (" + verb + ")"}
 	case decoderVerb(verb, argv):
 		return stdinSrc{kind: stdinUntrusted, what: "decoded text (" + verb + ")"}
@@ -377,39 +446,58 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 		return
 	}
 	name := c.Name.Value
-	s.funcs[name] = c.Body
-	if recursesUnbounded(name, c.Body) {
+	if s.funcs == nil {
+		s.funcs = map[string]funcDef{}
+	}
+	s.funcs[name] = funcDef{body: c.Body, src: s.src}
+	if text, ok := s.source(c.Body); (!ok || strings.Contains(text, name)) && recursesUnbounded(name, c.Body) {
 		s.deny("the function %s calls itself in a pipe or in the background: a fork bomb", name)
 	}
 	// The body is analysed where it is declared (positional parameters
 	// unknown), and again at each call with the call's arguments.
 	saved := s.nested
 	s.nested = true
-	s.inFunc[name] = true
+	s.enterFunc(name)
 	s.stmt(c.Body, stdinSrc{})
 	delete(s.inFunc, name)
 	s.nested = saved
 }
 
 // recursesUnbounded reports a function that calls itself from a pipeline or
-// a background job: every call starts two more.
+// a background job: every call starts two more. One walk: a call of the
+// function counts when a statement around it (or holding it) is
+// backgrounded or a pipe.
 func recursesUnbounded(name string, body *syntax.Stmt) bool {
 	found := false
+	var marked []bool // per node entered (and not yet left): is it a pipe or background statement
+	inside := 0       // how many of them are
 	syntax.Walk(body, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return !found
+		if n == nil {
+			if marked[len(marked)-1] {
+				inside--
+			}
+			marked = marked[:len(marked)-1]
+			return true
 		}
-		b, isBin := st.Cmd.(*syntax.BinaryCmd)
-		if st.Background || isBin && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
-			syntax.Walk(st, func(m syntax.Node) bool {
-				if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
-					found = true
-				}
-				return !found
-			})
+		if found {
+			return false
 		}
-		return !found
+		mark := false
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			b, isBin := x.Cmd.(*syntax.BinaryCmd)
+			mark = x.Background || isBin && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll)
+		case *syntax.CallExpr:
+			if inside > 0 && len(x.Args) > 0 && x.Args[0].Lit() == name {
+				found = true
+				return false
+			}
+		}
+		marked = append(marked, mark)
+		if mark {
+			inside++
+		}
+		return true
 	})
 	return found
 }
@@ -440,11 +528,11 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 	}
 	s.checkEnvVar(name, v)
 	if as.Append {
-		prev := s.vars[name]
-		s.vars[name] = varVal{val: prev.val + v.val, ok: prev.ok && !v.dyn}
+		prev := s.lookup(name)
+		s.setVar(name, varVal{val: prev.val + v.val, ok: prev.ok && !v.dyn})
 		return
 	}
-	s.vars[name] = varVal{val: v.val, ok: !v.dyn}
+	s.setVar(name, varVal{val: v.val, ok: !v.dyn})
 }
 
 // hijackVars change which program runs or inject code into every program.
@@ -618,6 +706,17 @@ func printable(s string) string { return strings.ReplaceAll(s, dynMarker, "$?") 
 // format characters (zero-width, joiners, BOM, bidi overrides) and
 // fullwidth forms of ASCII.
 func hiddenChars(s string) (bool, string) {
+	// ASCII first: only its control characters can hide anything, and
+	// most commands are ASCII through and through.
+	i := 0
+	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			break
+		}
+	}
+	if i == len(s) {
+		return false, ""
+	}
 	for _, r := range s {
 		switch {
 		case r == '\t' || r == '\n':

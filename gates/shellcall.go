@@ -24,8 +24,8 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			s.checkEnvVar(as.Name.Value, v)
 		}
 	}
-	var argv []string
-	var dynWords []bool
+	argv := make([]string, 0, len(c.Args))
+	dynWords := make([]bool, 0, len(c.Args))
 	anyDyn := false
 	for i, a := range c.Args {
 		w := s.evalWord(a)
@@ -77,7 +77,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.mentions(argv)
-	if name := argv[0]; s.funcs[name] != nil && !s.inFunc[name] && s.calls < maxInlineCalls {
+	if name := argv[0]; s.funcs[name].body != nil && !s.inFunc[name] && s.calls < maxInlineCalls {
 		s.inline(name, argv[1:])
 		return
 	}
@@ -88,29 +88,38 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 // its positional parameters bound to the call's arguments.
 func (s *shellAnalyzer) inline(name string, args []string) {
 	s.calls++
-	saved := make(map[string]varVal, 10)
+	saved := s.pos
 	for i := 1; i <= 9; i++ {
-		k := string(rune('0' + i))
-		saved[k] = s.vars[k]
 		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
-			s.vars[k] = varVal{val: args[i-1], ok: true}
+			s.pos[i] = varVal{val: args[i-1], ok: true}
 		} else {
-			s.vars[k] = varVal{}
+			s.pos[i] = varVal{}
 		}
 	}
-	s.inFunc[name] = true
-	s.stmt(s.funcs[name], stdinSrc{})
+	s.enterFunc(name)
+	def, src := s.funcs[name], s.src
+	s.src = def.src
+	s.stmt(def.body, stdinSrc{})
+	s.src = src
 	delete(s.inFunc, name)
-	for k, v := range saved {
-		s.vars[k] = v
+	s.pos = saved
+}
+
+// enterFunc marks a function as being analysed, so that a call of it
+// from its own body is not followed again.
+func (s *shellAnalyzer) enterFunc(name string) {
+	if s.inFunc == nil {
+		s.inFunc = map[string]bool{}
 	}
+	s.inFunc[name] = true
 }
 
 // mentions refuses any word that names a credential store, whatever the
 // command: a path to ~/.ssh/id_rsa has no business in an agent's command.
 func (s *shellAnalyzer) mentions(argv []string) {
 	for _, w := range argv[1:] {
-		for _, cand := range pathCandidates(w) {
+		cs := pathCandidates(w)
+		for _, cand := range cs.list() {
 			if !pathLike(cand) && !strings.HasPrefix(cand, "~") {
 				continue
 			}
@@ -127,22 +136,35 @@ func (s *shellAnalyzer) mentions(argv []string) {
 
 // pathCandidates are the readings of a word that may name a file: the word,
 // the value of --opt=value or key=value, a curl @file, a scp host:path.
-func pathCandidates(w string) []string {
-	out := []string{w}
+func pathCandidates(w string) candidates {
+	var c candidates
+	c.add(w)
 	if v, ok := optValue(w); ok {
-		out = append(out, v)
+		c.add(v)
 		if strings.HasPrefix(v, "@") || strings.HasPrefix(v, "<") {
-			out = append(out, v[1:])
+			c.add(v[1:])
 		}
 	}
 	if strings.HasPrefix(w, "@") || strings.HasPrefix(w, "<") {
-		out = append(out, w[1:])
+		c.add(w[1:])
 	}
 	if i := strings.IndexByte(w, ':'); i > 0 && !strings.Contains(w, "://") && i+1 < len(w) {
-		out = append(out, w[i+1:])
+		c.add(w[i+1:])
 	}
-	return out
+	return c
 }
+
+// candidates are the (at most five) readings of a word, kept in place
+// rather than in a slice: every word of every command has them.
+type candidates struct {
+	words [5]string
+	n     int
+}
+
+func (c *candidates) add(w string) { c.words[c.n] = w; c.n++ }
+
+// list returns the readings in order.
+func (c *candidates) list() []string { return c.words[:c.n] }
 
 // unwrap removes the programs that only run another one (sudo, env,
 // timeout, nice, nohup, stdbuf, command, exec, busybox…), returning the
@@ -167,16 +189,16 @@ func unwrapStep(argv []string) ([]string, string, bool) {
 	var next []string
 	switch v {
 	case "sudo", "doas", "pkexec", "run0":
-		next = skipOpts(rest, map[string]bool{"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true, "-t": true, "-U": true, "--user": true, "--group": true})
+		next = skipOpts(rest, sudoOpts)
 	case "env":
 		next = skipEnv(rest)
 	case "timeout":
-		next = skipOpts(rest, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
+		next = skipOpts(rest, timeoutOpts)
 		if len(next) > 0 {
 			next = next[1:] // the duration
 		}
 	case "nice", "ionice", "chrt", "taskset":
-		next = skipOpts(rest, map[string]bool{"-n": true, "-c": true, "-p": true, "--adjustment": true, "--class": true, "--classdata": true})
+		next = skipOpts(rest, niceOpts)
 		if (v == "chrt" || v == "taskset") && len(next) > 0 {
 			next = next[1:]
 		}
@@ -184,7 +206,7 @@ func unwrapStep(argv []string) ([]string, string, bool) {
 		if v == "command" && len(rest) > 0 && (rest[0] == "-v" || rest[0] == "-V") {
 			return argv, "", false // a lookup, not a run
 		}
-		next = skipOpts(rest, map[string]bool{"-o": true, "-i": true, "-e": true, "-a": true})
+		next = skipOpts(rest, wrapperOpts)
 		if v == "chroot" && len(next) > 0 {
 			next = next[1:]
 		}
@@ -298,12 +320,13 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		s.ask("runs the program %s", raw)
 	}
 	args := argv[1:]
+	kind := verbKinds[verb]
 	switch {
-	case shellVerbs[verb]:
+	case kind&kindShell != 0:
 		s.shellVerb(verb, args, in, here)
-	case interpreters[verb] != "":
+	case kind&kindInterpreter != 0:
 		s.interpreter(verb, args, in, here)
-	case awkVerbs[verb]:
+	case kind&kindAwk != 0:
 		s.awk(args)
 	case verb == "eval":
 		s.payload(strings.Join(args, " "), "eval")
@@ -329,7 +352,7 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 	case verb == "xargs":
 		s.xargs(args)
 	case verb == "watch":
-		rest := skipOpts(args, map[string]bool{"-n": true, "--interval": true, "-d": false})
+		rest := skipOpts(args, watchOpts)
 		s.payload(strings.Join(rest, " "), "watch")
 	case verb == "find":
 		s.find(args)
@@ -337,7 +360,7 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		s.sed(args)
 	case verb == "git":
 		s.git(args)
-	case deleteVerbs[verb]:
+	case kind&kindDelete != 0:
 		s.deleteCmd(verb, args)
 	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "rsync" || verb == "scp":
 		s.copyCmd(verb, args)
@@ -350,8 +373,8 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		}
 	case verb == "tar":
 		s.tar(args)
-	case writeVerbs[verb]:
-		_, files := splitOpts(args, map[string]bool{"-s": true, "--size": true, "-m": true, "--mode": true, "-r": true, "--reference": true})
+	case kind&kindWrite != 0:
+		_, files := splitOpts(args, writeVerbOpts)
 		for _, f := range files {
 			if verb == "chmod" || verb == "chown" || verb == "chgrp" {
 				if !pathLike(f) && !strings.Contains(f, ".") {
@@ -360,9 +383,9 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 			}
 			s.touch(f, opWrite, "changes")
 		}
-	case diskVerbs[verb]:
+	case kind&kindDisk != 0:
 		s.deny("%s formats, partitions or wipes a disk", verb)
-	case systemVerbs[verb]:
+	case kind&kindSystem != 0:
 		s.deny("%s stops the machine or changes accounts or the system", verb)
 	case verb == "systemctl" || verb == "init":
 		if len(args) > 0 && strings.Contains(" poweroff reboot halt kexec emergency rescue 0 6 isolate ", " "+args[0]+" ") {
@@ -379,15 +402,16 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		}
 	case verb == "at" || verb == "batch":
 		s.deny("schedules commands to run later, unchecked (%s)", verb)
-	case networkVerbs[verb] || verb == "openssl" && indexOf(args, "s_client") >= 0:
+	case kind&kindNetwork != 0 || verb == "openssl" && indexOf(args, "s_client") >= 0:
 		s.network(verb, args)
-	case readOnlyVerbs[verb]:
+	case kind&kindReadOnly != 0:
 		s.readOnly(verb, args)
 	default:
 		// Unknown programs: the permissions gate asks; here only the
 		// paths they are given are judged, as reads.
 		for _, a := range args {
-			for _, c := range pathCandidates(a) {
+			cs := pathCandidates(a)
+			for _, c := range cs.list() {
 				if pathLike(c) {
 					s.touch(c, opRead, verb+" uses")
 					break
@@ -578,7 +602,7 @@ func quotedStrings(prog string) []string {
 
 func (s *shellAnalyzer) xargs(args []string) {
 	s.ask("xargs runs a command on arguments read from its input")
-	rest := skipOpts(args, map[string]bool{"-I": true, "-i": false, "-n": true, "-P": true, "-d": true, "-a": true, "-E": true, "-L": true, "-s": true, "--max-args": true, "--delimiter": true, "--arg-file": true, "--max-procs": true})
+	rest := skipOpts(args, xargsOpts)
 	if len(rest) == 0 {
 		return
 	}

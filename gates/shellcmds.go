@@ -80,6 +80,45 @@ var systemVerbs = map[string]bool{
 	"iptables": true, "nft": true, "ufw": true, "sysctl": true, "mount": true, "umount": true, "swapoff": true,
 }
 
+// verbKind says which of the tables above hold a program (with true):
+// judge asks one map instead of each table in turn.
+type verbKind uint16
+
+const (
+	kindShell verbKind = 1 << iota
+	kindInterpreter
+	kindAwk
+	kindDelete
+	kindWrite
+	kindDisk
+	kindSystem
+	kindNetwork
+	kindReadOnly
+)
+
+var verbKinds = func() map[string]verbKind {
+	m := map[string]verbKind{}
+	for _, t := range []struct {
+		table map[string]bool
+		kind  verbKind
+	}{
+		{shellVerbs, kindShell}, {awkVerbs, kindAwk}, {deleteVerbs, kindDelete}, {writeVerbs, kindWrite}, {diskVerbs, kindDisk},
+		{systemVerbs, kindSystem}, {networkVerbs, kindNetwork}, {readOnlyVerbs, kindReadOnly},
+	} {
+		for v, in := range t.table {
+			if in {
+				m[v] |= t.kind
+			}
+		}
+	}
+	for v, lang := range interpreters {
+		if lang != "" {
+			m[v] |= kindInterpreter
+		}
+	}
+	return m
+}()
+
 // verbName is the program a command runs, path-qualified binaries reduced
 // to their name (/usr/bin/rm is rm).
 func verbName(argv []string) string {
@@ -158,3 +197,18 @@ func optValue(w string) (string, bool) {
 	}
 	return "", false
 }
+
+// The options of each program that take the next word as their argument
+// (so that the word is not read as an operand), by program.
+var (
+	sudoOpts      = map[string]bool{"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true, "-t": true, "-U": true, "--user": true, "--group": true}
+	timeoutOpts   = map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true}
+	niceOpts      = map[string]bool{"-n": true, "-c": true, "-p": true, "--adjustment": true, "--class": true, "--classdata": true}
+	wrapperOpts   = map[string]bool{"-o": true, "-i": true, "-e": true, "-a": true}
+	watchOpts     = map[string]bool{"-n": true, "--interval": true, "-d": false}
+	writeVerbOpts = map[string]bool{"-s": true, "--size": true, "-m": true, "--mode": true, "-r": true, "--reference": true}
+	xargsOpts     = map[string]bool{"-I": true, "-i": false, "-n": true, "-P": true, "-d": true, "-a": true, "-E": true, "-L": true, "-s": true, "--max-args": true, "--delimiter": true, "--arg-file": true, "--max-procs": true}
+	copyOpts      = map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "-o": true, "-g": true, "-e": true, "-i": true, "-P": true, "-p": false, "-F": true}
+	xxdOpts       = map[string]bool{"-l": true, "-s": true, "-c": true, "-g": true, "-o": true, "-n": true}
+	readOnlyOpts  = map[string]bool{"-e": true, "-f": true, "-m": true, "-A": true, "-B": true, "-C": true, "--context": true, "-n": true, "-c": true, "--lines": true, "--bytes": true, "-t": true, "-g": true, "--glob": true, "-o": true, "--format": true, "-k": true, "-L": false, "-T": true, "-d": true, "-I": true, "--type": true}
+)

@@ -206,6 +206,9 @@ func (s *shellAnalyzer) markDownload(f string) {
 		return
 	}
 	l := s.env.locateFrom(f, s.cwd)
+	if s.downloads == nil {
+		s.downloads = map[string]bool{}
+	}
 	s.downloads[l.abs] = true
 }
 

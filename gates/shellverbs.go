@@ -248,7 +248,7 @@ func (s *shellAnalyzer) deleteCmd(verb string, args []string) {
 // (mv: deleted), the destination written; a symlink out of the roots and
 // rsync --delete are denied.
 func (s *shellAnalyzer) copyCmd(verb string, args []string) {
-	opts, ops := splitOpts(args, map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "-o": true, "-g": true, "-e": true, "-i": true, "-P": true, "-p": false, "-F": true})
+	opts, ops := splitOpts(args, copyOpts)
 	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del", "--remove-source-files") {
 		s.deny("rsync --delete removes every file the source lacks")
 	}
@@ -430,7 +430,7 @@ func (s *shellAnalyzer) readOnly(verb string, args []string) {
 		return
 	}
 	if verb == "xxd" {
-		_, ops := splitOpts(args, map[string]bool{"-l": true, "-s": true, "-c": true, "-g": true, "-o": true, "-n": true})
+		_, ops := splitOpts(args, xxdOpts)
 		if len(ops) >= 2 {
 			s.touch(ops[1], opWrite, "xxd writes")
 		}
@@ -444,8 +444,7 @@ func (s *shellAnalyzer) readOnly(verb string, args []string) {
 			s.ask("%s writes its output to a file", verb)
 		}
 	}
-	withArg := map[string]bool{"-e": true, "-f": true, "-m": true, "-A": true, "-B": true, "-C": true, "--context": true, "-n": true, "-c": true, "--lines": true, "--bytes": true, "-t": true, "-g": true, "--glob": true, "-o": true, "--format": true, "-k": true, "-L": false, "-T": true, "-d": true, "-I": true, "--type": true}
-	_, ops := splitOpts(args, withArg)
+	_, ops := splitOpts(args, readOnlyOpts)
 	for i, o := range ops {
 		if i == 0 && skipPattern {
 			continue

@@ -81,7 +81,6 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *word) {
 		out.val += "0"
 	case *syntax.ProcSubst:
 		s.stmts(x.Stmts, stdinNone)
-		s.procSubst = append(s.procSubst, x)
 		out.val += "/dev/fd/63"
 	case *syntax.ExtGlob:
 		out.val += x.Op.String() + x.Pattern.Value + ")"
@@ -112,8 +111,8 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 	if name == "IFS" {
 		return " ", true
 	}
-	v, ok := s.vars[name]
-	if !ok || !v.ok {
+	v := s.lookup(name)
+	if !v.ok {
 		return "", false
 	}
 	return v.val, true

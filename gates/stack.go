@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Gate is one deterministic check. Check must not call a model or the
 // network; it may read the environment (files under the roots, the memex
-// snapshot). A panic or an error inside Check is the gate's deny.
+// snapshot), which is valid only until Check returns: the stack recycles
+// it for the next check. A panic or an error inside Check is the gate's
+// deny.
 type Gate interface {
 	Name() string
 	Priority() int
@@ -24,9 +27,12 @@ type Gate interface {
 type Stack struct {
 	gates     []Gate
 	validator *validatorGate
-	cfg       Config
-	rate      *rateCounter
-	log       *slog.Logger
+	// checks recycles the per-check environments and memos (checkEnv):
+	// a check's scratch memory is the next check's.
+	checks sync.Pool
+	cfg    Config
+	rate   *rateCounter
+	log    *slog.Logger
 }
 
 // Option changes how New builds a stack.
@@ -128,7 +134,9 @@ func (s *Stack) run(ctx context.Context, a Action, env *Env, approved bool) Verd
 	if env == nil {
 		env = &Env{}
 	}
-	env = env.forCheck()
+	ce := s.beginCheck(env)
+	defer s.endCheck(ce)
+	env = &ce.env
 	if err := s.validator.validate(a); err != nil {
 		return s.malformed(err)
 	}

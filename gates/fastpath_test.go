@@ -1,0 +1,577 @@
+package gates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"mvdan.cc/sh/v3/syntax"
+
+	"pp-lsp/internal/testenv"
+)
+
+// The scanners find their keywords in one automaton pass, split texts
+// into words without allocating, and skip work a cheap precondition
+// rules out. Each shortcut is checked here against the straightforward
+// code it replaced (kept below as the oracle), on hand-made texts, on
+// every text of the shared corpus when it is there, and on random
+// splices of them; FuzzTextScanners does the same on anything.
+
+// equivalenceTexts are the texts the oracles are run on.
+func equivalenceTexts(t testing.TB) []string {
+	t.Helper()
+	texts := []string{
+		"", "a", "export GITHUB_TOKEN=ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A\n",
+		"curl -u admin:S3cr3t!pass https://example.com", "Authorization: Bearer abcDEF123456ghiJKL\nX-Api-Key: 9f8e7d6c5b4a",
+		"password = \"hunter22!\"\napi_key: 'x'\nsecret_token := s.AbCdEfGhIjKlMnOpQrStUvWx\n",
+		"jdbc:postgresql://db.example.com/app?user=app&password=Zx9!kq2", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig",
+		"xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "vault token: s.ABCDEFGHIJKLMNOPQRSTUVWX ok", "token ſ.ABCDEFGHIJKLMNOPQRSTUV\u212aX", "my_token = S.abcdefghijklmnopqrstuv\u017fx9",
+		"From: a@b.example\nTo: c@d.example\nDate: today\n\nhi", "===== notes/todo.org =====\n* TODO x\n", "hi\nFrom: a@b.example\nCc: c@d.example",
+		"a@b.co c@d.co e@f.co g@h.co i@j.co", "PASSWORD IS Hunter2Go; Api-Key: AbCdEf123456789", "Server=x;Password=Sup3r;", "psexec \\\\h -u a -P 'x y'",
+		"<add KEY=\"DbPassword\" VALUE=\"s3cret!x\"/>", "MySQL -uroot -pS3cret", "hash $6$rounds=5000$abcdefgh$xyz and $2b$12$abcdefghijklmnopqrstuv and $pbkdf2-sha256$29000$N2YuZ", "$1 $2 ${x}$y $$ $a-b$c", "X-Auth-Token: ABCdef123456789", "paſsword: h4ckme\u212a", `{"amount": 0.01, "memo": "x"}`, ` {"amount":0.5,"note":"n"}`, "null",
+		"secret: 0123456789abcdef0123456789abcdef\npassword 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"The İNSERT key and the \u212aelvin sign; ÀÉÎ õü — naïve café.", "key-0123456789abcdef0123456789abcdef\tAKIAIOSFODNN7EXAMPL3\r\n",
+		"#!/bin/bash\nf() { f | f & }; f\n:(){ :|:& };:\n", "line one\n\nline three with https://user:pw@host/x and http://h/", "a\x00b\x7fc\u200bd",
+	}
+	if dir := sharedDirIfPresent(t); dir != "" {
+		for _, recs := range readCorpus(t, filepath.Join(dir, "corpus", "gates")) {
+			for _, r := range recs {
+				var a struct {
+					Args        map[string]any `json:"args"`
+					Explanation string         `json:"explanation"`
+				}
+				if json.Unmarshal(r.Action, &a) != nil {
+					continue
+				}
+				for _, v := range a.Args {
+					if s, ok := v.(string); ok && len(s) < 64<<10 {
+						texts = append(texts, s)
+					}
+				}
+				texts = append(texts, a.Explanation)
+			}
+		}
+	}
+	slices.Sort(texts) // the corpus comes as a map: a fixed order keeps the splices below the same
+	rng := rand.New(rand.NewSource(7))
+	n := len(texts)
+	for i := 0; i < 600; i++ {
+		a, b := texts[rng.Intn(n)], texts[rng.Intn(n)]
+		k := 0
+		if len(a) > 0 {
+			k = rng.Intn(len(a) + 1)
+		}
+		texts = append(texts, strings.ToValidUTF8(a[:k]+"\n"+b, "?"), strings.ToUpper(a)+" "+b)
+	}
+	return texts
+}
+
+// sharedDirIfPresent is the shared folder, or "" when this clone has none
+// (the hand-made and random texts still run).
+func sharedDirIfPresent(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(testenv.ModuleRoot(t), "..", "shared")
+	if _, err := os.Stat(filepath.Join(dir, "corpus")); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// oracleForLines is the per-line search the keyword index replaced.
+func oracleForLines(low string, kws []string, fn func(start, end int) bool) {
+	for start := 0; start < len(low); {
+		end := strings.IndexByte(low[start:], '\n')
+		if end < 0 {
+			end = len(low)
+		} else {
+			end += start
+		}
+		for _, k := range kws {
+			if strings.Contains(low[start:end], k) {
+				if !fn(start, end) {
+					return
+				}
+				break
+			}
+		}
+		start = end + 1
+	}
+}
+
+// checkKeywords compares the automaton with strings.Contains, keyword by
+// keyword, and its line index with the per-line search, for every group
+// of the secret and code keyword sets.
+func checkKeywords(t testing.TB, text string) {
+	low := asciiLower(text)
+	for _, set := range []struct {
+		m      *kwMatcher
+		groups []kwGroup
+	}{
+		{secretKW.m, append(append([]kwGroup(nil), secretKW.rules...), secretKW.said, secretKW.connPass, secretKW.xmlPass, secretKW.authHeader, secretKW.vendors, secretKW.assign, secretKW.credFlag, secretKW.schemeLines)},
+		{codeKW.m, []kwGroup{codeKW.write, codeKW.del, codeKW.exec, codeKW.netSend, codeKW.net, codeKW.socket, codeKW.shellOut, codeKW.decode, codeKW.dynEval, codeKW.cred, codeKW.env, codeKW.deser, codeKW.self, codeKW.home, codeKW.join}},
+	} {
+		var h kwHits
+		set.m.scan(text, &h)
+		any := false
+		for id, k := range set.m.kws {
+			hay := text
+			if k.fold {
+				hay = low
+			}
+			want := strings.Contains(hay, k.text)
+			any = any || want
+			if h.has(kwID(id)) != want {
+				t.Fatalf("keyword %q (fold %v): found %v, Contains says %v in %q", k.text, k.fold, h.has(kwID(id)), want, text)
+			}
+		}
+		if set.m.contains(text) != any {
+			t.Fatalf("contains = %v, want %v in %q", !any, any, text)
+		}
+		for _, g := range set.groups {
+			var got, want [][2]int
+			h.forLines(text, g, func(s, e int) bool { got = append(got, [2]int{s, e}); return true })
+			// The oracle reads each keyword on its own haystack: a group
+			// is all folded or all exact.
+			var kws []string
+			hay := low
+			for _, id := range g.ids {
+				kws = append(kws, set.m.kws[id].text)
+				if !set.m.kws[id].fold {
+					hay = text
+				}
+			}
+			oracleForLines(hay, kws, func(s, e int) bool { want = append(want, [2]int{s, e}); return true })
+			if !slices.Equal(got, want) {
+				t.Fatalf("lines of %q: got %v, want %v in %q", kws, got, want, text)
+			}
+		}
+	}
+}
+
+func TestKeywordMatcherAgreesWithContains(t *testing.T) {
+	for _, text := range equivalenceTexts(t) {
+		checkKeywords(t, text)
+	}
+}
+
+// oracleSecretWord is the pattern secretWord replaced.
+var oracleSecretWord = regexp.MustCompile(`(?i)pass(?:wd|word|phrase)?|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|accesskey|auth[_.-]?key|private[_.-]?key|client[_.-]?secret|credentials?|user_auth|session[_.-]?key|signing[_.-]?key|master[_.-]?key|account[_.-]?key|app[_.-]?key|license[_.-]?key|login|accessid|access[_.-]?id|api[_.-]?secret|auth[_.-]?token|authtoken|basic[_.-]?auth|http[_.-]?auth|_pat|pat_|dsn|preshared[_.-]?key`)
+
+// oracleJWT is the pattern jwtIn replaced.
+var oracleJWT = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
+
+// oracleVaultLegacy is the Vault legacy token rule's pattern, whose texts
+// must all pass dotThen24.
+var oracleVaultLegacy = regexp.MustCompile(`(?i)(?:vault|token)\w*\W{1,5}s\.[A-Za-z0-9]{24}\b`)
+
+// oracleHexNearSecretWord is hexNearSecretWord as it scanned every byte.
+func oracleHexNearSecretWord(text, low string) (secretHit, bool) {
+	for i := 0; i < len(text); {
+		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isHexByte(text[j]) {
+			j++
+		}
+		if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
+			h := text[i:j]
+			before := low[max(0, i-120):i]
+			if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
+				for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
+					if strings.Contains(before, w) {
+						return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
+					}
+				}
+			}
+		}
+		i = j + 1
+	}
+	return secretHit{}, false
+}
+
+// oraclePlaceholder is placeholder as it counted distinct runes in a map
+// and searched for each word.
+func oraclePlaceholder(v string) bool {
+	low := strings.ToLower(v)
+	for _, w := range []string{"example", "xxxx", "your", "redacted", "placeholder", "insert", "changeme", "dummy", "<", "****", "####", "...", "…", "____", "----", "here", "sample", "replace", "token_here", "notreal", "not-set", "not_set", "todo"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	run, best := 1, 1
+	for i := 1; i < len(v); i++ {
+		if v[i] == v[i-1] {
+			run++
+			best = max(best, run)
+		} else {
+			run = 1
+		}
+	}
+	if best*5 >= len(v)*2 && len(v) > 4 {
+		return true
+	}
+	if len(v) >= 20 {
+		distinct := map[rune]bool{}
+		for _, r := range v {
+			distinct[r] = true
+		}
+		return len(distinct) <= 6
+	}
+	return false
+}
+
+// checkSecretShortcuts compares each shortcut of the secret scanner with
+// the code it replaced.
+func checkSecretShortcuts(t testing.TB, text string) {
+	low := asciiLower(text)
+	var h kwHits
+	secretKW.m.scan(text, &h)
+	// Keys: every word-ish run of the text, as assignPairs cuts them.
+	for _, key := range strings.FieldsFunc(text, func(r rune) bool {
+		return r > unicode.MaxASCII || !(isWordByte(byte(r)) || r == '.' || r == '-' || r == '[')
+	}) {
+		if secretWord(key) != oracleSecretWord.MatchString(key) {
+			t.Fatalf("secretWord(%q) = %v, the pattern says %v", key, secretWord(key), !secretWord(key))
+		}
+	}
+	if h.has(secretKW.scheme) {
+		got := firstMatchesInLines(&h, text, secretKW.schemeLines, reURLCreds, 8)
+		want := reURLCreds.FindAllStringSubmatch(text, 8)
+		if len(got) != len(want) || len(got) > 0 && !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("URL credentials by line %q, in the whole text %q, in %q", got, want, text)
+		}
+	}
+	if want, got := oracleJWT.MatchString(text), h.has(secretKW.jwt) && jwtIn(&h, text); got != want {
+		t.Fatalf("JSON Web Token: found %v, the pattern says %v in %q", got, want, text)
+	}
+	for _, r := range prefixRules {
+		if r.need != nil && r.re.MatchString(text) && !r.need(text) {
+			t.Fatalf("the %s rule matches %q, which fails its precondition", r.name, text)
+		}
+	}
+	if oracleVaultLegacy.MatchString(text) && !dotThen24(text) {
+		t.Fatalf("a Vault legacy token the rule finds fails dotThen24 in %q", text)
+	}
+	got, gotOK := hexNearSecretWord(text)
+	want, wantOK := oracleHexNearSecretWord(text, low)
+	if got != want || gotOK != wantOK {
+		t.Fatalf("hexNearSecretWord = %v %v, want %v %v in %q", got, gotOK, want, wantOK, text)
+	}
+	for _, tok := range append(tokens(text, 16, 64), tokens(text, 1, 8)...) {
+		if placeholder(tok) != oraclePlaceholder(tok) {
+			t.Fatalf("placeholder(%q) = %v", tok, placeholder(tok))
+		}
+	}
+	if placeholder(text) != oraclePlaceholder(text) {
+		t.Fatalf("placeholder(%q) = %v", text, placeholder(text))
+	}
+	for _, v := range []string{text, strings.TrimSpace(text)} {
+		if isHexString(v) != (strings.Trim(strings.ToLower(v), "0123456789abcdef") == "") {
+			t.Fatalf("isHexString(%q) = %v", v, isHexString(v))
+		}
+	}
+	if got, want := fmtPair(bulkData(text)), fmtPair(oracleBulkData(text)); got != want {
+		t.Fatalf("bulkData = %s, want %s in %q", got, want, text)
+	}
+	if got, want := fmtPair(tokenPayment(text)), fmtPair(oracleTokenPayment(text)); got != want {
+		t.Fatalf("tokenPayment = %s, want %s in %q", got, want, text)
+	}
+}
+
+func fmtPair(why string, ok bool) string { return fmt.Sprintf("%v %q", ok, why) }
+
+// checkFoldRegexps compares each per-line pattern, run the fast way and
+// called as the scanner calls it, with the (?i) pattern it stands for, on
+// one line.
+func checkFoldRegexps(t testing.TB, line string) {
+	for _, re := range []*foldRegexp{reAuthHeader, reSaidSecret, reConnPass} {
+		if got, want := re.FindAllStringSubmatch(line, 8), re.ci.FindAllStringSubmatch(line, 8); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("%s on %q: %q, the (?i) pattern finds %q", re.lower, line, got, want)
+		}
+	}
+	for _, re := range []*foldRegexp{reXMLPass, reCredFlag} {
+		if got, want := re.FindStringSubmatch(line), re.ci.FindStringSubmatch(line); !slices.Equal(got, want) {
+			t.Fatalf("%s on %q: %q, the (?i) pattern finds %q", re.lower, line, got, want)
+		}
+	}
+}
+
+// oracleBulkData is bulkData running its patterns on every text.
+func oracleBulkData(text string) (string, bool) {
+	if n := len(reMailHeader.FindAllStringIndex(text, 8)); n >= 2 {
+		return "forwards stored mail (several messages with their headers)", true
+	}
+	if reFileDump.MatchString(text) {
+		return "sends the contents of stored files", true
+	}
+	if addrs := reEmail.FindAllString(text, 64); len(addrs) >= 5 {
+		distinct := map[string]bool{}
+		for _, a := range addrs {
+			distinct[strings.ToLower(a)] = true
+		}
+		if len(distinct) >= 5 {
+			return "sends a list of people's addresses", true
+		}
+	}
+	return "", false
+}
+
+// oracleTokenPayment is tokenPayment decoding every body.
+func oracleTokenPayment(body string) (string, bool) {
+	var v map[string]any
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return "", false
+	}
+	amount, ok := v["amount"].(float64)
+	if !ok || amount <= 0 || amount >= 1 {
+		return "", false
+	}
+	for _, k := range []string{"subject", "memo", "description", "message", "note", "reference"} {
+		if s, ok := v[k].(string); ok && strings.TrimSpace(s) != "" {
+			return fmt.Sprintf("a payment of %g carrying a %s: token payments are a way to smuggle data out", amount, k), true
+		}
+	}
+	return "", false
+}
+
+func TestSecretShortcutsAgreeWithPatterns(t *testing.T) {
+	lines := map[string]bool{}
+	for _, text := range equivalenceTexts(t) {
+		checkSecretShortcuts(t, text)
+		for _, line := range strings.Split(text, "\n") {
+			lines[line] = true
+		}
+	}
+	for line := range lines {
+		checkFoldRegexps(t, line)
+	}
+}
+
+// oracleShingles are the shingle hashes of a text split as before: the
+// whole text lower-cased, cut at every rune that is not a letter or digit.
+func oracleShingles(text string) []uint64 {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []uint64
+	for i := 0; i+shingleWords <= len(words); i++ {
+		var hs [shingleWords]uint64
+		common := 0
+		for j, w := range words[i : i+shingleWords] {
+			h := fnv.New64a()
+			h.Write([]byte(w))
+			hs[j] = h.Sum64()
+			if slices.Contains(stopwords[:], w) || len(w) == 1 {
+				common++
+			}
+		}
+		if common < shingleWords {
+			out = append(out, shingleHash(hs))
+		}
+	}
+	return out
+}
+
+func TestShinglesAgreeWithWordSplitting(t *testing.T) {
+	for _, w := range stopwords {
+		require.LessOrEqual(t, len(w), maxStopword)
+		var h shingler
+		for i := 0; i < len(w); i++ {
+			h.addByte(w[i])
+		}
+		assert.True(t, isStopword([]byte(w), h.hash), w)
+	}
+	for _, text := range equivalenceTexts(t) {
+		var got []uint64
+		forShingles(text, func(h uint64) bool { got = append(got, h); return true })
+		require.Equal(t, oracleShingles(text), got, "%q", text)
+	}
+}
+
+// oracleRecursesUnbounded is the two-walk search recursesUnbounded
+// replaced.
+func oracleRecursesUnbounded(name string, body *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return !found
+		}
+		b, isBin := st.Cmd.(*syntax.BinaryCmd)
+		if st.Background || isBin && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			syntax.Walk(st, func(m syntax.Node) bool {
+				if ce, ok := m.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
+}
+
+// checkShellShortcuts parses text as bash and checks, on every function
+// it declares, the one-walk fork-bomb search (and the text test before
+// it), and on every node, that a node holding a substitution has a
+// substitution's opening in its text (what walkNode's skip relies on).
+func checkShellShortcuts(t testing.TB, text string) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return
+	}
+	s := &shellAnalyzer{src: text}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			return true
+		}
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Body != nil {
+			name := fd.Name.Value
+			want := oracleRecursesUnbounded(name, fd.Body)
+			require.Equal(t, want, recursesUnbounded(name, fd.Body), "function %s in %q", name, text)
+			if body, ok := s.source(fd.Body); ok && want {
+				require.Contains(t, body, name, "a recursing function names itself in its body: %q", text)
+			}
+		}
+		holds := false
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch m.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				holds = true
+			}
+			return !holds
+		})
+		if src, ok := s.source(n); ok && holds && !mayHoldSubstitution(src) {
+			t.Fatalf("node %T %q holds a substitution its text does not show, in %q", n, src, text)
+		}
+		return true
+	})
+}
+
+func TestShellShortcutsAgree(t *testing.T) {
+	texts := append(equivalenceTexts(t),
+		"f() { f | f & }; f", "g() { echo ok; }; g", "h() { (h &); }", "k() { if true; then k | cat; fi; }", "a=$(b() { b|b; }; b)",
+		"f() { cat <<EOF\n$(f | f)\nEOF\n}", "x=( $(ls) `pwd` <(cat a) ${ echo; } )", "((i = $(date +%s) + 1))", "[[ -n $(id -u) ]]",
+		"for ((i=0; i<$(nproc); i++)); do :; done", "declare -a a=( $(ls) )")
+	for _, text := range texts {
+		checkShellShortcuts(t, text)
+	}
+}
+
+// TestShellAllowIndexAgreesWithTheTable: the first allow rule found
+// through the index by first word is the first one of the table, for
+// user rules of every shape.
+func TestShellAllowIndexAgreesWithTheTable(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Permissions.Allow = []string{"shell(make test)", "shell(git log:*)", "shell(/usr/bin/env:*)", "shell(./run.sh *)", "shell(*)", "shell(ls -la)", "shell(make build)"}
+	for _, extra := range [][]string{nil, {"shell"}, {"shell(make build)"}} {
+		c := cfg
+		c.Permissions.Allow = append(append([]string(nil), cfg.Permissions.Allow...), extra...)
+		g, err := newPermissionsGate(c)
+		require.NoError(t, err)
+		for _, argv := range [][]string{nil, {""}, {"ls"}, {"ls", "-la"}, {"/usr/bin/ls", "-la"}, {"/bin/git", "log"}, {"git", "log", "-n", "1"}, {"make", "test"}, {"make", "test", "x"}, {"make", "build"},
+			{"./run.sh", "a"}, {"run.sh"}, {"/usr/bin/env", "x"}, {"env", "x"}, {"rm", "-rf", "/"}, {"grep", "x"}, {"cat"}} {
+			var want rule
+			wantOK := false
+			for _, r := range g.allow {
+				if r.tool == ToolShell && r.matchShellCmd(argv) {
+					want, wantOK = r, true
+					break
+				}
+			}
+			got, gotOK := g.firstShellAllow(argv)
+			assert.Equal(t, wantOK, gotOK, "%q", argv)
+			assert.Equal(t, want.text, got.text, "%q", argv)
+		}
+	}
+}
+
+// FuzzTextScanners runs every equivalence above on arbitrary text.
+func FuzzTextScanners(f *testing.F) {
+	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		text = strings.ToValidUTF8(text, "?")
+		checkKeywords(t, text)
+		checkSecretShortcuts(t, text)
+		checkFoldRegexps(t, text)
+		var got []uint64
+		forShingles(text, func(h uint64) bool { got = append(got, h); return true })
+		if want := oracleShingles(text); !slices.Equal(got, want) {
+			t.Fatalf("shingles of %q: got %v, want %v", text, got, want)
+		}
+		checkShellShortcuts(t, text)
+	})
+}
+
+// checkJSONPaths: valid JSON read by the direct descent gives what the
+// token reader gives, and the descent gives up exactly where the token
+// reader returns an error.
+func checkJSONPaths(t testing.TB, data []byte) {
+	want, wantErr := parseJSONTokens(data)
+	if !json.Valid(data) {
+		return
+	}
+	r := fastReader{data: data}
+	got, ok := r.value(0)
+	if ok != (wantErr == nil) {
+		t.Fatalf("descent ok=%v, token reader error %v, on %q", ok, wantErr, data)
+	}
+	if ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("descent read %#v, token reader %#v, from %q", got, want, data)
+	}
+	v, err := parseJSON(data)
+	if !reflect.DeepEqual(v, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("parseJSON = %#v, %v; token reader %#v, %v on %q", v, err, want, wantErr, data)
+	}
+}
+
+func TestJSONDescentAgreesWithTokens(t *testing.T) {
+	inputs := []string{
+		`{}`, `[]`, `""`, `0`, `-1.5e+10`, `true`, `false`, `null`, ` { "a" : [ 1 , "x" , { } ] } `,
+		`{"a":1,"a":2}`, `{"a":{"b":1},"c":{"b":2}}`, `{"tool":"shell","args":{"cmd":"ls\nla \"x\" \\ \/ \b\f\r\t","cwd":"."},"explanation":"é ü 日本"}`,
+		`"\u00e9\u65e5\ud83d\ude00 lone \ud83d x \ude00 y \ud83d\u0041 \uDBFF\uDFFF"`, `"\u0000\u001f"`, `{"\u0074ool":"x"}`, `{"a\"b":1,"a\u0022b":2}`,
+		strings.Repeat("[", 32) + strings.Repeat("]", 32), strings.Repeat("[", 33) + strings.Repeat("]", 33), strings.Repeat("[", 34) + strings.Repeat("]", 34),
+		strings.Repeat(`{"a":`, 33) + "1" + strings.Repeat("}", 33), `[1,2,[3,[4]],{"x":[{}]}]`, "{\"a\":1}\n", "\t[ ]\r\n",
+	}
+	for _, s := range inputs {
+		checkJSONPaths(t, []byte(s))
+	}
+	if dir := sharedDirIfPresent(t); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "corpus", "gates", "*.jsonl"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			for _, line := range bytes.Split(data, []byte("\n")) {
+				checkJSONPaths(t, line)
+				var r struct {
+					Action json.RawMessage `json:"action"`
+				}
+				if json.Unmarshal(line, &r) == nil {
+					checkJSONPaths(t, r.Action)
+				}
+			}
+		}
+	}
+}
+
+// FuzzJSONPaths: the two JSON readers agree on anything.
+func FuzzJSONPaths(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"\ud83d\ude00"]}`, `{"a":1,"a":2}`, `"\ud800"`, `[[[[]]]]`, `{"tool":"shell","args":{"cmd":"ls"},"explanation":"x"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkJSONPaths(t, data) })
+}

@@ -1,0 +1,269 @@
+package gates
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// fsView resolves symlinks for one check. It walks a path exactly as
+// filepath.EvalSymlinks does, but asks the file system about each
+// directory once per check: the paths of one action share their roots and
+// folders, and a command naming ten files inside a root would otherwise
+// stat the root's ancestors ten times. It lives only as long as one check,
+// so a change on disk is seen by the next check, as before.
+type fsView struct {
+	nodes smallMemo[string, fsNode]
+}
+
+// fsNode is what Lstat (and, for a symlink, Readlink) said about a path.
+type fsNode struct {
+	mode fs.FileMode
+	err  error
+	link string // the target of a symlink
+}
+
+func (v *fsView) lstat(p string) fsNode {
+	if v != nil {
+		if n, ok := v.nodes.get(p); ok {
+			return n
+		}
+	}
+	n := lstatNode(p)
+	if v != nil && v.nodes.len() < 4096 {
+		v.nodes.put(p, n)
+	}
+	return n
+}
+
+// lstatNode asks the system about p, as os.Lstat and os.Readlink would,
+// keeping only what the walk needs: whether it is a symlink (and its
+// target) or a directory. syscall.Lstat into a Stat_t on the stack saves
+// os.Lstat's FileInfo, built for every component of every path.
+func lstatNode(p string) fsNode {
+	var st syscall.Stat_t
+	err := syscall.Lstat(p, &st)
+	for err == syscall.EINTR {
+		err = syscall.Lstat(p, &st)
+	}
+	if err != nil {
+		return fsNode{err: err}
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
+		link, err := os.Readlink(p)
+		return fsNode{mode: fs.ModeSymlink, link: link, err: err}
+	case syscall.S_IFDIR:
+		return fsNode{mode: fs.ModeDir}
+	}
+	return fsNode{}
+}
+
+var errTooManyLinks = errors.New("EvalSymlinks: too many links")
+
+// evalSymlinks is filepath.EvalSymlinks for an absolute path on Unix,
+// step for step (the same lexical handling of "." and "..", the same
+// ENOTDIR for a file followed by more components, the same limit of 255
+// links), with its answers from the view. sawLink reports whether any
+// component walked was a symlink.
+func (v *fsView) evalSymlinks(path string) (resolved string, sawLink bool, err error) {
+	if !strings.HasPrefix(path, "/") {
+		r, err := filepath.EvalSymlinks(path)
+		return r, true, err
+	}
+	const volLen = 1
+	dest := "/"
+	links := 0
+	for start, end := volLen, volLen; start < len(path); start = end {
+		for start < len(path) && path[start] == '/' {
+			start++
+		}
+		end = start
+		for end < len(path) && path[end] != '/' {
+			end++
+		}
+		switch {
+		case end == start:
+			continue // trailing slashes: the loop ends
+		case path[start:end] == ".":
+			continue
+		case path[start:end] == "..":
+			r := strings.LastIndexByte(dest, '/')
+			if r < volLen || dest[r+1:] == ".." {
+				if len(dest) > volLen {
+					dest += "/"
+				}
+				dest += ".."
+			} else {
+				dest = dest[:r]
+			}
+			continue
+		}
+		if len(dest) > 0 && dest[len(dest)-1] != '/' {
+			dest += "/"
+		}
+		dest += path[start:end]
+		n := v.lstat(dest)
+		if n.mode&fs.ModeSymlink == 0 {
+			if n.err != nil {
+				return "", sawLink, n.err
+			}
+			if !n.mode.IsDir() && end < len(path) {
+				return "", sawLink, syscall.ENOTDIR
+			}
+			continue
+		}
+		sawLink = true
+		if links++; links > 255 {
+			return "", sawLink, errTooManyLinks
+		}
+		if n.err != nil {
+			return "", sawLink, n.err
+		}
+		path = n.link + path[end:]
+		if strings.HasPrefix(n.link, "/") {
+			dest, end = "/", 1
+		} else {
+			if r := strings.LastIndexByte(dest, '/'); r < volLen {
+				dest = "/"
+			} else {
+				dest = dest[:r]
+			}
+			end = 0
+		}
+	}
+	return filepath.Clean(dest), sawLink, nil
+}
+
+// resolveExisting resolves symlinks along the longest existing prefix of an
+// absolute clean path and appends the rest unchanged: what
+// EvalSymlinks(p) returns when it succeeds, and otherwise
+// EvalSymlinks(parent)+rest for the nearest parent that succeeds. sawLink
+// reports whether the walk of the whole path met a symlink: without one,
+// nothing below a root can lead out of it.
+//
+// One walk answers it. A parent's walk is the same steps as the path's,
+// up to the end of the parent's last component, so the walk records where
+// it stood at the end of each component of p, and on failure answers from
+// the last one it completed — or from the component it failed in, when
+// the failure was only that a file was followed by more components (the
+// parent ending there would not ask).
+func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
+	if !strings.HasPrefix(p, "/") || filepath.Clean(p) != p {
+		return v.resolveExistingByParents(p)
+	}
+	path := p
+	dest := "/"
+	links := 0
+	// The original component being walked ends where tail (p after it)
+	// begins; good is where the walk stood after the last one completed,
+	// rest the components after that one.
+	tail := p[min(len(p), nextSlash(p, 1)):]
+	good, rest := "/", p
+	for start, end := 1, 1; start < len(path); start = end {
+		for start < len(path) && path[start] == '/' {
+			start++
+		}
+		if start > len(path)-len(tail) {
+			// The walk has left the current component of p: it
+			// resolved, and so would a walk of p up to it.
+			good, rest = dest, tail
+			tail = tail[min(len(tail), nextSlash(tail, 1)):]
+		}
+		end = start
+		for end < len(path) && path[end] != '/' {
+			end++
+		}
+		switch {
+		case end == start:
+			continue
+		case path[start:end] == ".":
+			continue
+		case path[start:end] == "..":
+			r := strings.LastIndexByte(dest, '/')
+			if r < 1 || dest[r+1:] == ".." {
+				if len(dest) > 1 {
+					dest += "/"
+				}
+				dest += ".."
+			} else {
+				dest = dest[:r]
+			}
+			continue
+		}
+		if dest[len(dest)-1] != '/' {
+			dest += "/"
+		}
+		dest += path[start:end]
+		n := v.lstat(dest)
+		if n.mode&fs.ModeSymlink == 0 {
+			if n.err != nil {
+				return joinRest(good, rest), sawLink
+			}
+			if !n.mode.IsDir() && end < len(path) {
+				if end == len(path)-len(tail) {
+					// Only the components after this one fail: the walk
+					// of p up to here succeeds.
+					return joinRest(dest, tail), sawLink
+				}
+				return joinRest(good, rest), sawLink
+			}
+			continue
+		}
+		sawLink = true
+		if links++; links > 255 || n.err != nil {
+			return joinRest(good, rest), sawLink
+		}
+		path = n.link + path[end:]
+		if strings.HasPrefix(n.link, "/") {
+			dest, end = "/", 1
+		} else {
+			if r := strings.LastIndexByte(dest, '/'); r < 1 {
+				dest = "/"
+			} else {
+				dest = dest[:r]
+			}
+			end = 0
+		}
+	}
+	return filepath.Clean(dest), sawLink
+}
+
+// nextSlash is the index of the first '/' in s at or after from, or
+// len(s).
+func nextSlash(s string, from int) int {
+	if from >= len(s) {
+		return len(s)
+	}
+	if i := strings.IndexByte(s[from:], '/'); i >= 0 {
+		return from + i
+	}
+	return len(s)
+}
+
+// joinRest is filepath.Join(Clean(dir), rest) for rest "" or "/c/…".
+func joinRest(dir, rest string) string {
+	return filepath.Clean(dir + rest)
+}
+
+// resolveExistingByParents is resolveExisting as first written: the path,
+// then each parent, until one resolves. It serves paths that are not
+// absolute and clean.
+func (v *fsView) resolveExistingByParents(p string) (resolved string, sawLink bool) {
+	r, sawLink, err := v.evalSymlinks(p)
+	if err == nil {
+		return r, sawLink
+	}
+	dir, rest := filepath.Dir(p), filepath.Base(p)
+	for dir != "/" && dir != "." {
+		if r, _, err := v.evalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), sawLink
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = filepath.Dir(dir)
+	}
+	return p, sawLink
+}

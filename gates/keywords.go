@@ -1,0 +1,285 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The keyword prefilter: every keyword the scanners look for (a secret
+// rule's prefix, a vendor's name, a code operation) is found in one pass
+// over the text, by an Aho–Corasick automaton compiled into a dense DFA
+// over byte classes, as gitleaks does before its regular expressions. The
+// expensive checks then run only where their keywords occur: a rule whose
+// keywords are absent costs nothing, and a per-line rule reads only the
+// lines that hold one. Matching is linear in the text, whatever the number
+// of keywords.
+
+// kwID names one keyword of a kwMatcher.
+type kwID uint16
+
+// kwSpec is one keyword: its text and whether it matches the lower-cased
+// text (fold) or the text exactly.
+type kwSpec struct {
+	text string
+	fold bool
+}
+
+// kwMatcher is an immutable compiled keyword set, safe for concurrent use.
+type kwMatcher struct {
+	kws    []kwSpec
+	class  [256]uint8 // byte → class; 0 is every byte no keyword holds
+	nclass int
+	next   []uint16 // state*nclass + class → state; state 0 is the root
+	outOff []uint32 // state → its outputs: outs[outOff[s]:outOff[s+1]]
+	outs   []kwID   // keywords ending at a state, suffix links included
+}
+
+// kwBuilder collects keywords and compiles them once.
+type kwBuilder struct {
+	kws []kwSpec
+	ids map[kwSpec]kwID
+}
+
+func newKwBuilder() *kwBuilder { return &kwBuilder{ids: map[kwSpec]kwID{}} }
+
+// add returns the id of a keyword, adding it on first use. Keywords are
+// ASCII without a newline: a match then lies within one line, which is
+// what the per-line rules rely on.
+func (b *kwBuilder) add(text string, fold bool) kwID {
+	if text == "" || strings.IndexByte(text, '\n') >= 0 {
+		panic(fmt.Sprintf("gates: keyword %q is empty or spans lines", text))
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			panic(fmt.Sprintf("gates: keyword %q is not ASCII", text))
+		}
+	}
+	if fold && asciiLower(text) != text {
+		// A folded keyword is matched against lower-cased text: written
+		// with a capital it could never match, which is a bug to catch.
+		panic(fmt.Sprintf("gates: folded keyword %q has upper-case letters", text))
+	}
+	k := kwSpec{text: text, fold: fold}
+	if id, ok := b.ids[k]; ok {
+		return id
+	}
+	id := kwID(len(b.kws))
+	b.kws = append(b.kws, k)
+	b.ids[k] = id
+	return id
+}
+
+// group adds keywords of one kind and returns them as a set.
+func (b *kwBuilder) group(fold bool, texts ...string) kwGroup {
+	var g kwGroup
+	for _, t := range texts {
+		g.ids = append(g.ids, b.add(t, fold))
+	}
+	return g
+}
+
+// build compiles the automaton over the lower-cased keywords; exact
+// keywords are verified against the original text when they match.
+func (b *kwBuilder) build() *kwMatcher {
+	m := &kwMatcher{kws: b.kws}
+	m.nclass = 1
+	for _, k := range b.kws {
+		for i := 0; i < len(k.text); i++ {
+			c := asciiLowerByte(k.text[i])
+			if m.class[c] == 0 {
+				m.class[c] = uint8(m.nclass)
+				m.nclass++
+			}
+		}
+	}
+	// The trie, by class.
+	type node struct {
+		child map[uint8]int
+		out   []kwID
+	}
+	nodes := []node{{child: map[uint8]int{}}}
+	for id, k := range b.kws {
+		s := 0
+		for i := 0; i < len(k.text); i++ {
+			c := m.class[asciiLowerByte(k.text[i])]
+			nx, ok := nodes[s].child[c]
+			if !ok {
+				nx = len(nodes)
+				nodes = append(nodes, node{child: map[uint8]int{}})
+				nodes[s].child[c] = nx
+			}
+			s = nx
+		}
+		nodes[s].out = append(nodes[s].out, kwID(id))
+	}
+	if len(nodes) > 1<<16 || len(b.kws) > maxKeywords {
+		panic("gates: too many keywords")
+	}
+	// Breadth first: failure links, the dense transition table, and each
+	// state's outputs extended by its failure state's.
+	nc := m.nclass
+	m.next = make([]uint16, len(nodes)*nc)
+	fail := make([]int, len(nodes))
+	outs := make([][]kwID, len(nodes))
+	queue := []int{0}
+	outs[0] = nodes[0].out
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for c := 1; c < nc; c++ {
+			v, ok := nodes[u].child[uint8(c)]
+			if !ok {
+				if u != 0 {
+					m.next[u*nc+c] = m.next[fail[u]*nc+c]
+				}
+				continue
+			}
+			m.next[u*nc+c] = uint16(v)
+			if u != 0 {
+				fail[v] = int(m.next[fail[u]*nc+c])
+			}
+			outs[v] = append(append([]kwID(nil), nodes[v].out...), outs[fail[v]]...)
+			queue = append(queue, v)
+		}
+	}
+	// Upper-case letters read as their lower-case class: the automaton
+	// folds ASCII case itself, and exact keywords are verified on a match.
+	for c := 'A'; c <= 'Z'; c++ {
+		m.class[c] = m.class[c+'a'-'A']
+	}
+	m.outOff = make([]uint32, len(nodes)+1)
+	for s := range nodes {
+		m.outs = append(m.outs, outs[s]...)
+		m.outOff[s+1] = uint32(len(m.outs))
+	}
+	return m
+}
+
+func asciiLowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// kwOcc is one occurrence of a keyword: its id and the offset just past
+// its last byte.
+type kwOcc struct {
+	id  kwID
+	end int32
+}
+
+// maxKeywords bounds a matcher's keywords, so that which occur fits in a
+// fixed array (kwHits lives on the caller's stack).
+const maxKeywords = 512
+
+// kwHits is what one pass found: which keywords occur, and where.
+type kwHits struct {
+	seen [maxKeywords / 64]uint64
+	occ  []kwOcc // ordered by end
+}
+
+// scan finds every keyword in text, into h.
+func (m *kwMatcher) scan(text string, h *kwHits) {
+	h.seen = [maxKeywords / 64]uint64{}
+	h.occ = h.occ[:0]
+	nc := m.nclass
+	next, class, outOff := m.next, &m.class, m.outOff
+	s := 0
+	for i := 0; i < len(text); i++ {
+		c := class[text[i]]
+		if c == 0 {
+			s = 0
+			continue
+		}
+		s = int(next[s*nc+int(c)])
+		if o, e := outOff[s], outOff[s+1]; o != e {
+			for _, id := range m.outs[o:e] {
+				k := m.kws[id]
+				if !k.fold && text[i+1-len(k.text):i+1] != k.text {
+					continue
+				}
+				h.seen[id/64] |= 1 << (id % 64)
+				if h.occ == nil {
+					h.occ = make([]kwOcc, 0, 16)
+				}
+				h.occ = append(h.occ, kwOcc{id: id, end: int32(i + 1)})
+			}
+		}
+	}
+}
+
+// contains says whether any keyword occurs in text, without recording
+// where.
+func (m *kwMatcher) contains(text string) bool {
+	nc := m.nclass
+	s := 0
+	for i := 0; i < len(text); i++ {
+		c := m.class[text[i]]
+		if c == 0 {
+			s = 0
+			continue
+		}
+		s = int(m.next[s*nc+int(c)])
+		if o, e := m.outOff[s], m.outOff[s+1]; o != e {
+			for _, id := range m.outs[o:e] {
+				if k := m.kws[id]; k.fold || text[i+1-len(k.text):i+1] == k.text {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// has says whether keyword id occurs.
+func (h *kwHits) has(id kwID) bool { return h.seen[id/64]&(1<<(id%64)) != 0 }
+
+// kwGroup is a set of keywords that one check looks for together.
+type kwGroup struct{ ids []kwID }
+
+// any says whether any keyword of g occurs.
+func (h *kwHits) any(g kwGroup) bool {
+	for _, id := range g.ids {
+		if h.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g kwGroup) holds(id kwID) bool {
+	for _, x := range g.ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// forLines calls fn with the bounds of every line of text holding a
+// keyword of g (the line without its newline), in order, once per line,
+// until fn returns false. Only the lines around occurrences are read.
+func (h *kwHits) forLines(text string, g kwGroup, fn func(start, end int) bool) {
+	if !h.any(g) {
+		return
+	}
+	done := -1 // end of the last line visited
+	for _, o := range h.occ {
+		last := int(o.end) - 1
+		if last < done || !g.holds(o.id) {
+			continue
+		}
+		start := strings.LastIndexByte(text[:last], '\n') + 1
+		end := strings.IndexByte(text[last:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += last
+		}
+		if !fn(start, end) {
+			return
+		}
+		done = end
+	}
+}

@@ -1,0 +1,83 @@
+package gates
+
+// checkState is what one check remembers while its gates run: each path
+// located once, the shell command analysed once, each directory asked of
+// the file system once, however many gates and vectors ask. Every check
+// starts with an empty one (Stack.beginCheck) used by no other check, so
+// nothing learnt about the disk outlives the check that learnt it.
+type checkState struct {
+	locs  smallMemo[[2]string, loc]
+	shell checkMemo
+	fs    fsView
+}
+
+// reset empties the memo for another check, keeping the room its slices
+// grew.
+func (st *checkState) reset() {
+	st.locs.reset()
+	st.fs.nodes.reset()
+	st.shell = checkMemo{}
+}
+
+// smallMemo is a map that stays a slice while it holds few entries: a
+// check looks up a handful of paths, and a slice of them is cheaper to
+// build and search than a map. Past smallMemoSlice entries it becomes a
+// map, so a command naming hundreds of paths stays linear.
+type smallMemo[K comparable, V any] struct {
+	entries []memoEntry[K, V]
+	m       map[K]V
+}
+
+type memoEntry[K comparable, V any] struct {
+	k K
+	v V
+}
+
+const smallMemoSlice = 16
+
+func (c *smallMemo[K, V]) get(k K) (V, bool) {
+	if c.m != nil {
+		v, ok := c.m[k]
+		return v, ok
+	}
+	for i := range c.entries {
+		if c.entries[i].k == k {
+			return c.entries[i].v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *smallMemo[K, V]) put(k K, v V) {
+	if c.m == nil && len(c.entries) < smallMemoSlice {
+		if c.entries == nil {
+			c.entries = make([]memoEntry[K, V], 0, 4)
+		}
+		c.entries = append(c.entries, memoEntry[K, V]{k, v})
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[K]V, 2*smallMemoSlice)
+		for _, e := range c.entries {
+			c.m[e.k] = e.v
+		}
+		c.entries = nil
+	}
+	c.m[k] = v
+}
+
+func (c *smallMemo[K, V]) len() int {
+	if c.m != nil {
+		return len(c.m)
+	}
+	return len(c.entries)
+}
+
+// reset empties the memo, keeping the slice's room (and dropping a map,
+// which only a rare check grows).
+func (c *smallMemo[K, V]) reset() {
+	clear(c.entries)
+	c.entries = c.entries[:0]
+	c.m = nil
+}
