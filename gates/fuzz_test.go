@@ -1,12 +1,17 @@
 package gates
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"pp-lsp/internal/testenv"
 )
 
 // FuzzDecodeJSON: any bytes decode to an action or a DecodeError, never a
@@ -20,6 +25,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		`[{"tool":"message"}]`, `null`, `"x"`, `{"tool":1}`, `{"tool":"eval","args":{"lang":"python","code":"1+1"},"explanation":"e","x":1}`,
 	} {
 		f.Add([]byte(s))
+	}
+	for _, a := range sharedActions(f) {
+		f.Add([]byte(a))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := DecodeJSON(data)
@@ -69,6 +77,17 @@ func FuzzShell(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, a := range sharedActions(f) {
+		var rec struct {
+			Tool string         `json:"tool"`
+			Args map[string]any `json:"args"`
+		}
+		if json.Unmarshal(a, &rec) == nil && rec.Tool == "shell" {
+			if cmd, ok := rec.Args["cmd"].(string); ok {
+				f.Add(cmd)
+			}
+		}
+	}
 	stack, err := New(DefaultConfig())
 	if err != nil {
 		f.Fatal(err)
@@ -97,4 +116,28 @@ func FuzzShell(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sharedActions are the actions of the labelled gate corpus, read in place
+// from ../shared as extra fuzz seeds (never copied into testdata). Without
+// ../shared there are none: the hand-made seeds above still run.
+func sharedActions(f *testing.F) []json.RawMessage {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(f), "..", "shared", "corpus", "gates", "*.jsonl"))
+	var out []json.RawMessage
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var rec struct {
+				Action json.RawMessage `json:"action"`
+			}
+			if len(line) < 64<<10 && json.Unmarshal(line, &rec) == nil && len(rec.Action) > 0 {
+				out = append(out, rec.Action)
+			}
+		}
+	}
+	return out
 }
