@@ -3,20 +3,22 @@ module pp-lsp
 go 1.26.8
 
 require (
-	github.com/alecthomas/chroma/v2 v2.24.1 // indirect
+	github.com/google/uuid v1.6.0
+	github.com/niklasfasching/go-org v1.9.1
+	github.com/philippgille/chromem-go v0.7.0
+	github.com/pkoukk/tiktoken-go v0.1.8
+	github.com/pkoukk/tiktoken-go-loader v0.0.2
+	github.com/stretchr/testify v1.12.1
+	go.lsp.dev/jsonrpc2 v1.0.1
+	go.lsp.dev/protocol v1.0.1
+	go.lsp.dev/uri v1.0.1
+	golang.org/x/tools v0.52.0
+	mvdan.cc/sh/v3 v3.14.1
+)
+
+require (
 	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
-	github.com/google/uuid v1.6.0 // indirect
-	github.com/niklasfasching/go-org v1.9.1 // indirect
-	github.com/philippgille/chromem-go v0.7.0 // indirect
-	github.com/pkoukk/tiktoken-go v0.1.8 // indirect
-	github.com/pkoukk/tiktoken-go-loader v0.0.2 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.lsp.dev/jsonrpc2 v1.0.1 // indirect
-	go.lsp.dev/protocol v1.0.1 // indirect
-	go.lsp.dev/uri v1.0.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.61.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
