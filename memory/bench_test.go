@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -223,5 +224,71 @@ func BenchmarkChromemExhaustive100k(b *testing.B) {
 		if _, err := col.QueryEmbedding(context.Background(), queries[rng.IntN(len(queries))], 10, nil, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNearestMinScore100k asks for the 10 nearest neighbours scoring
+// at least 0.75 (the context renderer's threshold) among 100k trigram
+// vectors, without and with MinScore (without it, the answer is the top
+// 10 cut at 0.75 by the caller), and reports the latency distribution,
+// the recall of the threshold's neighbours against the exhaustive search,
+// and how many neighbours pass on average.
+func BenchmarkNearestMinScore100k(b *testing.B) {
+	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
+	m, err := Open(context.Background(), Options{Roots: []string{dir}, Embed: true})
+	require.NoError(b, err)
+	defer m.Close(context.Background())
+	require.NoError(b, m.WaitEmbedded(context.Background()))
+	s := m.Snapshot()
+	var nodes []Node
+	for n := range s.Nodes() {
+		if _, ok := s.Vector(n); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	ctx := context.Background()
+	const threshold = 0.75
+	for _, minScore := range []float32{0, threshold} {
+		b.Run(fmt.Sprintf("MinScore=%g", minScore), func(b *testing.B) {
+			opts := NearestOptions{K: 10, MinScore: minScore}
+			rng := rand.New(rand.NewPCG(3, 4))
+			var hit, all, passed int
+			for range 300 {
+				n := nodes[rng.IntN(len(nodes))]
+				fast, err := s.Nearest(ctx, n, opts)
+				require.NoError(b, err)
+				exact, err := s.Nearest(ctx, n, NearestOptions{K: 10, MinScore: threshold, Exact: true})
+				require.NoError(b, err)
+				got := map[Node]bool{}
+				for _, r := range fast {
+					if r.Score >= threshold {
+						got[r.Node] = true
+						passed++
+					}
+				}
+				for _, r := range exact {
+					all++
+					if got[r.Node] {
+						hit++
+					}
+				}
+			}
+			var lat []time.Duration
+			b.ResetTimer()
+			for b.Loop() {
+				n := nodes[rng.IntN(len(nodes))]
+				t0 := time.Now()
+				if _, err := s.Nearest(ctx, n, opts); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(hit)/float64(max(all, 1)), "recall@0.75")
+			b.ReportMetric(float64(passed)/300, "passing/query")
+		})
 	}
 }

@@ -26,6 +26,18 @@
 // embedder that may be a remote service — and so are never anyone's
 // neighbour.
 //
+// # Editing
+//
+// An edit of an open buffer costs what it changes, not the size of the
+// file: orgast parses again only the top-level subtrees it touches, and
+// the file's index keeps everything it knew about the nodes the edit did
+// not touch — those before it as they were, those after it moved — and
+// indexes again only the touched nodes, their ancestors and the file node
+// (reindex). Vectors, lookup tables, link resolutions and what the
+// file's findings learnt from the rest of the memex are carried over the
+// same way. The result is always exactly what indexing the new text from
+// scratch gives; the tests and a fuzz target hold the two to it.
+//
 // # Hashes
 //
 // Each node's Merkle hash covers its own bytes (its subtree minus its
@@ -43,8 +55,9 @@
 // backoff while the embedder fails; zero and non-finite vectors and
 // vectors of another dimension are never stored. Vectors are kept once,
 // in half precision; a nearest-neighbour query scans 512-bit sign
-// signatures and scores a shortlist exactly (Snapshot.Nearest). The
-// default embedder is memory/trigram.
+// signatures and scores a shortlist exactly (Snapshot.Nearest); a minimum
+// score bounds the shortlist instead of widening it. The default embedder
+// is memory/trigram.
 //
 // # Persistence
 //

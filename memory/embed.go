@@ -44,13 +44,20 @@ func newEmbedQueue() *embedQueue {
 	return &embedQueue{refs: map[ContentKey]queued{}, changed: make(chan struct{}), signal: make(chan struct{}, 1)}
 }
 
-func (q *embedQueue) add(it queued) {
+// addAll queues items; an item whose key is queued already replaces the
+// queued one (the newer file version), keeping its place.
+func (q *embedQueue) addAll(items []queued) {
+	if len(items) == 0 {
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if _, ok := q.refs[it.key]; !ok {
-		q.keys = append(q.keys, it.key)
+	for _, it := range items {
+		if _, ok := q.refs[it.key]; !ok {
+			q.keys = append(q.keys, it.key)
+		}
+		q.refs[it.key] = it
 	}
-	q.refs[it.key] = it
 }
 
 // wake tells the worker there may be work.

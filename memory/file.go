@@ -1,11 +1,14 @@
 package memory
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"hash"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"pp-lsp/orgast"
@@ -30,21 +33,32 @@ type fileIndex struct {
 	links []linkInfo
 	// privacy is the tag set private bits were computed with.
 	privacy *privacySet
-	// keys are what the file contributes to the global indexes.
-	keys fileKeys
-	// idLinks counts its id links.
-	idLinks int
+	// keys are what the file contributes to the global indexes, shared
+	// with the version before when they are the same.
+	keys *fileKeys
+	// lineSearches counts the links into the file itself whose search is
+	// a line number: their resolution moves with every line added above.
+	lineSearches int
 
 	// lookup holds the tables for resolving links into this file, and
 	// internal the resolution of its own internal links, both made on
 	// first use (and shared by the copies withPrivacy makes).
 	lookup   *lookupCell
 	internal *internalCell
+	// status holds what the file's findings last learnt from the rest of
+	// the memex (see fileStatus); derive, for a version reindex made, says
+	// how to carry the previous version's over.
+	status *statusCell
+	derive *statusSplice
 }
 
+// lookupCell holds a file version's lookup tables, made on first use —
+// or, for a version reindex made from one whose tables were made, right
+// away from those (see fileLookup.patched), so that typing never pays for
+// the whole file's tables.
 type lookupCell struct {
-	once sync.Once
-	v    *fileLookup
+	mu sync.Mutex
+	v  atomic.Pointer[fileLookup]
 }
 
 // nodeInfo is the per-node data the memex computes on top of orgast.
@@ -59,10 +73,12 @@ type nodeInfo struct {
 	embeddable  bool  // its embedding text is not blank
 }
 
-// idCarrier is one node carrying an :ID:.
+// idCarrier is one node carrying an :ID:. The id is detached from the
+// file's bytes (see detachStrings): carriers outlive their version.
 type idCarrier struct {
-	id   string
-	node int32
+	id    string
+	node  int32
+	shard uint8 // shardOf(id)
 }
 
 // linkKind says how a link is resolved.
@@ -80,48 +96,81 @@ const (
 // linkInfo is the memex's reading of one orgast link.
 type linkInfo struct {
 	kind linkKind
-	// target is the absolute, clean target path of a file link (its search
-	// is org.Links[i].Search).
+	// target is the key the link contributes to the global indexes: the
+	// ID of an id link, the absolute, clean target path of a file link
+	// (its search is org.Links[i].Search), "" for other kinds. Like every
+	// string an index keeps beyond its version, it does not view the
+	// file's bytes.
 	target string
+	// shard is shardOf(target): where the global indexes keep it.
+	shard uint8
 }
 
 // internalLink is where a link within its own file lands: a node index,
-// or -1 with ok false when it finds nothing.
+// or -1 with ok false when it finds nothing. dep and key say what the
+// answer came from, so that the next version of the file can tell whether
+// the answer may have changed (see patchInternal): key is the hash of the
+// search words when dep is depWords.
 type internalLink struct {
 	node int32
 	ok   bool
+	dep  searchDep
+	key  uint64
 }
 
+// searchDep is what a search inside a file asked.
+type searchDep uint8
+
+const (
+	depNone     searchDep = iota // nothing: not a search, blank, or never checked
+	depWords                     // <<targets>>, #+NAME: lines and titles, by its words
+	depCustomID                  // the CUSTOM_IDs
+	depLine                      // the line numbers
+)
+
+// internalCell holds a file version's internal-link resolutions, made on
+// first use, or carried over from the version before (see patchInternal).
 type internalCell struct {
-	once sync.Once
-	v    []internalLink
+	mu sync.Mutex
+	v  atomic.Pointer[[]internalLink]
 }
 
 // internalLinks resolves, once per file version, every link that lands in
 // the file itself: [[*heading]], [[#custom-id]], fuzzy links, and file
-// links naming the file. Other links get {-1, false}; see isInternal.
+// links naming the file. Other links get {-1, false}.
 func (f *fileIndex) internalLinks() []internalLink {
-	f.internal.once.Do(func() {
-		out := make([]internalLink, len(f.links))
-		for i := range f.links {
-			l := &f.org.Links[i]
-			out[i] = internalLink{node: -1}
-			switch {
-			case f.links[i].kind == linkInternal && strings.EqualFold(l.Type, "custom-id"):
-				out[i].node, out[i].ok = f.resolveSearch("#"+l.Path, false)
-			case f.links[i].kind == linkInternal:
-				out[i].node, out[i].ok = f.resolveSearch(l.Path, false)
-			case f.links[i].kind == linkFile && f.links[i].target == f.path:
-				if l.HasSearch && strings.TrimSpace(l.Search) != "" {
-					out[i].node, out[i].ok = f.resolveSearch(l.Search, true)
-				} else {
-					out[i].node, out[i].ok = 0, true
-				}
-			}
+	c := f.internal
+	if v := c.v.Load(); v != nil {
+		return *v
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v := c.v.Load(); v != nil {
+		return *v
+	}
+	out := make([]internalLink, len(f.links))
+	for i := range f.links {
+		out[i] = f.resolveInternal(i)
+	}
+	c.v.Store(&out)
+	return out
+}
+
+// resolveInternal resolves link i when it lands in the file itself.
+func (f *fileIndex) resolveInternal(i int) internalLink {
+	l := &f.org.Links[i]
+	switch li := &f.links[i]; {
+	case li.kind == linkInternal && strings.EqualFold(l.Type, "custom-id"):
+		return f.search("#"+l.Path, false)
+	case li.kind == linkInternal:
+		return f.search(l.Path, false)
+	case li.kind == linkFile && li.target == f.path:
+		if l.HasSearch && strings.TrimSpace(l.Search) != "" {
+			return f.search(l.Search, true)
 		}
-		f.internal.v = out
-	})
-	return f.internal.v
+		return internalLink{node: 0, ok: true}
+	}
+	return internalLink{node: -1}
 }
 
 // embedTextLimit bounds the bytes of body text a node's embedding sees:
@@ -139,14 +188,14 @@ func buildFile(path string, rootIdx int, rel string, src []byte, priv *privacySe
 func indexParsed(path string, rootIdx int, rel string, org *orgast.File, priv *privacySet) *fileIndex {
 	f := newFileIndex(path, rootIdx, rel, org, priv)
 	f.hashNodesReusing(nil, nil)
-	f.keys = f.computeKeysReusing(nil)
+	f.keys = f.computeKeys()
 	return f
 }
 
 // newFileIndex does the cheap part of indexing: the tree, IDs, privacy
 // and link kinds. Hashes and keys come after.
 func newFileIndex(path string, rootIdx int, rel string, org *orgast.File, priv *privacySet) *fileIndex {
-	f := &fileIndex{path: path, root: rootIdx, rel: rel, org: org, privacy: priv, lookup: &lookupCell{}, internal: &internalCell{}}
+	f := &fileIndex{path: path, root: rootIdx, rel: rel, org: org, privacy: priv, lookup: &lookupCell{}, internal: &internalCell{}, status: &statusCell{}}
 	hs := org.Headlines
 	n := 1 + len(hs)
 	f.nodes = make([]nodeInfo, n)
@@ -176,6 +225,22 @@ func newFileIndex(path string, rootIdx int, rel string, org *orgast.File, priv *
 	}
 	f.markPrivate()
 	f.classifyLinks()
+	keep := make([]*string, 0, len(f.ids)+len(f.links))
+	for k := range f.ids {
+		keep = append(keep, &f.ids[k].id)
+	}
+	for k := range f.links {
+		keep = append(keep, &f.links[k].target)
+	}
+	detachStrings(keep)
+	for k := range f.ids {
+		f.ids[k].shard = uint8(shardOf(f.ids[k].id))
+	}
+	for k := range f.links {
+		if t := f.links[k].target; t != "" {
+			f.links[k].shard = uint8(shardOf(t))
+		}
+	}
 	return f
 }
 
@@ -252,37 +317,38 @@ func (f *fileIndex) ownSegments(i int32, text func(orgast.Range), child func(int
 // hashNodesReusing computes every node's Merkle hash (its own bytes and
 // its children's hashes, in document order) and content key (its
 // embedding text), taking them from prev for nodes where reuse names a
-// counterpart (reuse[i] >= 0; see reindex). Children come after parents,
-// so a backward pass has every child's hash ready.
+// counterpart (reuse[i] >= 0; see reindexAll). Children come after
+// parents, so a backward pass has every child's hash ready.
 func (f *fileIndex) hashNodesReusing(prev *fileIndex, reuse []int32) {
 	m := newMerkleHasher()
-	src := f.org.Src
 	ch := sha256.New()
-	var sum [sha256.Size]byte
 	for i := int32(len(f.nodes)) - 1; i >= 0; i-- {
 		if reuse != nil && reuse[i] >= 0 {
 			o := &prev.nodes[reuse[i]]
 			f.nodes[i].merkle, f.nodes[i].content, f.nodes[i].embeddable = o.merkle, o.content, o.embeddable
 			continue
 		}
-		m.begin(tagNode)
-		f.ownSegments(i,
-			func(r orgast.Range) { m.text(src[r.Start:r.End]) },
-			func(c int32) { m.child(&f.nodes[c].merkle) })
-		f.nodes[i].merkle = m.end()
-
-		ch.Reset()
-		blank := true
-		f.embedText(i, func(b []byte) {
-			ch.Write(b)
-			if blank && strings.TrimSpace(string(b)) != "" {
-				blank = false
-			}
-		})
-		ch.Sum(sum[:0])
-		copy(f.nodes[i].content[:], sum[:16])
-		f.nodes[i].embeddable = !blank
+		f.nodes[i].merkle = f.merkleOf(m, i)
+		f.hashContent(ch, i)
 	}
+}
+
+// hashContent computes node i's content key (the hash of its embedding
+// text, with ch, a SHA-256 state to reuse) and whether that text is more
+// than white space.
+func (f *fileIndex) hashContent(ch hash.Hash, i int32) {
+	ch.Reset()
+	blank := true
+	f.embedText(i, func(b []byte) {
+		ch.Write(b)
+		if blank && len(bytes.TrimSpace(b)) > 0 {
+			blank = false
+		}
+	})
+	var sum [sha256.Size]byte
+	ch.Sum(sum[:0])
+	copy(f.nodes[i].content[:], sum[:16])
+	f.nodes[i].embeddable = !blank
 }
 
 // embedTextLen bounds the length of node i's embedding text.
@@ -402,32 +468,47 @@ func sortRanges(rs []orgast.Range) {
 	}
 }
 
-// classifyLinks reads every link of the file: its kind, a file link's
-// absolute target, and the resolution of links within the file.
+// classifyLinks reads every link of the file: its kind and its key.
+// The keys view the file's bytes until indexParsed detaches them.
 func (f *fileIndex) classifyLinks() {
 	links := f.org.Links
 	f.links = make([]linkInfo, len(links))
 	dir := filepath.Dir(f.path)
 	for i := range links {
-		l := &links[i]
-		li := &f.links[i]
-		switch strings.ToLower(l.Type) {
-		case "id":
-			li.kind = linkID
-			f.idLinks++
-		case "file":
-			li.kind = linkFile
-			li.target = fileLinkTarget(dir, l.Path)
-		case "fuzzy", "custom-id":
-			li.kind = linkInternal
-		case "radio":
-			li.kind = linkRadio
-		case "coderef":
-			li.kind = linkCoderef
-		default:
-			li.kind = linkExternal
+		f.links[i] = classifyLink(dir, &links[i])
+		if f.isLineSearch(i) {
+			f.lineSearches++
 		}
 	}
+}
+
+// classifyLink reads one link: its kind, and its key (viewing the link's
+// strings where it can).
+func classifyLink(dir string, l *orgast.Link) linkInfo {
+	switch strings.ToLower(l.Type) {
+	case "id":
+		return linkInfo{kind: linkID, target: l.Path}
+	case "file":
+		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, l.Path)}
+	case "fuzzy", "custom-id":
+		return linkInfo{kind: linkInternal}
+	case "radio":
+		return linkInfo{kind: linkRadio}
+	case "coderef":
+		return linkInfo{kind: linkCoderef}
+	}
+	return linkInfo{kind: linkExternal}
+}
+
+// isLineSearch reports whether link i is a link into the file itself
+// whose search is a line number (see fileIndex.lineSearches).
+func (f *fileIndex) isLineSearch(i int) bool {
+	li, l := &f.links[i], &f.org.Links[i]
+	if li.kind != linkFile || li.target != f.path || !l.HasSearch {
+		return false
+	}
+	_, err := strconv.Atoi(l.Search)
+	return err == nil
 }
 
 // fileLinkTarget makes a file link's path absolute, as Org does: relative
@@ -444,68 +525,7 @@ func fileLinkTarget(dir, p string) string {
 	return filepath.Clean(p)
 }
 
-// keys are the sorted lists a file contributes to the global indexes.
-type fileKeys struct {
-	ids         []string // ID values, one per carrier (a multiset)
-	idTargets   []string // distinct targets of its id links
-	fileTargets []string // distinct absolute targets of its file links to other files
-	// sum fingerprints the three lists' sources in document order: equal
-	// sums, equal lists, so an edit that touches no ID and no link target
-	// reuses the sorted lists of the version before.
-	sum [32]byte
-}
-
-// keySum fingerprints what computeKeys reads.
-func (f *fileIndex) keySum() [32]byte {
-	h := sha256.New()
-	for _, c := range f.ids {
-		h.Write([]byte(c.id))
-		h.Write([]byte{0})
-	}
-	h.Write([]byte{1})
-	for i, li := range f.links {
-		switch li.kind {
-		case linkID:
-			h.Write([]byte{2})
-			h.Write([]byte(f.org.Links[i].Path))
-		case linkFile:
-			h.Write([]byte{3})
-			h.Write([]byte(li.target))
-		}
-	}
-	var s [32]byte
-	h.Sum(s[:0])
-	return s
-}
-
-func (f *fileIndex) computeKeysReusing(prev *fileIndex) fileKeys {
-	sum := f.keySum()
-	if prev != nil && prev.keys.sum == sum {
-		return prev.keys
-	}
-	k := fileKeys{sum: sum}
-	for _, c := range f.ids {
-		k.ids = append(k.ids, c.id)
-	}
-	slices.Sort(k.ids)
-	for i, li := range f.links {
-		switch li.kind {
-		case linkID:
-			k.idTargets = append(k.idTargets, f.org.Links[i].Path)
-		case linkFile:
-			if li.target != f.path {
-				k.fileTargets = append(k.fileTargets, li.target)
-			}
-		}
-	}
-	slices.Sort(k.idTargets)
-	k.idTargets = slices.Compact(k.idTargets)
-	slices.Sort(k.fileTargets)
-	k.fileTargets = slices.Compact(k.fileTargets)
-	return k
-}
-
-// carrierOf returns the nodes of this file carrying id, in document order.
+// carriersOf returns the nodes of this file carrying id, in document order.
 func (f *fileIndex) carriersOf(id string) []int32 {
 	var out []int32
 	for _, c := range f.ids {

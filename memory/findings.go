@@ -75,26 +75,11 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 		return out
 	}
 	f := e.idx
+	st := s.statusOf(f)
 	var out []Finding
-	// Each distinct ID is looked up once (keys.ids is sorted).
-	dup := map[string]int{}
-	for k, id := range f.keys.ids {
-		if k > 0 && f.keys.ids[k-1] == id {
-			continue
-		}
-		if paths, _ := s.ids.get(id); len(paths) > 1 {
-			dup[id] = len(paths)
-		}
-	}
-	broken := map[string]bool{}
-	for _, t := range f.keys.idTargets {
-		if !s.HasID(t) {
-			broken[t] = true
-		}
-	}
-	for _, c := range f.ids {
-		carriers := dup[c.id]
-		if carriers == 0 {
+	for k, c := range f.ids {
+		carriers := st.carriers[k]
+		if carriers < 2 {
 			continue
 		}
 		fd := Finding{Path: f.path, Severity: SeverityError, Code: CodeDuplicateID}
@@ -110,18 +95,45 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 		fd.Message = fmt.Sprintf("the ID %s is carried by %d nodes; an ID must name one node", c.id, carriers)
 		out = append(out, fd)
 	}
+	var internal []internalLink
 	for i := range f.links {
-		if f.links[i].kind == linkID {
-			if broken[f.org.Links[i].Path] {
-				l := &f.org.Links[i]
-				out = append(out, Finding{Path: f.path, Range: l.Range, Line: f.org.Lines.Line(l.Range.Start), Severity: SeverityWarning,
-					Code: CodeBrokenIDLink, Message: fmt.Sprintf("no node in the memex carries the ID %s", l.Path)})
+		l := &f.org.Links[i]
+		fd := Finding{Path: f.path, Range: l.Range, Severity: SeverityWarning}
+		switch li := &f.links[i]; {
+		case li.kind == linkID:
+			if st.links[i] != LinkBroken {
+				continue
 			}
+			fd.Code, fd.Message = CodeBrokenIDLink, fmt.Sprintf("no node in the memex carries the ID %s", l.Path)
+		case li.kind == linkInternal, li.kind == linkFile && li.target == f.path && !isRemote(l.Path):
+			if internal == nil {
+				internal = f.internalLinks()
+			}
+			if internal[i].ok {
+				continue
+			}
+			if li.kind == linkInternal {
+				fd.Code, fd.Message = CodeBrokenInternalLink, fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)
+			} else {
+				fd.Code, fd.Message = CodeBrokenSearch, fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+			}
+		case li.kind == linkFile:
+			switch st.links[i] {
+			case LinkSearchBroken:
+				fd.Code, fd.Message = CodeBrokenSearch, fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+			case linkOnDisk:
+				if _, err := os.Stat(li.target); err == nil {
+					continue
+				}
+				fd.Code, fd.Message = CodeBrokenFileLink, fmt.Sprintf("the file %s does not exist", l.Path)
+			default:
+				continue
+			}
+		default:
 			continue
 		}
-		if fd, bad := s.linkFinding(f, i); bad {
-			out = append(out, fd)
-		}
+		fd.Line = f.org.Lines.Line(l.Range.Start)
+		out = append(out, fd)
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return a.Range.Start - b.Range.Start })
 	return out
@@ -143,42 +155,6 @@ func idRange(f *fileIndex, i int32) orgast.Range {
 		}
 	}
 	return orgast.Range{}
-}
-
-// linkFinding checks link i of file f.
-func (s *Snapshot) linkFinding(f *fileIndex, i int) (Finding, bool) {
-	l := &f.org.Links[i]
-	li := &f.links[i]
-	fd := Finding{Path: f.path, Range: l.Range, Line: f.org.Lines.Line(l.Range.Start), Severity: SeverityWarning}
-	switch li.kind {
-	case linkID:
-		if _, ok := s.ids.get(l.Path); ok {
-			return fd, false
-		}
-		fd.Code = CodeBrokenIDLink
-		fd.Message = fmt.Sprintf("no node in the memex carries the ID %s", l.Path)
-		return fd, true
-	case linkInternal:
-		if f.internalLinks()[i].ok {
-			return fd, false
-		}
-		fd.Code = CodeBrokenInternalLink
-		fd.Message = fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)
-		return fd, true
-	case linkFile:
-		r := s.resolveFileLink(f, i)
-		switch r.Status {
-		case LinkBroken:
-			fd.Code = CodeBrokenFileLink
-			fd.Message = r.Reason
-			return fd, true
-		case LinkSearchBroken:
-			fd.Code = CodeBrokenSearch
-			fd.Message = r.Reason
-			return fd, true
-		}
-	}
-	return fd, false
 }
 
 // LinkStatus is what resolving a link found.

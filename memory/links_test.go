@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -135,4 +136,39 @@ func TestResolveLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNameLinks checks fuzzy links to #+NAME: lines against what Emacs
+// answers (testdata/names.txtar), then that an edit which unnames an
+// element breaks the links to it.
+func TestNameLinks(t *testing.T) {
+	root, ar := loadScenario(t, "names.txtar")
+	m := openMemex(t, Options{Roots: []string{root}})
+	path := filepath.Join(root, "n.org")
+	resolved := func(s *Snapshot) string {
+		f, ok := s.File(path)
+		require.True(t, ok)
+		var b strings.Builder
+		for i, l := range f.Org().Links {
+			r := s.ResolveLink(path, i)
+			answer := "broken"
+			if r.Status == LinkResolved {
+				answer = r.Target.Title()
+			}
+			fmt.Fprintf(&b, "%s %s\n", l.Raw, answer)
+		}
+		return b.String()
+	}
+	assert.Equal(t, want(ar, "want/resolved"), resolved(m.Snapshot()))
+
+	ctx := t.Context()
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, err = m.SetBuffer(ctx, path, 1, text)
+	require.NoError(t, err)
+	at := strings.Index(string(text), "| a |")
+	require.Positive(t, at)
+	s, err := m.EditBuffer(ctx, path, 2, TextEdit{Start: at, End: at, Text: "\n"})
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(want(ar, "want/resolved"), "table-one Names", "table-one broken", 1), resolved(s))
 }

@@ -442,16 +442,31 @@ func (m *Memex) putBuffer(cur *Snapshot, cfg *config, old *fileEntry, had bool, 
 	if prev != nil && prev.privacy != cfg.privacy {
 		prev = nil // flags differ: nothing to reuse safely
 	}
-	var from []int32
-	e.idx, from = reindex(prev, abs, ri, rel, org, cfg.privacy, edit)
+	var nm *nodeMap
+	e.idx, nm = reindex(prev, abs, ri, rel, org, cfg.privacy, edit)
 	pv := prevVectors{}
 	if had {
-		pv = prevVectors{idx: old.idx, seg: old.vecs, from: from}
+		pv = prevVectors{idx: old.idx, seg: old.vecs}
+		if prev != nil {
+			pv.nm = nm
+		}
 	}
 	e.vecs = m.vectorsFor(e.idx, pv)
 	b := newBuilder(cur)
-	b.put(e)
-	s := m.publish(b.build(m.nextGen()))
+	if pv.nm != nil && (e.idx.keys == prev.keys || pv.nm.keys != nil) {
+		// Made from the current version, with what changed in its keys.
+		b.putPatched(e, pv.nm.keys)
+	} else {
+		b.put(e)
+	}
+	s := b.build(m.nextGen())
+	if e.idx.derive != nil {
+		// Someone asked for the findings of the version before (an
+		// editor showing them): carry what they learnt over now, so that
+		// a version nobody asks about does not break the chain.
+		s.statusOf(e.idx)
+	}
+	m.publish(s)
 	m.queue.wake() // after publishing: the worker reads the current snapshot
 	return s
 }

@@ -86,6 +86,76 @@ func TestNearestMatchesChromem(t *testing.T) {
 	recall := float64(hits) / float64(total)
 	t.Logf("recall@10 of the fast path against the exact search: %.3f", recall)
 	assert.GreaterOrEqual(t, recall, 0.95)
+
+	// MinScore: the fast path scores only the rows within reach, never
+	// the whole memex, and finds what the exhaustive search finds above
+	// the threshold.
+	for _, minScore := range []float32{0.6, 0.75, 0.9} {
+		hits, total := 0, 0
+		for range 40 {
+			q := nodes[rng.IntN(len(nodes))]
+			exact, err := s.Nearest(ctx, q, NearestOptions{K: 10, MinScore: minScore, Exact: true})
+			require.NoError(t, err)
+			fast, err := s.Nearest(ctx, q, NearestOptions{K: 10, MinScore: minScore})
+			require.NoError(t, err)
+			got := map[Node]bool{}
+			for i, r := range fast {
+				assert.GreaterOrEqual(t, r.Score, minScore)
+				if i > 0 {
+					assert.GreaterOrEqual(t, fast[i-1].Score, r.Score)
+				}
+				got[r.Node] = true
+			}
+			for _, r := range exact {
+				total++
+				if got[r.Node] {
+					hits++
+				}
+			}
+		}
+		if total > 0 {
+			t.Logf("MinScore %g: %d of %d neighbours above it found", minScore, hits, total)
+			assert.GreaterOrEqual(t, float64(hits)/float64(total), 0.98, "MinScore %g", minScore)
+		}
+	}
+}
+
+// TestMinScoreReach checks what the MinScore cut rests on: every stored
+// vector v has v·c = |c|² for the signatures' centre c, and the reach
+// grows as the threshold falls, from nothing above a score no vector can
+// have to every row below any score a vector can have.
+func TestMinScoreReach(t *testing.T) {
+	o := memexgen.Defaults()
+	o.Files, o.Headlines = 10, 600
+	m := embeddedMemex(t, o)
+	s := m.Snapshot()
+	c := s.cfg.signCenter
+	require.NotNil(t, c, "the trigram embedder's vectors are signed centred")
+	var cc float64
+	for _, x := range c {
+		cc += float64(x) * float64(x)
+	}
+	var q []float32
+	segs, _ := s.segments()
+	for _, sg := range segs {
+		for r := range sg.vecs.nodes {
+			v := vecmath.FromHalf(sg.vecs.vecs[r], nil)
+			q = v
+			var vc float64
+			for i := range v {
+				vc += float64(v[i]) * float64(c[i])
+			}
+			require.InDelta(t, cc, vc, 1e-3, "v·c = |c|² for every stored vector")
+		}
+	}
+	assert.Equal(t, -1, s.minScoreReach(q, 1.5), "no vector scores above 1")
+	assert.Equal(t, vecmath.SigBits, s.minScoreReach(q, -1), "every vector scores -1 or more")
+	prev := -1
+	for _, th := range []float32{0.99, 0.9, 0.75, 0.6, 0.5} {
+		r := s.minScoreReach(q, th)
+		assert.GreaterOrEqual(t, r, prev, "threshold %g", th)
+		prev = r
+	}
 }
 
 // TestNearestOptions covers K, MinScore, Exclude and the edge cases.

@@ -281,6 +281,17 @@ func (n Node) Body() string {
 	return b.String()
 }
 
+// AppendBody appends the node's Body to dst and returns the extended
+// slice: a caller measuring or copying many bodies (the context renderer
+// counting an edited file) builds no string.
+func (n Node) AppendBody(dst []byte) []byte {
+	n.f.bodySegments(n.i, func(r orgast.Range) bool {
+		dst = append(dst, n.f.org.Src[r.Start:r.End]...)
+		return true
+	})
+	return dst
+}
+
 // Range is the node's subtree in the file's bytes: from its headline line
 // to the end of its last descendant (the whole file for the file node).
 func (n Node) Range() orgast.Range { return n.f.subtree(n.i) }

@@ -5,9 +5,32 @@ package memory
 // changes. A new snapshot made by editing one file shares every untouched
 // shard with the snapshot before it, so updates cost what they change,
 // not the size of the memex.
+//
+// Each shard carries a stamp: the generation of the snapshot whose build
+// last changed it. Equal stamps, equal shards: a reader that remembers the
+// stamps it saw can tell which keys may have changed since.
 type pmap[V any] struct {
 	shards *[pmapShards]map[string]V
+	stamps *[pmapShards]uint64
 	n      int
+}
+
+// stamp returns the stamp of shard i (0 for an empty map).
+func (m pmap[V]) stamp(i int) uint64 {
+	if m.stamps == nil {
+		return 0
+	}
+	return m.stamps[i]
+}
+
+// getIn is get for a key whose shard (shardOf) is known.
+func (m pmap[V]) getIn(shard uint8, k string) (V, bool) {
+	if m.shards == nil {
+		var zero V
+		return zero, false
+	}
+	v, ok := m.shards[shard][k]
+	return v, ok
 }
 
 const pmapShards = 256
@@ -21,6 +44,9 @@ func shardOf(k string) int {
 	}
 	return int(h % pmapShards)
 }
+
+// A shard number fits in a byte (indexes keep it beside each key).
+const _ = uint8(pmapShards - 1)
 
 // get returns the value under k.
 func (m pmap[V]) get(k string) (V, bool) {
@@ -52,13 +78,15 @@ func (m pmap[V]) each(fn func(string, V) bool) {
 // pmapBuilder edits a copy of a pmap: each shard is cloned on its first
 // change; build publishes the result, after which the builder is spent.
 type pmapBuilder[V any] struct {
-	shards [pmapShards]map[string]V
-	owned  [pmapShards]bool
-	n      int
+	base    pmap[V]
+	shards  [pmapShards]map[string]V
+	owned   [pmapShards]bool
+	changed bool
+	n       int
 }
 
 func (m pmap[V]) builder() *pmapBuilder[V] {
-	b := &pmapBuilder[V]{n: m.n}
+	b := &pmapBuilder[V]{base: m, n: m.n}
 	if m.shards != nil {
 		b.shards = *m.shards
 	}
@@ -74,6 +102,7 @@ func (b *pmapBuilder[V]) own(s int) map[string]V {
 		}
 		b.shards[s] = nm
 		b.owned[s] = true
+		b.changed = true
 	}
 	return b.shards[s]
 }
@@ -100,7 +129,21 @@ func (b *pmapBuilder[V]) del(k string) {
 	b.n--
 }
 
-func (b *pmapBuilder[V]) build() pmap[V] {
+// build returns the new map, the changed shards stamped with stamp (the
+// new snapshot's generation); unchanged, it is the base map itself.
+func (b *pmapBuilder[V]) build(stamp uint64) pmap[V] {
+	if !b.changed {
+		return b.base
+	}
 	shards := b.shards
-	return pmap[V]{shards: &shards, n: b.n}
+	var stamps [pmapShards]uint64
+	if b.base.stamps != nil {
+		stamps = *b.base.stamps
+	}
+	for i, o := range b.owned {
+		if o {
+			stamps[i] = stamp
+		}
+	}
+	return pmap[V]{shards: &shards, stamps: &stamps, n: b.n}
 }

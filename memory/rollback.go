@@ -152,6 +152,8 @@ func (m *Memex) Rollback(ctx context.Context, to *Snapshot) (*RollbackResult, er
 		}
 		if ne.idx != te.idx {
 			ne.vecs = m.vectorsFor(ne.idx, prevVectors{idx: te.idx, seg: te.vecs})
+		} else {
+			ne.vecs = m.restoredVectors(ne.idx, te.vecs)
 		}
 		b.put(ne)
 	}

@@ -70,7 +70,10 @@ type config struct {
 	// buffers, shared by every snapshot of the memex.
 	kernel vecmath.Kernel
 	search *searchPools
-	// signCenter is what signatures are centred on (see vectorStore).
+	// signCenter is what signatures are centred on (see vectorStore):
+	// set only for an embedder each of whose vectors v has
+	// v·signCenter = |signCenter|² (the trigram embedder's constant
+	// component), which the MinScore bound relies on (minScoreReach).
 	signCenter []float32
 }
 
@@ -140,19 +143,29 @@ func newBuilder(base *Snapshot) *snapBuilder {
 func (b *snapBuilder) put(e *fileEntry) {
 	path := e.idx.path
 	old, had := b.files.get(path)
-	var oldKeys fileKeys
+	oldKeys := &fileKeys{}
 	if had {
-		if old.idx != e.idx {
-			oldKeys = old.idx.keys
-		}
+		oldKeys = old.idx.keys
 	} else {
 		b.orderDirty = true
 	}
-	if !had || (old.idx != e.idx && old.idx.keys.sum != e.idx.keys.sum) {
-		nk := e.idx.keys
+	if nk := e.idx.keys; nk != oldKeys {
 		applyDiff(b.ids, path, oldKeys.ids, nk.ids)
 		applyDiff(b.idLinks, path, oldKeys.idTargets, nk.idTargets)
 		applyDiff(b.fileLinks, path, oldKeys.fileTargets, nk.fileTargets)
+	}
+	b.files.set(path, e)
+}
+
+// putPatched is put for a file version reindex made from the entry's
+// current one, whose keys changed as d says (nil: not at all): the global
+// indexes are updated by the change alone.
+func (b *snapBuilder) putPatched(e *fileEntry, d *keyDelta) {
+	path := e.idx.path
+	if d != nil {
+		applyDiff(b.ids, path, d.ids[0], d.ids[1])
+		applyDiff(b.idLinks, path, d.idTargets[0], d.idTargets[1])
+		applyDiff(b.fileLinks, path, d.fileTargets[0], d.fileTargets[1])
 	}
 	b.files.set(path, e)
 }
@@ -227,10 +240,10 @@ func (b *snapBuilder) build(gen uint64) *Snapshot {
 	s := &Snapshot{
 		gen:       gen,
 		cfg:       b.cfg,
-		files:     b.files.build(),
-		ids:       b.ids.build(),
-		idLinks:   b.idLinks.build(),
-		fileLinks: b.fileLinks.build(),
+		files:     b.files.build(gen),
+		ids:       b.ids.build(gen),
+		idLinks:   b.idLinks.build(gen),
+		fileLinks: b.fileLinks.build(gen),
 		order:     b.order,
 		skipped:   b.skipped,
 	}
@@ -276,7 +289,7 @@ func bulkSnapshot(cfg *config, entries []*fileEntry, skipped []Finding, gen uint
 	gather := func(m map[string][]string, keys func(*fileKeys) []string) {
 		for _, p := range order {
 			e, _ := files.get(p)
-			for _, k := range keys(&e.idx.keys) {
+			for _, k := range keys(e.idx.keys) {
 				m[k] = append(m[k], p)
 			}
 		}
@@ -294,9 +307,9 @@ func bulkSnapshot(cfg *config, entries []*fileEntry, skipped []Finding, gen uint
 			}
 			b.set(k, l)
 		}
-		*out = b.build()
+		*out = b.build(gen)
 	}
-	s := &Snapshot{gen: gen, cfg: cfg, files: files.build(), order: order, skipped: skipped}
+	s := &Snapshot{gen: gen, cfg: cfg, files: files.build(gen), order: order, skipped: skipped}
 	var wg sync.WaitGroup
 	wg.Go(func() { finish(ids, &s.ids) })
 	wg.Go(func() { finish(idLinks, &s.idLinks) })

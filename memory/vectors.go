@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"pp-lsp/memory/internal/vecmath"
@@ -30,6 +29,9 @@ type vectorStore struct {
 	// calibration component), nil for none.
 	center []float32
 	dirty  bool
+	// added counts the vectors ever added: while it stays the same, a
+	// node that found no vector still finds none.
+	added uint64
 }
 
 // storeShards is how many chromem-go collections a save writes.
@@ -75,127 +77,6 @@ func (s *vectorStore) add(k ContentKey, v []float32) error {
 	}
 	s.vecs[k] = vecmath.ToHalf(v)
 	s.dirty = true
+	s.added++
 	return nil
-}
-
-// vecSeg holds the vectors of one file version's nodes: rows in node
-// order, each with its node index, its vector and its signature. It is
-// immutable; a file whose nodes gain vectors gets a new segment.
-// Signatures live only here, contiguous for the scan; a new segment
-// copies them from the segment it replaces wherever the vector is the
-// same, and computes them only for vectors new to the file.
-type vecSeg struct {
-	nodes []int32
-	vecs  [][]uint16 // half precision, shared with the store
-	sigs  []uint64   // rows × SigWords
-}
-
-func (v *vecSeg) rows() int {
-	if v == nil {
-		return 0
-	}
-	return len(v.nodes)
-}
-
-// row returns the row of node i, or -1.
-func (v *vecSeg) row(i int32) int {
-	if v == nil {
-		return -1
-	}
-	lo, hi := 0, len(v.nodes)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if v.nodes[m] < i {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(v.nodes) && v.nodes[lo] == i {
-		return lo
-	}
-	return -1
-}
-
-// sigOf returns the row's signature.
-func (v *vecSeg) sigOf(r int) []uint64 { return v.sigs[r*vecmath.SigWords : (r+1)*vecmath.SigWords] }
-
-// prevVectors says where a file version's previous segment was, to copy
-// signatures from: node i of the new version was node from[i] of prevIdx
-// (-1: new or changed). With from nil, the content keys match rows.
-type prevVectors struct {
-	idx  *fileIndex
-	seg  *vecSeg
-	from []int32
-	// fresh holds signatures computed with vectors just embedded.
-	fresh map[ContentKey]*[vecmath.SigWords]uint64
-}
-
-// vectorsFor builds the vector segment of a file version from the store,
-// and queues every node that should have a vector but has none. Private
-// nodes and nodes with blank text never get one: private text is never
-// sent to an embedder (which may be a remote service), and a private node
-// can therefore never be anyone's neighbour. Callers hold m.mu.
-func (m *Memex) vectorsFor(f *fileIndex, prev prevVectors) *vecSeg {
-	seg := &vecSeg{}
-	var byKey map[ContentKey]int
-	if prev.seg != nil && prev.from == nil && prev.idx != f {
-		byKey = make(map[ContentKey]int, prev.seg.rows())
-		for r, n := range prev.seg.nodes {
-			byKey[prev.idx.nodes[n].content] = r
-		}
-	}
-	var scratch []float32
-	m.store.mu.Lock()
-	defer m.store.mu.Unlock()
-	for i := range f.nodes {
-		n := &f.nodes[i]
-		if n.private || !n.embeddable {
-			continue
-		}
-		v := m.store.get(n.content)
-		if v == nil {
-			if m.opts.Embed && !m.store.failed[n.content] {
-				m.queue.add(queued{key: n.content, f: f, i: int32(i)})
-			}
-			continue
-		}
-		seg.nodes = append(seg.nodes, int32(i))
-		seg.vecs = append(seg.vecs, v)
-		r := -1
-		switch {
-		case prev.seg == nil:
-		case prev.idx == f:
-			r = prev.seg.row(int32(i))
-		case prev.from != nil:
-			if j := prev.from[i]; j >= 0 {
-				r = prev.seg.row(j)
-			}
-		default:
-			if k, ok := byKey[n.content]; ok {
-				r = k
-			}
-		}
-		if r >= 0 {
-			seg.sigs = append(seg.sigs, prev.seg.sigOf(r)...)
-			continue
-		}
-		if sig, ok := prev.fresh[n.content]; ok {
-			seg.sigs = append(seg.sigs, sig[:]...)
-			continue
-		}
-		if len(scratch) == 0 {
-			scratch = make([]float32, 3*len(v)+vecmath.SigBits)
-		}
-		var sig [vecmath.SigWords]uint64
-		full := vecmath.FromHalf(v, scratch[:len(v)])
-		m.store.proj.Signature(full, sig[:], scratch[len(v):])
-		seg.sigs = append(seg.sigs, sig[:]...)
-	}
-	if len(seg.nodes) == 0 {
-		return nil
-	}
-	// Segments live as long as their file version: keep them exact.
-	seg.nodes, seg.vecs, seg.sigs = slices.Clip(slices.Clone(seg.nodes)), slices.Clone(seg.vecs), slices.Clone(seg.sigs)
-	return seg
 }

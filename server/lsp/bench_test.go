@@ -171,6 +171,12 @@ func BenchmarkDidChangeParts5MB(b *testing.B) {
 	path := bigFile(b, root, 5<<20)
 	c := benchClient(b, root)
 	c.open(path)
+	// didOpen is a notification: the diagnostics of the buffer's version
+	// say it is open.
+	c.waitFor("diagnostics of the opened buffer", 10*time.Second, func() bool {
+		p, ok := c.diagnosticsOf(path)
+		return ok && p.Version != nil && *p.Version == c.docVersion(path)
+	})
 	mx := c.srv.memex()
 	require.NoError(b, mx.WaitEmbedded(c.ctx))
 	n, ok := mx.Snapshot().File(path)
