@@ -21,6 +21,45 @@ func bench100k() memexgen.Options {
 	return o
 }
 
+// embedded100k opens the benchmark memex with every vector made, and
+// returns its snapshot and the nodes that have a vector.
+func embedded100k(b *testing.B) (*Snapshot, []Node) {
+	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
+	ctx := context.Background()
+	m, err := Open(ctx, Options{Roots: []string{dir}, Embed: true})
+	require.NoError(b, err)
+	b.Cleanup(func() { m.Close(context.Background()) })
+	require.NoError(b, m.WaitEmbedded(ctx))
+	s := m.Snapshot()
+	var nodes []Node
+	for n := range s.Nodes() {
+		if _, ok := s.Vector(n); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	return s, nodes
+}
+
+// nearestLatency times Nearest from random nodes, one query an iteration,
+// and reports the p50 and p99 latency.
+func nearestLatency(b *testing.B, s *Snapshot, nodes []Node, rng *rand.Rand, opts NearestOptions) {
+	ctx := context.Background()
+	var lat []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		n := nodes[rng.IntN(len(nodes))]
+		t0 := time.Now()
+		if _, err := s.Nearest(ctx, n, opts); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
 // BenchmarkColdIndex100k reads, parses and indexes 100k headlines from
 // disk (the page cache warm), without embedding: Open with Embed off.
 func BenchmarkColdIndex100k(b *testing.B) {
@@ -119,19 +158,7 @@ func BenchmarkEdit5MBFindings(b *testing.B) {
 // among 100k trigram vectors and reports the latency distribution and the
 // recall@10 of the fast path against the exhaustive search.
 func BenchmarkNearest100k(b *testing.B) {
-	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
-	m, err := Open(context.Background(), Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(context.Background())
-	require.NoError(b, m.WaitEmbedded(context.Background()))
-	s := m.Snapshot()
-	var nodes []Node
-	for n := range s.Nodes() {
-		if _, ok := s.Vector(n); ok {
-			nodes = append(nodes, n)
-		}
-	}
-	b.ReportMetric(float64(len(nodes)), "vectors")
+	s, nodes := embedded100k(b)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	// Recall against the exhaustive search, on 200 queries.
@@ -153,37 +180,14 @@ func BenchmarkNearest100k(b *testing.B) {
 			}
 		}
 	}
-	var lat []time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		n := nodes[rng.IntN(len(nodes))]
-		t0 := time.Now()
-		if _, err := s.Nearest(ctx, n, NearestOptions{K: 10}); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	nearestLatency(b, s, nodes, rng, NearestOptions{K: 10})
+	b.ReportMetric(float64(len(nodes)), "vectors")
 	b.ReportMetric(float64(hit)/float64(all), "recall@10")
 }
 
 // BenchmarkNearestExact100k is the exhaustive reference on the same data.
 func BenchmarkNearestExact100k(b *testing.B) {
-	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
-	m, err := Open(context.Background(), Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(context.Background())
-	require.NoError(b, m.WaitEmbedded(context.Background()))
-	s := m.Snapshot()
-	var nodes []Node
-	for n := range s.Nodes() {
-		if _, ok := s.Vector(n); ok {
-			nodes = append(nodes, n)
-		}
-	}
+	s, nodes := embedded100k(b)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for b.Loop() {
 		if _, err := s.Nearest(context.Background(), nodes[rng.IntN(len(nodes))], NearestOptions{K: 10, Exact: true}); err != nil {
@@ -196,12 +200,7 @@ func BenchmarkNearestExact100k(b *testing.B) {
 // chromem-go's own exhaustive QueryEmbedding over the same 100k vectors
 // (in float32, one collection), top 10.
 func BenchmarkChromemExhaustive100k(b *testing.B) {
-	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
-	m, err := Open(context.Background(), Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(context.Background())
-	require.NoError(b, m.WaitEmbedded(context.Background()))
-	s := m.Snapshot()
+	s, _ := embedded100k(b)
 	col, err := chromem.NewDB().CreateCollection("bench", nil, noEmbed)
 	require.NoError(b, err)
 	var queries [][]float32
@@ -234,18 +233,7 @@ func BenchmarkChromemExhaustive100k(b *testing.B) {
 // the recall of the threshold's neighbours against the exhaustive search,
 // and how many neighbours pass on average.
 func BenchmarkNearestMinScore100k(b *testing.B) {
-	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
-	m, err := Open(context.Background(), Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(context.Background())
-	require.NoError(b, m.WaitEmbedded(context.Background()))
-	s := m.Snapshot()
-	var nodes []Node
-	for n := range s.Nodes() {
-		if _, ok := s.Vector(n); ok {
-			nodes = append(nodes, n)
-		}
-	}
+	s, nodes := embedded100k(b)
 	ctx := context.Background()
 	const threshold = 0.75
 	for _, minScore := range []float32{0, threshold} {
@@ -273,20 +261,7 @@ func BenchmarkNearestMinScore100k(b *testing.B) {
 					}
 				}
 			}
-			var lat []time.Duration
-			b.ResetTimer()
-			for b.Loop() {
-				n := nodes[rng.IntN(len(nodes))]
-				t0 := time.Now()
-				if _, err := s.Nearest(ctx, n, opts); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			nearestLatency(b, s, nodes, rng, opts)
 			b.ReportMetric(float64(hit)/float64(max(all, 1)), "recall@0.75")
 			b.ReportMetric(float64(passed)/300, "passing/query")
 		})
