@@ -29,7 +29,7 @@ type fileLookup struct {
 	// targets maps a <<target>>'s lower-cased words to the node holding it.
 	targets map[string]int32
 	// names maps a #+NAME: value to the node holding the first element
-	// so named (see searchName).
+	// so named (see SearchName).
 	names map[string]int32
 }
 
@@ -115,21 +115,21 @@ func hasKey(m map[string]int32, k string) bool {
 func (f *fileIndex) nameTable() map[string]int32 {
 	m := make(map[string]int32, len(f.org.Names))
 	for _, n := range f.org.Names {
-		if key, ok := searchName(f.org.Src, n); ok && !hasKey(m, key) {
+		if key, ok := SearchName(f.org.Src, n); ok && !hasKey(m, key) {
 			m[strings.Clone(key)] = int32(n.Node + 1)
 		}
 	}
 	return m
 }
 
-// searchName returns the words a fuzzy link finds the element n by, and
-// whether one does: org-link-search looks for a line "#+NAME:" (any
+// SearchName returns the words a fuzzy link finds the element n (one of
+// the Names of src's outline) by, and whether one does: org-link-search looks for a line "#+NAME:" (any
 // case), spaces (not a tab), the words (any spaces between them) and
 // nothing but blanks after, and then compares the words with the
 // element's :name, case and all. So a name written as #+TBLNAME: or with
 // a tab after the colon is never found, nor a name an element's later
 // #+NAME: line replaced.
-func searchName(src []byte, n orgast.Named) (string, bool) {
+func SearchName(src []byte, n orgast.Named) (string, bool) {
 	if !nameLine(src, n) {
 		return "", false
 	}
@@ -137,7 +137,7 @@ func searchName(src []byte, n orgast.Named) (string, bool) {
 }
 
 // nameLine reports whether n's name is written on a line org-link-search
-// looks at (see searchName).
+// looks at (see SearchName).
 func nameLine(src []byte, n orgast.Named) bool {
 	v := n.NameRange
 	if n.Name == "" || v.Start < 0 || v.End > len(src) || v.Start > v.End {

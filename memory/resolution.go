@@ -158,7 +158,7 @@ func (f *fileIndex) patchInternal(prev *fileIndex, old []internalLink, nm *nodeM
 func namesIn(f *fileIndex, from, to int, words map[uint64]bool) {
 	for _, n := range f.org.Names {
 		if n.Range.Start <= to && n.Range.End >= from {
-			if key, ok := searchName(f.org.Src, n); ok {
+			if key, ok := SearchName(f.org.Src, n); ok {
 				words[hashString(key)] = true
 			}
 		}

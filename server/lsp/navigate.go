@@ -64,7 +64,8 @@ func (v *view) resolve(f *orgFile, i int) target {
 }
 
 // refine points a resolved target at the exact place a link names within
-// its node: the <<target>> of a fuzzy link, the line of a "::NNN" search.
+// its node: the <<target>> or #+NAME: of a fuzzy link, the line of a
+// "::NNN" search.
 func (v *view) refine(t *target, l *orgast.Link) {
 	tf, err := v.fileAt(t.path, "")
 	if err != nil {
@@ -75,6 +76,15 @@ func (v *view) refine(t *target, l *orgast.Link) {
 		for _, tg := range tf.org.Targets {
 			if strings.EqualFold(tg.Name, l.Path) {
 				t.off = tg.Range.Start
+				return
+			}
+		}
+		// A named element in the node the link landed in: its #+NAME:
+		// line, where org-link-search leaves point.
+		words := strings.Join(strings.Fields(l.Path), " ")
+		for _, n := range tf.org.Names {
+			if key, ok := memory.SearchName(tf.org.Src, n); ok && key == words && n.Node == t.node.Headline() {
+				t.off = tf.org.Lines.LineRange(tf.org.Lines.Line(n.NameRange.Start)).Start
 				return
 			}
 		}
@@ -165,8 +175,8 @@ func (v *view) nodeLocation(n memory.Node) protocol.Location {
 
 // definition jumps to the target of the link under the cursor: an id
 // link's node, a file link's file (at its "::*heading", "::#custom-id" or
-// "::NNN" search), a [[*Heading]], [[#custom-id]] or [[target]] in the
-// same file.
+// "::NNN" search), a [[*Heading]], [[#custom-id]], [[target]] or
+// [[name]] of a #+NAME: in the same file.
 func (s *Server) definition(_ context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
 	var p protocol.DefinitionParams
 	if err := decode(protocol.MethodTextDocumentDefinition, params, &p); err != nil {
