@@ -153,6 +153,32 @@ func TestCancelMidStream(t *testing.T) {
 	assert.Equal(t, "pong", get(c.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"))
 }
 
+// TestCancelWinsOverTheBackendsError: a backend that stops at once when
+// its context ends returns an error, racing the :CANCEL for the answer;
+// the answer is always the cancellation.
+func TestCancelWinsOverTheBackendsError(t *testing.T) {
+	b := newTestBackend(time.Minute)
+	d := startDaemon(t, Config{Backend: b})
+	c := d.connect(t)
+	for i := range 100 {
+		ask, cancel := fmt.Sprintf("r%d", i), fmt.Sprintf("c%d", i)
+		c.request(ask, `:ACTION :ASK :TEXT "one two"`)
+		require.Equal(t, "one ", get(c.next(), "PAYLOAD", "TEXT"))
+		<-b.started
+		c.request(cancel, fmt.Sprintf(`:ACTION :CANCEL :TARGET %q`, ask))
+		answers := map[string]plist.Plist{}
+		for len(answers) < 2 {
+			if m := c.next(); get(m, "TYPE") == kw("RESPONSE") {
+				id, _ := get(m, "META", "REQUEST-ID").(string)
+				answers[id] = m
+			}
+		}
+		require.Equal(t, kw("CANCELLED"), get(answers[ask], "PAYLOAD", "STATUS"), "round %d: %v", i, answers[ask])
+		require.Equal(t, true, get(answers[cancel], "PAYLOAD", "CANCELLED"), "round %d", i)
+		<-b.cancelled
+	}
+}
+
 func TestDisconnectCancelsTheBackend(t *testing.T) {
 	b := newTestBackend(200 * time.Millisecond)
 	d := startDaemon(t, Config{Backend: b})

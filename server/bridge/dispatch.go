@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"pp-lsp/server/plist"
 )
@@ -119,6 +120,10 @@ type call struct {
 
 	mu   sync.Mutex // held while a chunk is queued, so none follows the answer
 	done bool       // answered: no more chunks
+	// cancelled is set by a :CANCEL before it ends ctx: the request's
+	// answer is then the :CANCEL's to give (:STATUS :CANCELLED), never the
+	// error the backend returns when its context ends.
+	cancelled atomic.Bool
 }
 
 // emit sends streamed text as :STREAM-CHUNK frames (the Backend's emit).
@@ -200,6 +205,9 @@ func (c *conn) start(id any, key string, action plist.Keyword, env envelope) {
 			}
 		}()
 		res, err := c.serve(k, env)
+		if k.cancelled.Load() {
+			return // cancelRequest answers it
+		}
 		if err != nil {
 			k.finish(statusError, err.Error(), nil)
 			return
@@ -233,6 +241,7 @@ func (c *conn) cancelRequest(id any, payload plist.Plist) {
 	c.mu.Unlock()
 	cancelled := false
 	if k != nil {
+		k.cancelled.Store(true)
 		k.cancel()
 		ikey, _ := requestKey(id)
 		cancelled = k.finish(statusCancelled, "cancelled by request "+ikey, nil)
