@@ -278,58 +278,12 @@ func (m *merger) merge(p *parser) *File {
 	}
 	f.Links = ls
 
-	for _, t := range prev.Targets {
-		if before(t.Range) {
-			f.Targets = append(f.Targets, m.target(t, false))
-		}
-	}
-	for _, t := range p.targets {
-		if t.Node >= 0 {
-			t.Node += m.loIdx
-		}
-		f.Targets = append(f.Targets, t)
-	}
-	for _, t := range prev.Targets {
-		if after(t.Range) {
-			f.Targets = append(f.Targets, m.target(t, true))
-		}
-	}
-
-	f.Blocks = make([]Block, 0, len(prev.Blocks)+len(p.blocks))
-	for _, b := range prev.Blocks {
-		if before(b.Range) {
-			f.Blocks = append(f.Blocks, m.block(b, false))
-		}
-	}
-	for _, b := range p.blocks {
-		if b.Node >= 0 {
-			b.Node += m.loIdx
-		}
-		f.Blocks = append(f.Blocks, b)
-	}
-	for _, b := range prev.Blocks {
-		if after(b.Range) {
-			f.Blocks = append(f.Blocks, m.block(b, true))
-		}
-	}
-
-	f.Names = make([]Named, 0, len(prev.Names)+len(p.names))
-	for _, n := range prev.Names {
-		if before(n.Range) {
-			f.Names = append(f.Names, m.named(n, false))
-		}
-	}
-	for _, n := range p.names {
-		if n.Node >= 0 {
-			n.Node += m.loIdx
-		}
-		f.Names = append(f.Names, n)
-	}
-	for _, n := range prev.Names {
-		if after(n.Range) {
-			f.Names = append(f.Names, m.named(n, true))
-		}
-	}
+	f.Targets = spliceItems(m, f.Targets, prev.Targets, p.targets,
+		func(t *Target) (*Range, *int) { return &t.Range, &t.Node }, m.target)
+	f.Blocks = spliceItems(m, make([]Block, 0, len(prev.Blocks)+len(p.blocks)), prev.Blocks, p.blocks,
+		func(b *Block) (*Range, *int) { return &b.Range, &b.Node }, m.block)
+	f.Names = spliceItems(m, make([]Named, 0, len(prev.Names)+len(p.names)), prev.Names, p.names,
+		func(n *Named) (*Range, *int) { return &n.Range, &n.Node }, m.named)
 
 	for _, pr := range prev.Problems {
 		if before(pr.Range) {
@@ -355,6 +309,32 @@ func (m *merger) merge(p *parser) *File {
 	f.findTitle()
 	f.Lines = prev.Lines.patched(m.src, m.e)
 	return f
+}
+
+// spliceItems appends to dst one list of the new outline: prev's items
+// before the re-parsed span, those parsed afresh (their Node counted from
+// the span's first headline), and prev's items after it, each made over
+// by keep (moved or not). at gives an item's range and node.
+func spliceItems[T any](m *merger, dst, prev, fresh []T, at func(*T) (*Range, *int), keep func(T, bool) T) []T {
+	// Items are reached by index, never copied to a variable whose address
+	// at would take: that would move a copy of each to the heap.
+	for i := range prev {
+		if r, _ := at(&prev[i]); r.Start < m.lo {
+			dst = append(dst, keep(prev[i], false))
+		}
+	}
+	for i := range fresh {
+		if _, n := at(&fresh[i]); *n >= 0 {
+			*n += m.loIdx
+		}
+		dst = append(dst, fresh[i])
+	}
+	for i := range prev {
+		if r, _ := at(&prev[i]); r.Start >= m.oldHi {
+			dst = append(dst, keep(prev[i], true))
+		}
+	}
+	return dst
 }
 
 // str makes a string of prev's that views prev.Src view the same bytes
