@@ -366,27 +366,21 @@ type TextEdit struct {
 func (m *Memex) SetBuffer(ctx context.Context, path string, version int32, text []byte) (*Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return nil, errClosed
-	}
-	cfg := m.cfg.Load()
-	ri, rel, abs, err := cfg.locate(path)
+	sl, err := m.bufferSlot(path)
 	if err != nil {
 		return nil, err
 	}
-	cur := m.cur.Load()
-	old, had := cur.entry(abs)
 	src := append([]byte(nil), text...)
 	var org *orgast.File
 	var edit *orgast.Edit
-	if had {
-		e := orgast.DiffEdit(old.idx.org.Src, src)
+	if sl.had {
+		e := orgast.DiffEdit(sl.old.idx.org.Src, src)
 		edit = &e
-		org = orgast.Reparse(old.idx.org, src, e)
+		org = orgast.Reparse(sl.old.idx.org, src, e)
 	} else {
 		org = orgast.Parse(src)
 	}
-	return m.putBuffer(cur, cfg, old, had, abs, ri, rel, version, org, edit), nil
+	return m.putBuffer(sl, version, org, edit), nil
 }
 
 // EditBuffer applies edits to the buffer open on path, in order (each in
@@ -396,20 +390,14 @@ func (m *Memex) SetBuffer(ctx context.Context, path string, version int32, text 
 func (m *Memex) EditBuffer(ctx context.Context, path string, version int32, edits ...TextEdit) (*Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return nil, errClosed
-	}
-	cfg := m.cfg.Load()
-	ri, rel, abs, err := cfg.locate(path)
+	sl, err := m.bufferSlot(path)
 	if err != nil {
 		return nil, err
 	}
-	cur := m.cur.Load()
-	old, had := cur.entry(abs)
-	if !had || old.buffer == nil {
+	if !sl.had || sl.old.buffer == nil {
 		return nil, fmt.Errorf("editing %s: no buffer is open on it (SetBuffer first)", path)
 	}
-	org := old.idx.org
+	org := sl.old.idx.org
 	var edit *orgast.Edit
 	for _, e := range edits {
 		src := org.Src
@@ -425,14 +413,41 @@ func (m *Memex) EditBuffer(ctx context.Context, path string, version int32, edit
 		edit = &oe
 	}
 	if len(edits) > 1 {
-		e := orgast.DiffEdit(old.idx.org.Src, org.Src)
+		e := orgast.DiffEdit(sl.old.idx.org.Src, org.Src)
 		edit = &e
 	}
-	return m.putBuffer(cur, cfg, old, had, abs, ri, rel, version, org, edit), nil
+	return m.putBuffer(sl, version, org, edit), nil
+}
+
+// bufferSlot is where a buffer operation works: the file's place under
+// its root, the configuration and snapshot it was found in, and the
+// file's entry there (had says whether there is one).
+type bufferSlot struct {
+	cfg      *config
+	ri       int
+	rel, abs string
+	cur      *Snapshot
+	old      *fileEntry
+	had      bool
+}
+
+// bufferSlot locates path for a buffer operation. Callers hold m.mu.
+func (m *Memex) bufferSlot(path string) (bufferSlot, error) {
+	if m.closed {
+		return bufferSlot{}, errClosed
+	}
+	sl := bufferSlot{cfg: m.cfg.Load(), cur: m.cur.Load()}
+	var err error
+	if sl.ri, sl.rel, sl.abs, err = sl.cfg.locate(path); err != nil {
+		return bufferSlot{}, err
+	}
+	sl.old, sl.had = sl.cur.entry(sl.abs)
+	return sl, nil
 }
 
 // putBuffer publishes a buffer's new outline. Callers hold m.mu.
-func (m *Memex) putBuffer(cur *Snapshot, cfg *config, old *fileEntry, had bool, abs string, ri int, rel string, version int32, org *orgast.File, edit *orgast.Edit) *Snapshot {
+func (m *Memex) putBuffer(sl bufferSlot, version int32, org *orgast.File, edit *orgast.Edit) *Snapshot {
+	cur, cfg, old, had, abs, ri, rel := sl.cur, sl.cfg, sl.old, sl.had, sl.abs, sl.ri, sl.rel
 	e := &fileEntry{buffer: &bufferState{version: version}}
 	var prev *fileIndex
 	if had {
@@ -476,17 +491,12 @@ func (m *Memex) putBuffer(cur *Snapshot, cfg *config, old *fileEntry, had bool, 
 func (m *Memex) CloseBuffer(ctx context.Context, path string) (*Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return nil, errClosed
-	}
-	cfg := m.cfg.Load()
-	ri, rel, abs, err := cfg.locate(path)
+	sl, err := m.bufferSlot(path)
 	if err != nil {
 		return nil, err
 	}
-	cur := m.cur.Load()
-	old, had := cur.entry(abs)
-	if !had || old.buffer == nil {
+	cur, cfg, old, abs, ri, rel := sl.cur, sl.cfg, sl.old, sl.abs, sl.ri, sl.rel
+	if !sl.had || old.buffer == nil {
 		return cur, nil
 	}
 	b := newBuilder(cur)
