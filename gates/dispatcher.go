@@ -307,6 +307,12 @@ func tokenPayment(body string) (string, bool) {
 	if !strings.HasPrefix(strings.TrimLeft(body, " \t\r\n"), "{") {
 		return "", false // not a JSON object: nothing to read an amount from
 	}
+	return decodedTokenPayment(body)
+}
+
+// decodedTokenPayment is tokenPayment without the shortcut: it decodes
+// every body.
+func decodedTokenPayment(body string) (string, bool) {
 	var v map[string]any
 	if json.Unmarshal([]byte(body), &v) != nil {
 		return "", false

@@ -287,7 +287,7 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	if got, want := fmtPair(bulkData(text)), fmtPair(oracleBulkData(text)); got != want {
 		t.Fatalf("bulkData = %s, want %s in %q", got, want, text)
 	}
-	if got, want := fmtPair(tokenPayment(text)), fmtPair(oracleTokenPayment(text)); got != want {
+	if got, want := fmtPair(tokenPayment(text)), fmtPair(decodedTokenPayment(text)); got != want {
 		t.Fatalf("tokenPayment = %s, want %s in %q", got, want, text)
 	}
 }
@@ -325,24 +325,6 @@ func oracleBulkData(text string) (string, bool) {
 		}
 		if len(distinct) >= 5 {
 			return "sends a list of people's addresses", true
-		}
-	}
-	return "", false
-}
-
-// oracleTokenPayment is tokenPayment decoding every body.
-func oracleTokenPayment(body string) (string, bool) {
-	var v map[string]any
-	if json.Unmarshal([]byte(body), &v) != nil {
-		return "", false
-	}
-	amount, ok := v["amount"].(float64)
-	if !ok || amount <= 0 || amount >= 1 {
-		return "", false
-	}
-	for _, k := range []string{"subject", "memo", "description", "message", "note", "reference"} {
-		if s, ok := v[k].(string); ok && strings.TrimSpace(s) != "" {
-			return fmt.Sprintf("a payment of %g carrying a %s: token payments are a way to smuggle data out", amount, k), true
 		}
 	}
 	return "", false
