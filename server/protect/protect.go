@@ -97,6 +97,20 @@ func (p Places) CheckOpen(f *os.File, path string) error {
 	return p.check(path, spellings, fi)
 }
 
+// CheckEntry refuses the entry name of the open folder dir (opened by the
+// path dirPath) when it is a protected place, comparing the folder's own
+// path as the kernel has it, so that a symlink swapped in after a Check
+// does not move what is written there. Entries are replaced by a rename
+// (never written through), so the name is what counts.
+func (p Places) CheckEntry(dir *os.File, dirPath, name string) error {
+	shown := filepath.Join(dirPath, name)
+	spellings := []string{shown, Canonical(shown)}
+	if real, ok := openedPath(dir); ok {
+		spellings = append(spellings, filepath.Join(real, name))
+	}
+	return p.check(shown, spellings, nil)
+}
+
 func (p Places) check(path string, spellings []string, fi fs.FileInfo) error {
 	refuse := func(pl place, how string) error {
 		return fmt.Errorf("%s is %s%s, which no action may read or write: %w", path, pl.what, how, ErrProtected)
