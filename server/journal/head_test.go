@@ -49,7 +49,7 @@ func TestAnEntryAppendedAfterTheHeadIsUnrecorded(t *testing.T) {
 	require.NotNil(t, rep.FirstUnrecorded)
 	assert.Equal(t, 4, rep.FirstUnrecorded.Entry)
 	assert.Contains(t, rep.FirstUnrecorded.Title, "plan approved (forged)")
-	assert.Contains(t, rep.FirstUnrecorded.Reason, "follow the head recorded in the data directory (entry 3)")
+	assert.Contains(t, rep.FirstUnrecorded.Reason, "follows the head recorded in the data directory (entry 3)")
 
 	// pp-lsp appends after it: the head moves on, the finding stays.
 	_, err = j.Append(ctx, Entry{Kind: KindResult, Title: "entry 5"})

@@ -234,7 +234,7 @@ func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []b
 	switch {
 	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > h.Entries:
 		return Anomaly{Entry: h.Entries + 1, Count: len(ents) - h.Entries, Hash: HashOf(ents[h.Entries]), Found: now,
-			What: fmt.Sprintf("%d entries followed the recorded head (entry %d): pp-lsp did not record them", len(ents)-h.Entries, h.Entries)}, true
+			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-h.Entries, h.Entries)}, true
 	case h.Entries > len(ents):
 		return Anomaly{Entry: len(ents), Found: now,
 			What: fmt.Sprintf("the journal held %d entries but %d were recorded: entries were removed from its end", len(ents), h.Entries)}, true
@@ -501,7 +501,10 @@ func verifyData(ctx context.Context, rep Report, data []byte, dataDir string) (R
 	if n := len(entries) - h.Entries; n > 0 {
 		rep.Unrecorded = n
 		rep.FirstUnrecorded = entryBreak(entries, lines, h.Entries+1)
-		rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, h.Entries)
+		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", h.Entries)
+		if n > 1 {
+			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, h.Entries)
+		}
 	}
 	return rep, nil
 }

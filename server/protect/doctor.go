@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"pp-lsp/server/seal"
@@ -19,10 +20,10 @@ type Finding struct {
 // Diagnose checks what `pp-lsp doctor` reports about the protected places:
 // the data directory is outside every root, its key (once made) is sound,
 // and flightplans.org and journal.org in each root are files of the
-// server's own (or not there yet).
+// server's own. What does not exist yet has nothing to report.
 func Diagnose(roots []string, dataDir string) []Finding {
 	var out []Finding
-	if dataDir != "" {
+	if fi, err := os.Stat(dataDir); dataDir != "" && err == nil && fi.IsDir() {
 		if r, in := Inside(dataDir, roots); in {
 			out = append(out, Finding{true, "data dir " + dataDir, fmt.Sprintf("it is inside the memex root %s, where actions could reach the key and the records: set PASSEPARTOUT_DATA_DIR to a folder outside every root", r)})
 		} else {
@@ -40,11 +41,14 @@ func Diagnose(roots []string, dataDir string) []Finding {
 	for _, r := range roots {
 		for _, n := range Names {
 			p := filepath.Join(r, n)
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
 			if err := OwnFile(p); err != nil {
 				out = append(out, Finding{true, n + " " + p, err.Error()})
 				continue
 			}
-			out = append(out, Finding{false, n + " " + p, "a regular file with one link, or not made yet"})
+			out = append(out, Finding{false, n + " " + p, "a regular file with one link"})
 		}
 	}
 	return out

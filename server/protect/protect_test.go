@@ -147,15 +147,18 @@ func TestInsideAndDiagnose(t *testing.T) {
 	assert.True(t, in, "through a symlink")
 
 	data := filepath.Join(w.base, "fresh-data")
+	assert.Empty(t, Diagnose([]string{w.outside}, data), "nothing there yet, nothing to say")
 	_, err := seal.LoadOrCreate(data)
 	require.NoError(t, err)
 	fs := Diagnose([]string{w.root}, data)
+	assert.Len(t, fs, 4, "the data dir, its key, flightplans.org, journal.org")
 	for _, f := range fs {
 		assert.False(t, f.Failed, "%s: %s", f.Subject, f.Detail)
 	}
 	require.NoError(t, os.Link(w.root+"/flightplans.org", w.outside+"/fp.org"))
 	require.NoError(t, os.Chmod(seal.Path(data), 0o644))
 	failed := map[string]string{}
+	require.NoError(t, os.Mkdir(w.root+"/data", 0o700))
 	for _, f := range Diagnose([]string{w.root}, w.root+"/data") {
 		if f.Failed {
 			failed[f.Subject] = f.Detail
