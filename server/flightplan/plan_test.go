@@ -227,7 +227,7 @@ func TestDiagnosticsAndHover(t *testing.T) {
 	ds = Diagnostics(approved, approved, other)
 	require.Len(t, ds, 1)
 	assert.Equal(t, SeverityError, ds[0].Severity)
-	assert.Contains(t, ds[0].Message, "not filed by pp-lsp (pp-lsp has no filing record of it")
+	assert.Contains(t, ds[0].Message, "not filed by pp-lsp (there is no filing record of it in the data directory")
 	h, _ = Hover(approved, 2, other)
 	assert.Contains(t, h, "**Not filed by pp-lsp**")
 	assert.NotEmpty(t, Diagnostics(approved, approved, nil), "no store: foreign too")

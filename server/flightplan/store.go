@@ -239,7 +239,7 @@ func (s *Store) Filing(id string) (FilingRecord, error) {
 	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return FilingRecord{}, errors.New("pp-lsp has no filing record of it: it was not filed by this install")
+		return FilingRecord{}, errors.New("there is no filing record of it in the data directory")
 	}
 	if err != nil {
 		return FilingRecord{}, fmt.Errorf("its filing record cannot be read: %w", err)
