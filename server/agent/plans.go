@@ -277,12 +277,13 @@ func (a *Agent) Pickup(ctx context.Context) ([]PlanRun, error) {
 			}
 			continue
 		}
-		if st := a.store.Standing(p); st.Foreign != "" {
+		st := a.store.Standing(p)
+		if st.Foreign != "" {
 			a.noteForeign(ctx, p, disk, st.Foreign)
 			continue
 		}
-		if p.State == flightplan.StateApproved && a.approvedNow(p, disk) {
-			runs = append(runs, a.runPlan(ctx, p, disk, "in flightplans.org"))
+		if p.State == flightplan.StateApproved && a.approvedNow(p, st, disk) {
+			runs = append(runs, a.runPlan(ctx, p, disk, approvedInFile))
 		}
 		if ctx.Err() != nil {
 			return runs, ctx.Err()
@@ -296,16 +297,38 @@ func (a *Agent) Pickup(ctx context.Context) ([]PlanRun, error) {
 // (the record's StaleApproval), and not taken back in the editor's buffer,
 // whose text the user sees (there it must still read APPROVED; a plan
 // that ran and whose buffer reads DONE is done).
-func (a *Agent) approvedNow(p *flightplan.Plan, disk []byte) bool {
-	if st := a.store.Standing(p); st.Record.StaleApproval != "" && st.Record.StaleApproval == journal.HashOf(p.Text(disk)) {
+func (a *Agent) approvedNow(p *flightplan.Plan, st flightplan.Standing, disk []byte) bool {
+	if st.Record.StaleApproval != "" && st.Record.StaleApproval == journal.HashOf(p.Text(disk)) {
 		return false
 	}
-	cur, err := a.files.Read(a.plansPath)
-	if err != nil || !cur.Open {
-		return err == nil
+	if a.files.Workspace == nil {
+		return true
 	}
-	q, err := flightplan.Find(flightplan.Parse(cur.Text), p.ID)
+	d, open := a.files.Workspace.OpenDocument(a.plansPath)
+	if !open {
+		return true
+	}
+	q, err := flightplan.Find(flightplan.Parse(d.Text), p.ID)
 	return err == nil && q.State == flightplan.StateApproved
+}
+
+// approvedInFile is how a plan approved by saving flightplans.org is
+// approved (runPlan's how).
+const approvedInFile = "in flightplans.org"
+
+// stillApproved checks, actMu held, that flightplans.org on disk still
+// holds p exactly as it was read from src, APPROVED: an approval that was
+// there only while an action ran (and was undone after it) is none.
+func (a *Agent) stillApproved(p *flightplan.Plan, src []byte) error {
+	disk, _, err := protect.ReadOwnFile(a.plansPath)
+	if err != nil {
+		return err
+	}
+	q, err := flightplan.Find(flightplan.Parse(disk), p.ID)
+	if err != nil || q.State != flightplan.StateApproved || !bytes.Equal(q.Text(disk), p.Text(src)) {
+		return fmt.Errorf("plan %s was not run: its approval is no longer in %s as it was read (it changed while an action ran)", p.ID, flightplan.FileName)
+	}
+	return nil
 }
 
 // noteForeign journals a plan the server never filed, once per process
@@ -402,7 +425,20 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		return a.finish(ctx, p, run, flightplan.StateFailed, &v, "not run: the gates changed the action at approval, and the changed action is not the one approved", "")
 	}
 	now := a.now()
+	// Under actMu no action of this agent runs: an APPROVED that one wrote
+	// into flightplans.org while it ran has been undone by now, and none
+	// can be written until this run ends. A disk approval is read again
+	// here, and the run is claimed and started without letting go.
+	a.actMu.Lock()
+	if how == approvedInFile {
+		if err := a.stillApproved(p, src); err != nil {
+			a.actMu.Unlock()
+			run.Err = err
+			return run
+		}
+	}
 	if err := a.store.Claim(p.ID, action.Hash(), now); err != nil {
+		a.actMu.Unlock()
 		if errors.Is(err, flightplan.ErrAlreadyRan) {
 			return a.repair(ctx, p, run)
 		}
@@ -416,7 +452,6 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	a.log.Info("running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
 
-	a.actMu.Lock()
 	snap := a.memex.Snapshot()
 	res, err := func() (res actuate.Result, err error) {
 		defer a.actMu.Unlock()
