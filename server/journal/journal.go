@@ -418,7 +418,7 @@ func Verify(ctx context.Context, path, dataDir string) (Report, error) {
 		if err := protect.CheckOpenOwn(lk.File(), path); err != nil {
 			return rep, fmt.Errorf("journal: %w", err)
 		}
-		if data, err = io.ReadAll(lk.File()); err != nil {
+		if data, err = readAll(lk.File()); err != nil {
 			return rep, fmt.Errorf("journal: %w", err)
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -507,6 +507,20 @@ func verifyData(ctx context.Context, rep Report, data []byte, dataDir string) (R
 		}
 	}
 	return rep, nil
+}
+
+// readAll reads f whole, in one allocation of its size.
+func readAll(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil // it shrank meanwhile: what was there is what there is
+	}
+	return data[:n], err
 }
 
 // entryBreak names entry n (1-based) of entries.
