@@ -38,8 +38,19 @@ func checkJournal(ctx context.Context, c *cli) []checkLine {
 		case rep.Broken != nil:
 			b := rep.Broken
 			out = append(out, checkLine{checkFail, "journal " + p, fmt.Sprintf("entry %d (line %d, %q) does not match: %s", b.Entry, b.Line, b.Title, b.Reason)})
+		case rep.Head == journal.HeadMismatch:
+			out = append(out, checkLine{checkFail, "journal " + p, rep.HeadProblem})
+		case rep.Unrecorded > 0:
+			b := rep.FirstUnrecorded
+			out = append(out, checkLine{checkFail, "journal " + p, fmt.Sprintf("entry %d (line %d, %q) is unrecorded: %s", b.Entry, b.Line, b.Title, b.Reason)})
+		case len(rep.Anomalies) > 0:
+			a := rep.Anomalies[0]
+			out = append(out, checkLine{checkFail, "journal " + p, fmt.Sprintf("entry %d is unrecorded or was changed, as an append found on %s: %s (%d findings in all; the chain after it verifies)",
+				a.Entry, a.Found.Format("2006-01-02 15:04"), a.What, len(rep.Anomalies))})
 		case rep.Head == journal.HeadOK:
 			out = append(out, checkLine{checkOK, "journal " + p, fmt.Sprintf("%d entries, hash chain verified up to the recorded head", rep.Entries)})
+		case rep.HeadProblem != "":
+			out = append(out, checkLine{checkWarn, "journal " + p, fmt.Sprintf("%d entries, hash chain verified; %s", rep.Entries, rep.HeadProblem)})
 		default:
 			out = append(out, checkLine{checkWarn, "journal " + p, fmt.Sprintf("%d entries, hash chain verified; no head is recorded in %s, so removed or changed last entries would not show", rep.Entries, dataDir)})
 		}

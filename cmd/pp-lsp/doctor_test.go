@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +18,14 @@ import (
 // environment and returns the exit code, stdout and stderr.
 func runDoctorWith(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	if _, ok := env["PASSEPARTOUT_DATA_DIR"]; !ok {
+		// Never the data directory of whoever runs the tests.
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["PASSEPARTOUT_DATA_DIR"] = filepath.Join(t.TempDir(), "not-made-yet")
+	}
 	var stdout, stderr bytes.Buffer
 	c := &cli{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
 	code := run(t.Context(), c, append([]string{"doctor"}, args...))

@@ -91,7 +91,10 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 		fmt.Fprintln(tw, "STATE\tID\tTOOL\tCREATED\tTITLE")
 		for _, p := range rep.Plans {
 			title := p.Title
-			if p.Edited {
+			switch {
+			case p.Problem != "":
+				title += "  [" + p.Problem + "]"
+			case p.Edited:
 				title += "  [edited: gated again on approval]"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.State, p.ID, p.Tool, p.Created, title)

@@ -30,7 +30,7 @@ func Describe(w io.Writer, p Pass) {
 	case StatusAnswered:
 		fmt.Fprintf(w, "%sanswered: %s\n", prefix, p.Result.Summary)
 	case StatusFiled:
-		fmt.Fprintf(w, "%sfiled as Flight Plan %s: it waits for your approval in flightplans.org (switch PLAN to APPROVED, or run `pp-lsp plans`)\n", prefix, p.PlanID)
+		fmt.Fprintf(w, "%sfiled as Flight Plan %s: it waits for your approval in flightplans.org (switch PLAN to APPROVED and save the file; `pp-lsp plans` lists the plans)\n", prefix, p.PlanID)
 	case StatusDenied:
 		fmt.Fprintf(w, "%sdenied after %d tries: nothing ran\n", prefix, len(p.Tries))
 	case StatusFailed:

@@ -291,8 +291,9 @@ func (t *tour) approval(ctx context.Context) error {
 		t.printf("There is no plan to approve.\n")
 		return nil
 	}
-	t.printf("In your editor you switch PLAN to APPROVED (or run passepartout.approve). The\n")
-	t.printf("tour edits the file the same way, then lets the heartbeat pick it up:\n\n")
+	t.printf("In your editor you switch PLAN to APPROVED and save the file (or run\n")
+	t.printf("passepartout.approve). The tour saves the file the same way, then lets the\n")
+	t.printf("heartbeat pick it up:\n\n")
 	path := t.agent.PlansPath()
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -310,9 +311,10 @@ func (t *tour) approval(ctx context.Context) error {
 	for _, r := range runs {
 		agent.DescribeRun(t.out, r)
 	}
-	t.printf("\nBefore running, pp-lsp checked that the action is byte for byte the one filed\n")
-	t.printf("(its sha256), and ran the gates again: an \"ask\" is fine now, a \"deny\" would\n")
-	t.printf("still deny. The plan now reads:\n\n")
+	t.printf("\nBefore running, pp-lsp checked its sealed filing record: the plan is one it\n")
+	t.printf("filed, and the action is byte for byte the one filed (its sha256). It ran the\n")
+	t.printf("gates again: an \"ask\" is fine now, a \"deny\" would still deny. The plan now\n")
+	t.printf("reads:\n\n")
 	return t.showPlan()
 }
 

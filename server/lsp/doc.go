@@ -104,8 +104,8 @@
 // its workspace.Workspace: it reads open buffers through OpenDocument and
 // changes them with workspace/applyEdit (its change annotation asking for
 // confirmation where the edit does), waiting for the editor's didChange.
-// didChange and didSave of flightplans.org, and its changes on disk, tell
-// the agent at once (NotifyPlansChanged); its heartbeat runs for the
-// server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
+// didSave of flightplans.org and its changes on disk tell the agent at once
+// (NotifyPlansChanged) — didChange never does: only a saved APPROVED is an
+// approval; its heartbeat runs for the server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
 // the bridge on the same agent and memex.
 package lsp
