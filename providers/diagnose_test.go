@@ -63,7 +63,7 @@ func TestDiagnose(t *testing.T) {
 		{"replay", ProviderConfig{Kind: "replay", File: "testdata/replay/demo.jsonl"}, nil,
 			StatusOK, "3 entries; answers come from this transcript, not a model"},
 		{"replay missing", ProviderConfig{Kind: "replay", File: "testdata/replay/absent.jsonl"}, nil,
-			StatusFail, "no such file"},
+			StatusFail, "it does not exist"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -150,7 +150,7 @@ func TestAskUsage(t *testing.T) {
 		{"no question", []string{"ask", m.path("notes.org") + ":1"}, "needs FILE:LINE and a question"},
 		{"no line", []string{"ask", m.path("notes.org"), "hi"}, "is not FILE:LINE"},
 		{"line zero", []string{"ask", m.path("notes.org") + ":0", "hi"}, "positive integer"},
-		{"missing file", []string{"ask", m.path("nope.org") + ":1", "hi"}, "is not a file"},
+		{"missing file", []string{"ask", m.path("nope.org") + ":1", "hi"}, "nope.org: it does not exist"},
 		{"bad root", []string{"ask", "--root", m.path("nope"), m.path("notes.org") + ":1", "hi"}, "does not exist"},
 		{"bad provider", []string{"ask", "--root", m.root, m.path("notes.org") + ":1", "hi"}, "nonexistent.jsonl"},
 	} {

@@ -109,7 +109,7 @@ func TestIndexErrors(t *testing.T) {
 	}{
 		{"missing root", []string{"--json", "--root", missing}, "no-such-root"},
 		{"root is a file", []string{"--root", filepath.Join(testenv.ModuleRoot(t), "go.mod")}, "not a folder"},
-		{"stray argument", []string{"somewhere"}, "no arguments"},
+		{"stray argument", []string{"somewhere"}, "takes no operands"},
 		{"unknown flag", []string{"--frobnicate"}, "frobnicate"},
 	}
 	for _, tt := range tests {
@@ -120,7 +120,8 @@ func TestIndexErrors(t *testing.T) {
 			assert.Contains(t, errOut, tt.want)
 		})
 	}
-	code, _, errOut := runIndexCLI(t, "--help")
+	code, out, errOut := runIndexCLI(t, "--help")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "--root")
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, "--root DIR")
 }
