@@ -276,7 +276,7 @@ func TestDoctorProviders(t *testing.T) {
 			"FAIL  provider openai:gpt-4o@" + refusing.URL + ": the server refused the key (HTTP 401): invalid_request_error/invalid_api_key: Incorrect API key provided: [redacted] — check OPENAI_API_KEY",
 		}},
 		{"unreachable", map[string]string{"PASSEPARTOUT_PROVIDERS": "ollama:llama3.2@" + dead}, 1, []string{
-			"FAIL  provider ollama:llama3.2@" + dead + ": not reachable at " + dead,
+			"FAIL  provider ollama:llama3.2@" + dead + ": not reachable: the connection to " + dead + " was refused — start it with `ollama serve`, or correct the base URL",
 		}},
 		{"a bad entry is named", map[string]string{"PASSEPARTOUT_PROVIDERS": "ollama:llama3.2,gemini:pro"}, 1, []string{
 			`FAIL  providers: PASSEPARTOUT_PROVIDERS entry "gemini:pro": provider kind "gemini" is not one of ollama, openai, anthropic, replay`,
