@@ -183,13 +183,17 @@ func (s *summary) heartbeat(done <-chan struct{}, quiet time.Duration) {
 			return
 		case now := <-tick.C:
 			s.mu.Lock()
-			if now.Sub(s.lastLine) >= quiet && len(s.running) > 0 {
+			if now.Sub(s.lastLine) >= quiet {
 				var names []string
 				for p, t := range s.running {
 					names = append(names, fmt.Sprintf("%s (%s)", p, now.Sub(t).Round(time.Second)))
 				}
 				sort.Strings(names)
-				fmt.Fprintf(s.out, "    … still running: %s\n", strings.Join(names, ", "))
+				if len(names) > 0 {
+					fmt.Fprintf(s.out, "    … still running: %s\n", strings.Join(names, ", "))
+				} else {
+					fmt.Fprintf(s.out, "    … building test binaries (%s so far)\n", now.Sub(s.start).Round(time.Second))
+				}
 				s.lastLine = now
 			}
 			s.mu.Unlock()
