@@ -16,12 +16,8 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp ask [--root DIR]... FILE:LINE TEXT"
 	fs := newFlagSet("ask", usageLine)
 	fs.interspersed = false // the question is free words, "-x" among them
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root `DIR` (repeatable; default: the current directory)")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
@@ -36,7 +32,7 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	text := strings.Join(fs.Args()[1:], " ")
-	a, err := agent.Open(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, RequireProvider: true, Logger: log})
+	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, RequireProvider: true, Logger: log})
 	if err != nil {
 		return err
 	}

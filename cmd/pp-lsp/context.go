@@ -23,12 +23,8 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("context", usageLine)
 	asJSON := fs.Bool("json", false, "print the context and its figures as one JSON object (DESIGN §5)")
 	budget := fs.Int("budget", 0, fmt.Sprintf("the most tokens the context may take (default: $%s, else %d)", foveal.EnvBudget, foveal.DefaultBudget))
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root `DIR` (repeatable; default: the current directory)")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
@@ -49,15 +45,12 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 		}
 		opts.Budget = *budget
 	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
-	}
 	abs, err := orgFileArg(file)
 	if err != nil {
 		return err
 	}
 
-	m, err := openForContext(ctx, c, roots, log)
+	m, err := openForContext(ctx, c, *roots, log)
 	if err != nil {
 		return err
 	}
@@ -75,7 +68,7 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 		for _, f := range m.Snapshot().FileFindings(abs) {
 			return &usageError{msg: f.Message} // left out: too large, unreadable
 		}
-		return usageErrorf("%s is not an Org file of the memex: it must be a visible *.org file under %s", file, rootList(roots))
+		return usageErrorf("%s is not an Org file of the memex: it must be a visible *.org file under %s", file, rootList(*roots))
 	case errors.Is(err, foveal.ErrLine):
 		lines := 0
 		if f, ok := m.Snapshot().File(abs); ok {

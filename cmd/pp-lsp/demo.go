@@ -11,10 +11,7 @@ import (
 func runDemo(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("demo", "pp-lsp demo [--keep]")
 	keep := fs.Bool("keep", false, "keep the tour's temporary directory (memex, data, configuration) to explore it afterwards")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}

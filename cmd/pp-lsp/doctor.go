@@ -103,8 +103,7 @@ func doctorChecks() []doctorCheck {
 
 func runDoctor(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("doctor", "pp-lsp doctor [--root DIR]... [--config FILE]")
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root `DIR` to check (repeatable; default: the current directory)")
+	roots := fs.rootFlag("a memex root `DIR` to check (repeatable; default: the current directory)")
 	config := fs.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
 	if err := fs.parse(c, args); err != nil {
 		return err
@@ -114,12 +113,9 @@ func runDoctor(ctx context.Context, c *cli, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
-	}
-	d := &doctorEnv{c: c, roots: roots, configPath: *config, configGiven: *config != "", landlock: landlockABI}
+	d := &doctorEnv{c: c, roots: *roots, configPath: *config, configGiven: *config != "", landlock: landlockABI}
 	if !d.configGiven {
-		d.configPath = filepath.Join(gates.DefaultWorld(c.getenv, roots).ConfigDir, "config.json")
+		d.configPath = filepath.Join(gates.DefaultWorld(c.getenv, *roots).ConfigDir, "config.json")
 	}
 	d.sections, d.configErr = agent.ReadConfigFile(d.configPath, !d.configGiven)
 

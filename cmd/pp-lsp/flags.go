@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ type flagSet struct {
 	operands     []string
 	logLevel     string
 	logFormat    string
+	roots        *stringList // declared by rootFlag
 }
 
 // newFlagSet makes the flag set of subcommand name, with the logging
@@ -47,6 +49,25 @@ func newFlagSet(name, usageLine string) *flagSet {
 	fs.StringVar(&fs.logLevel, "log-level", "", "log `LEVEL` on stderr: debug, info, warn or error (default: $"+envLog+", else warn)")
 	fs.StringVar(&fs.logFormat, "log-format", "", "log `FORMAT` on stderr: human (one line per warning), text (slog's key=value) or json")
 	return fs
+}
+
+// rootFlag declares the repeatable --root flag (usage "" says the usual).
+// After parse it holds the roots given, or the current directory.
+func (fs *flagSet) rootFlag(usage string) *stringList {
+	if usage == "" {
+		usage = "a memex root `DIR` (repeatable; default: the current directory)"
+	}
+	fs.roots = &stringList{}
+	fs.Var(fs.roots, "root", usage)
+	return fs.roots
+}
+
+// parseLogged parses args, then makes the command's logger from them.
+func (fs *flagSet) parseLogged(c *cli, args []string) (*slog.Logger, error) {
+	if err := fs.parse(c, args); err != nil {
+		return nil, err
+	}
+	return fs.logger(c)
 }
 
 // Args, NArg and Arg are the operands parse left, in order.
@@ -106,6 +127,9 @@ func (fs *flagSet) parse(c *cli, args []string) error {
 		if err := f.Value.Set(value); err != nil {
 			return usageErrorf("--%s: %s", name, badValue(f, value, err))
 		}
+	}
+	if fs.roots != nil && len(*fs.roots) == 0 {
+		*fs.roots = stringList{"."}
 	}
 	return nil
 }

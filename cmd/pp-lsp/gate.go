@@ -29,10 +29,7 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 	fl := newFlagSet("gate", "pp-lsp gate [--root DIR] [--config FILE]")
 	root := fl.String("root", ".", "the memex root `DIR`; relative paths in actions start here")
 	cfgFlag := fl.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
-	if err := fl.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fl.logger(c)
+	log, err := fl.parseLogged(c, args)
 	if err != nil {
 		return err
 	}

@@ -48,23 +48,16 @@ func runIndex(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("index", usageLine)
 	asJSON := fs.Bool("json", false, "print the figures as one JSON object")
 	withFindings := fs.Bool("findings", false, "also list duplicate IDs, broken links and skipped files")
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root `DIR` (repeatable; default: the current directory)")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
-	}
 	prog := newProgress(c.stderr)
-	m, err := memory.Open(ctx, memory.Options{Roots: roots, Progress: prog.update, Logger: log})
+	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Progress: prog.update, Logger: log})
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, memory.ErrRoot) {

@@ -33,19 +33,15 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("plans", usageLine)
 	asJSON := fs.Bool("json", false, "print the plans as one JSON object")
 	runApproved := fs.Bool("run-approved", false, "run every APPROVED plan (each at most once, whoever else approves it)")
-	var roots stringList
-	fs.Var(&roots, "root", "the memex root `DIR` holding flightplans.org (default: the current directory)")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	roots := fs.rootFlag("the memex root `DIR` holding flightplans.org (default: the current directory)")
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("takes no operands, got %q", fs.Arg(0))
 	}
-	a, err := agent.Open(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log})
+	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log})
 	if err != nil {
 		return err
 	}

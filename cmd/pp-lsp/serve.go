@@ -20,13 +20,9 @@ import (
 func runServe(ctx context.Context, c *cli, args []string) error {
 	fs := newFlagSet("serve", "pp-lsp serve --tcp ADDR [--root DIR]... [--allow-remote]")
 	addr := fs.String("tcp", "", "`HOST:PORT` to listen on, loopback only unless --allow-remote (port 0 picks a free port)")
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root `DIR` (repeatable; default: the current directory)")
+	roots := fs.rootFlag("")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback ADDR; clients still need the token, but nothing on the wire is encrypted")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
-	log, err := fs.logger(c)
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
@@ -39,10 +35,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err := checkTCPAddr(*addr, *allowRemote, remoteHint); err != nil {
 		return err
 	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
-	}
-	a, err := agent.Open(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true})
+	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log, Serve: true})
 	if err != nil {
 		return err
 	}
@@ -58,7 +51,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	}
 	go a.Heartbeat(ctx)
 	token, _ := bridge.TokenPath(c.getenv)
-	fmt.Fprintf(c.stderr, "pp-lsp serve: serving %s on %s (clients read the token from %s)\n", rootList(roots), ln.Addr(), token)
+	fmt.Fprintf(c.stderr, "pp-lsp serve: serving %s on %s (clients read the token from %s)\n", rootList(*roots), ln.Addr(), token)
 	return srv.Serve(ctx, ln)
 }
 

@@ -24,12 +24,9 @@ func runStdio(ctx context.Context, c *cli, args []string) error {
 	stdio := fs.Bool("stdio", false, "speak the Language Server Protocol on stdin and stdout")
 	addr := fs.String("tcp", "", "also serve the framed-TCP bridge on `HOST:PORT` (loopback only), sharing the memex")
 	config := fs.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
-	if err := fs.parse(c, args); err != nil {
-		return err
-	}
 	// Warnings and errors only by default: editors show the server's
 	// stderr, and Neovim shows every line of it as an error.
-	log, err := fs.logger(c)
+	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
