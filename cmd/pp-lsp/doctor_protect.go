@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -13,14 +12,13 @@ import (
 
 // checkProtected reports the protected places (DESIGN §8): the data
 // directory outside every root, its key sound, and flightplans.org and
-// journal.org regular files of the server's own — in the current folder
-// (the default root) and the root of every journal the data directory
-// records.
-func checkProtected(_ context.Context, c *cli) []checkLine {
-	dataDir, _ := memory.DataDir(c.getenv)
+// journal.org regular files of the server's own — in the first root and
+// the root of every journal the data directory records.
+func checkProtected(_ context.Context, d *doctorEnv) []checkLine {
+	dataDir, _ := memory.DataDir(d.getenv)
 	var roots []string
-	if wd, err := os.Getwd(); err == nil {
-		roots = append(roots, wd)
+	if first, err := filepath.Abs(d.roots[0]); err == nil {
+		roots = append(roots, first)
 	}
 	if dataDir != "" {
 		for _, j := range journal.Known(dataDir) {
@@ -31,11 +29,11 @@ func checkProtected(_ context.Context, c *cli) []checkLine {
 	}
 	var out []checkLine
 	for _, f := range protect.Diagnose(roots, dataDir) {
-		st := checkOK
 		if f.Failed {
-			st = checkFail
+			out = append(out, fail(f.Subject, f.Detail, f.Fix))
+			continue
 		}
-		out = append(out, checkLine{st, f.Subject, f.Detail})
+		out = append(out, ok(f.Subject, "%s", f.Detail))
 	}
 	return out
 }

@@ -51,7 +51,10 @@ func DescribeRun(w io.Writer, r PlanRun) {
 		fmt.Fprintf(w, "plan %s (%s): %v\n", r.ID, r.Title, r.Err)
 		return
 	}
-	fmt.Fprintf(w, "plan %s (%s): %s — %s\n", r.ID, r.Title, r.State, oneLine(r.Summary))
+	// The summary starts with the state when the plan's file records it
+	// so ("DONE: exit status 0"); said once here.
+	summary := strings.TrimPrefix(oneLine(r.Summary), string(r.State)+": ")
+	fmt.Fprintf(w, "plan %s (%s): %s — %s\n", r.ID, r.Title, r.State, summary)
 	if r.Verdict != nil {
 		fmt.Fprintf(w, "  gates at approval: %s by %s; trace: %s\n", r.Verdict.Verdict, r.Verdict.Gate, traceLine(r.Verdict.Trace))
 	}

@@ -15,6 +15,8 @@ type Finding struct {
 	Failed  bool
 	Subject string
 	Detail  string
+	// Fix says how to mend a failed finding ("" when Detail says it).
+	Fix string
 }
 
 // Diagnose checks what `pp-lsp doctor` reports about the protected places:
@@ -25,17 +27,21 @@ func Diagnose(roots []string, dataDir string) []Finding {
 	var out []Finding
 	if fi, err := os.Stat(dataDir); dataDir != "" && err == nil && fi.IsDir() {
 		if r, in := Inside(dataDir, roots); in {
-			out = append(out, Finding{true, "data dir " + dataDir, fmt.Sprintf("it is inside the memex root %s, where actions could reach the key and the records: set PASSEPARTOUT_DATA_DIR to a folder outside every root", r)})
+			out = append(out, Finding{Failed: true, Subject: "data dir " + dataDir,
+				Detail: fmt.Sprintf("it is inside the memex root %s, where actions could reach the key and the records", r),
+				Fix:    "set PASSEPARTOUT_DATA_DIR to a folder outside every root"})
 		} else {
-			out = append(out, Finding{false, "data dir " + dataDir, "outside every memex root"})
+			out = append(out, Finding{Subject: "data dir " + dataDir, Detail: "outside every memex root"})
 		}
 		switch _, err := seal.Load(dataDir); {
 		case errors.Is(err, fs.ErrNotExist):
-			out = append(out, Finding{false, "key " + seal.Path(dataDir), "not made yet (pp-lsp makes it at its first start)"})
+			out = append(out, Finding{Subject: "key " + seal.Path(dataDir), Detail: "not made yet (pp-lsp makes it at its first start)"})
 		case err != nil:
-			out = append(out, Finding{true, "key " + seal.Path(dataDir), err.Error() + "; until it is fixed no Flight Plan runs and no journal head is recorded"})
+			out = append(out, Finding{Failed: true, Subject: "key " + seal.Path(dataDir),
+				Detail: err.Error() + "; until it is fixed no Flight Plan runs and no journal head is recorded",
+				Fix:    "fix what it says, or remove it so that the server makes a new one at its next start (plans filed under the old key then become foreign)"})
 		default:
-			out = append(out, Finding{false, "key " + seal.Path(dataDir), "present, readable by its owner only"})
+			out = append(out, Finding{Subject: "key " + seal.Path(dataDir), Detail: "present, readable by its owner only"})
 		}
 	}
 	for _, r := range roots {
@@ -45,10 +51,11 @@ func Diagnose(roots []string, dataDir string) []Finding {
 				continue
 			}
 			if err := OwnFile(p); err != nil {
-				out = append(out, Finding{true, n + " " + p, err.Error()})
+				out = append(out, Finding{Failed: true, Subject: n + " " + p, Detail: err.Error(),
+					Fix: "make it a regular file of its own (no symlink, no other hard link), outside synced or shared folders"})
 				continue
 			}
-			out = append(out, Finding{false, n + " " + p, "a regular file with one link"})
+			out = append(out, Finding{Subject: n + " " + p, Detail: "a regular file with one link"})
 		}
 	}
 	return out
