@@ -401,8 +401,16 @@ func TestTooManyConnections(t *testing.T) {
 	d := startDaemon(t, Config{MaxConnections: 1})
 	first := d.connect(t)
 	second := dial(t, d.addr)
-	second.expectLogThenClose("already serves 1 connections")
-	assert.Equal(t, "pong", get(first.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"))
+	second.next() // the daemon's handshake
+	second.send(fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, d.token))
+	second.expectLogThenClose("already serves 1 clients")
+	assert.Equal(t, "pong", get(first.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"), "the first client is never the one closed")
+	require.Eventually(t, func() bool { st := d.srv.Stats(); return st.Connections == 1 && st.Handshaking == 0 }, 5*time.Second, 10*time.Millisecond)
+
+	// Once the first leaves, its place is free.
+	first.nc.Close()
+	require.Eventually(t, func() bool { return d.srv.Stats().Connections == 0 }, 5*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "pong", get(d.connect(t).call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"))
 }
 
 func TestTooManyRequestsInFlight(t *testing.T) {

@@ -335,6 +335,7 @@ func (c *conn) status(ctx context.Context) plist.Plist {
 		Add("WIRE", 1).
 		Add("UPTIME-SECONDS", int64(st.Uptime.Seconds())).
 		Add("CONNECTIONS", st.Connections).
+		Add("HANDSHAKING", st.Handshaking).
 		Add("IN-FLIGHT", st.InFlight).
 		Add("SERVED", st.Served).
 		Add(kSessionID, c.session)
