@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/server/plist"
 )
 
@@ -528,7 +528,7 @@ func TestNewNeedsBackendAndToken(t *testing.T) {
 // TestLogsNeverHoldTokens: neither the daemon's token nor a client's wrong
 // guess reaches the log, whatever happens to the connection.
 func TestLogsNeverHoldTokens(t *testing.T) {
-	var logs lockedLog
+	var logs testenv.SyncBuffer
 	d := startDaemon(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	good := d.connect(t)
 	good.call("p", `:ACTION :PING`)
@@ -547,22 +547,4 @@ func TestLogsNeverHoldTokens(t *testing.T) {
 	assert.Contains(t, text, "bridge handshake refused")
 	assert.NotContains(t, text, d.token)
 	assert.NotContains(t, text, guess)
-}
-
-// lockedLog is a log sink shared by the daemon's goroutines and the test.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

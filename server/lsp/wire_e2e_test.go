@@ -79,7 +79,7 @@ type stdioServer struct {
 	stdin   io.WriteCloser
 	inMu    sync.Mutex
 	answers chan string // the responses, summarised
-	stderr  lockedBuffer
+	stderr  testenv.SyncBuffer
 	exited  chan error
 }
 
@@ -220,24 +220,6 @@ func (s *stdioServer) next() (string, bool) {
 	case <-time.After(20 * time.Second):
 		return "TIMEOUT: no answer within 20s", true
 	}
-}
-
-// lockedBuffer is a buffer written by one goroutine and read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func runWireScript(t *testing.T, bin, file string) {
