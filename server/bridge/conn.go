@@ -56,6 +56,16 @@ type guardedConn struct {
 	net.Conn
 	mu      sync.Mutex
 	aborted bool
+	// heard is set once the client has sent a byte.
+	heard atomic.Bool
+}
+
+func (g *guardedConn) Read(p []byte) (int, error) {
+	n, err := g.Conn.Read(p)
+	if n > 0 {
+		g.heard.Store(true)
+	}
+	return n, err
 }
 
 // pastDeadline is a deadline that has passed: reads fail at once.
@@ -133,8 +143,14 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 // closing a socket that still has unread input makes the kernel reset the
 // connection, which can destroy our last :LOG before the client reads it. So
 // the daemon half-closes, reads and discards what the client still sends
-// (bounded in time and size), then closes.
+// (bounded in time and size), then closes. A connection that never sent a
+// byte (an idle one evicted or timed out) has nothing to reset it: it is
+// closed at once, so that a flood of them holds nothing after its :LOG.
 func (c *conn) lingeringClose() {
+	if !c.guard.heard.Load() {
+		c.nc.Close()
+		return
+	}
 	if hc, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		_ = hc.CloseWrite()
 		_ = c.nc.SetReadDeadline(time.Now().Add(c.closeTimeout()))

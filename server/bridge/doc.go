@@ -45,7 +45,8 @@
 // measures how often). Once authenticated a client is never evicted. At most
 // MaxConnections clients (64) are authenticated at once: beyond, a client is
 // told so after its handshake and closed. A connection closed before it
-// authenticated lingers at most 250 ms for its last :LOG.
+// authenticated lingers at most 250 ms for its last :LOG, and not at all if
+// it never sent a byte.
 //
 // A request is (:TYPE :REQUEST :META (:REQUEST-ID id …) :PAYLOAD (:ACTION :X …)).
 // The id is a string, integer or symbol, unique among the connection's
