@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // The flood tests play a local process that opens connections to the
@@ -108,7 +114,8 @@ func churn(t testing.TB, addr string, n int) *atomic.Int64 {
 func TestIdleFloodCannotLockClientsOut(t *testing.T) {
 	// A handshake timeout far beyond the test: only eviction can let the
 	// genuine client in.
-	d := startDaemon(t, Config{HandshakeTimeout: time.Minute})
+	var logs testenv.SyncBuffer
+	d := startDaemon(t, Config{HandshakeTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	bystander := d.connect(t)
 
 	flood := holdIdle(t, d.addr, 200)
@@ -131,6 +138,20 @@ func TestIdleFloodCannotLockClientsOut(t *testing.T) {
 	assert.Equal(t, int64(max-1), get(st, "PAYLOAD", "HANDSHAKING"), "one more idle connection was evicted for the client")
 	assert.Equal(t, "pong", get(bystander.call("b", `:ACTION :PING`), "PAYLOAD", "TEXT"))
 	assert.Equal(t, 200-max+1, flood.closedWith("waiting to authenticate"))
+
+	// The log sums the flood up, a line a second, instead of a line per
+	// connection.
+	evictedRE := regexp.MustCompile(`bridge evicted connections.* evicted=(\d+) within=1s`)
+	logged := func() int {
+		n := 0
+		for _, m := range evictedRE.FindAllStringSubmatch(logs.String(), -1) {
+			k, _ := strconv.Atoi(m[1])
+			n += k
+		}
+		return n
+	}
+	assert.Eventually(t, func() bool { return logged() == 200-max+1 }, 5*time.Second, 10*time.Millisecond)
+	assert.Less(t, strings.Count(logs.String(), "\n"), 20, "a few lines for 200 connections")
 }
 
 // statsNoTime is the daemon's figures without the uptime.

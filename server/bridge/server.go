@@ -103,10 +103,9 @@ type Server struct {
 	mu          sync.Mutex
 	handshaking map[*conn]struct{}
 	authed      int
-	// evicted counts the evictions not logged yet, lastEvictLog when the
-	// last were: a flood is logged once a second, not once a connection.
-	evicted      int
-	lastEvictLog time.Time
+	// evicted counts the evictions not logged yet: a flood is logged once
+	// a second, not once a connection.
+	evicted int
 
 	nextConn atomic.Uint64
 	inFlight atomic.Int64
@@ -214,9 +213,8 @@ func (s *Server) admit(c *conn) {
 		}
 		delete(s.handshaking, oldest)
 		s.evicted++
-		if now := time.Now(); now.Sub(s.lastEvictLog) >= time.Second {
-			s.log.Warn("bridge evicted connections that did not authenticate: more were waiting than the budget", "evicted", s.evicted, "max", s.cfg.MaxHandshaking)
-			s.evicted, s.lastEvictLog = 0, now
+		if s.evicted == 1 {
+			time.AfterFunc(time.Second, s.logEvictions)
 		}
 	}
 	s.handshaking[c] = struct{}{}
@@ -224,6 +222,16 @@ func (s *Server) admit(c *conn) {
 	if oldest != nil {
 		oldest.evict()
 	}
+}
+
+// logEvictions logs how many connections were evicted in the second
+// since the first of them.
+func (s *Server) logEvictions() {
+	s.mu.Lock()
+	n := s.evicted
+	s.evicted = 0
+	s.mu.Unlock()
+	s.log.Warn("bridge evicted connections that did not authenticate: more were waiting than the budget allows", "evicted", n, "within", time.Second, "max", s.cfg.MaxHandshaking)
 }
 
 // errEvicted and errFull are why an authenticated client is not served.
