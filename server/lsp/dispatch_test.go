@@ -20,10 +20,10 @@ func (panicsOnMarshal) MarshalJSON() ([]byte, error) { panic("the result's encod
 
 // TestHandlerPanicsFailOnlyTheirRequest injects failing handlers into the
 // server's tables — panicking on the read loop, after releasing it, while
-// waiting for the memex, in a notification, in the result's encoding, or
-// returning a result that does not encode — and checks that each request
-// is answered InternalError, the notification is dropped, and the
-// session goes on to a clean shutdown.
+// waiting for the memex, in a notification, in the result's encoding, in a
+// background task, or returning a result that does not encode — and checks
+// that each request is answered InternalError, the notification is
+// dropped, and the session goes on to a clean shutdown.
 func TestHandlerPanicsFailOnlyTheirRequest(t *testing.T) {
 	boom := func(context.Context, *view, jsonrpc2.RawMessage) (any, error) { panic("boom") }
 	var noted []string
@@ -34,6 +34,10 @@ func TestHandlerPanicsFailOnlyTheirRequest(t *testing.T) {
 		s.calls["test/panicsOnMarshal"] = call{serve: func(context.Context, *view, jsonrpc2.RawMessage) (any, error) { return panicsOnMarshal{}, nil }}
 		s.calls["test/doesNotEncode"] = call{serve: func(context.Context, *view, jsonrpc2.RawMessage) (any, error) {
 			return map[string]any{"f": func() {}}, nil
+		}}
+		s.calls["test/spawnsAPanic"] = call{serve: func(context.Context, *view, jsonrpc2.RawMessage) (any, error) {
+			s.spawn(func(context.Context) { panic("background boom") })
+			return "spawned", nil
 		}}
 		s.notes["test/panicNote"] = func(context.Context, jsonrpc2.RawMessage) error { panic("note boom") }
 		s.notes["test/note"] = func(_ context.Context, p jsonrpc2.RawMessage) error {
@@ -56,6 +60,8 @@ func TestHandlerPanicsFailOnlyTheirRequest(t *testing.T) {
 		assert.Contains(t, e.Message, method)
 		assert.NotContains(t, m, "result")
 	}
+	rs.send(`{"jsonrpc":"2.0","id":19,"method":"test/spawnsAPanic"}`)
+	assert.JSONEq(t, `"spawned"`, string(rs.answer("19")["result"]), "a background task's panic stops that task alone")
 	rs.send(`{"jsonrpc":"2.0","method":"test/panicNote","params":{"x":1}}`)
 	rs.send(`{"jsonrpc":"2.0","method":"test/note","params":{"after":"the panic"}}`)
 	rs.send(`{"jsonrpc":"2.0","id":20,"method":"workspace/symbol","params":{"query":""}}`)
