@@ -122,7 +122,8 @@ func (r *reader) header() (length, headerLen int, err error) {
 			if r.end-r.start >= r.maxHeader {
 				return fail("the message header is longer than %d bytes", r.maxHeader)
 			}
-			if err := r.fill(r.end - r.start + 1); err != nil {
+			// Wait for one byte more, with room for the whole header.
+			if err := r.fillRoom(r.end-r.start+1, r.maxHeader+1); err != nil {
 				return 0, 0, err
 			}
 			continue
@@ -188,7 +189,12 @@ func (r *reader) resync(from int) (int, error) {
 // fill reads until need unread bytes are buffered. The buffer grows only
 // when it is full of bytes that arrived: its size is at most twice what
 // was received, whatever a header said was coming.
-func (r *reader) fill(need int) error {
+func (r *reader) fill(need int) error { return r.fillRoom(need, need) }
+
+// fillRoom is fill, growing the buffer up to room unread bytes at once
+// when it must grow (room ≥ need): a header read a few bytes at a time
+// must not grow it a byte at a time.
+func (r *reader) fillRoom(need, room int) error {
 	if r.end-r.start >= need {
 		return nil
 	}
@@ -203,7 +209,7 @@ func (r *reader) fill(need int) error {
 			return r.err
 		}
 		if r.end == len(r.buf) {
-			r.makeRoom(need)
+			r.makeRoom(room)
 		}
 		n, err := r.src.Read(r.buf[r.end:])
 		r.end += n
@@ -215,8 +221,8 @@ func (r *reader) fill(need int) error {
 }
 
 // makeRoom moves the unread bytes to the front of the buffer, and doubles
-// it (up to need) when they fill it.
-func (r *reader) makeRoom(need int) {
+// it (up to room) when they fill it.
+func (r *reader) makeRoom(room int) {
 	if r.start > 0 {
 		r.end = copy(r.buf, r.buf[r.start:r.end])
 		r.start = 0
@@ -224,7 +230,7 @@ func (r *reader) makeRoom(need int) {
 			return
 		}
 	}
-	nb := make([]byte, min(max(2*len(r.buf), initialBuffer), need))
+	nb := make([]byte, min(max(2*len(r.buf), initialBuffer), room))
 	r.end = copy(nb, r.buf[:r.end])
 	r.buf = nb
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -270,6 +271,15 @@ func TestMemoryFollowsTheInput(t *testing.T) {
 			assert.LessOrEqual(t, cap(s.rd.buf), 2*DefaultMaxHeader)
 		})
 	}
+
+	// A header that arrives a byte at a time grows the buffer by doubling,
+	// not a byte at a time (thousands of copies).
+	allocs := testing.AllocsPerRun(1, func() {
+		src := iotest.OneByteReader(strings.NewReader("Content-Length: 1\r\nX: " + strings.Repeat("y", 2*DefaultMaxHeader)))
+		s := NewStream(&memConn{in: src}, Options{})
+		_, _, _ = s.Read(context.Background())
+	})
+	assert.Less(t, allocs, 50.0)
 
 	// A large message is read, and its buffer given back after it.
 	big := `{"jsonrpc":"2.0","method":"big","params":"` + strings.Repeat("z", keptBuffer) + `"}`
