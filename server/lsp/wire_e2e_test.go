@@ -350,7 +350,7 @@ func TestWireMemoryIsBounded(t *testing.T) {
 	assert.Equal(t, `error null -32700: parse error: the Content-Length "2000000000" is over the limit of 134217728 bytes; reading resumes at the next Content-Length header`, a)
 	a = call(2, "workspace/symbol", `{"query":""}`)
 	assert.True(t, strings.HasPrefix(a, "result 2 "), "%s", a)
-	assert.Contains(t, s.stderr.String(), fmt.Sprintf("skipped input to the next message header\" bytes=%d", len(hostileHeader)+25*len(garbage)), "the log says what was skipped")
+	assert.Contains(t, s.stderr.String(), fmt.Sprintf("skipped input to the next message header (bytes: %d)", len(hostileHeader)+25*len(garbage)), "the log says what was skipped")
 
 	// A body stated at 100 MB, of which 1 MB arrives: memory follows the
 	// bytes, not the header.
