@@ -17,9 +17,9 @@ var inherited = []string{
 // env is the whole environment of a command: the allow-list of DESIGN §12
 // and nothing else — no key, token, agent socket or proxy reaches an
 // action. HOME and TMPDIR are the command's private temporary folder; dir
-// is its working folder. PATH keeps no folder under unreachable (the
-// user's home, which a confined command cannot read: ~/.pyenv/shims
-// before /usr/bin would only make python3 fail).
+// is its working folder. PATH keeps no folder a confined command cannot
+// run programs from (~/.pyenv/shims before /usr/bin would only make
+// python3 fail).
 func env(getenv func(string) string, tmp, dir string, unreachable func(string) bool) []string {
 	env := []string{
 		"PATH=" + cleanPath(getenv("PATH"), unreachable),

@@ -44,10 +44,6 @@ var etcReads = []string{
 // devices are the character devices a command may read and write.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
-// ProtectedNames are the files in a root that only a human (or the
-// server's own bookkeeping) changes (DESIGN §8).
-var ProtectedNames = []string{"flightplans.org", "journal.org"}
-
 // hidden is a set of places a command may not reach with some right:
 // canonical paths, and the identities of those that exist (a hard link
 // or a case-variant spelling of one is the same file).
@@ -139,17 +135,6 @@ func checkRoots(roots []string) error {
 func privateVariants(p string) []string {
 	dir, base := filepath.Split(p)
 	return []string{p, p + "~", dir + "#" + base + "#", dir + ".#" + base, p + "_archive"}
-}
-
-// protectedFiles are the protected files of the roots.
-func protectedFiles(roots []string) []string {
-	var out []string
-	for _, r := range roots {
-		for _, n := range ProtectedNames {
-			out = append(out, filepath.Join(r, n))
-		}
-	}
-	return out
 }
 
 // dotEntries lists home's entries whose name starts with a dot — shell

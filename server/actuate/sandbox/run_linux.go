@@ -223,8 +223,8 @@ func (h *helperProc) answer() string {
 
 // ruleset builds the Landlock rules of one run (see the package doc).
 func (s *Sandbox) ruleset(tmp string) (*ruleset, error) {
-	protected := append(protectedFiles(s.roots), s.cfg.Protected...)
-	for _, p := range protectedFiles(s.roots) {
+	protected := s.cfg.Protected
+	for _, p := range protected {
 		if err := singleLink(p); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,9 +54,9 @@ type Config struct {
 	Mode Mode
 	// Roots are the memex roots: what a command may read and write.
 	Roots []string
-	// Protected are further places no command may read or write: the
-	// data, config and runtime folders (the protected files of every root
-	// are always added).
+	// Protected are the places no command may read or write (DESIGN §8):
+	// flightplans.org and journal.org of every root, the data, config and
+	// runtime folders. A protected file with another hard link is refused.
 	Protected []string
 	// Home is the user's home folder: its dot-entries are hidden when a
 	// root holds it.
@@ -237,14 +238,12 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (int, error) {
 	return s.runHelper(ctx, c, argv, env, tmp)
 }
 
-// unreachable reports whether a confined command cannot reach dir: it
-// lies in the home folder and in no root.
+// unreachable reports whether a confined command cannot run programs from
+// dir: it lies neither in the system's folders nor in a root.
 func (s *Sandbox) unreachable(dir string) bool {
-	if s.cfg.Home == "" || !within(dir, filepath.Clean(s.cfg.Home)) && !within(canonical(dir), canonical(s.cfg.Home)) {
-		return false
-	}
-	for _, r := range s.roots {
-		if within(canonical(dir), r) {
+	c := canonical(dir)
+	for _, r := range append(slices.Clone(systemReads), s.roots...) {
+		if within(dir, r) || within(c, r) {
 			return false
 		}
 	}
