@@ -44,7 +44,7 @@ func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
 
 func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	ed := workspacetest.New()
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript),
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript),
 		func(o *Options) { o.Workspace = ed; o.Config.HeartbeatSeconds = 3600 })
 	plans := fx.path(flightplan.FileName)
 	ed.Open(plans, "")
@@ -66,7 +66,7 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 		d, _ := ed.OpenDocument(plans)
 		return strings.Contains(string(d.Text), "* DONE ")
 	}, 10*time.Second, 20*time.Millisecond)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 	assert.NoFileExists(t, plans)
 	d, _ = ed.OpenDocument(plans)
 	diags := fx.agent.PlanDiagnostics(d.Text)

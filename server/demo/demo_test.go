@@ -31,8 +31,8 @@ func TestTour(t *testing.T) {
 		"→ DENY by dispatcher",
 		"outside the roots",
 		"→ ASK by permissions",
-		"* PLAN Run `mkdir -p archive",
-		"* DONE Run `mkdir -p archive",
+		"* PLAN Run `mkdir -p notes/archive",
+		"* DONE Run `mkdir -p notes/archive",
 		"Chain verified: 7 entries",
 	} {
 		assert.Contains(t, tour, want)
