@@ -143,18 +143,27 @@ func (s *Sandbox) Mode() Mode { return s.mode }
 // Status is what the kernel offers.
 func (s *Sandbox) Status() Status { return s.status }
 
+// Summary names the mode and what the kernel offers, for a title:
+// "required, Landlock ABI 7".
+func (s *Sandbox) Summary() string {
+	if s.mode == Off {
+		return string(Off)
+	}
+	return fmt.Sprintf("%s, %s", s.mode, s.status)
+}
+
 // Describe says in one line how commands run: for the journal at every
 // start and for `pp-lsp doctor`.
 func (s *Sandbox) Describe() string {
 	switch {
 	case s.mode == Off:
-		return "sandbox off: shell and eval commands run unconfined (the environment is still scrubbed and the wall time still holds)"
+		return "off: shell and eval commands run unconfined (the environment is still scrubbed and the wall time still holds)"
 	case !s.status.Available() && s.mode == Required:
-		return fmt.Sprintf("sandbox required, but %s: shell and eval actions do not run", s.status)
+		return fmt.Sprintf("required, but there is %s: shell and eval actions do not run", s.status)
 	case !s.status.Available():
-		return fmt.Sprintf("sandbox best-effort, %s: shell and eval commands run with their limits%s but not confined to the roots", s.status, s.seccompClause())
+		return fmt.Sprintf("best-effort, %s: shell and eval commands run with their limits%s, but not confined to the roots", s.status, s.seccompClause())
 	}
-	return fmt.Sprintf("sandbox %s: %s confines shell and eval commands to the roots%s; %s%s",
+	return fmt.Sprintf("%s: %s confines shell and eval commands to the roots%s; %s%s",
 		s.mode, s.status, s.seccompClause(), s.procs.describe(), s.status.describeGaps())
 }
 
