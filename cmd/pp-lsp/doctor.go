@@ -50,6 +50,7 @@ func doctorChecks() []doctorCheck {
 		{"providers", checkProviders},
 		{"embedder", checkEmbedder},
 		{"journal", checkJournal},
+		{"sandbox", checkSandbox},
 	}
 }
 

@@ -137,7 +137,7 @@ func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
 	filePlan(t, m)
 	code, out, _ := m.run(t, "doctor")
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "ok    journal "+m.path(journal.FileName)+": 2 entries, hash chain verified up to the recorded head")
+	assert.Contains(t, out, "ok    journal "+m.path(journal.FileName)+": 3 entries, hash chain verified up to the recorded head", "the start, the proposal, the plan")
 
 	b, err := os.ReadFile(m.path(journal.FileName))
 	require.NoError(t, err)
@@ -146,6 +146,6 @@ func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
 	require.NoError(t, os.WriteFile(m.path(journal.FileName), []byte(tampered), 0o644))
 	code, out, _ = m.run(t, "doctor")
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL  journal "+m.path(journal.FileName)+": entry 2 (line ")
-	assert.Contains(t, out, "entry 1 (line 5) hashes to sha256:")
+	assert.Contains(t, out, "FAIL  journal "+m.path(journal.FileName)+": entry 3 (line ")
+	assert.Contains(t, out, "but entry 2 (line ")
 }

@@ -33,7 +33,8 @@ func TestTour(t *testing.T) {
 		"→ ASK by permissions",
 		"* PLAN Run `mkdir -p notes/archive",
 		"* DONE Run `mkdir -p notes/archive",
-		"Chain verified: 7 entries",
+		"start sandbox ",
+		"Chain verified: 8 entries",
 	} {
 		assert.Contains(t, tour, want)
 	}

@@ -29,6 +29,8 @@ const (
 	KindResult Kind = "result"
 	// KindDropped is a signal dropped by the depth limit.
 	KindDropped Kind = "dropped"
+	// KindStart is a server's start: how it confines commands (DESIGN §12).
+	KindStart Kind = "start"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is
