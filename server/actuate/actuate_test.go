@@ -243,3 +243,21 @@ func TestEval(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "45 False\n", res.Output)
 }
+
+// A confined command cannot read a file holding a private note (the memex
+// names them to the sandbox), and what it prints of private text copied
+// elsewhere comes back as [private].
+func TestShellNeverShowsPrivateText(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	fx := newFixture(t, map[string]string{
+		"notes/p.org":    "* Public\nopen words\n* Bank :private:\nThe vault combination is left right left twice.\n",
+		"notes/copy.txt": "note: The vault combination is left right left twice.\n",
+	}, nil)
+	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: "cat notes/p.org; cat notes/copy.txt; grep -rh combination . ; true"}, "t"), nil)
+	require.NoError(t, err)
+	assert.Contains(t, res.Output, "notes/p.org: Permission denied")
+	assert.Contains(t, res.Output, "note: [private].")
+	assert.NotContains(t, res.Output, "combination")
+}

