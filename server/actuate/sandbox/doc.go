@@ -3,24 +3,28 @@
 // makes the kernel hold it to that.
 //
 // Every command runs through a helper: the program re-executes itself with
-// a hidden first argument (HelperArg), and the helper, a fresh process,
-// joins a pids cgroup, lowers its resource limits, drops every capability,
-// restricts itself with Landlock and a seccomp filter, and only then
-// starts the command as its child. The server that asked is never
-// restricted. A program that wants the sandbox calls Main first thing in
-// main (and a test binary first thing in TestMain).
+// a hidden first argument (HelperArg) — ahead of need, so that its start-up
+// is not on the action's path — and the helper, a fresh process, receives
+// the command with a Landlock ruleset the server built for it, joins a pids
+// cgroup, lowers its resource limits, drops every capability, restricts
+// itself with Landlock and a seccomp filter, and only then starts the
+// command as its child. The server that asked is never restricted. A
+// program that wants the sandbox calls Main first thing in main (and a
+// test binary first thing in TestMain).
 //
 // What a confined command may do:
 //   - write only under the memex roots and its own temporary folder,
 //     never the protected places (flightplans.org and journal.org of every
 //     root, the data, config and runtime folders, $HOME's dot-entries when
 //     a root holds $HOME) nor .git/hooks and .git/config of a repository at
-//     a root or one level below it; a new entry at a root's top level
-//     cannot be made (Landlock only allows, so a root's own folder gets no
-//     write right — its entries get it one by one);
+//     a root or one level below it; a new entry cannot be made at a
+//     root's top level, nor in a folder that holds a protected place
+//     (Landlock only allows, and a right on a folder holds for all of it:
+//     such a folder gets no write right — its entries get it one by one);
 //   - read the roots (minus those places and the files holding private
-//     notes), the system's program and library folders, an allow-list of
-//     /etc, a few devices and its temporary folder: nothing else of $HOME;
+//     notes, with their editor backups), the system's program and library
+//     folders, an allow-list of /etc, a few devices and its temporary
+//     folder: nothing else of $HOME;
 //   - open no socket at all (seccomp) and no TCP connection (Landlock
 //     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
 //     use no io_uring and no kernel keyring, keep no capability;
