@@ -40,7 +40,7 @@ func BenchmarkShellTrue(b *testing.B) {
 					b.Fatalf("%v %+v", err, res)
 				}
 				b.StopTimer()
-				time.Sleep(30 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond)
 				b.StartTimer()
 			}
 			slices.Sort(took)

@@ -20,8 +20,12 @@ var wired atomic.Bool
 // Call it first thing in main, and in TestMain of a package whose tests
 // run confined commands.
 func Main() {
-	if len(os.Args) == 2 && os.Args[1] == HelperArg {
-		os.Exit(helperMain())
+	if (len(os.Args) == 2 || len(os.Args) == 3) && os.Args[1] == HelperArg {
+		cgroup := ""
+		if len(os.Args) == 3 {
+			cgroup = os.Args[2]
+		}
+		os.Exit(helperMain(cgroup))
 	}
 	wired.Store(true)
 }
@@ -32,7 +36,10 @@ func Main() {
 // standard input, output and error, and the Landlock ruleset when there
 // is one. It answers "ok PID" once the command started, or "error …",
 // and closes the socket. Starting it ahead keeps its start-up (the Go
-// runtime and every package's initialisation) off the action's path.
+// runtime and every package's initialisation) off the action's path, and
+// so does its joining its pids cgroup, named by its third argument, as
+// soon as it starts (a process's first entry into a fresh cgroup waits for
+// the kernel for some 20 ms).
 type helperSpec struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
@@ -47,8 +54,6 @@ type helperSpec struct {
 	CPUSeconds uint64 `json:"cpu,omitempty"`
 	FileSize   uint64 `json:"fsize,omitempty"`
 	NProc      uint64 `json:"nproc,omitempty"`
-	// Cgroup is a pids cgroup folder to join first ("": none).
-	Cgroup string `json:"cgroup,omitempty"`
 	// Seccomp loads the socket, io_uring and keyring filter.
 	Seccomp bool `json:"seccomp"`
 }

@@ -26,10 +26,25 @@ import (
 // goroutine keeps to the end: Landlock, seccomp, no_new_privs and the
 // capabilities are per thread, and the command is forked from it, so it
 // inherits them all. The helper's other threads only run the Go runtime.
-func helperMain() int {
+func helperMain(cgroup string) int {
 	runtime.LockOSThread()
 	syscall.CloseOnExec(controlFD)
+	var joinErr error
+	if cgroup != "" {
+		if err := os.WriteFile(filepath.Join(cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
+			joinErr = fmt.Errorf("joining the pids cgroup: %w", err)
+		}
+	}
 	spec, files, err := receiveSpec(controlFD)
+	if err == nil {
+		err = joinErr
+	}
+	if errors.Is(err, errNoCommand) && cgroup != "" && joinErr == nil {
+		// The server ended while this helper waited: leave the cgroup
+		// and remove it, as the server would have.
+		os.WriteFile(filepath.Join(filepath.Dir(cgroup), "cgroup.procs"), []byte("0"), 0)
+		os.Remove(cgroup)
+	}
 	if err != nil {
 		if !errors.Is(err, errNoCommand) {
 			reply("error " + err.Error())
@@ -161,15 +176,10 @@ func reply(msg string) {
 }
 
 // confine applies the spec's restrictions to the calling thread (and the
-// process's resource limits), in the order each needs: the cgroup and
-// the limits while capabilities still allow them, then no_new_privs, the
-// capabilities, Landlock and seccomp.
+// process's resource limits), in the order each needs: the limits while
+// capabilities still allow them, then no_new_privs, the capabilities,
+// Landlock and seccomp.
 func confine(spec helperSpec, ruleset int) error {
-	if spec.Cgroup != "" {
-		if err := os.WriteFile(filepath.Join(spec.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
-			return fmt.Errorf("joining the pids cgroup: %w", err)
-		}
-	}
 	limit := func(res int, n uint64, slack uint64) error {
 		if n == 0 {
 			return nil

@@ -5,13 +5,13 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -23,7 +23,6 @@ import (
 type pidsCgroups struct {
 	parent string // "" when there is none
 	v2     bool
-	seq    atomic.Uint64
 }
 
 // findPidsCgroup looks for a folder in which this process can make pids
@@ -93,23 +92,40 @@ func findPidsCgroup() *pidsCgroups {
 
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
 
-// make creates a cgroup allowing max tasks, or says why it could not.
+// make creates a cgroup allowing max tasks, under a name no other
+// sandbox of any process uses, or says why it could not.
 func (c *pidsCgroups) make(max int) (string, error) {
 	if c.parent == "" {
-		return "", errors.New("no pids cgroup")
+		return "", errors.New("there is no pids cgroup to make one in")
 	}
-	dir := filepath.Join(c.parent, fmt.Sprintf("pp-lsp-sandbox-%d-%d", os.Getpid(), c.seq.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", err
+	var dir string
+	for range 8 {
+		var b [8]byte
+		rand.Read(b[:])
+		dir = filepath.Join(c.parent, fmt.Sprintf("pp-lsp-sandbox-%d-%x", os.Getpid(), b))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("making a pids cgroup: %w", err)
+		}
+		dir = ""
+	}
+	if dir == "" {
+		return "", errors.New("making a pids cgroup: every name tried was taken")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
 		os.Remove(dir)
-		return "", err
+		return "", fmt.Errorf("bounding a pids cgroup: %w", err)
 	}
 	return dir, nil
 }
 
-// remove kills whatever is left in the cgroup and removes it.
+// remove kills whatever is left in the cgroup and removes it. What is
+// left may still be forking: everything listed is stopped first, pass
+// after pass, until a pass finds nothing running (a stopped process
+// cannot fork), then killed.
 func (c *pidsCgroups) remove(dir string) {
 	if dir == "" {
 		return
@@ -117,16 +133,41 @@ func (c *pidsCgroups) remove(dir string) {
 	if c.v2 {
 		os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-		pids := strings.Fields(string(procs))
-		for _, p := range pids {
-			if pid, err := strconv.Atoi(p); err == nil && pid > 0 {
-				syscall.Kill(pid, syscall.SIGKILL)
+	list := func() []int {
+		b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		var pids []int
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+				pids = append(pids, pid)
 			}
 		}
-		if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+		return pids
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		pids := list()
+		if len(pids) == 0 && os.Remove(dir) == nil {
+			return
+		}
+		stopped := map[int]bool{}
+		for len(pids) > 0 && time.Now().Before(deadline) {
+			fresh := 0
+			for _, pid := range pids {
+				if !stopped[pid] {
+					syscall.Kill(pid, syscall.SIGSTOP)
+					stopped[pid] = true
+					fresh++
+				}
+			}
+			if fresh == 0 {
+				break
+			}
+			pids = list()
+		}
+		for pid := range stopped {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

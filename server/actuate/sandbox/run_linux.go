@@ -39,35 +39,58 @@ func (p processBound) describe() string {
 
 // helperProc is a started helper waiting for its command.
 type helperProc struct {
-	cmd  *exec.Cmd
-	conn int // our end of its socket
+	cmd    *exec.Cmd
+	conn   int    // our end of its socket
+	cgroup string // its pids cgroup ("": none)
+	procs  *pidsCgroups
 }
 
 // spawnHelper starts a helper: this very program again (/proc/self/exe,
-// even if its file was replaced since), with HelperArg.
-func spawnHelper() (*helperProc, error) {
+// even if its file was replaced since), with HelperArg, and its own pids
+// cgroup when there is one to make.
+func (s *Sandbox) spawnHelper() (*helperProc, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox helper's socket: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-control")
 	defer theirs.Close()
-	cmd := exec.Command("/proc/self/exe", HelperArg)
-	cmd.Args[0] = "pp-lsp-sandbox"
-	cmd.Env, cmd.Dir = []string{}, "/"
-	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	h := &helperProc{conn: fds[0], procs: s.procs.cgroups}
+	args := []string{HelperArg}
+	if s.procs.cgroups.parent != "" {
+		// The one bound on processes root has: no cgroup, no command.
+		cg, err := s.procs.cgroups.make(s.cfg.Limits.Processes)
+		if err != nil {
+			unix.Close(fds[0])
+			return nil, fmt.Errorf("the sandbox cannot bound the command's processes: %w", err)
+		}
+		h.cgroup = cg
+		args = append(args, cg)
+	}
+	h.cmd = exec.Command("/proc/self/exe", args...)
+	h.cmd.Args[0] = "pp-lsp-sandbox"
+	h.cmd.Env, h.cmd.Dir = []string{}, "/"
+	h.cmd.ExtraFiles = []*os.File{theirs}
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := h.cmd.Start(); err != nil {
 		unix.Close(fds[0])
+		h.procs.remove(h.cgroup)
 		return nil, fmt.Errorf("the sandbox helper could not start: %w", err)
 	}
-	return &helperProc{cmd: cmd, conn: fds[0]}, nil
+	return h, nil
 }
 
 // discard ends a helper that will get no command.
 func (h *helperProc) discard() {
 	unix.Close(h.conn)
+	h.wait()
+}
+
+// wait waits for the helper to end, then kills what is left in its
+// cgroup and removes it.
+func (h *helperProc) wait() {
 	h.cmd.Wait()
+	h.procs.remove(h.cgroup)
 }
 
 // takeHelper returns the helper started ahead, or a new one, and starts
@@ -81,12 +104,12 @@ func (s *Sandbox) takeHelper() (*helperProc, error) {
 	if h != nil {
 		return h, nil
 	}
-	return spawnHelper()
+	return s.spawnHelper()
 }
 
 // prewarm starts a helper for the next command, unless one waits already.
 func (s *Sandbox) prewarm() {
-	h, err := spawnHelper()
+	h, err := s.spawnHelper()
 	if err != nil {
 		return
 	}
@@ -118,12 +141,6 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		pass = append(pass, f)
 		spec.Landlock, spec.Sweep = true, s.status.ABI >= 6
 	}
-	if cg, err := s.procs.cgroups.make(lim.Processes); err == nil {
-		spec.Cgroup = cg
-		defer s.procs.cgroups.remove(cg)
-	} else if s.procs.uid != 0 {
-		spec.NProc = uint64(userTasks(s.procs.uid) + lim.Processes)
-	}
 	std, err := newStdio(c)
 	if err != nil {
 		return -1, err
@@ -135,11 +152,16 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	if err != nil {
 		return -1, err
 	}
+	// Without a pids cgroup, RLIMIT_NPROC above what the user runs now
+	// (it never binds root, which has no other bound then).
+	if h.cgroup == "" && s.procs.uid != 0 {
+		spec.NProc = uint64(userTasks(s.procs.uid) + lim.Processes)
+	}
 	if err := h.send(spec, pass); err != nil {
 		// The helper started ahead may have died meanwhile: one more try
 		// with a fresh one.
 		h.discard()
-		if h, err = spawnHelper(); err != nil {
+		if h, err = s.spawnHelper(); err != nil {
 			return -1, err
 		}
 		if err := h.send(spec, pass); err != nil {
@@ -162,7 +184,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		}
 	}()
 	msg := h.answer()
-	h.cmd.Wait()
+	h.wait()
 	close(stopped)
 	std.wait(helperWait)
 	code := h.cmd.ProcessState.ExitCode()

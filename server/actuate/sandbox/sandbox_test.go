@@ -408,37 +408,23 @@ func TestLimits(t *testing.T) {
 		assert.Equal(t, int64(4<<20), fi.Size())
 	})
 
-	t.Run("forking stops at the process limit", func(t *testing.T) {
-		testenv.NeedCommand(t, "python3")
-		sb := w.sandbox(t, func(c *sandbox.Config) { c.Limits.Processes = 32 })
-		start := time.Now()
-		// Children that sleep on, counted until fork fails (python does
-		// not retry, as bash does).
-		code, out, err := sh(t, sb, w.root, `python3 -c '
-import os, time
-n = 0
-for i in range(500):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    n += 1
-print("forked", n)'`)
-		require.NoError(t, err)
-		assert.Equal(t, 0, code, out)
-		var n int
-		_, err = fmt.Sscanf(out, "forked %d", &n)
-		require.NoError(t, err, out)
-		assert.Positive(t, n)
-		assert.Less(t, n, 32, "the helper, python and its children share the limit")
-		assert.Less(t, time.Since(start), 10*time.Second, "the sleepers were killed when the command ended")
+	t.Run("forking stops at the process limit, sandbox by sandbox", func(t *testing.T) {
+		// Each sandbox keeps a helper started ahead, in a cgroup of its
+		// own: two sandboxes of one process never share (or lose) one.
+		for _, limit := range []int{32, 24} {
+			sb := w.sandbox(t, func(c *sandbox.Config) { c.Limits.Processes = limit })
+			start := time.Now()
+			n := forkCount(t, sb, w.root)
+			assert.Positive(t, n)
+			assert.Less(t, n, limit, "the helper, python and its children share the limit")
+			assert.Less(t, time.Since(start), 10*time.Second, "the sleepers were killed when the command ended")
+		}
 	})
 
 	t.Run("a classic fork bomb is bounded and swept", func(t *testing.T) {
 		sb := w.sandbox(t, func(c *sandbox.Config) { c.Limits.Processes = 32 })
+		// Never let a bomb loose where the bound does not hold.
+		require.Less(t, forkCount(t, sb, w.root), 32)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		start := time.Now()
@@ -650,4 +636,34 @@ func TestPayloadsThatRunCodeStayConfined(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forkCount runs a python that forks sleeping children until fork fails
+// (python does not retry, as bash does) and returns how many it made.
+func forkCount(t *testing.T, sb *sandbox.Sandbox, dir string) int {
+	t.Helper()
+	testenv.NeedCommand(t, "python3")
+	if !strings.Contains(sb.Describe(), "processes bounded") {
+		t.Fatalf("no bound on processes here (%s): a fork test would take the machine down", sb.Describe())
+	}
+	code, out, err := sh(t, sb, dir, `python3 -c '
+import os, time
+n = 0
+for i in range(300):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    n += 1
+print("forked", n)'`)
+	require.NoError(t, err)
+	require.Equal(t, 0, code, out)
+	var n int
+	_, err = fmt.Sscanf(out, "forked %d", &n)
+	require.NoError(t, err, out)
+	t.Logf("forked %d under %s", n, sb.Describe())
+	return n
 }
