@@ -29,6 +29,9 @@ import (
 func helperMain(cgroup string) int {
 	runtime.LockOSThread()
 	syscall.CloseOnExec(controlFD)
+	// Asked to stop, the helper sweeps the command's processes first.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var joinErr error
 	if cgroup != "" {
 		if err := os.WriteFile(filepath.Join(cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
@@ -77,8 +80,6 @@ func helperMain(cgroup string) int {
 	// Its own process group (swept when signals are not scoped), and
 	// killed with the helper.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("%s could not start: %w", filepath.Base(spec.Argv[0]), unwrapExec(err)))
 	}
