@@ -99,22 +99,25 @@ func (s *Sandbox) takeHelper() (*helperProc, error) {
 	s.mu.Lock()
 	h := s.warm
 	s.warm = nil
+	start := !s.warming
+	s.warming = true
 	s.mu.Unlock()
-	go s.prewarm()
+	if start {
+		go s.prewarm()
+	}
 	if h != nil {
 		return h, nil
 	}
 	return s.spawnHelper()
 }
 
-// prewarm starts a helper for the next command, unless one waits already.
+// prewarm starts a helper for the next command, unless one waits already;
+// one at a time, however fast commands come.
 func (s *Sandbox) prewarm() {
 	h, err := s.spawnHelper()
-	if err != nil {
-		return
-	}
 	s.mu.Lock()
-	if s.warm == nil {
+	s.warming = false
+	if err == nil && s.warm == nil {
 		s.warm, h = h, nil
 	}
 	s.mu.Unlock()

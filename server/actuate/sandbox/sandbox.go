@@ -85,8 +85,9 @@ type Sandbox struct {
 
 	// warm is a helper started ahead for the next command (see
 	// helperSpec).
-	mu   sync.Mutex
-	warm *helperProc
+	mu      sync.Mutex
+	warm    *helperProc
+	warming bool
 }
 
 // ErrUnavailable is wrapped by the error of a command that was not run
