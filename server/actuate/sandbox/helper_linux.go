@@ -34,7 +34,7 @@ func helperMain(cgroup string) int {
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var joinErr error
 	if cgroup != "" {
-		if err := os.WriteFile(filepath.Join(cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
+		if err := joinCgroup(cgroup); err != nil {
 			joinErr = fmt.Errorf("joining the pids cgroup: %w", err)
 		}
 	}
@@ -45,8 +45,9 @@ func helperMain(cgroup string) int {
 	if errors.Is(err, errNoCommand) && cgroup != "" && joinErr == nil {
 		// The server ended while this helper waited: leave the cgroup
 		// and remove it, as the server would have.
-		os.WriteFile(filepath.Join(filepath.Dir(cgroup), "cgroup.procs"), []byte("0"), 0)
-		os.Remove(cgroup)
+		if joinCgroup(filepath.Dir(cgroup)) == nil {
+			os.Remove(cgroup)
+		}
 	}
 	if err != nil {
 		if !errors.Is(err, errNoCommand) {
@@ -107,6 +108,21 @@ func helperMain(cgroup string) int {
 		return exit.ExitCode()
 	}
 	return exitSetup
+}
+
+// joinCgroup moves this process into the cgroup folder dir. It only ever
+// writes an existing cgroup.procs (whatever the argument names, it
+// creates no file).
+func joinCgroup(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("0")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // errNoCommand is the server closing the socket without sending a
