@@ -66,6 +66,10 @@ type Options struct {
 	// Getenv reads the process environment for the few variables actions
 	// inherit (PATH, locale, HOME); nil is os.Getenv.
 	Getenv func(string) string
+	// Protected are further places no shell or eval command may read or
+	// write (the vault, wherever it is); the data, config and runtime
+	// folders of World are always protected.
+	Protected []string
 }
 
 // Agent runs the pipeline. It is safe for concurrent use: many signals may
@@ -139,7 +143,7 @@ func New(opts Options) (*Agent, error) {
 		getenv = os.Getenv
 	}
 	var protected []string
-	for _, p := range []string{opts.DataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.RuntimeDir, opts.World.ConfigFile} {
+	for _, p := range append([]string{opts.DataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.RuntimeDir, opts.World.ConfigFile}, opts.Protected...) {
 		if p != "" {
 			protected = append(protected, p)
 		}
