@@ -3,28 +3,12 @@
 package sandbox
 
 import (
-	"context"
-	"fmt"
+	"os"
 	"os/exec"
 )
 
-// runDirect runs a command without the helper: scrubbed environment,
-// killed when ctx ends (no process groups here).
-func runDirect(ctx context.Context, c Command, argv, env []string) (int, error) {
-	path, err := lookPath(argv[0], env)
-	if err != nil {
-		return -1, err
-	}
-	cmd := exec.CommandContext(ctx, path, argv[1:]...)
-	cmd.Dir, cmd.Env = c.Dir, env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
-	cmd.WaitDelay = helperWait
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return cmd.ProcessState.ExitCode(), fmt.Errorf("the command was stopped: %w", ctx.Err())
-	}
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		return -1, fmt.Errorf("%s could not start: %w", argv[0], err)
-	}
-	return cmd.ProcessState.ExitCode(), nil
-}
+// isolate: without process groups, cancelling kills the process itself.
+func isolate(*exec.Cmd) {}
+
+// exitStatus is the exit code.
+func exitStatus(ps *os.ProcessState) int { return ps.ExitCode() }

@@ -91,23 +91,16 @@ func helperMain(cgroup string) int {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case err = <-done:
+	case <-done:
 		sweep(spec, cmd.Process.Pid)
 	case <-stop:
 		sweep(spec, cmd.Process.Pid)
-		err = <-done
+		<-done
 	}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return exit.ExitCode()
+	if cmd.ProcessState == nil {
+		return exitSetup
 	}
-	return exitSetup
+	return exitStatus(cmd.ProcessState)
 }
 
 // joinCgroup moves this process into the cgroup folder dir. It only ever

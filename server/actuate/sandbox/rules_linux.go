@@ -184,23 +184,15 @@ func (r *ruleset) grantEntry(dirFD int, p, name string, read, write bool, hideRe
 	return nil
 }
 
-// grantRoot grants a memex root (canonical) minus the hidden places.
+// grantRoot grants a memex root (canonical) minus the hidden places: an
+// entry of its parent folder like any other.
 func (r *ruleset) grantRoot(root string, hideRead, hideWrite *hidden) error {
-	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	parent, err := unix.Open(filepath.Dir(root), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("opening the root %s for the sandbox: %w", root, err)
+		return fmt.Errorf("opening the folder of the root %s for the sandbox: %w", root, err)
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("%s: %w", root, err)
-	}
-	id := fileID{uint64(st.Dev), st.Ino}
-	read, write := !hideRead.is(root, id), !hideWrite.is(root, id)
-	if !read && !write {
-		return nil
-	}
-	return r.grantTree(fd, root, read, write, hideRead, hideWrite)
+	defer unix.Close(parent)
+	return r.grantEntry(parent, root, filepath.Base(root), true, true, hideRead, hideWrite)
 }
 
 // globEtc expands one entry of etcReads under /etc.
