@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/providers/providertest"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // runDoctorWith runs `pp-lsp doctor args…` with env as the whole
@@ -34,6 +36,12 @@ func TestDoctor(t *testing.T) {
 	refusing := providertest.NewServer(t)
 	refusing.Route("GET /models", providertest.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: ` + secret + `","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`})
 
+	// The sandbox line depends on the kernel: ok where Landlock enforces
+	// all of DESIGN §12, a warning otherwise.
+	sbLine, sbWarn := "ok    sandbox: required: Landlock ABI", 0
+	if st := sandbox.Probe(); !st.Available() || len(st.Gaps()) > 0 {
+		sbLine, sbWarn = "warn  sandbox: ", 1
+	}
 	cases := []struct {
 		name  string
 		env   map[string]string
@@ -43,7 +51,8 @@ func TestDoctor(t *testing.T) {
 		{"nothing configured is a warning", map[string]string{}, 0, []string{
 			"warn  providers: none configured: asking a model will fail until PASSEPARTOUT_PROVIDERS is set",
 			"ok    embedder: trigram (memory's built-in",
-			"doctor: 2 checks, 1 warning, no failures",
+			sbLine,
+			fmt.Sprintf("doctor: 3 checks, %s, no failures", plural(1+sbWarn, "warning")),
 		}},
 		{"all well", map[string]string{
 			"PASSEPARTOUT_PROVIDERS": "ollama:llama3.2@" + ollama.URL + ",openai:local@" + llamacpp.URL + ",replay:../../providers/testdata/replay/demo.jsonl",
@@ -53,7 +62,8 @@ func TestDoctor(t *testing.T) {
 			"ok    provider openai:local@" + llamacpp.URL + `: reachable, model "local" present, no key (OPENAI_API_KEY is unset; a local server needs none)`,
 			"ok    provider replay:../../providers/testdata/replay/demo.jsonl: 3 entries; answers come from this transcript, not a model",
 			"ok    embedder ollama:nomic-embed-text@" + ollama.URL + ": reachable, ollama:nomic-embed-text:3 (dimension 3)",
-			"doctor: 4 checks, 0 warnings, no failures",
+			sbLine,
+			fmt.Sprintf("doctor: 5 checks, %s, no failures", plural(sbWarn, "warning")),
 		}},
 		{"model not pulled, key missing", map[string]string{
 			"PASSEPARTOUT_PROVIDERS": "ollama:mistral@" + ollama.URL + ",anthropic:claude-sonnet-4-5@" + llamacpp.URL,
