@@ -43,6 +43,9 @@ type helperProc struct {
 	conn   int    // our end of its socket
 	cgroup string // its pids cgroup ("": none)
 	procs  *pidsCgroups
+	// nproc is the RLIMIT_NPROC its command gets where there is no
+	// cgroup (0: none), counted when it was started, off the action's path.
+	nproc uint64
 }
 
 // spawnHelper starts a helper: this very program again (/proc/self/exe,
@@ -66,6 +69,10 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 		}
 		h.cgroup = cg
 		args = append(args, cg)
+	} else if s.procs.uid != 0 {
+		// Without a pids cgroup, RLIMIT_NPROC above what the user runs
+		// now (it never binds root, which has no other bound then).
+		h.nproc = uint64(userTasks(s.procs.uid) + s.cfg.Limits.Processes)
 	}
 	h.cmd = exec.Command("/proc/self/exe", args...)
 	h.cmd.Args[0] = "pp-lsp-sandbox"
@@ -155,11 +162,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	if err != nil {
 		return -1, err
 	}
-	// Without a pids cgroup, RLIMIT_NPROC above what the user runs now
-	// (it never binds root, which has no other bound then).
-	if h.cgroup == "" && s.procs.uid != 0 {
-		spec.NProc = uint64(userTasks(s.procs.uid) + lim.Processes)
-	}
+	spec.NProc = h.nproc
 	if err := h.send(spec, pass); err != nil {
 		// The helper started ahead may have died meanwhile: one more try
 		// with a fresh one.
@@ -167,6 +170,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		if h, err = s.spawnHelper(); err != nil {
 			return -1, err
 		}
+		spec.NProc = h.nproc
 		if err := h.send(spec, pass); err != nil {
 			h.discard()
 			return -1, err
