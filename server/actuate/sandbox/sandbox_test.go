@@ -667,3 +667,30 @@ print("forked", n)'`)
 	t.Logf("forked %d under %s", n, sb.Describe())
 	return n
 }
+
+// TestAnOrdinaryUserIsBoundByRLIMIT_NPROC runs the process-limit tests
+// again as nobody, where the pids cgroups are out of reach and
+// RLIMIT_NPROC, above the tasks the user already runs, is the bound.
+func TestAnOrdinaryUserIsBoundByRLIMIT_NPROC(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("this test switches to nobody, which needs root")
+	}
+	setpriv := testenv.NeedCommand(t, "setpriv")
+	testenv.NeedCommand(t, "python3")
+	dir, err := os.MkdirTemp("", "pp-lsp-sandbox-test-")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	self, err := os.ReadFile("/proc/self/exe")
+	require.NoError(t, err)
+	bin := filepath.Join(dir, "sandbox.test")
+	require.NoError(t, os.WriteFile(bin, self, 0o755))
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"-test.run", "^TestLimits$/^(forking|a_classic)", "-test.v", "-test.count=1")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "processes bounded by RLIMIT_NPROC")
+	assert.Contains(t, string(out), "--- PASS: TestLimits/a_classic_fork_bomb_is_bounded_and_swept")
+}
