@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -161,6 +162,8 @@ func (s *Sandbox) Describe() string {
 		return "off: shell and eval commands run unconfined (the environment is still scrubbed and the wall time still holds)"
 	case !s.status.Available() && s.mode == Required:
 		return fmt.Sprintf("required, but there is %s: shell and eval actions do not run", s.status)
+	case !s.status.Available() && runtime.GOOS != "linux":
+		return fmt.Sprintf("best-effort, %s: shell and eval commands run unconfined (the environment is still scrubbed and the wall time still holds)", s.status)
 	case !s.status.Available():
 		return fmt.Sprintf("best-effort, %s: shell and eval commands run with their limits%s, but not confined to the roots", s.status, s.seccompClause())
 	}
