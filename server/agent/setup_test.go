@@ -79,3 +79,28 @@ func TestTheSandboxSetting(t *testing.T) {
 	_, err = ParseConfig([]byte(`{"sandbox_cpu_seconds":-1}`))
 	assert.ErrorContains(t, err, "must be positive")
 }
+
+// TestTheEditorCanOnlyTightenTheSandbox: the editor's setting (a
+// project's, which a hostile note may have written) never loosens what the
+// file and the environment say.
+func TestTheEditorCanOnlyTightenTheSandbox(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(home, "config.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"agent":{"sandbox":"best-effort"}}`), 0o600))
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	for _, tc := range []struct {
+		editor string
+		want   sandbox.Mode
+	}{
+		{"off", sandbox.BestEffort},
+		{"best-effort", sandbox.BestEffort},
+		{"required", sandbox.Required},
+	} {
+		a, err := Open(context.Background(), Setup{Roots: []string{root}, ConfigFile: cfg, Getenv: getenv, Sandbox: tc.editor})
+		require.NoError(t, err, tc.editor)
+		assert.Equal(t, tc.want, a.Sandbox().Mode(), "the editor says %s", tc.editor)
+		a.Close(context.Background())
+	}
+	_, err := Open(context.Background(), Setup{Roots: []string{root}, ConfigFile: cfg, Getenv: getenv, Sandbox: "loose"})
+	assert.ErrorContains(t, err, `the editor's sandbox setting: the sandbox setting "loose" is none of`)
+}

@@ -63,8 +63,10 @@ type Settings struct {
 	// MaxSymbols bounds a workspace/symbol answer (default 200).
 	MaxSymbols int `json:"maxSymbols,omitempty"`
 	// Sandbox confines shell and eval actions: "required" (the default
-	// where the kernel has Landlock), "best-effort" or "off"
-	// (PASSEPARTOUT_SANDBOX).
+	// where the kernel has Landlock), "best-effort" or "off". Unlike the
+	// other settings it can only make PASSEPARTOUT_SANDBOX and the
+	// configuration file stricter, never weaker: a project's settings are
+	// within a hostile note's reach.
 	Sandbox string `json:"sandbox,omitempty"`
 }
 
@@ -175,7 +177,6 @@ func (s Settings) env(getenv func(string) string) func(string) string {
 	put("EMBEDDING_MODEL", s.EmbeddingModel)
 	put("EMBEDDING_BASE_URL", s.EmbeddingBaseURL)
 	put("MEMEX_ASSISTANT", s.Assistant)
-	put(sandbox.EnvMode, s.Sandbox)
 	if s.Budget > 0 {
 		put("CONTEXT_BUDGET", strconv.Itoa(s.Budget))
 	}

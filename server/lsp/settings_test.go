@@ -54,7 +54,7 @@ func TestSettingsLayers(t *testing.T) {
 	assert.Equal(t, "/home/ada/data", getenv("PASSEPARTOUT_DATA_DIR"))
 	assert.Equal(t, "0.6", getenv("CONTEXT_SEMANTIC_THRESHOLD"))
 	assert.Equal(t, "50", getenv("CONTEXT_BUDGET"), "an unset setting leaves the environment's")
-	assert.Equal(t, "off", Settings{Sandbox: "off"}.env(func(string) string { return "required" })("PASSEPARTOUT_SANDBOX"))
+	assert.Equal(t, "required", Settings{Sandbox: "off"}.env(func(string) string { return "required" })("PASSEPARTOUT_SANDBOX"), "the sandbox setting goes to the agent, not over the environment")
 
 	assert.Equal(t, 50, Settings{}.budget(func(k string) string { return env[k] }))
 	assert.Equal(t, 4000, Settings{}.budget(func(string) string { return "" }))

@@ -25,6 +25,36 @@ const (
 // it overrides the configuration file; the editor's setting overrides it).
 const EnvMode = "PASSEPARTOUT_SANDBOX"
 
+// rank orders the modes by strictness.
+func (m Mode) rank() int {
+	switch m {
+	case Off:
+		return 0
+	case BestEffort:
+		return 1
+	}
+	return 2
+}
+
+// Stricter returns the stricter of a and b (required > best-effort >
+// off), "" standing for the default where the kernel offers st.
+func Stricter(a, b Mode, st Status) Mode {
+	def := BestEffort
+	if st.Available() {
+		def = Required
+	}
+	if a == "" {
+		a = def
+	}
+	if b == "" {
+		b = def
+	}
+	if a.rank() >= b.rank() {
+		return a
+	}
+	return b
+}
+
 // ParseMode reads a mode as the configuration writes it; "" is the
 // default (returned as "").
 func ParseMode(s string) (Mode, error) {

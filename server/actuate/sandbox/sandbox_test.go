@@ -694,3 +694,21 @@ func TestAnOrdinaryUserIsBoundByRLIMIT_NPROC(t *testing.T) {
 	assert.Contains(t, string(out), "processes bounded by RLIMIT_NPROC")
 	assert.Contains(t, string(out), "--- PASS: TestLimits/a_classic_fork_bomb_is_bounded_and_swept")
 }
+
+func TestStricter(t *testing.T) {
+	with, without := sandbox.Status{ABI: 7}, sandbox.Status{Reason: "none"}
+	for _, tc := range []struct {
+		a, b sandbox.Mode
+		st   sandbox.Status
+		want sandbox.Mode
+	}{
+		{sandbox.Off, sandbox.Required, with, sandbox.Required},
+		{sandbox.Required, sandbox.BestEffort, with, sandbox.Required},
+		{sandbox.Off, "", with, sandbox.Required},
+		{sandbox.Off, "", without, sandbox.BestEffort},
+		{sandbox.Required, "", without, sandbox.Required},
+		{sandbox.Off, sandbox.Off, with, sandbox.Off},
+	} {
+		assert.Equal(t, tc.want, sandbox.Stricter(tc.a, tc.b, tc.st), "%q %q %v", tc.a, tc.b, tc.st)
+	}
+}
