@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"pp-lsp/gates"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
 )
 
@@ -72,8 +73,9 @@ type doctorEnv struct {
 	configGiven bool
 	sections    agent.FileSections
 	configErr   error
-	// landlock probes the kernel's Landlock ABI (a test gives its own).
-	landlock func() (int, error)
+	// sandboxProbe says what confinement the kernel offers (nil: the
+	// sandbox's own probe; a test gives its own).
+	sandboxProbe func() sandbox.Status
 }
 
 func (d *doctorEnv) getenv(k string) string { return d.c.getenv(k) }
@@ -114,7 +116,7 @@ func runDoctor(ctx context.Context, c *cli, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
-	d := &doctorEnv{c: c, roots: *roots, configPath: *config, configGiven: *config != "", landlock: landlockABI}
+	d := &doctorEnv{c: c, roots: *roots, configPath: *config, configGiven: *config != ""}
 	if !d.configGiven {
 		d.configPath = filepath.Join(gates.DefaultWorld(c.getenv, *roots).ConfigDir, "config.json")
 	}

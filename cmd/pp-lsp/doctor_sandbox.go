@@ -2,21 +2,46 @@ package main
 
 import (
 	"context"
-	"fmt"
+
+	"pp-lsp/internal/plainerr"
+	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/agent"
 )
 
-// checkSandbox reports the confinement shell and eval actions get (DESIGN
-// §12): the Landlock ABI the kernel offers, or that it has none.
-//
-// This is the place of the sandbox's own status: when server/actuate's
-// Landlock sandbox is wired in, this check reports what it reports (the
-// ABI it uses, the `sandbox` setting in force, and whether shell and eval
-// run confined), and the kernel probe below gives way to it.
+// checkSandbox: how shell and eval commands would be confined here — the
+// setting (the configuration file's "agent" section, then
+// PASSEPARTOUT_SANDBOX) and the Landlock ABI the kernel offers, or why
+// there is none (DESIGN §12).
 func checkSandbox(_ context.Context, d *doctorEnv) []checkLine {
-	abi, err := d.landlock()
-	if err != nil {
-		return []checkLine{warn("sandbox", "Landlock is unavailable here: "+err.Error(),
-			"shell and eval actions cannot be confined on this kernel (Linux 5.13 or later, with landlock in the lsm= boot parameter, has it)")}
+	const subject = "sandbox"
+	if d.configErr != nil {
+		return []checkLine{warn(subject, "the setting cannot be read while the configuration file is at fault", "fix the configuration first (its line above)")}
 	}
-	return []checkLine{ok("sandbox", "%s", fmt.Sprintf("the kernel offers Landlock ABI %d", abi))}
+	ac, err := agent.ParseConfig(d.sections.Agent)
+	if err == nil {
+		err = ac.ApplyEnv(d.getenv)
+	}
+	if err != nil {
+		return []checkLine{fail(subject, plainerr.Reason(err), "correct the \"sandbox\" setting: required, best-effort or off")}
+	}
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.Mode(ac.Sandbox), Probe: d.sandboxProbe})
+	if err != nil {
+		return []checkLine{fail(subject, plainerr.Reason(err), "correct the \"sandbox\" setting: required, best-effort or off")}
+	}
+	return []checkLine{sandboxLine(sb)}
+}
+
+// sandboxLine judges a sandbox: confinement the setting requires and the
+// kernel cannot give fails; none at all, or a kernel that enforces less
+// than DESIGN §12 asks, is a warning.
+func sandboxLine(sb *sandbox.Sandbox) checkLine {
+	st := sb.Status()
+	status := checkOK
+	switch {
+	case sb.Mode() == sandbox.Required && !st.Available():
+		status = checkFail
+	case sb.Mode() == sandbox.Off || !st.Available() || len(st.Gaps()) > 0:
+		status = checkWarn
+	}
+	return checkLine{status: status, subject: "sandbox", detail: sb.Describe()}
 }

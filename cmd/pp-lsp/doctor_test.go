@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/seal"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // doctorWorld is a hermetic surrounding for doctor: its own home,
@@ -215,21 +215,37 @@ func TestDoctorDataDirUnwritable(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lineAbout(t, out, "data dir"), "FAIL  data dir "+data+": cannot be written"))
 }
 
-// TestDoctorSandbox: the kernel's Landlock ABI, or a warning that shell
-// and eval cannot be confined here.
+// TestDoctorSandbox: how shell and eval would be confined — ok where the
+// kernel's Landlock enforces all of DESIGN §12, a warning for gaps or
+// best-effort without Landlock, a failure when "required" cannot be had.
 func TestDoctorSandbox(t *testing.T) {
-	d := &doctorEnv{landlock: func() (int, error) { return 7, nil }}
-	assert.Equal(t, "ok    sandbox: the kernel offers Landlock ABI 7", checkSandbox(t.Context(), d)[0].String())
-	d.landlock = func() (int, error) { return 0, errors.New("this kernel was built without it") }
-	l := checkSandbox(t.Context(), d)[0]
-	assert.Equal(t, checkWarn, l.status)
-	assert.Contains(t, l.String(), "warn  sandbox: Landlock is unavailable here: this kernel was built without it — shell and eval actions cannot be confined")
-
-	// The real probe answers on Linux.
-	abi, err := landlockABI()
-	if err == nil {
-		assert.Positive(t, abi)
+	full := func() sandbox.Status { return sandbox.Status{ABI: 7, Seccomp: true} }
+	none := func() sandbox.Status { return sandbox.Status{Reason: "this kernel was built without it"} }
+	cases := []struct {
+		name    string
+		setting string
+		probe   func() sandbox.Status
+		line    string
+	}{
+		{"required with Landlock", "", full, "ok    sandbox: required: Landlock ABI 7 confines shell and eval commands to the roots"},
+		{"required without Landlock", "required", none, "FAIL  sandbox: "},
+		{"best-effort without Landlock", "best-effort", none, "warn  sandbox: best-effort, no Landlock: this kernel was built without it"},
+		{"off", "off", full, "warn  sandbox: "},
 	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"PASSEPARTOUT_SANDBOX": tc.setting}
+			d := &doctorEnv{c: &cli{getenv: func(k string) string { return env[k] }}, sandboxProbe: tc.probe}
+			l := checkSandbox(t.Context(), d)
+			require.Len(t, l, 1)
+			assert.True(t, strings.HasPrefix(l[0].String(), tc.line), "got  %q\nwant %q…", l[0].String(), tc.line)
+			assertPlainText(t, l[0].String())
+		})
+	}
+	// A bad setting is named.
+	env := map[string]string{"PASSEPARTOUT_SANDBOX": "sometimes"}
+	l := checkSandbox(t.Context(), &doctorEnv{c: &cli{getenv: func(k string) string { return env[k] }}, sandboxProbe: full})
+	assert.True(t, strings.HasPrefix(l[0].String(), "FAIL  sandbox: "), l[0].String())
 }
 
 func TestDoctorProviders(t *testing.T) {

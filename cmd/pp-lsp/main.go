@@ -18,6 +18,7 @@ import (
 
 	"pp-lsp/memory"
 	"pp-lsp/server/agent"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // version is the release; the build may override it with -ldflags "-X main.version=…".
@@ -56,6 +57,7 @@ func commands() map[string]command {
 }
 
 func main() {
+	sandbox.Main() // as the sandbox's helper, this process runs one confined command and exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()

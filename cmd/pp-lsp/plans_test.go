@@ -14,19 +14,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/journal"
 )
 
 // TestMain lets the test binary run as pp-lsp itself
 // (PPLSP_TEST_AS_PPLSP=1), so that a test can start several real processes.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	if os.Getenv("PPLSP_TEST_AS_PPLSP") == "1" {
 		os.Exit(run(context.Background(), &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
 
-const countMakefile = "count:\n\techo ran >> count.txt\n"
+const countMakefile = "count:\n\techo ran >> out/count.txt\n"
 
 // filePlan asks a question that the replay model answers with `make count`,
 // which the gates ask about: a Flight Plan is filed. It returns its ID.
@@ -51,7 +53,7 @@ func (m *memexEnv) approveInFile(t *testing.T) {
 }
 
 func TestPlansListsAndRunsApproved(t *testing.T) {
-	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile})
+	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile, "out/.keep": ""})
 	id := filePlan(t, m)
 
 	code, out, stderr := m.run(t, "plans", "--root", m.root)
@@ -65,14 +67,14 @@ func TestPlansListsAndRunsApproved(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Plans, 1)
 	assert.Empty(t, rep.Runs, "nothing is approved yet")
-	assert.NoFileExists(t, m.path("count.txt"))
+	assert.NoFileExists(t, m.path("out/count.txt"))
 
 	m.approveInFile(t)
 	code, out, stderr = m.run(t, "plans", "--root", m.root, "--run-approved")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "plan "+id+" (Run `make count` in .): DONE — exit status 0")
 	assert.Contains(t, out, "DONE   "+id)
-	b, err := os.ReadFile(m.path("count.txt"))
+	b, err := os.ReadFile(m.path("out/count.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "ran\n", string(b))
 
@@ -89,7 +91,7 @@ func TestPlansListsAndRunsApproved(t *testing.T) {
 // pp-lsp processes that all pick up the same approved plan at once.
 func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 	testenv.NeedCommand(t, "make")
-	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": "count:\n\techo ran >> count.txt; sleep 0.3\n"})
+	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": "count:\n\techo ran >> out/count.txt; sleep 0.3\n", "out/.keep": ""})
 	id := filePlan(t, m)
 	m.approveInFile(t)
 	exe, err := os.Executable()
@@ -111,7 +113,7 @@ func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	b, err := os.ReadFile(m.path("count.txt"))
+	b, err := os.ReadFile(m.path("out/count.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "ran\n", string(b), "exactly one process ran it")
 	ran := 0
@@ -131,11 +133,11 @@ func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 }
 
 func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
-	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile})
+	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile, "out/.keep": ""})
 	filePlan(t, m)
 	code, out, _ := m.run(t, "doctor")
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "ok    journal "+m.path(journal.FileName)+": 2 entries, hash chain verified up to the recorded head")
+	assert.Contains(t, out, "ok    journal "+m.path(journal.FileName)+": 3 entries, hash chain verified up to the recorded head", "the start, the proposal, the plan")
 
 	b, err := os.ReadFile(m.path(journal.FileName))
 	require.NoError(t, err)
@@ -144,6 +146,6 @@ func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
 	require.NoError(t, os.WriteFile(m.path(journal.FileName), []byte(tampered), 0o644))
 	code, out, _ = m.run(t, "doctor")
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL  journal "+m.path(journal.FileName)+": entry 2 (line ")
-	assert.Contains(t, out, "entry 1 (line 5) hashes to sha256:")
+	assert.Contains(t, out, "FAIL  journal "+m.path(journal.FileName)+": entry 3 (line ")
+	assert.Contains(t, out, "but entry 2 (line ")
 }

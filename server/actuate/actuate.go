@@ -10,6 +10,8 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/redact"
 	"pp-lsp/server/workspace"
 )
 
@@ -43,8 +45,9 @@ type Result struct {
 	// Summary says what happened in one line ("exit status 0", "wrote 120
 	// bytes to notes/a.org").
 	Summary string
-	// Output is what the action produced, bounded and scrubbed of vault
-	// secrets: a command's output, a file's text, an HTTP body.
+	// Output is what the action produced, bounded, scrubbed of vault
+	// secrets and with the text of private notes replaced by [private]: a
+	// command's output, a file's text, an HTTP body.
 	Output string
 	// ExitCode is a process's exit status (-1 when killed).
 	ExitCode int
@@ -101,6 +104,12 @@ type Config struct {
 	// Getenv reads the process environment, for the few variables a clean
 	// environment keeps (PATH, LANG…).
 	Getenv func(string) string
+	// Sandbox confines the processes of shell and eval actions (see
+	// package sandbox); its Roots, Home, Getenv, Private and Logger are
+	// filled in from this Config, and the protected files of the roots are
+	// added to its Protected (give it the data, config and runtime
+	// folders).
+	Sandbox sandbox.Config
 	// Shell, Eval and HTTP bound processes and requests.
 	Shell Limits
 	Eval  EvalConfig
@@ -154,10 +163,13 @@ type Channel struct {
 // Actuators holds one actuator per tool and the checks every action passes
 // on its way to one.
 type Actuators struct {
-	cfg   Config
-	paths *paths
-	tools map[gates.Tool]Actuator
-	log   *slog.Logger
+	cfg     Config
+	paths   *paths
+	tools   map[gates.Tool]Actuator
+	log     *slog.Logger
+	sandbox *sandbox.Sandbox
+	// private is the privacy filter of the latest memex snapshot.
+	private redact.Cache
 }
 
 // New builds the actuators.
@@ -183,6 +195,13 @@ func New(cfg Config) (*Actuators, error) {
 		return nil, err
 	}
 	a := &Actuators{cfg: cfg, paths: p, log: log}
+	sc := cfg.Sandbox
+	sc.Roots, sc.Home, sc.Getenv, sc.Logger = p.roots, cfg.Home, cfg.Getenv, log
+	sc.Protected = append(p.protectedPaths(), sc.Protected...)
+	sc.Private = a.privateFiles
+	if a.sandbox, err = sandbox.New(sc); err != nil {
+		return nil, fmt.Errorf("actuate: %w", err)
+	}
 	a.tools = map[gates.Tool]Actuator{
 		gates.ToolMessage:    ActuatorFunc(a.message),
 		gates.ToolFileRead:   ActuatorFunc(a.fileRead),
@@ -210,9 +229,13 @@ func NeedsApproval(tool gates.Tool) bool {
 // from an approved Flight Plan and came without one.
 var ErrNeedsApproval = errors.New("runs only from an approved Flight Plan")
 
+// Sandbox is the sandbox shell and eval actions run in.
+func (a *Actuators) Sandbox() *sandbox.Sandbox { return a.sandbox }
+
 // Run carries out req.Action with the actuator of its tool, after the
 // checks the package doc lists; a panic inside an actuator is returned as
-// an error.
+// an error. Whatever the action returns passes the vault's scrubbing and
+// the privacy filter.
 func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error) {
 	act, ok := a.tools[req.Action.Tool]
 	if !ok {
@@ -232,6 +255,7 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the %s actuator panicked: %v", req.Action.Tool, r)
 		}
+		res.Output = a.filter(res.Output)
 		a.log.Info("actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
 			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
 	}()
@@ -242,12 +266,28 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 	return act.Run(ctx, req)
 }
 
-// redact scrubs vault secrets from s.
-func (a *Actuators) redact(s string) string {
-	if a.cfg.Vault == nil {
+// filter scrubs vault secrets from s and replaces the text of private
+// notes with [private].
+func (a *Actuators) filter(s string) string {
+	if s == "" {
 		return s
 	}
-	return a.cfg.Vault.Redact(s)
+	if a.cfg.Vault != nil {
+		s = a.cfg.Vault.Redact(s)
+	}
+	if a.cfg.Memex != nil {
+		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
+	}
+	return s
+}
+
+// privateFiles lists the files holding private notes, which a confined
+// command may not read.
+func (a *Actuators) privateFiles() []string {
+	if a.cfg.Memex == nil {
+		return nil
+	}
+	return a.private.For(a.cfg.Memex.Snapshot()).Files()
 }
 
 // reload tells the memex about files written on disk.

@@ -19,6 +19,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/workspace"
 	"pp-lsp/server/workspace/workspacetest"
 )
@@ -78,7 +79,8 @@ func TestShell(t *testing.T) {
 	}{
 		{name: "runs in the root", cmd: "ls notes; pwd", ok: true, contains: []string{"a.org", fx.root}},
 		{name: "in a sub-folder", cmd: "ls", cwd: "notes", ok: true, contains: []string{"a.org"}},
-		{name: "clean environment", cmd: "env", ok: true, contains: []string{"HOME=/home/test", "TERM=dumb"}, absent: []string{"sk-secret", "OPENAI_API_KEY"}},
+		{name: "clean environment", cmd: "env; test \"$HOME\" = \"$TMPDIR\" && touch \"$HOME/x\" && echo private-home", ok: true,
+			contains: []string{"TERM=dumb", "LANG=C.UTF-8", "private-home"}, absent: []string{"sk-secret", "OPENAI_API_KEY", "HOME=/home/test"}},
 		{name: "non-zero exit is a result", cmd: "echo oops >&2; exit 3", contains: []string{"oops"}},
 		{name: "cwd outside the roots", cmd: "ls", cwd: "/", errText: "outside the memex roots"},
 		{name: "cwd missing", cmd: "ls", cwd: "nope", errText: "does not exist"},
@@ -103,16 +105,18 @@ func TestShell(t *testing.T) {
 }
 
 func TestShellTimeoutKillsTheGroupAndCapsOutput(t *testing.T) {
-	fx := newFixture(t, nil, func(c *Config) { c.Shell = Limits{Timeout: 300 * time.Millisecond, OutputCap: 1000} })
-	marker := filepath.Join(fx.root, "child-survived")
+	fx := newFixture(t, map[string]string{"out/.keep": ""}, func(c *Config) { c.Shell = Limits{Timeout: 300 * time.Millisecond, OutputCap: 1000} })
+	marker := filepath.Join(fx.root, "out", "child-survived")
 	start := time.Now()
-	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: "(sleep 1; touch " + marker + ") & sleep 5"}, "t"), nil)
+	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: "(sleep 1; touch " + marker + ") & setsid sh -c 'sleep 1; touch " + marker + "2' & sleep 5"}, "t"), nil)
 	assert.ErrorIs(t, err, ErrTimeout)
 	assert.Less(t, time.Since(start), 3*time.Second)
 	assert.Contains(t, res.Summary, "timeout")
 	time.Sleep(1200 * time.Millisecond)
-	assert.NoFileExists(t, marker, "the background child died with its group")
+	assert.NoFileExists(t, marker, "the background child died with the command")
+	assert.NoFileExists(t, marker+"2", "so did the one that left the process group")
 
+	fx = newFixture(t, nil, func(c *Config) { c.Shell = Limits{Timeout: 10 * time.Second, OutputCap: 1000} })
 	res, err = run(t, fx, gates.Build(gates.ShellArgs{Cmd: "seq 1 100000"}, "t"), nil)
 	require.NoError(t, err)
 	assert.Less(t, len(res.Output), 1200)
@@ -121,9 +125,24 @@ func TestShellTimeoutKillsTheGroupAndCapsOutput(t *testing.T) {
 	assert.Contains(t, res.Output, "bytes cut")
 }
 
-func TestShellTouchingFlightPlansIsUndone(t *testing.T) {
+func TestShellCannotTouchFlightPlans(t *testing.T) {
 	const plans = "#+TODO: PLAN APPROVED | DONE\n* PLAN x\n"
 	fx := newFixture(t, map[string]string{"flightplans.org": plans}, nil)
+	a := gates.Build(gates.ShellArgs{Cmd: "sed -i s/PLAN\\ x/APPROVED\\ x/ flightplans.org"}, "self-approval")
+	res, err := run(t, fx, a, approve(a))
+	require.NoError(t, err)
+	assert.False(t, res.OK, "the kernel refused: even an approved command cannot write it")
+	assert.Contains(t, res.Output, "Permission denied")
+	assert.Empty(t, res.Warnings, "nothing to put back")
+	got, _ := os.ReadFile(filepath.Join(fx.root, "flightplans.org"))
+	assert.Equal(t, plans, string(got))
+}
+
+// With the sandbox off, the guard around commands still puts the plans
+// back.
+func TestShellTouchingFlightPlansIsUndone(t *testing.T) {
+	const plans = "#+TODO: PLAN APPROVED | DONE\n* PLAN x\n"
+	fx := newFixture(t, map[string]string{"flightplans.org": plans}, func(c *Config) { c.Sandbox.Mode = sandbox.Off })
 	a := gates.Build(gates.ShellArgs{Cmd: "sed -i s/PLAN\\ x/APPROVED\\ x/ flightplans.org"}, "self-approval")
 	res, err := run(t, fx, a, nil)
 	require.NoError(t, err)
@@ -223,4 +242,22 @@ func TestEval(t *testing.T) {
 	res, err = run(t, fx, a, approve(a))
 	require.NoError(t, err)
 	assert.Equal(t, "45 False\n", res.Output)
+}
+
+// A confined command cannot read a file holding a private note (the memex
+// names them to the sandbox), and what it prints of private text copied
+// elsewhere comes back as [private].
+func TestShellNeverShowsPrivateText(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	fx := newFixture(t, map[string]string{
+		"notes/p.org":    "* Public\nopen words\n* Bank :private:\nThe vault combination is left right left twice.\n",
+		"notes/copy.txt": "note: The vault combination is left right left twice.\n",
+	}, nil)
+	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: "cat notes/p.org; cat notes/copy.txt; grep -rh combination . ; true"}, "t"), nil)
+	require.NoError(t, err)
+	assert.Contains(t, res.Output, "notes/p.org: Permission denied")
+	assert.Contains(t, res.Output, "note: [private].")
+	assert.NotContains(t, res.Output, "combination")
 }

@@ -11,8 +11,11 @@
 // case, another hard link — checked again on the file or folder actually
 // opened (package protect); http, send and
 // eval run only with an Approval for that very action (a Flight Plan a human
-// approved); processes get a clean environment without secrets, a working
-// folder inside the roots, a timeout that kills their whole process group,
-// and an output cap; every output is scrubbed of vault secrets before it
-// leaves. A failure is an error naming the action at fault; no input panics.
+// approved); shell and eval processes run in the sandbox (package sandbox:
+// Landlock, seccomp, limits, a scrubbed environment; with the setting
+// "required" they do not run where it cannot be had), with a working folder
+// inside the roots, a timeout that kills everything they started, and an
+// output cap; every output is scrubbed of vault secrets and passes the
+// privacy filter (package redact) before it leaves. A failure is an error
+// naming the action at fault; no input panics.
 package actuate

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"pp-lsp/gates"
@@ -36,9 +35,12 @@ func (a *Actuators) read(names ...string) (workspace.Current, error) {
 }
 
 // fileRead returns a file's text to the model: inside the roots, or, with
-// a human's approval, anywhere. Private subtrees of an Org file are left
-// out, and a file that is private as a whole is refused: what is private
-// never reaches a model.
+// a human's approval, anywhere. Whatever its name (an Emacs backup or
+// auto-save, an Org archive hold the same notes), the private subtrees of
+// its Org structure are left out, and a file that is private as a whole
+// is refused: what is private never reaches a model. What remains still
+// passes the privacy filter (Run), which finds private text copied into
+// other files.
 func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.FileReadArgs)
 	abs, err := a.paths.abs(args.Path)
@@ -62,47 +64,46 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	if !cur.Exists {
 		return Result{}, fmt.Errorf("file_read %s: no such file", args.Path)
 	}
-	text := string(cur.Text)
+	tags := memory.DefaultPrivacyTags()
+	if a.cfg.Memex != nil {
+		tags = a.cfg.Memex.Snapshot().PrivacyTags()
+	}
+	text, left, whole := withoutPrivate(cur.Text, tags)
+	if whole {
+		return Result{}, fmt.Errorf("file_read %s: the whole file is private (#+FILETAGS: carries a privacy tag); it is never shown to a model", args.Path)
+	}
 	note := ""
-	if strings.EqualFold(filepath.Ext(c), ".org") {
-		tags := memory.DefaultPrivacyTags()
-		if a.cfg.Memex != nil {
-			tags = a.cfg.Memex.Snapshot().PrivacyTags()
-		}
-		kept, left, whole := withoutPrivate(cur.Text, tags)
-		if whole {
-			return Result{}, fmt.Errorf("file_read %s: the whole file is private (#+FILETAGS: carries a privacy tag); it is never shown to a model", args.Path)
-		}
-		text = kept
-		if left > 0 {
-			note = fmt.Sprintf(" (%d private subtrees left out)", left)
-		}
+	if left > 0 {
+		note = fmt.Sprintf(" (%d private subtrees left out)", left)
 	}
 	out := newCapture(MaxRead)
 	out.Write([]byte(text))
 	return Result{
 		OK: true, Feedback: true,
-		Output:  a.redact(out.String()),
+		Output:  out.String(),
 		Summary: fmt.Sprintf("read %d bytes of %s%s", len(text), args.Path, note),
 	}, nil
 }
 
 // withoutPrivate drops every subtree that carries a privacy tag, its own or
-// inherited; whole reports that the file's own tags make all of it private.
+// inherited; whole reports that the file's tags (any #+FILETAGS:) make all
+// of it private. Tags compare without regard to case, as the memex's do.
 func withoutPrivate(src []byte, tags []string) (string, int, bool) {
 	f := orgast.Parse(src)
 	isPrivate := func(ts []string) bool {
 		for _, t := range ts {
 			for _, p := range tags {
-				if t == p {
+				if strings.EqualFold(t, strings.Trim(strings.TrimSpace(p), ":")) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	if isPrivate(f.FileTags()) {
-		return "", 0, true
+	for _, k := range f.Keywords {
+		if k.Key == "FILETAGS" && isPrivate(strings.Split(k.Value, ":")) {
+			return "", 0, true
+		}
 	}
 	var b strings.Builder
 	prev, left := 0, 0

@@ -95,7 +95,13 @@ func TestFileRead(t *testing.T) {
 	const mixed = "* Public\nvisible\n* Diary :private:\nsecret diary\n** Sub\nalso secret\n* After\nshown\n"
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("out"), 0o644))
-	fx := newFixture(t, map[string]string{"mixed.org": mixed, "all.org": "#+FILETAGS: :@personal:\n* x\n", "a.txt": "plain"}, nil)
+	upper := strings.ReplaceAll(mixed, ":private:", ":PRIVATE:")
+	fx := newFixture(t, map[string]string{
+		"mixed.org": mixed, "all.org": "#+FILETAGS: :@personal:\n* x\n", "a.txt": "plain",
+		"upper.org": upper, "mixed.org~": mixed, "#mixed.org#": mixed, "mixed.org_archive": mixed,
+		"later.org": "* x\n#+FILETAGS: :Private:\n",
+		"copy.txt":  "pasted: secret diary also secret\n",
+	}, nil)
 	for _, tc := range []struct {
 		name, path string
 		approved   bool
@@ -105,6 +111,12 @@ func TestFileRead(t *testing.T) {
 		{name: "text", path: "a.txt", want: "plain"},
 		{name: "private subtrees left out", path: "mixed.org", want: "* Public\nvisible\n* After\nshown\n"},
 		{name: "private file", path: "all.org", errText: "whole file is private"},
+		{name: "a privacy tag in capitals", path: "upper.org", want: "* Public\nvisible\n* After\nshown\n"},
+		{name: "an Emacs backup", path: "mixed.org~", want: "* Public\nvisible\n* After\nshown\n"},
+		{name: "an Emacs auto-save", path: "#mixed.org#", want: "* Public\nvisible\n* After\nshown\n"},
+		{name: "an Org archive", path: "mixed.org_archive", want: "* Public\nvisible\n* After\nshown\n"},
+		{name: "a later #+FILETAGS:", path: "later.org", errText: "whole file is private"},
+		{name: "private text copied into another file", path: "copy.txt", want: "pasted: [private]\n"},
 		{name: "outside, unapproved", path: outside, errText: "approved Flight Plan"},
 		{name: "outside, approved", path: outside, approved: true, want: "out"},
 		{name: "missing", path: "nope.txt", errText: "no such file"},

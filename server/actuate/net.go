@@ -46,7 +46,7 @@ func (a *Actuators) http(ctx context.Context, req Request) (Result, error) {
 	res := Result{
 		OK:      resp.StatusCode < 400,
 		Summary: "HTTP " + resp.Status,
-		Output:  a.redact(fmt.Sprintf("HTTP %s\nContent-Type: %s\n\n%s", resp.Status, resp.Header.Get("Content-Type"), out.String())),
+		Output:  fmt.Sprintf("HTTP %s\nContent-Type: %s\n\n%s", resp.Status, resp.Header.Get("Content-Type"), out.String()),
 	}
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		res.Summary += " (redirect to " + loc + ", not followed)"
@@ -88,7 +88,7 @@ func (a *Actuators) send(ctx context.Context, req Request) (Result, error) {
 	defer resp.Body.Close()
 	out := newCapture(4 << 10)
 	io.Copy(out, resp.Body)
-	res := Result{OK: resp.StatusCode < 300, Summary: fmt.Sprintf("webhook answered HTTP %s", resp.Status), Output: a.redact(out.String())}
+	res := Result{OK: resp.StatusCode < 300, Summary: fmt.Sprintf("webhook answered HTTP %s", resp.Status), Output: out.String()}
 	if res.OK {
 		res.Summary = fmt.Sprintf("sent to %s over %s (%s)", args.To, args.Channel, res.Summary)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/workspace"
 )
 
@@ -64,9 +65,10 @@ func (c *capture) String() string {
 	return fmt.Sprintf("%s\n[… %d bytes cut …]\n%s", bytes.ToValidUTF8(c.head, nil), c.total-kept, bytes.ToValidUTF8(tail, nil))
 }
 
-// cleanEnv is the environment of every process an action starts: enough to
-// find programs and read text, nothing that could hold a secret (no keys,
-// tokens, agent sockets, proxies with credentials).
+// cleanEnv is the environment of a channel's program: enough to find
+// programs and read text, nothing that could hold a secret (no keys,
+// tokens, agent sockets, proxies with credentials). Shell and eval get the
+// sandbox's, stricter.
 func cleanEnv(getenv func(string) string, dir string) []string {
 	env := []string{"TERM=dumb", "PWD=" + dir, "PAGER=cat", "GIT_PAGER=cat", "NO_COLOR=1"}
 	path := getenv("PATH")
@@ -85,10 +87,23 @@ func cleanEnv(getenv func(string) string, dir string) []string {
 // ErrTimeout is wrapped by the error of a process killed by its timeout.
 var ErrTimeout = errors.New("timed out")
 
-// runProcess runs argv in dir with the clean environment, stdin as given,
-// output captured within the cap; the whole process group is killed at the
-// timeout or when ctx ends. A non-zero exit is not an error: it is in the
-// result.
+// runConfined runs a shell or eval command in the sandbox, its output
+// captured within the cap, killed (with everything it started) at the
+// timeout or when ctx ends.
+func (a *Actuators) runConfined(ctx context.Context, what string, c sandbox.Command, lim Limits) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	out := newCapture(lim.OutputCap)
+	c.Stdout, c.Stderr = out, out
+	start := time.Now()
+	code, err := a.sandbox.Run(ctx, c)
+	return processResult(ctx, what, out, code, err, time.Since(start), lim)
+}
+
+// runProcess runs argv in dir unconfined — a channel's own program, which
+// the user configured and which may need the network — with the clean
+// environment, stdin as given, output captured within the cap; the whole
+// process group is killed at the timeout or when ctx ends.
 func (a *Actuators) runProcess(ctx context.Context, what string, argv []string, dir string, stdin io.Reader, lim Limits) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -102,9 +117,20 @@ func (a *Actuators) runProcess(ctx context.Context, what string, argv []string, 
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	elapsed := time.Since(start).Round(time.Millisecond)
-	res := Result{Output: a.redact(out.String()), ExitCode: cmd.ProcessState.ExitCode()}
 	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		err = nil
+	} else if err != nil {
+		err = fmt.Errorf("could not start: %w", err)
+	}
+	return processResult(ctx, what, out, cmd.ProcessState.ExitCode(), err, time.Since(start), lim)
+}
+
+// processResult says what a process did. A non-zero exit is not an
+// error: it is in the result.
+func processResult(ctx context.Context, what string, out *capture, code int, err error, elapsed time.Duration, lim Limits) (Result, error) {
+	elapsed = elapsed.Round(time.Millisecond)
+	res := Result{Output: out.String(), ExitCode: code}
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		res.Summary = fmt.Sprintf("killed after the %s timeout", lim.Timeout)
@@ -112,11 +138,11 @@ func (a *Actuators) runProcess(ctx context.Context, what string, argv []string, 
 	case err != nil && ctx.Err() != nil:
 		res.Summary = "cancelled"
 		return res, fmt.Errorf("%s: %w", what, ctx.Err())
-	case errors.As(err, &exit):
-		res.Summary = fmt.Sprintf("exit status %d after %s", res.ExitCode, elapsed)
-		return res, nil
 	case err != nil:
-		return res, fmt.Errorf("%s could not start: %w", what, err)
+		return res, fmt.Errorf("%s: %w", what, err)
+	case code != 0:
+		res.Summary = fmt.Sprintf("exit status %d after %s", code, elapsed)
+		return res, nil
 	}
 	res.OK = true
 	res.Summary = fmt.Sprintf("exit status 0 after %s", elapsed)

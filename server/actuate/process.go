@@ -4,17 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"pp-lsp/gates"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // shell runs cmd with bash (sh where there is no bash) in cwd, inside the
-// roots. Its output goes back to the model.
+// roots, in the sandbox. Its output goes back to the model.
 func (a *Actuators) shell(ctx context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.ShellArgs)
 	dir, err := a.paths.dir(args.Cwd)
@@ -22,10 +22,13 @@ func (a *Actuators) shell(ctx context.Context, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	sh := "/bin/sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		sh = p
+	for _, p := range []string{"/bin/bash", "/usr/bin/bash"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			sh = p
+			break
+		}
 	}
-	res, err := a.runProcess(ctx, "shell", []string{sh, "-c", args.Cmd}, dir, nil, a.cfg.Shell)
+	res, err := a.runConfined(ctx, "shell", sandbox.Command{Argv: []string{sh, "-c", args.Cmd}, Dir: dir}, a.cfg.Shell)
 	res.Feedback = true
 	return res, err
 }
@@ -46,7 +49,8 @@ var DefaultInterpreters = map[string][]string{
 	"elisp":      {"emacs", "-Q", "--batch", "-l", "{file}"},
 }
 
-// eval runs code with the interpreter of its language, in the first root.
+// eval runs code with the interpreter of its language, in the first root,
+// in the sandbox.
 func (a *Actuators) eval(ctx context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.EvalArgs)
 	lang := strings.ToLower(strings.TrimSpace(args.Lang))
@@ -69,25 +73,16 @@ func (a *Actuators) eval(ctx context.Context, req Request) (Result, error) {
 		sort.Strings(names)
 		return Result{}, fmt.Errorf("eval: no interpreter is known for the language %q (known: %s)", args.Lang, strings.Join(names, ", "))
 	}
-	argv = slices.Clone(argv)
-	stdin := strings.NewReader(args.Code)
-	if i := slices.Index(argv, "{file}"); i >= 0 {
-		f, err := os.CreateTemp("", "pp-lsp-eval-*"+extension(lang))
-		if err != nil {
-			return Result{}, fmt.Errorf("eval: %w", err)
-		}
-		defer os.Remove(f.Name())
-		_, werr := f.WriteString(args.Code)
-		if cerr := f.Close(); werr != nil || cerr != nil {
-			return Result{}, fmt.Errorf("eval: writing the code to %s failed", f.Name())
-		}
-		argv[i] = f.Name()
-		stdin = strings.NewReader("")
+	c := sandbox.Command{Argv: slices.Clone(argv), Dir: a.paths.roots[0], Stdin: strings.NewReader(args.Code)}
+	if i := slices.Index(c.Argv, "{file}"); i >= 0 {
+		// The code goes into the command's own temporary folder, the one
+		// place outside the roots it may read.
+		name := "code" + extension(lang)
+		c.Files = map[string][]byte{name: []byte(args.Code)}
+		c.Argv[i] = sandbox.TempDir + "/" + name
+		c.Stdin = nil
 	}
-	if _, err := exec.LookPath(argv[0]); err != nil {
-		return Result{}, fmt.Errorf("eval: the %s interpreter %q is not installed", lang, argv[0])
-	}
-	return a.runProcess(ctx, "eval "+lang, argv, a.paths.roots[0], stdin, a.cfg.Eval.Limits)
+	return a.runConfined(ctx, "eval "+lang, c, a.cfg.Eval.Limits)
 }
 
 func extension(lang string) string {

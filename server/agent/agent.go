@@ -15,6 +15,7 @@ import (
 	"pp-lsp/memory/foveal"
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
@@ -68,6 +69,10 @@ type Options struct {
 	// Getenv reads the process environment for the few variables actions
 	// inherit (PATH, locale, HOME); nil is os.Getenv.
 	Getenv func(string) string
+	// Protected are further places no shell or eval command may read or
+	// write (the vault, wherever it is); the data, config and runtime
+	// folders of World are always protected.
+	Protected []string
 }
 
 // Agent runs the pipeline. It is safe for concurrent use: many signals may
@@ -99,6 +104,9 @@ type Agent struct {
 	// snapshot and rollback around it, and the agent's own appends to the
 	// journal and the plans, so that no rollback ever undoes those.
 	actMu sync.Mutex
+	// startJournalled reports that this start's entry (how commands are
+	// confined) is in the journal; guarded by actMu.
+	startJournalled bool
 	// wake nudges the heartbeat to pick up approved plans now.
 	wake chan struct{}
 	// closers release what Open opened.
@@ -153,11 +161,18 @@ func New(opts Options) (*Agent, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	var protected []string
+	for _, p := range append([]string{opts.DataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.RuntimeDir, opts.World.ConfigFile}, opts.Protected...) {
+		if p != "" {
+			protected = append(protected, p)
+		}
+	}
 	acts, err := actuate.New(actuate.Config{
 		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Override: opts.Actuators, Logger: log,
+		Sandbox: cfg.sandboxConfig(protected...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
@@ -199,6 +214,9 @@ func (a *Agent) PlansPath() string { return a.plansPath }
 // JournalPath is the audit journal.
 func (a *Agent) JournalPath() string { return a.journal.Path() }
 
+// Sandbox is the sandbox shell and eval actions run in.
+func (a *Agent) Sandbox() *sandbox.Sandbox { return a.acts.Sandbox() }
+
 // Config is the agent's configuration, defaults filled in.
 func (a *Agent) Config() Config { return a.cfg }
 
@@ -226,6 +244,16 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, err
 func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 	a.actMu.Lock()
 	defer a.actMu.Unlock()
+	if !a.startJournalled {
+		// Every start records how commands are confined (DESIGN §12), with
+		// its first entry: a start that journals nothing writes nothing.
+		a.startJournalled = true
+		sb := a.acts.Sandbox()
+		start := journal.Entry{Kind: journal.KindStart, Title: "sandbox " + sb.Summary(), Text: sb.Describe()}
+		if _, err := a.journal.Append(context.WithoutCancel(ctx), start); err != nil {
+			a.log.Error("the audit journal could not be written", "err", err)
+		}
+	}
 	if _, err := a.journal.Append(context.WithoutCancel(ctx), e); err != nil {
 		a.log.Error("the audit journal could not be written", "err", err)
 		return fmt.Errorf("the audit journal could not be written: %w", err)

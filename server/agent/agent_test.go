@@ -104,7 +104,7 @@ func TestDeniedThreeTimesStops(t *testing.T) {
 	assert.NotContains(t, j, "rm -rf", "a denied action's arguments stay out of the journal")
 }
 
-const makefile = "count:\n\techo ran >> count.txt\n"
+const makefile = "count:\n\techo ran >> out/count.txt\n"
 
 func fileAPlan(t *testing.T, fx *fixture) string {
 	t.Helper()
@@ -119,10 +119,10 @@ func fileAPlan(t *testing.T, fx *fixture) string {
 const countTranscript = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}`
 
 func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	ctx := context.Background()
 	id := fileAPlan(t, fx)
-	assert.NoFileExists(t, fx.path("count.txt"), "nothing runs before approval")
+	assert.NoFileExists(t, fx.path("out/count.txt"), "nothing runs before approval")
 
 	plans := flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))
 	require.Len(t, plans, 1)
@@ -138,7 +138,7 @@ func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
 	runs, err := fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs, "a plan in state PLAN waits")
-	assert.NoFileExists(t, fx.path("count.txt"))
+	assert.NoFileExists(t, fx.path("out/count.txt"))
 
 	// The human approves in the file.
 	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
@@ -147,13 +147,13 @@ func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
 	require.Len(t, runs, 1)
 	assert.True(t, runs[0].Ran)
 	assert.Equal(t, flightplan.StateDone, runs[0].State)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 
 	text := fx.read(t, flightplan.FileName)
 	done := flightplan.Parse([]byte(text))[0]
 	assert.Equal(t, flightplan.StateDone, done.State)
 	assert.Contains(t, text, "DONE: exit status 0")
-	assert.Contains(t, text, "#+begin_example\necho ran >> count.txt\n#+end_example\n")
+	assert.Contains(t, text, "#+begin_example\necho ran >> out/count.txt\n#+end_example\n")
 
 	// Picking up again, approving again, or approving it by command: it never runs twice.
 	runs, err = fx.agent.Pickup(ctx)
@@ -167,7 +167,7 @@ func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
 	assert.Equal(t, flightplan.StateDone, runs[0].State, "the file is told how it ended")
 	_, err = fx.agent.Approve(ctx, id)
 	assert.ErrorContains(t, err, "already DONE")
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 	assert.Equal(t, flightplan.StateDone, flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))[0].State)
 
 	kinds := fx.verifyJournal(t)
@@ -175,7 +175,7 @@ func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
 }
 
 func TestApproveAndRejectByCommand(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	ctx := context.Background()
 	a, b := fileAPlan(t, fx), fileAPlan(t, fx)
 
@@ -190,7 +190,7 @@ func TestApproveAndRejectByCommand(t *testing.T) {
 	assert.ErrorContains(t, err, "already REJECTED")
 	_, err = fx.agent.Approve(ctx, "not-a-uuid")
 	assert.ErrorContains(t, err, "not a Flight Plan ID")
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 
 	infos, err := fx.agent.Plans(ctx)
 	require.NoError(t, err)
@@ -207,12 +207,12 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 		note                string
 		runs                bool
 	}{
-		{"to another command that needs approval", `"make count"`, `"touch edited"`, flightplan.StatePlan, "edited after filing", false},
+		{"to another command that needs approval", `"make count"`, `"touch out/edited"`, flightplan.StatePlan, "edited after filing", false},
 		{"to a command the gates deny", `"make count"`, `"rm -rf ~"`, flightplan.StateRejected, "denies the edited action", false},
 		{"to something that is not an action", `"tool": "shell"`, `"tool": "launch"`, flightplan.StateRejected, "holds no valid action", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 			ctx := context.Background()
 			id := fileAPlan(t, fx)
 			orig := flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))[0].ActionHash
@@ -228,8 +228,8 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 			assert.Contains(t, after, tc.note)
 			p := flightplan.Parse([]byte(after))[0]
 			assert.Equal(t, tc.state, p.State)
-			assert.NoFileExists(t, fx.path("edited"))
-			assert.NoFileExists(t, fx.path("count.txt"))
+			assert.NoFileExists(t, fx.path("out/edited"))
+			assert.NoFileExists(t, fx.path("out/count.txt"))
 			if tc.state != flightplan.StatePlan {
 				return
 			}
@@ -237,7 +237,7 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 			// headline: a fresh approval runs the edited action.
 			assert.NotEqual(t, orig, p.ActionHash)
 			assert.False(t, p.Edited())
-			assert.Equal(t, "Run `touch edited` in .", p.Title)
+			assert.Equal(t, "Run `touch out/edited` in .", p.Title)
 			st := fx.agent.store.Standing(&p)
 			assert.Empty(t, st.Foreign)
 			assert.False(t, st.Edited, "a new filing record for the edited action")
@@ -249,14 +249,14 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 			run, err := fx.agent.Approve(ctx, id)
 			require.NoError(t, err)
 			assert.True(t, run.Ran)
-			assert.FileExists(t, fx.path("edited"))
+			assert.FileExists(t, fx.path("out/edited"))
 			assert.Contains(t, fx.verifyJournal(t), "edit")
 		})
 	}
 }
 
 func TestTheAgentCannotApproveItsOwnPlan(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	ctx := context.Background()
 	id := fileAPlan(t, fx)
 	plans := fx.read(t, flightplan.FileName)
@@ -280,7 +280,7 @@ func TestTheAgentCannotApproveItsOwnPlan(t *testing.T) {
 	runs, err := fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs)
-	assert.NoFileExists(t, fx.path("count.txt"))
+	assert.NoFileExists(t, fx.path("out/count.txt"))
 
 	// Defence in depth: the actuators refuse it even if a gate let it through.
 	_, err = fx.agent.acts.Run(ctx, actuate.Request{Action: gates.Build(gates.FileWriteArgs{Path: "flightplans.org", Content: "x"}, "t")})
@@ -433,18 +433,18 @@ func TestAllowedHTTPStillWaitsForApproval(t *testing.T) {
 }
 
 func TestTheHeartbeatSignalPicksUpApprovedPlansWithoutAModel(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	fileAPlan(t, fx)
 	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
 	fx.agent.provider = nil
 	out, err := fx.agent.Handle(context.Background(), Heartbeat(), nil)
 	require.NoError(t, err)
 	assert.Empty(t, out.Passes)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 }
 
 func TestAnInterruptedRunIsNeverRunAgain(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	id := fileAPlan(t, fx)
 	// A process claimed the run and died before it finished.
 	require.NoError(t, fx.agent.store.Claim(id, "sha256:x", time.Now()))
@@ -455,5 +455,5 @@ func TestAnInterruptedRunIsNeverRunAgain(t *testing.T) {
 	assert.False(t, runs[0].Ran)
 	assert.Equal(t, flightplan.StateFailed, runs[0].State)
 	assert.Contains(t, fx.read(t, flightplan.FileName), "never finished")
-	assert.NoFileExists(t, fx.path("count.txt"))
+	assert.NoFileExists(t, fx.path("out/count.txt"))
 }

@@ -61,7 +61,7 @@ func (w *wire) until() (string, plist.Plist) {
 }
 
 func TestTheBridgeServesTheAgent(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t,
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t,
 		`{"match":{"last_contains":"hello"},"reply":{"text":"Hello from the memex."}}`, countTranscript))
 	srv, err := bridge.New(bridge.Config{Backend: fx.agent.Backend(), Token: strings.Repeat("ab", 32), Version: "test"})
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestTheBridgeServesTheAgent(t *testing.T) {
 	_, resp = w.until()
 	state, _ := resp.String("STATE")
 	assert.Equal(t, "DONE", state)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 
 	w.send(`(:TYPE :REQUEST :META (:REQUEST-ID "5") :PAYLOAD (:ACTION :APPROVE :ID "` + id + `"))`)
 	_, resp = w.until()

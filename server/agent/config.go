@@ -12,6 +12,7 @@ import (
 
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/server/actuate"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // The environment variables the agent reads (DESIGN §11).
@@ -43,6 +44,15 @@ type Config struct {
 	Channels map[string]actuate.Channel `json:"channels,omitempty"`
 	// Interpreters add or replace eval's languages.
 	Interpreters map[string][]string `json:"interpreters,omitempty"`
+	// Sandbox is how shell and eval commands are confined (DESIGN §12):
+	// "required" (the default where the kernel has Landlock),
+	// "best-effort" or "off" (PASSEPARTOUT_SANDBOX).
+	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxCPUSeconds, SandboxMaxFileBytes and SandboxMaxProcesses bound
+	// each confined command (defaults: 60 s, 256 MiB, 256).
+	SandboxCPUSeconds   int   `json:"sandbox_cpu_seconds,omitempty"`
+	SandboxMaxFileBytes int64 `json:"sandbox_max_file_bytes,omitempty"`
+	SandboxMaxProcesses int   `json:"sandbox_max_processes,omitempty"`
 }
 
 // The defaults.
@@ -65,6 +75,12 @@ func ParseConfig(section []byte) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return Config{}, plainerr.JSON("the \"agent\" section", section, err)
 	}
+	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
+		return Config{}, fmt.Errorf("the \"agent\" section of the configuration: %w", err)
+	}
+	if c.SandboxCPUSeconds < 0 || c.SandboxMaxFileBytes < 0 || c.SandboxMaxProcesses < 0 {
+		return Config{}, errors.New("the \"agent\" section of the configuration: the sandbox limits must be positive")
+	}
 	return c, nil
 }
 
@@ -73,6 +89,12 @@ func ParseConfig(section []byte) (Config, error) {
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv(EnvAssistant); v != "" {
 		c.Assistant = v
+	}
+	if v := getenv(sandbox.EnvMode); v != "" {
+		if _, err := sandbox.ParseMode(v); err != nil {
+			return fmt.Errorf("%s: %w", sandbox.EnvMode, err)
+		}
+		c.Sandbox = v
 	}
 	num := func(name string, dst *int, min int) error {
 		v := getenv(name)
@@ -117,6 +139,19 @@ func (c Config) withDefaults() Config {
 // Heartbeat is the heartbeat's period.
 func (c Config) Heartbeat() time.Duration {
 	return time.Duration(c.withDefaults().HeartbeatSeconds) * time.Second
+}
+
+// sandboxConfig is the sandbox's part of the actuators' configuration:
+// the mode, the limits and the places no command may touch.
+func (c Config) sandboxConfig(protected ...string) sandbox.Config {
+	return sandbox.Config{
+		Mode: sandbox.Mode(c.Sandbox),
+		Limits: sandbox.Limits{
+			CPU:      time.Duration(c.SandboxCPUSeconds) * time.Second,
+			FileSize: c.SandboxMaxFileBytes, Processes: c.SandboxMaxProcesses,
+		},
+		Protected: protected,
+	}
 }
 
 func (c Config) actuatorLimits() (shell, eval, http actuate.Limits) {

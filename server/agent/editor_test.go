@@ -44,7 +44,7 @@ func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
 
 func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	ed := workspacetest.New()
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript),
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript),
 		func(o *Options) { o.Workspace = ed; o.Config.HeartbeatSeconds = 3600 })
 	plans := fx.path(flightplan.FileName)
 	ed.Open(plans, "")
@@ -66,7 +66,7 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	runs, err := fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs)
-	assert.NoFileExists(t, fx.path("count.txt"), "an unsaved APPROVED never runs")
+	assert.NoFileExists(t, fx.path("out/count.txt"), "an unsaved APPROVED never runs")
 	diags := fx.agent.PlanDiagnostics([]byte(approved))
 	require.Len(t, diags, 1)
 	assert.Contains(t, diags[0].Message, "approved in this buffer only: save the file to run it")
@@ -78,7 +78,7 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 		d, _ := ed.OpenDocument(plans)
 		return strings.Contains(string(d.Text), "* DONE ")
 	}, 10*time.Second, 20*time.Millisecond)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 	assert.Equal(t, approved, fx.read(t, flightplan.FileName), "DONE went into the buffer, not behind it")
 	d, _ = ed.OpenDocument(plans)
 	diags = fx.agent.PlanDiagnostics(d.Text)
@@ -87,7 +87,7 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	runs, err = fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 	_, err = os.Stat(fx.data + "/flightplans/records/" + id + ".run")
 	assert.NoError(t, err, "the run is recorded in the data directory")
 }

@@ -123,6 +123,8 @@ func (fx *fixture) ask(t *testing.T, file string, line int, text string) (Outcom
 }
 
 // verifyJournal checks the journal's chain and returns its entries' kinds.
+// verifyJournal checks the journal's chain and returns the kinds of its
+// entries after the first, which records the agent's start.
 func (fx *fixture) verifyJournal(t *testing.T) []string {
 	t.Helper()
 	rep, err := journal.Verify(context.Background(), fx.path(journal.FileName), fx.data)
@@ -134,7 +136,9 @@ func (fx *fixture) verifyJournal(t *testing.T) []string {
 			kinds = append(kinds, strings.TrimSpace(k))
 		}
 	}
-	return kinds
+	require.NotEmpty(t, kinds)
+	require.Equal(t, string(journal.KindStart), kinds[0], "every start is journalled first")
+	return kinds[1:]
 }
 
 // providersFor is an OpenAI-format provider at url.

@@ -62,11 +62,11 @@ func (fx *fixture) journalKinds(t *testing.T) []string {
 // correct sha256; something copies it over flightplans.org while the
 // heartbeat picks plans up (and the model is at work). It never runs.
 func TestAForgedPlanCopiedOverFlightPlansNeverRuns(t *testing.T) {
-	id, forged := forgedPlan("pwned")
+	id, forged := forgedPlan("out/pwned")
 	look := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"ls notes","explanation":"see the notes"}`}}}
 	done := providertest.Answer{Text: []string{"Two notes."}}
 	provider, srv := openAI(t, look, done)
-	fx := newFixture(t, map[string]string{"notes/index.org": notesOrg, "notes/forged.org": forged}, provider,
+	fx := newFixture(t, map[string]string{"notes/index.org": notesOrg, "notes/forged.org": forged, "out/.keep": ""}, provider,
 		func(o *Options) { o.Config.HeartbeatSeconds = 1 })
 	runHeartbeat(t, fx)
 
@@ -103,10 +103,10 @@ func TestAForgedPlanCopiedOverFlightPlansNeverRuns(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	assert.NoFileExists(t, fx.path("pwned"), "the forged plan never ran")
+	assert.NoFileExists(t, fx.path("out/pwned"), "the forged plan never ran")
 	_, err = fx.agent.Approve(context.Background(), id)
 	assert.ErrorContains(t, err, "was not filed by pp-lsp", "not even by command")
-	assert.NoFileExists(t, fx.path("pwned"))
+	assert.NoFileExists(t, fx.path("out/pwned"))
 
 	text := fx.read(t, flightplan.FileName)
 	assert.Equal(t, forged, text, "the server does not touch a foreign plan")
@@ -143,7 +143,7 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			ed := workspacetest.New()
-			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript),
+			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript),
 				func(o *Options) { o.Workspace = ed; o.Config.HeartbeatSeconds = 1 })
 			ctx := context.Background()
 			id := fileAPlan(t, fx)
@@ -152,7 +152,7 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 
 			text := fx.read(t, flightplan.FileName)
 			p := flightplan.Parse([]byte(text))[0]
-			edited := strings.Replace(text, `"make count"`, `"touch marker"`, 1)
+			edited := strings.Replace(text, `"make count"`, `"touch out/marker"`, 1)
 			q := flightplan.Parse([]byte(edited))[0]
 			edited = strings.Replace(edited, p.ActionHash, q.Action.Hash(), 1)
 			edited = strings.Replace(edited, "* PLAN ", "* APPROVED ", 1)
@@ -174,7 +174,7 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 				return current().State == flightplan.StatePlan && slices.Contains(fx.journalKinds(t), "edit")
 			}, 10*time.Second, 20*time.Millisecond)
 			now := current()
-			assert.Equal(t, "Run `touch marker` in .", now.Title, "the headline names the new action")
+			assert.Equal(t, "Run `touch out/marker` in .", now.Title, "the headline names the new action")
 			assert.Equal(t, q.Action.Hash(), now.ActionHash)
 			rec, err := fx.agent.store.Filing(id)
 			require.NoError(t, err)
@@ -191,13 +191,13 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, runs)
 			time.Sleep(1200 * time.Millisecond) // and a heartbeat tick
-			assert.NoFileExists(t, fx.path("marker"), "nothing ran without a fresh approval")
-			assert.NoFileExists(t, fx.path("count.txt"))
+			assert.NoFileExists(t, fx.path("out/marker"), "nothing ran without a fresh approval")
+			assert.NoFileExists(t, fx.path("out/count.txt"))
 
 			run, err := fx.agent.Approve(ctx, id)
 			require.NoError(t, err)
 			assert.True(t, run.Ran)
-			assert.FileExists(t, fx.path("marker"))
+			assert.FileExists(t, fx.path("out/marker"))
 			run, err = fx.agent.Approve(ctx, id)
 			assert.Error(t, err)
 			assert.False(t, run.Ran)
@@ -208,7 +208,7 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 // A plan approved by command runs exactly once, however many approvals
 // and pickups race for it.
 func TestApprovedByCommandRunsExactlyOnce(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	id := fileAPlan(t, fx)
 	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
 	var wg sync.WaitGroup
@@ -234,7 +234,7 @@ func TestApprovedByCommandRunsExactlyOnce(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 1, ran)
-	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 }
 
 // flightplans.org or journal.org as a symlink (into a synced folder) or
@@ -251,8 +251,8 @@ func TestASymlinkedOrHardLinkedOwnFileIsRefused(t *testing.T) {
 		{"journal.org hard-linked", journal.FileName, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, forged := forgedPlan("pwned")
-			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
+			_, forged := forgedPlan("out/pwned")
+			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 			synced := filepath.Join(filepath.Dir(fx.root), "Sync", tc.file)
 			require.NoError(t, os.MkdirAll(filepath.Dir(synced), 0o755))
 			content := forged
@@ -282,8 +282,8 @@ func TestASymlinkedOrHardLinkedOwnFileIsRefused(t *testing.T) {
 			b, err := os.ReadFile(synced)
 			require.NoError(t, err)
 			assert.Equal(t, content, string(b), "the file behind the link is unchanged")
-			assert.NoFileExists(t, fx.path("pwned"))
-			assert.NoFileExists(t, fx.path("count.txt"))
+			assert.NoFileExists(t, fx.path("out/pwned"))
+			assert.NoFileExists(t, fx.path("out/count.txt"))
 		})
 	}
 }
@@ -295,24 +295,24 @@ func TestAPassThatCannotBeJournalledDoesNotAct(t *testing.T) {
 	cfg.Permissions.Allow = []string{"shell(touch:*)"}
 	stack, err := gates.New(cfg)
 	require.NoError(t, err)
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t,
-		`{"match":{},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"touch marker","explanation":"mark it"}}]}}`),
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "out/.keep": ""}, replay(t,
+		`{"match":{},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"touch out/marker","explanation":"mark it"}}]}}`),
 		func(o *Options) { o.Stack = stack })
 	require.NoError(t, os.Symlink(filepath.Join(fx.home, "elsewhere.org"), fx.path(journal.FileName)))
 	out, _, err := fx.ask(t, "notes.org", 1, "mark it")
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, out.Last().Status)
 	assert.ErrorContains(t, out.Last().Err, "nothing was done: the audit journal could not be written")
-	assert.NoFileExists(t, fx.path("marker"))
+	assert.NoFileExists(t, fx.path("out/marker"))
 	assert.NoFileExists(t, filepath.Join(fx.home, "elsewhere.org"))
 
 	require.NoError(t, os.Remove(fx.path(journal.FileName)))
-	fx.agent.provider = replay(t, `{"match":{"last_role":"user"},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"touch marker","explanation":"mark it"}}]}}`,
+	fx.agent.provider = replay(t, `{"match":{"last_role":"user"},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"touch out/marker","explanation":"mark it"}}]}}`,
 		`{"match":{"last_role":"tool"},"reply":{"text":"Marked."}}`)
 	out, _, err = fx.ask(t, "notes.org", 1, "mark it")
 	require.NoError(t, err)
 	assert.Equal(t, StatusRan, out.Passes[0].Status, "the control: journalled, it acts: %v", out.Passes[0].Err)
-	assert.FileExists(t, fx.path("marker"))
+	assert.FileExists(t, fx.path("out/marker"))
 }
 
 func TestADataDirInsideARootIsRefused(t *testing.T) {
@@ -351,7 +351,7 @@ func TestAnApprovalWrittenByARunningActionNeverCounts(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		return actuate.Result{OK: true, Summary: "exit status 0"}, nil
 	})
-	fx = newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t,
+	fx = newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t,
 		`{"match":{"last_contains":"count"},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}`,
 		`{"match":{"last_contains":"idle"},"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"true","explanation":"nothing"}}]}}`,
 		`{"match":{"last_role":"tool"},"repeat":true,"reply":{"text":"Done."}}`),
@@ -378,7 +378,7 @@ func TestAnApprovalWrittenByARunningActionNeverCounts(t *testing.T) {
 	<-flipped
 	<-done
 	time.Sleep(1200 * time.Millisecond) // a heartbeat tick after the guard put the file back
-	assert.NoFileExists(t, fx.path("count.txt"), "the plan did not run")
+	assert.NoFileExists(t, fx.path("out/count.txt"), "the plan did not run")
 	p, err := flightplan.Find(flightplan.Parse([]byte(fx.read(t, flightplan.FileName))), id)
 	require.NoError(t, err)
 	assert.Equal(t, flightplan.StatePlan, p.State, "the guard put flightplans.org back")

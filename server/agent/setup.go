@@ -14,6 +14,7 @@ import (
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/memory"
 	"pp-lsp/providers"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/workspace"
 )
 
@@ -45,6 +46,10 @@ type Setup struct {
 	// PrivacyTags, when set, replace the "gates" section's privacy tags
 	// (the editor's settings): the memex hides and the gates guard them.
 	PrivacyTags []string
+	// Sandbox is the editor's sandbox setting. It can only make the
+	// sandbox stricter than the configuration file and the environment
+	// say: a project's editor settings are within a hostile note's reach.
+	Sandbox string
 	// Progress is called while a memex Open or OpenMemex opens is first
 	// read, with the files indexed so far and the total.
 	Progress func(done, total int)
@@ -86,6 +91,17 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	ac = ac.withDefaults()
 	logs := NewLogRing(*ac.LogLimit)
 	log := slog.New(logs.Handler(st.base.Handler()))
+	if s.Sandbox != "" {
+		want, err := sandbox.ParseMode(s.Sandbox)
+		if err != nil {
+			return nil, usage(fmt.Errorf("the editor's sandbox setting: %w", err))
+		}
+		if mode := sandbox.Stricter(want, sandbox.Mode(ac.Sandbox), sandbox.Probe()); mode != want {
+			log.Warn("the editor's sandbox setting is weaker than the configuration's and is ignored", "editor", want, "configuration", mode)
+		} else {
+			ac.Sandbox = string(mode)
+		}
+	}
 
 	stack, err := gates.New(st.gc, gates.WithLogger(log))
 	if err != nil {
@@ -129,6 +145,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	a, err := New(Options{
 		Roots: st.roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
 		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
+		Protected: []string{vaultPath},
 	})
 	if err != nil {
 		for _, c := range closers {

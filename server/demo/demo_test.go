@@ -62,12 +62,13 @@ func TestTour(t *testing.T) {
 		"the number is the priority",
 		"\"approval\" can stand in a DENY's trace",
 		"→ ASK by permissions",
-		"* PLAN Run `mkdir -p archive",
+		"* PLAN Run `mkdir -p notes/archive",
 		"M-x pp-lsp-approve in Emacs, :PassepartoutApprove in Neovim",
 		"): DONE — exit status 0",
-		"* DONE Run `mkdir -p archive",
-		"Chain verified: 7 entries",
+		"* DONE Run `mkdir -p notes/archive",
+		"Chain verified: 8 entries",
 		"`pp-lsp demo --keep` keeps the",
+		"start sandbox ",
 	} {
 		assert.Contains(t, tour, want)
 	}
@@ -126,7 +127,7 @@ func TestTourWithAnUnreachableModel(t *testing.T) {
 	tour := runTour(t, map[string]string{"PASSEPARTOUT_PROVIDERS": "ollama:llama3.2@" + dead}, false)
 	assert.Contains(t, tour, "Your model (PASSEPARTOUT_PROVIDERS=ollama:llama3.2@"+dead+") is not ready: not reachable: the connection to "+dead+" was refused")
 	assert.Contains(t, tour, "The tour goes on with the recorded model instead")
-	assert.Contains(t, tour, "Chain verified: 7 entries")
+	assert.Contains(t, tour, "Chain verified: 8 entries")
 }
 
 // TestTourWithAModelThatAnswersOtherwise: a real (loopback) model that

@@ -32,6 +32,8 @@ const (
 	// KindForeign is a plan seen in flightplans.org that the server never
 	// filed (no valid filing record): it never runs.
 	KindForeign Kind = "foreign"
+	// KindStart is a server's start: how it confines commands (DESIGN §12).
+	KindStart Kind = "start"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is

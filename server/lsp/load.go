@@ -61,7 +61,7 @@ func (s *Server) load(ctx context.Context) {
 	}()
 	setup := agent.Setup{
 		Roots: roots, ConfigFile: cfgFile, Getenv: env, Logger: s.log, Serve: true,
-		PrivacyTags: set.PrivacyTags, Progress: func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) },
+		PrivacyTags: set.PrivacyTags, Sandbox: set.Sandbox, Progress: func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) },
 	}
 	mx, err := agent.OpenMemex(ctx, setup)
 	close(stop)

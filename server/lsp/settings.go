@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // Settings is the one schema of the editor's settings: the
@@ -20,8 +22,9 @@ import (
 // field, and every setting that has an environment variable (DESIGN §11)
 // overrides that variable for this server.
 //
-// Roots, DataDir, ConfigFile, Providers, Embedding* and Assistant are read
-// once, when the memex is opened: give them in initializationOptions.
+// Roots, DataDir, ConfigFile, Providers, Embedding*, Assistant and Sandbox
+// are read once, when the memex is opened: give them in
+// initializationOptions.
 // PrivacyTags, Budget, SemanticThreshold and RescanSeconds take effect
 // whenever they change.
 type Settings struct {
@@ -59,6 +62,12 @@ type Settings struct {
 	RescanSeconds int `json:"rescanInterval,omitempty"`
 	// MaxSymbols bounds a workspace/symbol answer (default 200).
 	MaxSymbols int `json:"maxSymbols,omitempty"`
+	// Sandbox confines shell and eval actions: "required" (the default
+	// where the kernel has Landlock), "best-effort" or "off". Unlike the
+	// other settings it can only make PASSEPARTOUT_SANDBOX and the
+	// configuration file stricter, never weaker: a project's settings are
+	// within a hostile note's reach.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // settingKeys are the JSON names of Settings, for the unknown-key warning.
@@ -66,7 +75,7 @@ func settingKeys() []string {
 	return []string{
 		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
 		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
-		"rescanInterval", "maxSymbols",
+		"rescanInterval", "maxSymbols", "sandbox",
 	}
 }
 
@@ -115,6 +124,9 @@ func (s Settings) check() error {
 	case s.MaxSymbols < 0:
 		return fmt.Errorf("the passepartout setting \"maxSymbols\" must be positive, not %d", s.MaxSymbols)
 	}
+	if _, err := sandbox.ParseMode(s.Sandbox); err != nil {
+		return fmt.Errorf("the passepartout setting \"sandbox\": %w", err)
+	}
 	return nil
 }
 
@@ -138,6 +150,7 @@ func (s Settings) over(o Settings) Settings {
 	setIf(&s.HeartbeatSeconds, o.HeartbeatSeconds)
 	setIf(&s.RescanSeconds, o.RescanSeconds)
 	setIf(&s.MaxSymbols, o.MaxSymbols)
+	setIf(&s.Sandbox, o.Sandbox)
 	return s
 }
 

@@ -18,9 +18,10 @@ func TestParseSettings(t *testing.T) {
 	}{
 		{"nothing", ``, Settings{}, nil, ""},
 		{"null", `null`, Settings{}, nil, ""},
-		{"every key", `{"roots":["~/org"],"privacyTags":["p"],"budget":100,"semanticThreshold":0.5,"dataDir":"/d","configFile":"/c","providers":"replay:x","embeddingProvider":"ollama","embeddingModel":"m","embeddingBaseUrl":"http://h","assistant":"A","heartbeatInterval":9,"rescanInterval":2,"maxSymbols":7}`,
+		{"every key", `{"roots":["~/org"],"privacyTags":["p"],"budget":100,"semanticThreshold":0.5,"dataDir":"/d","configFile":"/c","providers":"replay:x","embeddingProvider":"ollama","embeddingModel":"m","embeddingBaseUrl":"http://h","assistant":"A","heartbeatInterval":9,"rescanInterval":2,"maxSymbols":7,"sandbox":"best-effort"}`,
 			Settings{Roots: []string{"~/org"}, PrivacyTags: []string{"p"}, Budget: 100, SemanticThreshold: 0.5, DataDir: "/d", ConfigFile: "/c", Providers: "replay:x",
-				EmbeddingProvider: "ollama", EmbeddingModel: "m", EmbeddingBaseURL: "http://h", Assistant: "A", HeartbeatSeconds: 9, RescanSeconds: 2, MaxSymbols: 7}, nil, ""},
+				EmbeddingProvider: "ollama", EmbeddingModel: "m", EmbeddingBaseURL: "http://h", Assistant: "A", HeartbeatSeconds: 9, RescanSeconds: 2, MaxSymbols: 7, Sandbox: "best-effort"}, nil, ""},
+		{"a sandbox mode that is none", `{"sandbox":"sometimes"}`, Settings{}, nil, `"sandbox": the sandbox setting "sometimes" is none of required, best-effort, off`},
 		{"unknown keys are reported", `{"budget":5,"colour":"blue","Budget":1}`, Settings{Budget: 5}, []string{"Budget", "colour"}, ""},
 		{"a wrong type names the key", `{"budget":"lots"}`, Settings{}, nil, `"budget" has the wrong type`},
 		{"not an object", `[1]`, Settings{}, nil, "not a JSON object"},
@@ -53,6 +54,7 @@ func TestSettingsLayers(t *testing.T) {
 	assert.Equal(t, "/home/ada/data", getenv("PASSEPARTOUT_DATA_DIR"))
 	assert.Equal(t, "0.6", getenv("CONTEXT_SEMANTIC_THRESHOLD"))
 	assert.Equal(t, "50", getenv("CONTEXT_BUDGET"), "an unset setting leaves the environment's")
+	assert.Equal(t, "required", Settings{Sandbox: "off"}.env(func(string) string { return "required" })("PASSEPARTOUT_SANDBOX"), "the sandbox setting goes to the agent, not over the environment")
 
 	assert.Equal(t, 50, Settings{}.budget(func(k string) string { return env[k] }))
 	assert.Equal(t, 4000, Settings{}.budget(func(string) string { return "" }))

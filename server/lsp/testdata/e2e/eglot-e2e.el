@@ -130,7 +130,7 @@
       (e2e-say "PLANNED %s %s" (plist-get pp-lsp--last-result :outcome) (e2e-bool plan))
       (let ((run (pp-lsp-approve plan)))
         (e2e-say "APPROVED %s" (plist-get run :state))))
-    (e2e-say "RAN %s" (e2e-bool (file-exists-p (expand-file-name "archive/inbox-2026-11-21.org" e2e-memex))))
+    (e2e-say "RAN %s" (e2e-bool (file-exists-p (expand-file-name "notes/archive/inbox-2026-11-21.org" e2e-memex))))
     (with-temp-buffer
       (insert-file-contents (expand-file-name "flightplans.org" e2e-memex))
       (e2e-say "PLANS FILE says DONE: %s" (e2e-bool (string-match-p "^\\* DONE " (buffer-string)))))

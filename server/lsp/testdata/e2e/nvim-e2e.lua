@@ -132,7 +132,7 @@ local function run()
   vim.cmd('only')
   local run = pp.approve(pp.last_result.planId)
   say('APPROVED %s', run.state)
-  say('RAN %s', tostring(vim.fn.filereadable(memex .. '/archive/inbox-2026-11-21.org') == 1))
+  say('RAN %s', tostring(vim.fn.filereadable(memex .. '/notes/archive/inbox-2026-11-21.org') == 1))
   local plans = table.concat(vim.fn.readfile(memex .. '/flightplans.org'), '\n')
   say('PLANS FILE says DONE: %s', tostring(plans:find('\n%* DONE ') ~= nil))
 

@@ -1,0 +1,41 @@
+// Package sandbox confines the processes that shell and eval actions
+// start (DESIGN §12): the gates predict what a command does, the sandbox
+// makes the kernel hold it to that.
+//
+// Every command runs through a helper: the program re-executes itself with
+// a hidden first argument (HelperArg) — ahead of need, so that its start-up
+// is not on the action's path — and the helper, a fresh process, receives
+// the command with a Landlock ruleset the server built for it, joins a pids
+// cgroup, lowers its resource limits, drops every capability, restricts
+// itself with Landlock and a seccomp filter, and only then starts the
+// command as its child. The server that asked is never restricted. A
+// program that wants the sandbox calls Main first thing in main (and a
+// test binary first thing in TestMain).
+//
+// What a confined command may do:
+//   - write only under the memex roots and its own temporary folder,
+//     never the protected places (flightplans.org and journal.org of every
+//     root, the data, config and runtime folders, $HOME's dot-entries when
+//     a root holds $HOME) nor .git/hooks and .git/config of a repository at
+//     a root or one level below it; a new entry cannot be made at a
+//     root's top level, nor in a folder that holds a protected place
+//     (Landlock only allows, and a right on a folder holds for all of it:
+//     such a folder gets no write right — its entries get it one by one);
+//   - read the roots (minus those places and the files holding private
+//     notes, with their editor backups), the system's program and library
+//     folders, an allow-list of /etc, a few devices and its temporary
+//     folder: nothing else of $HOME;
+//   - open no socket at all (seccomp) and no TCP connection (Landlock
+//     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
+//     use no io_uring and no kernel keyring, keep no capability;
+//   - spend a bounded CPU time, file size and number of processes, and end
+//     at its wall time, with everything it left running.
+//
+// Older kernels enforce less; Status.Gaps names what a given ABI cannot
+// stop. The mode (Required, BestEffort, Off) decides what happens where
+// Landlock is missing.
+//
+// Invariant: a command runs confined by every rule the kernel supports, or
+// (mode Required) not at all; the process that asked is never restricted;
+// the command's environment holds only the allow-listed variables.
+package sandbox

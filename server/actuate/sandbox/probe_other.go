@@ -1,0 +1,10 @@
+//go:build !linux
+
+package sandbox
+
+import "runtime"
+
+// Probe reports that Landlock exists only on Linux.
+func Probe() Status {
+	return Status{Reason: "Landlock exists only on Linux, and this is " + runtime.GOOS}
+}

@@ -1,0 +1,162 @@
+package redact_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/memory"
+	"pp-lsp/server/redact"
+)
+
+const (
+	bank   = "My PIN for the bank is 4711, and the card code is 9876."
+	doctor = "Call Dr. Müller about the biopsy results on Friday morning."
+)
+
+func TestRedact(t *testing.T) {
+	f := redact.New([]string{bank, doctor, "and it was the end of it"}, []string{"hunter2", "Tante Erna"})
+	for _, tc := range []struct {
+		name, in, want string
+		runs           int
+	}{
+		{"a whole note", "cat says: " + bank + "\n", "cat says: [private].\n", 1},
+		{"a grep line", "notes/a.txt:12:My PIN for the bank is 4711, and the card", "notes/a.txt:12:[private]", 1},
+		{"case, spacing and line breaks", "my  pin\nFOR THE bank is\t4711", "[private]", 1},
+		{"the middle of a note", "x the bank is 4711 and the y", "x [private] y", 1},
+		{"two notes", doctor + " then " + bank, "[private]. then [private].", 2},
+		{"folded non-ASCII", "CALL DR MÜLLER ABOUT THE BIOPSY", "[private]", 1},
+		{"a short private body", "password: hunter2 (old)", "password: [private] (old)", 1},
+		{"a short private body of two words", "write to tante  ERNA soon", "write to [private] soon", 1},
+		{"three words of a note are not a quote", "bank is 4711", "bank is 4711", 0},
+		{"common words alone are not", "so: and it was the", "so: and it was the", 0},
+		{"ordinary text", "ls notes\nideas.org\nindex.org\n", "ls notes\nideas.org\nindex.org\n", 0},
+		{"empty", "", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := f.Redact(tc.in)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.runs, n)
+		})
+	}
+}
+
+func TestRedactLeavesNoFourWordRunOfANote(t *testing.T) {
+	notes := []string{bank, doctor}
+	f := redact.New(notes, nil)
+	r := rand.New(rand.NewPCG(1, 2))
+	filler := strings.Fields("alpha beta gamma delta notes index ideas make test ran ok")
+	for range 500 {
+		// Random filler around a random slice of a random note, in random case.
+		note := strings.Fields(notes[r.IntN(len(notes))])
+		i := r.IntN(len(note) - 3)
+		j := i + 4 + r.IntN(len(note)-i-3)
+		quote := strings.Join(note[i:j], " ")
+		if r.IntN(2) == 0 {
+			quote = strings.ToUpper(quote)
+		}
+		var b strings.Builder
+		for range r.IntN(5) {
+			b.WriteString(filler[r.IntN(len(filler))] + " ")
+		}
+		b.WriteString(quote)
+		for range r.IntN(5) {
+			b.WriteString(" " + filler[r.IntN(len(filler))])
+		}
+		got, n := f.Redact(b.String())
+		assert.Positive(t, n, b.String())
+		assert.NotContains(t, strings.ToLower(got), strings.ToLower(strings.Join(note[i:i+4], " ")), b.String())
+	}
+}
+
+func TestFromSnapshot(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"public.org":   "* Plans\nShip the parser before the holidays begin.\n",
+		"mixed.org":    "* Work\nPublic words here.\n* Health :PRIVATE:\n** Appointments\nThe cardiologist appointment is on the third of March.\n",
+		"diary.org":    "#+FILETAGS: :@personal:\n* Monday\nI felt tired after the long meeting today.\n",
+		"pin.org":      "* PIN :private:\n4711\n",
+		"untagged.org": "* Quote\nThe cardiologist appointment is on the third of March, copied.\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
+	}
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var c redact.Cache
+	f := c.For(mx.Snapshot())
+	assert.Same(t, f, c.For(mx.Snapshot()), "one index per snapshot")
+	assert.Equal(t, []string{filepath.Join(root, "diary.org"), filepath.Join(root, "mixed.org"), filepath.Join(root, "pin.org")}, f.Files())
+
+	got, _ := f.Redact(string(mustRead(t, filepath.Join(root, "untagged.org"))))
+	assert.Equal(t, "* Quote\n[private], copied.\n", got, "an inherited private body copied elsewhere")
+	got, _ = f.Redact("grep: I felt tired after the long meeting")
+	assert.Equal(t, "grep: [private]", got, "a file-level privacy tag")
+	got, _ = f.Redact("the code is 4711")
+	assert.Equal(t, "the code is [private]", got)
+	public := string(mustRead(t, filepath.Join(root, "public.org"))) + "* Work\nPublic words here.\n"
+	got, n := f.Redact(public)
+	assert.Equal(t, public, got)
+	assert.Zero(t, n)
+	assert.True(t, (*redact.Filter)(nil).Empty())
+	assert.Nil(t, c.For(nil))
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return b
+}
+
+func FuzzRedact(f *testing.F) {
+	filter := redact.New([]string{bank, doctor}, []string{"hunter2"})
+	f.Add("cat: " + bank)
+	f.Add("\xff\xfe" + doctor + "\x00")
+	f.Add("hunter2 hunter2")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, n := filter.Redact(s)
+		if n == 0 && got != s {
+			t.Fatalf("nothing redacted, yet the text changed: %q → %q", s, got)
+		}
+		again, _ := filter.Redact(got)
+		if again != got {
+			t.Fatalf("redacting twice changes the text: %q → %q", got, again)
+		}
+	})
+}
+
+func BenchmarkRedact(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("the memex holds notes ideas projects meetings reading lists and a journal of each day with tasks and links between them")
+	sentence := func() string {
+		var s []string
+		for range 12 {
+			s = append(s, words[r.IntN(len(words))]+fmt.Sprint(r.IntN(100)))
+		}
+		return strings.Join(s, " ")
+	}
+	var notes []string
+	for range 1000 {
+		notes = append(notes, sentence())
+	}
+	f := redact.New(notes, nil)
+	var out strings.Builder
+	for out.Len() < 64<<10 {
+		out.WriteString(sentence() + "\n")
+	}
+	text := out.String()
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		f.Redact(text)
+	}
+}
