@@ -30,7 +30,7 @@ func TestDemoUnreachableThenKept(t *testing.T) {
 	assert.Empty(t, stderr.String(), "no log lines, no raw errors")
 	tour := stdout.String()
 	assert.Contains(t, tour, "is not ready: not reachable")
-	assert.Contains(t, tour, "Chain verified: 7 entries")
+	assert.Contains(t, tour, "Chain verified: 8 entries")
 
 	cd := regexp.MustCompile(`(?m)^   cd (\S+)$`).FindStringSubmatch(tour)
 	data := regexp.MustCompile(`(?m)^   export PASSEPARTOUT_DATA_DIR=(\S+)$`).FindStringSubmatch(tour)
@@ -49,7 +49,7 @@ func TestDemoUnreachableThenKept(t *testing.T) {
 			// No model is configured for the kept memex, nor is pp-lsp
 			// installed: warnings, not failures.
 			assert.Equal(t, 0, code, "%s:\n%s%s", line[1], out.String(), errOut.String())
-			assert.Regexp(t, `(?m)^ok    journal \S+/journal.org: 7 entries, hash chain verified up to the recorded head$`, out.String())
+			assert.Regexp(t, `(?m)^ok    journal \S+/journal.org: 8 entries, hash chain verified up to the recorded head$`, out.String())
 			assert.Regexp(t, `(?m)^ok    data dir \S+: writable; 1 sealed plan record, 1 journal head`, out.String())
 			continue
 		}

@@ -17,7 +17,7 @@ import (
 func TestDoctorNamesAnEntryAppendedAfterTheHead(t *testing.T) {
 	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile})
 	filePlan(t, m)
-	code, out, _ := m.run(t, "doctor")
+	code, out, _ := m.run(t, "doctor", "--root", m.root)
 	require.Equal(t, 0, code, out)
 
 	// The forger appends an approval that chains to the last entry.
@@ -30,17 +30,17 @@ func TestDoctorNamesAnEntryAppendedAfterTheHead(t *testing.T) {
 		":PREV_HASH:   " + journal.HashOf([]byte(last)) + "\n:END:\n"
 	require.NoError(t, os.WriteFile(jp, append(b, forged...), 0o644))
 
-	code, out, _ = m.run(t, "doctor")
+	code, out, _ = m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL  journal "+jp+": entry 3 (line ")
-	assert.Contains(t, out, "approval Run `make count` in . (approved in flightplans.org)\") is unrecorded: it follows the head recorded in the data directory (entry 2): pp-lsp did not record it")
+	assert.Contains(t, out, "FAIL  journal "+jp+": entry 4 (line ")
+	assert.Contains(t, out, "approval Run `make count` in . (approved in flightplans.org)\") is unrecorded: it follows the head recorded in the data directory (entry 3): pp-lsp did not record it")
 
 	// pp-lsp appends after it: the finding stays.
 	filePlan(t, m)
-	code, out, _ = m.run(t, "doctor")
+	code, out, _ = m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL  journal "+jp+": entry 3 is unrecorded or was changed")
-	assert.Contains(t, out, "1 unrecorded entries followed the recorded head (entry 2)")
+	assert.Contains(t, out, "FAIL  journal "+jp+": entry 4 is unrecorded or was changed")
+	assert.Contains(t, out, "1 unrecorded entries followed the recorded head (entry 3)")
 }
 
 // A flightplans.org that is a symlink into a synced folder is named by
@@ -55,7 +55,7 @@ func TestDoctorNamesASymlinkedFlightPlansFile(t *testing.T) {
 	before, err := os.ReadFile(synced)
 	require.NoError(t, err)
 
-	code, out, _ := m.run(t, "doctor")
+	code, out, _ := m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "FAIL  flightplans.org "+m.path("flightplans.org")+": "+m.path("flightplans.org")+" is a symlink (to "+synced+")")
 	assert.Contains(t, out, "ok    journal.org "+m.path("journal.org")+": a regular file with one link")

@@ -135,7 +135,7 @@ func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
 	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": countMakefile, "out/.keep": ""})
 	filePlan(t, m)
-	code, out, _ := m.run(t, "doctor")
+	code, out, _ := m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "ok    journal "+m.path(journal.FileName)+": 3 entries, hash chain verified up to the recorded head", "the start, the proposal, the plan")
 
@@ -144,7 +144,7 @@ func TestDoctorNamesATamperedJournalEntry(t *testing.T) {
 	tampered := strings.Replace(string(b), ":VERDICT:     ask", ":VERDICT:     allow", 1)
 	require.NotEqual(t, string(b), tampered)
 	require.NoError(t, os.WriteFile(m.path(journal.FileName), []byte(tampered), 0o644))
-	code, out, _ = m.run(t, "doctor")
+	code, out, _ = m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "FAIL  journal "+m.path(journal.FileName)+": entry 3 (line ")
 	assert.Contains(t, out, "but entry 2 (line ")
