@@ -47,7 +47,7 @@ func newDispatcher(cfg Config) *dispatcher {
 		{vecShell, d.shellVector, false},
 		{vecEval, d.evalVectorFor, false},
 		{vecNetwork, d.networkVector, false},
-		{vecPrivacy, d.privacyVector, true},
+		{vecPrivacy, d.privacyVector, false},
 		{vecImpact, d.impactVector, false},
 		{vecSelf, d.selfVector, false},
 		{vecLimits, d.limitsVector, false},
@@ -98,6 +98,16 @@ var vectorNames = [...]string{vecSecrets, vecPaths, vecShell, vecEval, vecNetwor
 // pathsVector: reads outside the roots need a human, writes outside never
 // happen, credential stores are never touched.
 func (d *dispatcher) pathsVector(_ context.Context, a Action, env *Env) Result {
+	switch a.Tool {
+	case ToolFileRead, ToolFileWrite:
+		if why, bad := suspiciousText(a.Arg("path")); bad {
+			return Denied(fmt.Sprintf("the path %q %s", printable(a.Arg("path")), why))
+		}
+	case ToolShell:
+		if why, bad := suspiciousText(a.Arg("cwd")); bad {
+			return Denied(fmt.Sprintf("the working directory %q %s", printable(a.Arg("cwd")), why))
+		}
+	}
 	switch a.Tool {
 	case ToolFileRead:
 		l := env.locate(a.Arg("path"), ".")
@@ -203,8 +213,26 @@ func (d *dispatcher) impactVector(_ context.Context, a Action, _ *Env) Result {
 
 // selfVector keeps the agent away from what governs it: Flight Plans, the
 // journal, the gate configuration, the permission table, the vault, its
-// data directory and hooks.
-func (d *dispatcher) selfVector(_ context.Context, a Action, env *Env) Result {
+// data directory and hooks — and from the user's own editor and terminal,
+// where code it sent could approve a Flight Plan: editor clients
+// (emacsclient --eval, nvim --remote-send), terminal servers (tmux
+// send-keys), and code evaluated anywhere that names the plans, the
+// journal, org-todo, pp-lsp's own directories or the bridge's approval.
+func (d *dispatcher) selfVector(ctx context.Context, a Action, env *Env) Result {
+	switch a.Tool {
+	case ToolShell:
+		if rep := shellFor(ctx, env, a); len(rep.self) > 0 {
+			return Denied(strings.Join(limitList(rep.self, 2), "; "))
+		}
+	case ToolEval:
+		if what, ok := env.selfMention(a.Arg("code")); ok {
+			return Denied(fmt.Sprintf("the code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what))
+		}
+	case ToolHTTP, ToolSend:
+		if what, ok := bridgeApproval(a.Arg("body") + "\n" + a.Arg("url") + "\n" + a.Arg("text")); ok {
+			return Denied(fmt.Sprintf("the %s carries %s: only a human approves a Flight Plan", a.Tool, what))
+		}
+	}
 	switch a.Tool {
 	case ToolMemoryEdit:
 		id := a.Arg("id")

@@ -24,6 +24,10 @@ type fsNode struct {
 	mode fs.FileMode
 	err  error
 	link string // the target of a symlink
+	// A regular file's identity and link count: a file with another hard
+	// link may be a protected file under a second name.
+	dev, ino uint64
+	nlink    uint64
 }
 
 func (v *fsView) lstat(p string) fsNode {
@@ -58,8 +62,10 @@ func lstatNode(p string) fsNode {
 		return fsNode{mode: fs.ModeSymlink, link: link, err: err}
 	case syscall.S_IFDIR:
 		return fsNode{mode: fs.ModeDir}
+	case syscall.S_IFREG:
+		return fsNode{dev: uint64(st.Dev), ino: st.Ino, nlink: uint64(st.Nlink)}
 	}
-	return fsNode{}
+	return fsNode{mode: fs.ModeIrregular}
 }
 
 var errTooManyLinks = errors.New("EvalSymlinks: too many links")

@@ -6,9 +6,10 @@ package gates
 // starts with an empty one (Stack.beginCheck) used by no other check, so
 // nothing learnt about the disk outlives the check that learnt it.
 type checkState struct {
-	locs  smallMemo[[2]string, loc]
-	shell checkMemo
-	fs    fsView
+	locs    smallMemo[[2]string, loc]
+	shell   checkMemo
+	fs      fsView
+	privacy smallMemo[string, privacyState]
 }
 
 // reset empties the memo for another check, keeping the room its slices
@@ -16,6 +17,7 @@ type checkState struct {
 func (st *checkState) reset() {
 	st.locs.reset()
 	st.fs.nodes.reset()
+	st.privacy.reset()
 	st.shell = checkMemo{}
 }
 
