@@ -346,6 +346,11 @@ func (g *grammar) parse(args []string) parsedCmd {
 			ops = append(ops, a)
 		case a == "--":
 			optsDone = true
+		case strings.HasPrefix(a, dynMarker):
+			// Known only when it runs: it could be any option.
+			pc.unknown = append(pc.unknown, a)
+			ops = append(ops, a)
+			optsDone = stopAtOperand
 		case len(a) < 2 || a[0] != '-':
 			ops = append(ops, a)
 			optsDone = stopAtOperand
@@ -398,7 +403,21 @@ func (g *grammar) parseLong(pc *parsedCmd, args []string, i int) int {
 		pc.unknown = append(pc.unknown, a+why)
 		return i
 	}
-	return g.takeValue(pc, idx, "--"+name, val, hasVal, args, i)
+	shown := "--" + name
+	if full := g.opts[idx].longName(); full != "" && full != shown {
+		shown += " (" + full + ")"
+	}
+	return g.takeValue(pc, idx, shown, val, hasVal, args, i)
+}
+
+// longName is the option's first long name ("" when it has none).
+func (o optionSpec) longName() string {
+	for _, n := range o.names {
+		if strings.HasPrefix(n, "--") {
+			return n
+		}
+	}
+	return ""
 }
 
 // lookupLong finds a long option by its name or, where the program allows
@@ -518,6 +537,9 @@ func (g *grammar) parseShort(pc *parsedCmd, args []string, i int) int {
 		}
 		o := g.opts[idx]
 		name := "-" + string(c)
+		if full := o.longName(); full != "" {
+			name += " (" + full + ")"
+		}
 		switch o.arg {
 		case argNone:
 			g.record(pc, o, name, "", false)

@@ -667,7 +667,7 @@ func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
 	if raw == "" || s.quiet {
 		return
 	}
-	if why, bad := suspiciousText(raw); bad {
+	if why, bad := suspiciousText(strings.ReplaceAll(raw, dynMarker, "")); bad {
 		s.deny("%s a path that %s", verb, why)
 		return
 	}
@@ -681,6 +681,9 @@ func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
 
 // touch1 judges one path as written.
 func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
+	if op >= opWrite {
+		s.wrote = true
+	}
 	if strings.Contains(raw, dynMarker) {
 		if op >= opWrite {
 			s.deny("%s a path known only when it runs (%s); cannot prove it stays inside the roots", verb, printable(raw))
@@ -691,6 +694,8 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 	}
 	if strings.HasPrefix(raw, "/dev/") {
 		switch {
+		case raw == "/dev/null" || raw == "/dev/stdout" || raw == "/dev/stderr" || raw == "/dev/tty":
+			// Where a command's output goes anyway.
 		case op >= opWrite && rawDisk(raw):
 			s.deny("%s the raw device %s (destroys a disk)", verb, raw)
 		case op >= opWrite:

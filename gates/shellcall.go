@@ -418,6 +418,9 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 				if l.abs == "" || l.class != pathInside && l.class != pathProtected {
 					continue
 				}
+				if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
+					s.readProtected = appendUnique(s.readProtected, l.rel)
+				}
 				if st := s.env.filePrivacy(l.abs); st.private {
 					s.privateRead("%s is given %s, a private note (%s)", verb, printable(p), st.why)
 				}
@@ -493,6 +496,10 @@ func (s *shellAnalyzer) shellVerb(verb string, args []string, in stdinSrc, here 
 func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, here *string) {
 	lang := interpreters[verb]
 	s.ask("runs %s code", lang)
+	if verb == "emacs" {
+		s.emacs(args)
+		return
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if codeFlags[a] && i+1 < len(args) {
@@ -529,6 +536,45 @@ func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, her
 		s.code(lang, in.text)
 	case in.kind == stdinUntrusted:
 		s.deny("%s piped into %s runs it unchecked", in.what, verb)
+	}
+}
+
+// emacs judges an Emacs command line (emacs(1), GNU Emacs 28.2): the code
+// of every --eval is judged, every -l file runs, and every file it visits
+// may be changed and saved by that code.
+func (s *shellAnalyzer) emacs(args []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--eval" || a == "-eval" || a == "--execute" || a == "-execute":
+			s.code("elisp", next())
+		case strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--execute="):
+			v, _ := optValue(a)
+			s.code("elisp", v)
+		case a == "-l" || a == "--load" || a == "-load" || a == "--script" || a == "-script":
+			s.touch(next(), opExec, "emacs loads")
+		case strings.HasPrefix(a, "--load=") || strings.HasPrefix(a, "--script="):
+			v, _ := optValue(a)
+			s.touch(v, opExec, "emacs loads")
+		case a == "-f" || a == "--funcall" || a == "-funcall" || a == "-L" || a == "--directory" || a == "--chdir" || a == "-u" || a == "--user" || a == "--insert" || a == "--find-file" || a == "--file" || a == "--visit":
+			v := next()
+			switch a {
+			case "--insert":
+				s.readFile(v, "emacs inserts")
+			case "--find-file", "--file", "--visit":
+				s.touch(v, opWrite, "emacs visits and may save")
+			}
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+		default:
+			s.touch(a, opWrite, "emacs visits and may save")
+		}
 	}
 }
 

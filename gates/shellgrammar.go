@@ -425,7 +425,11 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	case "systemd-run":
 		s.deny("systemd-run starts the command as a service, outside this action's sandbox and after it ends")
 	case "flock":
-		s.wrote = true
+		// flock FILE -c COMMAND: flock reads -c after the file itself.
+		if len(cmd) >= 2 && (cmd[0] == "-c" || cmd[0] == "--command") {
+			s.payload(cmd[1], "flock -c")
+			return
+		}
 	case "xargs":
 		s.ask("xargs runs a command on arguments read from its input")
 		if len(cmd) > 0 {

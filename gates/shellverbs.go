@@ -215,7 +215,10 @@ func (s *shellAnalyzer) sed(args []string) {
 		op, verb = opWrite, "edits in place"
 	}
 	for _, f := range files {
-		s.touch(f, op, verb)
+		s.readFile(f, "sed "+verb)
+		if op == opWrite {
+			s.touch(f, op, verb)
+		}
 	}
 }
 
@@ -500,7 +503,7 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 		case verb == "mv":
 			s.touch(src, opDelete, "moves away")
 		default:
-			s.touch(src, opRead, verb+" reads")
+			s.readFile(src, verb+" reads")
 		}
 	}
 	if dest != "" {
@@ -619,7 +622,7 @@ func (s *shellAnalyzer) tar(args []string) {
 		s.ask("tar extracts files")
 	}
 	for _, f := range files {
-		s.touch(f, opRead, "tar reads")
+		s.readFile(f, "tar reads")
 	}
 	if create {
 		s.ask("tar writes an archive")
