@@ -106,6 +106,10 @@ type optionSpec struct {
 	eff   effect
 	why   string
 	line  int // its index in the table: aliases share it (getopt's ambiguity rule)
+	// exact: only its full name is taken, even where the program takes
+	// prefixes of its own options (git blame hands its revision options
+	// to a parser that does not).
+	exact bool
 }
 
 // operandRole is what an operand names.
@@ -140,13 +144,21 @@ const (
 
 // grammar is one program's parsed table.
 type grammar struct {
-	prog       string
-	source     string
-	rules      parseRules
-	opts       []optionSpec
-	short      map[byte]int   // option letter → index in opts
-	long       map[string]int // long name without "--" → index in opts
-	longNames  []string       // sorted, for prefix search
+	prog   string
+	source string
+	rules  parseRules
+	opts   []optionSpec
+	short  map[byte]int // option letter → index in opts
+	// shortOptional are the letters whose short form takes the line's
+	// optional value attached (date -I[FMT]); the others of an
+	// optional-value line take none (sort -c, but --check[=HOW]).
+	shortOptional map[byte]bool
+	long          map[string]int // long name without "--" → index in opts
+	longNames     []string       // sorted, for prefix search
+	// negs are git parse-options' negations (no-OPT, and OPT of an
+	// option named no-OPT), negNames them sorted.
+	negs       map[string]int
+	negNames   []string
 	operands   []operandRole
 	repeatLast bool                // the last operand role repeats
 	dflt       string              // the operand used when there is none ("." for rg)
@@ -167,6 +179,9 @@ type programSpec struct {
 	// then the revision and diff options it hands on): a name's first
 	// line wins, as the program's first parser does.
 	merged bool
+	// exactOpts are more options, taken only by their full names: those a
+	// program hands to a second parser (git blame's revision options).
+	exactOpts string
 }
 
 // compileGrammar builds a grammar from its spec. A malformed spec is a
@@ -194,7 +209,12 @@ func compileGrammar(s programSpec) (*grammar, error) {
 			g.repeatLast = true
 		}
 	}
-	for i, raw := range strings.Split(s.opts, "\n") {
+	lines := strings.Split(s.opts, "\n")
+	nOwn := len(lines)
+	if s.exactOpts != "" {
+		lines = append(lines, strings.Split(s.exactOpts, "\n")...)
+	}
+	for i, raw := range lines {
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -210,7 +230,36 @@ func compileGrammar(s programSpec) (*grammar, error) {
 			continue
 		}
 		o.line = len(g.opts)
+		o.exact = i >= nOwn
 		idx := len(g.opts)
+		for k, n := range o.names {
+			if len(n) == 3 && n[0] == '-' && n[2] == '=' {
+				if o.arg != argOptional {
+					return nil, fmt.Errorf("grammar %s: %s on a line without an optional value", g.prog, n)
+				}
+				if g.shortOptional == nil {
+					g.shortOptional = map[byte]bool{}
+				}
+				g.shortOptional[n[1]] = true
+				o.names[k] = n[:2]
+			}
+		}
+		if s.merged {
+			// A name an earlier line of a merged table has is that line's.
+			kept := o.names[:0]
+			for _, n := range o.names {
+				_, dupLong := g.long[strings.TrimPrefix(n, "--")]
+				_, dupShort := g.short[n[len(n)-1]]
+				if strings.HasPrefix(n, "--") && dupLong || len(n) == 2 && dupShort {
+					continue
+				}
+				kept = append(kept, n)
+			}
+			if len(kept) == 0 {
+				continue
+			}
+			o.names = kept
+		}
 		g.opts = append(g.opts, o)
 		for _, n := range o.names {
 			switch {
@@ -243,6 +292,24 @@ func compileGrammar(s programSpec) (*grammar, error) {
 		g.longNames = append(g.longNames, n)
 	}
 	sort.Strings(g.longNames)
+	if g.rules == rulesParseOpt {
+		g.negs = map[string]int{}
+		for _, n := range g.longNames {
+			idx := g.long[n]
+			if g.opts[idx].exact {
+				continue
+			}
+			neg := "no-" + n
+			if pos, ok := strings.CutPrefix(n, "no-"); ok {
+				neg = pos
+			}
+			if _, taken := g.long[neg]; !taken {
+				g.negs[neg] = idx
+				g.negNames = append(g.negNames, neg)
+			}
+		}
+		sort.Strings(g.negNames)
+	}
 	for _, sub := range s.subs {
 		sg, err := compileGrammar(sub)
 		if err != nil {
@@ -391,17 +458,16 @@ func isNumericOption(a string) bool {
 func (g *grammar) parseLong(pc *parsedCmd, args []string, i int) int {
 	a := args[i]
 	name, val, hasVal := strings.Cut(a[2:], "=")
-	idx, why := g.lookupLong(name)
-	if idx < 0 {
-		if g.rules == rulesParseOpt {
-			if neg, ok := strings.CutPrefix(name, "no-"); ok {
-				if j, _ := g.lookupLong(neg); j >= 0 && !hasVal {
-					return i // --no-OPT turns OPT off
-				}
-			}
-		}
+	idx, negated, why := g.lookupLongNeg(name)
+	switch {
+	case idx < 0:
 		pc.unknown = append(pc.unknown, a+why)
 		return i
+	case negated && hasVal:
+		pc.unknown = append(pc.unknown, a+" (a negation takes no value)")
+		return i
+	case negated:
+		return i // --no-OPT turns OPT off
 	}
 	shown := "--" + name
 	if full := g.opts[idx].longName(); full != "" && full != shown {
@@ -424,24 +490,48 @@ func (o optionSpec) longName() string {
 // it, a unique prefix (getopt_long: several matches are ambiguous unless
 // they are the same option).
 func (g *grammar) lookupLong(name string) (int, string) {
+	idx, negated, why := g.lookupLongNeg(name)
+	if negated {
+		return -1, " (a negation)"
+	}
+	return idx, why
+}
+
+// lookupLongNeg is lookupLong with git's negations: in parse-options every
+// option OPT also answers to --no-OPT (and an option named no-OPT to
+// --OPT), which turn it off; they count for the ambiguity of a prefix as
+// names of their own.
+func (g *grammar) lookupLongNeg(name string) (idx int, negated bool, why string) {
 	if idx, ok := g.long[name]; ok {
-		return idx, ""
+		return idx, false, ""
+	}
+	if idx, ok := g.negs[name]; ok {
+		return idx, true, ""
 	}
 	if g.rules != rulesGNU && g.rules != rulesPOSIX && g.rules != rulesParseOpt || name == "" {
-		return -1, ""
+		return -1, false, ""
 	}
-	found, line := -1, -1
-	j := sort.SearchStrings(g.longNames, name)
-	for ; j < len(g.longNames) && strings.HasPrefix(g.longNames[j], name); j++ {
-		idx := g.long[g.longNames[j]]
-		switch {
-		case found < 0:
-			found, line = idx, g.opts[idx].line
-		case g.opts[idx].line != line:
-			return -1, " (ambiguous)"
+	found, foundNeg, line := -1, false, -1
+	try := func(names []string, table map[string]int, neg bool) bool {
+		j := sort.SearchStrings(names, name)
+		for ; j < len(names) && strings.HasPrefix(names[j], name); j++ {
+			idx := table[names[j]]
+			if g.opts[idx].exact {
+				continue
+			}
+			switch {
+			case found < 0:
+				found, foundNeg, line = idx, neg, g.opts[idx].line
+			case g.opts[idx].line != line || neg != foundNeg:
+				return false
+			}
 		}
+		return true
 	}
-	return found, ""
+	if !try(g.longNames, g.long, false) || !try(g.negNames, g.negs, true) {
+		return -1, false, " (ambiguous)"
+	}
+	return found, foundNeg, ""
 }
 
 // takeValue records option opts[idx], named as written, with its value
@@ -545,7 +635,7 @@ func (g *grammar) parseShort(pc *parsedCmd, args []string, i int) int {
 			g.record(pc, o, name, "", false)
 			continue
 		case argOptional:
-			if g.rules == rulesTree {
+			if g.rules == rulesTree || !g.shortOptional[c] {
 				g.record(pc, o, name, "", false)
 				continue
 			}
@@ -564,6 +654,11 @@ func (g *grammar) parseShort(pc *parsedCmd, args []string, i int) int {
 				continue
 			}
 			if rest := a[j+1:]; rest != "" {
+				if g.rules == rulesExactPOSIX {
+					// git -c NAME=VALUE, -C PATH: the next word only.
+					pc.unknown = append(pc.unknown, a)
+					return i
+				}
 				if g.rules == rulesExact && strings.HasPrefix(rest, "=") {
 					rest = rest[1:] // clap reads -g=GLOB as -g GLOB
 				}

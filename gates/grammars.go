@@ -381,7 +381,7 @@ var programTable = []programSpec{
 		-d --date =STRING
 		--debug
 		-f --file =DATEFILE read
-		-I --iso-8601 [=FMT]
+		-I= --iso-8601 [=FMT]
 		--resolution
 		-R --rfc-email --rfc-822 --rfc-2822
 		--rfc-3339 =FMT
@@ -495,6 +495,10 @@ var programTable = []programSpec{
 		--new-line-format =LFMT
 		--unchanged-line-format =LFMT
 		-d --minimal
+		--binary
+		--forward-ed
+		--inhibit-hunk-merge
+		--sdiff-merge-assist
 		--horizon-lines =NUM
 		--speed-large-files
 		--color [=WHEN]
@@ -503,6 +507,7 @@ var programTable = []programSpec{
 		-v --version`},
 	{names: "cmp", source: "cmp(1), GNU diffutils 3.8", rules: rulesGNU, operands: "read read text text", opts: `
 		-b --print-bytes
+		--print-chars
 		-i --ignore-initial =SKIP
 		-l --verbose
 		-n --bytes =LIMIT
@@ -637,7 +642,6 @@ var programTable = []programSpec{
 		--block-buffered
 		--no-block-buffered
 		-b --byte-offset
-		--no-byte-offset
 		-s --case-sensitive
 		--color =WHEN
 		--colors =COLOR_SPEC
@@ -680,9 +684,7 @@ var programTable = []programSpec{
 		--ignore-file-case-insensitive
 		--no-ignore-file-case-insensitive
 		--include-zero
-		--no-include-zero
 		-v --invert-match
-		--no-invert-match
 		--json
 		--no-json
 		--line-buffered
@@ -829,7 +831,7 @@ var programTable = []programSpec{
 		-L
 		-P
 		-D =DEBUGOPTS
-		-O [=LEVEL]`},
+		-O= [=LEVEL]`},
 
 	// ---- git 2.39 (Debian 12): global options, then the read-only
 	// subcommands a default rule allows.
@@ -856,15 +858,14 @@ var programTable = []programSpec{
 		--noglob-pathspecs
 		--icase-pathspecs
 		--no-optional-locks
-		--list-cmds =GROUPS
-		--attr-source =TREE`,
+		--list-cmds =GROUPS`,
 		subs: []programSpec{
 			{names: "status", merged: true, source: "git-status(1), git 2.39.5 (parse-options: unique prefixes)", rules: rulesParseOpt, operands: "meta*", opts: gitStatusOpts},
-			{names: "log", merged: true, source: "git-log(1), git 2.39.5 (revision and diff options: full names)", rules: rulesExact, operands: "rev*", opts: gitRevOpts + gitDiffOpts},
-			{names: "show", merged: true, source: "git-show(1), git 2.39.5", rules: rulesExact, operands: "rev*", opts: gitRevOpts + gitDiffOpts},
+			{names: "log", merged: true, source: "git-log(1), git 2.39.5 (revision and diff options: full names)", rules: rulesExact, operands: "rev*", opts: gitLogOpts + gitRevOpts + gitDiffOpts},
+			{names: "show", merged: true, source: "git-show(1), git 2.39.5", rules: rulesExact, operands: "rev*", opts: gitLogOpts + gitRevOpts + gitDiffOpts},
 			{names: "diff", merged: true, source: "git-diff(1), git 2.39.5", rules: rulesExact, operands: "rev*", opts: gitDiffOpts + gitDiffOnlyOpts},
-			{names: "blame annotate", merged: true, source: "git-blame(1), git 2.39.5 (parse-options, then revision options)", rules: rulesParseOpt, operands: "rev*", opts: gitBlameOpts},
-			{names: "shortlog", merged: true, source: "git-shortlog(1), git 2.39.5 (parse-options, then revision and diff options)", rules: rulesParseOpt, operands: "rev*", opts: gitShortlogOpts + gitRevOpts + gitDiffOpts},
+			{names: "blame annotate", merged: true, source: "git-blame(1), git 2.39.5 (parse-options, then revision options by their full names)", rules: rulesParseOpt, operands: "rev*", opts: gitBlameOpts, exactOpts: gitBlameRevOpts},
+			{names: "shortlog", merged: true, source: "git-shortlog(1), git 2.39.5 (parse-options, then revision and diff options by their full names)", rules: rulesParseOpt, operands: "rev*", opts: gitShortlogOpts, exactOpts: gitRevOpts + gitDiffOpts},
 			{names: "ls-files", merged: true, source: "git-ls-files(1), git 2.39.5 (parse-options)", rules: rulesParseOpt, operands: "meta*", opts: gitLsFilesOpts},
 			{names: "grep", merged: true, source: "git-grep(1), git 2.39.5 (parse-options)", rules: rulesParseOpt, operands: "pattern rev*", opts: gitGrepOpts},
 			{names: "rev-parse", merged: true, source: "git-rev-parse(1), git 2.39.5 (its own parser: full names)", rules: rulesExact, operands: "text*", opts: gitRevParseOpts},
@@ -970,7 +971,7 @@ var programTable = []programSpec{
 		-O --log-out =FILE write
 		-B --log-io =FILE write
 		-T --log-timing =FILE write
-		-t --timing [=FILE] write
+		-t= --timing [=FILE] write
 		-m --logging-format =NAME
 		-a --append
 		-c --command =COMMAND shell
@@ -1015,19 +1016,19 @@ var programTable = []programSpec{
 	{names: "nsenter", source: "nsenter(1), util-linux 2.38.1", rules: rulesPOSIX, operands: "command", opts: `
 		-a --all
 		-t --target =PID
-		-m --mount [=FILE]
-		-u --uts [=FILE]
-		-i --ipc [=FILE]
-		-n --net [=FILE]
-		-p --pid [=FILE]
-		-C --cgroup [=FILE]
-		-U --user [=FILE]
-		-T --time [=FILE]
+		-m= --mount [=FILE]
+		-u= --uts [=FILE]
+		-i= --ipc [=FILE]
+		-n= --net [=FILE]
+		-p= --pid [=FILE]
+		-C= --cgroup [=FILE]
+		-U= --user [=FILE]
+		-T= --time [=FILE]
 		-S --setuid =UID
 		-G --setgid =GID
 		--preserve-credentials
-		-r --root [=DIR]
-		-w --wd [=DIR]
+		-r= --root [=DIR]
+		-w= --wd [=DIR]
 		-W --wdns =DIR
 		-F --no-fork
 		-Z --follow-context
@@ -1075,11 +1076,11 @@ var programTable = []programSpec{
 		-a --arg-file =FILE read
 		-d --delimiter =CHARACTER
 		-E =END
-		-e --eof [=END]
+		-e= --eof [=END]
 		-I =R
-		-i --replace [=R]
+		-i= --replace [=R]
 		-L --max-lines =MAX_LINES
-		-l [=MAX_LINES]
+		-l= [=MAX_LINES]
 		-n --max-args =MAX_ARGS
 		-o --open-tty
 		-P --max-procs =MAX_PROCS
@@ -1096,7 +1097,7 @@ var programTable = []programSpec{
 		-b --beep
 		-c --color
 		-C --no-color
-		-d --differences [=PERMANENT]
+		-d= --differences [=PERMANENT]
 		-e --errexit
 		-g --chgexit
 		-q --equexit =CYCLES
@@ -1258,7 +1259,7 @@ var programTable = []programSpec{
 		--listen =ADDR ask : opens a control socket for the editor
 		-c =COMMAND ask : runs an editor command
 		--cmd =COMMAND ask : runs an editor command
-		-S [=SESSION] ask : runs an editor script
+		-S= [=SESSION] ask : runs an editor script
 		-u =VIMRC ask : runs an editor script
 		-s =SCRIPTIN ask : types the keys of a file into the editor
 		-e
@@ -1273,14 +1274,14 @@ var programTable = []programSpec{
 		-l
 		-A
 		-H
-		-V [=N]
+		-V= [=N]
 		-D
 		-n
 		-r
 		-L
-		-o [=N]
-		-O [=N]
-		-p [=N]
+		-o= [=N]
+		-O= [=N]
+		-p= [=N]
 		-d
 		-i =SHADA write
 		--noplugin
@@ -1329,11 +1330,9 @@ type findPrimary struct {
 
 // The git option lists, shared between subcommands as git shares them.
 const (
-	// Revision and log options: rev-list-options.txt and pretty-options.txt
-	// of git 2.39.5, as git-log(1) lists them.
-	gitRevOpts = `
-		-NUM
-		--follow
+	// Options only git log and git show take (builtin/log.c), before the
+	// revision options they share with git shortlog.
+	gitLogOpts = `
 		--no-decorate
 		--decorate [=STYLE]
 		--decorate-refs =PATTERN
@@ -1344,9 +1343,18 @@ const (
 		--no-mailmap
 		--use-mailmap
 		--no-use-mailmap
+		-L =RANGE ask : git log -L reads a range of a file's history
+		--single-worktree
+		--stdin
+		--dd content
+		-q --quiet nocontent`
+	// Revision and log options: rev-list-options.txt and pretty-options.txt
+	// of git 2.39.5, as git-log(1) lists them.
+	gitRevOpts = `
+		-NUM
+		--follow
 		--full-diff
 		--log-size
-		-L =RANGE ask : git log -L reads a range of a file's history
 		-n --max-count =NUMBER
 		--skip =NUMBER
 		--since --after =DATE
@@ -1382,10 +1390,8 @@ const (
 		--exclude-hidden =SECTION
 		--reflog
 		--alternate-refs
-		--single-worktree
 		--ignore-missing
 		--bisect
-		--stdin
 		--cherry-mark
 		--cherry-pick
 		--left-only
@@ -1433,7 +1439,6 @@ const (
 		--combined-all-paths
 		-c content
 		--cc content
-		--dd content
 		-m content
 		--remerge-diff content
 		-r
@@ -1465,7 +1470,7 @@ const (
 		--compact-summary nocontent
 		--numstat nocontent
 		--shortstat nocontent
-		-X --dirstat [=PARAMS] nocontent
+		-X= --dirstat [=PARAMS] nocontent
 		--cumulative
 		--dirstat-by-file [=PARAMS] nocontent
 		--summary nocontent
@@ -1483,7 +1488,6 @@ const (
 		--word-diff [=MODE] content
 		--word-diff-regex =REGEX
 		--color-words [=REGEX] content
-		--renames
 		--no-renames
 		--rename-empty
 		--no-rename-empty
@@ -1493,9 +1497,9 @@ const (
 		--binary
 		--abbrev [=N]
 		--no-abbrev
-		-B --break-rewrites [=N]
-		-M --find-renames [=N]
-		-C --find-copies [=N]
+		-B= --break-rewrites [=N]
+		-M= --find-renames [=N]
+		-C= --find-copies [=N]
 		--find-copies-harder
 		-D --irreversible-delete
 		-l =NUM
@@ -1528,14 +1532,13 @@ const (
 		--src-prefix =PREFIX
 		--dst-prefix =PREFIX
 		--no-prefix
-		--default-prefix
 		--line-prefix =PREFIX
-		--ita-invisible-in-index
-		--ita-visible-in-index`
+		--ita-invisible-in-index`
 	// Options only git diff takes (git-diff(1)).
 	gitDiffOnlyOpts = `
 		--cached --staged
-		--merge-base
+		--follow
+		--ita-visible-in-index
 		--no-index
 		--exit-code
 		--quiet
@@ -1553,14 +1556,13 @@ const (
 		--porcelain [=VERSION]
 		--long
 		-z --null
-		-u --untracked-files [=MODE]
+		-u= --untracked-files [=MODE]
 		--ignored [=MODE]
 		--ignore-submodules [=WHEN]
 		--column [=STYLE]
 		--no-column
-		--renames
 		--no-renames
-		-M --find-renames [=N]`
+		-M= --find-renames [=N]`
 	gitBlameOpts = `
 		--incremental
 		-b
@@ -1585,20 +1587,24 @@ const (
 		--minimal
 		-S =FILE read
 		--contents =FILE read
-		-C [=SCORE]
-		-M [=SCORE]
+		-C= [=SCORE]
+		-M= [=SCORE]
 		-L =RANGE
-		--abbrev [=N]
+		--abbrev [=N]`
+	// The revision options git blame hands on (git-blame(1)).
+	gitBlameRevOpts = `
+		--date =FORMAT
 		--reverse
 		--first-parent
 		--since =DATE
-		--encoding =ENCODING
-		--date =FORMAT`
+		--encoding =ENCODING`
 	gitShortlogOpts = `
+		-c --committer
+		-n --numbered
+		-s --summary
 		-e --email
-		-w [=WIDTH]
-		--group =FIELD
-		--summary`
+		-w= [=WIDTH]
+		--group =FIELD`
 	gitLsFilesOpts = `
 		-z
 		-t
@@ -1674,7 +1680,7 @@ const (
 		--not
 		-q --quiet namesonly
 		--all-match
-		-O --open-files-in-pager [=PAGER] shell : git grep runs PAGER on the files found
+		-O= --open-files-in-pager [=PAGER] shell : git grep runs PAGER on the files found
 		--ext-grep
 		-m --max-count =N`
 	gitRevParseOpts = `
