@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -315,4 +316,48 @@ func TestSecretsLeavingAreDenied(t *testing.T) {
 		{"message asks", act(ToolMessage, "text", "Here: "+weak), VerdictAsk, "secret"},
 		{"no secret in a send asks", act(ToolSend, "channel", "email", "to", "bob@example.com", "text", "Lunch on Friday?"), VerdictAsk, ""},
 	})
+}
+
+// catalogueEntries are the tricks a public catalogue of Unix programs
+// (GTFOBins: file read, file write, shell) lists for the programs a
+// default rule allows, in our own words; FILE is the file read or written.
+var catalogueEntries = []struct {
+	kind string // read, write, shell
+	cmd  string
+}{
+	{"read", "cat FILE"}, {"read", "head -c1G FILE"}, {"read", "tail -c1G FILE"}, {"read", "nl -bn -w1 -s '' FILE"},
+	{"read", "tac -s 'x' FILE"}, {"read", "cut -d '' -f1 FILE"}, {"read", "sort -m FILE"}, {"read", "uniq FILE"},
+	{"read", "comm FILE /dev/null"}, {"read", "column FILE"}, {"read", "cmp FILE /dev/zero -b -l"},
+	{"read", "diff --line-format=%L /dev/null FILE"}, {"read", "grep '' FILE"}, {"read", "wc --files0-from FILE"},
+	{"read", "date -f FILE"}, {"read", "file -f FILE"}, {"read", "jq -Rr . FILE"}, {"read", "tr a a < FILE"},
+	{"read", "git diff /dev/null FILE"}, {"read", "rg -e '' FILE"}, {"read", "md5sum -c FILE"}, {"read", "sha256sum FILE"},
+	{"write", "echo DATA > FILE"}, {"write", "printf DATA > FILE"}, {"write", "sort -o FILE notes/todo.org"},
+	{"write", "uniq notes/todo.org FILE"}, {"write", "tree -o FILE notes"}, {"write", "find notes -fprintf FILE DATA -quit"},
+	{"write", "git log --output=FILE"}, {"write", "date >> FILE"},
+	{"shell", "find . -exec /bin/sh \\; -quit"}, {"shell", "git help config"}, {"shell", "git -p help"},
+	{"shell", "PAGER='sh -c \"exec sh 0<&1\"' git -p help"}, {"shell", "git branch --help config"},
+	{"shell", "sort --compress-program=/bin/sh notes/todo.org"}, {"shell", "git grep --open-files-in-pager=/bin/sh x"},
+	{"shell", "rg --pre=/bin/sh x notes"}, {"shell", "tail -f /dev/null"},
+}
+
+// TestCatalogueEntriesAreNeverAllowed: no catalogue trick for a program a
+// default rule allows is allowed, on a credential store, a file outside
+// the roots, a private note, or the files only a human changes.
+func TestCatalogueEntriesAreNeverAllowed(t *testing.T) {
+	stack, env, _ := commandsEnv(t)
+	files := map[string][]string{
+		"read":  {"/etc/shadow", "/etc/hostname", "private.org", "diary.org~"},
+		"write": {"flightplans.org", "journal.org", "/tmp/pp-gates-x", "notes/fp-link.org"},
+		"shell": {""},
+	}
+	for _, e := range catalogueEntries {
+		for _, f := range files[e.kind] {
+			cmd := strings.ReplaceAll(strings.ReplaceAll(e.cmd, "FILE", f), "DATA", "x")
+			v := stack.Check(context.Background(), sh(cmd), env)
+			assert.NotEqual(t, VerdictAllow, v.Verdict, "%s (%s)", cmd, e.kind)
+			if e.kind != "shell" && f != "/etc/hostname" {
+				assert.Equal(t, VerdictDeny, v.Verdict, "%s: %s: %s", cmd, v.Gate, v.Reason)
+			}
+		}
+	}
 }
