@@ -37,20 +37,23 @@ type vector struct {
 	// askOnly: the vector never denies, so once another vector denies
 	// its answer cannot change the dispatcher's.
 	askOnly bool
+	// late, when set, is the vector's ask-only part: it runs (after the
+	// check found nothing) only when no vector denied.
+	late func(ctx context.Context, a Action, env *Env) Result
 }
 
 func newDispatcher(cfg Config) *dispatcher {
 	d := &dispatcher{cfg: cfg, secrets: newSecretScanner()}
 	d.vectors = []vector{
-		{vecSecrets, d.secretsVector, false},
-		{vecPaths, d.pathsVector, false},
-		{vecShell, d.shellVector, false},
-		{vecEval, d.evalVectorFor, false},
-		{vecNetwork, d.networkVector, false},
-		{vecPrivacy, d.privacyVector, false},
-		{vecImpact, d.impactVector, false},
-		{vecSelf, d.selfVector, false},
-		{vecLimits, d.limitsVector, false},
+		{vecSecrets, d.secretsVector, false, nil},
+		{vecPaths, d.pathsVector, false, nil},
+		{vecShell, d.shellVector, false, nil},
+		{vecEval, d.evalVectorFor, false, nil},
+		{vecNetwork, d.networkVector, false, nil},
+		{vecPrivacy, d.privacyVector, false, d.privacyQuotes},
+		{vecImpact, d.impactVector, false, nil},
+		{vecSelf, d.selfVector, false, nil},
+		{vecLimits, d.limitsVector, false, nil},
 	}
 	return d
 }
@@ -78,6 +81,9 @@ func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
 		r := results[i]
 		if v.askOnly {
 			r = v.check(ctx, a, env)
+		}
+		if v.late != nil && r.Decision == Pass {
+			r = v.late(ctx, a, env)
 		}
 		if r.Decision == Ask {
 			asks = append(asks, v.name+": "+r.Reason)

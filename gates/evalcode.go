@@ -111,8 +111,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 	var hitsBuf kwHits
 	hits := &hitsBuf
 	kw.m.scan(code, hits)
-	lits := codeLiterals(code)
-	lits = append(lits, perlQuoted(code)...)
+	lits := env.literalsOf(code)
 	if hits.any(kw.home) {
 		lits = append(lits, "~")
 	}

@@ -10,6 +10,14 @@ type checkState struct {
 	shell   checkMemo
 	fs      fsView
 	privacy smallMemo[string, privacyState]
+	lits    codeLits
+}
+
+// codeLits are the string literals of the code being checked.
+type codeLits struct {
+	code string
+	lits []string
+	ok   bool
 }
 
 // reset empties the memo for another check, keeping the room its slices
@@ -17,7 +25,10 @@ type checkState struct {
 func (st *checkState) reset() {
 	st.locs.reset()
 	st.fs.nodes.reset()
+	st.fs.names.reset()
+	st.fs.asked = 0
 	st.privacy.reset()
+	st.lits = codeLits{}
 	st.shell = checkMemo{}
 }
 

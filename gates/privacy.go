@@ -258,6 +258,12 @@ func (d *dispatcher) privacyVector(ctx context.Context, a Action, env *Env) Resu
 			return Denied(why + "; code never reads a private note")
 		}
 	}
+	return Passed("")
+}
+
+// privacyQuotes is the privacy vector's ask: text quoting a private note
+// is about to leave. It runs only when no vector denied the action.
+func (d *dispatcher) privacyQuotes(_ context.Context, a Action, env *Env) Result {
 	if env.private == nil {
 		return Passed("")
 	}

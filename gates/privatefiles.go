@@ -215,6 +215,69 @@ func skeleton(text []byte) bool {
 	return true
 }
 
+// mayName says whether a word, read as a path from the directory dir, may
+// name an existing file under the roots: false when it lies outside them,
+// or when the listing of the folder it would be in shows no such entry.
+// Most words of a command or a program are not files; this tells so
+// without asking the file system about each.
+func (e *Env) mayName(w, dir string) bool {
+	if hasGlob(w) {
+		// A glob of file names; program text (an awk program, a format)
+		// is not one.
+		return !strings.ContainsAny(w, " \t\n;()=<>|&\"'")
+	}
+	if !strings.ContainsRune(w, '/') && w != "." && w != ".." && w != "" && w[0] != '~' && w[0] != '$' {
+		// A name in dir itself: dir is canonical, so only its listing is
+		// asked.
+		if len(w) > 255 {
+			return false
+		}
+		if i, _ := e.rootOf(dir); i < 0 {
+			return false
+		}
+		exists, known := e.view().hasName(dir, w)
+		return exists || !known
+	}
+	p := w
+	if strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
+		x, ok := e.expand(w)
+		if !ok {
+			return false // known only when it runs: judged as such elsewhere
+		}
+		p = x
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	i, rel := e.rootOf(p)
+	if i < 0 {
+		return false // private notes are under the roots
+	}
+	if rel == "." {
+		return true
+	}
+	// Down from the root, each folder's listing must hold the next name:
+	// one listing per folder and check, and none for a folder that is not
+	// there.
+	d := e.roots[i]
+	for rel != "" {
+		name, rest, _ := strings.Cut(rel, "/")
+		if len(name) > 255 {
+			return false // longer than any file name can be
+		}
+		exists, known := e.view().hasName(d, name)
+		if !known {
+			return true
+		}
+		if !exists {
+			return false
+		}
+		d, rel = d+"/"+name, rest
+	}
+	return true
+}
+
 // privacyState is what the gates know about one path's privacy.
 type privacyState struct {
 	private bool
@@ -437,17 +500,19 @@ func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (f
 				if f.skipsFile(de.Name()) {
 					continue
 				}
-				st := e.filePrivacy(p)
-				if st.unknown != "" {
-					return false
-				}
 				if fi, err := de.Info(); err == nil {
 					bytesRead += fi.Size()
 				}
-				if st.private && match != nil {
+				if match != nil {
+					// A search that can print nothing of the file: its
+					// privacy does not matter, and is not worked out.
 					if data, err := readBounded(p, maxPrivacyScan); err == nil && !match(data) {
 						continue
 					}
+				}
+				st := e.filePrivacy(p)
+				if st.unknown != "" {
+					return false
 				}
 				if st.private {
 					found = append(found, p)

@@ -3,6 +3,7 @@ package gates
 import (
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // selfWords are what code that reaches pp-lsp's own governance names:
@@ -32,13 +33,31 @@ func (e *Env) selfMention(text string) (string, bool) {
 	if text == "" {
 		return "", false
 	}
-	low := strings.ToLower(text)
 	for _, w := range e.selfWords {
-		if w != "" && strings.Contains(low, w) {
+		if w != "" && containsFoldString(text, w) {
 			return w, true
 		}
 	}
 	return "", false
+}
+
+// containsFoldString is containsFold for a string.
+func containsFoldString(hay, needle string) bool {
+	return containsFold(unsafe.Slice(unsafe.StringData(hay), len(hay)), needle)
+}
+
+// literalsOf returns the string literals of code (codeLiterals and
+// perlQuoted), found once per check whichever vectors ask.
+func (e *Env) literalsOf(code string) []string {
+	if e.check != nil && e.check.lits.ok && e.check.lits.code == code {
+		return e.check.lits.lits
+	}
+	lits := codeLiterals(code)
+	lits = append(lits, perlQuoted(code)...)
+	if e.check != nil {
+		e.check.lits = codeLits{code: code, lits: lits, ok: true}
+	}
+	return lits
 }
 
 // bridgeApproval spots the bridge's or the language server's approval in
@@ -60,14 +79,13 @@ func (e *Env) privateInCode(code string) (string, bool) {
 	if code == "" {
 		return "", false
 	}
-	lits := codeLiterals(code)
-	lits = append(lits, perlQuoted(code)...)
+	lits := e.literalsOf(code)
 	walks := strings.Contains(code, "walk") || strings.Contains(code, "listdir") || strings.Contains(code, "glob") ||
 		strings.Contains(code, "scandir") || strings.Contains(code, "readdir") || strings.Contains(code, "directory-files") ||
 		strings.Contains(code, "iterdir") || strings.Contains(code, "opendir") || strings.Contains(code, "find-lisp")
 	dir := e.firstRoot()
 	for _, lit := range lits {
-		if lit == "" || len(lit) > 4096 || strings.ContainsAny(lit, "\n\x00") || strings.Contains(lit, "://") {
+		if lit == "" || len(lit) > 4096 || strings.ContainsAny(lit, "\n\x00") || strings.Contains(lit, "://") || !e.mayName(lit, dir) {
 			continue
 		}
 		paths, _ := e.expandGlobFrom(lit, dir)

@@ -671,7 +671,7 @@ func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
 		s.deny("%s a path that %s", verb, why)
 		return
 	}
-	if op >= opWrite && strings.ContainsAny(raw, "*?[{") && !strings.Contains(raw, dynMarker) {
+	if op >= opWrite && hasGlob(raw) && !strings.Contains(raw, dynMarker) {
 		for _, p := range s.expandGlob(raw)[1:] {
 			s.touch1(p, op, verb)
 		}

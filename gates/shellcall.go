@@ -292,7 +292,7 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 	}
 	args := argv[1:]
 	kind := verbKinds[verb]
-	if kind&kindDelete == 0 && verb != "mv" {
+	if kind&kindDelete == 0 && verb != "mv" && !noFileBuiltins[verb] {
 		s.privateWords(verb, args)
 	}
 	switch {
@@ -396,6 +396,19 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 	_ = dyn
 }
 
+// mayExist says whether a word may name an existing file under the roots
+// (see Env.mayName).
+func (s *shellAnalyzer) mayExist(w string) bool { return s.env.mayName(w, s.cwd) }
+
+// noFileBuiltins are bash builtins that open no file named by their
+// words.
+var noFileBuiltins = map[string]bool{
+	"return": true, "exit": true, "break": true, "continue": true, "shift": true, "local": true, "export": true,
+	"declare": true, "typeset": true, "readonly": true, "unset": true, "set": true, "let": true, "wait": true,
+	"read": true, "getopts": true, "hash": true, "type": true, "ulimit": true, "umask": true, "jobs": true,
+	"disown": true, "shopt": true, "caller": true, "dirs": true, "popd": true, "pushd": true, "times": true,
+}
+
 // privateWords refuses a command without a grammar that names a private
 // note anywhere among its words (an operand, an option's value): what it
 // does with the file cannot be told, and reading it is what it most likely
@@ -410,7 +423,7 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 			cs.add(a[2:]) // -fFILE
 		}
 		for _, c := range cs.list() {
-			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") {
+			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") || !s.mayExist(c) {
 				continue
 			}
 			for _, p := range s.expandGlob(c) {

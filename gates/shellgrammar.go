@@ -322,7 +322,7 @@ func (s *shellAnalyzer) expandGlob(raw string) []string {
 // "*", which matches all it could name.
 func (e *Env) expandGlobFrom(raw, dir string) (out []string, more bool) {
 	out = []string{raw}
-	if !strings.ContainsAny(raw, "*?[{") {
+	if !hasGlob(raw) {
 		return out, false
 	}
 	pat := raw
@@ -343,6 +343,16 @@ func (e *Env) expandGlobFrom(raw, dir string) (out []string, more bool) {
 	} else if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, pat)
 	}
+	// Only what the glob may match inside the roots matters here (private
+	// notes, the files only a human changes); a glob over /bin is not
+	// expanded.
+	fixed := abs
+	if i := strings.IndexAny(fixed, "*?["); i >= 0 {
+		fixed = filepath.Dir(fixed[:i+1])
+	}
+	if l := e.locate(fixed, "."); l.class != pathInside && l.class != pathProtected {
+		return out, false
+	}
 	matches, err := filepath.Glob(abs)
 	if err != nil {
 		return out, false
@@ -351,6 +361,28 @@ func (e *Env) expandGlobFrom(raw, dir string) (out []string, more bool) {
 		matches, more = matches[:maxGlobMatches], true
 	}
 	return append(out, matches...), more
+}
+
+// hasGlob says whether a word holds a glob (*, ?, [) or a brace
+// expansion ({a,b}, {1..3}) that bash would expand.
+func hasGlob(w string) bool {
+	if strings.ContainsAny(w, "*?[") {
+		return true
+	}
+	for {
+		i := strings.IndexByte(w, '{')
+		if i < 0 {
+			return false
+		}
+		j := strings.IndexByte(w[i:], '}')
+		if j < 0 {
+			return false
+		}
+		if g := w[i : i+j]; strings.Contains(g, ",") || strings.Contains(g, "..") {
+			return true
+		}
+		w = w[i+j:]
+	}
 }
 
 // maxGlobMatches bounds the files one glob is expanded to.
