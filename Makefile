@@ -1,44 +1,63 @@
 # pp-lsp — the two commands a newcomer needs are `make demo` and `make test`.
+# `make help` lists every target.
 GO        ?= go
 BIN       := bin/pp-lsp
 PKGS      := ./...
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 
-.PHONY: all build test vet fmt-check deps demo bench fuzz clean
+# LONG_TESTS are the tests that -short cuts down (testenv.Scale) or skips
+# (testenv.SkipShort), in LONG_PKGS: `make test` runs them short, `make
+# test-long` whole. internal/testenv's TestLongTestsAreListed keeps this
+# list true.
+LONG_TESTS := TestPatchedSegmentEqualsFull TestFindingsFollowEdits TestReindexEqualsFullIndex \
+              TestTrigramQualityOnCorpus TestStoreSurvivesKill9 \
+              TestCorpusViews TestGeneratedViews TestCountTokensCalibration \
+              TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs
+LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/
+
+.PHONY: all help build test test-long ci vet fmt-check deps demo bench fuzz clean
 
 all: build
 
-build:
+help: ## list the targets
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z-]+:[^#]*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/pp-lsp
 	$(GO) build -o $(BIN) ./cmd/pp-lsp
 
 # deps installs what a fresh machine lacks: Go modules, and Debian's
 # emacs-nox, elpa-eglot, neovim and sbcl for the tests that drive them (via apt-get
 # when it can; otherwise those tests skip, except under CI=true).
-deps:
+deps: ## install what the tests need (Go modules; emacs-nox elpa-eglot neovim sbcl)
 	@.ci/deps
 
-vet:
+vet: ## go vet
 	$(GO) vet $(PKGS)
 
-fmt-check:
+fmt-check: ## fail if gofmt would change a file
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: deps vet fmt-check
-	$(GO) test -race -timeout 12m $(PKGS)
+test: ## deps, vet, gofmt, then every test with -race -short (a few minutes; long tests cut down)
+	@start=$$(date +%s); $(MAKE) --no-print-directory deps vet fmt-check && PP_TEST_START=$$start .ci/test
 
-demo: build
+test-long: ## the tests -short cuts down or skips, whole (LONG_TESTS)
+	@LONG_TESTS="$(LONG_TESTS)" LONG_PKGS="$(LONG_PKGS)" .ci/test long
+
+ci: test test-long ## what CI runs: make test, then make test-long
+
+demo: build ## the guided tour (bin/pp-lsp demo)
 	@$(BIN) demo
 
 # bench runs every Go benchmark once with memory figures; the memex
 # generator inside the benchmarks builds the large sizes.
-bench:
+bench: ## every benchmark, with memory figures
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
 # fuzz runs each fuzz target for FUZZTIME (make fuzz FUZZTIME=10m).
-fuzz:
+fuzz: ## every fuzz target for FUZZTIME (default 30s)
 	@.ci/fuzz $(FUZZTIME)
 
-clean:
+clean: ## remove bin/
 	rm -rf bin

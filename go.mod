@@ -3,6 +3,7 @@ module pp-lsp
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68
 	github.com/google/uuid v1.6.0
 	github.com/niklasfasching/go-org v1.9.1
 	github.com/philippgille/chromem-go v0.7.0
@@ -18,7 +19,6 @@ require (
 
 require (
 	github.com/dlclark/regexp2 v1.12.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"pp-lsp/internal/plainerr"
 )
 
 // Config is the "gates" section of the one configuration file
@@ -87,7 +89,7 @@ func ParseConfig(section []byte) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(section))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, fmt.Errorf("gates configuration: %w", err)
+		return Config{}, plainerr.JSON("the gates configuration", section, err)
 	}
 	if dec.More() {
 		return Config{}, errors.New("gates configuration: trailing data after the object")

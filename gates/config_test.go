@@ -34,7 +34,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad limit", `{"limits":{"max_arg_bytes":0}}`, "positive"},
 		{"bad tool limit", `{"limits":{"tool_per_minute":{"browser":1}}}`, "unknown tool"},
 		{"trailing", `{} {}`, "trailing"},
-		{"not json", `nope`, "invalid character"},
+		{"not json", `nope`, "is not valid JSON: line 1, column 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,8 +35,10 @@ type Figures struct {
 	PrivateNodes int `json:"private_nodes"`
 	// Embedded counts nodes that have a vector in this snapshot.
 	Embedded int `json:"embedded"`
-	// Skipped counts files and folders left out (too large, unreadable).
-	Skipped int `json:"skipped"`
+	// Skipped counts files and folders left out (too large, unreadable,
+	// not text); SkippedFiles the files among them.
+	Skipped      int `json:"skipped"`
+	SkippedFiles int `json:"skipped_files"`
 	// RootHash is the memex's Merkle root.
 	RootHash Hash `json:"root_hash"`
 }
@@ -50,6 +52,11 @@ func (s *Snapshot) Figures() Figures {
 		fg.Files = s.files.len()
 		fg.IDs = s.ids.len()
 		fg.Skipped = len(s.skipped)
+		for _, f := range s.skipped {
+			if f.Code != CodeUnreadableFolder {
+				fg.SkippedFiles++
+			}
+		}
 		s.ids.each(func(_ string, paths []string) bool {
 			if len(paths) > 1 {
 				fg.DuplicateIDs++

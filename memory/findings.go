@@ -52,8 +52,13 @@ const (
 	CodeBrokenInternalLink = "broken-internal-link"
 	// CodeFileTooLarge: an Org file over the size limit, left out.
 	CodeFileTooLarge = "file-too-large"
-	// CodeUnreadable: a file or folder that could not be read, left out.
+	// CodeUnreadable: a file that could not be read, left out.
 	CodeUnreadable = "unreadable"
+	// CodeUnreadableFolder: a folder that could not be read; its files
+	// are left out.
+	CodeUnreadableFolder = "unreadable-folder"
+	// CodeNotText: a *.org file that is not text (CheckText), left out.
+	CodeNotText = "not-text"
 )
 
 // SeverityWarning and SeverityError are the LSP severities findings use.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/memexgen"
 	"pp-lsp/memory/trigram"
 	"pp-lsp/orgast"
@@ -90,7 +91,7 @@ func TestPatchedSegmentEqualsFull(t *testing.T) {
 	cfg := m.cfg.Load()
 	te := trigram.New()
 	rng := rand.New(rand.NewPCG(3, 4))
-	for step := range 300 {
+	for step := range testenv.Scale(300, 25) {
 		why := fmt.Sprintf("step %d", step)
 		src, edit := applyEdit(e.idx.org.Src, randomEdit(rng, e.idx.org.Src, reindexSnippets))
 		idx, nm := reindex(e.idx, path, 0, e.idx.rel, orgast.Reparse(e.idx.org, src, edit), cfg.privacy, &edit)
@@ -182,7 +183,7 @@ func TestFindingsFollowEdits(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	versions := make([]int32, len(paths))
-	for step := range 400 {
+	for step := range testenv.Scale(400, 80) {
 		k := rng.IntN(len(paths))
 		n, _ := m.Snapshot().File(paths[k])
 		versions[k]++

@@ -162,10 +162,16 @@ func (m *Memex) readAll(ctx context.Context, cfg *config) (*Snapshot, error) {
 // readEntry reads and indexes one found file, or says why it cannot.
 func readEntry(cfg *config, ff foundFile) (*fileEntry, *Finding) {
 	src, ds, err := readOrgFile(ff.path, cfg.maxFileBytes)
+	if err == nil {
+		err = CheckText(src)
+	}
 	if err != nil {
 		code := CodeUnreadable
-		if errors.Is(err, errTooLarge) {
+		switch {
+		case errors.Is(err, errTooLarge):
 			code = CodeFileTooLarge
+		case errors.Is(err, ErrNotText):
+			code = CodeNotText
 		}
 		return nil, &Finding{Path: ff.path, Code: code, Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s is left out of the memex: %v", ff.path, err)}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/memexgen"
 	"pp-lsp/memory/trigram"
 )
@@ -65,9 +66,7 @@ func storedVectors(t *testing.T, root, dataDir string) (int, []string) {
 // loads cleanly and holds either the last completed save or the one in
 // flight: never a torn or corrupt file.
 func TestStoreSurvivesKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills a child process 60 times")
-	}
+	testenv.SkipShort(t, "kills a child process 60 times")
 	o := memexgen.Defaults()
 	o.Files, o.Headlines = 10, 600
 	root, _ := writeGenerated(t, memexgen.BuiltinSource(), o)

@@ -60,6 +60,7 @@ func auc(related, unrelated scores) float64 {
 // is measured and reported but not asserted on: lexically it is no closer
 // to its children than any text of the same documentation corpus.
 func TestTrigramQualityOnCorpus(t *testing.T) {
+	testenv.SkipShort(t, "measures the embedder over the whole corpus")
 	shared := testenv.SharedDir(t)
 	m := openMemex(t, Options{Roots: []string{filepath.Join(shared, "corpus", "org")}, Embed: true})
 	require.NoError(t, m.WaitEmbedded(context.Background()))

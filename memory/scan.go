@@ -31,7 +31,8 @@ import (
 //   - roots are taken in the order given; a file a earlier root already
 //     holds (nested or overlapping roots) belongs to that earlier root;
 //   - fifos, sockets and devices are never opened; a file larger than
-//     Options.MaxFileBytes is skipped with a finding.
+//     Options.MaxFileBytes, or one that is not text (text.go), is skipped
+//     with a finding.
 
 // root is one memex root.
 type root struct {
@@ -178,7 +179,7 @@ func (s *scanner) walkDir(ri int, dir, rel, real string, pending *[]pendingLink)
 		if rel == "" {
 			return fmt.Errorf("%w: reading %s: %w", ErrRoot, dir, err)
 		}
-		s.problems = append(s.problems, Finding{Path: dir, Code: CodeUnreadable, Severity: SeverityWarning,
+		s.problems = append(s.problems, Finding{Path: dir, Code: CodeUnreadableFolder, Severity: SeverityWarning,
 			Message: fmt.Sprintf("the folder %s cannot be read, so its Org files are not in the memex: %v", dir, err)})
 		return nil
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -127,4 +128,56 @@ func TestScanTooLarge(t *testing.T) {
 	assert.Equal(t, CodeFileTooLarge, fs[0].Code)
 	assert.Equal(t, 1, s.Figures().Skipped)
 	assert.True(t, slices.ContainsFunc(s.FileFindings(filepath.Join(root, "big.org")), func(f Finding) bool { return f.Code == CodeFileTooLarge }))
+}
+
+// TestScanNotText leaves out *.org files that are not text, with a
+// finding, and keeps text in other encodings that is mostly ASCII.
+func TestScanNotText(t *testing.T) {
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 3300)...)
+	utf16 := []byte("\xff\xfe*\x00 \x00N\x00o\x00t\x00e\x00\n\x00")
+	latin1 := []byte("* Caf\xe9 cr\xe8me\nD\xe9j\xe0 vu, na\xefve, \xe0 la fran\xe7aise.\n")
+	cp1251 := []byte("* \xcf\xf0\xe8\xe2\xe5\xf2\n\xc7\xe4\xf0\xe0\xe2\xf1\xf2\xe2\xf3\xe9\xf2\xe5, \xec\xe8\xf0.\n")
+	nulLate := append(append([]byte("* Text first\n"), bytes.Repeat([]byte("words "), 2000)...), 0) // past the sample
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"note.org": "* A note\n", "image.org": string(png), "utf16.org": string(utf16),
+		"latin1.org": string(latin1), "cp1251.org": string(cp1251), "late.org": string(nulLate),
+	})
+	m := openMemex(t, Options{Roots: []string{root}})
+	s := m.Snapshot()
+	assert.Equal(t, []string{"late.org", "latin1.org", "note.org"}, relFiles(s))
+	fg := s.Figures()
+	assert.Equal(t, 3, fg.SkippedFiles)
+	assert.Equal(t, 3, fg.Skipped)
+	for _, name := range []string{"image.org", "utf16.org", "cp1251.org"} {
+		fs := s.FileFindings(filepath.Join(root, name))
+		require.Len(t, fs, 1, name)
+		assert.Equal(t, CodeNotText, fs[0].Code, name)
+		assert.Contains(t, fs[0].Message, "is left out of the memex", name)
+	}
+	assert.Contains(t, s.FileFindings(filepath.Join(root, "image.org"))[0].Message, "NUL bytes")
+	assert.Contains(t, s.FileFindings(filepath.Join(root, "cp1251.org"))[0].Message, "save it as UTF-8")
+
+	// A file that turns binary leaves the memex on the next rescan; one
+	// that turns back into text joins again.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "note.org"), png, 0o644))
+	s, err := m.ReloadFiles(context.Background(), filepath.Join(root, "note.org"))
+	require.NoError(t, err)
+	assert.NotContains(t, relFiles(s), "note.org")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "image.org"), []byte("* Now text\n"), 0o644))
+	s, err = m.Refresh(context.Background())
+	require.NoError(t, err)
+	assert.Contains(t, relFiles(s), "image.org")
+	assert.NotContains(t, relFiles(s), "note.org")
+}
+
+func TestCheckText(t *testing.T) {
+	assert.NoError(t, CheckText(nil))
+	assert.NoError(t, CheckText([]byte("* Ünïcödé — fine ✓\n")))
+	// A UTF-8 sequence cut by the end of the sample is not held against it.
+	cut := append(bytes.Repeat([]byte("a"), textSample-1), "é"...)
+	assert.NoError(t, CheckText(cut))
+	assert.ErrorIs(t, CheckText([]byte("a\x00b")), ErrNotText)
+	assert.ErrorIs(t, CheckText(bytes.Repeat([]byte{0xff, 'a', 'b'}, 100)), ErrNotText)
+	assert.NoError(t, CheckText(bytes.Repeat([]byte{0xff, 'a', 'b', 'c', 'd'}, 100)), "a fifth is within the share")
 }

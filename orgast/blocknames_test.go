@@ -211,9 +211,6 @@ func TestBlockFixtures(t *testing.T) {
 // fixtures (testdata/outline), whose edge cases (line ends, encodings,
 // lists, affiliated keywords) hold blocks and names too.
 func TestBlockFixturesAgainstEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs")
-	}
 	blockPaths, err := filepath.Glob(filepath.Join(blockFixtureDir, "*.org"))
 	require.NoError(t, err)
 	var names []string
@@ -249,9 +246,7 @@ func TestBlockFixturesAgainstEmacs(t *testing.T) {
 // file of ../shared/corpus/org with what Emacs reads there, and prints
 // the agreement.
 func TestBlocksCorpusAgainstEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs over the corpus")
-	}
+	testenv.SkipShort(t, "runs Emacs over the corpus")
 	orgDir := filepath.Join(testenv.SharedDir(t), "corpus", "org")
 	var names []string
 	err := filepath.WalkDir(orgDir, func(path string, d fs.DirEntry, err error) error {
@@ -338,9 +333,6 @@ func randomBlockOrg(r *rand.Rand) []byte {
 // TestRandomBlocksAgainstEmacs has Emacs read random documents dense in
 // blocks and compares blocks and names.
 func TestRandomBlocksAgainstEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs")
-	}
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(len(rndOpenings)), 11))
 	const n = 300

@@ -75,9 +75,7 @@ func TestCharClasses(t *testing.T) {
 // TestTablesMatchEmacs regenerates emacs_tables.go from the Emacs on this
 // machine and checks that the committed file is what it prints.
 func TestTablesMatchEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs over every character")
-	}
+	testenv.SkipShort(t, "runs Emacs over every character")
 	testenv.NeedCommand(t, "emacs")
 	goCmd := testenv.NeedCommand(t, "go")
 	out := filepath.Join(t.TempDir(), "tables.go")

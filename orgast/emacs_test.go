@@ -61,9 +61,6 @@ func randomOrg(r *rand.Rand) []byte {
 // TestRandomDocumentsAgainstEmacs writes random documents, has Emacs
 // outline them, and compares orgast's outline byte for byte.
 func TestRandomDocumentsAgainstEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs")
-	}
 	emacs := testenv.NeedCommand(t, "emacs")
 	tool := filepath.Join(testenv.SharedDir(t), "tools", "org-outline.el")
 	dir := t.TempDir()

@@ -56,9 +56,6 @@ func TestOutlineFixtures(t *testing.T) {
 // committed references are what it prints today, so that a fixture cannot
 // silently disagree with Org.
 func TestFixturesAgainstEmacs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Emacs")
-	}
 	emacs := testenv.NeedCommand(t, "emacs")
 	tool := filepath.Join(testenv.SharedDir(t), "tools", "org-outline.el")
 	paths := fixtures(t)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -140,14 +141,30 @@ func (a *attempt) classify(err error, beforeResponse bool) error {
 	case errors.As(err, &ne) && ne.Timeout():
 		return &Error{Provider: name, Kind: KindTimeout, Message: fmt.Sprintf("connecting to %s timed out after %s", a.h.base, time.Duration(a.h.timeouts.Connect))}
 	case beforeResponse:
-		var ue *url.Error
-		if errors.As(err, &ue) { // "Post \"URL\": dial tcp …: connection refused" says the URL twice
-			msg = redact(ue.Err.Error(), a.key)
-		}
-		return &Error{Provider: name, Kind: KindUnreachable, Message: clip(msg, 300), Err: err,
+		return &Error{Provider: name, Kind: KindUnreachable, Message: clip(unreachable(a.h.base, err, a.key), 300), Err: err,
 			Fix: fmt.Sprintf("is the server running at %s?", a.h.base)}
 	}
 	return &Error{Provider: name, Kind: KindStreamCut, Message: clip(msg, 300), Err: err}
+}
+
+// unreachable says in words why no connection to base was made; Go's text
+// ("Post \"URL\": dial tcp 127.0.0.1:1: connect: connection refused")
+// names the URL twice and the system call once.
+func unreachable(base string, err error, key string) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection to " + base + " was refused"
+	case errors.As(err, &dns):
+		return fmt.Sprintf("the host %q is not known", dns.Name)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "there is no route to " + base
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return redact(err.Error(), key)
 }
 
 // readJSON reads a whole JSON answer into out; what names the request in

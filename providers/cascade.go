@@ -99,7 +99,7 @@ func (c *Cascade) Stream(ctx context.Context, req Request) (*Stream, error) {
 	cands := selectCandidates(c.cfg.Providers, c.providers, c.cfg.Rules, req)
 	var failures []error
 	for i, cand := range cands {
-		next := "none left"
+		next := noneLeft
 		if i+1 < len(cands) {
 			next = cands[i+1].p.Name()
 		}
@@ -143,11 +143,19 @@ func (c *Cascade) try(ctx context.Context, cand candidate, req Request, next str
 			attempt++
 			continue
 		}
-		c.log.Warn("model provider failed; falling through",
-			"provider", name, "reason", reasonOf(err), "next", next, "attempt", attempt)
+		if next == noneLeft {
+			// The cascade's error says it; a warning would say it twice.
+			c.log.Debug("model provider failed; none left", "provider", name, "reason", reasonOf(err), "attempt", attempt)
+		} else {
+			c.log.Warn("model provider failed; falling through",
+				"provider", name, "reason", reasonOf(err), "next", next, "attempt", attempt)
+		}
 		return nil, err
 	}
 }
+
+// noneLeft is the "next" of the cascade's last candidate.
+const noneLeft = "none left"
 
 // openUntilOutput opens a stream and reads until its first output (text or
 // a tool call), or to its end if it has none. An error before then means

@@ -185,7 +185,7 @@ func TestCascadeAllFail(t *testing.T) {
 	require.Len(t, ce.Attempts, 2)
 	assert.Equal(t, KindAuth, KindOf(ce.Attempts[0]))
 	assert.Equal(t, KindServer, KindOf(ce.Attempts[1]))
-	assert.Contains(t, err.Error(), "every provider failed (2 attempts)")
+	assert.Contains(t, err.Error(), "every provider failed: ")
 	assert.Contains(t, err.Error(), "check the key in OPENAI_API_KEY")
 	assert.NotContains(t, err.Error(), testKey)
 	assert.NotContains(t, logs.String(), testKey)

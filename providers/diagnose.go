@@ -186,7 +186,7 @@ func diagnoseError(pc ProviderConfig, ref keyRef, err error) string {
 		if pc.Kind == ProviderOllama {
 			hint = "start it with `ollama serve`, or correct the base URL"
 		}
-		return fmt.Sprintf("not reachable at %s: %s — %s", base, pe.Message, hint)
+		return fmt.Sprintf("not reachable: %s — %s", pe.Message, hint)
 	case KindAuth:
 		return fmt.Sprintf("the server refused the key (HTTP %d): %s — check %s", pe.Status, pe.Message, ref.where())
 	case KindNotFound:

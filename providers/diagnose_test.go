@@ -47,7 +47,7 @@ func TestDiagnose(t *testing.T) {
 		{"ollama, model not pulled", ProviderConfig{Kind: "ollama", Model: "mistral", BaseURL: ollama.URL}, nil,
 			StatusFail, "model \"mistral\" is not pulled: run `ollama pull mistral` (it lists llama3.2:latest, qwen2.5:0.5b)"},
 		{"ollama, not running", ProviderConfig{Kind: "ollama", Model: "llama3.2", BaseURL: deadURL}, nil,
-			StatusFail, "not reachable at " + deadURL},
+			StatusFail, "not reachable: the connection to " + deadURL + " was refused"},
 		{"llama.cpp without a key", ProviderConfig{Kind: "openai", Model: "qwen2.5-0.5b-instruct", BaseURL: llamacpp.URL}, noKeys,
 			StatusOK, `reachable, model "qwen2.5-0.5b-instruct" present, no key (OPENAI_API_KEY is unset; a local server needs none)`},
 		{"llama.cpp, another model name", ProviderConfig{Kind: "openai", Model: "gpt-4o", BaseURL: llamacpp.URL}, nil,
@@ -63,7 +63,7 @@ func TestDiagnose(t *testing.T) {
 		{"replay", ProviderConfig{Kind: "replay", File: "testdata/replay/demo.jsonl"}, nil,
 			StatusOK, "3 entries; answers come from this transcript, not a model"},
 		{"replay missing", ProviderConfig{Kind: "replay", File: "testdata/replay/absent.jsonl"}, nil,
-			StatusFail, "no such file"},
+			StatusFail, "it does not exist"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -135,13 +135,17 @@ type CascadeError struct {
 	Attempts []error
 }
 
-// Error lists every attempt's failure on one line.
+// Error lists every attempt's failure on one line; one attempt is just its
+// own error.
 func (e *CascadeError) Error() string {
+	if len(e.Attempts) == 1 {
+		return e.Attempts[0].Error()
+	}
 	parts := make([]string, len(e.Attempts))
 	for i, err := range e.Attempts {
 		parts[i] = err.Error()
 	}
-	return fmt.Sprintf("every provider failed (%d attempts): %s", len(e.Attempts), strings.Join(parts, "; "))
+	return "every provider failed: " + strings.Join(parts, "; ")
 }
 
 // Unwrap lets errors.As and errors.Is see each attempt.

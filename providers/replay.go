@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"pp-lsp/internal/plainerr"
 )
 
 // ReplayEntry is one line of a replay transcript. A transcript is a file of
@@ -107,11 +109,11 @@ type replayLine struct {
 func LoadReplay(file string, opts Options) (*Replay, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("replay transcript: %w", err)
+		return nil, plainerr.File("read", "the replay transcript", file, err)
 	}
 	entries, err := parseReplay(data)
 	if err != nil {
-		return nil, fmt.Errorf("replay transcript %s: %w", file, err)
+		return nil, fmt.Errorf("the replay transcript %s: %w", file, err)
 	}
 	r := &Replay{name: ProviderReplay + ":" + file, file: file, log: opts.logger(), entries: entries, used: make([]bool, len(entries))}
 	r.log.Info("replay provider in use: answers come from a transcript, not a model", "provider", r.name, "entries", len(entries))
@@ -132,7 +134,7 @@ func parseReplay(data []byte) ([]replayLine, error) {
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+			return nil, plainerr.JSON(fmt.Sprintf("line %d", n), text, err)
 		}
 		if dec.More() {
 			return nil, fmt.Errorf("line %d: more than one JSON value on the line", n)

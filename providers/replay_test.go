@@ -192,20 +192,21 @@ func TestReplayParseErrors(t *testing.T) {
 		{"# only a comment\n\n", "no entries"},
 		{`{"match":{}}`, `line 1: an entry needs exactly one of "reply" and "error"`},
 		{"\n" + `{"match":{},"reply":{}}`, `line 2: a reply needs "text" or "tool_calls"`},
-		{`{"match":{"last":"x"},"reply":{"text":"a"}}`, `line 1: json: unknown field "last"`},
+		{`{"match":{"last":"x"},"reply":{"text":"a"}}`, `line 1 does not fit: unknown field "last"`},
 		{`{"match":{},"reply":{"text":"a"}} {"x":1}`, "line 1: more than one JSON value"},
 		{`{"match":{},"reply":{"tool_calls":[{"arguments":{}}]}}`, "line 1: tool call 1 has no name"},
 		{`{"match":{},"error":{"kind":"boom"}}`, `line 1: error kind "boom" is not one of`},
 		{`{"match":{},"reply":{"text":"a","stop":"done"}}`, `line 1: stop "done" is not one of`},
 		{`{"match":{},"reply":{"text":"a","pace_ms":-1}}`, "line 1: pace_ms -1"},
-		{`not json`, "line 1: invalid character"},
+		{`not json`, "line 1 is not valid JSON: line 1, column 2: unexpected 'o'"},
 	}
 	for _, tc := range cases {
 		_, err := parseReplay([]byte(tc.text))
 		assert.ErrorContains(t, err, tc.want, "%q", tc.text)
 	}
 	_, err := LoadReplay(filepath.Join(t.TempDir(), "absent.jsonl"), Options{})
-	assert.ErrorContains(t, err, "replay transcript: open ")
+	assert.ErrorContains(t, err, "cannot read the replay transcript ")
+	assert.ErrorContains(t, err, "absent.jsonl: it does not exist")
 	_, err = New(Config{Providers: []ProviderConfig{{Kind: ProviderReplay, File: "testdata/nope.jsonl"}}}, Options{Logger: discardLogger()})
 	assert.ErrorContains(t, err, "testdata/nope.jsonl")
 }

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"pp-lsp/server/agent"
@@ -18,35 +14,27 @@ import (
 // verdict and what happened go to stderr.
 func runAsk(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp ask [--root DIR]... FILE:LINE TEXT"
-	fs := newFlagSet("ask", usageLine, c.stderr)
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root (repeatable; default: the current directory)")
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlagSet("ask", usageLine)
+	fs.interspersed = false // the question is free words, "-x" among them
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {
-		return usageErrorf("ask needs FILE:LINE and a question; usage: %s", usageLine)
+		return usageErrorf("needs FILE:LINE and a question (usage: %s)", usageLine)
 	}
 	file, line, err := parseFileLine(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if file, err = filepath.Abs(file); err != nil {
-		return usageErrorf("ask: %v", err)
-	}
-	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
-		return usageErrorf("ask: %s is not a file", fs.Arg(0))
+	if file, err = orgFileArg(file); err != nil {
+		return err
 	}
 	text := strings.Join(fs.Args()[1:], " ")
-	a, err := agent.Open(ctx, agent.Setup{
-		Roots: roots, Getenv: c.getenv, RequireProvider: true,
-		Logger: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	switch {
-	case errors.Is(err, agent.ErrUsage):
-		return &usageError{msg: "ask: " + err.Error()}
-	case err != nil:
-		return fmt.Errorf("ask: %w", err)
+	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, RequireProvider: true, Logger: log})
+	if err != nil {
+		return err
 	}
 	defer a.Close(ctx)
 
@@ -54,18 +42,21 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 	res, err := a.Handle(ctx, agent.FromCLI(file, line, text), out.write)
 	out.end()
 	for _, p := range res.Passes {
+		if p.Status == agent.StatusFailed && len(p.Tries) == 0 {
+			continue // nothing was proposed: the error below says what failed
+		}
 		agent.Describe(c.stderr, p)
 	}
 	if err != nil {
-		return fmt.Errorf("ask: %w", err)
+		return err
 	}
 	switch last := res.Last(); last.Status {
 	case agent.StatusDenied:
-		return fmt.Errorf("ask: the gates denied every proposal (%d tries); nothing ran", len(last.Tries))
+		return fmt.Errorf("the gates denied every proposal (%d tries); nothing ran", len(last.Tries))
 	case agent.StatusFailed:
-		return fmt.Errorf("ask: %w", last.Err)
+		return last.Err
 	case agent.StatusDropped:
-		return fmt.Errorf("ask: stopped at the depth limit (%d)", agent.MaxDepth)
+		return fmt.Errorf("stopped at the depth limit (%d)", agent.MaxDepth)
 	}
 	return nil
 }

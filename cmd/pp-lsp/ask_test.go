@@ -150,7 +150,7 @@ func TestAskUsage(t *testing.T) {
 		{"no question", []string{"ask", m.path("notes.org") + ":1"}, "needs FILE:LINE and a question"},
 		{"no line", []string{"ask", m.path("notes.org"), "hi"}, "is not FILE:LINE"},
 		{"line zero", []string{"ask", m.path("notes.org") + ":0", "hi"}, "positive integer"},
-		{"missing file", []string{"ask", m.path("nope.org") + ":1", "hi"}, "is not a file"},
+		{"missing file", []string{"ask", m.path("nope.org") + ":1", "hi"}, "nope.org: it does not exist"},
 		{"bad root", []string{"ask", "--root", m.path("nope"), m.path("notes.org") + ":1", "hi"}, "does not exist"},
 		{"bad provider", []string{"ask", "--root", m.root, m.path("notes.org") + ":1", "hi"}, "nonexistent.jsonl"},
 	} {
@@ -159,5 +159,32 @@ func TestAskUsage(t *testing.T) {
 			assert.Equal(t, 2, code, stderr)
 			assert.Contains(t, stderr, tc.text)
 		})
+	}
+}
+
+// TestAskWithTheModelDown: the configured model does not answer. What
+// failed is said once, in one line, in words (no "(1 attempts)", no dial
+// error, no log line repeating it), and the exit status is 1; with two
+// providers down, the first's failure is one warning (the cascade falls
+// through) and the error names both.
+func TestAskWithTheModelDown(t *testing.T) {
+	deadA, deadB := closedPortURL(t), closedPortURL(t)
+	m := newMemexEnv(t, map[string]string{"notes.org": "* Notes\nhello\n"})
+	m.env["PASSEPARTOUT_PROVIDERS"] = "ollama:llama3.2@" + deadA
+	code, stdout, stderr := m.run(t, "ask", "--root", m.root, m.path("notes.org")+":1", "what is this?")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "pp-lsp ask: asking the model: ollama:llama3.2@"+deadA+": unreachable: the connection to "+deadA+" was refused — is the server running at "+deadA+"?\n", stderr)
+
+	m.env["PASSEPARTOUT_PROVIDERS"] = "ollama:llama3.2@" + deadA + ",ollama:qwen3@" + deadB
+	code, _, stderr = m.run(t, "ask", "--root", m.root, m.path("notes.org")+":1", "what is this?")
+	assert.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 2, stderr)
+	assert.Equal(t, "pp-lsp ask: warning: model provider failed; falling through (provider: ollama:llama3.2@"+deadA+"; reason: unreachable: the connection to "+deadA+" was refused — is the server running at "+deadA+"?; next: ollama:qwen3@"+deadB+"; attempt: 1)", lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "pp-lsp ask: asking the model: every provider failed: ollama:llama3.2@"+deadA+": unreachable: "), lines[1])
+	assert.Contains(t, lines[1], "; ollama:qwen3@"+deadB+": unreachable: the connection to "+deadB+" was refused")
+	for _, l := range lines {
+		assertPlainText(t, l)
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"pp-lsp/memory"
@@ -23,26 +20,18 @@ import (
 // are there as the language server would show them.
 func runContext(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp context [--json] [--root DIR]... [--budget N] FILE:LINE"
-	fset := newFlagSet("context", usageLine, c.stderr)
-	asJSON := fset.Bool("json", false, "print the context and its figures as one JSON object (DESIGN §5)")
-	budget := fset.Int("budget", 0, fmt.Sprintf("the most tokens the context may take (default: %s, else %d)", foveal.EnvBudget, foveal.DefaultBudget))
-	var roots stringList
-	fset.Var(&roots, "root", "a memex root (repeatable; default: the current directory)")
-	// Flags may come after FILE:LINE too.
-	var pos []string
-	for {
-		if err := parseFlags(fset, args); err != nil {
-			return err
-		}
-		if fset.NArg() == 0 {
-			break
-		}
-		pos, args = append(pos, fset.Arg(0)), fset.Args()[1:]
+	fs := newFlagSet("context", usageLine)
+	asJSON := fs.Bool("json", false, "print the context and its figures as one JSON object (DESIGN §5)")
+	budget := fs.Int("budget", 0, fmt.Sprintf("the most tokens the context may take (default: $%s, else %d)", foveal.EnvBudget, foveal.DefaultBudget))
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
+	if err != nil {
+		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("context takes one FILE:LINE (usage: %s)", usageLine)
+	if fs.NArg() != 1 {
+		return usageErrorf("takes one FILE:LINE (usage: %s)", usageLine)
 	}
-	file, line, err := parseFileLine(pos[0])
+	file, line, err := parseFileLine(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -52,32 +41,22 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	}
 	if *budget != 0 {
 		if *budget < foveal.MinBudget {
-			return usageErrorf("--budget %d is below the least budget of %d tokens", *budget, foveal.MinBudget)
+			return usageErrorf("--budget: %d is below the least budget of %d tokens", *budget, foveal.MinBudget)
 		}
 		opts.Budget = *budget
 	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
-	}
-	abs, err := filepath.Abs(file)
+	abs, err := orgFileArg(file)
 	if err != nil {
-		return usageErrorf("%s: %v", file, err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return usageErrorf("%s: %v", file, err)
+		return err
 	}
 
-	m, err := openForContext(ctx, c, roots)
+	m, err := openForContext(ctx, c, *roots, log)
 	if err != nil {
 		return err
 	}
 	defer m.Close(ctx)
 	if err := m.WaitEmbedded(ctx); err != nil {
-		return fmt.Errorf("embedding the memex: %w", err)
+		return fmt.Errorf("cannot embed the memex: %w", err)
 	}
 	r, err := foveal.NewRenderer(opts)
 	if err != nil {
@@ -86,7 +65,10 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	v, err := r.View(ctx, m.Snapshot(), foveal.Cursor{Path: abs, Line: line - 1}, 0)
 	switch {
 	case errors.Is(err, memory.ErrNotInMemex):
-		return usageErrorf("%s is not an Org file of the memex: it must be a visible *.org file under %s", file, rootList(roots))
+		for _, f := range m.Snapshot().FileFindings(abs) {
+			return &usageError{msg: f.Message} // left out: too large, unreadable
+		}
+		return usageErrorf("%s is not an Org file of the memex: it must be a visible *.org file under %s", file, rootList(*roots))
 	case errors.Is(err, foveal.ErrLine):
 		lines := 0
 		if f, ok := m.Snapshot().File(abs); ok {
@@ -96,7 +78,7 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	case errors.Is(err, foveal.ErrOptions):
 		return &usageError{msg: err.Error()}
 	case err != nil:
-		return fmt.Errorf("rendering the context: %w", err)
+		return fmt.Errorf("cannot render the context: %w", err)
 	}
 	if !*asJSON {
 		_, err = fmt.Fprint(c.stdout, v.Text)
@@ -104,7 +86,7 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encoding the context: %w", err)
+		return fmt.Errorf("cannot encode the context: %w", err)
 	}
 	_, err = fmt.Fprintf(c.stdout, "%s\n", b)
 	return err
@@ -114,18 +96,14 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 // the store in the data folder, the configured embedder (or the built-in
 // trigram one, said on stderr when the configured one does not answer),
 // and the privacy tags the gates guard.
-func openForContext(ctx context.Context, c *cli, roots []string) (*memory.Memex, error) {
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+func openForContext(ctx context.Context, c *cli, roots []string, log *slog.Logger) (*memory.Memex, error) {
 	prog := newProgress(c.stderr)
 	m, err := agent.OpenMemex(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true, Progress: prog.update})
 	prog.finish()
-	if errors.Is(err, agent.ErrUsage) {
-		return nil, &usageError{msg: err.Error()}
+	if err != nil && !errors.Is(err, agent.ErrUsage) {
+		return nil, fmt.Errorf("cannot index the memex: %w", err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("indexing: %w", err)
-	}
-	return m, nil
+	return m, err
 }
 
 // rootList names the roots for a message: "--root a" or "--root a, --root b".

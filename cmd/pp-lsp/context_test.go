@@ -157,19 +157,19 @@ func TestContextErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"no cursor", nil, []string{"--root", root}, "context takes one FILE:LINE"},
-		{"two cursors", nil, []string{"--root", root, inbox + ":1", inbox + ":2"}, "context takes one FILE:LINE"},
+		{"no cursor", nil, []string{"--root", root}, "takes one FILE:LINE"},
+		{"two cursors", nil, []string{"--root", root, inbox + ":1", inbox + ":2"}, "takes one FILE:LINE"},
 		{"not FILE:LINE", nil, []string{"--root", root, inbox}, "is not FILE:LINE"},
 		{"line zero", nil, []string{"--root", root, inbox + ":0"}, "LINE must be a positive integer"},
-		{"no such file", nil, []string{"--root", root, filepath.Join(root, "nope.org") + ":1"}, "nope.org: no such file or directory"},
+		{"no such file", nil, []string{"--root", root, filepath.Join(root, "nope.org") + ":1"}, "nope.org: it does not exist"},
 		{"outside the roots", nil, []string{"--root", root, outside + ":1"}, "elsewhere.org is not an Org file of the memex: it must be a visible *.org file under --root " + root},
 		{"not an Org file", nil, []string{"--root", filepath.Dir(notes), notes + ":1"}, "notes.txt is not an Org file of the memex"},
 		{"line past the end", nil, []string{"--root", root, inbox + ":999"}, "inbox.org has 11 lines, so line 999 is past its end"},
-		{"budget too small", nil, []string{"--root", root, "--budget", "10", inbox + ":1"}, "--budget 10 is below the least budget of 64 tokens"},
+		{"budget too small", nil, []string{"--root", root, "--budget", "10", inbox + ":1"}, "--budget: 10 is below the least budget of 64 tokens"},
 		{"bad CONTEXT_BUDGET", map[string]string{foveal.EnvBudget: "many"}, []string{"--root", root, inbox + ":1"}, `CONTEXT_BUDGET="many"`},
 		{"bad threshold", map[string]string{foveal.EnvThreshold: "2"}, []string{"--root", root, inbox + ":1"}, `CONTEXT_SEMANTIC_THRESHOLD="2"`},
 		{"missing root", nil, []string{"--root", filepath.Join(root, "nope"), inbox + ":1"}, "does not exist"},
-		{"unknown flag", nil, []string{"--frobnicate", inbox + ":1"}, "flag provided but not defined"},
+		{"unknown flag", nil, []string{"--frobnicate", inbox + ":1"}, "--frobnicate: no such flag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

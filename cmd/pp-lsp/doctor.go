@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
+	"path/filepath"
+	"strings"
 
-	"pp-lsp/providers"
+	"pp-lsp/gates"
+	"pp-lsp/server/agent"
 )
 
 // checkStatus is one doctor line's verdict: a warning works but deserves a
@@ -28,42 +30,99 @@ func (s checkStatus) String() string {
 	return "FAIL"
 }
 
-// checkLine is one line of doctor's report: the thing checked, the verdict,
-// and what was found and what to fix.
+// checkLine is one line of doctor's report: "ok|warn|FAIL  subject:
+// detail — fix". The subject is the thing checked, the detail what was
+// found, the fix (for warn and FAIL) what to do about it.
 type checkLine struct {
 	status  checkStatus
 	subject string
 	detail  string
+	fix     string
 }
 
-// doctorCheck is one named check. It may report several lines (one per
-// configured provider); it never fails by returning: a failure is a line.
+func (l checkLine) String() string {
+	s := fmt.Sprintf("%-4s  %s: %s", l.status, l.subject, oneLine(l.detail))
+	if l.fix != "" {
+		s += " — " + oneLine(l.fix)
+	}
+	return s
+}
+
+func ok(subject, format string, a ...any) checkLine {
+	return checkLine{status: checkOK, subject: subject, detail: fmt.Sprintf(format, a...)}
+}
+
+func warn(subject, detail, fix string) checkLine {
+	return checkLine{status: checkWarn, subject: subject, detail: detail, fix: fix}
+}
+
+func fail(subject, detail, fix string) checkLine {
+	return checkLine{status: checkFail, subject: subject, detail: detail, fix: fix}
+}
+
+// doctorEnv is what every check sees: the command line's roots and
+// configuration file, the environment, and the configuration file read
+// once (a check of its own reports its faults; the others use what parsed).
+type doctorEnv struct {
+	c     *cli
+	roots []string
+	// configPath is the configuration file: --config, else the default
+	// path; configGiven says --config named it (so it must exist).
+	configPath  string
+	configGiven bool
+	sections    agent.FileSections
+	configErr   error
+	// landlock probes the kernel's Landlock ABI (a test gives its own).
+	landlock func() (int, error)
+}
+
+func (d *doctorEnv) getenv(k string) string { return d.c.getenv(k) }
+
+// doctorCheck is one named check. It reports one line or more (one per
+// root, one per provider); it never fails by returning: a failure is a line.
 type doctorCheck struct {
 	name string
-	run  func(ctx context.Context, c *cli) []checkLine
+	run  func(ctx context.Context, d *doctorEnv) []checkLine
 }
 
-// doctorChecks is the list doctor runs, in order. Later issues add theirs
-// (roots, data dir, the journal's hash chain) here.
+// doctorChecks is the list doctor runs, in this order: what the rest
+// depends on first. A new check is one function and one entry here.
 func doctorChecks() []doctorCheck {
 	return []doctorCheck{
+		{"configuration", checkConfiguration},
+		{"environment", checkEnvironment},
+		{"roots", checkRoots},
+		{"data dir", checkDataDir},
+		{"journal", checkJournal},
+		{"protected places", checkProtected},
+		{"sandbox", checkSandbox},
 		{"providers", checkProviders},
 		{"embedder", checkEmbedder},
-		{"journal", checkJournal},
+		{"editors", checkEditors},
 	}
 }
 
 func runDoctor(ctx context.Context, c *cli, args []string) error {
-	fs := newFlagSet("doctor", "pp-lsp doctor", c.stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlagSet("doctor", "pp-lsp doctor [--root DIR]... [--config FILE]")
+	roots := fs.rootFlag("a memex root `DIR` to check (repeatable; default: the current directory)")
+	config := fs.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
+	if err := fs.parse(c, args); err != nil {
 		return err
 	}
+	// Doctor logs nothing: what it finds is its report. It checks
+	// PASSEPARTOUT_LOG with the rest of the environment.
 	if fs.NArg() > 0 {
-		return usageErrorf("doctor takes no arguments, got %q", fs.Arg(0))
+		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
+	d := &doctorEnv{c: c, roots: *roots, configPath: *config, configGiven: *config != "", landlock: landlockABI}
+	if !d.configGiven {
+		d.configPath = filepath.Join(gates.DefaultWorld(c.getenv, *roots).ConfigDir, "config.json")
+	}
+	d.sections, d.configErr = agent.ReadConfigFile(d.configPath, !d.configGiven)
+
 	var lines, failed, warned int
 	for _, check := range doctorChecks() {
-		for _, l := range check.run(ctx, c) {
+		for _, l := range check.run(ctx, d) {
 			lines++
 			switch l.status {
 			case checkFail:
@@ -71,11 +130,11 @@ func runDoctor(ctx context.Context, c *cli, args []string) error {
 			case checkWarn:
 				warned++
 			}
-			fmt.Fprintf(c.stdout, "%-4s  %s: %s\n", l.status, l.subject, l.detail)
+			fmt.Fprintln(c.stdout, l)
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("doctor: %d of %s failed (see the FAIL lines above)", failed, plural(lines, "check"))
+		return fmt.Errorf("%d of %s failed (see the FAIL lines above)", failed, plural(lines, "check"))
 	}
 	fmt.Fprintf(c.stdout, "doctor: %s, %s, no failures\n", plural(lines, "check"), plural(warned, "warning"))
 	return nil
@@ -89,61 +148,10 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// providersConfig reads the providers' settings from the environment. A
-// parse error is returned for the caller to report as a failed check.
-func providersConfig(c *cli) (providers.Config, error) {
-	var cfg providers.Config
-	err := cfg.ApplyEnv(c.getenv)
-	return cfg, err
-}
-
-// providersOptions is what the providers see of the outside world here:
-// the environment, and no logging (each result is a doctor line already).
-func providersOptions(c *cli) providers.Options {
-	return providers.Options{Getenv: c.getenv, Logger: slog.New(slog.DiscardHandler)}
-}
-
-func fromDiagnosis(d providers.Diagnosis) checkLine {
-	st := checkFail
-	switch d.Status {
-	case providers.StatusOK:
-		st = checkOK
-	case providers.StatusWarn:
-		st = checkWarn
+// listSome names up to three items and counts the rest.
+func listSome(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
 	}
-	return checkLine{status: st, subject: d.Subject, detail: d.Detail}
-}
-
-// checkProviders: each provider of PASSEPARTOUT_PROVIDERS reachable, its
-// model present, its key set (naming where it is looked for, never its value).
-func checkProviders(ctx context.Context, c *cli) []checkLine {
-	cfg, err := providersConfig(c)
-	if err != nil {
-		return []checkLine{{checkFail, "providers", err.Error()}}
-	}
-	if err := cfg.Validate(); err != nil {
-		return []checkLine{{checkFail, "providers", err.Error()}}
-	}
-	var out []checkLine
-	for _, d := range providers.DiagnoseProviders(ctx, cfg, providersOptions(c)) {
-		out = append(out, fromDiagnosis(d))
-	}
-	return out
-}
-
-// checkEmbedder: EMBEDDING_PROVIDER's embedder answers a probe. It reads
-// only the EMBEDDING_* variables, so that a mistake in the cascade's does
-// not hide the embedder's state.
-func checkEmbedder(ctx context.Context, c *cli) []checkLine {
-	var cfg providers.Config
-	embeddingOnly := func(name string) string {
-		if name == providers.EnvProviders {
-			return ""
-		}
-		return c.getenv(name)
-	}
-	if err := cfg.ApplyEnv(embeddingOnly); err != nil {
-		return []checkLine{{checkFail, "embedder", err.Error()}}
-	}
-	return []checkLine{fromDiagnosis(providers.DiagnoseEmbedder(ctx, cfg, providersOptions(c)))}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:3], ", "), len(items)-3)
 }

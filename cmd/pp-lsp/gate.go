@@ -14,6 +14,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/server/agent"
 )
 
 // maxGateLine bounds one input line of `pp-lsp gate`; a longer line is
@@ -25,43 +26,46 @@ const maxGateLine = 8 << 20
 // action is a validator deny; only bad usage (exit 2) or a failed read or
 // write (exit 1) ends the command early.
 func runGate(ctx context.Context, c *cli, args []string) error {
-	fl := newFlagSet("gate", "pp-lsp gate [--root DIR] [--config FILE]", c.stderr)
-	root := fl.String("root", ".", "the memex root; relative paths in actions start here")
-	cfgFlag := fl.String("config", "", "configuration file (default $XDG_CONFIG_HOME/passepartout/config.json)")
-	if err := parseFlags(fl, args); err != nil {
+	fl := newFlagSet("gate", "pp-lsp gate [--root DIR] [--config FILE]")
+	root := fl.String("root", ".", "the memex root `DIR`; relative paths in actions start here")
+	cfgFlag := fl.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
+	log, err := fl.parseLogged(c, args)
+	if err != nil {
 		return err
 	}
 	if fl.NArg() > 0 {
-		return usageErrorf("gate: unexpected argument %q (actions come on stdin)", fl.Arg(0))
+		return usageErrorf("unexpected argument %q (actions come on stdin)", fl.Arg(0))
 	}
 	if fi, err := os.Stat(*root); err != nil || !fi.IsDir() {
-		return usageErrorf("gate: --root %s is not a directory", *root)
+		return usageErrorf("--root %s is not a folder", *root)
 	}
 	world := gates.DefaultWorld(c.getenv, []string{*root})
-	cfgPath := *cfgFlag
+	cfgPath, optional := *cfgFlag, false
 	if cfgPath == "" {
-		def := filepath.Join(world.ConfigDir, "config.json")
-		if _, err := os.Stat(def); err == nil {
-			cfgPath = def
-		}
+		cfgPath, optional = filepath.Join(world.ConfigDir, "config.json"), true
 	}
-	cfg := gates.DefaultConfig()
-	if cfgPath != "" {
-		var err error
-		if cfg, err = gates.LoadConfig(cfgPath); err != nil {
-			return &usageError{msg: "gate: " + err.Error()}
-		}
+	sections, err := agent.ReadConfigFile(cfgPath, optional)
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if _, err := os.Stat(cfgPath); err == nil {
 		world.ConfigFile = cfgPath
 	}
-	stack, err := gates.New(cfg)
+	cfg := gates.DefaultConfig()
+	if len(sections.Gates) > 0 {
+		if cfg, err = gates.ParseConfig(sections.Gates); err != nil {
+			return usageErrorf("%s: %v", cfgPath, err)
+		}
+	}
+	stack, err := gates.New(cfg, gates.WithLogger(log))
 	if err != nil {
-		return &usageError{msg: "gate: " + err.Error()}
+		return &usageError{msg: err.Error()}
 	}
 	// The privacy and self-modification vectors need the memex: which nodes
 	// are private, which file holds an ID. No embeddings, no store.
-	memex, err := memory.Open(ctx, memory.Options{Roots: world.Roots})
+	memex, err := memory.Open(ctx, memory.Options{Roots: world.Roots, Logger: log})
 	if err != nil {
-		return fmt.Errorf("gate: %w", err)
+		return fmt.Errorf("cannot index the memex: %w", err)
 	}
 	defer memex.Close(context.WithoutCancel(ctx))
 	world.Memex = memex.Snapshot()
@@ -73,11 +77,11 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 		world.Vault = v
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		world.VaultErr = err
-		fmt.Fprintf(c.stderr, "pp-lsp: gate: %v; every action is denied until it is fixed\n", err)
+		log.Error("the vault is refused: every action is denied until it is fixed", "err", err)
 	}
 	env, err := stack.NewEnv(ctx, world)
 	if err != nil {
-		return &usageError{msg: "gate: " + err.Error()}
+		return &usageError{msg: err.Error()}
 	}
 	defer env.Close()
 	return gateLines(ctx, stack, env, c.stdin, c.stdout)
@@ -89,11 +93,11 @@ func gateLines(ctx context.Context, stack *gates.Stack, env *gates.Env, in io.Re
 	w := bufio.NewWriter(out)
 	for {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("gate: %w", err)
+			return err
 		}
 		line, tooLong, err := readLine(r, maxGateLine)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("gate: reading stdin: %w", err)
+			return fmt.Errorf("cannot read stdin: %w", err)
 		}
 		if errors.Is(err, io.EOF) && len(line) == 0 && !tooLong {
 			return nil
@@ -109,14 +113,14 @@ func gateLines(ctx context.Context, stack *gates.Stack, env *gates.Env, in io.Re
 		}
 		data, merr := json.Marshal(v)
 		if merr != nil {
-			return fmt.Errorf("gate: encoding a verdict: %w", merr)
+			return fmt.Errorf("cannot encode a verdict: %w", merr)
 		}
 		data = append(data, '\n')
 		if _, werr := w.Write(data); werr != nil {
-			return fmt.Errorf("gate: writing stdout: %w", werr)
+			return fmt.Errorf("cannot write stdout: %w", werr)
 		}
 		if werr := w.Flush(); werr != nil {
-			return fmt.Errorf("gate: writing stdout: %w", werr)
+			return fmt.Errorf("cannot write stdout: %w", werr)
 		}
 		if errors.Is(err, io.EOF) {
 			return nil

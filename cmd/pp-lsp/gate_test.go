@@ -129,13 +129,13 @@ func TestGateExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined"},
+		{"unknown flag", []string{"--nope"}, 2, "--nope: no such flag"},
 		{"extra argument", []string{"--root", root, "file.jsonl"}, 2, "unexpected argument"},
-		{"root is not a directory", []string{"--root", filepath.Join(root, "inbox.org")}, 2, "not a directory"},
+		{"root is not a directory", []string{"--root", filepath.Join(root, "inbox.org")}, 2, "not a folder"},
 		{"missing config", []string{"--root", root, "--config", filepath.Join(root, "none.json")}, 2, "none.json"},
 		{"unknown config key", []string{"--root", root, "--config", badCfg}, 2, "defualt"},
 		{"good config", []string{"--root", root, "--config", goodCfg}, 0, ""},
-		{"help", []string{"-h"}, 0, "Usage"},
+		{"help", []string{"-h"}, 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ type indexReport struct {
 	BrokenInternalLinks int           `json:"broken_internal_links"`
 	PrivateNodes        int           `json:"private_nodes"`
 	Skipped             int           `json:"skipped"`
+	SkippedFiles        int           `json:"skipped_files"`
 	Roots               []string      `json:"roots"`
 	Findings            []findingJSON `json:"findings,omitempty"`
 }
@@ -44,28 +45,25 @@ type findingJSON struct {
 
 func runIndex(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp index [--json] [--findings] [--root DIR]..."
-	fs := newFlagSet("index", usageLine, c.stderr)
+	fs := newFlagSet("index", usageLine)
 	asJSON := fs.Bool("json", false, "print the figures as one JSON object")
 	withFindings := fs.Bool("findings", false, "also list duplicate IDs, broken links and skipped files")
-	var roots stringList
-	fs.Var(&roots, "root", "a memex root (repeatable; default: the current directory)")
-	if err := parseFlags(fs, args); err != nil {
+	roots := fs.rootFlag("")
+	log, err := fs.parseLogged(c, args)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageErrorf("index takes no arguments, got %q (roots go after --root)", fs.Arg(0))
-	}
-	if len(roots) == 0 {
-		roots = stringList{"."}
+		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
 	prog := newProgress(c.stderr)
-	m, err := memory.Open(ctx, memory.Options{Roots: roots, Progress: prog.update})
+	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Progress: prog.update, Logger: log})
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, memory.ErrRoot) {
-			return &usageError{msg: err.Error()}
+			return err
 		}
-		return fmt.Errorf("indexing: %w", err)
+		return fmt.Errorf("cannot index the memex: %w", err)
 	}
 	defer m.Close(ctx)
 	s := m.Snapshot()
@@ -74,7 +72,7 @@ func runIndex(ctx context.Context, c *cli, args []string) error {
 		Files: fg.Files, Headlines: fg.Headlines, IDs: fg.IDs, Links: fg.Links, IDLinks: fg.IDLinks,
 		BrokenIDLinks: fg.BrokenIDLinks, DuplicateIDs: fg.DuplicateIDs, RootHash: fg.RootHash.String(),
 		Nodes: fg.Nodes, FileLinks: fg.FileLinks, BrokenFileLinks: fg.BrokenFileLinks,
-		BrokenInternalLinks: fg.BrokenInternalLinks, PrivateNodes: fg.PrivateNodes, Skipped: fg.Skipped,
+		BrokenInternalLinks: fg.BrokenInternalLinks, PrivateNodes: fg.PrivateNodes, Skipped: fg.Skipped, SkippedFiles: fg.SkippedFiles,
 		Roots: s.Roots(),
 	}
 	if *withFindings {
@@ -86,7 +84,7 @@ func runIndex(ctx context.Context, c *cli, args []string) error {
 	if *asJSON {
 		b, err := json.Marshal(rep)
 		if err != nil {
-			return fmt.Errorf("encoding the figures: %w", err)
+			return fmt.Errorf("cannot encode the figures: %w", err)
 		}
 		_, err = fmt.Fprintf(c.stdout, "%s\n", b)
 		return err
@@ -99,7 +97,13 @@ func printIndexSummary(w io.Writer, r indexReport) {
 	fmt.Fprintf(w, "%d Org files, %d headlines, %d IDs, %d links (%d id links, %d file links)\n",
 		r.Files, r.Headlines, r.IDs, r.Links, r.IDLinks, r.FileLinks)
 	fmt.Fprintf(w, "problems: %d broken id links, %d duplicate IDs, %d broken file links, %d broken internal links, %d files skipped\n",
-		r.BrokenIDLinks, r.DuplicateIDs, r.BrokenFileLinks, r.BrokenInternalLinks, r.Skipped)
+		r.BrokenIDLinks, r.DuplicateIDs, r.BrokenFileLinks, r.BrokenInternalLinks, r.SkippedFiles)
+	if r.Skipped > r.SkippedFiles {
+		fmt.Fprintf(w, "unreadable folders: %d\n", r.Skipped-r.SkippedFiles)
+	}
+	if r.Skipped > 0 && r.Findings == nil {
+		fmt.Fprintln(w, "(`pp-lsp index --findings` says which files and why)")
+	}
 	fmt.Fprintf(w, "private nodes: %d\nroot hash: %s\n", r.PrivateNodes, r.RootHash)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "%s:%d: %s: %s\n", f.File, f.Line, f.Code, f.Message)

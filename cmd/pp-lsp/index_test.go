@@ -109,7 +109,7 @@ func TestIndexErrors(t *testing.T) {
 	}{
 		{"missing root", []string{"--json", "--root", missing}, "no-such-root"},
 		{"root is a file", []string{"--root", filepath.Join(testenv.ModuleRoot(t), "go.mod")}, "not a folder"},
-		{"stray argument", []string{"somewhere"}, "no arguments"},
+		{"stray argument", []string{"somewhere"}, "takes no operands"},
 		{"unknown flag", []string{"--frobnicate"}, "frobnicate"},
 	}
 	for _, tt := range tests {
@@ -120,7 +120,45 @@ func TestIndexErrors(t *testing.T) {
 			assert.Contains(t, errOut, tt.want)
 		})
 	}
-	code, _, errOut := runIndexCLI(t, "--help")
+	code, out, errOut := runIndexCLI(t, "--help")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "--root")
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, "--root DIR")
+}
+
+// TestIndexSkipsBinaryFiles: a binary file named .org is counted in
+// skipped_files, named with its reason by --findings, and never read as
+// Org; outline and context refuse it as bad input (exit 2) in one sentence.
+func TestIndexSkipsBinaryFiles(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "note.org"), []byte("* Note\n"), 0o644))
+	// 3,303 bytes of a PNG named .org, as a user's mistake leaves it.
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0, 1, 2, 0xff, '*', ' ', 'x', '\n'}, 411)...)
+	bin := filepath.Join(root, "photo.org")
+	require.NoError(t, os.WriteFile(bin, png, 0o644))
+
+	code, out, errOut := runIndexCLI(t, "--json", "--findings", "--root", root)
+	require.Equal(t, 0, code, errOut)
+	var rep indexReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, 1, rep.Files)
+	assert.Equal(t, 1, rep.Headlines, "nothing of the binary file is parsed")
+	assert.Equal(t, 1, rep.SkippedFiles)
+	require.Len(t, rep.Findings, 1)
+	assert.Equal(t, "not-text", rep.Findings[0].Code)
+	assert.Equal(t, bin, rep.Findings[0].File)
+	assert.Contains(t, rep.Findings[0].Message, "it holds NUL bytes")
+
+	code, out, _ = runIndexCLI(t, "--root", root)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "1 files skipped")
+	assert.Contains(t, out, "`pp-lsp index --findings` says which files and why")
+
+	for _, args := range [][]string{{"outline", "--json", bin}, {"context", "--root", root, bin + ":1"}} {
+		var stdout, stderr bytes.Buffer
+		c := &cli{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		assert.Equal(t, 2, run(t.Context(), c, args), stderr.String())
+		assert.Empty(t, stdout.String(), "not a byte of it reaches the output")
+		assert.Equal(t, "pp-lsp "+args[0]+": "+bin+" is not an Org file: it holds NUL bytes (the first at byte 8), so it is binary, not Org text\n", stderr.String())
+	}
 }

@@ -15,6 +15,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"pp-lsp/memory"
+	"pp-lsp/server/agent"
 )
 
 // version is the release; the build may override it with -ldflags "-X main.version=…".
@@ -47,8 +50,8 @@ func commands() map[string]command {
 		"ask":     {"pp-lsp ask [--root DIR]... FILE:LINE TEXT", "one pass of the pipeline, the answer streamed to stdout", runAsk},
 		"plans":   {"pp-lsp plans [--json] [--root DIR] [--run-approved]", "list Flight Plans; execute approved ones", runPlans},
 		"serve":   {"pp-lsp serve --tcp ADDR [--root DIR]...", "the framed-TCP daemon alone", runServe},
-		"doctor":  {"pp-lsp doctor", "check configuration, roots, providers and data dir", runDoctor},
-		"demo":    {"pp-lsp demo", "a guided tour on a temporary copy of examples/memex", runDemo},
+		"doctor":  {"pp-lsp doctor [--root DIR]... [--config FILE]", "check configuration, roots, data dir, journal, sandbox, providers, editors", runDoctor},
+		"demo":    {"pp-lsp demo [--keep]", "a guided tour on a temporary copy of examples/memex", runDemo},
 	}
 }
 
@@ -60,39 +63,61 @@ func main() {
 }
 
 // run executes one command line and returns the process exit code:
-// 0 success, 1 a failed operation, 2 bad usage or input.
+// 0 success, 1 a failed operation, 2 bad usage or input. Whatever went
+// wrong is one line on stderr, "pp-lsp COMMAND: what is wrong".
 func run(ctx context.Context, c *cli, args []string) int {
-	err := dispatch(ctx, c, args)
-	if err == nil || errors.Is(err, errHelp) {
+	name, err := dispatch(ctx, c, args)
+	switch {
+	case err == nil || errors.Is(err, errHelp):
 		return 0
+	case errors.Is(err, errNoCommand):
+		return 2 // the usage on stderr says it all
 	}
-	fmt.Fprintln(c.stderr, "pp-lsp: "+err.Error())
+	prefix := "pp-lsp"
+	if name != "" {
+		prefix += " " + name
+	}
+	fmt.Fprintln(c.stderr, prefix+": "+oneLine(err.Error()))
+	return exitCode(err)
+}
+
+// exitCode is 2 for bad usage or input — ours, or what the packages below
+// mark as the caller's (a root that is no folder, a configuration that
+// does not parse) — and 1 for any other failure.
+func exitCode(err error) int {
 	var u *usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || errors.Is(err, agent.ErrUsage) || errors.Is(err, memory.ErrRoot) {
 		return 2
 	}
 	return 1
 }
 
-func dispatch(ctx context.Context, c *cli, args []string) error {
+// errNoCommand is a bare `pp-lsp`: the usage is printed instead of an error.
+var errNoCommand = errors.New("no command given")
+
+// dispatch runs the command args name and returns its name, for the
+// error's prefix, with its error.
+func dispatch(ctx context.Context, c *cli, args []string) (string, error) {
 	if len(args) == 0 {
 		usage(c.stderr)
-		return usageErrorf("no command given")
+		return "", errNoCommand
 	}
 	switch name := args[0]; {
 	case name == "-h" || name == "--help" || name == "help":
 		usage(c.stdout)
-		return nil
-	case name == "--version":
-		return runVersion(ctx, c, nil)
-	case name == "--stdio" || strings.HasPrefix(name, "--tcp"):
-		return runStdio(ctx, c, args)
+		return "", nil
+	case name == "--version" || name == "-version":
+		return "", runVersion(ctx, c, nil)
+	case name == "--stdio" || name == "-stdio" || strings.HasPrefix(name, "--tcp") || strings.HasPrefix(name, "--config"):
+		return "--stdio", runStdio(ctx, c, args)
+	case strings.HasPrefix(name, "-"):
+		return "", usageErrorf("%s: no such flag; a command comes first ('pp-lsp --help' lists them)", strings.SplitN(name, "=", 2)[0])
 	default:
 		cmd, ok := commands()[name]
 		if !ok {
-			return usageErrorf("unknown command %q; run 'pp-lsp --help' for the list", name)
+			return "", usageErrorf("%q is not a command; 'pp-lsp --help' lists them", name)
 		}
-		return cmd.run(ctx, c, args[1:])
+		return name, cmd.run(ctx, c, args[1:])
 	}
 }
 
@@ -111,7 +136,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'pp-lsp COMMAND --help' for a command's flags. Exit status: 0 ok, 1 failed, 2 bad usage or input.")
 }
 
-func runVersion(_ context.Context, c *cli, _ []string) error {
+func runVersion(_ context.Context, c *cli, args []string) error {
+	fs := newFlagSet("version", "pp-lsp version")
+	if err := fs.parse(c, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("takes no operands, got %q", fs.Arg(0))
+	}
 	fmt.Fprintf(c.stdout, "pp-lsp %s\n", version)
 	return nil
 }

@@ -2,60 +2,48 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"strings"
 
+	"pp-lsp/internal/plainerr"
+	"pp-lsp/memory"
 	"pp-lsp/orgast"
 )
 
 // runOutline prints the outline of each FILE, as Emacs's org-element reads
 // it, in the JSON of DESIGN §3 (orgast renders it; this only reads files).
+// A file that cannot be read, or is not text, is bad input: nothing is
+// printed for any file.
 func runOutline(ctx context.Context, c *cli, args []string) error {
-	fset := newFlagSet("outline", "pp-lsp outline --json FILE...", c.stderr)
-	asJSON := fset.Bool("json", false, "print the outline as JSON (required: it is the only format)")
-	// Flags may come after the files too ("outline notes.org --json");
-	// "--" ends them.
-	var flagArgs, files []string
-	for i, a := range args {
-		if a == "--" {
-			files = append(files, args[i+1:]...)
-			break
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			flagArgs = append(flagArgs, a)
-		} else {
-			files = append(files, a)
-		}
-	}
-	if err := parseFlags(fset, flagArgs); err != nil {
+	const usageLine = "pp-lsp outline --json FILE..."
+	fs := newFlagSet("outline", usageLine)
+	asJSON := fs.Bool("json", false, "print the outline as JSON (required: it is the only format)")
+	if err := fs.parse(c, args); err != nil {
 		return err
 	}
 	if !*asJSON {
-		return usageErrorf("outline: --json is required (usage: pp-lsp outline --json FILE...)")
+		return usageErrorf("--json is required (usage: %s)", usageLine)
 	}
+	files := fs.Args()
 	if len(files) == 0 {
-		return usageErrorf("outline: no FILE given (usage: pp-lsp outline --json FILE...)")
+		return usageErrorf("no FILE given (usage: %s)", usageLine)
 	}
 	outlines := make([]*orgast.File, len(files))
 	for i, name := range files {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("outline was interrupted before %s: %w", name, err)
+			return fmt.Errorf("interrupted before %s: %w", name, err)
 		}
 		src, err := os.ReadFile(name)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return fmt.Errorf("cannot read %s: %w", name, err)
+			return &usageError{msg: plainerr.File("read", "", name, err).Error()}
+		}
+		if err := memory.CheckText(src); err != nil {
+			return notTextError(name, err)
 		}
 		outlines[i] = orgast.Parse(src)
 	}
 	if _, err := c.stdout.Write(orgast.Outlines(files, outlines)); err != nil {
-		return fmt.Errorf("writing the outline: %w", err)
+		return fmt.Errorf("cannot write the outline: %w", err)
 	}
 	return nil
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
 	"text/tabwriter"
 
 	"pp-lsp/server/agent"
@@ -32,26 +30,20 @@ type planRunJSON struct {
 // runs first (DESIGN §8).
 func runPlans(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp plans [--json] [--root DIR] [--run-approved]"
-	fs := newFlagSet("plans", usageLine, c.stderr)
+	fs := newFlagSet("plans", usageLine)
 	asJSON := fs.Bool("json", false, "print the plans as one JSON object")
 	runApproved := fs.Bool("run-approved", false, "run every APPROVED plan (each at most once, whoever else approves it)")
-	var roots stringList
-	fs.Var(&roots, "root", "the memex root holding flightplans.org (default: the current directory)")
-	if err := parseFlags(fs, args); err != nil {
+	roots := fs.rootFlag("the memex root `DIR` holding flightplans.org (default: the current directory)")
+	log, err := fs.parseLogged(c, args)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageErrorf("plans takes no arguments, got %q", fs.Arg(0))
+		return usageErrorf("takes no operands, got %q", fs.Arg(0))
 	}
-	a, err := agent.Open(ctx, agent.Setup{
-		Roots: roots, Getenv: c.getenv,
-		Logger: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
-	switch {
-	case errors.Is(err, agent.ErrUsage):
-		return &usageError{msg: "plans: " + err.Error()}
-	case err != nil:
-		return fmt.Errorf("plans: %w", err)
+	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log})
+	if err != nil {
+		return err
 	}
 	defer a.Close(ctx)
 
@@ -60,7 +52,7 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 	if *runApproved {
 		runs, err := a.Pickup(ctx)
 		if err != nil {
-			return fmt.Errorf("plans: %w", err)
+			return err
 		}
 		for _, r := range runs {
 			j := planRunJSON{ID: r.ID, Title: r.Title, State: string(r.State), Ran: r.Ran, Summary: r.Summary}
@@ -75,7 +67,7 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 		}
 	}
 	if rep.Plans, err = a.Plans(ctx); err != nil {
-		return fmt.Errorf("plans: %w", err)
+		return err
 	}
 	if rep.Plans == nil {
 		rep.Plans = []agent.PlanInfo{}
@@ -83,7 +75,7 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 	if *asJSON {
 		b, err := json.Marshal(rep)
 		if err != nil {
-			return fmt.Errorf("plans: %w", err)
+			return err
 		}
 		fmt.Fprintf(c.stdout, "%s\n", b)
 	} else {
@@ -91,7 +83,10 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 		fmt.Fprintln(tw, "STATE\tID\tTOOL\tCREATED\tTITLE")
 		for _, p := range rep.Plans {
 			title := p.Title
-			if p.Edited {
+			switch {
+			case p.Problem != "":
+				title += "  [" + p.Problem + "]"
+			case p.Edited:
 				title += "  [edited: gated again on approval]"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.State, p.ID, p.Tool, p.Created, title)
@@ -99,7 +94,7 @@ func runPlans(ctx context.Context, c *cli, args []string) error {
 		tw.Flush()
 	}
 	if failed > 0 {
-		return fmt.Errorf("plans: %d approved plans could not be handled (see above)", failed)
+		return fmt.Errorf("%s could not be handled (see above)", plural(failed, "approved plan"))
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func TestPlansListsAndRunsApproved(t *testing.T) {
 	m.approveInFile(t)
 	code, out, stderr = m.run(t, "plans", "--root", m.root, "--run-approved")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stderr, "plan "+id+" (Run `make count` in .): DONE — DONE: exit status 0")
+	assert.Contains(t, stderr, "plan "+id+" (Run `make count` in .): DONE — exit status 0")
 	assert.Contains(t, out, "DONE   "+id)
 	b, err := os.ReadFile(m.path("count.txt"))
 	require.NoError(t, err)

@@ -56,13 +56,13 @@ func TestServeUsage(t *testing.T) {
 	}{
 		{"no address", []string{}, 2, "--tcp ADDR is required"},
 		{"stray argument", []string{"--tcp", "127.0.0.1:0", "extra"}, 2, `unexpected argument "extra"`},
-		{"unknown flag", []string{"--port", "1"}, 2, "flag provided but not defined"},
-		{"missing root", []string{"--tcp", "127.0.0.1:0", "--root", "/does/not/exist"}, 2, "--root /does/not/exist is not a directory"},
+		{"unknown flag", []string{"--port", "1"}, 2, "--port: no such flag"},
+		{"missing root", []string{"--tcp", "127.0.0.1:0", "--root", "/does/not/exist"}, 2, "--root /does/not/exist does not exist"},
 		{"every interface", []string{"--tcp", ":0"}, 2, "--allow-remote allows it"},
 		{"unspecified address", []string{"--tcp", "0.0.0.0:0"}, 2, "every interface"},
 		{"a remote address", []string{"--tcp", "192.0.2.1:7655"}, 2, "not on this machine's loopback"},
-		{"not HOST:PORT", []string{"--tcp", "7655"}, 1, "not HOST:PORT"},
-		{"help", []string{"-h"}, 0, "Usage: pp-lsp serve --tcp ADDR"},
+		{"not HOST:PORT", []string{"--tcp", "7655"}, 2, "not HOST:PORT"},
+		{"help", []string{"-h"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) (strin
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, append([]string{"serve"}, args...))
+		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, append([]string{"serve", "--log-level", "info"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -93,7 +93,7 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) (strin
 			t.Error("serve did not stop")
 		}
 	})
-	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
+	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
 	var addr string
 	require.Eventually(t, func() bool {
 		m := listening.FindStringSubmatch(logs.String())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,29 +20,38 @@ import (
 // so that a busy or remote address fails at once, before any editor
 // waits on the server.
 func runStdio(ctx context.Context, c *cli, args []string) error {
-	fl := newFlagSet("--stdio", "pp-lsp --stdio [--tcp ADDR] [--config FILE]", c.stderr)
-	stdio := fl.Bool("stdio", false, "speak the Language Server Protocol on stdin and stdout")
-	addr := fl.String("tcp", "", "also serve the framed-TCP bridge on HOST:PORT (loopback only), sharing the memex")
-	config := fl.String("config", "", "the configuration file (default $XDG_CONFIG_HOME/passepartout/config.json)")
-	if err := parseFlags(fl, args); err != nil {
+	fs := newFlagSet("--stdio", "pp-lsp --stdio [--tcp ADDR] [--config FILE] [--log-level LEVEL]")
+	stdio := fs.Bool("stdio", false, "speak the Language Server Protocol on stdin and stdout")
+	addr := fs.String("tcp", "", "also serve the framed-TCP bridge on `HOST:PORT` (loopback only), sharing the memex")
+	config := fs.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
+	// Warnings and errors only by default: editors show the server's
+	// stderr, and Neovim shows every line of it as an error.
+	log, err := fs.parseLogged(c, args)
+	if err != nil {
 		return err
 	}
-	if fl.NArg() > 0 {
-		return usageErrorf("--stdio: unexpected argument %q", fl.Arg(0))
+	if fs.NArg() > 0 {
+		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
 	if !*stdio {
 		return usageErrorf("--tcp needs --stdio; the bridge alone is 'pp-lsp serve --tcp ADDR'")
 	}
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if *config != "" {
+		// Said here, once, rather than to the editor at initialize.
+		if _, err := agent.ReadConfigFile(*config, false); err != nil {
+			return &usageError{msg: err.Error()}
+		}
+	}
 
 	var started func(context.Context, *agent.Agent) error
 	if *addr != "" {
-		ln, err := bridge.Listen(ctx, *addr, false)
-		if errors.Is(err, bridge.ErrNotLoopback) {
-			return usageErrorf("--tcp: %v (use 'pp-lsp serve --allow-remote' for that)", err)
+		const hint = "use 'pp-lsp serve --allow-remote' for that"
+		if err := checkTCPAddr(*addr, false, hint); err != nil {
+			return err
 		}
+		ln, err := bridge.Listen(ctx, *addr, false)
 		if err != nil {
-			return fmt.Errorf("--tcp: %w", err)
+			return listenError(*addr, err, hint)
 		}
 		defer ln.Close()
 		started = bridgeStarter(ln, c.getenv, log)

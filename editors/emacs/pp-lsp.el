@@ -207,7 +207,7 @@ With a prefix argument, ask for the token BUDGET."
   "Ask the model QUESTION from point; the answer streams into a buffer.
 An action the gates want you to approve becomes a Flight Plan in
 flightplans.org: approve it there with `pp-lsp-approve' (or by
-switching PLAN to APPROVED)."
+switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
   (let* ((server (pp-lsp--server))
          (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))

@@ -65,3 +65,30 @@ func missing(t testing.TB, why string) {
 	}
 	t.Skip(why)
 }
+
+// Long tests. `make test` passes -short: every test runs, but a property
+// test takes fewer random steps and a sweep stops at a smaller size, and a
+// test that only means something whole (a figure measured over the whole
+// corpus, Emacs run over every character) is skipped, saying why. `make
+// test-long`, which CI runs after `make test`, runs exactly those tests
+// again without -short (the Makefile's LONG_TESTS lists them; a test here
+// keeps the list true). So each runs whole once in CI, and `make test`
+// stays within minutes.
+
+// Scale is long, or short under -short: the steps of a property test, the
+// rounds of a stress test.
+func Scale(long, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return long
+}
+
+// SkipShort skips a test that only means something whole under -short,
+// naming why it is long.
+func SkipShort(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long (" + why + "): make test-long runs it")
+	}
+}

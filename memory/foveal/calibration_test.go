@@ -25,9 +25,7 @@ import (
 // paragraphs and in total, and not above 1.5 times it — a budget that
 // holds, without wasting a third of it.
 func TestCountTokensCalibration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("tokenizes an eighth of the corpus twice")
-	}
+	testenv.SkipShort(t, "tokenizes an eighth of the corpus twice")
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	var paragraphs []string
 	root := filepath.Join(testenv.SharedDir(t), "corpus", "org")

@@ -66,9 +66,7 @@ func viewsAllOver(t *testing.T, snap *memory.Snapshot, cursors []Cursor, budgets
 // ones, and checks every view's invariants; it logs the ratio
 // full_tokens/tokens, the compression the foveal-peripheral view buys.
 func TestCorpusViews(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads and embeds the whole corpus")
-	}
+	testenv.SkipShort(t, "reads and embeds the whole corpus")
 	root := filepath.Join(testenv.SharedDir(t), "corpus", "org")
 	snap := openRoot(t, root, nil)
 	cursors := cursorsAllOver(snap, 3, 1)
@@ -88,7 +86,7 @@ func TestCorpusViews(t *testing.T) {
 // privacy-tagged subtrees, private files, duplicate IDs and deep outlines.
 func TestGeneratedViews(t *testing.T) {
 	src := memexgen.BuiltinSource()
-	for _, seed := range []uint64{1, 2, 3} {
+	for _, seed := range []uint64{1, 2, 3}[:testenv.Scale(3, 1)] {
 		o := memexgen.Defaults()
 		o.Seed, o.Files, o.Headlines, o.MaxLevel, o.DuplicateIDs = seed, 30, 1500, 6, 3
 		o.PrivateShare, o.PrivateFileShare = 0.1, 0.1

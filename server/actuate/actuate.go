@@ -86,6 +86,11 @@ type Config struct {
 	Roots []string
 	// Home is the user's home folder, for "~/" paths.
 	Home string
+	// Protected are the folders and files, besides flightplans.org and
+	// journal.org in every root, that no file action reads or writes, by
+	// any spelling: the data, config and runtime folders and the
+	// configuration file (DESIGN §8).
+	Protected []string
 	// Files reads and writes through the attached editor, if any.
 	Files workspace.Files
 	// Memex is the live memex (nil: memory_edit is unavailable and
@@ -173,7 +178,7 @@ func New(cfg Config) (*Actuators, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p, err := newPaths(cfg.Roots, cfg.Home)
+	p, err := newPaths(cfg.Roots, cfg.Home, cfg.Protected)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,12 @@
 //
 // Invariant: an actuator does exactly the action it is given, inside the
 // limits it enforces itself, whatever the gates said: writes land only
-// inside the roots (confined by os.Root), never in flightplans.org or
-// journal.org, and never behind a buffer open in an editor; http, send and
+// inside the roots (confined by os.Root), never behind a buffer open in an
+// editor; file_read, file_write and memory_edit never reach a protected
+// place (flightplans.org and journal.org in any root, the data, config and
+// runtime folders, the configuration file) by any spelling — symlink, "..",
+// case, another hard link — checked again on the file or folder actually
+// opened (package protect); http, send and
 // eval run only with an Approval for that very action (a Flight Plan a human
 // approved); processes get a clean environment without secrets, a working
 // folder inside the roots, a timeout that kills their whole process group,

@@ -18,11 +18,12 @@ import (
 const MaxRead = 256 << 10
 
 // read returns the current text of a file: the editor's buffer when it is
-// open under either of its names, else the disk's.
+// open under either of its names, else the disk's — of the very file
+// opened, checked against the protected places once open.
 func (a *Actuators) read(names ...string) (workspace.Current, error) {
 	var last workspace.Current
 	for _, n := range names {
-		cur, err := a.cfg.Files.Read(n)
+		cur, err := a.cfg.Files.ReadChecked(n, func(f *os.File) error { return a.paths.places.CheckOpen(f, names[0]) })
 		if err != nil {
 			return cur, err
 		}
@@ -42,6 +43,9 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.FileReadArgs)
 	abs, err := a.paths.abs(args.Path)
 	if err != nil {
+		return Result{}, fmt.Errorf("file_read: %w", err)
+	}
+	if err := a.paths.places.Check(abs); err != nil {
 		return Result{}, fmt.Errorf("file_read: %w", err)
 	}
 	c := canonical(abs)
@@ -140,12 +144,12 @@ func (a *Actuators) fileWrite(ctx context.Context, req Request) (Result, error) 
 		res.Summary += " (through the editor)"
 		return res, nil
 	}
-	root, err := os.OpenRoot(a.paths.roots[t.root])
+	dir, name, err := a.paths.openFolder(t)
 	if err != nil {
 		return Result{}, fmt.Errorf("file_write: %w", err)
 	}
-	defer root.Close()
-	if err := workspace.WriteFileIn(root, t.rel, []byte(args.Content), 0o644); err != nil {
+	defer dir.Close()
+	if err := workspace.WriteFileIn(dir, name, []byte(args.Content), 0o644); err != nil {
 		return Result{}, fmt.Errorf("file_write: %w", err)
 	}
 	a.reload(ctx, t.abs, t.c)
@@ -204,15 +208,16 @@ func (a *Actuators) memoryEdit(ctx context.Context, req Request) (Result, error)
 	if start > 0 && cur.Text[start-1] != '\n' && content != "" {
 		content = "\n" + content
 	}
-	var root *os.Root
+	var dir *os.Root
+	var name string
 	if !cur.Open {
-		if root, err = os.OpenRoot(a.paths.roots[t.root]); err != nil {
+		if dir, name, err = a.paths.openFolder(t); err != nil {
 			return Result{}, fmt.Errorf("memory_edit: %w", err)
 		}
-		defer root.Close()
+		defer dir.Close()
 	}
 	_, err = a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: start, End: end, NewText: content}},
-		workspace.Meta{Label: "Passepartout: edit node " + args.ID, Description: req.Action.Explanation, Root: root, Rel: t.rel})
+		workspace.Meta{Label: "Passepartout: edit node " + args.ID, Description: req.Action.Explanation, Root: dir, Rel: name})
 	if err != nil {
 		return Result{}, fmt.Errorf("memory_edit: %w", err)
 	}

@@ -4,24 +4,27 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"pp-lsp/server/protect"
 )
 
 // ProtectedNames are the files in a root only a human changes.
-var ProtectedNames = []string{"flightplans.org", "journal.org"}
+var ProtectedNames = protect.Names
 
 // paths resolves action paths the way DESIGN §6 reads them and knows the
-// roots and the protected files, all canonical (absolute, symlinks
-// resolved).
+// roots (canonical: absolute, symlinks resolved) and the protected places
+// (DESIGN §8), which it recognises by identity.
 type paths struct {
-	roots     []string
-	home      string
-	protected map[string]bool
+	roots  []string
+	home   string
+	places protect.Places
 }
 
-func newPaths(roots []string, home string) (*paths, error) {
-	p := &paths{home: home, protected: map[string]bool{}}
+func newPaths(roots []string, home string, private []string) (*paths, error) {
+	p := &paths{home: home}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -32,10 +35,8 @@ func newPaths(roots []string, home string) (*paths, error) {
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
 		p.roots = append(p.roots, c)
-		for _, n := range ProtectedNames {
-			p.protected[filepath.Join(c, n)] = true
-		}
 	}
+	p.places = protect.Places{Roots: p.roots, Private: private}
 	return p, nil
 }
 
@@ -62,21 +63,7 @@ func (p *paths) abs(arg string) (string, error) {
 
 // canonical resolves the symlinks of abs's longest existing prefix; the
 // part that does not exist yet is joined as it is.
-func canonical(abs string) string {
-	rest := ""
-	cur := abs
-	for {
-		if c, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(c, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
+func canonical(abs string) string { return protect.Canonical(abs) }
 
 // inRoot finds the root holding the canonical path c and c relative to it
 // (slash-separated).
@@ -102,7 +89,7 @@ type target struct {
 }
 
 // writable resolves a path to write and refuses what no action may write:
-// anything outside the roots, and the protected files.
+// anything outside the roots, and the protected places by any spelling.
 func (p *paths) writable(arg string) (target, error) {
 	abs, err := p.abs(arg)
 	if err != nil {
@@ -116,14 +103,50 @@ func (p *paths) writable(arg string) (target, error) {
 	if rel == "." {
 		return target{}, fmt.Errorf("%s is a root folder, not a file", arg)
 	}
-	if p.protected[c] {
-		return target{}, fmt.Errorf("%s is %s, which only a human changes", arg, filepath.Base(c))
+	if err := p.places.Check(abs); err != nil {
+		return target{}, fmt.Errorf("%w; only a human changes it", err)
 	}
 	return target{abs: abs, c: c, root: i, rel: rel}, nil
 }
 
-// protectedFile reports whether the canonical form of abs is protected.
-func (p *paths) protectedFile(abs string) bool { return p.protected[canonical(abs)] }
+// protectedFile reports whether abs reaches a protected place.
+func (p *paths) protectedFile(abs string) bool { return p.places.Check(abs) != nil }
+
+// openFolder opens the folder of t inside its root (making it when
+// needed) as a root of its own, and checks the entry t names in the folder
+// actually opened: a symlink swapped into the path after writable's check
+// cannot move the write into a protected place. It returns that root and
+// the file's name in it.
+func (p *paths) openFolder(t target) (*os.Root, string, error) {
+	root, err := os.OpenRoot(p.roots[t.root])
+	if err != nil {
+		return nil, "", err
+	}
+	defer root.Close()
+	dir, base := path.Split(t.rel)
+	dir = path.Clean("./" + dir)
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", fmt.Errorf("making the folder of %s: %w", t.rel, err)
+		}
+	}
+	sub, err := root.OpenRoot(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := sub.Open(".")
+	if err != nil {
+		sub.Close()
+		return nil, "", err
+	}
+	err = p.places.CheckEntry(d, filepath.Join(p.roots[t.root], filepath.FromSlash(dir)), base)
+	d.Close()
+	if err != nil {
+		sub.Close()
+		return nil, "", fmt.Errorf("%w; only a human changes it", err)
+	}
+	return sub, base, nil
+}
 
 // dir resolves a working folder, which must be an existing folder inside
 // the roots.

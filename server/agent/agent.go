@@ -17,6 +17,8 @@ import (
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
+	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
 
@@ -48,7 +50,8 @@ type Options struct {
 	Context ContextSource
 	// Workspace is the attached editor (nil: none).
 	Workspace workspace.Workspace
-	// DataDir holds the plans' records and locks and the journal's head.
+	// DataDir holds the install key, the plans' filing and run records and
+	// locks, and the journal's head; it must not be inside a root.
 	DataDir string
 	Config  Config
 	// Logs keep the recent log lines for the prompt. nil makes a ring fed
@@ -86,6 +89,11 @@ type Agent struct {
 	log       *slog.Logger
 	now       func() time.Time
 	redact    func(string) string
+
+	// foreign remembers the foreign plans already journalled (by ID and
+	// text), so that each is journalled once per process, not every tick.
+	foreignMu sync.Mutex
+	foreign   map[string]bool
 
 	// actMu serialises what changes files: an action's run with the
 	// snapshot and rollback around it, and the agent's own appends to the
@@ -128,6 +136,17 @@ func New(opts Options) (*Agent, error) {
 		redact = v.Redact
 		logs.SetRedactor(v.Redact)
 	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("agent: the data directory %s: %w", opts.DataDir, err)
+	}
+	if r, in := protect.Inside(dataDir, roots); in {
+		return nil, usage(fmt.Errorf("the data directory %s is inside the memex root %s, where actions could reach the install key and the plans' records: set PASSEPARTOUT_DATA_DIR to a folder outside every root", dataDir, r))
+	}
+	key, err := seal.LoadOrCreate(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	files := workspace.Files{Workspace: opts.Workspace}
 	shell, eval, httpLim := cfg.actuatorLimits()
 	getenv := opts.Getenv
@@ -136,7 +155,8 @@ func New(opts Options) (*Agent, error) {
 	}
 	acts, err := actuate.New(actuate.Config{
 		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
-		Getenv: getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
+		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
+		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Override: opts.Actuators, Logger: log,
 	})
 	if err != nil {
@@ -163,10 +183,10 @@ func New(opts Options) (*Agent, error) {
 	plans := filepath.Join(roots[0], flightplan.FileName)
 	return &Agent{
 		roots: roots, stack: opts.Stack, world: world, provider: opts.Provider, memex: opts.Memex,
-		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(opts.DataDir),
-		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), opts.DataDir),
+		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(dataDir, key),
+		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 	}, nil
 }
 
@@ -200,17 +220,20 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, err
 }
 
 // appendJournal writes one entry, serialised with actions (see actMu). A
-// journal that cannot be written is logged loudly; it does not undo what
-// already happened.
-func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) {
+// journal that cannot be written is logged loudly and the error returned:
+// what must be journalled before it happens (a proposal's verdict, an
+// approval) then does not happen; what already happened is not undone.
+func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 	a.actMu.Lock()
 	defer a.actMu.Unlock()
 	if _, err := a.journal.Append(context.WithoutCancel(ctx), e); err != nil {
 		a.log.Error("the audit journal could not be written", "err", err)
+		return fmt.Errorf("the audit journal could not be written: %w", err)
 	}
 	// The memex is not told at once: reading the whole journal again after
 	// every entry would cost more as it grows than the entry itself. A
 	// watcher or the heartbeat's refresh brings it in.
+	return nil
 }
 
 // The live memex is the agent's memex, and its snapshots are the gates'.

@@ -208,8 +208,8 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 		runs                bool
 	}{
 		{"to another command that needs approval", `"make count"`, `"touch edited"`, flightplan.StatePlan, "edited after filing", false},
-		{"to a command the gates deny", `"make count"`, `"rm -rf ~"`, flightplan.StateFailed, "denies the edited action", false},
-		{"to something that is not an action", `"tool": "shell"`, `"tool": "launch"`, flightplan.StateFailed, "holds no valid action", false},
+		{"to a command the gates deny", `"make count"`, `"rm -rf ~"`, flightplan.StateRejected, "denies the edited action", false},
+		{"to something that is not an action", `"tool": "shell"`, `"tool": "launch"`, flightplan.StateRejected, "holds no valid action", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile}, replay(t, countTranscript))
@@ -233,9 +233,19 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 			if tc.state != flightplan.StatePlan {
 				return
 			}
-			// Back to PLAN with the edited action's hash: a fresh approval runs the edited action.
+			// Back to PLAN with the edited action's hash, filed afresh under its
+			// headline: a fresh approval runs the edited action.
 			assert.NotEqual(t, orig, p.ActionHash)
 			assert.False(t, p.Edited())
+			assert.Equal(t, "Run `touch edited` in .", p.Title)
+			st := fx.agent.store.Standing(&p)
+			assert.Empty(t, st.Foreign)
+			assert.False(t, st.Edited, "a new filing record for the edited action")
+			assert.Equal(t, p.Action.Hash(), st.Record.ActionHash)
+			runs, err = fx.agent.Pickup(ctx)
+			require.NoError(t, err)
+			assert.Empty(t, runs, "the approval the edit came with does not count")
+			assert.NoFileExists(t, fx.path("edited"))
 			run, err := fx.agent.Approve(ctx, id)
 			require.NoError(t, err)
 			assert.True(t, run.Ran)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"pp-lsp/internal/plainerr"
 	"pp-lsp/server/actuate"
 )
 
@@ -62,7 +63,7 @@ func ParseConfig(section []byte) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(section))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("the \"agent\" section of the configuration: %w", err)
+		return Config{}, plainerr.JSON("the \"agent\" section", section, err)
 	}
 	return c, nil
 }
@@ -142,10 +143,10 @@ func ReadConfigFile(path string, optional bool) (FileSections, error) {
 		return s, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("reading the configuration: %w", err)
+		return s, plainerr.File("read", "the configuration file", path, err)
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("the configuration file %s is not valid JSON: %w", path, err)
+		return s, plainerr.JSON("the configuration file "+path, data, err)
 	}
 	return s, nil
 }

@@ -58,19 +58,36 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	go func() { done <- fx.agent.Heartbeat(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	// The user switches PLAN to APPROVED in the buffer, unsaved; the
-	// language server tells the agent on didChange.
-	ed.Open(plans, strings.Replace(string(d.Text), "* PLAN ", "* APPROVED ", 1))
+	// The user switches PLAN to APPROVED in the buffer, unsaved: nothing
+	// runs, however often the plans are picked up; the diagnostic says to save.
+	approved := strings.Replace(string(d.Text), "* PLAN ", "* APPROVED ", 1)
+	ed.Open(plans, approved)
+	fx.agent.NotifyPlansChanged()
+	runs, err := fx.agent.Pickup(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, runs)
+	assert.NoFileExists(t, fx.path("count.txt"), "an unsaved APPROVED never runs")
+	diags := fx.agent.PlanDiagnostics([]byte(approved))
+	require.Len(t, diags, 1)
+	assert.Contains(t, diags[0].Message, "approved in this buffer only: save the file to run it")
+
+	// Saved: it runs, once.
+	require.NoError(t, os.WriteFile(plans, []byte(approved), 0o644))
 	fx.agent.NotifyPlansChanged()
 	require.Eventually(t, func() bool {
 		d, _ := ed.OpenDocument(plans)
 		return strings.Contains(string(d.Text), "* DONE ")
 	}, 10*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
-	assert.NoFileExists(t, plans)
+	assert.Equal(t, approved, fx.read(t, flightplan.FileName), "DONE went into the buffer, not behind it")
 	d, _ = ed.OpenDocument(plans)
-	diags := fx.agent.PlanDiagnostics(d.Text)
+	diags = fx.agent.PlanDiagnostics(d.Text)
 	assert.Empty(t, diags, "a finished plan has nothing to say")
-	_, err := os.Stat(fx.data + "/flightplans/records/" + id + ".run")
+	// The disk still says APPROVED until the user saves again: it never runs twice.
+	runs, err = fx.agent.Pickup(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, runs)
+	assert.Equal(t, "ran\n", fx.read(t, "count.txt"))
+	_, err = os.Stat(fx.data + "/flightplans/records/" + id + ".run")
 	assert.NoError(t, err, "the run is recorded in the data directory")
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +10,11 @@ import (
 	"github.com/google/uuid"
 
 	"pp-lsp/gates"
+	"pp-lsp/orgast"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
@@ -53,20 +56,28 @@ type PlanRun struct {
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
 // when it is open).
 func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
+	if err := protect.OwnFile(a.plansPath); err != nil {
+		return nil, err
+	}
 	cur, err := a.files.Read(a.plansPath)
 	if err != nil {
 		return nil, err
 	}
 	var out []PlanInfo
-	for _, p := range flightplan.Parse(cur.Text) {
+	plans := flightplan.Parse(cur.Text)
+	for i := range plans {
+		p := &plans[i]
 		info := PlanInfo{ID: p.ID, State: string(p.State), Tool: p.Tool, Created: p.Created, Title: p.Title, Gate: p.Gate, Line: p.Line + 1}
+		st := a.store.Standing(p)
 		switch {
 		case p.ID == "":
 			info.Problem = "no :ID:"
+		case st.Foreign != "" && !p.State.Final():
+			info.Problem = "not filed by pp-lsp (" + st.Foreign + "): it never runs"
 		case p.ActionErr != nil:
 			info.Problem = p.ActionErr.Error()
 			info.Edited = true
-		case p.Edited():
+		case st.Edited && !p.State.Final():
 			info.Edited = true
 		}
 		out = append(out, info)
@@ -75,9 +86,26 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 }
 
 // PlanDiagnostics are the diagnostics the language server shows on a
-// Flight Plans buffer (see flightplan.Diagnostics).
+// Flight Plans buffer (see flightplan.Diagnostics), and, on its first
+// line, why the server refuses flightplans.org or journal.org if it does.
 func (a *Agent) PlanDiagnostics(text []byte) []flightplan.Diagnostic {
-	return flightplan.Diagnostics(text, a.store)
+	var out []flightplan.Diagnostic
+	if err := a.ownFiles(); err != nil {
+		end := bytes.IndexByte(text, '\n')
+		if end < 0 {
+			end = len(text)
+		}
+		out = append(out, flightplan.Diagnostic{Range: orgast.Range{End: end}, Severity: flightplan.SeverityError,
+			Message: err.Error() + ": no plan is filed or run until it is fixed"})
+	}
+	disk, _, _ := protect.ReadOwnFile(a.plansPath)
+	return append(out, flightplan.Diagnostics(text, disk, a.store)...)
+}
+
+// ownFiles checks that flightplans.org and journal.org are the server's own
+// files (protect.OwnFile): a symlink or a second hard link is refused.
+func (a *Agent) ownFiles() error {
+	return errors.Join(protect.OwnFile(a.plansPath), protect.OwnFile(a.journal.Path()))
 }
 
 // PlanHover is the hover text over a plan's headline at the 0-based line.
@@ -90,8 +118,9 @@ func (a *Agent) IsPlansFile(path string) bool {
 	return filepath.Clean(path) == a.plansPath
 }
 
-// NotifyPlansChanged tells the heartbeat that flightplans.org changed (the
-// language server calls it on didChange, didSave and a change on disk), so
+// NotifyPlansChanged tells the heartbeat that flightplans.org changed on
+// disk (the language server calls it on didSave and when a watcher sees the
+// file change; never on didChange: an unsaved APPROVED runs nothing), so
 // that approved plans are picked up now rather than at the next tick. It
 // never blocks.
 func (a *Agent) NotifyPlansChanged() {
@@ -105,13 +134,7 @@ func (a *Agent) NotifyPlansChanged() {
 // the editor when it is open), its verdict recorded in the data directory,
 // and journalled.
 func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gates.Verdict) (string, error) {
-	if v.Verdict != gates.VerdictAsk {
-		// Allowed by the gates, but the actuator runs this tool only from
-		// an approved plan: the plan says so in its trace.
-		v = gates.Verdict{Verdict: gates.VerdictAsk, Gate: "agent",
-			Reason: fmt.Sprintf("the gates allow it (%s), but %s always needs a human's approval", v.Reason, action.Tool),
-			Trace:  append(append([]gates.TraceEntry(nil), v.Trace...), gates.TraceEntry{Gate: "agent", Priority: 0, Result: gates.TraceApproval})}
-	}
+	v = needsHuman(action, v)
 	id := uuid.NewString()
 	lk, err := a.store.Lock(ctx, a.plansPath)
 	if err != nil {
@@ -119,20 +142,32 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 	}
 	defer lk.Release()
 	err = func() error {
+		if err := a.ownFiles(); err != nil {
+			return err
+		}
 		a.actMu.Lock()
 		defer a.actMu.Unlock()
 		cur, err := a.files.Read(a.plansPath)
 		if err != nil {
 			return err
 		}
-		plan := flightplan.Render(flightplan.Filing{ID: id, Created: a.now(), Action: action, Gate: v.Gate})
+		// The records first: a plan in the file always has its filing
+		// record (one without a plan is harmless).
+		now := a.now()
+		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now}); err != nil {
+			return err
+		}
+		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now}); err != nil {
+			return err
+		}
+		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate})
 		if _, err := a.files.Write(ctx, cur, flightplan.AppendTo(cur.Text, plan), workspace.Meta{Label: "Passepartout: a Flight Plan to approve"}); err != nil {
 			return err
 		}
 		if !cur.Open {
 			a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
 		}
-		return a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: a.now()})
+		return nil
 	}()
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
@@ -144,15 +179,27 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 	return id, nil
 }
 
+// needsHuman is the verdict a plan is filed with: the gates' "ask", or, for
+// an action the gates allow but whose tool runs only from an approved plan
+// (http, send, eval), an "ask" by the agent that says so in its trace.
+func needsHuman(action gates.Action, v gates.Verdict) gates.Verdict {
+	if v.Verdict == gates.VerdictAsk {
+		return v
+	}
+	return gates.Verdict{Verdict: gates.VerdictAsk, Gate: "agent",
+		Reason: fmt.Sprintf("the gates allow it (%s), but %s always needs a human's approval", v.Reason, action.Tool),
+		Trace:  append(append([]gates.TraceEntry(nil), v.Trace...), gates.TraceEntry{Gate: "agent", Priority: 0, Result: gates.TraceApproval})}
+}
+
 // Approve approves the plan with the given ID on a human's command (the
 // passepartout.approve command, a code action, the bridge's :APPROVE, the
-// CLI) and runs it, exactly as an APPROVED keyword in the file would.
+// CLI) and runs it, exactly as an APPROVED keyword saved in the file would.
 func (a *Agent) Approve(ctx context.Context, id string) (PlanRun, error) {
 	return a.onPlan(ctx, id, func(p *flightplan.Plan, text []byte) PlanRun {
 		if p.State.Final() {
 			return PlanRun{ID: id, Title: p.Title, State: p.State, Err: fmt.Errorf("plan %s is already %s", id, p.State)}
 		}
-		return a.runPlan(ctx, p, "by command")
+		return a.runPlan(ctx, p, text, "by command")
 	})
 }
 
@@ -176,6 +223,9 @@ func (a *Agent) onPlan(ctx context.Context, id string, f func(*flightplan.Plan, 
 		return PlanRun{ID: id}, err
 	}
 	defer lk.Release()
+	if err := a.ownFiles(); err != nil {
+		return PlanRun{ID: id}, err
+	}
 	cur, err := a.files.Read(a.plansPath)
 	if err != nil {
 		return PlanRun{ID: id}, err
@@ -188,21 +238,27 @@ func (a *Agent) onPlan(ctx context.Context, id string, f func(*flightplan.Plan, 
 	return run, run.Err
 }
 
-// Pickup handles what humans did in flightplans.org: every APPROVED plan
-// runs, every REJECTED one is journalled once, and a plan whose run is
-// recorded but whose state was not written gets it. The heartbeat calls
-// it; so does `pp-lsp plans --run-approved`.
+// Pickup handles what humans did in flightplans.org as saved on disk —
+// never an editor's unsaved buffer: every APPROVED plan runs (if it is the
+// server's, unchanged since filing, and its approval is not a stale one),
+// every REJECTED one is journalled once, a plan whose run is recorded but
+// whose state was not written gets it, and a foreign plan is journalled and
+// never runs. The heartbeat calls it (at its ticks, and at once when the
+// file is saved or changes on disk); so does `pp-lsp plans --run-approved`.
 func (a *Agent) Pickup(ctx context.Context) ([]PlanRun, error) {
 	lk, err := a.store.Lock(ctx, a.plansPath)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Release()
-	cur, err := a.files.Read(a.plansPath)
-	if err != nil || !cur.Exists {
+	if err := a.ownFiles(); err != nil {
 		return nil, err
 	}
-	plans := flightplan.Parse(cur.Text)
+	disk, exists, err := protect.ReadOwnFile(a.plansPath)
+	if err != nil || !exists {
+		return nil, err
+	}
+	plans := flightplan.Parse(disk)
 	seen := map[string]int{}
 	for _, p := range plans {
 		seen[p.ID]++
@@ -213,19 +269,90 @@ func (a *Agent) Pickup(ctx context.Context) ([]PlanRun, error) {
 		if !flightplan.ValidID(p.ID) || seen[p.ID] > 1 {
 			continue
 		}
-		switch p.State {
-		case flightplan.StateApproved:
-			runs = append(runs, a.runPlan(ctx, p, "in flightplans.org"))
-		case flightplan.StateRejected:
-			if rec, ok, _ := a.store.Load(p.ID); !ok || rec.State != flightplan.StateRejected {
-				runs = append(runs, a.rejectPlan(ctx, p, false))
+		if p.State.Final() {
+			if p.State == flightplan.StateRejected && a.store.Standing(p).Foreign == "" {
+				if rec, ok, _ := a.store.Load(p.ID); !ok || rec.State != flightplan.StateRejected {
+					runs = append(runs, a.rejectPlan(ctx, p, false))
+				}
 			}
+			continue
+		}
+		st := a.store.Standing(p)
+		if st.Foreign != "" {
+			a.noteForeign(ctx, p, disk, st.Foreign)
+			continue
+		}
+		if p.State == flightplan.StateApproved && a.approvedNow(p, st, disk) {
+			runs = append(runs, a.runPlan(ctx, p, disk, approvedInFile))
 		}
 		if ctx.Err() != nil {
 			return runs, ctx.Err()
 		}
 	}
 	return runs, nil
+}
+
+// approvedNow reports whether p's APPROVED on disk is an approval to act
+// on: not the one an edited plan was saved with before it was filed afresh
+// (the record's StaleApproval), and not taken back in the editor's buffer,
+// whose text the user sees (there it must still read APPROVED; a plan
+// that ran and whose buffer reads DONE is done).
+func (a *Agent) approvedNow(p *flightplan.Plan, st flightplan.Standing, disk []byte) bool {
+	if st.Record.StaleApproval != "" && st.Record.StaleApproval == journal.HashOf(p.Text(disk)) {
+		return false
+	}
+	if a.files.Workspace == nil {
+		return true
+	}
+	d, open := a.files.Workspace.OpenDocument(a.plansPath)
+	if !open {
+		return true
+	}
+	q, err := flightplan.Find(flightplan.Parse(d.Text), p.ID)
+	return err == nil && q.State == flightplan.StateApproved
+}
+
+// approvedInFile is how a plan approved by saving flightplans.org is
+// approved (runPlan's how).
+const approvedInFile = "in flightplans.org"
+
+// stillApproved checks, actMu held, that flightplans.org on disk still
+// holds p exactly as it was read from src, APPROVED: an approval that was
+// there only while an action ran (and was undone after it) is none.
+func (a *Agent) stillApproved(p *flightplan.Plan, src []byte) error {
+	disk, _, err := protect.ReadOwnFile(a.plansPath)
+	if err != nil {
+		return err
+	}
+	q, err := flightplan.Find(flightplan.Parse(disk), p.ID)
+	if err != nil || q.State != flightplan.StateApproved || !bytes.Equal(q.Text(disk), p.Text(src)) {
+		return fmt.Errorf("plan %s was not run: its approval is no longer in %s as it was read (it changed while an action ran)", p.ID, flightplan.FileName)
+	}
+	return nil
+}
+
+// noteForeign journals a plan the server never filed, once per process
+// for the same text, and logs it; it never runs.
+func (a *Agent) noteForeign(ctx context.Context, p *flightplan.Plan, src []byte, why string) {
+	key := p.ID + " " + journal.HashOf(p.Text(src))
+	a.foreignMu.Lock()
+	seen := a.foreign[key]
+	a.foreign[key] = true
+	a.foreignMu.Unlock()
+	if seen {
+		return
+	}
+	a.log.Warn("a Flight Plan not filed by pp-lsp is in flightplans.org: it never runs", "plan", p.ID, "state", p.State, "why", why)
+	e := journal.Entry{Kind: journal.KindForeign, PlanID: p.ID, Tool: p.Tool, Status: string(p.State),
+		Title: fmt.Sprintf("%s: not filed by pp-lsp (%s); it never runs", p.Title, why)}
+	if p.Action != nil {
+		e.ActionHash = p.Action.Hash()
+	}
+	if a.appendJournal(ctx, e) != nil {
+		a.foreignMu.Lock()
+		delete(a.foreign, key)
+		a.foreignMu.Unlock()
+	}
 }
 
 // rejectPlan records a rejection (and writes REJECTED when write is set).
@@ -253,11 +380,19 @@ func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) 
 	return run
 }
 
-// runPlan carries out an approved plan (the plans lock held): the action
-// in its block, if it is still the one filed, gated again, claimed once,
-// run, and its result written below it.
-func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, how string) PlanRun {
+// runPlan carries out an approved plan (the plans lock held; p read from
+// src): only when its filing record is valid and its block is the action
+// filed — a foreign plan never runs, an edited one is filed afresh — then
+// with its approval journalled first, gated again, claimed once, run, and
+// its result written below it.
+func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how string) PlanRun {
 	run := PlanRun{ID: p.ID, Title: p.Title, Tool: p.Tool, State: p.State}
+	st := a.store.Standing(p)
+	if st.Foreign != "" {
+		a.noteForeign(ctx, p, src, st.Foreign)
+		run.Err = fmt.Errorf("plan %s was not filed by pp-lsp (%s): it never runs", p.ID, st.Foreign)
+		return run
+	}
 	claimed, err := a.store.Claimed(p.ID)
 	if err != nil {
 		run.Err = err
@@ -266,21 +401,20 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, how string) Pla
 	if claimed {
 		return a.repair(ctx, p, run)
 	}
-	a.appendJournal(ctx, journal.Entry{Kind: journal.KindApproval, PlanID: p.ID, Tool: p.Tool, ActionHash: p.ActionHash,
-		Status: string(flightplan.StateApproved), Title: p.Title + " (approved " + how + ")"})
+	if p.ActionErr != nil || st.Edited {
+		return a.refile(ctx, p, run)
+	}
+	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindApproval, PlanID: p.ID, Tool: p.Tool, ActionHash: st.Record.ActionHash,
+		Status: string(flightplan.StateApproved), Title: p.Title + " (approved " + how + ")"}); err != nil {
+		run.Err = fmt.Errorf("plan %s was not run: %w", p.ID, err)
+		return run
+	}
 	env, err := a.env(ctx, a.memex.Snapshot())
 	if err != nil {
 		run.Err = err
 		return run
 	}
 	defer env.Close()
-	switch {
-	case p.ActionErr != nil:
-		v := a.stack.Malformed(p.ActionErr)
-		return a.finish(ctx, p, run, flightplan.StateFailed, &v, "not run: the plan's action block holds no valid action ("+p.ActionErr.Error()+")", "")
-	case p.Edited():
-		return a.regate(ctx, p, run, env)
-	}
 	action := *p.Action
 	v := a.stack.Recheck(ctx, action, env)
 	run.Verdict = &v
@@ -291,7 +425,20 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, how string) Pla
 		return a.finish(ctx, p, run, flightplan.StateFailed, &v, "not run: the gates changed the action at approval, and the changed action is not the one approved", "")
 	}
 	now := a.now()
+	// Under actMu no action of this agent runs: an APPROVED that one wrote
+	// into flightplans.org while it ran has been undone by now, and none
+	// can be written until this run ends. A disk approval is read again
+	// here, and the run is claimed and started without letting go.
+	a.actMu.Lock()
+	if how == approvedInFile {
+		if err := a.stillApproved(p, src); err != nil {
+			a.actMu.Unlock()
+			run.Err = err
+			return run
+		}
+	}
 	if err := a.store.Claim(p.ID, action.Hash(), now); err != nil {
+		a.actMu.Unlock()
 		if errors.Is(err, flightplan.ErrAlreadyRan) {
 			return a.repair(ctx, p, run)
 		}
@@ -305,7 +452,6 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, how string) Pla
 	}
 	a.log.Info("running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
 
-	a.actMu.Lock()
 	snap := a.memex.Snapshot()
 	res, err := func() (res actuate.Result, err error) {
 		defer a.actMu.Unlock()
@@ -384,21 +530,54 @@ func (a *Agent) repair(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 	return run
 }
 
-// regate handles a plan whose action was edited after filing: gated again;
-// denied, it fails; otherwise it goes back to PLAN with the new hash and a
-// note, and needs a fresh approval.
-func (a *Agent) regate(ctx context.Context, p *flightplan.Plan, run PlanRun, env *gates.Env) PlanRun {
-	action := *p.Action
-	v := a.stack.Check(ctx, action, env)
-	run.Verdict = &v
-	if v.Verdict == gates.VerdictDeny {
-		return a.finish(ctx, p, run, flightplan.StateFailed, &v,
-			fmt.Sprintf("not run: the action was edited after filing, and %s denies the edited action: %s", v.Gate, v.Reason), "")
+// refile handles a plan whose block is not the action filed (the plans
+// lock held): the edited action is gated again; denied (or not an action
+// at all), the plan is REJECTED with the reason; otherwise it is filed
+// afresh — a new filing record, the headline, :ACTION_HASH:, :TOOL: and
+// :GATE: rewritten to the new action, back to PLAN — and needs a fresh
+// approval. The approval it came with never counts: when flightplans.org on
+// disk still holds it (the rewrite went to an editor's buffer), the new
+// record names that text as a stale approval.
+func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) PlanRun {
+	var v gates.Verdict
+	if p.ActionErr != nil {
+		v = a.stack.Malformed(p.ActionErr)
+	} else {
+		env, err := a.env(ctx, a.memex.Snapshot())
+		if err != nil {
+			run.Err = err
+			return run
+		}
+		v = a.stack.Check(ctx, *p.Action, env)
+		env.Close()
 	}
-	note := fmt.Sprintf("edited after filing (it was %s): gated again, %s by %s: %s. Back to PLAN: approve again to run the edited action.", p.ActionHash, v.Verdict, v.Gate, v.Reason)
+	run.Verdict = &v
+	switch {
+	case p.ActionErr != nil:
+		return a.finish(ctx, p, run, flightplan.StateRejected, &v,
+			fmt.Sprintf("REJECTED: the action block was edited after filing and holds no valid action (%s)", p.ActionErr), "")
+	case v.Verdict == gates.VerdictDeny:
+		return a.finish(ctx, p, run, flightplan.StateRejected, &v,
+			fmt.Sprintf("REJECTED: the action was edited after filing, and %s denies the edited action: %s", v.Gate, v.Reason), "")
+	}
+	action := *p.Action
+	v = needsHuman(action, v)
+	run.Verdict = &v
+	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now()}
+	if disk, ok, _ := protect.ReadOwnFile(a.plansPath); ok {
+		if q, err := flightplan.Find(flightplan.Parse(disk), p.ID); err == nil && q.State == flightplan.StateApproved {
+			rec.StaleApproval = journal.HashOf(q.Text(disk))
+		}
+	}
+	if err := a.store.SaveFiling(rec); err != nil {
+		run.Err = err
+		return run
+	}
+	note := fmt.Sprintf("edited after filing: gated again, %s by %s: %s. Filed afresh as the action above: approve it again to run it.", v.Verdict, v.Gate, v.Reason)
 	err := a.editPlan(ctx, p.ID, func(q *flightplan.Plan, src []byte) []workspace.Change {
 		return []workspace.Change{
 			q.SetState(flightplan.StatePlan),
+			q.SetTitle(src, flightplan.TitleFor(action)),
 			q.SetProperty(src, "ACTION_HASH", action.Hash()),
 			q.SetProperty(src, "TOOL", string(action.Tool)),
 			q.SetProperty(src, "GATE", v.Gate),
@@ -406,15 +585,17 @@ func (a *Agent) regate(ctx context.Context, p *flightplan.Plan, run PlanRun, env
 		}
 	})
 	if err != nil {
-		run.Err = err
+		run.Err = fmt.Errorf("plan %s was filed afresh, but writing that into %s failed: %w", p.ID, flightplan.FileName, err)
 		return run
 	}
-	rec, _, _ := a.store.Load(p.ID)
-	rec.ID, rec.File, rec.ActionHash, rec.Verdict = p.ID, a.plansPath, action.Hash(), &v
-	a.store.Save(rec)
+	r, _, _ := a.store.Load(p.ID)
+	r.ID, r.File, r.ActionHash, r.Verdict, r.Filed = p.ID, a.plansPath, action.Hash(), &v, rec.Filed
+	if err := a.store.Save(r); err != nil {
+		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
+	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindEdit, PlanID: p.ID, Tool: string(action.Tool), ActionHash: action.Hash(),
-		Status: string(flightplan.StatePlan), Verdict: &v, Title: p.Title + ": edited, gated again", Action: a.journalAction(action, v)})
-	run.State, run.Summary = flightplan.StatePlan, note
+		Status: string(flightplan.StatePlan), Verdict: &v, Title: flightplan.TitleFor(action) + ": edited, gated again, filed afresh", Action: a.journalAction(action, v)})
+	run.State, run.Title, run.Tool, run.Summary = flightplan.StatePlan, flightplan.TitleFor(action), string(action.Tool), note
 	return run
 }
 

@@ -52,7 +52,10 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 		}
 		t.Verdict = v
 		p.Tries = append(p.Tries, t)
-		a.journalProposal(ctx, sig, t, prop)
+		if err := a.journalProposal(ctx, sig, t, prop); err != nil {
+			// A pass that cannot be journalled does not act.
+			return proposal{}, nil, fmt.Errorf("nothing was done: %w", err)
+		}
 		a.log.Info("proposal gated", "try", try, "tool", toolOf(t), "verdict", v.Verdict, "gate", v.Gate, "session", sig.Session, "depth", sig.Depth)
 		p.Verdict = v
 		if v.Verdict != gates.VerdictDeny {
@@ -116,7 +119,7 @@ func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
 	return []byte(a.redact(string(js)))
 }
 
-func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal) {
+func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal) error {
 	e := journal.Entry{
 		Kind: journal.KindProposal, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
 		Try: t.N, Verdict: &t.Verdict,
@@ -129,7 +132,7 @@ func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop pro
 	if sig.Depth > 0 {
 		e.Title += fmt.Sprintf(" (depth %d)", sig.Depth)
 	}
-	a.appendJournal(ctx, e)
+	return a.appendJournal(ctx, e)
 }
 
 // tryBreaks passes streamed text on, starting a new line when a retry's text

@@ -30,7 +30,7 @@ func Describe(w io.Writer, p Pass) {
 	case StatusAnswered:
 		fmt.Fprintf(w, "%sanswered: %s\n", prefix, p.Result.Summary)
 	case StatusFiled:
-		fmt.Fprintf(w, "%sfiled as Flight Plan %s: it waits for your approval in flightplans.org (switch PLAN to APPROVED, or run `pp-lsp plans`)\n", prefix, p.PlanID)
+		fmt.Fprintf(w, "%sfiled as Flight Plan %s: it waits for your approval in flightplans.org (switch PLAN to APPROVED and save the file; `pp-lsp plans` lists the plans)\n", prefix, p.PlanID)
 	case StatusDenied:
 		fmt.Fprintf(w, "%sdenied after %d tries: nothing ran\n", prefix, len(p.Tries))
 	case StatusFailed:
@@ -51,7 +51,10 @@ func DescribeRun(w io.Writer, r PlanRun) {
 		fmt.Fprintf(w, "plan %s (%s): %v\n", r.ID, r.Title, r.Err)
 		return
 	}
-	fmt.Fprintf(w, "plan %s (%s): %s — %s\n", r.ID, r.Title, r.State, oneLine(r.Summary))
+	// The summary starts with the state when the plan's file records it
+	// so ("DONE: exit status 0"); said once here.
+	summary := strings.TrimPrefix(oneLine(r.Summary), string(r.State)+": ")
+	fmt.Fprintf(w, "plan %s (%s): %s — %s\n", r.ID, r.Title, r.State, summary)
 	if r.Verdict != nil {
 		fmt.Fprintf(w, "  gates at approval: %s by %s; trace: %s\n", r.Verdict.Verdict, r.Verdict.Gate, traceLine(r.Verdict.Trace))
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/plainerr"
 	"pp-lsp/memory"
 	"pp-lsp/providers"
 	"pp-lsp/server/workspace"
@@ -206,7 +207,7 @@ func readSettings(s Setup) (*settings, error) {
 	}
 	if len(sections.Providers) > 0 {
 		if err := json.Unmarshal(sections.Providers, &st.pc); err != nil {
-			return nil, usage(fmt.Errorf("the \"providers\" section of %s: %w", cfgPath, err))
+			return nil, usage(plainerr.JSON("the \"providers\" section of "+cfgPath, sections.Providers, err))
 		}
 	}
 	if err := st.pc.ApplyEnv(st.getenv); err != nil {

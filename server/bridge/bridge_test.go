@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/server/plist"
 )
 
@@ -401,8 +401,16 @@ func TestTooManyConnections(t *testing.T) {
 	d := startDaemon(t, Config{MaxConnections: 1})
 	first := d.connect(t)
 	second := dial(t, d.addr)
-	second.expectLogThenClose("already serves 1 connections")
-	assert.Equal(t, "pong", get(first.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"))
+	second.next() // the daemon's handshake
+	second.send(fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q))`, d.token))
+	second.expectLogThenClose("already serves 1 clients")
+	assert.Equal(t, "pong", get(first.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"), "the first client is never the one closed")
+	require.Eventually(t, func() bool { st := d.srv.Stats(); return st.Connections == 1 && st.Handshaking == 0 }, 5*time.Second, 10*time.Millisecond)
+
+	// Once the first leaves, its place is free.
+	first.nc.Close()
+	require.Eventually(t, func() bool { return d.srv.Stats().Connections == 0 }, 5*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "pong", get(d.connect(t).call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"))
 }
 
 func TestTooManyRequestsInFlight(t *testing.T) {
@@ -520,7 +528,7 @@ func TestNewNeedsBackendAndToken(t *testing.T) {
 // TestLogsNeverHoldTokens: neither the daemon's token nor a client's wrong
 // guess reaches the log, whatever happens to the connection.
 func TestLogsNeverHoldTokens(t *testing.T) {
-	var logs lockedLog
+	var logs testenv.SyncBuffer
 	d := startDaemon(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	good := d.connect(t)
 	good.call("p", `:ACTION :PING`)
@@ -539,22 +547,4 @@ func TestLogsNeverHoldTokens(t *testing.T) {
 	assert.Contains(t, text, "bridge handshake refused")
 	assert.NotContains(t, text, d.token)
 	assert.NotContains(t, text, guess)
-}
-
-// lockedLog is a log sink shared by the daemon's goroutines and the test.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

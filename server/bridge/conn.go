@@ -28,6 +28,12 @@ type conn struct {
 	out     *outbox
 	log     *slog.Logger
 	session string
+	// seq orders connections by arrival: the oldest handshaking one is
+	// evicted first.
+	seq uint64
+	// authed is set once the client's token is accepted and it is counted
+	// among the authenticated connections (Server.promote).
+	authed atomic.Bool
 
 	// ctx ends with the connection: every request's context derives from it.
 	ctx    context.Context
@@ -50,6 +56,16 @@ type guardedConn struct {
 	net.Conn
 	mu      sync.Mutex
 	aborted bool
+	// heard is set once the client has sent a byte.
+	heard atomic.Bool
+}
+
+func (g *guardedConn) Read(p []byte) (int, error) {
+	n, err := g.Conn.Read(p)
+	if n > 0 {
+		g.heard.Store(true)
+	}
+	return n, err
 }
 
 // pastDeadline is a deadline that has passed: reads fail at once.
@@ -87,6 +103,7 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		out:        newOutbox(s.cfg.QueueBytes),
 		log:        s.log.With("conn", id, "remote", nc.RemoteAddr().String()),
 		session:    rand.Text(),
+		seq:        id,
 		writerDone: make(chan struct{}),
 		calls:      make(map[string]*call),
 	}
@@ -95,13 +112,9 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	defer c.cancel()
 
-	if !s.register(c) {
-		c.log.Warn("bridge connection refused: too many connections", "max", s.cfg.MaxConnections)
-		c.refuseConnection(fmt.Sprintf("the daemon already serves %d connections; try again later", s.cfg.MaxConnections))
-		return
-	}
+	s.admit(c)
 	defer s.unregister(c)
-	c.log.Info("bridge connection accepted")
+	c.log.Debug("bridge connection accepted") // Info once authenticated: a flood must not flood the log
 
 	go c.writeLoop()
 	stopShutdown := context.AfterFunc(ctx, c.shutdown)
@@ -126,27 +139,38 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 	c.waitRequests()
 }
 
-// refuseConnection tells a client the daemon is full and closes.
-func (c *conn) refuseConnection(text string) {
-	if f, err := encode(logMessage(levelError, text)); err == nil {
-		_ = c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.CloseTimeout))
-		_, _ = c.nc.Write(f)
-	}
-	c.lingeringClose()
-}
-
 // lingeringClose closes the connection without losing what was just sent:
 // closing a socket that still has unread input makes the kernel reset the
 // connection, which can destroy our last :LOG before the client reads it. So
 // the daemon half-closes, reads and discards what the client still sends
-// (bounded in time and size), then closes.
+// (bounded in time and size), then closes. A connection that never sent a
+// byte (an idle one evicted or timed out) has nothing to reset it: it is
+// closed at once, so that a flood of them holds nothing after its :LOG.
 func (c *conn) lingeringClose() {
+	if !c.guard.heard.Load() {
+		c.nc.Close()
+		return
+	}
 	if hc, ok := c.nc.(interface{ CloseWrite() error }); ok {
 		_ = hc.CloseWrite()
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.s.cfg.CloseTimeout))
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.closeTimeout()))
 		_, _ = io.CopyN(io.Discard, c.nc, 1<<20)
 	}
 	c.nc.Close()
+}
+
+// preAuthCloseTimeout bounds the last :LOG and the lingering close of a
+// connection that never authenticated: an idle flood must not pile up
+// closing connections for long.
+const preAuthCloseTimeout = 250 * time.Millisecond
+
+// closeTimeout is how long the daemon spends closing c: CloseTimeout for
+// an authenticated client, at most preAuthCloseTimeout for any other.
+func (c *conn) closeTimeout() time.Duration {
+	if c.authed.Load() {
+		return c.s.cfg.CloseTimeout
+	}
+	return min(c.s.cfg.CloseTimeout, preAuthCloseTimeout)
 }
 
 // waitRequests gives the connection's request goroutines CloseTimeout to
@@ -198,8 +222,16 @@ func (c *conn) closeWith(level plist.Keyword, text string) {
 		c.out.drop()
 		return
 	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.CloseTimeout))
+	_ = c.nc.SetWriteDeadline(time.Now().Add(c.closeTimeout()))
 	c.out.pushLast(f)
+}
+
+// evict closes a connection that has not authenticated yet to make room
+// for a newer one (Server.admit): a :LOG saying why, and its reader stops.
+func (c *conn) evict() {
+	c.log.Debug("bridge handshake refused", "reason", "evicted: the oldest of too many unauthenticated connections")
+	c.closeWith(levelError, fmt.Sprintf("handshake refused: more than %d connections were waiting to authenticate and this one had waited longest; connect again", c.s.cfg.MaxHandshaking))
+	c.guard.abort()
 }
 
 // shutdown runs when the daemon stops: a last :LOG, and the reader is stopped.
@@ -259,6 +291,14 @@ func (c *conn) handshake() bool {
 	}
 	if !tokenMatches(c.s.digest, tok) {
 		return refuse("bad token")
+	}
+	switch err := c.s.promote(c); {
+	case errors.Is(err, errEvicted):
+		return false // evict has told the client and is closing
+	case errors.Is(err, errFull):
+		c.log.Warn("bridge connection refused: too many clients", "max", c.s.cfg.MaxConnections)
+		c.closeWith(levelError, fmt.Sprintf("the daemon already serves %d clients; try again later", c.s.cfg.MaxConnections))
+		return false
 	}
 	c.rd.SetIdleDeadline(time.Time{})
 	c.rd.SetMaxPayload(c.s.cfg.MaxPayload)

@@ -158,6 +158,9 @@ func (k *call) finish(status plist.Keyword, text string, extra plist.Plist) bool
 	}
 	k.done = true
 	k.mu.Unlock()
+	// The id is free again before the answer goes out: a client may reuse
+	// it as soon as it reads the answer.
+	k.c.forget(k)
 	if k.action == actAsk {
 		_ = k.c.send(message(typeChunk, answerMeta(k.id), plist.Plist{}.Add(kText, "")))
 	}
@@ -190,11 +193,7 @@ func (c *conn) start(id any, key string, action plist.Keyword, env envelope) {
 	go func() {
 		defer func() {
 			cancel()
-			c.mu.Lock()
-			if c.calls[key] == k {
-				delete(c.calls, key)
-			}
-			c.mu.Unlock()
+			c.forget(k)
 			c.s.inFlight.Add(-1)
 			c.wg.Done()
 		}()
@@ -214,6 +213,15 @@ func (c *conn) start(id any, key string, action plist.Keyword, env envelope) {
 		}
 		k.finish(statusOK, "", res)
 	}()
+}
+
+// forget removes k from the running requests, if it is still there.
+func (c *conn) forget(k *call) {
+	c.mu.Lock()
+	if c.calls[k.key] == k {
+		delete(c.calls, k.key)
+	}
+	c.mu.Unlock()
 }
 
 // cancelRequest serves :CANCEL: the request whose :REQUEST-ID is the
@@ -327,6 +335,7 @@ func (c *conn) status(ctx context.Context) plist.Plist {
 		Add("WIRE", 1).
 		Add("UPTIME-SECONDS", int64(st.Uptime.Seconds())).
 		Add("CONNECTIONS", st.Connections).
+		Add("HANDSHAKING", st.Handshaking).
 		Add("IN-FLIGHT", st.InFlight).
 		Add("SERVED", st.Served).
 		Add(kSessionID, c.session)

@@ -5,8 +5,11 @@
 // can only ever hurt its own connection — a malformed frame closes that
 // connection alone (after a :LOG saying why), and a client that stops reading
 // only blocks its own requests — and the daemon never closes a healthy
-// connection first (except at shutdown, with a :LOG). Tokens and payloads are
-// never logged.
+// authenticated connection first (except at shutdown, with a :LOG).
+// Connections that have not authenticated cost a bounded amount and can never
+// lock a genuine client out: they are at most MaxHandshaking, each closed
+// after the handshake timeout, the oldest evicted by a newcomer. Tokens and
+// payloads are never logged.
 //
 // # The protocol as served
 //
@@ -19,7 +22,7 @@
 //
 //	(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN "…" :CAPABILITIES (…)))
 //
-// within the handshake timeout (10s), in a frame of at most 64 KiB. The
+// within the handshake timeout (2s), in a frame of at most 64 KiB. The
 // token is the file LoadOrCreateToken manages (see TokenPath); it is compared
 // in constant time. A good token is acknowledged with
 //
@@ -27,6 +30,23 @@
 //
 // A bad or missing token, another first message, or no handshake in time gets
 // a :LOG and the connection is closed.
+//
+// # Connections that do not authenticate
+//
+// Any local process can open connections to the port. Until its token is
+// checked a connection holds one of MaxHandshaking places (64): when a
+// connection arrives and they are all taken, the one that has waited longest
+// is evicted — it gets (:LEVEL :ERROR :TEXT "handshake refused: more than 64
+// connections were waiting to authenticate …") and is closed — so a genuine
+// client always gets a place, however many idle connections are held. It
+// keeps it for as long as 63 newer connections take to arrive, ample for its
+// one round trip unless a process reopens evicted connections as fast as it
+// can; then an evicted client connects again (the package's benchmark
+// measures how often). Once authenticated a client is never evicted. At most
+// MaxConnections clients (64) are authenticated at once: beyond, a client is
+// told so after its handshake and closed. A connection closed before it
+// authenticated lingers at most 250 ms for its last :LOG, and not at all if
+// it never sent a byte.
 //
 // A request is (:TYPE :REQUEST :META (:REQUEST-ID id …) :PAYLOAD (:ACTION :X …)).
 // The id is a string, integer or symbol, unique among the connection's
@@ -41,7 +61,7 @@
 // :RESPONSE. The actions:
 //
 //	:PING                         answered (:STATUS :OK :TEXT "pong")
-//	:STATUS                       :VERSION :WIRE :UPTIME-SECONDS :CONNECTIONS :IN-FLIGHT :SERVED :SESSION-ID, and :MEMEX from the backend
+//	:STATUS                       :VERSION :WIRE :UPTIME-SECONDS :CONNECTIONS (authenticated) :HANDSHAKING :IN-FLIGHT :SERVED :SESSION-ID, and :MEMEX from the backend
 //	:CANCEL :TARGET id            see below
 //	:ASK :TEXT q [:FILE f :LINE n] the backend's answer, streamed
 //	:CONTEXT :FILE f :LINE n [:BUDGET n]  the backend's rendering, as :TEXT
@@ -73,5 +93,6 @@
 // to it waits: a streaming backend's emit blocks, which slows that client's
 // own stream, and nothing else. The accept loop and the other connections
 // never wait on a client. At most MaxInFlight requests run per connection
-// and MaxConnections connections at once; past either, the client is told so.
+// and MaxConnections authenticated connections at once; past either, the
+// client is told so.
 package bridge

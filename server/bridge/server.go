@@ -28,7 +28,8 @@ type Config struct {
 	// nil discards them.
 	Logger *slog.Logger
 
-	// HandshakeTimeout is how long a new connection has to authenticate (10s).
+	// HandshakeTimeout is how long a new connection has to authenticate (2s):
+	// a genuine client needs one round trip on this machine.
 	HandshakeTimeout time.Duration
 	// StallTimeout is how long a frame that has begun may go without a byte (30s).
 	StallTimeout time.Duration
@@ -41,8 +42,14 @@ type Config struct {
 	// Limits bound the plist in a payload (plist.DefaultLimits, with
 	// MaxBytes set to MaxPayload).
 	Limits plist.Limits
-	// MaxConnections is how many clients may be connected at once (64).
+	// MaxConnections is how many authenticated clients may be connected at
+	// once (64); a client that authenticates beyond it is refused.
 	MaxConnections int
+	// MaxHandshaking is how many connections may wait to authenticate at
+	// once (64). A connection that arrives beyond it evicts the one that
+	// has waited longest, so that idle connections can never lock a
+	// genuine client out.
+	MaxHandshaking int
 	// MaxInFlight is how many requests one connection may have running at
 	// once (32); beyond it a request is answered with an error.
 	MaxInFlight int
@@ -52,7 +59,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.HandshakeTimeout <= 0 {
-		c.HandshakeTimeout = 10 * time.Second
+		c.HandshakeTimeout = 2 * time.Second
 	}
 	if c.StallTimeout <= 0 {
 		c.StallTimeout = 30 * time.Second
@@ -68,6 +75,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxConnections <= 0 {
 		c.MaxConnections = 64
+	}
+	if c.MaxHandshaking <= 0 {
+		c.MaxHandshaking = 64
 	}
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 32
@@ -88,8 +98,14 @@ type Server struct {
 	digest  [sha256.Size]byte
 	started time.Time
 
-	mu    sync.Mutex
-	conns map[*conn]struct{}
+	// mu guards the connections still waiting to authenticate (evicted
+	// oldest first) and the count of authenticated ones.
+	mu          sync.Mutex
+	handshaking map[*conn]struct{}
+	authed      int
+	// evicted counts the evictions not logged yet: a flood is logged once
+	// a second, not once a connection.
+	evicted int
 
 	nextConn atomic.Uint64
 	inFlight atomic.Int64
@@ -110,18 +126,20 @@ func New(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Server{
-		cfg:     cfg,
-		log:     log,
-		digest:  tokenDigest(cfg.Token),
-		started: time.Now(),
-		conns:   make(map[*conn]struct{}),
+		cfg:         cfg,
+		log:         log,
+		digest:      tokenDigest(cfg.Token),
+		started:     time.Now(),
+		handshaking: make(map[*conn]struct{}),
 	}, nil
 }
 
 // Stats are the daemon's own figures, as :STATUS reports them.
 type Stats struct {
-	// Connections counts the clients connected now, authenticated or not.
+	// Connections counts the authenticated clients connected now.
 	Connections int
+	// Handshaking counts the connections waiting to authenticate.
+	Handshaking int
 	// InFlight counts the requests running now, over all connections.
 	InFlight int64
 	// Served counts the requests answered since the start.
@@ -133,9 +151,9 @@ type Stats struct {
 // Stats returns the daemon's current figures.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	n := len(s.conns)
+	authed, handshaking := s.authed, len(s.handshaking)
 	s.mu.Unlock()
-	return Stats{Connections: n, InFlight: s.inFlight.Load(), Served: s.served.Load(), Uptime: time.Since(s.started)}
+	return Stats{Connections: authed, Handshaking: handshaking, InFlight: s.inFlight.Load(), Served: s.served.Load(), Uptime: time.Since(s.started)}
 }
 
 // Serve accepts connections on ln until ctx ends, then shuts down
@@ -180,19 +198,71 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-// register adds c unless the daemon is full.
-func (s *Server) register(c *conn) bool {
+// admit adds a new connection to the handshaking ones. When they are
+// already MaxHandshaking, the one that has waited longest is evicted (it is
+// told so and closed): a genuine client, which authenticates within a round
+// trip, always gets in, however many idle connections are opened.
+func (s *Server) admit(c *conn) {
+	s.mu.Lock()
+	var oldest *conn
+	if len(s.handshaking) >= s.cfg.MaxHandshaking {
+		for h := range s.handshaking {
+			if oldest == nil || h.seq < oldest.seq {
+				oldest = h
+			}
+		}
+		delete(s.handshaking, oldest)
+		s.evicted++
+		if s.evicted == 1 {
+			time.AfterFunc(time.Second, s.logEvictions)
+		}
+	}
+	s.handshaking[c] = struct{}{}
+	s.mu.Unlock()
+	if oldest != nil {
+		oldest.evict()
+	}
+}
+
+// logEvictions logs how many connections were evicted in the second
+// since the first of them.
+func (s *Server) logEvictions() {
+	s.mu.Lock()
+	n := s.evicted
+	s.evicted = 0
+	s.mu.Unlock()
+	s.log.Warn("bridge evicted connections that did not authenticate: more were waiting than the budget allows", "evicted", n, "within", time.Second, "max", s.cfg.MaxHandshaking)
+}
+
+// errEvicted and errFull are why an authenticated client is not served.
+var (
+	errEvicted = errors.New("evicted while authenticating")
+	errFull    = errors.New("too many authenticated clients")
+)
+
+// promote counts c, which has just presented a good token, among the
+// authenticated connections, unless it was evicted meanwhile (it is
+// closing) or MaxConnections clients are already authenticated.
+func (s *Server) promote(c *conn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.conns) >= s.cfg.MaxConnections {
-		return false
+	if _, ok := s.handshaking[c]; !ok {
+		return errEvicted
 	}
-	s.conns[c] = struct{}{}
-	return true
+	delete(s.handshaking, c)
+	if s.authed >= s.cfg.MaxConnections {
+		return errFull
+	}
+	s.authed++
+	c.authed.Store(true)
+	return nil
 }
 
 func (s *Server) unregister(c *conn) {
 	s.mu.Lock()
-	delete(s.conns, c)
+	delete(s.handshaking, c)
+	if c.authed.Load() {
+		s.authed--
+	}
 	s.mu.Unlock()
 }

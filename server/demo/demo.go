@@ -8,12 +8,13 @@
 // memex, the data directory and the configuration directory all live there;
 // the user's own configuration file and data directory are never read or
 // written. The model is the replay provider (a recorded transcript, named as
-// such) unless PASSEPARTOUT_PROVIDERS names a real one.
+// such) unless PASSEPARTOUT_PROVIDERS names a real one that answers a
+// preflight; whatever the model answers, every step shows what happened
+// and the tour goes on to its end.
 package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,10 +22,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"pp-lsp/examples"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
+	"pp-lsp/providers"
 	"pp-lsp/server/agent"
 )
 
@@ -33,7 +36,7 @@ type Options struct {
 	// Out receives the tour.
 	Out io.Writer
 	// Getenv reads the environment; only PASSEPARTOUT_PROVIDERS, the
-	// providers' keys and HOME pass through to the tour.
+	// providers' keys, HOME and PATH pass through to the tour.
 	Getenv func(string) string
 	// Keep leaves the temporary directory in place for the reader to explore.
 	Keep bool
@@ -50,8 +53,13 @@ const (
 	request     = "Make a dated copy of my inbox before I tidy it."
 )
 
-// Run runs the tour. It fails only when something the tour relies on fails;
-// the gates' verdicts and the plan's outcome are part of what it shows.
+// preflightTimeout bounds the check that the user's model answers before
+// the tour relies on it: a person is waiting.
+const preflightTimeout = 3 * time.Second
+
+// Run runs the tour. It fails only when the tour's own ground fails (its
+// temporary directory, the example memex); the model's answers, the gates'
+// verdicts and the plan's outcome are part of what it shows.
 func Run(ctx context.Context, o Options) error {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
@@ -66,35 +74,35 @@ func Run(ctx context.Context, o Options) error {
 	if !o.Keep {
 		defer os.RemoveAll(dir)
 	}
-	t := &tour{out: o.Out, dir: dir, root: filepath.Join(dir, "memex"), dataDir: filepath.Join(dir, "data", "passepartout")}
+	t := &tour{out: o.Out, dir: dir, root: filepath.Join(dir, "memex"), dataDir: filepath.Join(dir, "data", "passepartout"), keep: o.Keep}
 	if err := copyMemex(t.root); err != nil {
 		return err
 	}
-	env, modelNote, err := t.environment(o.Getenv)
+	env, modelNote, err := t.environment(ctx, o.Getenv)
 	if err != nil {
 		return err
 	}
-	t.intro(modelNote, o.Keep)
+	t.intro(modelNote)
 
 	mx, err := memory.Open(ctx, memory.Options{Roots: []string{t.root}, Embed: true, Logger: o.Logger})
 	if err != nil {
-		return fmt.Errorf("the demo's memex: %w", err)
+		return fmt.Errorf("cannot index the demo's memex: %w", err)
 	}
 	defer mx.Close(context.WithoutCancel(ctx))
 	if err := mx.WaitEmbedded(ctx); err != nil {
-		return fmt.Errorf("the demo's memex: %w", err)
+		return fmt.Errorf("cannot embed the demo's memex: %w", err)
 	}
 	a, err := agent.Open(ctx, agent.Setup{
 		Roots: []string{t.root}, Getenv: env, Logger: o.Logger,
 		Memex: mx, RequireProvider: true,
 	})
 	if err != nil {
-		return fmt.Errorf("the demo's agent: %w", err)
+		return fmt.Errorf("cannot set up the demo's agent: %w", err)
 	}
 	defer a.Close(context.WithoutCancel(ctx))
 	t.agent, t.memex = a, mx
 	if t.renderer, err = foveal.NewRenderer(foveal.Options{}); err != nil {
-		return fmt.Errorf("the demo's context renderer: %w", err)
+		return fmt.Errorf("cannot set up the demo's context renderer: %w", err)
 	}
 
 	steps := []func(context.Context) error{t.outline, t.figures, t.foveal, t.question, t.proposal, t.approval, t.journal}
@@ -102,15 +110,22 @@ func Run(ctx context.Context, o Options) error {
 		if err := step(ctx); err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("the tour was interrupted: %w", err)
+		}
 	}
-	t.outro(o.Keep)
+	t.outro()
 	return nil
 }
 
+// recordedNote says that the model is the recorded transcript.
+const recordedNote = "The model is the replay provider: a recorded transcript (examples/demo-replay.jsonl),\n" +
+	"no network. Set PASSEPARTOUT_PROVIDERS to take the tour with a real model."
+
 // environment is the tour's own environment: everything under its temporary
-// directory, the model from the user's PASSEPARTOUT_PROVIDERS or the
-// recorded transcript.
-func (t *tour) environment(getenv func(string) string) (func(string) string, string, error) {
+// directory, the model from the user's PASSEPARTOUT_PROVIDERS when it
+// answers a preflight, else the recorded transcript.
+func (t *tour) environment(ctx context.Context, getenv func(string) string) (func(string) string, string, error) {
 	env := map[string]string{
 		"HOME":                  getenv("HOME"),
 		"PATH":                  getenv("PATH"),
@@ -119,22 +134,65 @@ func (t *tour) environment(getenv func(string) string) (func(string) string, str
 		"XDG_RUNTIME_DIR":       filepath.Join(t.dir, "run"),
 		"PASSEPARTOUT_DATA_DIR": t.dataDir,
 	}
-	note := "The model is the replay provider: a recorded transcript (examples/demo-replay.jsonl),\n" +
-		"no network. Set PASSEPARTOUT_PROVIDERS to take the tour with a real model."
-	if p := getenv("PASSEPARTOUT_PROVIDERS"); p != "" {
-		env["PASSEPARTOUT_PROVIDERS"] = p
-		for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
-			env[k] = getenv(k)
+	lookup := func(k string) string { return env[k] }
+	note := recordedNote
+	if p := strings.TrimSpace(getenv(providers.EnvProviders)); p != "" {
+		keys := map[string]string{}
+		for _, k := range []string{providers.EnvOpenAIKey, providers.EnvAnthropicKey} {
+			keys[k] = getenv(k)
 		}
-		note = "The model is yours (PASSEPARTOUT_PROVIDERS=" + p + "):\nits answers will differ from the recorded tour's, and that is the point."
-	} else {
-		replay := filepath.Join(t.dir, "demo-replay.jsonl")
-		if err := os.WriteFile(replay, examples.DemoReplay, 0o600); err != nil {
-			return nil, "", fmt.Errorf("the demo's transcript: %w", err)
+		userEnv := func(k string) string {
+			if k == providers.EnvProviders {
+				return p
+			}
+			return keys[k]
 		}
-		env["PASSEPARTOUT_PROVIDERS"] = "replay:" + replay
+		if problem := preflight(ctx, userEnv); problem != "" {
+			note = fmt.Sprintf("Your model (PASSEPARTOUT_PROVIDERS=%s) is not ready: %s.\n"+
+				"The tour goes on with the recorded model instead: a transcript, no network.", p, problem)
+		} else {
+			env[providers.EnvProviders] = p
+			for k, v := range keys {
+				env[k] = v
+			}
+			return lookup, "The model is yours (PASSEPARTOUT_PROVIDERS=" + p + "):\n" +
+				"its answers will differ from the recorded tour's, and that is the point.", nil
+		}
 	}
-	return func(k string) string { return env[k] }, note, nil
+	replay := filepath.Join(t.dir, "demo-replay.jsonl")
+	if err := os.WriteFile(replay, examples.DemoReplay, 0o600); err != nil {
+		return nil, "", fmt.Errorf("cannot write the demo's transcript: %w", err)
+	}
+	env[providers.EnvProviders] = "replay:" + replay
+	t.recorded = true
+	return lookup, note, nil
+}
+
+// preflight asks each configured provider, briefly, whether it is there
+// and has its model, as doctor does. It returns "" when at least one
+// does (the cascade falls through the others), else why none does.
+func preflight(ctx context.Context, getenv func(string) string) string {
+	var cfg providers.Config
+	if err := cfg.ApplyEnv(getenv); err != nil {
+		return err.Error()
+	}
+	if err := cfg.Validate(); err != nil {
+		return err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	var problems []string
+	diags := providers.DiagnoseProviders(ctx, cfg, providers.Options{Getenv: getenv, Logger: slog.New(slog.DiscardHandler)})
+	for _, d := range diags {
+		if d.Status != providers.StatusFail {
+			return ""
+		}
+		if len(diags) == 1 {
+			return strings.TrimRight(d.Detail, ".")
+		}
+		problems = append(problems, strings.TrimPrefix(d.Subject, "provider ")+": "+strings.TrimRight(d.Detail, "."))
+	}
+	return strings.Join(problems, "; ")
 }
 
 // copyMemex writes the embedded example memex to root.
@@ -154,15 +212,7 @@ func copyMemex(root string) error {
 		return os.WriteFile(target, b, 0o644)
 	})
 	if err != nil {
-		return fmt.Errorf("copying the example memex: %w", err)
+		return fmt.Errorf("cannot copy the example memex: %w", err)
 	}
 	return nil
 }
-
-// errStep marks a step whose premise did not hold (the example memex
-// changed, say); it names the step.
-func errStep(step, format string, a ...any) error {
-	return fmt.Errorf("demo step %q: %s", step, fmt.Sprintf(format, a...))
-}
-
-var errNoPlan = errors.New("the model's proposal was not filed as a Flight Plan")

@@ -2,8 +2,10 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +26,17 @@ type tour struct {
 	out      io.Writer
 	dir      string // the temporary directory
 	root     string // the memex, a copy of examples/memex
+	dataDir  string
+	keep     bool
+	recorded bool // the model is the recorded transcript
 	agent    *agent.Agent
 	memex    *memory.Memex
 	renderer *foveal.Renderer
-	dataDir  string
 	step     int
 	plan     string // the Flight Plan filed in the proposal step
+	cursor   int    // the 1-based line of the tour's cursor
+	// traceShown is set once the gate trace has been explained.
+	traceShown bool
 }
 
 func (t *tour) printf(format string, a ...any) { fmt.Fprintf(t.out, format, a...) }
@@ -47,10 +54,10 @@ func (t *tour) block(text string) {
 	}
 }
 
-func (t *tour) intro(modelNote string, keep bool) {
+func (t *tour) intro(modelNote string) {
 	t.printf("pp-lsp demo — a guided tour of Passepartout for editors\n\n")
 	t.printf("Everything happens in a temporary copy of the example memex:\n   %s\n", t.root)
-	if keep {
+	if t.keep {
 		t.printf("(kept afterwards, to explore).\n")
 	} else {
 		t.printf("(removed at the end; `pp-lsp demo --keep` keeps it).\n")
@@ -58,13 +65,30 @@ func (t *tour) intro(modelNote string, keep bool) {
 	t.printf("%s\n", modelNote)
 }
 
-func (t *tour) outro(keep bool) {
+// outro closes the tour. With --keep it names what was kept and the
+// commands that explore it, each of which works as printed; without, it
+// says how to keep it, rather than pointing at files that are gone.
+func (t *tour) outro() {
 	t.printf("\nThat is the loop: the model proposes, deterministic gates decide, and what\n")
 	t.printf("needs you waits in flightplans.org until you say so, in your own editor.\n")
-	t.printf("Next: set up your editor (README.md, \"Editors\"), and `make test`.\n")
-	if keep {
-		t.printf("The tour's files are in %s.\n", t.dir)
+	if !t.keep {
+		t.printf("Next: set up your editor (README.md, \"Editors\"). `pp-lsp demo --keep` keeps the\n")
+		t.printf("tour's memex and data, with the commands to explore them.\n")
+		return
 	}
+	t.printf("\nThe tour's files are kept in %s:\n", t.dir)
+	t.printf("   memex     %s\n", t.root)
+	t.printf("   data dir  %s  (plan records, the journal's head, vectors)\n", t.dataDir)
+	t.printf("Explore them from the memex, with the tour's data dir, so that the records read\n")
+	t.printf("are the tour's:\n")
+	t.printf("   cd %s\n", t.root)
+	t.printf("   export %s=%s\n", memory.EnvDataDir, t.dataDir)
+	t.printf("   pp-lsp outline --json %s\n", outlineFile)
+	t.printf("   pp-lsp index\n")
+	t.printf("   pp-lsp context %s:%d\n", cursorFile, t.cursor)
+	t.printf("   pp-lsp plans\n")
+	t.printf("   pp-lsp doctor\n")
+	t.printf("Next: set up your editor (README.md, \"Editors\") with that memex as its root.\n")
 }
 
 func (t *tour) rel(path string) string {
@@ -102,11 +126,11 @@ func (t *tour) outline(context.Context) error {
 		}
 		line := fmt.Sprintf("line %d", n.Line()+1)
 		if id := n.ID(); id != "" {
-			line += ", ID " + id[:8] + "…"
+			line += ", ID " + id[:min(8, len(id))] + "…"
 		}
 		t.printf("   %-58s %s\n", b.String(), line)
 	}
-	t.printf("\n`pp-lsp outline --json %s` prints this as JSON, field for field what Emacs prints.\n", outlineFile)
+	t.printf("\n`pp-lsp outline --json FILE` prints this as JSON, field for field what Emacs prints.\n")
 	return nil
 }
 
@@ -128,7 +152,7 @@ func (t *tour) figures(context.Context) error {
 	t.printf("   root hash %x…\n\n", f.RootHash[:8])
 	t.printf("The broken link is deliberate: inbox.org points at a note not written yet. Your\n")
 	t.printf("editor shows it as a diagnostic. The root hash is a Merkle hash over every byte:\n")
-	t.printf("it moves exactly when some Org text changes. `pp-lsp index --json` prints these.\n")
+	t.printf("it moves exactly when some Org text changes. `pp-lsp index --root DIR` prints these.\n")
 	return nil
 }
 
@@ -141,13 +165,14 @@ func (t *tour) cursorLine() (string, int, error) {
 	}
 	for n := range file.Descendants() {
 		if n.Title() == cursorTitle {
+			t.cursor = n.Line() + 1
 			return path, n.Line(), nil
 		}
 	}
 	return "", 0, errStep("context", "no headline %q in %s", cursorTitle, cursorFile)
 }
 
-// context shows what the model would see from the cursor.
+// foveal shows what the model would see from the cursor.
 func (t *tour) foveal(ctx context.Context) error {
 	t.heading("What the model sees from your cursor")
 	path, line, err := t.cursorLine()
@@ -156,7 +181,7 @@ func (t *tour) foveal(ctx context.Context) error {
 	}
 	v, err := t.renderer.View(ctx, t.memex.Snapshot(), foveal.Cursor{Path: path, Line: line}, tourBudget)
 	if err != nil {
-		return fmt.Errorf("demo step %q: %w", "context", err)
+		return errStep("context", "%v", err)
 	}
 	t.printf("Your cursor is on line %d of %s, in \"%s\".\n", line+1, cursorFile, cursorTitle)
 	t.printf("The model is shown that node in full, its ancestors by title, related notes by\n")
@@ -172,11 +197,12 @@ func (t *tour) foveal(ctx context.Context) error {
 			t.printf("   related: \"%s\" (%s), cosine %.2f — the embeddings found it, no model asked\n", n.Title(), n.RelPath(), r.Score)
 		}
 	}
-	t.printf("\n`pp-lsp context --json %s:%d` prints this with its figures.\n", cursorFile, line+1)
+	t.printf("\n`pp-lsp context --json --root DIR FILE:LINE` prints this with its figures.\n")
 	return nil
 }
 
-// question asks about the node under the cursor.
+// question asks about the node under the cursor. Whatever the model does
+// — answer, propose an action, fail — is shown, and the tour goes on.
 func (t *tour) question(ctx context.Context) error {
 	t.heading("A question")
 	path, line, err := t.cursorLine()
@@ -188,10 +214,14 @@ func (t *tour) question(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if last := out.Last(); last.Status != agent.StatusAnswered {
-		t.printf("\n(The model proposed an action instead of answering: %s.)\n", last.Status)
+	switch last := out.Last(); last.Status {
+	case agent.StatusAnswered:
+		t.printf("\nWords are only shown (in your editor, offered into the node for you to accept).\n")
+	default:
+		t.printf("\nThe model did not answer in words:\n")
+		t.describe(out)
+		t.printf("Words would only be shown (in your editor, offered into the node for you to\naccept); anything else passes the gates first.\n")
 	}
-	t.printf("\nWords are only shown (in your editor, offered into the node for you to accept).\n")
 	return nil
 }
 
@@ -204,41 +234,90 @@ func (t *tour) proposal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	t.describe(out)
+	last := out.Last()
+	if last.Status != agent.StatusFiled {
+		t.printf("\nNo Flight Plan this time: %s.\n", noPlanBecause[last.Status])
+		return nil
+	}
+	t.plan = last.PlanID
+	t.printf("\nEvery gate ran without a single model token. The %s gate asked for\n", last.Verdict.Gate)
+	t.printf("you: the action is not the model's to decide. It became a Flight Plan, an Org\n")
+	t.printf("TODO in flightplans.org:\n\n")
+	t.showPlan()
+	return nil
+}
+
+// noPlanBecause says why a pass that ended so filed no plan.
+var noPlanBecause = map[agent.Status]string{
+	agent.StatusAnswered:  "the model answered in words, and words need no approval",
+	agent.StatusRan:       "the gates allowed what the model proposed, so it ran",
+	agent.StatusDenied:    "the gates denied every proposal, so nothing waits for you",
+	agent.StatusFailed:    "the model gave no proposal",
+	agent.StatusDropped:   "the passes went deeper than the limit and were dropped",
+	agent.StatusCancelled: "the question was cancelled",
+	"":                    "the model gave no proposal",
+}
+
+// describe shows what each pass of an outcome did: each try with its
+// verdict and gate trace, then how the pass ended.
+func (t *tour) describe(out agent.Outcome) {
 	for _, p := range out.Passes {
 		for _, try := range p.Tries {
 			t.describeTry(try)
 		}
-	}
-	last := out.Last()
-	if last.Status != agent.StatusFiled {
-		t.printf("\nNo Flight Plan this time (%s)", last.Status)
-		if last.Err != nil {
-			t.printf(": %v", last.Err)
+		switch p.Status {
+		case agent.StatusAnswered:
+			// the words were shown as they came
+		case agent.StatusRan:
+			summary := ""
+			if p.Result != nil {
+				summary = p.Result.Summary
+			}
+			t.printf("   → the gates allowed it, so it ran: %s\n", oneLine(summary))
+		case agent.StatusFiled:
+			t.printf("   → filed as Flight Plan %s, waiting for you\n", p.PlanID)
+		case agent.StatusDenied:
+			t.printf("   → denied after %d tries: nothing ran\n", len(p.Tries))
+		case agent.StatusFailed:
+			t.printf("   → no proposal: %s\n", oneLine(errText(p.Err)))
+		case agent.StatusDropped:
+			t.printf("   → dropped: it went deeper than %d passes\n", agent.MaxDepth)
+		case agent.StatusCancelled:
+			t.printf("   → cancelled\n")
 		}
-		t.printf(".\n")
-		return nil
 	}
-	t.plan = last.PlanID
-	t.printf("\nEvery gate ran without a single model token. A write inside your notes is not\n")
-	t.printf("denied, but it is not the model's to decide: it became a Flight Plan, an Org TODO\n")
-	t.printf("in flightplans.org:\n\n")
-	return t.showPlan()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the model gave nothing the pipeline could use"
+	}
+	return err.Error()
 }
 
 func (t *tour) describeTry(try agent.Try) {
-	what := try.Proposal
+	what := oneLine(try.Proposal)
 	if try.Action != nil {
 		what = describeAction(*try.Action)
 	}
-	t.printf("   try %d: %s\n", try.N, what)
-	t.printf("          → %s by %s: %s\n", strings.ToUpper(try.Verdict.Verdict), try.Verdict.Gate, try.Verdict.Reason)
+	t.printf("   try %d: %s\n", try.N, clip(what, 160))
+	t.printf("          → %s by %s: %s\n", strings.ToUpper(string(try.Verdict.Verdict)), try.Verdict.Gate, oneLine(try.Verdict.Reason))
 	var trace []string
 	for _, e := range try.Verdict.Trace {
 		trace = append(trace, fmt.Sprintf("%s(%d) %s", e.Gate, e.Priority, e.Result))
 	}
 	t.printf("          trace: %s\n", strings.Join(trace, ", "))
+	if !t.traceShown && len(try.Verdict.Trace) > 0 {
+		t.traceShown = true
+		t.printf("          (The trace lists every gate in the order it ran, highest priority\n")
+		t.printf("          first: the number is the priority. Each gate says \"passed\", \"approval\"\n")
+		t.printf("          — a human must approve — or \"blocked\". One block denies, whatever the\n")
+		t.printf("          others said, so \"approval\" can stand in a DENY's trace: that gate would\n")
+		t.printf("          have asked you, another refused outright.)\n")
+	}
 	if try.Verdict.Verdict == gates.VerdictDeny {
-		t.printf("          (nothing ran; the model is shown this verdict and tries again)\n")
+		t.printf("          (nothing ran; the model is shown this verdict and may try again)\n")
 	}
 }
 
@@ -251,13 +330,13 @@ func describeAction(a gates.Action) string {
 }
 
 // showPlan quotes the tour's plan from flightplans.org.
-func (t *tour) showPlan() error {
+func (t *tour) showPlan() {
 	text, err := os.ReadFile(t.agent.PlansPath())
 	if err != nil {
-		return fmt.Errorf("demo: reading flightplans.org: %w", err)
+		t.printf("   (flightplans.org cannot be read: %v)\n", err)
+		return
 	}
 	t.block(planText(string(text), t.plan))
-	return nil
 }
 
 // planText cuts the headline holding :ID: id, and its body, out of the
@@ -288,32 +367,40 @@ func planText(text, id string) string {
 func (t *tour) approval(ctx context.Context) error {
 	t.heading("Approval")
 	if t.plan == "" {
-		t.printf("There is no plan to approve.\n")
+		t.printf("There is no plan to approve: the model's proposal above was not filed.\n")
+		if !t.recorded {
+			t.printf("(The recorded tour files one here; run `pp-lsp demo` without PASSEPARTOUT_PROVIDERS\nto see it.)\n")
+		}
 		return nil
 	}
-	t.printf("In your editor you switch PLAN to APPROVED (or run passepartout.approve). The\n")
-	t.printf("tour edits the file the same way, then lets the heartbeat pick it up:\n\n")
+	t.printf("In your editor you switch PLAN to APPROVED and save the file, or approve it\n")
+	t.printf("by command — M-x pp-lsp-approve in Emacs, :PassepartoutApprove in Neovim. The\n")
+	t.printf("tour saves the file the same way, then lets the heartbeat pick it up:\n\n")
 	path := t.agent.PlansPath()
 	text, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("demo: reading flightplans.org: %w", err)
+		t.printf("   (flightplans.org cannot be read: %v)\n", err)
+		return nil
 	}
 	plan := planText(string(text), t.plan)
 	approved := strings.Replace(plan, "* PLAN ", "* APPROVED ", 1)
 	if err := os.WriteFile(path, []byte(strings.Replace(string(text), plan, approved, 1)), 0o644); err != nil {
-		return fmt.Errorf("demo: approving: %w", err)
+		return fmt.Errorf("cannot approve the demo's plan: %w", err)
 	}
 	runs, err := t.agent.Pickup(ctx)
 	if err != nil {
-		return fmt.Errorf("demo: running the approved plan: %w", err)
+		t.printf("   (the approved plan could not be run: %v)\n", err)
+		return nil
 	}
 	for _, r := range runs {
 		agent.DescribeRun(t.out, r)
 	}
-	t.printf("\nBefore running, pp-lsp checked that the action is byte for byte the one filed\n")
-	t.printf("(its sha256), and ran the gates again: an \"ask\" is fine now, a \"deny\" would\n")
-	t.printf("still deny. The plan now reads:\n\n")
-	return t.showPlan()
+	t.printf("\nBefore running, pp-lsp checked its sealed filing record: the plan is one it\n")
+	t.printf("filed, and the action is byte for byte the one filed (its sha256). It ran the\n")
+	t.printf("gates again: an \"ask\" is fine now, a \"deny\" would still deny. The plan now\n")
+	t.printf("reads:\n\n")
+	t.showPlan()
+	return nil
 }
 
 // journal shows the audit journal and verifies its chain.
@@ -321,8 +408,15 @@ func (t *tour) journal(ctx context.Context) error {
 	t.heading("The audit journal")
 	path := t.agent.JournalPath()
 	text, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("demo: reading journal.org: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		t.printf("journal.org was not started: no proposal reached the gates this time. Every\n")
+		t.printf("proposal, verdict, approval and result is appended to it, each entry carrying\n")
+		t.printf("the hash of the one before.\n")
+		return nil
+	case err != nil:
+		t.printf("journal.org cannot be read: %v\n", err)
+		return nil
 	}
 	t.printf("Every proposal, verdict, approval and result was appended to journal.org, each\n")
 	t.printf("entry carrying the hash of the one before:\n\n")
@@ -332,24 +426,29 @@ func (t *tour) journal(ctx context.Context) error {
 		}
 	}
 	rep, err := journal.Verify(ctx, path, t.dataDir)
-	if err != nil {
-		return fmt.Errorf("demo: verifying the journal: %w", err)
-	}
-	if rep.OK() {
+	switch {
+	case err != nil:
+		t.printf("\nThe journal cannot be verified: %v\n", err)
+	case rep.OK():
 		t.printf("\nChain verified: %d entries. `pp-lsp doctor` re-computes it and names the first\n", rep.Entries)
 		t.printf("entry that does not match, should anyone edit the past.\n")
-	} else {
+	default:
 		t.printf("\nThe chain does not verify: %+v\n", rep.Broken)
 	}
 	return nil
 }
 
-// ask runs one question through the pipeline, streaming the answer.
+// ask runs one question through the pipeline, streaming the answer. Only
+// an interruption is an error: a question that could not be handled at
+// all is shown as a failed pass, and the tour goes on.
 func (t *tour) ask(ctx context.Context, path string, line int, text string) (agent.Outcome, error) {
-	t.printf("   ")
-	col := 3
+	col := 0 // 0: nothing written yet
 	out, err := t.agent.Handle(ctx, agent.FromCLI(path, line+1, text), func(s string) error {
 		for _, r := range s {
+			if col == 0 {
+				t.printf("   ")
+				col = 3
+			}
 			if r == '\n' || col > 78 && r == ' ' {
 				t.printf("\n   ")
 				col = 3
@@ -360,11 +459,22 @@ func (t *tour) ask(ctx context.Context, path string, line int, text string) (age
 		}
 		return nil
 	})
-	t.printf("\n")
+	if col > 0 {
+		t.printf("\n")
+	}
+	if ctx.Err() != nil {
+		return out, fmt.Errorf("the tour was interrupted: %w", ctx.Err())
+	}
 	if err != nil {
-		return out, fmt.Errorf("demo: asking %q: %w", text, err)
+		out.Passes = append(out.Passes, agent.Pass{Status: agent.StatusFailed, Err: err})
 	}
 	return out, nil
+}
+
+// errStep marks a step whose premise did not hold (the example memex
+// changed, say); it names the step.
+func errStep(step, format string, a ...any) error {
+	return fmt.Errorf("demo step %q: %s", step, fmt.Sprintf(format, a...))
 }
 
 // plural writes n thing, or n things.
@@ -373,4 +483,15 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip bounds what a model wrote to n characters for a line of the tour.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

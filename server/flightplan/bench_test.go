@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"pp-lsp/gates"
+	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
 
@@ -26,6 +27,28 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		if len(Parse(src)) != 500 {
 			b.Fatal("plans lost")
+		}
+	}
+}
+
+// BenchmarkStanding is what checking one plan against its sealed filing
+// record costs (a pickup does it for every plan not yet final).
+func BenchmarkStanding(b *testing.B) {
+	dir := b.TempDir()
+	k, err := seal.LoadOrCreate(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := OpenStore(dir, k)
+	a := gates.Build(gates.ShellArgs{Cmd: "make test", Cwd: "."}, "build it")
+	f := Filing{ID: uuid.NewString(), Created: time.Now(), Action: a, Gate: "permissions"}
+	if err := s.SaveFiling(FilingRecord{ID: f.ID, ActionHash: a.Hash(), Gate: f.Gate, Filed: f.Created}); err != nil {
+		b.Fatal(err)
+	}
+	p := Parse(Render(f))[0]
+	for b.Loop() {
+		if st := s.Standing(&p); st.Foreign != "" || st.Edited {
+			b.Fatal(st)
 		}
 	}
 }

@@ -28,10 +28,17 @@ type Diagnostic struct {
 
 // Diagnostics reads src (the text of a Flight Plans file, as the editor has
 // it) and says, for each plan, what the server sees: waiting for approval
-// and why (the gate trace, from the store), edited since filing, an action
-// that does not decode, a duplicate or malformed ID. store may be nil.
-func Diagnostics(src []byte, store *Store) []Diagnostic {
+// and why (the gate trace, from the store), approved but not saved (disk is
+// the file as saved, nil when there is none: only a saved APPROVED runs),
+// edited since filing, foreign (no valid filing record: it never runs), an
+// action that does not decode, a duplicate or malformed ID. store may be nil
+// (then every plan is foreign).
+func Diagnostics(src, disk []byte, store *Store) []Diagnostic {
 	plans := Parse(src)
+	saved := map[string]State{}
+	for _, p := range Parse(disk) {
+		saved[p.ID] = p.State
+	}
 	seen := map[string]int{}
 	for _, p := range plans {
 		seen[p.ID]++
@@ -56,19 +63,24 @@ func Diagnostics(src []byte, store *Store) []Diagnostic {
 		if p.State.Final() {
 			continue
 		}
+		st := store.Standing(p)
+		if st.Foreign != "" {
+			add(SeverityError, "this plan was not filed by pp-lsp (%s): it never runs, approved or not; ask again to have the action filed", st.Foreign)
+			continue
+		}
 		var rec *Record
-		if store != nil {
-			if r, ok, err := store.Load(p.ID); err == nil && ok {
-				rec = &r
-			}
+		if r, ok, err := store.Load(p.ID); err == nil && ok {
+			rec = &r
 		}
 		switch {
 		case p.ActionErr != nil:
 			add(SeverityError, "the action cannot run: %v", p.ActionErr)
-		case p.Edited():
-			add(SeverityWarning, "the action was edited after filing (it no longer hashes to :ACTION_HASH:): on approval it is gated again and needs a fresh approval")
+		case st.Edited:
+			add(SeverityWarning, "the action was edited after filing (it no longer hashes to its filing record): on approval it goes back to PLAN, is gated again and needs a fresh approval")
 		case p.State == StatePlan:
-			add(SeverityInformation, "waiting for approval (switch PLAN to APPROVED to run it, REJECTED to drop it): %s", why(p, rec))
+			add(SeverityInformation, "waiting for approval (switch PLAN to APPROVED and save to run it, REJECTED to drop it): %s", why(p, rec))
+		case p.State == StateApproved && saved[p.ID] != StateApproved:
+			add(SeverityInformation, "approved in this buffer only: save the file to run it (an APPROVED that is not saved never runs); %s", why(p, rec))
 		case p.State == StateApproved:
 			add(SeverityInformation, "approved: it runs at the next pickup; %s", why(p, rec))
 		}
@@ -104,11 +116,12 @@ func Hover(src []byte, line int, store *Store) (string, bool) {
 		fmt.Fprintf(&b, "**Flight Plan** `%s` — **%s**\n\n", p.ID, p.State)
 		fmt.Fprintf(&b, "Tool `%s`, asked by the `%s` gate, filed %s.\n\n", p.Tool, p.Gate, p.Created)
 		var rec *Record
-		if store != nil && ValidID(p.ID) {
+		if ValidID(p.ID) {
 			if r, ok, err := store.Load(p.ID); err == nil && ok {
 				rec = &r
 			}
 		}
+		st := store.Standing(p)
 		if rec != nil && rec.Verdict != nil {
 			fmt.Fprintf(&b, "Verdict **%s** by `%s`: %s\n\n", rec.Verdict.Verdict, rec.Verdict.Gate, rec.Verdict.Reason)
 			b.WriteString("| gate | priority | result |\n|---|---|---|\n")
@@ -118,12 +131,14 @@ func Hover(src []byte, line int, store *Store) (string, bool) {
 			b.WriteString("\n")
 		}
 		switch {
+		case st.Foreign != "":
+			fmt.Fprintf(&b, "**Not filed by pp-lsp**: %s. This plan never runs.\n", st.Foreign)
 		case p.ActionErr != nil:
 			fmt.Fprintf(&b, "The action cannot run: %v\n", p.ActionErr)
-		case p.Edited():
-			fmt.Fprintf(&b, "The action was **edited** after filing: it hashes to `%s`, not `%s`. On approval it is gated again and needs a fresh approval.\n", p.Action.Hash(), p.ActionHash)
+		case st.Edited:
+			fmt.Fprintf(&b, "The action was **edited** after filing: it hashes to `%s`, not `%s`. On approval it goes back to PLAN, is gated again and needs a fresh approval.\n", p.Action.Hash(), st.Record.ActionHash)
 		default:
-			fmt.Fprintf(&b, "The action is the one filed (`%s`).\n", p.ActionHash)
+			fmt.Fprintf(&b, "The action is the one filed (`%s`).\n", st.Record.ActionHash)
 		}
 		if rec != nil && rec.Result != "" {
 			fmt.Fprintf(&b, "\nResult: %s\n", rec.Result)

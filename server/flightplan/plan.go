@@ -62,12 +62,15 @@ type Plan struct {
 
 	keyword  orgast.Range // the TODO keyword's bytes ("" state: empty range after the stars)
 	headline orgast.Range
+	subtree  orgast.Range
 	drawer   *orgast.Drawer
 	notesAt  int // where notes are appended: after the subtree's last non-blank line
 }
 
-// Edited reports whether the action in the block is not the one filed: it
-// does not decode, or its hash is not :ACTION_HASH:.
+// Edited reports whether the action in the block does not hash to the
+// plan's own :ACTION_HASH: (or does not decode). Anyone can write that
+// property: what decides whether a plan may run is its filing record
+// (Store.Standing).
 func (p *Plan) Edited() bool {
 	return p.Action == nil || p.Action.Hash() != p.ActionHash
 }
@@ -95,7 +98,8 @@ func Parse(src []byte) []Plan {
 		if h.Parent != -1 {
 			continue
 		}
-		p := Plan{State: State(h.Todo), Title: h.Title, Line: f.Lines.Line(h.Line.Start), headline: h.Line, drawer: h.Drawer}
+		p := Plan{State: State(h.Todo), Title: h.Title, Line: f.Lines.Line(h.Line.Start), headline: h.Line, drawer: h.Drawer,
+			subtree: orgast.Range{Start: h.Line.Start, End: h.End}}
 		p.keyword = keywordRange(src, h)
 		if h.Drawer != nil {
 			p.ID, _ = h.Drawer.Get("ID")
@@ -257,6 +261,23 @@ func (p *Plan) SetState(s State) workspace.Change {
 		text += " "
 	}
 	return workspace.Change{Start: p.keyword.Start, End: p.keyword.End, NewText: text}
+}
+
+// Text is the plan's whole subtree in src, the text it was parsed from.
+func (p *Plan) Text(src []byte) []byte { return src[p.subtree.Start:p.subtree.End] }
+
+// SetTitle is the change that rewrites p's headline after its keyword to
+// title (a new action's, see TitleFor).
+func (p *Plan) SetTitle(src []byte, title string) workspace.Change {
+	end := p.headline.End
+	if end > p.keyword.End && src[end-1] == '\r' {
+		end--
+	}
+	text := " " + orgtext.Title(title, 200)
+	if p.keyword.Len() == 0 {
+		text = text[1:] // SetState puts the keyword and its space here
+	}
+	return workspace.Change{Start: p.keyword.End, End: end, NewText: text}
 }
 
 // SetProperty is the change that sets p's property key to value: the

@@ -1,6 +1,8 @@
 package flightplan
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
 
@@ -146,7 +149,7 @@ func TestFindRefusesDuplicates(t *testing.T) {
 }
 
 func TestClaimIsExclusive(t *testing.T) {
-	s := OpenStore(t.TempDir())
+	s := testStore(t)
 	var wins atomic.Int32
 	var wg sync.WaitGroup
 	for range 16 {
@@ -168,7 +171,7 @@ func TestClaimIsExclusive(t *testing.T) {
 }
 
 func TestStoreRecords(t *testing.T) {
-	s := OpenStore(t.TempDir())
+	s := testStore(t)
 	_, ok, err := s.Load(testID)
 	require.NoError(t, err)
 	assert.False(t, ok)
@@ -181,14 +184,15 @@ func TestStoreRecords(t *testing.T) {
 }
 
 func TestDiagnosticsAndHover(t *testing.T) {
-	s := OpenStore(t.TempDir())
+	s := testStore(t)
 	f := testFiling()
 	v := &gates.Verdict{Verdict: "ask", Gate: "permissions", Reason: "no permission rule allows this shell action",
 		Trace: []gates.TraceEntry{{Gate: "permissions", Priority: 600, Result: "approval"}, {Gate: "validator", Priority: 95, Result: "passed"}}}
 	require.NoError(t, s.Save(Record{ID: testID, ActionHash: f.Action.Hash(), Verdict: v}))
+	require.NoError(t, s.SaveFiling(FilingRecord{ID: testID, ActionHash: f.Action.Hash(), Gate: f.Gate, Filed: f.Created}))
 	src := apply(t, nil, AppendTo(nil, Render(f))...)
 
-	ds := Diagnostics(src, s)
+	ds := Diagnostics(src, src, s)
 	require.Len(t, ds, 1)
 	assert.Equal(t, SeverityInformation, ds[0].Severity)
 	assert.Contains(t, ds[0].Message, "permissions approval, validator passed")
@@ -202,10 +206,107 @@ func TestDiagnosticsAndHover(t *testing.T) {
 	assert.False(t, ok)
 
 	edited := []byte(strings.Replace(string(src), `"make test"`, `"make deploy"`, 1))
-	ds = Diagnostics(edited, s)
+	ds = Diagnostics(edited, edited, s)
 	require.Len(t, ds, 1)
 	assert.Equal(t, SeverityWarning, ds[0].Severity)
 	assert.Contains(t, ds[0].Message, "edited after filing")
 	h, _ = Hover(edited, 2, s)
 	assert.Contains(t, h, "**edited**")
+
+	// Approved in the buffer, not on disk: it says to save.
+	approved := []byte(strings.Replace(string(src), "* PLAN ", "* APPROVED ", 1))
+	ds = Diagnostics(approved, src, s)
+	require.Len(t, ds, 1)
+	assert.Contains(t, ds[0].Message, "approved in this buffer only: save the file")
+	ds = Diagnostics(approved, approved, s)
+	require.Len(t, ds, 1)
+	assert.Contains(t, ds[0].Message, "approved: it runs at the next pickup")
+
+	// The same plan where this install never filed it: foreign.
+	other := testStore(t)
+	ds = Diagnostics(approved, approved, other)
+	require.Len(t, ds, 1)
+	assert.Equal(t, SeverityError, ds[0].Severity)
+	assert.Contains(t, ds[0].Message, "not filed by pp-lsp (there is no filing record of it in the data directory")
+	h, _ = Hover(approved, 2, other)
+	assert.Contains(t, h, "**Not filed by pp-lsp**")
+	assert.NotEmpty(t, Diagnostics(approved, approved, nil), "no store: foreign too")
+}
+
+func testStore(t *testing.T) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	k, err := seal.LoadOrCreate(dir)
+	require.NoError(t, err)
+	return OpenStore(dir, k)
+}
+
+func TestFilingRecords(t *testing.T) {
+	s := testStore(t)
+	f := testFiling()
+	src := apply(t, nil, AppendTo(nil, Render(f))...)
+	p := &Parse(src)[0]
+	st := s.Standing(p)
+	assert.Contains(t, st.Foreign, "no filing record")
+
+	rec := FilingRecord{ID: testID, ActionHash: f.Action.Hash(), Gate: "permissions", Filed: f.Created}
+	require.NoError(t, s.SaveFiling(rec))
+	st = s.Standing(p)
+	assert.Empty(t, st.Foreign)
+	assert.False(t, st.Edited)
+	assert.Equal(t, "permissions", st.Record.Gate)
+	fi, err := os.Stat(filepath.Join(s.filings, testID))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	// The block edited and its :ACTION_HASH: recomputed: still edited.
+	edited := strings.Replace(string(src), `"make test"`, `"make deploy"`, 1)
+	q := Parse([]byte(edited))[0]
+	edited = strings.Replace(edited, q.ActionHash, q.Action.Hash(), 1)
+	q = Parse([]byte(edited))[0]
+	require.False(t, q.Edited(), "the property agrees with the block")
+	assert.True(t, s.Standing(&q).Edited, "the filing record does not")
+
+	// Forgeries: a record rewritten, one copied to another plan's name, one
+	// sealed with another install's key.
+	path := filepath.Join(s.filings, testID)
+	orig, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(orig), f.Action.Hash(), q.Action.Hash(), 1)), 0o600))
+	assert.Contains(t, s.Standing(&q).Foreign, "seal does not verify")
+	require.NoError(t, os.WriteFile(path, orig, 0o600))
+
+	const otherID = "1b6f2d1e-3c4a-4e5f-8a9b-0c1d2e3f4a5b"
+	require.NoError(t, os.WriteFile(filepath.Join(s.filings, otherID), orig, 0o600))
+	copied := &Plan{ID: otherID, Action: p.Action}
+	assert.Contains(t, s.Standing(copied).Foreign, "is plan "+testID+"'s, not its own")
+
+	other := testStore(t)
+	require.NoError(t, other.SaveFiling(rec))
+	b, err := os.ReadFile(filepath.Join(other.filings, testID))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	assert.Contains(t, s.Standing(p).Foreign, "seal does not verify")
+
+	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o600))
+	assert.Contains(t, s.Standing(p).Foreign, "damaged")
+	assert.Contains(t, s.Standing(&Plan{ID: "../../key"}).Foreign, "not a UUID")
+	assert.ErrorIs(t, OpenStore(t.TempDir(), nil).SaveFiling(rec), ErrNoKey)
+}
+
+func TestSetTitle(t *testing.T) {
+	src := apply(t, nil, AppendTo(nil, Render(testFiling()))...)
+	p := Parse(src)[0]
+	a := gates.Build(gates.ShellArgs{Cmd: "make deploy", Cwd: "."}, "x")
+	out := apply(t, src, p.SetTitle(src, TitleFor(a)))
+	q := Parse(out)[0]
+	assert.Equal(t, "Run `make deploy` in .", q.Title)
+	assert.Equal(t, StatePlan, q.State)
+	assert.Equal(t, len(Parse(src)), len(Parse(out)))
+
+	// No keyword at all: SetState and SetTitle together make a plain PLAN headline.
+	bare := []byte("* something\n:PROPERTIES:\n:ID: " + testID + "\n:END:\n")
+	p = Parse(bare)[0]
+	out = apply(t, bare, p.SetState(StatePlan), p.SetTitle(bare, "Run it"))
+	assert.True(t, strings.HasPrefix(string(out), "* PLAN Run it\n"), "%q", out)
 }

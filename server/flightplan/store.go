@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,20 +15,26 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/server/internal/flock"
+	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
 
 // Store keeps what must outlive the file in the data directory, where the
-// agent cannot write (the gates refuse pp-lsp's own files): the verdict a
-// plan was filed with (its gate trace, for hover and diagnostics), the run
-// record that claims a plan's one execution, and the result.
+// agent cannot write (the gates and the actuators refuse it, the sandbox
+// does not grant it): the sealed filing record that makes a plan the
+// server's own (dataDir/plans/<id>), the verdict a plan was filed with (its
+// gate trace, for hover and diagnostics), the run record that claims a
+// plan's one execution, and the result.
 type Store struct {
-	dir string
+	dir     string
+	filings string
+	key     *seal.Key
 }
 
-// OpenStore returns the store under dataDir/flightplans.
-func OpenStore(dataDir string) *Store {
-	return &Store{dir: filepath.Join(dataDir, "flightplans")}
+// OpenStore returns the store of dataDir, sealing with key (nil: no plan
+// is ever filed or found filed).
+func OpenStore(dataDir string, key *seal.Key) *Store {
+	return &Store{dir: filepath.Join(dataDir, "flightplans"), filings: filepath.Join(dataDir, "plans"), key: key}
 }
 
 // Dir is the store's folder.
@@ -73,8 +80,12 @@ func (s *Store) path(id, ext string) (string, error) {
 	return filepath.Join(s.dir, "records", id+ext), nil
 }
 
-// Load returns the record of plan id; ok is false when there is none.
+// Load returns the record of plan id; ok is false when there is none (or
+// no store).
 func (s *Store) Load(id string) (Record, bool, error) {
+	if s == nil {
+		return Record{ID: id}, false, nil
+	}
 	p, err := s.path(id, ".json")
 	if err != nil {
 		return Record{}, false, err
@@ -154,4 +165,123 @@ func (s *Store) Claim(id, actionHash string, t time.Time) error {
 		d.Close()
 	}
 	return nil
+}
+
+// FilingRecord is the sealed record written when the server files a plan
+// (and again when it files an edited plan afresh): the one proof that the
+// action in a plan's block is one the gates saw and the server filed.
+type FilingRecord struct {
+	ID         string    `json:"id"`
+	ActionHash string    `json:"action_hash"`
+	Gate       string    `json:"gate"`
+	Filed      time.Time `json:"filed"`
+	// StaleApproval is the hash of the plan's subtree as flightplans.org
+	// held it on disk, APPROVED, when the plan was filed afresh after an
+	// edit: that approval was given to the edited block before the gates
+	// saw it, so it does not count (see Plan.Text).
+	StaleApproval string `json:"stale_approval,omitempty"`
+	Seal          string `json:"seal"`
+}
+
+// filingPurpose is the purpose filing records are sealed for.
+const filingPurpose = "pp-lsp filing record v1"
+
+func (r FilingRecord) sealed() []byte {
+	r.Seal = ""
+	b, _ := json.Marshal(r)
+	return b
+}
+
+// ErrNoKey is returned when the store has no key to seal or check with.
+var ErrNoKey = errors.New("the install key is not available")
+
+func (s *Store) filingPath(id string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("the plan ID %q is not a UUID", id)
+	}
+	return filepath.Join(s.filings, id), nil
+}
+
+// SaveFiling seals r and writes it atomically, replacing the plan's
+// earlier filing record if it has one.
+func (s *Store) SaveFiling(r FilingRecord) error {
+	if s.key == nil {
+		return fmt.Errorf("filing plan %s: %w", r.ID, ErrNoKey)
+	}
+	p, err := s.filingPath(r.ID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.filings, 0o700); err != nil {
+		return fmt.Errorf("filing plan %s: %w", r.ID, err)
+	}
+	r.Seal = s.key.Sum(filingPurpose, r.sealed())
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("filing plan %s: %w", r.ID, err)
+	}
+	return workspace.WriteFile(p, append(b, '\n'), 0o600)
+}
+
+// maxFiling bounds a filing record as read.
+const maxFiling = 64 << 10
+
+// Filing returns the filing record of plan id when it exists and its seal
+// verifies for this very ID; otherwise an error saying why the plan is
+// foreign.
+func (s *Store) Filing(id string) (FilingRecord, error) {
+	if s == nil || s.key == nil {
+		return FilingRecord{}, ErrNoKey
+	}
+	p, err := s.filingPath(id)
+	if err != nil {
+		return FilingRecord{}, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return FilingRecord{}, errors.New("there is no filing record of it in the data directory")
+	}
+	if err != nil {
+		return FilingRecord{}, fmt.Errorf("its filing record cannot be read: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFiling))
+	if err != nil {
+		return FilingRecord{}, fmt.Errorf("its filing record cannot be read: %w", err)
+	}
+	var r FilingRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return FilingRecord{}, fmt.Errorf("its filing record is damaged: %w", err)
+	}
+	switch {
+	case !s.key.Verify(filingPurpose, r.sealed(), r.Seal):
+		return FilingRecord{}, errors.New("its filing record's seal does not verify: pp-lsp did not write it")
+	case r.ID != id:
+		return FilingRecord{}, fmt.Errorf("its filing record is plan %s's, not its own", r.ID)
+	}
+	return r, nil
+}
+
+// Standing is how a plan read from flightplans.org stands against its
+// filing record.
+type Standing struct {
+	Record FilingRecord
+	// Foreign says why the plan has no valid filing record ("" when it has
+	// one): such a plan never runs.
+	Foreign string
+	// Edited reports that the block is not the action filed: its
+	// canonical hash is not the record's (whatever :ACTION_HASH: says).
+	Edited bool
+}
+
+// Standing checks p against its filing record.
+func (s *Store) Standing(p *Plan) Standing {
+	if !ValidID(p.ID) {
+		return Standing{Foreign: fmt.Sprintf("its :ID: %q is not a UUID", p.ID)}
+	}
+	r, err := s.Filing(p.ID)
+	if err != nil {
+		return Standing{Foreign: err.Error()}
+	}
+	return Standing{Record: r, Edited: p.Action == nil || p.Action.Hash() != r.ActionHash}
 }

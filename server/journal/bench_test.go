@@ -14,7 +14,7 @@ func bigJournal(b *testing.B, n int) (string, string) {
 	b.Helper()
 	dir, data := b.TempDir(), b.TempDir()
 	p := filepath.Join(dir, FileName)
-	j := Open(p, data)
+	j := Open(p, data, mustKey(b, data))
 	v := &gates.Verdict{Verdict: "allow", Gate: "permissions", Reason: "allowed by shell(ls:*)",
 		Trace: []gates.TraceEntry{{Gate: "permissions", Priority: 600, Result: "passed"}, {Gate: "validator", Priority: 95, Result: "passed"}}}
 	for i := range n {
@@ -28,7 +28,7 @@ func bigJournal(b *testing.B, n int) (string, string) {
 
 func BenchmarkAppend(b *testing.B) {
 	p, data := bigJournal(b, 2000)
-	j := Open(p, data)
+	j := Open(p, data, mustKey(b, data))
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := j.Append(context.Background(), Entry{Kind: KindResult, Title: "shell: exit status 0", Text: "a.org\nb.org\n"}); err != nil {

@@ -17,8 +17,14 @@
 // any entry but the last breaks the link into the entry after it. The last
 // entry has no successor, so each append also records the journal's head (the
 // number of entries and the hash of the last one) in the data directory,
-// under journal/heads/; Verify checks the file against it, which also
-// catches a truncated journal.
+// under journal/heads/, sealed with the install's key (package seal); Verify
+// checks the file against it, which also catches a truncated journal, and
+// names every entry after the head as unrecorded: an entry appended with a
+// correct :PREV_HASH: by anything but pp-lsp. An append that finds such
+// entries (or the head's entry changed, or a head whose seal does not
+// verify) records the finding in every head after it, so that the next
+// append cannot make it disappear. journal.org must be a regular file with
+// one link (package protect): a symlink or a second hard link is refused.
 //
 // Nothing a caller writes can add structure to an entry: titles are one
 // line, free text goes into example blocks, escaped as Org escapes code.
@@ -27,5 +33,7 @@
 // whole entry, made under an exclusive flock(2) on the journal file itself,
 // so that appends from several processes never interleave and each one
 // chains to the entry truly before it; nothing in this package rewrites or
-// truncates the file. Verify never changes anything.
+// truncates the file; an entry is appended only when its head can be sealed
+// (a data directory without the key refuses). Verify never changes anything
+// and reads under the same lock.
 package journal

@@ -29,6 +29,9 @@ const (
 	KindResult Kind = "result"
 	// KindDropped is a signal dropped by the depth limit.
 	KindDropped Kind = "dropped"
+	// KindForeign is a plan seen in flightplans.org that the server never
+	// filed (no valid filing record): it never runs.
+	KindForeign Kind = "foreign"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is

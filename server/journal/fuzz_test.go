@@ -17,7 +17,7 @@ func FuzzEntries(f *testing.F) {
 	f.Add(":a:b:", "\x00\xff")
 	f.Fuzz(func(t *testing.T, title, text string) {
 		p := filepath.Join(t.TempDir(), FileName)
-		j := Open(p, "")
+		j := Open(p, "", nil)
 		for range 2 {
 			_, err := j.Append(context.Background(), Entry{Kind: KindResult, Title: title, Text: text})
 			require.NoError(t, err)

@@ -17,6 +17,8 @@ import (
 	"github.com/google/uuid"
 
 	"pp-lsp/server/internal/flock"
+	"pp-lsp/server/protect"
+	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
 
@@ -35,24 +37,60 @@ const Header = "#+TITLE: Audit Journal\n" +
 type Journal struct {
 	path    string
 	dataDir string
+	key     *seal.Key
 	now     func() time.Time
 }
 
 // Open returns the journal at path (absolute; the file is made at the first
-// append). Its head is recorded under dataDir ("" records none, and Verify
-// can then only check the links between entries).
-func Open(path, dataDir string) *Journal {
-	return &Journal{path: path, dataDir: dataDir, now: time.Now}
+// append). Its head is recorded under dataDir, sealed with key ("" records
+// none, and Verify can then only check the links between entries).
+func Open(path, dataDir string, key *seal.Key) *Journal {
+	return &Journal{path: path, dataDir: dataDir, key: key, now: time.Now}
 }
 
 // Path is the journal file.
 func (j *Journal) Path() string { return j.path }
 
-// head is the record of a journal's last entry, kept in the data directory.
+// head is the record of a journal's last entry, kept in the data directory
+// and sealed with the install's key.
 type head struct {
 	Path     string `json:"path"`
 	Entries  int    `json:"entries"`
 	LastHash string `json:"last_hash"`
+	// Anomalies are what appends found wrong before they wrote; every
+	// later head carries them on (at most maxAnomalies, the first ones).
+	Anomalies []Anomaly `json:"anomalies,omitempty"`
+	Seal      string    `json:"seal,omitempty"`
+}
+
+// Anomaly is something an append found wrong with the journal before it
+// wrote its entry: entries after the recorded head, which pp-lsp did not
+// write (or wrote and died before recording them), or the recorded last
+// entry changed or gone. Once found it stays in the head, so that the
+// appends after it cannot make it disappear.
+type Anomaly struct {
+	// Entry is the 1-based number of the first entry concerned; Count how
+	// many unrecorded entries followed the head (0 for a changed entry).
+	Entry int `json:"entry"`
+	Count int `json:"count,omitempty"`
+	// Hash is that entry's hash as found.
+	Hash string `json:"hash,omitempty"`
+	// Found is when the append found it; What says what it was.
+	Found time.Time `json:"found"`
+	What  string    `json:"what"`
+}
+
+// maxAnomalies bounds the anomalies a head carries.
+const maxAnomalies = 64
+
+// headPurpose is the purpose a head is sealed for.
+const headPurpose = "pp-lsp journal head v1"
+
+// sealed is h's bytes as sealed: its JSON without the seal.
+func (h head) sealed() []byte {
+	h.Seal = ""
+	b, _ := json.Marshal(h)
+	return b
 }
 
 // headPath is where the head of the journal at path is recorded.
@@ -61,29 +99,78 @@ func headPath(dataDir, path string) string {
 	return filepath.Join(dataDir, "journal", "heads", hex.EncodeToString(sum[:8])+".json")
 }
 
+// headState is what reading a head found.
+type headState uint8
+
+const (
+	headNone     headState = iota // no head recorded for this journal
+	headValid                     // a head whose seal verifies
+	headUnsealed                  // a head without a seal (an older pp-lsp wrote it)
+	headForged                    // a head whose seal does not verify
+)
+
+// readHead reads the head of the journal at path under dataDir, checking
+// its seal with key (nil: a seal cannot verify).
+func readHead(dataDir, path string, key *seal.Key) (head, headState) {
+	b, err := os.ReadFile(headPath(dataDir, path))
+	if err != nil {
+		return head{}, headNone
+	}
+	var h head
+	if json.Unmarshal(b, &h) != nil || h.Path != path {
+		return head{}, headForged
+	}
+	switch {
+	case h.Seal == "":
+		return h, headUnsealed
+	case !key.Verify(headPurpose, h.sealed(), h.Seal):
+		return h, headForged
+	}
+	return h, headValid
+}
+
 // HashOf is the chain's hash of some bytes: "sha256:" and the hex digest.
 func HashOf(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Append writes e as the journal's next entry and returns its ID.
+// Append writes e as the journal's next entry and returns its ID. It
+// refuses a journal.org that is a symlink or has another hard link, and,
+// with a data directory, works only with the install's key: an entry
+// whose head cannot be recorded is not written.
 func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 	if e.Time.IsZero() {
 		e.Time = j.now()
 	}
-	lk, err := flock.AcquireFile(ctx, j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if j.dataDir != "" && j.key == nil {
+		return "", fmt.Errorf("journal %s: no key to seal its head with", j.path)
+	}
+	if err := protect.OwnFile(j.path); err != nil {
+		return "", fmt.Errorf("journal: %w", err)
+	}
+	lk, err := flock.AcquireFile(ctx, j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|protect.NoFollow, 0o644)
 	if err != nil {
+		if err2 := protect.OwnFile(j.path); err2 != nil {
+			return "", fmt.Errorf("journal: %w", err2)
+		}
 		return "", fmt.Errorf("journal: %w", err)
 	}
 	defer lk.Release()
 	f := lk.File()
+	if err := protect.CheckOpenOwn(f, j.path); err != nil {
+		return "", fmt.Errorf("journal: %w", err)
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("journal %s: %w", j.path, err)
 	}
+	h, hs := head{}, headNone
+	if j.dataDir != "" {
+		h, hs = readHead(j.dataDir, j.path, j.key)
+	}
 	var prefix []byte
-	last, entries, err := j.lastEntry(f, fi.Size())
+	last, entries, err := j.lastEntry(f, fi.Size(), h, hs)
 	if err != nil {
 		return "", fmt.Errorf("journal %s: %w", j.path, err)
 	}
@@ -96,6 +183,13 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 		prefix = []byte("\n")
 		last = append(last, '\n')
 	}
+	next := head{Path: j.path}
+	if hs == headValid || hs == headForged {
+		next.Anomalies = h.Anomalies
+		if a, found := j.anomaly(f, fi.Size(), h, hs, last, entries); found && len(next.Anomalies) < maxAnomalies {
+			next.Anomalies = append(next.Anomalies, a)
+		}
+	}
 	id := uuid.NewString()
 	data := append(prefix, render(e, id, HashOf(last))...)
 	if _, err := f.Write(data); err != nil {
@@ -105,8 +199,9 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 		return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)
 	}
 	if j.dataDir != "" {
-		h := head{Path: j.path, Entries: entries + 1, LastHash: HashOf(data[len(prefix):])}
-		b, _ := json.Marshal(h)
+		next.Entries, next.LastHash = entries+1, HashOf(data[len(prefix):])
+		next.Seal = j.key.Sum(headPurpose, next.sealed())
+		b, _ := json.Marshal(next)
 		hp := headPath(j.dataDir, j.path)
 		if err := os.MkdirAll(filepath.Dir(hp), 0o700); err != nil {
 			return id, fmt.Errorf("journal: recording its head: %w", err)
@@ -118,11 +213,44 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 	return id, nil
 }
 
+// anomaly compares the journal, before an append, with its recorded head h
+// (whose last entry, as the append found it, is last, the entry count
+// entries): entries after the head, a head entry changed or gone, a head
+// whose seal does not verify. It reads the whole file only when the head
+// does not name the last entry.
+func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []byte, entries int) (Anomaly, bool) {
+	now := j.now()
+	if hs == headForged {
+		return Anomaly{Entry: entries, Found: now, What: "the head record in the data directory did not carry a valid seal: it was written by something other than pp-lsp"}, true
+	}
+	if h.Entries == entries && h.LastHash == HashOf(last) {
+		return Anomaly{}, false
+	}
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		return Anomaly{Entry: h.Entries, Found: now, What: "the journal could not be read back to compare it with its recorded head: " + err.Error()}, true
+	}
+	_, ents, _ := split(data)
+	switch {
+	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > h.Entries:
+		return Anomaly{Entry: h.Entries + 1, Count: len(ents) - h.Entries, Hash: HashOf(ents[h.Entries]), Found: now,
+			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-h.Entries, h.Entries)}, true
+	case h.Entries > len(ents):
+		return Anomaly{Entry: len(ents), Found: now,
+			What: fmt.Sprintf("the journal held %d entries but %d were recorded: entries were removed from its end", len(ents), h.Entries)}, true
+	case h.Entries >= 1:
+		return Anomaly{Entry: h.Entries, Hash: HashOf(ents[h.Entries-1]), Found: now,
+			What: fmt.Sprintf("entry %d was not the entry pp-lsp recorded as the head: it was changed", h.Entries)}, true
+	}
+	return Anomaly{}, false
+}
+
 // lastEntry returns the bytes of the file's last entry (or its whole
 // header when it has none), reading backwards from the end only as far as
 // that entry's start, and how many entries the file holds: taken from the
-// head record when it names this very entry, counted otherwise.
-func (j *Journal) lastEntry(f *os.File, size int64) ([]byte, int, error) {
+// head record when it is valid and names this very entry, counted
+// otherwise.
+func (j *Journal) lastEntry(f *os.File, size int64, h head, hs headState) ([]byte, int, error) {
 	if size == 0 {
 		return nil, 0, nil
 	}
@@ -139,8 +267,8 @@ func (j *Journal) lastEntry(f *os.File, size int64) ([]byte, int, error) {
 		tail = append(buf, tail...)
 		if i := lastEntryStart(tail, pos == 0); i >= 0 {
 			last := tail[i:]
-			if n, ok := j.headCount(last); ok {
-				return last, n, nil
+			if hs == headValid && h.Entries >= 1 && h.LastHash == HashOf(last) {
+				return last, h.Entries, nil
 			}
 			n, err := countEntries(f, size)
 			return last, n, err
@@ -160,23 +288,6 @@ func lastEntryStart(b []byte, atFileStart bool) int {
 		}
 	}
 	return -1
-}
-
-// headCount returns the entry count the head record holds, when it names
-// last as the final entry.
-func (j *Journal) headCount(last []byte) (int, bool) {
-	if j.dataDir == "" {
-		return 0, false
-	}
-	b, err := os.ReadFile(headPath(j.dataDir, j.path))
-	if err != nil {
-		return 0, false
-	}
-	var h head
-	if json.Unmarshal(b, &h) != nil || h.Path != j.path || h.LastHash != HashOf(last) {
-		return 0, false
-	}
-	return h.Entries, true
 }
 
 // countEntries counts the entry starts ("* " at a line start), in one pass
@@ -242,10 +353,23 @@ type Report struct {
 	Head HeadStatus
 	// HeadEntries is the number of entries the head record counts.
 	HeadEntries int
+	// HeadProblem says what is wrong with the head record itself (no seal,
+	// a seal that does not verify, a key that cannot be read), if anything.
+	HeadProblem string
+	// Unrecorded is the number of entries after the recorded head, and
+	// FirstUnrecorded the first of them: entries pp-lsp did not write (or
+	// wrote and died before recording).
+	Unrecorded      int
+	FirstUnrecorded *Break
+	// Anomalies are what earlier appends found (see Anomaly).
+	Anomalies []Anomaly
 }
 
-// OK reports whether the chain holds and the head, if recorded, matches.
-func (r Report) OK() bool { return r.Broken == nil && r.Head != HeadMismatch }
+// OK reports whether the chain holds, the head (if recorded) matches and
+// nothing unrecorded was ever found.
+func (r Report) OK() bool {
+	return r.Broken == nil && r.Head != HeadMismatch && r.Unrecorded == 0 && len(r.Anomalies) == 0
+}
 
 // Break names the first entry that does not match.
 type Break struct {
@@ -262,25 +386,51 @@ type HeadStatus uint8
 
 // The head statuses.
 const (
-	// HeadUnknown: no head is recorded (no data directory, or another one).
+	// HeadUnknown: no head is recorded (no data directory, or another one),
+	// or it has no seal (an older pp-lsp wrote it: HeadProblem says so).
 	HeadUnknown HeadStatus = iota
 	// HeadOK: the recorded last entry is in the file, unchanged.
 	HeadOK
-	// HeadMismatch: the recorded last entry was changed or removed.
+	// HeadMismatch: the recorded last entry was changed or removed, or the
+	// head record's seal does not verify.
 	HeadMismatch
 )
 
 // Verify recomputes the chain of the journal at path and, when dataDir holds
-// its head, compares the entry the head names. A missing journal is an
-// empty, valid one. The error is for a journal that cannot be read.
+// its head, checks the head's seal with the install's key and compares the
+// entry the head names; entries after it are unrecorded. A missing journal
+// is an empty, valid one. The error is for a journal that cannot be read
+// or that pp-lsp refuses to use (a symlink, another hard link). It reads
+// under the journal's lock, so an append is never seen half done.
 func Verify(ctx context.Context, path, dataDir string) (Report, error) {
 	rep := Report{Path: path}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		data = nil
-	} else if err != nil {
+	if err := protect.OwnFile(path); err != nil {
 		return rep, fmt.Errorf("journal: %w", err)
 	}
+	var data []byte
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return verifyData(ctx, rep, nil, dataDir)
+	}
+	lk, err := flock.AcquireFile(ctx, path, os.O_RDONLY|protect.NoFollow, 0)
+	switch {
+	case err == nil:
+		defer lk.Release()
+		if err := protect.CheckOpenOwn(lk.File(), path); err != nil {
+			return rep, fmt.Errorf("journal: %w", err)
+		}
+		if data, err = readAll(lk.File()); err != nil {
+			return rep, fmt.Errorf("journal: %w", err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return rep, fmt.Errorf("journal: %w", err)
+	}
+	return verifyData(ctx, rep, data, dataDir)
+}
+
+// verifyData is Verify on the journal's bytes, read under its lock.
+func verifyData(ctx context.Context, rep Report, data []byte, dataDir string) (Report, error) {
+	path := rep.Path
 	header, entries, lines := split(data)
 	rep.Entries = len(entries)
 	prev := header
@@ -291,8 +441,7 @@ func Verify(ctx context.Context, path, dataDir string) (Report, error) {
 		got, ok := property(e, "PREV_HASH")
 		want := HashOf(prev)
 		if !ok || got != want {
-			b := &Break{Entry: i + 1, Line: lines[i], Title: firstLine(e)}
-			b.ID, _ = property(e, "ID")
+			b := entryBreak(entries, lines, i+1)
 			switch {
 			case !ok:
 				b.Reason = "it has no :PREV_HASH: property"
@@ -309,36 +458,77 @@ func Verify(ctx context.Context, path, dataDir string) (Report, error) {
 	if dataDir == "" {
 		return rep, nil
 	}
-	hb, err := os.ReadFile(headPath(dataDir, path))
-	if err != nil {
+	key, kerr := seal.Load(dataDir)
+	h, hs := readHead(dataDir, path, key)
+	switch hs {
+	case headNone:
 		return rep, nil
-	}
-	var h head
-	if json.Unmarshal(hb, &h) != nil || h.Path != path || h.Entries < 1 {
+	case headUnsealed:
+		rep.HeadProblem = "the head record carries no seal (an older pp-lsp wrote it); the next entry records a sealed one"
+		return rep, nil
+	case headForged:
+		rep.Head = HeadMismatch
+		rep.HeadProblem = "the head record in the data directory does not carry a valid seal: it was not written by pp-lsp with this install's key"
+		if kerr != nil {
+			rep.HeadProblem = "the head record's seal cannot be checked: " + kerr.Error()
+		}
 		return rep, nil
 	}
 	rep.HeadEntries = h.Entries
+	rep.Anomalies = h.Anomalies
+	if h.Entries < 1 {
+		return rep, nil
+	}
 	switch {
 	case h.Entries > len(entries):
 		rep.Head = HeadMismatch
 		if rep.Broken == nil {
-			rep.Broken = &Break{Entry: len(entries), Reason: fmt.Sprintf("the journal holds %d entries but %d were written: entries were removed from its end", len(entries), h.Entries)}
+			rep.Broken = &Break{Entry: len(entries)}
 			if len(entries) > 0 {
-				rep.Broken.Line, rep.Broken.Title = lines[len(entries)-1], firstLine(entries[len(entries)-1])
+				rep.Broken = entryBreak(entries, lines, len(entries))
 			}
+			rep.Broken.Reason = fmt.Sprintf("the journal holds %d entries but %d were written: entries were removed from its end", len(entries), h.Entries)
 		}
 	case HashOf(entries[h.Entries-1]) != h.LastHash:
 		rep.Head = HeadMismatch
 		if rep.Broken == nil {
-			e := entries[h.Entries-1]
-			rep.Broken = &Break{Entry: h.Entries, Line: lines[h.Entries-1], Title: firstLine(e),
-				Reason: "it is not the entry that was written (its hash differs from the head recorded in the data directory): it was changed"}
-			rep.Broken.ID, _ = property(e, "ID")
+			rep.Broken = entryBreak(entries, lines, h.Entries)
+			rep.Broken.Reason = "it is not the entry that was written (its hash differs from the head recorded in the data directory): it was changed"
 		}
 	default:
 		rep.Head = HeadOK
 	}
+	if n := len(entries) - h.Entries; n > 0 {
+		rep.Unrecorded = n
+		rep.FirstUnrecorded = entryBreak(entries, lines, h.Entries+1)
+		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", h.Entries)
+		if n > 1 {
+			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, h.Entries)
+		}
+	}
 	return rep, nil
+}
+
+// readAll reads f whole, in one allocation of its size.
+func readAll(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil // it shrank meanwhile: what was there is what there is
+	}
+	return data[:n], err
+}
+
+// entryBreak names entry n (1-based) of entries.
+func entryBreak(entries [][]byte, lines []int, n int) *Break {
+	e := entries[n-1]
+	b := &Break{Entry: n, Line: lines[n-1], Title: firstLine(e)}
+	b.ID, _ = property(e, "ID")
+	return b
 }
 
 // Known lists the journals whose heads dataDir records (for doctor).

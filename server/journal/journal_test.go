@@ -18,6 +18,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/orgast"
+	"pp-lsp/server/seal"
 )
 
 // TestMain lets the test binary act as a second process appending to a
@@ -25,7 +26,13 @@ import (
 func TestMain(m *testing.M) {
 	if p := os.Getenv("PPLSP_JOURNAL_CHILD"); p != "" {
 		n, _ := strconv.Atoi(os.Getenv("PPLSP_JOURNAL_N"))
-		j := Open(p, os.Getenv("PPLSP_JOURNAL_DATA"))
+		data := os.Getenv("PPLSP_JOURNAL_DATA")
+		key, err := seal.LoadOrCreate(data)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		j := Open(p, data, key)
 		for i := range n {
 			if _, err := j.Append(context.Background(), Entry{Kind: KindResult, Title: fmt.Sprintf("child %d", i), Text: "x"}); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -45,7 +52,7 @@ func sampleVerdict() *gates.Verdict {
 func TestAppendAndVerify(t *testing.T) {
 	dir, data := t.TempDir(), t.TempDir()
 	p := filepath.Join(dir, FileName)
-	j := Open(p, data)
+	j := Open(p, data, mustKey(t, data))
 	ctx := context.Background()
 	a := gates.Build(gates.ShellArgs{Cmd: "rm -rf notes"}, "tidy")
 	entries := []Entry{
@@ -88,7 +95,7 @@ func TestVerifyNamesTheFirstBrokenEntry(t *testing.T) {
 	build := func(t *testing.T) (string, string, []byte) {
 		dir, data := t.TempDir(), t.TempDir()
 		p := filepath.Join(dir, FileName)
-		j := Open(p, data)
+		j := Open(p, data, mustKey(t, data))
 		for i := range 4 {
 			_, err := j.Append(ctx, Entry{Kind: KindResult, Title: fmt.Sprintf("entry %d", i+1), Text: fmt.Sprintf("output %d", i+1)})
 			require.NoError(t, err)
@@ -133,7 +140,7 @@ func TestAppendAfterAFileWithoutFinalNewline(t *testing.T) {
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), FileName)
 	require.NoError(t, os.WriteFile(p, []byte(Header+"* hand-made entry without newline"), 0o644))
-	j := Open(p, "")
+	j := Open(p, "", nil)
 	_, err := j.Append(ctx, Entry{Kind: KindResult, Title: "after"})
 	require.NoError(t, err)
 	rep, err := Verify(ctx, p, "")
@@ -152,7 +159,7 @@ func TestConcurrentAppendsChain(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
-			j := Open(p, data)
+			j := Open(p, data, mustKey(t, data))
 			for i := range 10 {
 				_, err := j.Append(ctx, Entry{Kind: KindProposal, Title: fmt.Sprintf("g%d-%d", g, i), Time: time.Now()})
 				assert.NoError(t, err)
@@ -181,7 +188,7 @@ func TestAppendFromTwoProcesses(t *testing.T) {
 		require.NoError(t, c.Start())
 		cmds = append(cmds, c)
 	}
-	j := Open(p, data)
+	j := Open(p, data, mustKey(t, data))
 	for i := range 25 {
 		_, err := j.Append(ctx, Entry{Kind: KindResult, Title: fmt.Sprintf("parent %d", i)})
 		require.NoError(t, err)
@@ -208,4 +215,12 @@ func mustRead(t *testing.T, p string) []byte {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return b
+}
+
+// mustKey is the install key of the data directory data.
+func mustKey(t testing.TB, data string) *seal.Key {
+	t.Helper()
+	k, err := seal.LoadOrCreate(data)
+	require.NoError(t, err)
+	return k
 }

@@ -28,8 +28,9 @@ import (
 //   - $/cancelRequest cancels the request's context, and a cancelled
 //     request answers RequestCancelled (-32800).
 //   - "params": null, or none, is read as the zero value of the params.
-//   - A panic in a handler answers InternalError and is logged; the
-//     connection stays up.
+//   - A panic in a handler answers InternalError (a notification's is
+//     dropped) and is logged; the connection stays up. Malformed messages
+//     never reach handle: the transport (package transport) answers them.
 
 // call is how one request method is served.
 type call struct {
@@ -79,26 +80,47 @@ func (s *Server) notificationTable() map[string]func(ctx context.Context, params
 	}
 }
 
-// handle is the connection's one handler.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	if !req.IsCall() {
+// handle is the connection's one handler. Nothing that happens in it can
+// end the connection (jsonrpc2 fails the connection when a handler panics,
+// when a notification returns an error, or when a result does not encode):
+// a panic fails only its request, with InternalError, and the result is
+// encoded here, where a failure is that request's error too.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	// The method borrows the transport's buffer until the handler returns
+	// or releases itself: keep a copy.
+	method := strings.Clone(req.Method())
+	call := req.IsCall()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("a handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, nil
+			if call {
+				err = jsonrpc2.Errorf(jsonrpc2.InternalError, "the server failed on %s; see its log", method)
+			}
+		}
+	}()
+	if !call {
 		// The request's own context is pooled and recycled when the
 		// handler returns; whatever outlives it (a context derived by the
 		// memex) must hang off the connection's instead.
-		s.notification(jsonrpc2.DetachContext(ctx), req.Method(), req.Params())
+		s.notification(jsonrpc2.DetachContext(ctx), method, req.Params())
 		return nil, nil
 	}
-	return s.request(ctx, req)
+	result, err = s.request(ctx, req, method)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := codec{}.Marshal(result)
+	if err != nil {
+		s.log.Error("a result does not encode", "method", method, "err", err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "the server could not encode its answer to %s; see its log", method)
+	}
+	return jsonrpc2.RawMessage(raw), nil
 }
 
 // notification applies one notification inline. Nothing it does can fail
 // the connection.
 func (s *Server) notification(ctx context.Context, method string, params jsonrpc2.RawMessage) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("a notification handler panicked; the notification is dropped", "method", method, "panic", r, "stack", string(debug.Stack()))
-		}
-	}()
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
@@ -117,11 +139,7 @@ func (s *Server) notification(ctx context.Context, method string, params jsonrpc
 }
 
 // request serves one call.
-func (s *Server) request(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	// The method and params borrow the transport's buffer until the
-	// handler returns or releases itself: keep a copy of the method, and
-	// read the params only after Async (which clones them in place).
-	method := strings.Clone(req.Method())
+func (s *Server) request(ctx context.Context, req *jsonrpc2.Request, method string) (result any, err error) {
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
@@ -150,16 +168,12 @@ func (s *Server) request(ctx context.Context, req *jsonrpc2.Request) (result any
 	if !c.memex || s.isReady() {
 		v = s.view()
 	}
+	// The params borrow the transport's buffer too: read them only after
+	// Async, which clones them in place.
 	if !c.inline {
 		jsonrpc2.Async(ctx)
 	}
 	params := req.Params()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("a request handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
-			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "the server failed on %s; see its log", method)
-		}
-	}()
 	if v == nil {
 		if err := s.waitReady(rctx); err != nil {
 			return nil, s.cancelled(rctx, err)

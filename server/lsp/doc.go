@@ -7,16 +7,21 @@
 // sent before it; a request reads one immutable view (a memex snapshot
 // and the open buffers) taken when it arrived, and a change makes a new
 // one. No message a client sends — unknown, malformed, cancelled,
-// "params": null — closes the connection or takes the server down; the
-// server never calls the client from its read loop, so no request of
-// its own can deadlock. An open buffer's text always wins over its file
+// "params": null, not JSON, not a request, a batch — closes the connection
+// or takes the server down: the transport answers what is not a valid
+// message, and a panic in a handler fails only its request. The server
+// never calls the client from its read loop, so no request of its own can
+// deadlock. An open buffer's text always wins over its file
 // on disk, and the server writes no file behind one. The server parses no
 // Org: outlines come from orgast, everything across files from memory.
 //
 // # Transport
 //
-// Serve speaks LSP's Content-Length framing with go.lsp.dev/jsonrpc2 v1,
-// with its own dispatch rather than protocol.NewServer, whose concurrent
+// Serve speaks LSP's Content-Length framing through package transport,
+// which answers a malformed message with a JSON-RPC error (-32700 or
+// -32600) and reads on, in bounded memory, where jsonrpc2's own stream ends
+// the connection. Messages are served by go.lsp.dev/jsonrpc2 v1 with the
+// server's own dispatch rather than protocol.NewServer, whose concurrent
 // dispatch, notification errors and cancellation code DESIGN §10 records
 // as wrong for us (see dispatch.go). Positions are UTF-16 (the only
 // encoding eglot and Neovim speak), converted by orgast's line index,
@@ -104,8 +109,8 @@
 // its workspace.Workspace: it reads open buffers through OpenDocument and
 // changes them with workspace/applyEdit (its change annotation asking for
 // confirmation where the edit does), waiting for the editor's didChange.
-// didChange and didSave of flightplans.org, and its changes on disk, tell
-// the agent at once (NotifyPlansChanged); its heartbeat runs for the
-// server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
+// didSave of flightplans.org and its changes on disk tell the agent at once
+// (NotifyPlansChanged) — didChange never does: only a saved APPROVED is an
+// approval; its heartbeat runs for the server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
 // the bridge on the same agent and memex.
 package lsp

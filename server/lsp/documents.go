@@ -265,9 +265,8 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	if d.memex {
 		s.advanceSeen(mx, before, len(p.ContentChanges))
 	}
-	if a := s.theAgent(); a != nil && a.IsPlansFile(path) {
-		a.NotifyPlansChanged()
-	}
+	// No NotifyPlansChanged here: a plan is approved by saving the file
+	// (didSave), never by a keyword typed into a buffer.
 	return nil
 }
 

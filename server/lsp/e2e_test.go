@@ -33,11 +33,7 @@ func newE2E(t *testing.T) e2eEnv {
 	t.Helper()
 	module := testenv.ModuleRoot(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "pp-lsp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/pp-lsp")
-	build.Dir = module
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	bin := buildBinary(t)
 
 	memex := filepath.Join(dir, "memex")
 	src := filepath.Join(module, "examples", "memex")

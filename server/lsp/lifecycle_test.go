@@ -34,13 +34,18 @@ type rawSession struct {
 	served chan error
 }
 
-func newRawSession(t *testing.T) *rawSession {
+// newRawSession serves a session; setup, if given, changes the server
+// before it serves (a test's fault injection).
+func newRawSession(t *testing.T, setup ...func(*Server)) *rawSession {
 	t.Helper()
 	c2sR, c2sW := io.Pipe()
 	s2cR, s2cW := io.Pipe()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir, "PASSEPARTOUT_DATA_DIR": filepath.Join(dir, "data"), "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
 	srv := New(Options{Getenv: func(k string) string { return env[k] }, WorkDir: dir})
+	for _, f := range setup {
+		f(srv)
+	}
 	rs := &rawSession{t: t, w: c2sW, msgs: make(chan map[string]json.RawMessage, 1000), served: make(chan error, 1)}
 	go func() {
 		rs.served <- srv.Serve(context.Background(), pipeConn{Reader: c2sR, Writer: s2cW, closers: []io.Closer{c2sR, s2cW}})

@@ -307,6 +307,11 @@ func (sc *scenario) do(args []string) []string {
 			return []string{"error " + errText(err)}
 		}
 		return sc.describeDecision(res)
+	case "sleep":
+		need(2)
+		d, err := time.ParseDuration(args[1])
+		require.NoError(t, err)
+		time.Sleep(d)
 	case "text", "disk":
 		need(2)
 		p := sc.abs(args[1])

@@ -81,6 +81,7 @@ import (
 //	messages                                window/showMessage and logMessage since the last "messages"
 //	settle                                  until the server has read the files it was told changed
 //	wait-embedded                           until the memex has embedded every node
+//	sleep DURATION                          let the server's background work run (to show something does not happen)
 
 // mark is a marked place: byte offsets into the file's current text.
 type mark struct {

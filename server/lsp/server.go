@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"pp-lsp/memory"
 	"pp-lsp/server/agent"
+	"pp-lsp/server/lsp/transport"
 )
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
@@ -141,7 +143,9 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.bg, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.bgCancel()
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(codec{}))
+	// The transport answers malformed messages itself and reads on:
+	// jsonrpc2's own stream ends the connection on the first one.
+	s.conn = jsonrpc2.NewConn(transport.NewStream(rwc, transport.Options{Logger: s.log}), jsonrpc2.WithCodec(codec{}))
 	connCtx, connCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer connCancel()
 	s.conn.Go(connCtx, s.handle)
@@ -151,6 +155,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	select {
 	case <-s.exit:
 	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil {
+			s.log.Warn("the connection to the client ended", "err", err)
+		}
 	case <-ctx.Done():
 	}
 	s.teardown(ctx)
@@ -199,6 +206,11 @@ func (s *Server) spawn(f func(ctx context.Context)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("a background task of the server panicked; it is stopped, the server goes on", "panic", r, "stack", string(debug.Stack()))
+			}
+		}()
 		f(s.bg)
 	}()
 }

@@ -34,12 +34,19 @@ func (codec) Marshal(v any) ([]byte, error) {
 	return protocol.Marshal(v)
 }
 
-// Unmarshal implements jsonrpc2.Codec.
-func (codec) Unmarshal(data []byte, v any) error {
+// Unmarshal implements jsonrpc2.Codec. jsonrpc2 decodes the client's
+// answers to the server's calls with it on its read goroutine, where a
+// panic would end the process: one is an error here.
+func (codec) Unmarshal(data []byte, v any) (err error) {
 	if p, ok := v.(*jsonrpc2.RawMessage); ok {
 		*p = append(jsonrpc2.RawMessage(nil), data...)
 		return nil
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the client's answer does not decode into %T: %v", v, r)
+		}
+	}()
 	return protocol.Unmarshal(data, v)
 }
 

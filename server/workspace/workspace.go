@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -59,20 +60,37 @@ type Current struct {
 // Read returns the current text of path: the open buffer's, else the
 // disk's. A file that does not exist is not an error: Exists is false.
 func (f Files) Read(path string) (Current, error) {
+	return f.ReadChecked(path, nil)
+}
+
+// ReadChecked is Read, with check (when not nil) called on the very file
+// opened on disk before anything is read from it: what is read is what was
+// checked, whatever replaces the path meanwhile. A buffer is not checked.
+func (f Files) ReadChecked(path string, check func(*os.File) error) (Current, error) {
 	if f.Workspace != nil {
 		if d, ok := f.Workspace.OpenDocument(path); ok {
 			return Current{Path: path, Text: d.Text, Open: true, Version: d.Version, Exists: true}, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	fd, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Current{Path: path}, nil
 	}
 	if err != nil {
 		return Current{}, fmt.Errorf("reading %s: %w", path, err)
 	}
+	defer fd.Close()
+	if check != nil {
+		if err := check(fd); err != nil {
+			return Current{}, err
+		}
+	}
+	data, err := io.ReadAll(fd)
+	if err != nil {
+		return Current{}, fmt.Errorf("reading %s: %w", path, err)
+	}
 	cur := Current{Path: path, Text: data, Exists: true}
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := fd.Stat(); err == nil {
 		cur.Mode = fi.Mode().Perm()
 	}
 	return cur, nil

@@ -37,6 +37,14 @@ func (e *Editor) Open(path, text string) {
 	e.buffers[path] = &workspace.Document{Text: []byte(text), Version: v}
 }
 
+// Close closes the buffer on path without saving it, as a user who
+// discards their changes does.
+func (e *Editor) Close(path string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.buffers, path)
+}
+
 // Decline makes the editor refuse (or, with false, accept again) every edit.
 func (e *Editor) Decline(d bool) {
 	e.mu.Lock()
