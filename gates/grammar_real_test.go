@@ -277,7 +277,14 @@ func TestGrammarTablesMatchTheDocumentation(t *testing.T) {
 					continue
 				}
 				testenv.NeedCommand(t, "man")
-				for k := range docOptions(runDoc(t, "man", "-P", "cat", man), 11, false) {
+				page := runDoc(t, "man", "-P", "cat", man)
+				if strings.Contains(page, "No manual entry") {
+					if testenv.InCI() {
+						t.Fatalf("CI=true: the manual page %s is not installed (.ci/deps installs man-db and the programs)", man)
+					}
+					t.Skipf("the manual page %s is not installed", man)
+				}
+				for k := range docOptions(page, 11, false) {
 					doc[k] = true
 				}
 			}
