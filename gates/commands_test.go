@@ -139,7 +139,8 @@ func TestWrappersAreTheCommandTheyRun(t *testing.T) {
 		vectorCase{"su user -c", sh("su root -c 'rm -rf ~'"), VerdictDeny, ""},
 		vectorCase{"parallel", sh("parallel rm -rf ::: ~ /"), VerdictDeny, ""},
 		vectorCase{"watch", sh("watch -n 1 rm -rf ~"), VerdictDeny, ""},
-		vectorCase{"xargs unknown program", sh("echo x | xargs ./tool"), VerdictAsk, ""},
+		vectorCase{"xargs unknown program over private notes", sh("echo x | xargs ./tool"), VerdictDeny, "private note"},
+		vectorCase{"xargs unknown program", sh("cd notes/meetings && echo x | xargs ./tool"), VerdictAsk, ""},
 		vectorCase{"xargs rm", sh("echo ~ | xargs rm -rf"), VerdictDeny, ""},
 		vectorCase{"find -exec rm", sh("find . -exec rm -rf ~ \\;"), VerdictDeny, ""},
 		vectorCase{"systemd-run", sh("systemd-run --user ls"), VerdictDeny, "sandbox"},
@@ -360,4 +361,23 @@ func TestCatalogueEntriesAreNeverAllowed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMoreWaysAround: editors, in-place interpreters, git restoring the
+// plans, xargs over private notes, the bridge's approval sent by a
+// command.
+func TestMoreWaysAround(t *testing.T) {
+	runCommandCases(t, []vectorCase{
+		{"vim opens a private note", sh("vim private.org"), VerdictDeny, "private note"},
+		{"vim -c edits the plans", sh("nvim -es -c 'e flightplans.org' -c '%s/PLAN/APPROVED/' -c wq"), VerdictDeny, "self_modification"},
+		{"vim on a note asks", sh("vim -c 'set nu' notes/todo.org"), VerdictAsk, ""},
+		{"perl -i on the plans", sh("perl -pi -e 's/PLAN/APPROVED/' flightplans.org"), VerdictDeny, "human"},
+		{"perl -i on a note asks", sh("perl -pi -e 's/a/b/' notes/todo.org"), VerdictAsk, ""},
+		{"git checkout restores the plans", sh("git checkout HEAD~1 -- flightplans.org"), VerdictDeny, "human"},
+		{"git restore the journal", sh("git restore --source=HEAD~3 journal.org"), VerdictDeny, "human"},
+		{"git checkout of a note asks", sh("git checkout HEAD -- notes/todo.org"), VerdictAsk, ""},
+		{"xargs cat over private notes", sh("find . -name '*.org' | xargs cat"), VerdictDeny, "private note"},
+		{"xargs ls asks", sh("find . -name '*.org' | xargs ls -l"), VerdictAsk, ""},
+		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
+	})
 }

@@ -230,6 +230,9 @@ func (d *dispatcher) selfVector(ctx context.Context, a Action, env *Env) Result 
 		if rep := shellFor(ctx, env, a); len(rep.self) > 0 {
 			return Denied(strings.Join(limitList(rep.self, 2), "; "))
 		}
+		if what, ok := bridgeApproval(a.Arg("cmd")); ok {
+			return Denied(fmt.Sprintf("the command carries %s: only a human approves a Flight Plan", what))
+		}
 	case ToolEval:
 		if what, ok := env.selfMention(a.Arg("code")); ok {
 			return Denied(fmt.Sprintf("the code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what))

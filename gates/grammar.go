@@ -54,6 +54,7 @@ const (
 	effDeny                            // never to be run by an agent (why says why)
 	effNoContent                       // the output shows no content (git show -s, --stat)
 	effOperandNames                    // the operands are files that list more files to read (md5sum -c)
+	effCode                            // the value is code for the program (vim -c): judged for what it names
 )
 
 // valueRoles are the effects that say what an option's value names.
@@ -65,7 +66,7 @@ var effectNames = map[string]effect{
 	"readnames": effReadNames, "ask": effAsk, "cwd": effCwd, "recurse": effRecurse,
 	"pattern": effPattern, "namesonly": effNamesOnly, "content": effContent, "dirs": effDirs,
 	"progfile": effProgFile, "nofiles": effNoFiles, "self": effSelf, "deny": effDeny,
-	"nocontent": effNoContent, "opsnames": effOperandNames,
+	"nocontent": effNoContent, "opsnames": effOperandNames, "code": effCode,
 }
 
 // grammarTable compiles programTable once, on first use. A malformed table
@@ -126,6 +127,7 @@ const (
 	opdCommand                    // the rest of the words are a command the program runs
 	opdCwd                        // a directory to work in (cd)
 	opdRev                        // git: a revision, REV:PATH, or a path
+	opdEdit                       // a file an editor opens: read, and maybe written
 )
 
 // parseRules are how a program reads its options.
@@ -327,7 +329,7 @@ func compileGrammar(s programSpec) (*grammar, error) {
 
 var operandRoleNames = map[string]operandRole{
 	"read": opdRead, "meta": opdMeta, "text": opdText, "write": opdWrite, "pattern": opdPattern,
-	"filter": opdFilter, "date": opdDate, "command": opdCommand, "cwd": opdCwd, "rev": opdRev,
+	"filter": opdFilter, "date": opdDate, "command": opdCommand, "cwd": opdCwd, "rev": opdRev, "edit": opdEdit,
 }
 
 // parseOptionLine reads one line of a table.
@@ -585,7 +587,7 @@ func (g *grammar) record(pc *parsedCmd, o optionSpec, name, val string, hasVal b
 	for _, n := range o.names {
 		pc.values = append(pc.values, givenOpt{n, val})
 	}
-	pc.modes |= o.eff &^ (valueRoles | effAsk | effDeny | effSelf)
+	pc.modes |= o.eff &^ (valueRoles | effAsk | effDeny | effSelf | effCode)
 	if o.eff&effDirs != 0 && strings.HasPrefix(val, "rec") {
 		pc.modes |= effRecurse
 	}
@@ -602,7 +604,7 @@ func (g *grammar) record(pc *parsedCmd, o optionSpec, name, val string, hasVal b
 			pc.uses = append(pc.uses, use{eff: r, word: val, opt: name, why: o.why})
 		}
 	}
-	for _, r := range []effect{effAsk, effDeny, effSelf} {
+	for _, r := range []effect{effAsk, effDeny, effSelf, effCode} {
 		if o.eff&r != 0 {
 			pc.uses = append(pc.uses, use{eff: r, word: val, opt: name, why: o.why})
 		}

@@ -28,7 +28,8 @@ package gates
 // An option with no effect is known safe. An option a table does not list
 // is unknown, and an unknown option is never allowed.
 //
-// Operand roles: read, meta, text, write, pattern (the pattern unless an
+// Operand roles: read, meta, text, write, edit (read, and maybe written),
+// pattern (the pattern unless an
 // option gave it), filter (jq), date, command (the rest runs as a
 // command), cwd, rev (git: a revision, REV:PATH or a path); "*" repeats the
 // last; dflt=. is the operand when there is none.
@@ -1225,7 +1226,7 @@ var programTable = []programSpec{
 	// ---- Clients of the user's own editor and terminal sessions: code
 	// sent there runs with the user's authority, and can approve a
 	// Flight Plan (DESIGN §8).
-	{names: "emacsclient", source: "emacsclient(1), GNU Emacs 28.2", rules: rulesGNU, operands: "write*", opts: `
+	{names: "emacsclient", source: "emacsclient(1), GNU Emacs 28.2", rules: rulesGNU, operands: "edit*", opts: `
 		-V --version
 		-H --help
 		-n --no-wait
@@ -1242,7 +1243,7 @@ var programTable = []programSpec{
 		-f --server-file =FILENAME meta
 		-a --alternate-editor =EDITOR run : runs another editor when Emacs is not running
 		-T --tramp =PREFIX`},
-	{names: "nvim vim vi view ex rvim gvim", source: "nvim(1) 0.7.2 and vim(1) 9.0: --server/--servername reach a running editor; -c/--cmd/-S run editor commands", rules: rulesExact, operands: "write*", opts: `
+	{names: "nvim vim vi view ex rvim gvim", source: "nvim(1) 0.7.2 and vim(1) 9.0: --server/--servername reach a running editor; -c/--cmd/-S run editor commands", rules: rulesExact, operands: "edit*", opts: `
 		--server =ADDR self : talks to a running editor, which can approve a Flight Plan
 		--servername =NAME self : talks to a running editor, which can approve a Flight Plan
 		--remote self : sends files to a running editor
@@ -1257,8 +1258,8 @@ var programTable = []programSpec{
 		--remote-expr =EXPR self : runs an expression inside a running editor, which can approve a Flight Plan
 		--remote-ui self : drives a running editor
 		--listen =ADDR ask : opens a control socket for the editor
-		-c =COMMAND ask : runs an editor command
-		--cmd =COMMAND ask : runs an editor command
+		-c =COMMAND ask code : runs an editor command
+		--cmd =COMMAND ask code : runs an editor command
 		-S= [=SESSION] ask : runs an editor script
 		-u =VIMRC ask : runs an editor script
 		-s =SCRIPTIN ask : types the keys of a file into the editor

@@ -513,6 +513,9 @@ func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, her
 		s.emacs(args)
 		return
 	}
+	if lang == "perl" || lang == "ruby" {
+		s.perlFiles(verb, args)
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if codeFlags[a] && i+1 < len(args) {
@@ -549,6 +552,36 @@ func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, her
 		s.code(lang, in.text)
 	case in.kind == stdinUntrusted:
 		s.deny("%s piped into %s runs it unchecked", in.what, verb)
+	}
+}
+
+// perlFiles judges the files perl and ruby are given after their code
+// (perl -ne CODE FILE…): read, and with -i edited in place.
+func (s *shellAnalyzer) perlFiles(verb string, args []string) {
+	inPlace, codeSeen := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			codeSeen = true
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !codeSeen:
+			letters := strings.TrimPrefix(a, "-")
+			if j := strings.IndexAny(letters, "eE"); j >= 0 {
+				inPlace = inPlace || strings.Contains(letters[:j], "i")
+				if j == len(letters)-1 {
+					i++ // the code is the next word
+				}
+				codeSeen = true
+				continue
+			}
+			inPlace = inPlace || strings.HasPrefix(letters, "i") || strings.ContainsAny(letters, "i") && !strings.HasPrefix(letters, "-")
+		case !codeSeen:
+			codeSeen = true // the script file
+		default:
+			if inPlace {
+				s.touch(a, opWrite, verb+" -i edits in place")
+			}
+		}
 	}
 }
 

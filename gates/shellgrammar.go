@@ -95,6 +95,13 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 			s.deny("%s: %s", what, u.why)
 		case effSelf:
 			s.selfMod("%s: %s", what, u.why)
+		case effCode:
+			if w, ok := s.env.selfMention(u.word); ok {
+				s.selfMod("%s runs editor commands naming %s: they could approve a Flight Plan", what, w)
+			}
+			if why, ok := s.env.privateInCode(`"` + u.word + `"`); ok {
+				s.privateRead("%s", why)
+			}
 		}
 	}
 	if pc.modes&effOperandNames != 0 {
@@ -123,6 +130,10 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 			s.touch(o.word, opWrite, verb+" writes")
 			s.wrote = true
 			s.ask("%s writes %s", verb, printable(o.word))
+		case opdEdit:
+			s.readFile(o.word, verb+" opens")
+			s.touch(o.word, opWrite, verb+" may change")
+			s.ask("%s opens %s in an editor", verb, printable(o.word))
 		case opdDate:
 			if !strings.HasPrefix(o.word, "+") {
 				s.ask("%s %s sets the system clock", verb, printable(o.word))
@@ -466,6 +477,10 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 		s.ask("xargs runs a command on arguments read from its input")
 		if len(cmd) > 0 {
 			s.judgeNested(append(append([]string(nil), cmd...), dynMarker))
+			if s.readsOperands(cmd) {
+				// The files it is given are not known: any below here.
+				s.readTree(".", "xargs "+verbName(cmd)+" may read", treeShows{}, walkFilter{})
+			}
 		}
 		return
 	case "parallel":

@@ -165,9 +165,11 @@ func (s *shellAnalyzer) readsOperands(argv []string) bool {
 	if !ok {
 		return verbKinds[verbName(argv)]&kindDelete == 0
 	}
-	pc := g.parse(argv[1:])
+	// One more operand stands for the files it is handed ({} or xargs'
+	// input): what role does the program give it?
+	pc := g.parse(append(append([]string(nil), argv[1:]...), "\x00file"))
 	for _, o := range pc.operands {
-		if o.role == opdRead {
+		if o.role == opdRead || o.role == opdEdit {
 			return true
 		}
 	}
@@ -432,6 +434,21 @@ func (s *shellAnalyzer) gitOther(sub string, rest []string) {
 		s.ask("git %s can discard work", sub)
 	default:
 		s.ask("git %s changes the repository", sub)
+	}
+	if !gitReadOnly[sub] {
+		// A subcommand that changes files writes the paths it is given:
+		// git checkout HEAD~1 -- flightplans.org puts an old plan back.
+		top := s.gitTop(s.cwd)
+		for _, r := range rest {
+			if strings.HasPrefix(r, "-") {
+				continue
+			}
+			p, ok := s.gitPath(r, top)
+			if !ok {
+				p = r // a path that does not exist yet, or a revision
+			}
+			s.touch(p, opWrite, "git "+sub+" may rewrite")
+		}
 	}
 }
 
