@@ -3,12 +3,15 @@ package gates
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // commandsEnv is testEnv's root with the files the cases below need:
@@ -381,3 +384,41 @@ func TestMoreWaysAround(t *testing.T) {
 		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
 	})
 }
+
+// TestGitShowsOfPrivateNotes: in a repository holding a private note, the
+// git commands that print file content (a diff, a blob, a blame, a search
+// that matches it) are denied; those that print history, names or counts,
+// or are narrowed to public paths, stay allowed.
+func TestGitShowsOfPrivateNotes(t *testing.T) {
+	testenvNeedGit(t)
+	stack, env, root := commandsEnv(t)
+	for _, args := range [][]string{{"init", "-q", "."}, {"add", "private.org", "notes/todo.org", "inbox.org"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + root}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	for _, tc := range []vectorCase{
+		{"log -p", sh("git log -p"), VerdictDeny, "private note"},
+		{"show a private blob", sh("git show HEAD:private.org"), VerdictDeny, "private note"},
+		{"show the last commit", sh("git show"), VerdictDeny, "private note"},
+		{"diff", sh("git diff HEAD~0"), VerdictDeny, "private note"},
+		{"blame", sh("git blame private.org"), VerdictDeny, "private note"},
+		{"grep a private word", sh("git grep biopsy"), VerdictDeny, "private note"},
+		{"grep a public word", sh("git grep TODO"), VerdictAllow, ""},
+		{"grep names only", sh("git grep -l biopsy"), VerdictAllow, ""},
+		{"log", sh("git log --oneline"), VerdictAllow, ""},
+		{"show names", sh("git show --name-only"), VerdictAllow, ""},
+		{"diff of public notes", sh("git diff -- notes/todo.org"), VerdictAllow, ""},
+		{"status", sh("git status --short"), VerdictAllow, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), tc.a, env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
+
+func testenvNeedGit(t *testing.T) { testenv.NeedCommand(t, "git") }
