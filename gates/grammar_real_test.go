@@ -418,7 +418,14 @@ func TestGrammarOptionsAreAccepted(t *testing.T) {
 			testenv.NeedCommand(t, bin)
 			g := grammarOf(t, rp.prog)
 			dir := realDir(t, bin == "git")
+			// Every option under make test-long; one in four, in turn by the
+			// day, under -short.
+			step := testenv.Scale(1, 4)
+			k := time.Now().YearDay()
 			for _, o := range g.opts {
+				if k++; k%step != 0 {
+					continue
+				}
 				for _, n := range o.names {
 					if n == "--help" || n == "-h" && rp.prog != "git grep" || rp.prog == "git" && (n == "-v" || n == "--version") {
 						continue // they print and stop, whatever follows
@@ -471,7 +478,12 @@ func TestGrammarAbbreviationsAsGetopt(t *testing.T) {
 			}
 			testenv.NeedCommand(t, bin)
 			dir := realDir(t, bin == "git")
+			step := testenv.Scale(1, 4) // every long option under make test-long
+			k := time.Now().YearDay()
 			for _, full := range g.longNames {
+				if k++; k%step != 0 {
+					continue
+				}
 				idx := g.long[full]
 				if full == "help" || full == "version" || len(full) < 3 {
 					continue
