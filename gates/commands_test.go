@@ -112,7 +112,8 @@ func TestGrammarOptions(t *testing.T) {
 		{"find unknown primary asks", sh("find notes -frobnicate"), VerdictAsk, "does not know"},
 		{"find plain", sh("find notes -name '*.org' -mtime -3"), VerdictAllow, ""},
 		{"option value that looks like an option asks", sh("grep -e --output=x notes/todo.org"), VerdictAsk, "looks like an option"},
-		{"dynamic word could be any option", sh("sort $OPT notes/todo.org"), VerdictAsk, "any option"},
+		{"dynamic word could be any option", sh("cd notes/meetings && sort $OPT standup.org"), VerdictAsk, "any option"},
+		{"dynamic word could be any private note", sh("sort $OPT notes/todo.org"), VerdictDeny, "private note"},
 	})
 }
 
@@ -381,6 +382,12 @@ func TestMoreWaysAround(t *testing.T) {
 		{"git checkout of a note asks", sh("git checkout HEAD -- notes/todo.org"), VerdictAsk, ""},
 		{"xargs cat over private notes", sh("find . -name '*.org' | xargs cat"), VerdictDeny, "private note"},
 		{"xargs ls asks", sh("find . -name '*.org' | xargs ls -l"), VerdictAsk, ""},
+		{"cd into a folder of private notes", sh("cd journal && cat personal.org"), VerdictDeny, "private note"},
+		{"pushd into a folder of private notes", sh("pushd journal && cat personal.org"), VerdictDeny, "private note"},
+		{"a loop over public notes", sh("for f in notes/meetings/*.org; do wc -l \"$f\"; done"), VerdictAllow, ""},
+		{"a loop reaching a private note", sh("for f in *.org; do cat \"$f\"; done"), VerdictDeny, "private note"},
+		{"a file named when it runs", sh("cat \"$(ls | head -1)\""), VerdictDeny, "private note"},
+		{"a file named when it runs, below public notes", sh("cat notes/meetings/$(ls notes/meetings | head -1)"), VerdictAsk, ""},
 		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
 	})
 }

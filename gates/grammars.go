@@ -818,11 +818,12 @@ var programTable = []programSpec{
 	{names: "pwd", source: "bash(1) 5.2, pwd builtin", rules: rulesBuiltin, operands: "", opts: `
 		-L
 		-P`},
-	{names: "cd", source: "bash(1) 5.2, cd builtin", rules: rulesBuiltin, operands: "cwd", opts: `
+	{names: "cd pushd", source: "bash(1) 5.2, cd and pushd builtins", rules: rulesBuiltin, operands: "cwd", opts: `
 		-L
 		-P
 		-e
-		-@`},
+		-@
+		-n`},
 
 	// ---- find (GNU findutils 4.9): its expression is judged by find() in
 	// shellverbs.go from findPrimaries below; this entry is its leading

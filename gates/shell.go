@@ -279,8 +279,16 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		s.stmts(c.Do, stdinNone)
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			for _, w := range wi.Items {
-				s.evalWord(w)
+			if values, known := s.loopValues(wi); known {
+				// A loop over a few words known now is judged once for
+				// each, with its variable set: for f in notes/*.md reads
+				// those files, not any file.
+				for _, v := range values {
+					s.setVar(wi.Name.Value, varVal{val: v, ok: true})
+					s.stmts(c.Do, stdinNone)
+				}
+				s.setVar(wi.Name.Value, varVal{})
+				return
 			}
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
@@ -312,6 +320,45 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.redirects(st, nil, stdinSrc{})
+}
+
+// maxLoopValues bounds the values a for loop is judged for one by one.
+const maxLoopValues = 16
+
+// loopValues returns the words a for loop iterates over, globs expanded,
+// when they are known now and few.
+func (s *shellAnalyzer) loopValues(wi *syntax.WordIter) ([]string, bool) {
+	var values []string
+	for _, w := range wi.Items {
+		v := s.evalWord(w)
+		if v.dyn {
+			return nil, false
+		}
+		words := []string{v.val}
+		if v.split {
+			words = strings.Fields(v.val)
+		}
+		for _, x := range words {
+			if hasGlob(x) {
+				matches, _ := s.env.expandGlobFrom(x, s.cwd)
+				if len(matches) > 1 {
+					words := matches[1:]
+					for i, m := range words {
+						if r, err := filepath.Rel(s.cwd, m); err == nil {
+							words[i] = r
+						}
+					}
+					values = append(values, words...)
+					continue
+				}
+			}
+			values = append(values, x)
+		}
+		if len(values) > maxLoopValues {
+			return nil, false
+		}
+	}
+	return values, len(wi.Items) > 0
 }
 
 // walkNode analyses every command substitution inside a node the analyzer

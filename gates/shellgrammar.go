@@ -139,10 +139,7 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 				s.ask("%s %s sets the system clock", verb, printable(o.word))
 			}
 		case opdCwd:
-			s.touch(o.word, opRead, "enters")
-			if l := s.env.locateFrom(o.word, s.cwd); l.abs != "" && l.class == pathInside {
-				s.cwd = l.abs
-			}
+			s.enter(o.word)
 		}
 	}
 	// A recursive search given no file searches the working directory:
@@ -238,6 +235,19 @@ func hasValueOpt(pc parsedCmd, name string) bool {
 	return false
 }
 
+// enter judges a change of the working directory (cd, pushd) and follows
+// it: later relative paths are judged from there, inside the roots or not.
+func (s *shellAnalyzer) enter(dir string) {
+	s.touch(dir, opRead, "enters")
+	if strings.Contains(dir, dynMarker) {
+		s.cwd = "/nonexistent-dynamic-cwd"
+		return
+	}
+	if l := s.env.locateFrom(dir, s.cwd); l.abs != "" {
+		s.cwd = l.abs
+	}
+}
+
 // readFile judges one file a command reads the content of: the paths
 // rules as for any read, and the privacy rule: a file under the roots that
 // holds a private note is never read by a command (its output cannot be
@@ -247,7 +257,16 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 		return
 	}
 	s.touch(raw, opRead, what)
-	if strings.Contains(raw, dynMarker) {
+	if i := strings.Index(raw, dynMarker); i >= 0 {
+		// A file named only when it runs: any file below the part of its
+		// name known now may be the one.
+		dir := raw[:i]
+		if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+			dir = dir[:j+1]
+		} else {
+			dir = "."
+		}
+		s.readTree(dir, what+" a file named only when it runs: it may be", treeShows{}, walkFilter{})
 		return
 	}
 	for _, p := range s.expandGlob(raw) {
@@ -310,7 +329,11 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 					rels = append(rels, fp)
 				}
 			}
-			s.privateRead("%s every file below %s, private notes among them (%s); leave them out (rg --glob '!NAME', grep --exclude=NAME) or name the files", what, printable(p), strings.Join(limitList(rels, 3), ", "))
+			every := "every"
+			if strings.HasSuffix(what, " may be") {
+				every = "any"
+			}
+			s.privateRead("%s %s file below %s, private notes among them (%s); leave them out (rg --glob '!NAME', grep --exclude=NAME) or name the files", what, every, printable(p), strings.Join(limitList(rels, 3), ", "))
 		} else if !complete {
 			s.ask("%s every file below %s: too many to check for private notes before it runs", what, printable(p))
 		}
