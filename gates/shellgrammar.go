@@ -154,6 +154,9 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 // the folder is not a leak when the command shows only names, or when it
 // is a search none of whose patterns occurs anywhere in the note.
 type treeShows struct {
+	// anyOne: the command reads one file of those below, not knowing
+	// which, rather than all of them.
+	anyOne    bool
 	namesOnly bool
 	// match, when set, says whether the search may print anything of a
 	// file with this content; nil means it may print all of it.
@@ -266,7 +269,7 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 		} else {
 			dir = "."
 		}
-		s.readTree(dir, what+" a file named only when it runs: it may be", treeShows{}, walkFilter{})
+		s.readTree(dir, what+" a file named only when it runs: it may be", treeShows{anyOne: true}, walkFilter{})
 		return
 	}
 	for _, p := range s.expandGlob(raw) {
@@ -330,7 +333,7 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 				}
 			}
 			every := "every"
-			if strings.HasSuffix(what, " may be") {
+			if shows.anyOne {
 				every = "any"
 			}
 			s.privateRead("%s %s file below %s, private notes among them (%s); leave them out (rg --glob '!NAME', grep --exclude=NAME) or name the files", what, every, printable(p), strings.Join(limitList(rels, 3), ", "))
