@@ -378,7 +378,7 @@ func parseOptionLine(line string) (optionSpec, error) {
 // use is one thing a parsed command does with a word: the file it reads or
 // writes, the program it runs, the question it raises.
 type use struct {
-	eff  effect // exactly one value role, or effAsk/effDeny/effSelf
+	eff  effect // exactly one value role, or effAsk, effDeny, effSelf or effCode
 	word string // the file, program or shell text ("" for a plain ask)
 	opt  string // the option that named it, or "" for an operand
 	why  string
@@ -387,7 +387,6 @@ type use struct {
 // parsedCmd is a command's words as its program reads them.
 type parsedCmd struct {
 	g        *grammar
-	sub      string     // git: the subcommand
 	uses     []use      // files, programs, questions, in order
 	modes    effect     // the union of the options' modes (recurse, pattern, namesonly…)
 	operands []operand  // the operands with their roles
