@@ -13,8 +13,9 @@ BENCHTIME ?= 1s
 LONG_TESTS := TestPatchedSegmentEqualsFull TestFindingsFollowEdits TestReindexEqualsFullIndex \
               TestTrigramQualityOnCorpus TestStoreSurvivesKill9 \
               TestCorpusViews TestGeneratedViews TestCountTokensCalibration \
-              TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs
-LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/
+              TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs \
+              TestGrammarOptionsAreAccepted TestGrammarAbbreviationsAsGetopt
+LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/
 
 .PHONY: all help build test test-long ci vet fmt-check deps demo bench fuzz clean
 

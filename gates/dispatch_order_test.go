@@ -10,12 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// oracleDispatch is the dispatcher's answer with every vector run in turn,
-// as it was before the ask-only ones were put last.
+// oracleDispatch is the dispatcher's answer with every vector run in turn
+// (a vector's ask-only part when the rest of it passed), as it was before
+// the ask-only ones were put last.
 func oracleDispatch(ctx context.Context, d *dispatcher, a Action, env *Env) Result {
 	var asks []string
 	for _, v := range d.vectors {
 		r := v.check(ctx, a, env)
+		if r.Decision == Pass && v.late != nil {
+			r = v.late(ctx, a, env)
+		}
 		switch r.Decision {
 		case Deny:
 			return Denied(v.name + ": " + r.Reason)

@@ -37,20 +37,23 @@ type vector struct {
 	// askOnly: the vector never denies, so once another vector denies
 	// its answer cannot change the dispatcher's.
 	askOnly bool
+	// late, when set, is the vector's ask-only part: it runs (after the
+	// check found nothing) only when no vector denied.
+	late func(ctx context.Context, a Action, env *Env) Result
 }
 
 func newDispatcher(cfg Config) *dispatcher {
 	d := &dispatcher{cfg: cfg, secrets: newSecretScanner()}
 	d.vectors = []vector{
-		{vecSecrets, d.secretsVector, false},
-		{vecPaths, d.pathsVector, false},
-		{vecShell, d.shellVector, false},
-		{vecEval, d.evalVectorFor, false},
-		{vecNetwork, d.networkVector, false},
-		{vecPrivacy, d.privacyVector, true},
-		{vecImpact, d.impactVector, false},
-		{vecSelf, d.selfVector, false},
-		{vecLimits, d.limitsVector, false},
+		{vecSecrets, d.secretsVector, false, nil},
+		{vecPaths, d.pathsVector, false, nil},
+		{vecShell, d.shellVector, false, nil},
+		{vecEval, d.evalVectorFor, false, nil},
+		{vecNetwork, d.networkVector, false, nil},
+		{vecPrivacy, d.privacyVector, false, d.privacyQuotes},
+		{vecImpact, d.impactVector, false, nil},
+		{vecSelf, d.selfVector, false, nil},
+		{vecLimits, d.limitsVector, false, nil},
 	}
 	return d
 }
@@ -79,6 +82,9 @@ func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
 		if v.askOnly {
 			r = v.check(ctx, a, env)
 		}
+		if v.late != nil && r.Decision == Pass {
+			r = v.late(ctx, a, env)
+		}
 		if r.Decision == Ask {
 			asks = append(asks, v.name+": "+r.Reason)
 		}
@@ -98,6 +104,16 @@ var vectorNames = [...]string{vecSecrets, vecPaths, vecShell, vecEval, vecNetwor
 // pathsVector: reads outside the roots need a human, writes outside never
 // happen, credential stores are never touched.
 func (d *dispatcher) pathsVector(_ context.Context, a Action, env *Env) Result {
+	switch a.Tool {
+	case ToolFileRead, ToolFileWrite:
+		if why, bad := suspiciousText(a.Arg("path")); bad {
+			return Denied(fmt.Sprintf("the path %q %s", printable(a.Arg("path")), why))
+		}
+	case ToolShell:
+		if why, bad := suspiciousText(a.Arg("cwd")); bad {
+			return Denied(fmt.Sprintf("the working directory %q %s", printable(a.Arg("cwd")), why))
+		}
+	}
 	switch a.Tool {
 	case ToolFileRead:
 		l := env.locate(a.Arg("path"), ".")
@@ -203,8 +219,29 @@ func (d *dispatcher) impactVector(_ context.Context, a Action, _ *Env) Result {
 
 // selfVector keeps the agent away from what governs it: Flight Plans, the
 // journal, the gate configuration, the permission table, the vault, its
-// data directory and hooks.
-func (d *dispatcher) selfVector(_ context.Context, a Action, env *Env) Result {
+// data directory and hooks — and from the user's own editor and terminal,
+// where code it sent could approve a Flight Plan: editor clients
+// (emacsclient --eval, nvim --remote-send), terminal servers (tmux
+// send-keys), and code evaluated anywhere that names the plans, the
+// journal, org-todo, pp-lsp's own directories or the bridge's approval.
+func (d *dispatcher) selfVector(ctx context.Context, a Action, env *Env) Result {
+	switch a.Tool {
+	case ToolShell:
+		if rep := shellFor(ctx, env, a); len(rep.self) > 0 {
+			return Denied(strings.Join(limitList(rep.self, 2), "; "))
+		}
+		if what, ok := bridgeApproval(a.Arg("cmd")); ok {
+			return Denied(fmt.Sprintf("the command carries %s: only a human approves a Flight Plan", what))
+		}
+	case ToolEval:
+		if what, ok := env.selfMention(a.Arg("code")); ok {
+			return Denied(fmt.Sprintf("the code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what))
+		}
+	case ToolHTTP, ToolSend:
+		if what, ok := bridgeApproval(a.Arg("body") + "\n" + a.Arg("url") + "\n" + a.Arg("text")); ok {
+			return Denied(fmt.Sprintf("the %s carries %s: only a human approves a Flight Plan", a.Tool, what))
+		}
+	}
 	switch a.Tool {
 	case ToolMemoryEdit:
 		id := a.Arg("id")

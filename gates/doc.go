@@ -5,11 +5,19 @@
 // (permissions, vault, policy, the nine-vector dispatcher, validator).
 //
 // Invariant: a verdict is a pure function of the action, the configuration
-// and the environment (roots, home, memex snapshot, vault) — no model, no
-// network, no token is ever spent — and every failure inside a gate (an
-// error, a panic, a cancelled context, an input it cannot decode) is a
-// deny naming that gate. Nothing is allowed because a gate could not
-// decide; "allow" only ever means every gate positively passed it.
+// and the environment (roots, home, memex snapshot, vault, and the files
+// under the roots as they are when it is checked) — no model, no network,
+// no token is ever spent — and every failure inside a gate (an error, a
+// panic, a cancelled context, an input it cannot decode) is a deny naming
+// that gate. Nothing is allowed because a gate could not decide; "allow"
+// only ever means every gate positively passed it.
+//
+// A shell command is read as bash reads it, and each program in it as the
+// program reads its own command line: the grammars of grammars.go, data
+// held to the installed programs by grammar_real_test.go, say which words
+// are options (by every spelling getopt takes), which of them read, write
+// or run something, and what each operand is. An option a grammar does not
+// know is never allowed.
 //
 // Speed (p99 under 50 µs an action is the budget) comes from doing each
 // piece of work once and only where it can matter, never from remembering

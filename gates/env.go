@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -64,10 +63,16 @@ func DefaultWorld(getenv func(string) string, roots []string) World {
 	w := World{Roots: roots, Home: home}
 	w.ConfigDir = filepath.Join(pick("XDG_CONFIG_HOME", filepath.Join(home, ".config")), "passepartout")
 	w.DataDir = filepath.Join(pick("XDG_DATA_HOME", filepath.Join(home, ".local", "share")), "passepartout")
-	if d := getenv("PASSEPARTOUT_DATA_DIR"); d != "" && filepath.IsAbs(d) {
-		w.DataDir = d
+	// As memory.DataDir reads it: a relative PASSEPARTOUT_DATA_DIR is made
+	// absolute, so that the folder the server writes is the one guarded.
+	if d := strings.TrimSpace(getenv("PASSEPARTOUT_DATA_DIR")); d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			w.DataDir = abs
+		}
 	}
-	w.RuntimeDir = filepath.Join(pick("XDG_RUNTIME_DIR", "/run/user/"+strconv.Itoa(os.Getuid())), "passepartout")
+	// As server/bridge.TokenPath places the token: $XDG_RUNTIME_DIR, else
+	// $XDG_CACHE_HOME, else ~/.cache.
+	w.RuntimeDir = filepath.Join(pick("XDG_RUNTIME_DIR", pick("XDG_CACHE_HOME", filepath.Join(home, ".cache"))), "passepartout")
 	return w
 }
 
@@ -95,6 +100,15 @@ type Env struct {
 	// check is the per-check memo: set on the copy a check runs with
 	// (Stack.beginCheck), nil on the shared Env.
 	check *checkState
+
+	// configFile is the configuration file, absolute and with its symlinks
+	// resolved ("" when none); configFiles its spellings (as given,
+	// absolute, resolved).
+	configFile  string
+	configFiles []string
+	// selfWords are what code reaching pp-lsp's governance names
+	// (selfmod.go), lower-cased.
+	selfWords []string
 }
 
 // checkEnv is a check's environment and memo, allocated together.
@@ -163,11 +177,28 @@ func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 		e.home = h
 	}
 	e.homes = []string{e.home}
+	// pp-lsp's own directories, as written and with their symlinks
+	// resolved: a path is located to its resolved form, so a symlinked
+	// ~/.config must be known under both.
 	for _, own := range []string{w.ConfigDir, w.DataDir, w.RuntimeDir} {
-		if own != "" && own != "/" {
-			e.own = append(e.own, filepath.Clean(own)+"/")
+		if own == "" || own == "/" || !filepath.IsAbs(own) {
+			continue
+		}
+		c := filepath.Clean(own)
+		e.own = appendUnique(e.own, c+"/")
+		if r, _ := (*fsView)(nil).resolveExisting(c); r != c {
+			e.own = appendUnique(e.own, r+"/")
 		}
 	}
+	if w.ConfigFile != "" {
+		abs, err := filepath.Abs(w.ConfigFile)
+		if err == nil {
+			r, _ := (*fsView)(nil).resolveExisting(filepath.Clean(abs))
+			e.configFile = r
+			e.configFiles = appendUnique(appendUnique(nil, filepath.Clean(abs)), r)
+		}
+	}
+	e.selfWords = e.selfWordsFor()
 	e.known = e.knownVars()
 	e.privacyTags = s.cfg.Privacy.Tags
 	if w.Memex != nil {

@@ -111,8 +111,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 	var hitsBuf kwHits
 	hits := &hitsBuf
 	kw.m.scan(code, hits)
-	lits := codeLiterals(code)
-	lits = append(lits, perlQuoted(code)...)
+	lits := env.literalsOf(code)
 	if hits.any(kw.home) {
 		lits = append(lits, "~")
 	}
@@ -147,7 +146,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 	if len(outside) > 0 && sends {
 		r.denies = append(r.denies, "the code sends data while touching files outside the roots ("+strings.Join(limitList(outside, 3), ", ")+")")
 	}
-	if len(protected) > 0 && (writes || deletes) || hits.any(kw.self) && (writes || deletes) {
+	if len(protected) > 0 && (writes || deletes) {
 		r.denies = append(r.denies, "the code changes files only a human may change (Flight Plans, the journal, pp-lsp's configuration, hooks)")
 	}
 	if hits.any(kw.socket) && hits.any(kw.shellOut) {

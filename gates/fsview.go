@@ -17,6 +17,93 @@ import (
 // so a change on disk is seen by the next check, as before.
 type fsView struct {
 	nodes smallMemo[string, fsNode]
+	// names are the entries of the directories listed during the check
+	// (nil: too many to keep), to tell cheaply that a word names no file.
+	names smallMemo[string, map[string]struct{}]
+	// asked counts the names looked up in directories not yet listed: a
+	// few are asked of the system one by one, more list the directory.
+	asked int
+}
+
+// namesBeforeListing is how many names are looked up one by one before
+// a directory is listed instead.
+const namesBeforeListing = 4
+
+// maxListedNames bounds the entries kept of one directory.
+const maxListedNames = 4096
+
+// hasName says whether the directory dir holds an entry called name; known
+// is false when that cannot be told from a listing (no view, a directory
+// that cannot be read or is too large), and the caller must look.
+func (v *fsView) hasName(dir, name string) (exists, known bool) {
+	if v == nil {
+		return false, false
+	}
+	set, ok := v.names.get(dir)
+	if !ok && v.asked < namesBeforeListing {
+		v.asked++
+		n := v.lstat(dir + "/" + name)
+		switch {
+		case n.err == nil:
+			return true, true
+		case errors.Is(n.err, fs.ErrNotExist) || errors.Is(n.err, syscall.ENOTDIR) || errors.Is(n.err, syscall.ENAMETOOLONG):
+			return false, true
+		}
+		return false, false
+	}
+	if !ok {
+		set = listNames(dir)
+		v.names.put(dir, set)
+	}
+	if set == nil {
+		return false, false
+	}
+	_, exists = set[name]
+	return exists, true
+}
+
+// noEntries is the listing of a folder that does not exist.
+var noEntries = map[string]struct{}{}
+
+// listNames reads a directory's entry names: empty when there is no such
+// folder, nil when it cannot be read or its entries are too many. It asks
+// the system directly (open, getdents, close): os.Open would also register
+// the folder with the runtime's poller, for nothing.
+func listNames(dir string) map[string]struct{} {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	}
+	if err == syscall.ENOENT || err == syscall.ENOTDIR {
+		return noEntries
+	}
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var buf [8192]byte
+	names := make([]string, 0, 16)
+	for {
+		n, err := syscall.ReadDirent(fd, buf[:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+		if len(names) > maxListedNames {
+			return nil
+		}
+	}
+	set := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		set[n] = struct{}{}
+	}
+	return set
 }
 
 // fsNode is what Lstat (and, for a symlink, Readlink) said about a path.
@@ -24,6 +111,10 @@ type fsNode struct {
 	mode fs.FileMode
 	err  error
 	link string // the target of a symlink
+	// A regular file's identity and link count: a file with another hard
+	// link may be a protected file under a second name.
+	dev, ino uint64
+	nlink    uint64
 }
 
 func (v *fsView) lstat(p string) fsNode {
@@ -58,8 +149,10 @@ func lstatNode(p string) fsNode {
 		return fsNode{mode: fs.ModeSymlink, link: link, err: err}
 	case syscall.S_IFDIR:
 		return fsNode{mode: fs.ModeDir}
+	case syscall.S_IFREG:
+		return fsNode{dev: uint64(st.Dev), ino: st.Ino, nlink: uint64(st.Nlink)}
 	}
-	return fsNode{}
+	return fsNode{mode: fs.ModeIrregular}
 }
 
 var errTooManyLinks = errors.New("EvalSymlinks: too many links")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -140,4 +141,44 @@ func sharedActions(f *testing.F) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+// FuzzGrammarParse: any words given to any program of grammars.go (and
+// to git's subcommands) are read without a panic or a hang, and no word is
+// counted as an operand twice.
+func FuzzGrammarParse(f *testing.F) {
+	for _, s := range []string{
+		"sort\x00-ruo/tmp/x\x00in", "sort\x00--compress-prog=sh", "git\x00-C\x00.\x00log\x00-p\x00--output=x",
+		"tail\x00-20f\x00x", "jq\x00--arg\x00a\x00b\x00.\x00f", "tree\x00-aoL\x00out\x002", "timeout\x00-k\x005\x0010\x00rm",
+		"git\x00grep\x00-Ocat\x00x", "grep\x00-e\x00--output=x", "rg\x00-g=*.org\x00x", "find\x00.\x00-exec\x00rm\x00{}\x00;",
+	} {
+		f.Add(s)
+	}
+	progs, err := grammarTable()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if len(in) > 2048 {
+			return
+		}
+		words := strings.Split(in, "\x00")
+		g, ok := progs[words[0]]
+		if !ok {
+			return
+		}
+		pc := g.parse(words[1:])
+		if len(pc.operands)+len(pc.command) > len(words)-1 {
+			t.Fatalf("%q: more operands than words", words)
+		}
+		if sub := pc.g.subs; sub != nil && len(pc.operands) > 0 {
+			if sg := sub[pc.operands[0].word]; sg != nil {
+				rest := make([]string, 0, len(pc.operands))
+				for _, o := range pc.operands[1:] {
+					rest = append(rest, o.word)
+				}
+				sg.parse(rest)
+			}
+		}
+	})
 }

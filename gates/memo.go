@@ -6,9 +6,18 @@ package gates
 // starts with an empty one (Stack.beginCheck) used by no other check, so
 // nothing learnt about the disk outlives the check that learnt it.
 type checkState struct {
-	locs  smallMemo[[2]string, loc]
-	shell checkMemo
-	fs    fsView
+	locs    smallMemo[[2]string, loc]
+	shell   checkMemo
+	fs      fsView
+	privacy smallMemo[string, privacyState]
+	lits    codeLits
+}
+
+// codeLits are the string literals of the code being checked.
+type codeLits struct {
+	code string
+	lits []string
+	ok   bool
 }
 
 // reset empties the memo for another check, keeping the room its slices
@@ -16,6 +25,10 @@ type checkState struct {
 func (st *checkState) reset() {
 	st.locs.reset()
 	st.fs.nodes.reset()
+	st.fs.names.reset()
+	st.fs.asked = 0
+	st.privacy.reset()
+	st.lits = codeLits{}
 	st.shell = checkMemo{}
 }
 

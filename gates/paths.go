@@ -79,6 +79,14 @@ func (e *Env) locate1(raw, cwd string) loc {
 	abs, sawLink := e.view().resolveExisting(p)
 	l.abs = abs
 	l.class, l.why = e.classify(l.abs)
+	if l.class < pathCredential {
+		// A second name of a protected file (a hard link) is that file.
+		if n := e.view().lstat(abs); n.err == nil && n.mode == 0 && n.nlink > 1 {
+			if cls, why, ok := e.hardLinkOf(n.dev, n.ino); ok && cls > l.class {
+				l.class, l.why = cls, why
+			}
+		}
+	}
 	if l.class == pathInside || l.class == pathProtected {
 		l.root, l.rel = e.rootOf(l.abs)
 		// Prove confinement with os.Root on the path as written below the
@@ -96,6 +104,34 @@ func (e *Env) locate1(raw, cwd string) loc {
 		}
 	}
 	return l
+}
+
+// hardLinkOf says whether the file (dev, ino) is one of the protected
+// files under another name: Flight Plans, the journal, the configuration,
+// the vault, the data directory's key, the bridge token.
+func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
+	type named struct {
+		path  string
+		class pathClass
+		why   string
+	}
+	list := []named{
+		{filepath.Join(e.firstRoot(), "flightplans.org"), pathProtected, "a second name (hard link) of flightplans.org, which only a human changes"},
+		{filepath.Join(e.firstRoot(), "journal.org"), pathProtected, "a second name (hard link) of journal.org, which only a human changes"},
+		{filepath.Join(e.world.ConfigDir, "config.json"), pathCredential, "a second name (hard link) of pp-lsp's configuration"},
+		{filepath.Join(e.world.ConfigDir, "vault.json"), pathCredential, "a second name (hard link) of the vault"},
+		{filepath.Join(e.world.DataDir, "key"), pathCredential, "a second name (hard link) of pp-lsp's key"},
+		{filepath.Join(e.world.RuntimeDir, "token"), pathCredential, "a second name (hard link) of the bridge token"},
+	}
+	if e.configFile != "" {
+		list = append(list, named{e.configFile, pathCredential, "a second name (hard link) of the gate configuration"})
+	}
+	for _, f := range list {
+		if n := e.view().lstat(f.path); n.err == nil && n.mode == 0 && n.dev == dev && n.ino == ino {
+			return f.class, f.why, true
+		}
+	}
+	return 0, "", false
 }
 
 // cwdDir is the absolute directory a command or relative path starts from.
@@ -273,6 +309,16 @@ type credentialName struct {
 	dir                  bool
 }
 
+// hasPathPrefixFold is hasPathPrefix without regard to case: on a file
+// system that ignores case (macOS, a FAT stick, an ext4 casefold folder),
+// ~/.Config/Passepartout is the same folder.
+func hasPathPrefixFold(p, prefix string) bool {
+	if strings.HasSuffix(prefix, "/") {
+		return len(p) >= len(prefix) && strings.EqualFold(p[:len(prefix)], prefix) || len(p)+1 == len(prefix) && strings.EqualFold(prefix[:len(p)], p)
+	}
+	return strings.EqualFold(p, prefix)
+}
+
 // hasPathPrefix says whether p is prefix, or lies below it when prefix
 // ends in '/' (p+"/" starts with prefix).
 func hasPathPrefix(p, prefix string) bool {
@@ -285,18 +331,21 @@ func hasPathPrefix(p, prefix string) bool {
 // protectedRel says whether a root-relative path is a file that runs code
 // or steers tools or the agent: anything under .git or .vscode, direnv and
 // editor-local configuration, and the two files only a human may change.
+//
+// Names compare without regard to case: on a file system that ignores it,
+// FlightPlans.ORG is flightplans.org.
 func protectedRel(rel string) (string, bool) {
 	segs := strings.Split(rel, "/")
 	for _, s := range segs {
-		if s == ".git" || s == ".vscode" {
+		if strings.EqualFold(s, ".git") || strings.EqualFold(s, ".vscode") {
 			return rel + " configures git or the editor (hooks and config run code)", true
 		}
 	}
-	switch segs[len(segs)-1] {
+	switch strings.ToLower(segs[len(segs)-1]) {
 	case ".dir-locals.el", ".envrc", ".nvim.lua", ".exrc", ".vimrc", ".env":
 		return rel + " runs code or sets variables when a tool enters the folder", true
 	}
-	if rel == "flightplans.org" || rel == "journal.org" {
+	if isPlanOrJournal(rel) {
 		return rel + " is changed only by a human (Flight Plans and the audit journal)", true
 	}
 	return "", false
@@ -304,14 +353,15 @@ func protectedRel(rel string) (string, bool) {
 
 // classify says what a canonical absolute path is.
 func (e *Env) classify(abs string) (pathClass, string) {
-	w := e.world
 	for _, own := range e.own {
-		if hasPathPrefix(abs, own) {
+		if hasPathPrefixFold(abs, own) {
 			return pathCredential, "pp-lsp's own configuration, data, vault or token"
 		}
 	}
-	if w.ConfigFile != "" && abs == filepath.Clean(w.ConfigFile) {
-		return pathCredential, "the gate configuration"
+	for _, cf := range e.configFiles {
+		if strings.EqualFold(abs, cf) {
+			return pathCredential, "the gate configuration"
+		}
 	}
 	if base := filepath.Base(abs); strings.HasPrefix(abs, "/run/user/") && strings.Contains(abs, "/passepartout/") || base == "token" && strings.Contains(abs, "/passepartout/") {
 		return pathCredential, "the bridge token"

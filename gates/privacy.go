@@ -235,9 +235,35 @@ func isStopword(w []byte, h uint64) bool {
 	return false
 }
 
-// privacyVector asks before text quoting a private note leaves: for a
-// model provider, a recipient, the network, a program, or the log.
-func (d *dispatcher) privacyVector(_ context.Context, a Action, env *Env) Result {
+// privacyVector keeps private notes from any model (DESIGN §12): a shell
+// or eval action that would read a private note is denied (what it prints
+// cannot be filtered reliably), as is a file_read of a note private as a
+// whole (one private in part is read with its private parts cut out); and
+// text quoting a private note asks before it leaves — for a model
+// provider, a recipient, the network, a program, or the log.
+func (d *dispatcher) privacyVector(ctx context.Context, a Action, env *Env) Result {
+	switch a.Tool {
+	case ToolShell:
+		if rep := shellFor(ctx, env, a); len(rep.private) > 0 {
+			return Denied(strings.Join(limitList(rep.private, 2), "; ") + "; a command never reads a private note")
+		}
+	case ToolFileRead:
+		if l := env.locate(a.Arg("path"), "."); l.abs != "" && (l.class == pathInside || l.class == pathProtected) {
+			if st := env.filePrivacy(l.abs); st.private && st.whole {
+				return Denied(fmt.Sprintf("reads %s, a private note (%s)", a.Arg("path"), st.why))
+			}
+		}
+	case ToolEval:
+		if why, ok := env.privateInCode(a.Arg("code")); ok {
+			return Denied(why + "; code never reads a private note")
+		}
+	}
+	return Passed("")
+}
+
+// privacyQuotes is the privacy vector's ask: text quoting a private note
+// is about to leave. It runs only when no vector denied the action.
+func (d *dispatcher) privacyQuotes(_ context.Context, a Action, env *Env) Result {
 	if env.private == nil {
 		return Passed("")
 	}

@@ -662,9 +662,11 @@ func hasDigitAndLetter(s string) bool {
 
 // secretsVector keeps secrets from leaving: a strong finding in anything
 // that goes out (a message, a send, an http request, a command, code) is a
-// deny; a weak one an ask. Writing a secret into the notes asks, because
-// the notes are what the model is shown.
-func (d *dispatcher) secretsVector(_ context.Context, a Action, _ *Env) Result {
+// deny; a weak one a deny too when it would leave this machine (http,
+// send, a command reaching another machine), an ask otherwise. Writing a
+// secret into the notes asks, because the notes are what the model is
+// shown.
+func (d *dispatcher) secretsVector(ctx context.Context, a Action, env *Env) Result {
 	fields := []string{}
 	switch a.Tool {
 	case ToolShell:
@@ -700,6 +702,17 @@ func (d *dispatcher) secretsVector(_ context.Context, a Action, _ *Env) Result {
 		return Denied("the explanation carries what looks like a secret (" + h.rule + "); it would be logged")
 	}
 	if weak != "" && a.Tool != ToolFileWrite && a.Tool != ToolMemoryEdit {
+		// Leaving this machine, even a likely secret is one too many: an
+		// http request, a message sent, a command that reaches another
+		// machine (curl, ssh, git push, a DNS lookup…).
+		if a.Tool == ToolHTTP || a.Tool == ToolSend {
+			return Denied(weak + ", and it would leave this machine")
+		}
+		if a.Tool == ToolShell {
+			if rep := shellFor(ctx, env, a); len(rep.egress) > 0 {
+				return Denied(weak + ", and " + strings.Join(limitList(rep.egress, 2), ", ") + " would carry it off this machine")
+			}
+		}
 		return Asked(weak)
 	}
 	return Passed("")

@@ -25,6 +25,14 @@ type shellReport struct {
 	cmds   []shellCmd // every simple command, nested payloads included, in order
 	denies []string
 	asks   []string
+	// private are the reads of private notes (the privacy vector denies
+	// them), self the ways into the user's own editor or terminal (the
+	// self-modification vector denies them).
+	private []string
+	self    []string
+	// egress names the commands that reach another machine: a secret in
+	// such a command is leaving.
+	egress []string
 }
 
 // shellCmd is one simple command as it would run: its argv after quote
@@ -56,6 +64,8 @@ type stdinSrc struct {
 	kind stdinKind
 	text string
 	what string
+	// unbounded: the stream never ends (yes, /dev/zero), or is huge.
+	unbounded bool
 }
 
 // shellAnalyzer walks one parsed command, keeping the variables it can know.
@@ -74,6 +84,12 @@ type shellAnalyzer struct {
 	rep       *shellReport
 	downloads map[string]bool // files a download wrote, to catch "download then run"
 	inFunc    map[string]bool
+	// wrote: some command writes a file; readProtected: some command reads
+	// flightplans.org or journal.org. Both together are refused: only a
+	// human changes what those files say, and a copy edited and put back
+	// is a change.
+	wrote         bool
+	readProtected []string
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -99,6 +115,9 @@ func analyzeShellDepth(ctx context.Context, env *Env, cmd, cwd string, depth int
 		rep: &shellReport{cmds: make([]shellCmd, 0, min(64, 1+len(cmd)/24))},
 	}
 	s.script(ctx, cmd)
+	if s.wrote && len(s.readProtected) > 0 {
+		s.deny("reads %s and writes files: only a human changes Flight Plans and the journal", strings.Join(s.readProtected, ", "))
+	}
 	return s.rep
 }
 
@@ -260,8 +279,16 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		s.stmts(c.Do, stdinNone)
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			for _, w := range wi.Items {
-				s.evalWord(w)
+			if values, known := s.loopValues(wi); known {
+				// A loop over a few words known now is judged once for
+				// each, with its variable set: for f in notes/*.md reads
+				// those files, not any file.
+				for _, v := range values {
+					s.setVar(wi.Name.Value, varVal{val: v, ok: true})
+					s.stmts(c.Do, stdinNone)
+				}
+				s.setVar(wi.Name.Value, varVal{})
+				return
 			}
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
@@ -292,7 +319,46 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.walkNode(st.Cmd)
 		}
 	}
-	s.redirects(st, nil)
+	s.redirects(st, nil, stdinSrc{})
+}
+
+// maxLoopValues bounds the values a for loop is judged for one by one.
+const maxLoopValues = 16
+
+// loopValues returns the words a for loop iterates over, globs expanded,
+// when they are known now and few.
+func (s *shellAnalyzer) loopValues(wi *syntax.WordIter) ([]string, bool) {
+	var values []string
+	for _, w := range wi.Items {
+		v := s.evalWord(w)
+		if v.dyn {
+			return nil, false
+		}
+		words := []string{v.val}
+		if v.split {
+			words = strings.Fields(v.val)
+		}
+		for _, x := range words {
+			if hasGlob(x) {
+				matches, _ := s.env.expandGlobFrom(x, s.cwd)
+				if len(matches) > 1 {
+					words := matches[1:]
+					for i, m := range words {
+						if r, err := filepath.Rel(s.cwd, m); err == nil {
+							words[i] = r
+						}
+					}
+					values = append(values, words...)
+					continue
+				}
+			}
+			values = append(values, x)
+		}
+		if len(values) > maxLoopValues {
+			return nil, false
+		}
+	}
+	return values, len(wi.Items) > 0
 }
 
 // walkNode analyses every command substitution inside a node the analyzer
@@ -376,12 +442,13 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	in := stdinSrc{}
 	for _, stg := range stages {
 		s.stmt(stg, in)
-		in = s.describeOutput(stg)
+		in = s.describeOutput(stg, in)
 	}
 }
 
-// describeOutput says what a pipeline stage writes to stdout.
-func (s *shellAnalyzer) describeOutput(st *syntax.Stmt) stdinSrc {
+// describeOutput says what a pipeline stage writes to stdout, given what
+// it reads.
+func (s *shellAnalyzer) describeOutput(st *syntax.Stmt, in stdinSrc) stdinSrc {
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
 		return stdinSrc{kind: stdinUntrusted, what: "the output of a compound command"}
@@ -389,6 +456,9 @@ func (s *shellAnalyzer) describeOutput(st *syntax.Stmt) stdinSrc {
 	argv, dyn := s.quietArgv(call)
 	if len(argv) == 0 {
 		return stdinSrc{kind: stdinUntrusted, what: "dynamic output"}
+	}
+	if what, endless := unboundedOutput(argv, in); endless {
+		return stdinSrc{kind: stdinUntrusted, what: what, unbounded: true}
 	}
 	argv, _ = unwrap(argv)
 	verb := verbName(argv)
@@ -566,8 +636,10 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 }
 
 // redirects checks a statement's redirections: where output is written,
-// what input is read, and what a heredoc or here-string feeds.
-func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string) {
+// what input is read, and what a heredoc or here-string feeds. argv is the
+// command the statement runs (nil for a compound one) and in its input: an
+// endless stream written to a file fills the disk.
+func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -607,9 +679,20 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string) {
 		}
 		switch r.Op {
 		case syntax.RdrIn:
-			s.touch(target, opRead, "reads")
+			s.readFile(target, "reads")
+		case syntax.RdrInOut:
+			s.readFile(target, "reads")
+			s.touch(target, opWrite, "writes")
+			s.wrote = true
 		default:
 			s.touch(target, opWrite, "writes")
+			s.wrote = true
+			toStdout := r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1"
+			if argv != nil && toStdout {
+				if what, endless := unboundedOutput(argv, in); endless {
+					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+				}
+			}
 		}
 	}
 }
@@ -624,10 +707,29 @@ const (
 	opDelete
 )
 
-// touch judges one path a command uses.
+// touch judges one path a command uses. A path with look-alike,
+// invisible or control characters is refused; a glob is judged for every
+// file it matches now, as well as for its own spelling.
 func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
 	if raw == "" || s.quiet {
 		return
+	}
+	if why, bad := suspiciousText(strings.ReplaceAll(raw, dynMarker, "")); bad {
+		s.deny("%s a path that %s", verb, why)
+		return
+	}
+	if op >= opWrite && hasGlob(raw) && !strings.Contains(raw, dynMarker) {
+		for _, p := range s.expandGlob(raw)[1:] {
+			s.touch1(p, op, verb)
+		}
+	}
+	s.touch1(raw, op, verb)
+}
+
+// touch1 judges one path as written.
+func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
+	if op >= opWrite {
+		s.wrote = true
 	}
 	if strings.Contains(raw, dynMarker) {
 		if op >= opWrite {
@@ -639,6 +741,8 @@ func (s *shellAnalyzer) touch(raw string, op pathOp, verb string) {
 	}
 	if strings.HasPrefix(raw, "/dev/") {
 		switch {
+		case raw == "/dev/null" || raw == "/dev/stdout" || raw == "/dev/stderr" || raw == "/dev/tty":
+			// Where a command's output goes anyway.
 		case op >= opWrite && rawDisk(raw):
 			s.deny("%s the raw device %s (destroys a disk)", verb, raw)
 		case op >= opWrite:
@@ -720,7 +824,7 @@ func hiddenChars(s string) (bool, string) {
 	for _, r := range s {
 		switch {
 		case r == '\t' || r == '\n':
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20 || r >= 0x7f && r <= 0x9f:
 			return true, fmt.Sprintf("control character %U", r)
 		case unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029:
 			return true, fmt.Sprintf("invisible character %U", r)
@@ -741,7 +845,7 @@ func stripHidden(s string) string {
 			b.WriteByte('\n')
 		case r == '\t' || r == '\n':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || unicode.Is(unicode.Cf, r):
+		case r < 0x20 || r >= 0x7f && r <= 0x9f || unicode.Is(unicode.Cf, r):
 		case r >= 0xFF01 && r <= 0xFF5E:
 			b.WriteRune(r - 0xFF01 + 0x21)
 		default:

@@ -12,7 +12,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		for _, as := range c.Assigns {
 			s.assign(as, false)
 		}
-		s.redirects(st, nil)
+		s.redirects(st, nil, stdinSrc{})
 		return
 	}
 	for _, as := range c.Assigns {
@@ -59,7 +59,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		return
 	}
 	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
-	s.redirects(st, argv)
+	s.redirects(st, argv, in)
 	var here *string
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -254,73 +254,47 @@ func skipEnv(args []string) []string {
 	return nil
 }
 
-// judge analyses one command by what its program does.
+// judge analyses one command by what its program does: by its grammar
+// when it has one (grammars.go), by what kind of program it is otherwise.
 func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *string) {
 	if len(argv) == 0 {
 		return
 	}
-	// Environment assignments and split strings carried by env, wherever
-	// it sits in a chain of wrappers.
-	for cur := argv; len(cur) > 0; {
-		if verbName(cur) == "env" {
-			for j := 1; j < len(cur); j++ {
-				e := cur[j]
-				if e == "-S" || e == "--split-string" {
-					if j+1 < len(cur) {
-						s.payload(cur[j+1], "env -S")
-					}
-					break
-				}
-				if k, v, ok := strings.Cut(e, "="); ok && !strings.HasPrefix(k, "-") {
-					s.checkEnvVar(k, word{val: v})
-				} else if !strings.HasPrefix(e, "-") {
-					break
-				}
-			}
-		}
-		next, _, ok := unwrapStep(cur)
-		if !ok {
-			break
-		}
-		cur = next
-	}
-	inner, wrappers := unwrap(argv)
-	for _, w := range wrappers {
-		switch w {
-		case "sudo", "doas", "pkexec", "run0":
-			s.ask("runs with root privileges (%s)", w)
-		case "nohup", "setsid":
-			s.ask("keeps running after the action returns (%s)", w)
-		case "env":
-			if len(inner) == 0 {
-				s.ask("prints the environment, which may hold secrets")
-			}
-		case "chroot", "firejail", "proot", "fakeroot":
-			s.ask("runs in a changed root (%s)", w)
-		}
-	}
-	if len(inner) == 0 {
-		return
-	}
-	if len(wrappers) > 0 {
-		dyn = make([]bool, len(inner))
-	}
-	argv = inner
 	verb := verbName(argv)
 	raw := argv[0]
+	local := false
 	switch {
 	case strings.Contains(raw, dynMarker) || strings.ContainsAny(raw, "*?[") || raw == "":
 		s.dynamicVerb(argv)
 		return
 	case strings.Contains(raw, "/") && !systemBinary(raw):
+		local = true
 		s.touch(raw, opExec, "runs")
 		if s.downloaded(raw) {
 			s.deny("runs %s, a file this command downloads", raw)
 		}
 		s.ask("runs the program %s", raw)
 	}
+	if why, bad := suspiciousName(raw); bad {
+		s.deny("the program name %q %s", printable(raw), why)
+		return
+	}
+	if !local {
+		g, ok, err := grammarFor(verb)
+		if err != nil {
+			s.deny("the command grammars do not load (%v); failing closed", err)
+			return
+		}
+		if ok {
+			s.grammarCmd(verb, g, argv[1:], in, here)
+			return
+		}
+	}
 	args := argv[1:]
 	kind := verbKinds[verb]
+	if kind&kindDelete == 0 && verb != "mv" && !noFileBuiltins[verb] {
+		s.privateWords(verb, args)
+	}
 	switch {
 	case kind&kindShell != 0:
 		s.shellVerb(verb, args, in, here)
@@ -349,17 +323,8 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		if len(args) > 0 {
 			s.payload(args[0], "trap")
 		}
-	case verb == "xargs":
-		s.xargs(args)
-	case verb == "watch":
-		rest := skipOpts(args, watchOpts)
-		s.payload(strings.Join(rest, " "), "watch")
-	case verb == "find":
-		s.find(args)
 	case verb == "sed":
 		s.sed(args)
-	case verb == "git":
-		s.git(args)
 	case kind&kindDelete != 0:
 		s.deleteCmd(verb, args)
 	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "rsync" || verb == "scp":
@@ -370,9 +335,15 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		_, files := splitOpts(args, nil)
 		for _, f := range files {
 			s.touch(f, opWrite, "writes")
+			s.wrote = true
+			if in.unbounded {
+				s.deny("tee writes an endless stream (%s) to %s: it fills the disk", in.what, printable(f))
+			}
 		}
 	case verb == "tar":
 		s.tar(args)
+	case verb == "fallocate" || verb == "truncate":
+		s.sizedWrite(verb, args)
 	case kind&kindWrite != 0:
 		_, files := splitOpts(args, writeVerbOpts)
 		for _, f := range files {
@@ -382,6 +353,7 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 				}
 			}
 			s.touch(f, opWrite, "changes")
+			s.wrote = true
 		}
 	case kind&kindDisk != 0:
 		s.deny("%s formats, partitions or wipes a disk", verb)
@@ -406,6 +378,8 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		s.network(verb, args)
 	case kind&kindReadOnly != 0:
 		s.readOnly(verb, args)
+	case verb == "yes":
+		s.ask("yes prints forever")
 	default:
 		// Unknown programs: the permissions gate asks; here only the
 		// paths they are given are judged, as reads.
@@ -420,6 +394,52 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 		}
 	}
 	_ = dyn
+}
+
+// mayExist says whether a word may name an existing file under the roots
+// (see Env.mayName).
+func (s *shellAnalyzer) mayExist(w string) bool { return s.env.mayName(w, s.cwd) }
+
+// noFileBuiltins are bash builtins that open no file named by their
+// words.
+var noFileBuiltins = map[string]bool{
+	"return": true, "exit": true, "break": true, "continue": true, "shift": true, "local": true, "export": true,
+	"declare": true, "typeset": true, "readonly": true, "unset": true, "set": true, "let": true, "wait": true,
+	"read": true, "getopts": true, "hash": true, "type": true, "ulimit": true, "umask": true, "jobs": true,
+	"disown": true, "shopt": true, "caller": true, "dirs": true, "popd": true, "pushd": true, "times": true,
+}
+
+// privateWords refuses a command without a grammar that names a private
+// note anywhere among its words (an operand, an option's value): what it
+// does with the file cannot be told, and reading it is what it most likely
+// does.
+func (s *shellAnalyzer) privateWords(verb string, args []string) {
+	if s.quiet {
+		return
+	}
+	for _, a := range args {
+		cs := pathCandidates(a)
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			cs.add(a[2:]) // -fFILE
+		}
+		for _, c := range cs.list() {
+			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") || !s.mayExist(c) {
+				continue
+			}
+			for _, p := range s.expandGlob(c) {
+				l := s.env.locateFrom(p, s.cwd)
+				if l.abs == "" || l.class != pathInside && l.class != pathProtected {
+					continue
+				}
+				if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
+					s.readProtected = appendUnique(s.readProtected, l.rel)
+				}
+				if st := s.env.filePrivacy(l.abs); st.private {
+					s.privateRead("%s is given %s, a private note (%s)", verb, printable(p), st.why)
+				}
+			}
+		}
+	}
 }
 
 func indexOf(list []string, s string) int {
@@ -489,6 +509,13 @@ func (s *shellAnalyzer) shellVerb(verb string, args []string, in stdinSrc, here 
 func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, here *string) {
 	lang := interpreters[verb]
 	s.ask("runs %s code", lang)
+	if verb == "emacs" {
+		s.emacs(args)
+		return
+	}
+	if lang == "perl" || lang == "ruby" {
+		s.perlFiles(verb, args)
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if codeFlags[a] && i+1 < len(args) {
@@ -528,11 +555,86 @@ func (s *shellAnalyzer) interpreter(verb string, args []string, in stdinSrc, her
 	}
 }
 
+// perlFiles judges the files perl and ruby are given after their code
+// (perl -ne CODE FILE…): read, and with -i edited in place.
+func (s *shellAnalyzer) perlFiles(verb string, args []string) {
+	inPlace, codeSeen := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			codeSeen = true
+		case strings.HasPrefix(a, "-") && len(a) > 1 && !codeSeen:
+			letters := strings.TrimPrefix(a, "-")
+			if j := strings.IndexAny(letters, "eE"); j >= 0 {
+				inPlace = inPlace || strings.Contains(letters[:j], "i")
+				if j == len(letters)-1 {
+					i++ // the code is the next word
+				}
+				codeSeen = true
+				continue
+			}
+			inPlace = inPlace || strings.HasPrefix(letters, "i") || strings.ContainsAny(letters, "i") && !strings.HasPrefix(letters, "-")
+		case !codeSeen:
+			codeSeen = true // the script file
+		default:
+			if inPlace {
+				s.touch(a, opWrite, verb+" -i edits in place")
+			}
+		}
+	}
+}
+
+// emacs judges an Emacs command line (emacs(1), GNU Emacs 28.2): the code
+// of every --eval is judged, every -l file runs, and every file it visits
+// may be changed and saved by that code.
+func (s *shellAnalyzer) emacs(args []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--eval" || a == "-eval" || a == "--execute" || a == "-execute":
+			s.code("elisp", next())
+		case strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--execute="):
+			v, _ := optValue(a)
+			s.code("elisp", v)
+		case a == "-l" || a == "--load" || a == "-load" || a == "--script" || a == "-script":
+			s.touch(next(), opExec, "emacs loads")
+		case strings.HasPrefix(a, "--load=") || strings.HasPrefix(a, "--script="):
+			v, _ := optValue(a)
+			s.touch(v, opExec, "emacs loads")
+		case a == "-f" || a == "--funcall" || a == "-funcall" || a == "-L" || a == "--directory" || a == "--chdir" || a == "-u" || a == "--user" || a == "--insert" || a == "--find-file" || a == "--file" || a == "--visit":
+			v := next()
+			switch a {
+			case "--insert":
+				s.readFile(v, "emacs inserts")
+			case "--find-file", "--file", "--visit":
+				s.touch(v, opWrite, "emacs visits and may save")
+			}
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+		default:
+			s.touch(a, opWrite, "emacs visits and may save")
+		}
+	}
+}
+
 // code hands a program in another language to the code-evaluation vector
 // and adopts its findings.
 func (s *shellAnalyzer) code(lang, text string) {
 	if s.quiet {
 		return
+	}
+	if what, ok := s.env.selfMention(text); ok {
+		s.selfMod("the %s code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", lang, what)
+	}
+	if why, ok := s.env.privateInCode(text); ok {
+		s.privateRead("%s", why)
 	}
 	s.depth++
 	r := analyzeCode(s.env, lang, text, s.depth)

@@ -49,6 +49,8 @@ var networkVerbs = map[string]bool{
 	"nslookup": true, "host": true, "drill": true, "ping": true, "traceroute": true, "http": true,
 	"https": true, "aria2c": true, "lynx": true, "w3m": true, "links": true, "openssl": false, "xh": true,
 	"lftp": true, "smbclient": true, "mosh": true, "tailscale": true,
+	"mail": true, "mailx": true, "s-nail": true, "sendmail": true, "msmtp": true, "ssmtp": true, "mutt": true,
+	"neomutt": true, "swaks": true, "nmap": true, "whois": true, "finger": true,
 }
 
 // deleteVerbs remove files.

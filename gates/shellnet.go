@@ -8,6 +8,9 @@ import (
 
 // network judges a command that reaches another machine.
 func (s *shellAnalyzer) network(verb string, args []string) {
+	if !s.quiet {
+		s.rep.egress = appendUnique(s.rep.egress, verb)
+	}
 	hostsSeen := 0
 	for i := 0; i < len(args); i++ {
 		a := args[i]

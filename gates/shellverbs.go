@@ -1,7 +1,9 @@
 package gates
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -18,14 +20,30 @@ var gitNetwork = map[string]bool{"push": true, "fetch": true, "pull": true, "clo
 // gitDestructive subcommands can discard work.
 var gitDestructive = map[string]bool{"clean": true, "reset": true, "checkout": true, "restore": true, "rm": true, "branch": true, "stash": true, "gc": true, "prune": true, "filter-branch": true, "filter-repo": true, "rebase": true, "update-ref": true, "worktree": true}
 
-// find judges find: its starting points are read; -exec and friends run
-// a command on what it finds; -delete deletes it; -fprint writes.
+// find judges find by its expression (findPrimaries): its starting points
+// are searched (names only); -exec and friends run a command on what it
+// finds, which is judged as what runs, and read every file found when the
+// command reads its operands; -delete deletes; -fprint writes; a word of
+// the expression the table does not know is never allowed.
 func (s *shellAnalyzer) find(args []string) {
-	var starts []string
 	i := 0
+lead:
+	for i < len(args) {
+		switch a := args[i]; {
+		case a == "-H" || a == "-L" || a == "-P":
+			i++
+		case a == "-D":
+			i += 2
+		case strings.HasPrefix(a, "-O"):
+			i++
+		default:
+			break lead
+		}
+	}
+	var starts []string
 	for ; i < len(args); i++ {
 		a := args[i]
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" {
+		if len(a) > 1 && strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == "," {
 			break
 		}
 		starts = append(starts, a)
@@ -36,8 +54,11 @@ func (s *shellAnalyzer) find(args []string) {
 	for _, st := range starts {
 		s.touch(st, opRead, "searches")
 	}
+	expr := args[i:]
+	filter := findNameFilter(expr)
 	for ; i < len(args); i++ {
-		switch a := args[i]; a {
+		a := args[i]
+		switch a {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
 			for j < len(args) && args[j] != ";" && args[j] != "+" {
@@ -49,27 +70,110 @@ func (s *shellAnalyzer) find(args []string) {
 				continue
 			}
 			s.ask("find %s runs a command on every file found", a)
+			found := false
 			for k, w := range inner {
 				if strings.Contains(w, "{}") {
 					inner[k] = strings.ReplaceAll(w, "{}", starts[0])
+					found = true
 				}
 			}
 			s.judgeNested(inner)
-		case "-delete":
-			s.ask("find -delete deletes every file found")
-			for _, st := range starts {
-				l := s.env.locateFrom(st, s.cwd)
-				if l.class != pathInside {
-					s.touch(st, opDelete, "find -delete deletes below")
+			if found && s.readsOperands(inner) {
+				for _, st := range starts {
+					s.readTree(st, "find "+a+" "+verbName(inner)+" reads", treeShows{}, filter)
 				}
 			}
-		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			if i+1 < len(args) {
-				s.touch(args[i+1], opWrite, "writes")
-				i++
+			continue
+		}
+		p, ok := findPrimaries[a]
+		if !ok && strings.HasPrefix(a, "-newer") && len(a) == len("-newerXY") {
+			p, ok = findPrimary{args: 1, eff: effMeta}, true
+		}
+		if !ok {
+			s.ask("find %s: a word of find's expression pp-lsp's table of find does not know", printable(a))
+			continue
+		}
+		if i+p.args >= len(args) {
+			i = len(args)
+			continue
+		}
+		v := ""
+		if p.args > 0 {
+			v = args[i+1]
+		}
+		switch p.eff {
+		case effWrite:
+			s.touch(v, opWrite, "find "+a+" writes")
+			s.wrote = true
+			s.ask("find %s writes %s", a, printable(v))
+		case effMeta:
+			s.touch(v, opRead, "find "+a+" looks at")
+		case effReadNames:
+			s.readFile(v, "find "+a+" reads")
+			s.ask("find %s reads the names of more files from %s", a, printable(v))
+		case effAsk:
+			s.ask("%s", p.why)
+			if a == "-delete" {
+				for _, st := range starts {
+					l := s.env.locateFrom(st, s.cwd)
+					if l.class != pathInside {
+						s.touch(st, opDelete, "find -delete deletes below")
+					}
+				}
 			}
 		}
+		i += p.args
 	}
+}
+
+// findNameFilter is the base-name filter of a find expression that is
+// one -name or -iname test joined to other tests by "and" alone: the only
+// files an -exec can then be given. Anything else filters nothing.
+func findNameFilter(expr []string) walkFilter {
+	var f walkFilter
+	for _, w := range expr {
+		switch w {
+		case "-o", "-or", "!", "-not", ",", "(", ")":
+			return walkFilter{}
+		}
+	}
+	for k, w := range expr {
+		if (w == "-name" || w == "-iname") && k+1 < len(expr) {
+			if len(f.include) > 0 {
+				return walkFilter{}
+			}
+			f.include = []string{expr[k+1]}
+			f.fold = w == "-iname"
+		}
+	}
+	if len(f.include) == 1 {
+		if _, err := path.Match(f.include[0], "x"); err != nil {
+			return walkFilter{}
+		}
+	}
+	return f
+}
+
+// readsOperands says whether a command reads the content of its operands
+// (cat, grep) rather than only their names (ls, stat, echo).
+func (s *shellAnalyzer) readsOperands(argv []string) bool {
+	argv, _ = unwrap(argv)
+	if len(argv) == 0 {
+		return false
+	}
+	g, ok, _ := grammarFor(verbName(argv))
+	if !ok {
+		return verbKinds[verbName(argv)]&kindDelete == 0
+	}
+	// One more operand stands for the files it is handed ({} or xargs'
+	// input): what role does the program give it?
+	pc := g.parse(append(append([]string(nil), argv[1:]...), "\x00file"))
+	for _, o := range pc.operands {
+		if o.role == opdRead || o.role == opdEdit {
+			return true
+		}
+	}
+	return len(pc.command) > 0
 }
 
 // sed judges sed: files are read, or written with -i; a script that
@@ -113,7 +217,10 @@ func (s *shellAnalyzer) sed(args []string) {
 		op, verb = opWrite, "edits in place"
 	}
 	for _, f := range files {
-		s.touch(f, op, verb)
+		s.readFile(f, "sed "+verb)
+		if op == opWrite {
+			s.touch(f, op, verb)
+		}
 	}
 }
 
@@ -149,61 +256,168 @@ func gitCommandKey(k string) bool {
 	return false
 }
 
-// git judges git by subcommand: reads pass, network and history
-// rewriting ask, configuration that runs commands is denied, and -c
-// settings that hold a command are analysed as shell.
-func (s *shellAnalyzer) git(args []string) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-c":
-			if i+1 < len(args) {
-				k, v, _ := strings.Cut(args[i+1], "=")
-				if gitCommandKey(k) {
-					if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
-						v = v[1:]
-					}
-					s.payload(v, "git -c "+k)
-				} else {
-					s.ask("git -c changes git's configuration for this run")
+// gitCmd judges git: its options before the subcommand by git's table,
+// then the subcommand. A read-only subcommand a default rule allows is
+// read by its own table: what it writes, what it runs, and which files'
+// content it shows (all the repository's, when no path narrows it). Any
+// other subcommand asks (network, history rewriting) or is denied
+// (configuration that runs commands), as before.
+func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
+	gitCwd := s.cwd
+	uses := pc.uses[:0:0]
+	for _, u := range pc.uses {
+		switch u.opt {
+		case "-c":
+			k, v, _ := strings.Cut(u.word, "=")
+			if gitCommandKey(k) {
+				if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
+					v = v[1:]
 				}
-				i++
+				s.payload(v, "git -c "+k)
+			} else {
+				s.ask("git -c changes git's configuration for this run")
 			}
-		case a == "-C":
-			if i+1 < len(args) {
-				s.touch(args[i+1], opRead, "runs git in")
-				i++
+			continue
+		case "-C":
+			if l := s.env.locateFrom(u.word, gitCwd); l.abs != "" {
+				gitCwd = l.abs
 			}
-		case a == "--git-dir" || a == "--work-tree" || a == "--exec-path" || strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree=") || strings.HasPrefix(a, "--exec-path="):
-			s.ask("points git at another repository or program")
-			if !strings.Contains(a, "=") {
-				i++
-			}
-		case strings.HasPrefix(a, "-"):
-		default:
-			goto sub
 		}
+		uses = append(uses, u)
 	}
-sub:
-	if i >= len(args) {
+	pc.uses = uses
+	s.applyUses("git", pc)
+	if len(pc.operands) == 0 {
 		return
 	}
-	sub, rest := args[i], args[i+1:]
+	sub := pc.operands[0].word
+	rest := make([]string, 0, len(pc.operands)-1)
+	for _, o := range pc.operands[1:] {
+		rest = append(rest, o.word)
+	}
+	saved := s.cwd
+	s.cwd = gitCwd
+	defer func() { s.cwd = saved }()
+	sg := pc.g.subs[sub]
+	if sg == nil {
+		s.gitOther(sub, rest)
+		return
+	}
+	spc := sg.parse(rest)
+	for _, u := range spc.unknown {
+		s.ask("git %s %s: an option pp-lsp's table of git %s does not know", sub, printable(u), sub)
+	}
+	s.applyUses("git "+sub, spc)
+	content := sub == "diff" || sub == "show" || sub == "blame" || sub == "annotate" || sub == "grep"
+	switch {
+	case spc.modes&effContent != 0:
+		content = true
+	case spc.modes&(effNoContent|effNamesOnly) != 0:
+		content = false
+	}
+	top := s.gitTop(gitCwd)
+	var paths []string
+	for _, o := range spc.operands {
+		switch o.role {
+		case opdMeta:
+			s.touch(o.word, opRead, "git "+sub+" looks at")
+		case opdRev:
+			if p, ok := s.gitPath(o.word, top); ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	if !content {
+		for _, p := range paths {
+			s.touch(p, opRead, "git "+sub+" looks at")
+		}
+		return
+	}
+	what := "git " + sub + " shows the content of"
+	if top == "" && spc.modes&effNoFiles == 0 {
+		// Outside a repository only diff --no-index reads files.
+		for _, p := range paths {
+			s.readFile(p, what)
+		}
+		return
+	}
+	if len(paths) == 0 {
+		s.readTree(top, what, treeShows{match: gitShows(sub, spc)}, walkFilter{})
+		return
+	}
+	for _, p := range paths {
+		s.readTree(p, what, treeShows{match: gitShows(sub, spc)}, walkFilter{})
+	}
+}
+
+// gitShows is searchMatcher for git grep: what else git shows of a file
+// (a diff, a blame) may hold any of it.
+func gitShows(sub string, pc parsedCmd) func([]byte) bool {
+	if sub != "grep" {
+		return nil
+	}
+	return searchMatcher("grep", pc)
+}
+
+// gitPath reads a git operand as the path it names, if it names one:
+// REV:PATH names PATH from the top of the repository (or from here when
+// it starts with ./), and a word that is an existing file or folder names
+// it; anything else is a revision.
+func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
+	if i := strings.IndexByte(w, ':'); i >= 0 && !strings.Contains(w, "://") {
+		p := w[i+1:]
+		if p == "" {
+			return "", false
+		}
+		if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || top == "" {
+			return p, true
+		}
+		return filepath.Join(top, p), true
+	}
+	if strings.HasPrefix(w, "-") || strings.Contains(w, "..") && !pathLike(w) {
+		return "", false
+	}
+	l := s.env.locateFrom(w, s.cwd)
+	if l.abs == "" {
+		return "", false
+	}
+	if _, err := os.Lstat(l.abs); err == nil {
+		return w, true
+	}
+	return "", false
+}
+
+// gitTop returns the top of the work tree holding dir (the nearest folder
+// with a .git), or "" when dir is in none: git then reads no repository.
+func (s *shellAnalyzer) gitTop(dir string) string {
+	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// gitOther judges a git subcommand no default rule allows (and that so
+// has no table here): reads ask through the permissions, network and
+// history rewriting ask, configuration that runs commands is denied, and
+// a subcommand that can show any file's content reads the whole
+// repository.
+func (s *shellAnalyzer) gitOther(sub string, rest []string) {
 	for _, r := range rest {
 		if strings.HasPrefix(r, "--output") || strings.HasPrefix(r, "--ext-diff") || strings.HasPrefix(r, "--textconv") || strings.HasPrefix(r, "--upload-pack") || strings.HasPrefix(r, "--receive-pack") || strings.HasPrefix(r, "--exec") {
 			if v, ok := optValue(r); ok && strings.HasPrefix(r, "--output") {
 				s.touch(v, opWrite, "git writes")
+				s.wrote = true
 			}
 			s.ask("git %s %s writes files or runs a program", sub, r)
 		}
 	}
 	switch {
 	case gitReadOnly[sub]:
-		for _, r := range rest {
-			if pathLike(r) {
-				s.touch(r, opRead, "git reads")
-			}
+		s.ask("git %s: pp-lsp has no table of its options", sub)
+		if top := s.gitTop(s.cwd); top != "" {
+			s.readTree(top, "git "+sub+" can show the content of", treeShows{}, walkFilter{})
 		}
 	case sub == "config":
 		if hasFlag(rest, "--get", "--get-all", "--list", "-l", "--get-regexp") {
@@ -212,6 +426,7 @@ sub:
 		s.deny("git config changes configuration that runs commands (hooks, pagers, helpers)")
 	case gitNetwork[sub]:
 		s.ask("git %s talks to another machine", sub)
+		s.rep.egress = appendUnique(s.rep.egress, "git "+sub)
 		if sub == "push" {
 			s.ask("git push publishes the notes")
 		}
@@ -219,6 +434,21 @@ sub:
 		s.ask("git %s can discard work", sub)
 	default:
 		s.ask("git %s changes the repository", sub)
+	}
+	if !gitReadOnly[sub] {
+		// A subcommand that changes files writes the paths it is given:
+		// git checkout HEAD~1 -- flightplans.org puts an old plan back.
+		top := s.gitTop(s.cwd)
+		for _, r := range rest {
+			if strings.HasPrefix(r, "-") {
+				continue
+			}
+			p, ok := s.gitPath(r, top)
+			if !ok {
+				p = r // a path that does not exist yet, or a revision
+			}
+			s.touch(p, opWrite, "git "+sub+" may rewrite")
+		}
 	}
 }
 
@@ -290,7 +520,7 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 		case verb == "mv":
 			s.touch(src, opDelete, "moves away")
 		default:
-			s.touch(src, opRead, verb+" reads")
+			s.readFile(src, verb+" reads")
 		}
 	}
 	if dest != "" {
@@ -315,8 +545,12 @@ func (s *shellAnalyzer) absDir(dest string) string {
 	return path.Dir(l.abs)
 }
 
-// dd judges dd's if= and of= operands.
+// dd judges dd's if= and of= operands: an endless input (if=/dev/zero)
+// with no count, or more than a gigabyte, written to a file fills the
+// disk.
 func (s *shellAnalyzer) dd(args []string) {
+	in, out := "", ""
+	bs, count := 512.0, -1.0
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {
@@ -324,9 +558,28 @@ func (s *shellAnalyzer) dd(args []string) {
 		}
 		switch k {
 		case "if":
-			s.touch(v, opRead, "dd reads")
+			in = v
+			s.readFile(v, "dd reads")
 		case "of":
+			out = v
 			s.touch(v, opWrite, "dd writes")
+			s.wrote = true
+		case "bs", "obs":
+			if n, ok := parseSize(v); ok {
+				bs = n
+			}
+		case "count":
+			if n, ok := parseSize(v); ok {
+				count = n
+			}
+		}
+	}
+	if out != "" && out != "/dev/null" {
+		switch {
+		case endlessDevices[in] && count < 0:
+			s.deny("dd copies the endless %s to %s: it fills the disk", in, printable(out))
+		case count >= 0 && count*bs > maxWriteBytes:
+			s.deny("dd writes %s to %s: it fills the disk", humanBytes(count*bs), printable(out))
 		}
 	}
 	s.ask("dd copies raw bytes")
@@ -386,7 +639,7 @@ func (s *shellAnalyzer) tar(args []string) {
 		s.ask("tar extracts files")
 	}
 	for _, f := range files {
-		s.touch(f, opRead, "tar reads")
+		s.readFile(f, "tar reads")
 	}
 	if create {
 		s.ask("tar writes an archive")
@@ -412,53 +665,27 @@ func (s *shellAnalyzer) kill(verb string, args []string) {
 	s.ask("%s stops processes", verb)
 }
 
-// readOnly checks the paths a read-only command is given: inside the roots
-// it needs nothing; outside, a human.
+// readOnly judges the read-only programs that have no grammar (xxd, od,
+// hexdump, strings, expr, type): their operands are files they read.
 func (s *shellAnalyzer) readOnly(verb string, args []string) {
-	if noPathArgs[verb] || verb == "cd" && len(args) == 0 {
+	if noPathArgs[verb] || verb == "type" {
 		return
-	}
-	if verb == "cd" {
-		s.touch(args[0], opRead, "enters")
-		if l := s.env.locateFrom(args[0], s.cwd); l.abs != "" && l.class == pathInside {
-			s.cwd = l.abs
-		}
-		return
-	}
-	if verb == "git" {
-		s.git(args)
-		return
-	}
-	if verb == "xxd" {
-		_, ops := splitOpts(args, xxdOpts)
-		if len(ops) >= 2 {
-			s.touch(ops[1], opWrite, "xxd writes")
-		}
-	}
-	skipPattern := verb == "grep" || verb == "egrep" || verb == "fgrep" || verb == "rg"
-	for _, o := range args {
-		if skipPattern && (o == "-e" || o == "-f" || o == "--regexp" || o == "--file" || strings.HasPrefix(o, "--regexp=") || strings.HasPrefix(o, "-e")) {
-			skipPattern = false
-		}
-		if (verb == "sort" || verb == "tree" || verb == "uniq") && (o == "-o" || strings.HasPrefix(o, "--output")) {
-			s.ask("%s writes its output to a file", verb)
-		}
 	}
 	_, ops := splitOpts(args, readOnlyOpts)
-	for i, o := range ops {
-		if i == 0 && skipPattern {
-			continue
-		}
-		if pathLike(o) {
-			s.touch(o, opRead, verb+" reads")
+	if verb == "xxd" {
+		_, xops := splitOpts(args, xxdOpts)
+		if len(xops) >= 2 {
+			s.touch(xops[1], opWrite, "xxd writes")
+			s.wrote = true
+			ops = xops[:1]
 		}
 	}
-	for i, o := range args {
-		if (o == "-o" || o == "--output") && (verb == "sort" || verb == "tree") && i+1 < len(args) {
-			s.touch(args[i+1], opWrite, verb+" writes")
-		}
+	for _, o := range ops {
+		s.readFile(o, verb+" reads")
+	}
+	for _, o := range args {
 		if v, ok := optValue(o); ok && strings.HasPrefix(o, "-") && pathLike(v) {
-			s.touch(v, opRead, verb+" reads")
+			s.readFile(v, verb+" reads")
 		}
 	}
 }

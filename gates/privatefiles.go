@@ -1,0 +1,529 @@
+package gates
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"pp-lsp/orgast"
+)
+
+// A file under the roots is private when it holds a private node, whatever
+// its name: a note, its "~" backup, its "#…#" autosave, an .org_archive,
+// any text file with Org headlines in it (DESIGN §12). A node is private
+// when it or an ancestor carries a privacy tag, or a #+FILETAGS: line
+// anywhere in the file does; tags compare without regard to case. The
+// gates read the file itself, as the action would, at the moment of the
+// check: nothing about a file's privacy is remembered from one check to
+// the next.
+
+// Span is a byte range [Start, End) of a file.
+type Span struct{ Start, End int }
+
+// PrivateSpans returns the private parts of Org text, whatever file it came
+// from: each private subtree (a headline carrying one of tags, and
+// everything below it), in order, and whole when the file itself is
+// private — a #+FILETAGS: line carries a tag, or nothing outside the
+// private subtrees is more than keywords, blank lines and the file's
+// property drawer. Tags compare without regard to case. It is what the
+// gates decide a file's privacy by, and what a filter cutting private text
+// from an action's output can cut by.
+func PrivateSpans(src []byte, tags []string) (spans []Span, whole bool) {
+	if len(tags) == 0 || !mentionsAnyTag(src, tags) {
+		return nil, false
+	}
+	f := orgast.Parse(src)
+	for _, k := range f.Keywords {
+		if k.Key == "FILETAGS" && anyTagFold(splitTags(k.Value), tags) {
+			return []Span{{0, len(src)}}, true
+		}
+	}
+	if fileTagsLine(src, tags) {
+		return []Span{{0, len(src)}}, true
+	}
+	for i := 0; i < len(f.Headlines); i++ {
+		h := &f.Headlines[i]
+		if !anyTagFold(h.Tags, tags) {
+			continue
+		}
+		spans = append(spans, Span{h.Line.Start, h.End})
+		// Its descendants are inside it.
+		for i+1 < len(f.Headlines) && f.Headlines[i+1].Line.Start < h.End {
+			i++
+		}
+	}
+	if len(spans) == 0 {
+		return nil, false
+	}
+	prev := 0
+	whole = true
+	for _, sp := range append(spans, Span{len(src), len(src)}) {
+		if !skeleton(src[prev:sp.Start]) {
+			whole = false
+			break
+		}
+		prev = sp.End
+	}
+	return spans, whole
+}
+
+// splitTags splits a #+FILETAGS: value (":a:b:" or "a b") into tags.
+func splitTags(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ' ' || r == '\t' })
+}
+
+func anyTagFold(have, tags []string) bool {
+	for _, h := range have {
+		for _, t := range tags {
+			if strings.EqualFold(strings.Trim(t, ":"), h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentionsAnyTag says whether src holds the text of one of tags, without
+// regard to case: a file that does not can hold no private node, and is
+// not parsed.
+func mentionsAnyTag(src []byte, tags []string) bool {
+	for _, t := range tags {
+		if t = strings.Trim(t, ":"); t != "" && containsFold(src, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold is a case-insensitive bytes.Contains for a needle whose
+// case folding keeps its length (ASCII, and most letters); anything else
+// is searched in a lower-cased copy.
+func containsFold(hay []byte, needle string) bool {
+	ascii := true
+	for i := 0; i < len(needle); i++ {
+		if needle[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		return bytes.Contains(bytes.ToLower(hay), []byte(strings.ToLower(needle)))
+	}
+	lo, up := lowerASCII(needle[0]), upperASCII(needle[0])
+	n := len(needle)
+	for i := 0; i+n <= len(hay); {
+		j := indexEither(hay[i:len(hay)-n+1], lo, up)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if asciiEqualFold(hay[i:i+n], needle) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upperASCII(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// indexEither is the first index of a or b in s.
+func indexEither(s []byte, a, b byte) int {
+	i := bytes.IndexByte(s, a)
+	if a == b {
+		return i
+	}
+	lim := s
+	if i >= 0 {
+		lim = s[:i]
+	}
+	if j := bytes.IndexByte(lim, b); j >= 0 {
+		return j
+	}
+	return i
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	for i := 0; i < len(s); i++ {
+		if lowerASCII(b[i]) != lowerASCII(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileTagsLine finds a #+FILETAGS: line carrying a tag anywhere in src,
+// whatever Org would make of its place: a privacy rule errs on the side of
+// hiding.
+func fileTagsLine(src []byte, tags []string) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) > 11 && t[0] == '#' && t[1] == '+' && asciiEqualFold(t[2:11], "filetags:") {
+			if anyTagFold(splitTags(string(t[11:])), tags) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skeleton says whether text holds nothing a reader would call content:
+// blank lines, #+KEYWORD: lines and a property drawer.
+func skeleton(text []byte) bool {
+	inDrawer := false
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case len(t) == 0:
+		case inDrawer:
+			if bytes.EqualFold(t, []byte(":END:")) {
+				inDrawer = false
+			}
+		case bytes.EqualFold(t, []byte(":PROPERTIES:")):
+			inDrawer = true
+		case bytes.HasPrefix(t, []byte("#+")) && bytes.IndexByte(t, ':') > 2:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mayName says whether a word, read as a path from the directory dir, may
+// name an existing file under the roots: false when it lies outside them,
+// or when the listing of the folder it would be in shows no such entry.
+// Most words of a command or a program are not files; this tells so
+// without asking the file system about each.
+func (e *Env) mayName(w, dir string) bool {
+	if hasGlob(w) {
+		// A glob of file names; program text (an awk program, a format)
+		// is not one.
+		return !strings.ContainsAny(w, " \t\n;()=<>|&\"'")
+	}
+	if !strings.ContainsRune(w, '/') && w != "." && w != ".." && w != "" && w[0] != '~' && w[0] != '$' {
+		// A name in dir itself: dir is canonical, so only its listing is
+		// asked.
+		if len(w) > 255 {
+			return false
+		}
+		if i, _ := e.rootOf(dir); i < 0 {
+			return false
+		}
+		exists, known := e.view().hasName(dir, w)
+		return exists || !known
+	}
+	p := w
+	if strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
+		x, ok := e.expand(w)
+		if !ok {
+			return false // known only when it runs: judged as such elsewhere
+		}
+		p = x
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	i, rel := e.rootOf(p)
+	if i < 0 {
+		return false // private notes are under the roots
+	}
+	if rel == "." {
+		return true
+	}
+	// Down from the root, each folder's listing must hold the next name:
+	// one listing per folder and check, and none for a folder that is not
+	// there.
+	d := e.roots[i]
+	for rel != "" {
+		name, rest, _ := strings.Cut(rel, "/")
+		if len(name) > 255 {
+			return false // longer than any file name can be
+		}
+		exists, known := e.view().hasName(d, name)
+		if !known {
+			return true
+		}
+		if !exists {
+			return false
+		}
+		d, rel = d+"/"+name, rest
+	}
+	return true
+}
+
+// privacyState is what the gates know about one path's privacy.
+type privacyState struct {
+	private bool
+	whole   bool   // the file is private as a whole
+	dir     bool   // a directory: its files are judged one by one
+	why     string // how it is private
+	unknown string // why its privacy cannot be told (too large)
+}
+
+// maxPrivacyScan bounds the bytes read of one file to tell its privacy; a
+// larger file is not read by a command without a human's approval.
+const maxPrivacyScan = 64 << 20
+
+// filePrivacy tells the privacy of the file at the canonical path abs, as
+// it is on disk now.
+func (e *Env) filePrivacy(abs string) privacyState {
+	if e.check == nil {
+		return e.filePrivacyUncached(abs)
+	}
+	memo := &e.check.privacy
+	if st, ok := memo.get(abs); ok {
+		return st
+	}
+	st := e.filePrivacyUncached(abs)
+	memo.put(abs, st)
+	return st
+}
+
+func (e *Env) filePrivacyUncached(abs string) privacyState {
+	var st syscall.Stat_t
+	if err := syscall.Stat(abs, &st); err != nil {
+		return privacyState{}
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return privacyState{dir: true}
+	case syscall.S_IFREG:
+	default:
+		return privacyState{} // a device, a pipe, a socket: no note
+	}
+	if st.Size > maxPrivacyScan {
+		return privacyState{unknown: fmt.Sprintf("a file of %d MiB, too large to check for private notes", st.Size>>20)}
+	}
+	data, err := readBounded(abs, maxPrivacyScan)
+	if err != nil {
+		return privacyState{}
+	}
+	return e.privacyOfText(data)
+}
+
+// privacyOfText tells the privacy of a file's bytes.
+func (e *Env) privacyOfText(data []byte) privacyState {
+	spans, whole := PrivateSpans(data, e.privacyTags)
+	if len(spans) == 0 {
+		return privacyState{}
+	}
+	why := "a headline tagged " + strings.Join(e.privacyTags, " or ")
+	if whole {
+		why = "private as a whole"
+	}
+	return privacyState{private: true, whole: whole, why: why}
+}
+
+// readBounded reads at most limit bytes of a file, never blocking on a
+// FIFO swapped in after the check that it was a regular file.
+func readBounded(abs string, limit int64) ([]byte, error) {
+	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), abs)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// walkFilter narrows a recursive read to the files a search program would
+// open: its include and exclude globs on base names, as grep's --include,
+// --exclude and --exclude-dir, and rg's --glob and --iglob, apply them.
+// Anything it cannot read exactly it leaves out, so that the walk reads
+// more, never less, than the program.
+type walkFilter struct {
+	include, exclude, excludeDirs []string
+	fold                          bool
+	// excludeDirsToo: an exclude glob matching a directory's name skips
+	// the directory (rg's globs; grep's --exclude names files only).
+	excludeDirsToo bool
+}
+
+// walkFilter builds the filter of a parsed search command.
+func (pc parsedCmd) walkFilter(verb string) walkFilter {
+	f := walkFilter{excludeDirsToo: verb == "rg"}
+	includeSure := true
+	for _, v := range pc.values {
+		pat := v.val
+		switch {
+		case verb == "rg" && (v.opt == "-g" || v.opt == "--glob" || v.opt == "--iglob"):
+			if v.opt == "--iglob" {
+				f.fold = true
+			}
+			neg := strings.HasPrefix(pat, "!")
+			pat = strings.TrimPrefix(pat, "!")
+			if strings.Contains(strings.TrimSuffix(pat, "/"), "/") {
+				if !neg {
+					includeSure = false
+				}
+				continue
+			}
+			if neg {
+				f.exclude = append(f.exclude, pat)
+			} else {
+				f.include = append(f.include, pat)
+			}
+		case verb != "rg" && v.opt == "--include":
+			f.include = append(f.include, pat)
+		case verb != "rg" && v.opt == "--exclude":
+			f.exclude = append(f.exclude, pat)
+		case verb != "rg" && v.opt == "--exclude-dir":
+			f.excludeDirs = append(f.excludeDirs, pat)
+		}
+	}
+	if !includeSure {
+		f.include = nil
+	}
+	for _, p := range append(append(append([]string(nil), f.include...), f.exclude...), f.excludeDirs...) {
+		if _, err := path.Match(p, "x"); err != nil || strings.Contains(p, "{") || strings.Contains(p, "**") {
+			return walkFilter{} // a pattern Go reads differently: filter nothing
+		}
+	}
+	return f
+}
+
+func (f walkFilter) match(pats []string, name string) bool {
+	if f.fold {
+		name = strings.ToLower(name)
+	}
+	for _, p := range pats {
+		if f.fold {
+			p = strings.ToLower(p)
+		}
+		if ok, _ := path.Match(strings.TrimSuffix(p, "/"), name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// skipsFile says whether the program would leave out a file of this name.
+func (f walkFilter) skipsFile(name string) bool {
+	if len(f.include) > 0 && !f.match(f.include, name) {
+		return true
+	}
+	return f.match(f.exclude, name)
+}
+
+// skipsDir says whether the program would not descend into a directory.
+func (f walkFilter) skipsDir(name string) bool {
+	return f.match(f.excludeDirs, name) || f.excludeDirsToo && f.match(f.exclude, name)
+}
+
+// Limits of a walk below a directory; past them its privacy is not told
+// (the command then needs a human).
+const (
+	maxWalkEntries = 20000
+	maxWalkBytes   = 256 << 20
+)
+
+// privateBelow returns the private files below the canonical directory
+// dir that a search with filter f would read (at most a few), and whether
+// the walk saw everything. Symlinks are followed as a search that follows
+// them would, each directory once; .git directories hold no notes in clear
+// and are not read. match, when set, leaves out the private files of
+// which the search can print nothing.
+func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (found []string, complete bool) {
+	entries, bytesRead := 0, int64(0)
+	seen := map[string]bool{}
+	var walk func(d string) bool
+	walk = func(d string) bool {
+		if seen[d] {
+			return true
+		}
+		seen[d] = true
+		list, err := os.ReadDir(d)
+		if err != nil {
+			return true
+		}
+		for _, de := range list {
+			if entries++; entries > maxWalkEntries || bytesRead > maxWalkBytes {
+				return false
+			}
+			p := filepath.Join(d, de.Name())
+			t := de.Type()
+			if t&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					continue
+				}
+				if i, _ := e.rootOf(target); i < 0 {
+					continue // outside the roots: not the memex's, and asked for anyway
+				}
+				fi, err := os.Stat(target)
+				if err != nil {
+					continue
+				}
+				t = fi.Mode().Type()
+				p = target
+			}
+			switch {
+			case t.IsDir():
+				if de.Name() == ".git" || f.skipsDir(de.Name()) {
+					continue
+				}
+				if !walk(p) {
+					return false
+				}
+			case t.IsRegular():
+				if f.skipsFile(de.Name()) {
+					continue
+				}
+				if fi, err := de.Info(); err == nil {
+					bytesRead += fi.Size()
+				}
+				if match != nil {
+					// A search that can print nothing of the file: its
+					// privacy does not matter, and is not worked out.
+					if data, err := readBounded(p, maxPrivacyScan); err == nil && !match(data) {
+						continue
+					}
+				}
+				st := e.filePrivacy(p)
+				if st.unknown != "" {
+					return false
+				}
+				if st.private {
+					found = append(found, p)
+					if len(found) >= 4 {
+						return true
+					}
+				}
+			}
+		}
+		return true
+	}
+	complete = walk(dir)
+	return found, complete
+}
