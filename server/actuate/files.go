@@ -70,7 +70,7 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	}
 	text, left, whole := withoutPrivate(cur.Text, tags)
 	if whole {
-		return Result{}, fmt.Errorf("file_read %s: the whole file is private (#+FILETAGS: carries a privacy tag); it is never shown to a model", args.Path)
+		return Result{}, fmt.Errorf("file_read %s: the whole file is private (a #+FILETAGS: line carries a privacy tag, or every note in it is private); it is never shown to a model", args.Path)
 	}
 	note := ""
 	if left > 0 {
@@ -85,42 +85,23 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	}, nil
 }
 
-// withoutPrivate drops every subtree that carries a privacy tag, its own or
-// inherited; whole reports that the file's tags (any #+FILETAGS:) make all
-// of it private. Tags compare without regard to case, as the memex's do.
-func withoutPrivate(src []byte, tags []string) (string, int, bool) {
-	f := orgast.Parse(src)
-	isPrivate := func(ts []string) bool {
-		for _, t := range ts {
-			for _, p := range tags {
-				if strings.EqualFold(t, strings.Trim(strings.TrimSpace(p), ":")) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for _, k := range f.Keywords {
-		if k.Key == "FILETAGS" && isPrivate(strings.Split(k.Value, ":")) {
-			return "", 0, true
-		}
+// withoutPrivate cuts every private subtree out of src by the gates' one
+// rule (gates.PrivateSpans: tags of any case, inherited, any #+FILETAGS:
+// line); whole reports that the file is private as a whole, so nothing of
+// it may be shown.
+func withoutPrivate(src []byte, tags []string) (text string, left int, whole bool) {
+	spans, whole := gates.PrivateSpans(src, tags)
+	if whole {
+		return "", 0, true
 	}
 	var b strings.Builder
-	prev, left := 0, 0
-	for i := 0; i < len(f.Headlines); i++ {
-		h := &f.Headlines[i]
-		if !isPrivate(h.Tags) {
-			continue
-		}
-		b.Write(src[prev:h.Line.Start])
-		prev = h.End
-		left++
-		for i+1 < len(f.Headlines) && f.Headlines[i+1].Line.Start < h.End {
-			i++
-		}
+	prev := 0
+	for _, sp := range spans {
+		b.Write(src[prev:sp.Start])
+		prev = sp.End
 	}
 	b.Write(src[prev:])
-	return b.String(), left, false
+	return b.String(), len(spans), false
 }
 
 // fileWrite replaces a file's whole content, inside the roots: through the
