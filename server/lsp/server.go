@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/lsp/transport"
 )
@@ -91,7 +92,7 @@ type Server struct {
 	running  *inflight
 	progress *progressTokens
 	diags    *diagnoser
-	symbols  *symbolIndex
+	symbols  *orgfeat.SymbolIndex
 
 	// bg is the server's lifetime: background work stops when it ends.
 	bg       context.Context
@@ -131,7 +132,7 @@ func New(opts Options) *Server {
 	s.calls = s.callTable()
 	s.notes = s.notificationTable()
 	s.diags = newDiagnoser(s)
-	s.symbols = newSymbolIndex()
+	s.symbols = orgfeat.NewSymbolIndex()
 	return s
 }
 
