@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -100,11 +99,7 @@ func planAt(src []byte, line int) *flightplan.Plan {
 // addID is the command passepartout.addId {uri, position}: the node at
 // the position gets an :ID:, through workspace/applyEdit. It answers
 // {"id": …}.
-func (s *Server) addID(ctx context.Context, v *view, arg json.RawMessage) (any, error) {
-	var a placeArgs
-	if err := json.Unmarshal(arg, &a); err != nil {
-		return nil, userErrorf("%s takes {\"uri\", \"position\"}: %v", CommandAddID, err)
-	}
+func (s *Server) addID(ctx context.Context, v *view, a placeArgs, _ protocol.ProgressToken) (any, error) {
 	f, err := v.fileArg(a.URI)
 	if err != nil {
 		return nil, err

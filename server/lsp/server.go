@@ -89,6 +89,7 @@ type Server struct {
 	views    renderers
 	calls    map[string]call
 	notes    map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error
+	commands []lspCommand
 	running  *inflight
 	progress *progressTokens
 	diags    *diagnoser
@@ -131,6 +132,7 @@ func New(opts Options) *Server {
 	}
 	s.calls = s.callTable()
 	s.notes = s.notificationTable()
+	s.commands = s.commandTable()
 	s.diags = newDiagnoser(s)
 	s.symbols = orgfeat.NewSymbolIndex()
 	return s
