@@ -118,8 +118,8 @@ func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.Ra
 	return c.serve(ctx, v, arg, token)
 }
 
-// plans is passepartout.plans: the Flight Plans.
-func (s *Server) plans(ctx context.Context, v *view, _ struct{}, _ protocol.ProgressToken) (any, error) {
+// plans is passepartout.plans: the Flight Plans (whatever its argument).
+func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protocol.ProgressToken) (any, error) {
 	plans, err := v.agent.Plans(ctx)
 	if err != nil {
 		return nil, err

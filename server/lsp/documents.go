@@ -429,7 +429,7 @@ func (s *Server) adoptBuffers(ctx context.Context, mx *memory.Memex) {
 			continue
 		}
 		if _, err := mx.SetBuffer(ctx, d.path, d.version, d.loose.Org().Src); err != nil {
-			continue // outside the memex: it keeps its own outline
+			continue // outside the memex: it stays a loose file
 		}
 		s.docs.put(p, &document{uri: d.uri, path: d.path, version: d.version, memex: true})
 	}
