@@ -246,9 +246,9 @@ func (x *SymbolIndex) SearchIDs(ctx context.Context, snap *memory.Snapshot, quer
 	slices.SortFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(len(a.Title), len(b.Title)), cmp.Compare(a.order, b.order))
 	})
-	out := make([]IDMatch, 0, min(max(limit, 0), len(hits)))
-	for _, h := range hits[:cap(out)] {
-		out = append(out, h.IDMatch)
+	out := make([]IDMatch, min(max(limit, 0), len(hits)))
+	for i := range out {
+		out[i] = hits[i].IDMatch
 	}
 	return out
 }
