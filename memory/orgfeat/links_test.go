@@ -15,16 +15,6 @@ import (
 	"pp-lsp/memory"
 )
 
-// writeFiles writes files (slash paths relative to dir).
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-}
-
 // openScope opens a memex on root and reads the given buffers outside it.
 func openScope(t *testing.T, root string, outside ...string) Scope {
 	t.Helper()
@@ -62,7 +52,7 @@ func TestHomeInFileLinks(t *testing.T) {
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
 	t.Setenv("HOME", home)
-	writeFiles(t, base, map[string]string{
+	testenv.WriteTree(t, base, map[string]string{
 		"home/x.org":          "* In the home folder\n",
 		"memex/notes/a.org":   "* Links\n[[file:~/x.org]] [[~/x.org]]\n",
 		"memex/notes/~/x.org": "* A trap: a folder named ~ in the memex\n",
@@ -114,7 +104,7 @@ func TestLooseLinksFollowTheMemexRules(t *testing.T) {
 	base := t.TempDir()
 	text := "* Notes [1/2]\n:PROPERTIES:\n:CUSTOM_ID: notes\n:END:\nA <<spot>> here.\n#+NAME: tbl\n| a |\n* Links\n" +
 		"[[*Notes]] [[spot]] [[tbl]] [[#notes]] [[id:the-id]] [[*Nowhere]]\n"
-	writeFiles(t, base, map[string]string{
+	testenv.WriteTree(t, base, map[string]string{
 		"memex/in.org":  text,
 		"memex/id.org":  "* Carrier\n:PROPERTIES:\n:ID: the-id\n:END:\n",
 		"outside/b.org": text,
@@ -149,7 +139,7 @@ func TestLooseLinksFollowTheMemexRules(t *testing.T) {
 // for a link, a headline, a body and a buffer outside the memex.
 func TestNodeAtAndHover(t *testing.T) {
 	base := t.TempDir()
-	writeFiles(t, base, map[string]string{
+	testenv.WriteTree(t, base, map[string]string{
 		"memex/a.org":   "#+title: A file\n* TODO [#A] Target :tag:\n:PROPERTIES:\n:ID: t1\n:END:\nThe body.\n* Other\nSee [[id:t1][it]] and [[id:gone]] and https://example.com.\n",
 		"outside/b.org": "* Loose\nSee [[id:t1]].\n",
 	})

@@ -133,30 +133,43 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-// BenchmarkWorkspaceSymbol100k is a fuzzy workspace/symbol query over a
-// memex of 100,000 headlines.
-func BenchmarkWorkspaceSymbol100k(b *testing.B) {
+// timeCalls times one request, called again and again, with its p50 and
+// p99; it returns the last answer.
+func timeCalls(b *testing.B, c *testClient, method string, params any) jsonrpc2.RawMessage {
+	var raw jsonrpc2.RawMessage
+	require.NoError(b, c.callRaw(method, params, &raw))
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := c.callRaw(method, params, &raw); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportPercentiles(b, lat)
+	return raw
+}
+
+// memex100k writes a generated memex of 1,000 files and 100,000
+// headlines and returns its folder.
+func memex100k(b *testing.B) string {
 	root := b.TempDir()
 	opts := memexgen.Defaults()
 	opts.Files, opts.Headlines, opts.BodySentences = 1000, 100_000, 1
 	m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
 	require.NoError(b, err)
 	require.NoError(b, m.WriteDir(root))
+	return root
+}
+
+// BenchmarkWorkspaceSymbol100k is a fuzzy workspace/symbol query over a
+// memex of 100,000 headlines.
+func BenchmarkWorkspaceSymbol100k(b *testing.B) {
+	root := memex100k(b)
 	c := benchClient(b, root)
 	for _, q := range []string{"garden", "vec db", "a"} {
 		b.Run(fmt.Sprintf("query=%q", q), func(b *testing.B) {
-			var raw jsonrpc2.RawMessage
-			params := map[string]any{"query": q}
-			require.NoError(b, c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw))
-			var lat []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				if err := c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			reportPercentiles(b, lat)
+			timeCalls(b, c, protocol.MethodWorkspaceSymbol, map[string]any{"query": q})
 		})
 	}
 }
@@ -211,12 +224,7 @@ func BenchmarkDidChangeParts5MB(b *testing.B) {
 // with the most backlinks, hover on an id link to it and on a headline,
 // definition of that link, and completion of "[[id:" by title.
 func BenchmarkFeatures100k(b *testing.B) {
-	root := b.TempDir()
-	opts := memexgen.Defaults()
-	opts.Files, opts.Headlines, opts.BodySentences = 1000, 100_000, 1
-	m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
-	require.NoError(b, err)
-	require.NoError(b, m.WriteDir(root))
+	root := memex100k(b)
 	// The node the most links land on, found with a memex of its own.
 	mx, err := memory.Open(b.Context(), memory.Options{Roots: []string{root}})
 	require.NoError(b, err)
@@ -255,18 +263,8 @@ func BenchmarkFeatures100k(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			var raw jsonrpc2.RawMessage
-			require.NoError(b, c.callRaw(tc.method, tc.params, &raw))
+			raw := timeCalls(b, c, tc.method, tc.params)
 			require.NotEqual(b, "null", string(raw), "%s answers something", tc.name)
-			var lat []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				if err := c.callRaw(tc.method, tc.params, &raw); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			reportPercentiles(b, lat)
 			b.ReportMetric(float64(len(raw)), "B-answer")
 		})
 	}

@@ -96,6 +96,11 @@ func (sc *scenario) do(args []string) []string {
 	return cmd.run(sc, args)
 }
 
+// docOf is the params {"textDocument": {"uri"}} naming file.
+func (sc *scenario) docOf(file string) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(file))}}
+}
+
 // need fails the scenario when a command has fewer than n words.
 func (sc *scenario) need(args []string, n int) {
 	sc.t.Helper()
@@ -165,7 +170,7 @@ func (sc *scenario) cmdWrite(args []string) []string {
 func (sc *scenario) cmdSymbols(args []string) []string {
 	c := sc.c
 	var syms []documentSymbolResult
-	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(args[1]))}}, &syms)
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, sc.docOf(args[1]), &syms)
 	var out []string
 	var walk func([]documentSymbolResult, string)
 	walk = func(ss []documentSymbolResult, indent string) {
@@ -255,7 +260,7 @@ func (sc *scenario) cmdComplete(args []string) []string {
 func (sc *scenario) cmdFolding(args []string) []string {
 	c := sc.c
 	var fs []foldingRange
-	c.mustCall(protocol.MethodTextDocumentFoldingRange, map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(args[1]))}}, &fs)
+	c.mustCall(protocol.MethodTextDocumentFoldingRange, sc.docOf(args[1]), &fs)
 	var out []string
 	for _, f := range fs {
 		l := fmt.Sprintf("%d-%d", f.StartLine, f.EndLine)
