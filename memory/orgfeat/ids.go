@@ -54,7 +54,10 @@ func AddID(org *orgast.File, h int, id string) (_ memory.TextEdit, ok bool) {
 	}
 	start := lineAfter(org, at)
 	text := indent + ":PROPERTIES:" + nl + line(indent) + indent + ":END:" + nl
-	if start == len(src) && (len(src) == 0 || src[len(src)-1] != '\n' && src[len(src)-1] != '\r') {
+	// At the end of a file whose last line has no line end (of the file's
+	// kind: a lone CR in a file of LF lines is a character), the drawer
+	// starts a line of its own.
+	if start == len(src) && (len(src) == 0 || src[len(src)-1] != nl[len(nl)-1]) {
 		text = nl + strings.TrimSuffix(text, nl)
 	}
 	return insert(start, text)

@@ -27,6 +27,7 @@ func TestAddID(t *testing.T) {
 		{"CR LF lines", "* A\r\nBody.\r\n", 0, "* A\r\n:PROPERTIES:\r\n:ID:       " + id + "\r\n:END:\r\nBody.\r\n", true},
 		{"the file", "#+title: T\n* A\n", -1, ":PROPERTIES:\n:ID:       " + id + "\n:END:\n#+title: T\n* A\n", true},
 		{"the file's drawer", ":PROPERTIES:\n:X: y\n:END:\n#+title: T\n", -1, ":PROPERTIES:\n:ID:       " + id + "\n:X: y\n:END:\n#+title: T\n", true},
+		{"after a lone CR, which a file of LF lines reads as a character", "* \x00\r", 0, "* \x00\r\n:PROPERTIES:\n:ID:       " + id + "\n:END:", true},
 		{"an ID already", "* A\n:PROPERTIES:\n:ID: x\n:END:\n", 0, "", false},
 	}
 	for _, tt := range tests {
