@@ -267,7 +267,7 @@ func (x *SymbolIndex) TagCounts(snap *memory.Snapshot) map[string]int {
 }
 
 // HeadlineName is the name a headline shows as a symbol: its title, which
-// LSP wants non-blank.
+// symbol lists want non-blank.
 func HeadlineName(h *orgast.Headline) string {
 	if h.Title == "" { // orgast trims titles: empty is blank
 		return "(untitled)"
