@@ -38,6 +38,11 @@
 // same way. The result is always exactly what indexing the new text from
 // scratch gives; the tests and a fuzz target hold the two to it.
 //
+// A buffer open outside the roots is a LooseFile: parsed and indexed by
+// the same code, in no snapshot, its links resolved by the memex's own
+// rules (Snapshot.ResolveLinkIn), so that a link means one thing in
+// whatever file it is written.
+//
 // # Hashes
 //
 // Each node's Merkle hash covers its own bytes (its subtree minus its

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/trigram"
 )
 
@@ -63,7 +64,7 @@ func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 // node embedded once it answers.
 func TestEmbeddingBacksOffAndRecovers(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"projects.org": "* Garden sensors\nSoil moisture over LoRa.\n* Thesis\nSparse context for language models.\n"})
+	testenv.WriteTree(t, root, map[string]string{"projects.org": "* Garden sensors\nSoil moisture over LoRa.\n* Thesis\nSparse context for language models.\n"})
 	emb := &flakyEmbedder{failures: 3, inner: trigram.New()}
 	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: 20 * time.Millisecond})
 	require.Eventually(t, func() bool { return m.EmbeddingStatus().LastError != nil }, 5*time.Second, time.Millisecond)
@@ -86,7 +87,7 @@ func TestEmbeddingBacksOffAndRecovers(t *testing.T) {
 // is never poisoned.
 func TestBadVectorsAreNeverStored(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"notes.org": "* Zero\nzero body\n* NaN\nnan body\n* Fine one\ngood words\n* Fine two\ngood words too\n"})
+	testenv.WriteTree(t, root, map[string]string{"notes.org": "* Zero\nzero body\n* NaN\nnan body\n* Fine one\ngood words\n* Fine two\ngood words too\n"})
 	emb := &flakyEmbedder{inner: trigram.New(), poison: map[string]string{"zero body": "zero", "nan body": "nan"}}
 	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb})
 	require.NoError(t, m.WaitEmbedded(context.Background()))
@@ -113,7 +114,7 @@ func TestBadVectorsAreNeverStored(t *testing.T) {
 // the store (it would break every later query) and reports the embedder.
 func TestWrongDimensionIsRefused(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.org": "* One\nfirst\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.org": "* One\nfirst\n"})
 	emb := &flakyEmbedder{inner: trigram.New(), poison: map[string]string{"second": "short"}}
 	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: time.Hour})
 	require.NoError(t, m.WaitEmbedded(context.Background()))
@@ -134,7 +135,7 @@ func TestWrongDimensionIsRefused(t *testing.T) {
 // never anyone's neighbour.
 func TestPrivateTextNeverReachesTheEmbedder(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"pub.org":  "* Public note about gardens\nTomatoes and soil moisture.\n* Diary :@personal:\nSECRET-ONE tomatoes and soil.\n** Child of the diary\nSECRET-TWO inherits privacy.\n* Mixed case :Private:\nSECRET-THREE tomatoes.\n",
 		"priv.org": "#+filetags: :private:\n* Whole file private\nSECRET-FOUR tomatoes and soil moisture.\n",
 	})

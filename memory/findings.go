@@ -183,7 +183,8 @@ const (
 type Resolution struct {
 	// Status says whether the target exists.
 	Status LinkStatus
-	// Target is the node the link lands in, when it lands in the memex.
+	// Target is the node the link lands in, when it lands in the memex
+	// (or, for a link of a LooseFile into that file itself, in it).
 	Target Node
 	// Path is the absolute target path of a file link.
 	Path string
@@ -198,13 +199,30 @@ func (s *Snapshot) ResolveLink(path string, i int) Resolution {
 	if !ok || i < 0 || i >= len(e.idx.links) {
 		return Resolution{Status: LinkBroken, Reason: fmt.Sprintf("%s has no link %d", path, i)}
 	}
-	f := e.idx
+	return s.resolve(e.idx, i)
+}
+
+// ResolveLinkIn resolves link i of file's file — a file of the memex or a
+// LooseFile — by the same rules as ResolveLink: id links and file links
+// into the memex, links within the file into the file itself. A nil
+// Snapshot resolves as an empty memex would.
+func (s *Snapshot) ResolveLinkIn(file Node, i int) Resolution {
+	if !file.Valid() || i < 0 || i >= len(file.f.links) {
+		return Resolution{Status: LinkBroken, Reason: fmt.Sprintf("the file has no link %d", i)}
+	}
+	return s.resolve(file.f, i)
+}
+
+// resolve resolves link i of f (s may be nil: no memex).
+func (s *Snapshot) resolve(f *fileIndex, i int) Resolution {
 	l := &f.org.Links[i]
 	li := &f.links[i]
 	switch li.kind {
 	case linkID:
-		if n, ok := s.NodeByID(l.Path); ok {
-			return Resolution{Status: LinkResolved, Target: n, Path: n.f.path}
+		if s != nil {
+			if n, ok := s.NodeByID(l.Path); ok {
+				return Resolution{Status: LinkResolved, Target: n, Path: n.f.path}
+			}
 		}
 		return Resolution{Status: LinkBroken, Reason: fmt.Sprintf("no node in the memex carries the ID %s", l.Path)}
 	case linkInternal:
@@ -237,8 +255,10 @@ func (s *Snapshot) resolveFileLink(f *fileIndex, i int) Resolution {
 	var target *fileIndex
 	if li.target == f.path {
 		target = f
-	} else if e, ok := s.entry(li.target); ok {
-		target = e.idx
+	} else if s != nil {
+		if e, ok := s.entry(li.target); ok {
+			target = e.idx
+		}
 	}
 	if target == nil {
 		if _, err := os.Stat(li.target); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/memexgen"
 )
 
@@ -122,7 +123,7 @@ func TestRootHashMovesWithEveryByte(t *testing.T) {
 func TestNodeHashesAreMerkle(t *testing.T) {
 	root := t.TempDir()
 	text := "#+title: T\n\n* A\nbody a\n** A1\nbody a1\n** A2\nbody a2\n* B\nbody b\n"
-	writeTree(t, root, map[string]string{"t.org": text})
+	testenv.WriteTree(t, root, map[string]string{"t.org": text})
 	m := openMemex(t, Options{Roots: []string{root}})
 	path := filepath.Join(root, "t.org")
 	before := map[string]Hash{}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/orgast"
 )
 
@@ -28,7 +29,7 @@ func loadScenario(t *testing.T, name string) (string, *txtar.Archive) {
 			files[f.Name] = string(f.Data)
 		}
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	return root, ar
 }
 

@@ -253,7 +253,7 @@ func TestRestartDoesNotReembed(t *testing.T) {
 // being read as another's: a different ID starts afresh, without a warning.
 func TestStoreFollowsTheEmbedder(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.org": "* Alpha\nSome words.\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.org": "* Alpha\nSome words.\n"})
 	dataDir := t.TempDir()
 	ctx := context.Background()
 	m := openMemex(t, Options{Roots: []string{root}, DataDir: dataDir, Embed: true})
@@ -275,7 +275,7 @@ func (r *renamedEmbedder) ID() string { return "test:other:256" }
 // its store; auto-save picks up an edit by itself.
 func TestSaveWritesOnlyWhatChanged(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"notes.org": "* Alpha\nSome words.\n"})
+	testenv.WriteTree(t, root, map[string]string{"notes.org": "* Alpha\nSome words.\n"})
 	dataDir := t.TempDir()
 	ctx := context.Background()
 	m := openMemex(t, Options{Roots: []string{root}, DataDir: dataDir, Embed: true})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/store"
 )
 
@@ -24,7 +25,7 @@ func readString(t *testing.T, p string) string {
 // memex are as before the pass, and the root hash is the old one.
 func TestRollbackUndoesDiskWrites(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"keep.org": "* Keep\n", "edit.org": "* Before\n", "gone.org": "* Will be deleted\n"})
+	testenv.WriteTree(t, root, map[string]string{"keep.org": "* Keep\n", "edit.org": "* Before\n", "gone.org": "* Will be deleted\n"})
 	m := openMemex(t, Options{Roots: []string{root}})
 	ctx := context.Background()
 	before := m.Snapshot()
@@ -64,7 +65,7 @@ func TestRollbackUndoesDiskWrites(t *testing.T) {
 func TestRollbackNeverOverwritesOthers(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "n.org")
-	writeTree(t, root, map[string]string{"n.org": "* Original\n"})
+	testenv.WriteTree(t, root, map[string]string{"n.org": "* Original\n"})
 	m := openMemex(t, Options{Roots: []string{root}})
 	ctx := context.Background()
 	before := m.Snapshot()
@@ -87,7 +88,7 @@ func TestRollbackNeverOverwritesOthers(t *testing.T) {
 func TestRollbackOpenBuffer(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "open.org")
-	writeTree(t, root, map[string]string{"open.org": "* Open in the editor\n"})
+	testenv.WriteTree(t, root, map[string]string{"open.org": "* Open in the editor\n"})
 	m := openMemex(t, Options{Roots: []string{root}})
 	ctx := context.Background()
 	_, err := m.SetBuffer(ctx, path, 1, []byte("* Open in the editor\n"))

@@ -11,17 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// writeTree writes files (slash paths relative to dir) with their text.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-}
+	"pp-lsp/internal/testenv"
+)
 
 // relFiles lists the memex's files relative to their roots.
 func relFiles(s *Snapshot) []string {
@@ -47,7 +39,7 @@ func TestScanRules(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	outside := filepath.Join(base, "outside")
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"a.org":              "* A\n",
 		"b.ORG":              "* not org by name\n",
 		"notes.txt":          "* not org\n",
@@ -60,7 +52,7 @@ func TestScanRules(t *testing.T) {
 		"real/i.org":         "* target of links inside the root\n",
 		"space name/j k.org": "* spaces\n",
 	})
-	writeTree(t, outside, map[string]string{"o.org": "* outside\n", "dir/p.org": "* outside dir\n"})
+	testenv.WriteTree(t, outside, map[string]string{"o.org": "* outside\n", "dir/p.org": "* outside dir\n"})
 	// An Emacs lock file: a dangling symlink named .#a.org.
 	require.NoError(t, os.Symlink("user@host.1234:1700000000", filepath.Join(root, ".#a.org")))
 	// Symlinks leaving the root: ignored.
@@ -85,7 +77,7 @@ func TestScanRules(t *testing.T) {
 func TestScanSymlinkOnlyPath(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
-	writeTree(t, root, map[string]string{".store/n.org": "* kept in a hidden folder\n"})
+	testenv.WriteTree(t, root, map[string]string{".store/n.org": "* kept in a hidden folder\n"})
 	require.NoError(t, os.Symlink(filepath.Join(root, ".store"), filepath.Join(root, "notes")))
 	m := openMemex(t, Options{Roots: []string{root}})
 	assert.Equal(t, []string{"notes/n.org"}, relFiles(m.Snapshot()))
@@ -97,7 +89,7 @@ func TestScanSymlinkOnlyPath(t *testing.T) {
 func TestScanRoots(t *testing.T) {
 	base := t.TempDir()
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "a", "b")
-	writeTree(t, a, map[string]string{"x.org": "* X\n", "b/y.org": "* Y\n"})
+	testenv.WriteTree(t, a, map[string]string{"x.org": "* X\n", "b/y.org": "* Y\n"})
 	m := openMemex(t, Options{Roots: []string{b, a}})
 	s := m.Snapshot()
 	var roots []int
@@ -119,7 +111,7 @@ func TestScanRoots(t *testing.T) {
 // TestScanTooLarge leaves out a file over the size limit, with a finding.
 func TestScanTooLarge(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"small.org": "* S\n", "big.org": "* B\n" + string(make([]byte, 200))})
+	testenv.WriteTree(t, root, map[string]string{"small.org": "* S\n", "big.org": "* B\n" + string(make([]byte, 200))})
 	m := openMemex(t, Options{Roots: []string{root}, MaxFileBytes: 100})
 	s := m.Snapshot()
 	assert.Equal(t, []string{"small.org"}, relFiles(s))
@@ -139,7 +131,7 @@ func TestScanNotText(t *testing.T) {
 	cp1251 := []byte("* \xcf\xf0\xe8\xe2\xe5\xf2\n\xc7\xe4\xf0\xe0\xe2\xf1\xf2\xe2\xf3\xe9\xf2\xe5, \xec\xe8\xf0.\n")
 	nulLate := append(append([]byte("* Text first\n"), bytes.Repeat([]byte("words "), 2000)...), 0) // past the sample
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"note.org": "* A note\n", "image.org": string(png), "utf16.org": string(utf16),
 		"latin1.org": string(latin1), "cp1251.org": string(cp1251), "late.org": string(nulLate),
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/memexgen"
 )
 
@@ -128,7 +129,7 @@ func TestReadersNeverWaitForWriters(t *testing.T) {
 func TestBufferOverlaysDisk(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "n.org")
-	writeTree(t, root, map[string]string{"n.org": "* Disk one\n"})
+	testenv.WriteTree(t, root, map[string]string{"n.org": "* Disk one\n"})
 	m := openMemex(t, Options{Roots: []string{root}})
 	ctx := context.Background()
 	title := func(s *Snapshot) string {
@@ -183,7 +184,7 @@ func TestBufferOverlaysDisk(t *testing.T) {
 // a touch alone keeps the shared index.
 func TestRefreshAndReload(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.org": "* A\n", "b.org": "* B\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.org": "* A\n", "b.org": "* B\n"})
 	m := openMemex(t, Options{Roots: []string{root}})
 	ctx := context.Background()
 	s0 := m.Snapshot()
@@ -197,7 +198,7 @@ func TestRefreshAndReload(t *testing.T) {
 	assert.Same(t, a0.idx, a1.idx, "touched, not changed")
 	assert.Equal(t, s0.Hash(), s1.Hash())
 
-	writeTree(t, root, map[string]string{"c.org": "* C\n", "a.org": "* A changed\n"})
+	testenv.WriteTree(t, root, map[string]string{"c.org": "* C\n", "a.org": "* A changed\n"})
 	require.NoError(t, os.Remove(filepath.Join(root, "b.org")))
 	s2, err := m.Refresh(ctx)
 	require.NoError(t, err)
@@ -205,7 +206,7 @@ func TestRefreshAndReload(t *testing.T) {
 	n, _ := s2.NodeAt(filepath.Join(root, "a.org"), 0)
 	assert.Equal(t, "A changed", n.Title())
 
-	writeTree(t, root, map[string]string{"d.org": "* D\n"})
+	testenv.WriteTree(t, root, map[string]string{"d.org": "* D\n"})
 	require.NoError(t, os.Remove(filepath.Join(root, "c.org")))
 	s3, err := m.ReloadFiles(ctx, filepath.Join(root, "d.org"), filepath.Join(root, "c.org"), filepath.Join(t.TempDir(), "elsewhere.org"))
 	require.NoError(t, err)

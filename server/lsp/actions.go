@@ -2,17 +2,14 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"pp-lsp/orgast"
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/flightplan"
-	"pp-lsp/server/internal/orgtext"
 )
 
 // codeAction is an LSP CodeAction.
@@ -61,12 +58,12 @@ func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessa
 					Command: &command{Title: "Reject", Command: CommandReject, Arguments: []any{arg}}})
 		}
 	}
-	if ch, ok := addIDChange(f.org, f.org.NodeAt(off), uuid.NewString()); ok {
+	if ch, ok := orgfeat.AddID(f.org, f.org.NodeAt(off), uuid.NewString()); ok {
 		what := "this headline"
 		if f.org.NodeAt(off) < 0 {
 			what = "this file"
 		}
-		we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{{Range: rangeAt(f.org, orgast.Range{Start: ch.start, End: ch.start}), NewText: ch.text}})
+		we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{textEdit(f.org, ch)})
 		actions = append(actions, codeAction{Title: "Add an :ID: to " + what, Kind: string(protocol.CodeActionKindRefactorRewrite), Edit: &we})
 	}
 	if !v.client.codeActionLiterals {
@@ -99,89 +96,24 @@ func planAt(src []byte, line int) *flightplan.Plan {
 	return at
 }
 
-// insertion is text to insert at an offset.
-type insertion struct {
-	start int
-	text  string
-}
-
-// addIDChange is the insertion that gives headline h (-1: the file) the
-// :ID: id, as org-id would: a line in its property drawer, or a new
-// drawer where Org looks for one (after the headline and its planning
-// line; at the top of the file for the file's own). ok is false when the
-// node has an ID already.
-func addIDChange(org *orgast.File, h int, id string) (insertion, bool) {
-	src := org.Src
-	nl := "\n"
-	switch org.EOL() {
-	case orgast.EOLDOS:
-		nl = "\r\n"
-	case orgast.EOLMac:
-		nl = "\r"
-	}
-	line := func(indent string) string { return indent + ":ID:       " + id + nl }
-	var drawer *orgast.Drawer
-	if h >= 0 {
-		drawer = org.Headlines[h].Drawer
-	} else {
-		drawer = org.FileDrawer
-	}
-	if drawer != nil {
-		if v, ok := drawer.Get("ID"); ok && v != "" {
-			return insertion{}, false
-		}
-		first := org.Lines.LineRange(org.Lines.Line(drawer.Range.Start))
-		indent := leadingBlanks(src[first.Start:first.End])
-		return insertion{start: orgtext.NextLine(src, first.End), text: line(indent)}, true
-	}
-	if h < 0 {
-		return insertion{start: 0, text: ":PROPERTIES:" + nl + line("") + ":END:" + nl}, true
-	}
-	hd := &org.Headlines[h]
-	at, indent := hd.Line.End, ""
-	if hd.Planning.Range.End > 0 {
-		at = hd.Planning.Range.End
-		pl := org.Lines.LineRange(org.Lines.Line(hd.Planning.Range.Start))
-		indent = leadingBlanks(src[pl.Start:pl.End])
-	}
-	start := orgtext.NextLine(src, at)
-	text := indent + ":PROPERTIES:" + nl + line(indent) + indent + ":END:" + nl
-	if start == len(src) && (len(src) == 0 || src[len(src)-1] != '\n' && src[len(src)-1] != '\r') {
-		text = nl + strings.TrimSuffix(text, nl)
-	}
-	return insertion{start: start, text: text}, true
-}
-
-func leadingBlanks(b []byte) string {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return string(b[:i])
-}
-
 // addID is the command passepartout.addId {uri, position}: the node at
 // the position gets an :ID:, through workspace/applyEdit. It answers
 // {"id": …}.
-func (s *Server) addID(ctx context.Context, v *view, arg json.RawMessage) (any, error) {
-	var a placeArgs
-	if err := json.Unmarshal(arg, &a); err != nil {
-		return nil, userErrorf("%s takes {\"uri\", \"position\"}: %v", CommandAddID, err)
-	}
+func (s *Server) addID(ctx context.Context, v *view, a placeArgs, _ protocol.ProgressToken) (any, error) {
 	f, err := v.fileArg(a.URI)
 	if err != nil {
 		return nil, err
 	}
 	h := f.org.NodeAt(offsetAt(f.org, a.Position))
 	id := uuid.NewString()
-	ch, ok := addIDChange(f.org, h, id)
+	ch, ok := orgfeat.AddID(f.org, h, id)
 	if !ok {
 		return nil, userErrorf("the node here has an :ID: already")
 	}
-	we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{{Range: rangeAt(f.org, orgast.Range{Start: ch.start, End: ch.start}), NewText: ch.text}})
+	we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{textEdit(f.org, ch)})
 	want := map[string][]byte{}
 	if f.doc != nil {
-		want[f.path] = append(append(append([]byte(nil), f.org.Src[:ch.start]...), ch.text...), f.org.Src[ch.start:]...)
+		want[f.path] = append(append(append([]byte(nil), f.org.Src[:ch.Start]...), ch.Text...), f.org.Src[ch.End:]...)
 	}
 	applied, err := s.applyEdit(ctx, "Add an :ID:", we, want)
 	if err != nil {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -40,14 +39,7 @@ type askResult struct {
 // token of the server's own when the client shows progress. $/cancelRequest
 // and window/workDoneProgress/cancel both cancel it; it then answers
 // RequestCancelled.
-func (s *Server) ask(ctx context.Context, v *view, arg json.RawMessage, token protocol.ProgressToken) (any, error) {
-	if v.agent == nil {
-		return nil, errNoAgent
-	}
-	var a askArgs
-	if err := json.Unmarshal(arg, &a); err != nil {
-		return nil, userErrorf("%s takes {\"uri\", \"position\", \"text\"}: %v", CommandAsk, err)
-	}
+func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.ProgressToken) (any, error) {
 	if strings.TrimSpace(a.Text) == "" {
 		return nil, userErrorf("%s needs a question in \"text\"", CommandAsk)
 	}

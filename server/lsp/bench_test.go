@@ -133,30 +133,43 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-// BenchmarkWorkspaceSymbol100k is a fuzzy workspace/symbol query over a
-// memex of 100,000 headlines.
-func BenchmarkWorkspaceSymbol100k(b *testing.B) {
+// timeCalls times one request, called again and again, with its p50 and
+// p99; it returns the last answer.
+func timeCalls(b *testing.B, c *testClient, method string, params any) jsonrpc2.RawMessage {
+	var raw jsonrpc2.RawMessage
+	require.NoError(b, c.callRaw(method, params, &raw))
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := c.callRaw(method, params, &raw); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	reportPercentiles(b, lat)
+	return raw
+}
+
+// memex100k writes a generated memex of 1,000 files and 100,000
+// headlines and returns its folder.
+func memex100k(b *testing.B) string {
 	root := b.TempDir()
 	opts := memexgen.Defaults()
 	opts.Files, opts.Headlines, opts.BodySentences = 1000, 100_000, 1
 	m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
 	require.NoError(b, err)
 	require.NoError(b, m.WriteDir(root))
+	return root
+}
+
+// BenchmarkWorkspaceSymbol100k is a fuzzy workspace/symbol query over a
+// memex of 100,000 headlines.
+func BenchmarkWorkspaceSymbol100k(b *testing.B) {
+	root := memex100k(b)
 	c := benchClient(b, root)
 	for _, q := range []string{"garden", "vec db", "a"} {
 		b.Run(fmt.Sprintf("query=%q", q), func(b *testing.B) {
-			var raw jsonrpc2.RawMessage
-			params := map[string]any{"query": q}
-			require.NoError(b, c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw))
-			var lat []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				if err := c.callRaw(protocol.MethodWorkspaceSymbol, params, &raw); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			reportPercentiles(b, lat)
+			timeCalls(b, c, protocol.MethodWorkspaceSymbol, map[string]any{"query": q})
 		})
 	}
 }
@@ -204,4 +217,55 @@ func BenchmarkDidChangeParts5MB(b *testing.B) {
 			appendOutline(nil, f.Org())
 		}
 	})
+}
+
+// BenchmarkFeatures100k times, over the protocol, the requests the Org
+// features answer on a memex of 100,000 headlines: references of the node
+// with the most backlinks, hover on an id link to it and on a headline,
+// definition of that link, and completion of "[[id:" by title.
+func BenchmarkFeatures100k(b *testing.B) {
+	root := memex100k(b)
+	// The node the most links land on, found with a memex of its own.
+	mx, err := memory.Open(b.Context(), memory.Options{Roots: []string{root}})
+	require.NoError(b, err)
+	var target memory.Node
+	best := -1
+	for n := range mx.Snapshot().Nodes() {
+		if n.ID() == "" {
+			continue
+		}
+		if k := len(mx.Snapshot().IDLinks(n.ID())); k > best {
+			target, best = n, k
+		}
+	}
+	require.NoError(b, mx.Close(b.Context()))
+	require.True(b, target.Valid())
+	bench := filepath.Join(root, "bench.org")
+	text := "* Bench links to [[id:" + target.ID() + "][the target]]\nA body line.\n* Completing\n[[id:vec"
+	require.NoError(b, os.WriteFile(bench, []byte(text), 0o644))
+	c := benchClient(b, root)
+	c.open(bench)
+	at := func(off int) map[string]any {
+		return map[string]any{"textDocument": map[string]any{"uri": uri.File(bench)}, "position": map[string]any{"line": strings.Count(text[:off], "\n"), "character": off - strings.LastIndex(text[:off], "\n") - 1}}
+	}
+	link := strings.Index(text, "[[id:") + 3
+	refs := at(link)
+	refs["context"] = map[string]any{"includeDeclaration": true}
+	cases := []struct {
+		name, method string
+		params       map[string]any
+	}{
+		{"references", protocol.MethodTextDocumentReferences, refs},
+		{"hover=link", protocol.MethodTextDocumentHover, at(link)},
+		{"hover=headline", protocol.MethodTextDocumentHover, at(2)},
+		{"definition", protocol.MethodTextDocumentDefinition, at(link)},
+		{"completion=id", protocol.MethodTextDocumentCompletion, at(len(text))},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			raw := timeCalls(b, c, tc.method, tc.params)
+			require.NotEqual(b, "null", string(raw), "%s answers something", tc.name)
+			b.ReportMetric(float64(len(raw)), "B-answer")
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -22,7 +23,72 @@ type executeParams struct {
 	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
 }
 
-// executeCommand runs one of the commands in commandNames.
+// The commands of workspace/executeCommand. Each takes one argument, an
+// object, decoded into the command's own type.
+const (
+	CommandContext = "passepartout.context"
+	CommandAsk     = "passepartout.ask"
+	CommandApprove = "passepartout.approve"
+	CommandReject  = "passepartout.reject"
+	CommandAddID   = "passepartout.addId"
+	CommandPlans   = "passepartout.plans"
+)
+
+// lspCommand is how one command is served.
+type lspCommand struct {
+	name string
+	// args names the fields of its argument, for the error that a
+	// malformed one gets.
+	args string
+	// needsAgent: it is answered errNoAgent when the agent is not running.
+	needsAgent bool
+	// progress: it reports $/progress on the request's workDoneToken (or
+	// a token of the server's); the others never see the token.
+	progress bool
+	// serve decodes the argument into the command's type and runs it.
+	serve func(ctx context.Context, v *view, arg json.RawMessage, token protocol.ProgressToken) (any, error)
+}
+
+// commandTable lists the commands, in the order initialize announces them.
+// The editors' command lists and the package doc follow it
+// (TestCommandListsFollowTheTable).
+func (s *Server) commandTable() []lspCommand {
+	return []lspCommand{
+		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
+		commandOf(CommandAsk, `{"uri", "position", "text"}`, true, true, s.ask),
+		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+			return s.decide(ctx, v, a, true)
+		}),
+		commandOf(CommandReject, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+			return s.decide(ctx, v, a, false)
+		}),
+		commandOf(CommandAddID, `{"uri", "position"}`, false, false, s.addID),
+		commandOf(CommandPlans, `{}`, true, false, s.plans),
+	}
+}
+
+// commandOf makes a table entry whose argument decodes into A.
+func commandOf[A any](name, args string, needsAgent, progress bool, run func(ctx context.Context, v *view, a A, token protocol.ProgressToken) (any, error)) lspCommand {
+	return lspCommand{name: name, args: args, needsAgent: needsAgent, progress: progress,
+		serve: func(ctx context.Context, v *view, raw json.RawMessage, token protocol.ProgressToken) (any, error) {
+			var a A
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, userErrorf("%s takes %s: %v", name, args, err)
+			}
+			return run(ctx, v, a, token)
+		}}
+}
+
+// commandNames are the commands initialize announces.
+func (s *Server) commandNames() []string {
+	var out []string
+	for _, c := range s.commands {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// executeCommand runs one of the commands of the table.
 func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
 	var p executeParams
 	if !absent(params) {
@@ -38,31 +104,30 @@ func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.Ra
 	if err != nil {
 		return nil, err
 	}
-	switch p.Command {
-	case CommandContext:
-		return s.contextCommand(ctx, v, arg)
-	case CommandAsk:
-		return s.ask(ctx, v, arg, token)
-	case CommandApprove:
-		return s.decide(ctx, v, arg, true)
-	case CommandReject:
-		return s.decide(ctx, v, arg, false)
-	case CommandAddID:
-		return s.addID(ctx, v, arg)
-	case CommandPlans:
-		if v.agent == nil {
-			return nil, errNoAgent
-		}
-		plans, err := v.agent.Plans(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if plans == nil {
-			plans = []agent.PlanInfo{}
-		}
-		return plans, nil
+	i := slices.IndexFunc(s.commands, func(c lspCommand) bool { return c.name == p.Command })
+	if i < 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; the commands are %v", p.Command, s.commandNames())
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; the commands are %v", p.Command, commandNames())
+	c := s.commands[i]
+	if c.needsAgent && v.agent == nil {
+		return nil, errNoAgent
+	}
+	if !c.progress {
+		token = nil
+	}
+	return c.serve(ctx, v, arg, token)
+}
+
+// plans is passepartout.plans: the Flight Plans (whatever its argument).
+func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protocol.ProgressToken) (any, error) {
+	plans, err := v.agent.Plans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if plans == nil {
+		plans = []agent.PlanInfo{}
+	}
+	return plans, nil
 }
 
 // errNoAgent answers the agent's commands when it could not be opened.
@@ -116,14 +181,7 @@ type decision struct {
 
 // decide approves (and runs) or rejects a Flight Plan on the user's
 // command.
-func (s *Server) decide(ctx context.Context, v *view, arg json.RawMessage, approve bool) (any, error) {
-	if v.agent == nil {
-		return nil, errNoAgent
-	}
-	var a decideArgs
-	if err := json.Unmarshal(arg, &a); err != nil {
-		return nil, userErrorf("approve and reject take {\"id\"} or {\"uri\", \"position\"}: %v", err)
-	}
+func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool) (any, error) {
 	id := a.ID
 	if id == "" && a.URI != "" && a.Position != nil {
 		f, err := v.fileArg(a.URI)

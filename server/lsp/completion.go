@@ -14,7 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
 )
 
 // completionList is an LSP CompletionList.
@@ -138,63 +138,27 @@ func (s *Server) completeID(ctx context.Context, v *view, f *orgFile, query stri
 		closing = "]]"
 	}
 	word := clientWord(query)
-	for rank, h := range s.searchIDs(ctx, v.snap, query, maxIDCompletions) {
-		text := h.id
+	for rank, h := range s.symbols.SearchIDs(ctx, v.snap, query, maxIDCompletions) {
+		text := h.ID
 		switch closing {
 		case "][":
-			text += "][" + h.title
+			text += "][" + h.Title
 		case "]]":
-			text += "][" + h.title + "]]"
+			text += "][" + h.Title + "]]"
 		}
 		list.Items = append(list.Items, completionItem{
-			Label: h.title, Kind: kindReference, Detail: h.detail,
-			SortText: fmt.Sprintf("%04d", rank), FilterText: word + h.title,
+			Label: h.Title, Kind: kindReference, Detail: h.Detail,
+			SortText: fmt.Sprintf("%04d", rank), FilterText: word + h.Title,
 			TextEdit: protocol.TextEdit{Range: editRange(f, start, end), NewText: text},
 		})
 	}
 	return list
 }
 
-// idHit is a node with an ID that matched.
-type idHit struct {
-	id, title, detail string
-	score, order      int
-}
-
-// searchIDs returns the best limit nodes carrying an ID for query.
-func (s *Server) searchIDs(ctx context.Context, snap *memory.Snapshot, query string, limit int) []idHit {
-	pat := compilePattern(query)
-	var hits []idHit
-	order := 0
-	for _, sf := range s.symbols.of(snap) {
-		if ctx.Err() != nil {
-			break
-		}
-		sf.loadIDs()
-		add := func(id, title, detail string) {
-			order++
-			if id == "" {
-				return
-			}
-			if score, ok := pat.match(title); ok {
-				hits = append(hits, idHit{id: id, title: title, detail: detail, score: score, order: order})
-			}
-		}
-		add(sf.fileID, sf.container, sf.rel)
-		for i, id := range sf.ids {
-			add(id, sf.names[i], sf.rel+" "+headlineDetail(&sf.org.Headlines[i]))
-		}
-	}
-	slices.SortFunc(hits, func(a, b idHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(a.title), len(b.title)), cmp.Compare(a.order, b.order))
-	})
-	return hits[:min(limit, len(hits))]
-}
-
 // completeHeading offers the titles of the file's headlines for [[*.
 func completeHeading(f *orgFile, query string, start, end int, after []byte, here int) completionList {
 	list := completionList{Items: []completionItem{}}
-	pat := compilePattern(query)
+	pat := orgfeat.CompilePattern(query)
 	closing := "]]"
 	if strings.HasPrefix(string(after), "]") {
 		closing = ""
@@ -206,11 +170,11 @@ func completeHeading(f *orgFile, query string, start, end int, after []byte, her
 			continue
 		}
 		seen[t] = true
-		if _, ok := pat.match(t); !ok {
+		if _, ok := pat.Match(t); !ok {
 			continue
 		}
 		list.Items = append(list.Items, completionItem{
-			Label: t, Kind: kindReference, Detail: headlineDetail(&f.org.Headlines[i]),
+			Label: t, Kind: kindReference, Detail: orgfeat.HeadlineDetail(&f.org.Headlines[i]),
 			SortText: fmt.Sprintf("%06d", i), FilterText: clientWord(query) + t,
 			TextEdit: protocol.TextEdit{Range: editRange(f, start, end), NewText: t + closing},
 		})
@@ -221,7 +185,7 @@ func completeHeading(f *orgFile, query string, start, end int, after []byte, her
 // completeCustomID offers the file's CUSTOM_IDs for [[#.
 func completeCustomID(f *orgFile, query string, start, end int, after []byte) completionList {
 	list := completionList{Items: []completionItem{}}
-	pat := compilePattern(query)
+	pat := orgfeat.CompilePattern(query)
 	closing := "]]"
 	if strings.HasPrefix(string(after), "]") {
 		closing = ""
@@ -235,7 +199,7 @@ func completeCustomID(f *orgFile, query string, start, end int, after []byte) co
 		if !ok || cid == "" {
 			continue
 		}
-		if _, ok := pat.match(cid); !ok {
+		if _, ok := pat.Match(cid); !ok {
 			continue
 		}
 		list.Items = append(list.Items, completionItem{
@@ -272,12 +236,7 @@ func (s *Server) completeTag(v *view, f *orgFile, typed string, off int) complet
 	list := completionList{Items: []completionItem{}}
 	count := map[string]int{}
 	if v.snap != nil {
-		for _, sf := range s.symbols.of(v.snap) {
-			sf.loadIDs()
-			for t, n := range sf.tags {
-				count[t] += n
-			}
-		}
+		count = s.symbols.TagCounts(v.snap)
 	}
 	for i := range f.org.Headlines {
 		for _, t := range f.org.Headlines[i].Tags {
@@ -292,7 +251,7 @@ func (s *Server) completeTag(v *view, f *orgFile, typed string, off int) complet
 			continue
 		}
 		list.Items = append(list.Items, completionItem{
-			Label: t, Kind: kindConstant, Detail: fmt.Sprintf("%d use%s", count[t], plural(count[t])),
+			Label: t, Kind: kindConstant, Detail: uses(count[t]),
 			SortText: fmt.Sprintf("%06d", rank), FilterText: t,
 			TextEdit: protocol.TextEdit{Range: editRange(f, off-len(typed), off), NewText: t + ":"},
 		})
@@ -300,28 +259,10 @@ func (s *Server) completeTag(v *view, f *orgFile, typed string, off int) complet
 	return list
 }
 
-// loadIDs fills the file's IDs and tag counts, once.
-func (sf *symbolFile) loadIDs() {
-	sf.once.Do(func() {
-		org := sf.org
-		if id, ok := org.ID(); ok {
-			sf.fileID = id
-		}
-		sf.ids = make([]string, len(org.Headlines))
-		sf.tags = map[string]int{}
-		for _, t := range org.FileTags() {
-			sf.tags[t]++
-		}
-		for i := range org.Headlines {
-			h := &org.Headlines[i]
-			if h.Drawer != nil {
-				if id, ok := h.Drawer.Get("ID"); ok {
-					sf.ids[i] = id
-				}
-			}
-			for _, t := range h.Tags {
-				sf.tags[t]++
-			}
-		}
-	})
+// uses says how many times a tag is used.
+func uses(n int) string {
+	if n == 1 {
+		return "1 use"
+	}
+	return fmt.Sprintf("%d uses", n)
 }

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 
@@ -28,11 +27,7 @@ type contextArgs struct {
 	Budget   int                `json:"budget"`
 }
 
-func (s *Server) contextCommand(ctx context.Context, v *view, arg json.RawMessage) (any, error) {
-	var a contextArgs
-	if err := json.Unmarshal(arg, &a); err != nil {
-		return nil, userErrorf("%s takes {\"uri\", \"position\", \"budget\"}: %v", CommandContext, err)
-	}
+func (s *Server) contextCommand(ctx context.Context, v *view, a contextArgs, _ protocol.ProgressToken) (any, error) {
 	if v.snap == nil {
 		return nil, errors.New("the memex is not open (see the server's earlier message)")
 	}

@@ -32,7 +32,7 @@
 // initialize answers at once; the memex is indexed in the background,
 // with $/progress (begin, reports with percentages, end) when the client
 // shows progress. Requests that need the memex wait for it; buffers opened
-// meanwhile are served from their own outline and handed to the memex when
+// meanwhile are served as loose files (memory.LooseFile) and handed to the memex when
 // it is ready. The memex roots are, in order of precedence, the setting
 // "roots", the workspace folders, rootUri, rootPath, the working
 // directory. shutdown saves the memex's store; exit then ends Serve, which

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/orgast"
 	"pp-lsp/server/agent"
 )
@@ -26,15 +27,16 @@ import (
 // The memex holds the text of a buffer under its roots (memory's
 // SetBuffer and EditBuffer), so that every feature sees the buffer, never
 // the disk, for that file. A buffer outside the memex (or opened before
-// the memex is indexed) keeps its own outline in org.
+// the memex is indexed) is a memory.LooseFile, read by the memex's rules:
+// the server parses no Org itself.
 type document struct {
 	uri     uri.URI
 	path    string
 	version int32
-	// memex reports that the memex holds the buffer; otherwise org is the
-	// buffer's outline.
+	// memex reports that the memex holds the buffer; otherwise loose is
+	// the buffer.
 	memex bool
-	org   *orgast.File
+	loose *memory.LooseFile
 }
 
 // docTable holds the open documents. The map is replaced, never changed,
@@ -129,14 +131,35 @@ type orgFile struct {
 	path string
 	uri  uri.URI
 	org  *orgast.File
-	// node is the file node when the memex holds the file (Valid).
-	node memory.Node
+	// node is the file node when the memex holds the file (Valid);
+	// otherwise loose is the buffer outside the memex.
+	node  memory.Node
+	loose *memory.LooseFile
 	// doc is the open buffer, nil when no editor has the file open.
 	doc *document
 }
 
 // inMemex reports whether the memex holds the file.
 func (f *orgFile) inMemex() bool { return f.node.Valid() }
+
+// fileNode is the file node the Org features read: the memex's, or the
+// loose buffer's.
+func (f *orgFile) fileNode() memory.Node {
+	if f.node.Valid() {
+		return f.node
+	}
+	return f.loose.Node()
+}
+
+// scope is what the Org features read in this view.
+func (v *view) scope() orgfeat.Scope {
+	return orgfeat.Scope{Memex: v.snap, Outside: func(path string) (*memory.LooseFile, bool) {
+		if d := v.docs[path]; d != nil && !d.memex {
+			return d.loose, true
+		}
+		return nil, false
+	}}
+}
 
 // file returns the file at u: the open buffer, else the memex's.
 func (v *view) file(u uri.URI) (*orgFile, error) {
@@ -160,7 +183,7 @@ func (v *view) fileAt(path string, u uri.URI) (*orgFile, error) {
 		}
 	}
 	if d != nil && !d.memex {
-		return &orgFile{path: path, uri: u, org: d.org, doc: d}, nil
+		return &orgFile{path: path, uri: u, org: d.loose.Org(), loose: d.loose, doc: d}, nil
 	}
 	if v.snap != nil {
 		if n, ok := v.snap.File(path); ok {
@@ -218,19 +241,19 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 }
 
 // openBuffer gives the buffer's text to the memex when the file is one
-// of its files, and parses it itself otherwise.
+// of its files, and makes it a loose file otherwise.
 func (s *Server) openBuffer(ctx context.Context, mx *memory.Memex, d *document, text []byte) *document {
 	if mx != nil {
 		_, err := mx.SetBuffer(ctx, d.path, d.version, text)
 		if err == nil {
-			d.memex, d.org = true, nil
+			d.memex, d.loose = true, nil
 			return d
 		}
 		if !errors.Is(err, memory.ErrNotInMemex) {
 			s.log.Warn("the memex refused a buffer; serving it on its own", "path", d.path, "err", err)
 		}
 	}
-	d.memex, d.org = false, orgast.Parse(text)
+	d.memex, d.loose = false, memory.ParseLoose(d.path, text)
 	return d
 }
 
@@ -250,7 +273,7 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := &document{uri: old.uri, path: path, version: p.TextDocument.Version, memex: old.memex, org: old.org}
+	d := &document{uri: old.uri, path: path, version: p.TextDocument.Version, memex: old.memex, loose: old.loose}
 	structural := false
 	for _, ch := range p.ContentChanges {
 		var st bool
@@ -270,8 +293,8 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	return nil
 }
 
-// applyChange applies one content change to d, in the memex or in d's own
-// outline. Positions are UTF-16 columns, converted with the line index of
+// applyChange applies one content change to d, in the memex or in its
+// loose file. Positions are UTF-16 columns, converted with the line index of
 // the text as the previous change left it. structural reports a change
 // that may have changed the file's headlines or drawers (and so its IDs):
 // one that spans lines, or touches a line that starts (before or after)
@@ -291,7 +314,7 @@ func (s *Server) applyChange(ctx context.Context, mx *memory.Memex, d *document,
 		s.log.Warn("ignoring a content change of an unknown form", "path", d.path)
 		return d, false
 	}
-	cur := d.org
+	var cur *orgast.File
 	if d.memex {
 		n, ok := mx.Snapshot().File(d.path)
 		if !ok { // the memex dropped the file: serve the buffer on its own
@@ -299,6 +322,8 @@ func (s *Server) applyChange(ctx context.Context, mx *memory.Memex, d *document,
 			return d, true
 		}
 		cur = n.Org()
+	} else {
+		cur = d.loose.Org()
 	}
 	if whole {
 		return s.openBuffer(ctx, mx, d, []byte(text)), true
@@ -315,12 +340,17 @@ func (s *Server) applyChange(ctx context.Context, mx *memory.Memex, d *document,
 		}
 		s.log.Warn("the memex refused an edit; giving it the whole text", "path", d.path, "err", err)
 	}
-	src := make([]byte, 0, len(cur.Src)-(end-start)+len(text))
-	src = append(append(append(src, cur.Src[:start]...), text...), cur.Src[end:]...)
 	if d.memex {
+		src := make([]byte, 0, len(cur.Src)-(end-start)+len(text))
+		src = append(append(append(src, cur.Src[:start]...), text...), cur.Src[end:]...)
 		return s.openBuffer(ctx, mx, d, src), true
 	}
-	d.org = orgast.Reparse(cur, src, orgast.Edit{Start: start, OldEnd: end, NewEnd: start + len(text)})
+	next, err := d.loose.Edit(memory.TextEdit{Start: start, End: end, Text: text})
+	if err != nil { // offsetAt clamps: cannot happen
+		s.log.Warn("ignoring a change outside the buffer", "path", d.path, "err", err)
+		return d, false
+	}
+	d.loose = next
 	return d, structural
 }
 
@@ -398,8 +428,8 @@ func (s *Server) adoptBuffers(ctx context.Context, mx *memory.Memex) {
 		if d.memex {
 			continue
 		}
-		if _, err := mx.SetBuffer(ctx, d.path, d.version, d.org.Src); err != nil {
-			continue // outside the memex: it keeps its own outline
+		if _, err := mx.SetBuffer(ctx, d.path, d.version, d.loose.Org().Src); err != nil {
+			continue // outside the memex: it stays a loose file
 		}
 		s.docs.put(p, &document{uri: d.uri, path: d.path, version: d.version, memex: true})
 	}

@@ -28,7 +28,7 @@ func (e editor) OpenDocument(path string) (workspace.Document, bool) {
 		return workspace.Document{}, false
 	}
 	if !d.memex {
-		return workspace.Document{Text: bytes.Clone(d.org.Src), Version: d.version}, true
+		return workspace.Document{Text: bytes.Clone(d.loose.Org().Src), Version: d.version}, true
 	}
 	mx := e.s.memex()
 	if mx == nil {

@@ -78,20 +78,6 @@ type clientCaps struct {
 	prepareRename       bool
 }
 
-// Commands are the workspace/executeCommand commands the server offers.
-const (
-	CommandContext = "passepartout.context"
-	CommandAsk     = "passepartout.ask"
-	CommandApprove = "passepartout.approve"
-	CommandReject  = "passepartout.reject"
-	CommandAddID   = "passepartout.addId"
-	CommandPlans   = "passepartout.plans"
-)
-
-func commandNames() []string {
-	return []string{CommandContext, CommandAsk, CommandApprove, CommandReject, CommandAddID, CommandPlans}
-}
-
 // initialize records the client, the roots and the settings, answers the
 // capabilities, and starts indexing the memex in the background: requests
 // that need it wait for it, with $/progress shown meanwhile.
@@ -245,7 +231,7 @@ func (s *Server) capabilities(c clientCaps) initializeResult {
 	if c.prepareRename {
 		sc.RenameProvider = map[string]bool{"prepareProvider": true}
 	}
-	sc.ExecuteCommandProvider.Commands = commandNames()
+	sc.ExecuteCommandProvider.Commands = s.commandNames()
 	sc.Workspace.WorkspaceFolders.Supported = true
 	sc.Workspace.WorkspaceFolders.ChangeNotifications = true
 	r.ServerInfo.Name = "pp-lsp"

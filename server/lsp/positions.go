@@ -3,6 +3,7 @@ package lsp
 import (
 	"go.lsp.dev/protocol"
 
+	"pp-lsp/memory"
 	"pp-lsp/orgast"
 )
 
@@ -42,4 +43,9 @@ func lastLine(f *orgast.File, start, end int) int {
 		end--
 	}
 	return f.Lines.Line(end)
+}
+
+// textEdit is the LSP edit of a byte-offset edit of f.
+func textEdit(f *orgast.File, e memory.TextEdit) protocol.TextEdit {
+	return protocol.TextEdit{Range: rangeAt(f, orgast.Range{Start: e.Start, End: e.End}), NewText: e.Text}
 }

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/orgast"
 )
 
@@ -25,7 +26,7 @@ import (
 // idAt finds the ID under the cursor: an :ID: property's value, or the
 // path of an id link.
 func idAt(f *orgFile, off int) (id string, r orgast.Range, ok bool) {
-	if i := linkAt(f.org, off); i >= 0 {
+	if i := orgfeat.LinkAt(f.org, off); i >= 0 {
 		l := &f.org.Links[i]
 		if strings.EqualFold(l.Type, "id") {
 			if r, ok := idLinkPath(f.org.Src, l); ok {
@@ -147,10 +148,11 @@ func (v *view) idSpans(id string) []span {
 		if d.memex {
 			continue
 		}
-		for i := range d.org.Links {
-			l := &d.org.Links[i]
+		org := d.loose.Org()
+		for i := range org.Links {
+			l := &org.Links[i]
 			if strings.EqualFold(l.Type, "id") && l.Path == id {
-				if r, ok := idLinkPath(d.org.Src, l); ok {
+				if r, ok := idLinkPath(org.Src, l); ok {
 					add(span{path, r})
 				}
 			}

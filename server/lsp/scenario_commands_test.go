@@ -6,378 +6,546 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
 
+// scenarioCommand is one command of the scenario language (see the
+// package's scenario doc in scenario_test.go, which lists them all).
+type scenarioCommand struct {
+	// args is how many words the command line needs at least, the
+	// command's name included.
+	args int
+	// run performs it and returns its output lines.
+	run func(sc *scenario, args []string) []string
+}
+
+// scenarioCommands is the scenario language: each command by name, in the
+// style of gopls's marker actions.
+func scenarioCommands() map[string]scenarioCommand {
+	return map[string]scenarioCommand{
+		"open":           {2, (*scenario).cmdOpen},
+		"close":          {2, (*scenario).cmdClose},
+		"save":           {2, (*scenario).cmdSave},
+		"edit":           {3, (*scenario).cmdEdit},
+		"type":           {3, (*scenario).cmdEdit},
+		"write":          {3, (*scenario).cmdWrite},
+		"symbols":        {2, (*scenario).cmdSymbols},
+		"wsymbols":       {1, (*scenario).cmdWsymbols},
+		"definition":     {2, (*scenario).cmdDefinition},
+		"references":     {2, (*scenario).cmdDefinition},
+		"hover":          {2, (*scenario).cmdHover},
+		"complete":       {2, (*scenario).cmdComplete},
+		"folding":        {2, (*scenario).cmdFolding},
+		"diagnostics":    {2, (*scenario).cmdDiagnostics},
+		"prepare-rename": {2, (*scenario).cmdPrepareRename},
+		"rename":         {3, (*scenario).cmdRename},
+		"actions":        {2, (*scenario).cmdActions},
+		"apply-action":   {2, (*scenario).cmdActions},
+		"context":        {2, (*scenario).cmdContext},
+		"ask":            {3, (*scenario).cmdAsk},
+		"ask-cancel":     {4, (*scenario).cmdAskCancel},
+		"approve":        {2, (*scenario).cmdApprove},
+		"reject":         {2, (*scenario).cmdApprove},
+		"sleep":          {2, (*scenario).cmdSleep},
+		"text":           {2, (*scenario).cmdText},
+		"disk":           {2, (*scenario).cmdText},
+		"notify":         {3, (*scenario).cmdNotify},
+		"request":        {2, (*scenario).cmdRequest},
+		"mark":           {4, (*scenario).cmdMark},
+		"messages":       {1, (*scenario).cmdMessages},
+		"settle":         {1, (*scenario).cmdSettle},
+		"wait-embedded":  {1, (*scenario).cmdWaitEmbedded},
+	}
+}
+
+// TestScenarioDocListsEveryCommand: the scenario doc (scenario_test.go's
+// comment) names exactly the commands of the table.
+func TestScenarioDocListsEveryCommand(t *testing.T) {
+	src, err := os.ReadFile("scenario_test.go")
+	require.NoError(t, err)
+	doc := string(src)
+	doc = doc[strings.Index(doc, `// The file "script" is the session`):strings.Index(doc, "// mark is a marked place")]
+	var listed []string
+	for _, m := range regexp.MustCompile(`(?m)^//\t(.+?)  +\S`).FindAllStringSubmatch(doc, -1) {
+		for _, usage := range strings.Split(m[1], " / ") {
+			listed = append(listed, strings.Split(strings.Fields(usage)[0], "|")...)
+		}
+	}
+	assert.Equal(t, slices.Sorted(maps.Keys(scenarioCommands())), slices.Sorted(slices.Values(listed)))
+}
+
 // do performs a command and returns its output lines.
 func (sc *scenario) do(args []string) []string {
-	t, c := sc.t, sc.c
-	t.Helper()
-	need := func(n int) {
-		t.Helper()
-		require.GreaterOrEqual(t, len(args), n, "%s needs %d arguments", args[0], n-1)
+	sc.t.Helper()
+	cmd, ok := sc.commands[args[0]]
+	if !ok {
+		sc.t.Fatalf("unknown command %q", args[0])
 	}
-	switch args[0] {
-	case "open":
-		need(2)
-		c.open(sc.abs(args[1]))
-	case "close":
-		need(2)
-		c.closeDoc(sc.abs(args[1]))
-	case "save":
-		need(2)
-		p := sc.abs(args[1])
-		text, ok := c.text(p)
-		require.True(t, ok)
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-		c.notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": uri.File(p)}})
-	case "edit", "type":
-		need(3)
-		m := sc.mark(args[1])
-		p := sc.abs(m.path)
-		if args[0] == "edit" {
-			s, e := m.start, m.end
-			c.edit(p, s, e, args[2])
-			sc.shift(p, s, e, args[2])
-			break
-		}
-		for _, r := range args[2] {
-			s, e := m.start, m.end
-			c.edit(p, s, e, string(r))
-			sc.shift(p, s, e, string(r))
-		}
-	case "write":
-		need(3)
-		data, ok := sc.files[args[2]]
-		require.True(t, ok, "no section %s", args[2])
-		p := sc.abs(args[1])
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(sc.strip(args[1], string(data))), 0o644))
-		c.mu.Lock()
-		c.wrote = append(c.wrote, p)
-		c.mu.Unlock()
-		sc.watched()
-	case "symbols":
-		need(2)
-		var syms []documentSymbolResult
-		c.mustCall(protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(args[1]))}}, &syms)
-		var out []string
-		var walk func([]documentSymbolResult, string)
-		walk = func(ss []documentSymbolResult, indent string) {
-			for _, s := range ss {
-				l := indent + s.Name
-				if s.Detail != "" {
-					l += " [" + s.Detail + "]"
-				}
-				l += fmt.Sprintf(" %s (%d-%d)", sc.place(uri.File(sc.abs(args[1])), s.SelectionRange), s.Range.Start.Line, s.Range.End.Line)
-				out = append(out, l)
-				walk(s.Children, indent+"  ")
+	sc.need(args, cmd.args)
+	return cmd.run(sc, args)
+}
+
+// docOf is the params {"textDocument": {"uri"}} naming file.
+func (sc *scenario) docOf(file string) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(file))}}
+}
+
+// need fails the scenario when a command has fewer than n words.
+func (sc *scenario) need(args []string, n int) {
+	sc.t.Helper()
+	require.GreaterOrEqual(sc.t, len(args), n, "%s needs %d arguments", args[0], n-1)
+}
+
+// cmdOpen serves "open".
+func (sc *scenario) cmdOpen(args []string) []string {
+	c := sc.c
+	c.open(sc.abs(args[1]))
+	return nil
+}
+
+// cmdClose serves "close".
+func (sc *scenario) cmdClose(args []string) []string {
+	c := sc.c
+	c.closeDoc(sc.abs(args[1]))
+	return nil
+}
+
+// cmdSave serves "save".
+func (sc *scenario) cmdSave(args []string) []string {
+	t, c := sc.t, sc.c
+	p := sc.abs(args[1])
+	text, ok := c.text(p)
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	c.notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": uri.File(p)}})
+	return nil
+}
+
+// cmdEdit serves "edit" and "type".
+func (sc *scenario) cmdEdit(args []string) []string {
+	c := sc.c
+	m := sc.mark(args[1])
+	p := sc.abs(m.path)
+	if args[0] == "edit" {
+		s, e := m.start, m.end
+		c.edit(p, s, e, args[2])
+		sc.shift(p, s, e, args[2])
+		return nil
+	}
+	for _, r := range args[2] {
+		s, e := m.start, m.end
+		c.edit(p, s, e, string(r))
+		sc.shift(p, s, e, string(r))
+	}
+	return nil
+}
+
+// cmdWrite serves "write".
+func (sc *scenario) cmdWrite(args []string) []string {
+	t, c := sc.t, sc.c
+	data, ok := sc.files[args[2]]
+	require.True(t, ok, "no section %s", args[2])
+	p := sc.abs(args[1])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(sc.strip(args[1], string(data))), 0o644))
+	c.mu.Lock()
+	c.wrote = append(c.wrote, p)
+	c.mu.Unlock()
+	sc.watched()
+	return nil
+}
+
+// cmdSymbols serves "symbols".
+func (sc *scenario) cmdSymbols(args []string) []string {
+	c := sc.c
+	var syms []documentSymbolResult
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, sc.docOf(args[1]), &syms)
+	var out []string
+	var walk func([]documentSymbolResult, string)
+	walk = func(ss []documentSymbolResult, indent string) {
+		for _, s := range ss {
+			l := indent + s.Name
+			if s.Detail != "" {
+				l += " [" + s.Detail + "]"
 			}
+			l += fmt.Sprintf(" %s (%d-%d)", sc.place(uri.File(sc.abs(args[1])), s.SelectionRange), s.Range.Start.Line, s.Range.End.Line)
+			out = append(out, l)
+			walk(s.Children, indent+"  ")
 		}
-		walk(syms, "")
-		return out
-	case "wsymbols":
-		query := ""
-		if len(args) > 1 {
-			query = args[1]
+	}
+	walk(syms, "")
+	return out
+}
+
+// cmdWsymbols serves "wsymbols".
+func (sc *scenario) cmdWsymbols(args []string) []string {
+	c := sc.c
+	query := ""
+	if len(args) > 1 {
+		query = args[1]
+	}
+	var syms []symbolInformation
+	c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": query}, &syms)
+	var out []string
+	for _, s := range syms {
+		out = append(out, fmt.Sprintf("%s (%s) %s", s.Name, s.ContainerName, sc.place(s.Location.URI, s.Location.Range)))
+	}
+	return out
+}
+
+// cmdDefinition serves "definition" and "references".
+func (sc *scenario) cmdDefinition(args []string) []string {
+	c := sc.c
+	params := sc.docParams(sc.mark(args[1]))
+	method := protocol.MethodTextDocumentDefinition
+	if args[0] == "references" {
+		method = protocol.MethodTextDocumentReferences
+		params["context"] = map[string]any{"includeDeclaration": len(args) > 2 && args[2] == "decl"}
+	}
+	var locs []protocol.Location
+	c.mustCall(method, params, &locs)
+	if locs == nil {
+		return []string{"(none)"}
+	}
+	var out []string
+	for _, l := range locs {
+		out = append(out, sc.place(l.URI, l.Range))
+	}
+	return out
+}
+
+// cmdHover serves "hover".
+func (sc *scenario) cmdHover(args []string) []string {
+	c := sc.c
+	var h *hoverResult
+	c.mustCall(protocol.MethodTextDocumentHover, sc.docParams(sc.mark(args[1])), &h)
+	if h == nil {
+		return []string{"(none)"}
+	}
+	out := strings.Split(strings.TrimRight(h.Contents.Value, "\n"), "\n")
+	if h.Range != nil {
+		out = append(out, "@ "+sc.place(uri.File(sc.abs(sc.mark(args[1]).path)), *h.Range))
+	}
+	return out
+}
+
+// cmdComplete serves "complete".
+func (sc *scenario) cmdComplete(args []string) []string {
+	c := sc.c
+	m := sc.mark(args[1])
+	var list completionList
+	c.mustCall(protocol.MethodTextDocumentCompletion, sc.docParams(m), &list)
+	var out []string
+	if list.IsIncomplete {
+		out = append(out, "incomplete")
+	}
+	for _, it := range list.Items {
+		out = append(out, fmt.Sprintf("%s => %q @ %s", it.Label, it.TextEdit.NewText, sc.place(uri.File(sc.abs(m.path)), it.TextEdit.Range)))
+	}
+	return out
+}
+
+// cmdFolding serves "folding".
+func (sc *scenario) cmdFolding(args []string) []string {
+	c := sc.c
+	var fs []foldingRange
+	c.mustCall(protocol.MethodTextDocumentFoldingRange, sc.docOf(args[1]), &fs)
+	var out []string
+	for _, f := range fs {
+		l := fmt.Sprintf("%d-%d", f.StartLine, f.EndLine)
+		if f.Kind != "" {
+			l += " " + f.Kind
 		}
-		var syms []symbolInformation
-		c.mustCall(protocol.MethodWorkspaceSymbol, map[string]any{"query": query}, &syms)
+		out = append(out, l)
+	}
+	return out
+}
+
+// cmdDiagnostics serves "diagnostics".
+func (sc *scenario) cmdDiagnostics(args []string) []string {
+	c := sc.c
+	p := sc.abs(args[1])
+	pub, ok := c.diagnosticsOf(p)
+	if !ok {
+		return []string{"(not published)"}
+	}
+	if _, open := c.text(p); open && (pub.Version == nil || *pub.Version != c.docVersion(p)) {
+		return []string{"(stale)"}
+	}
+	var out []string
+	sev := map[int]string{1: "error", 2: "warning", 3: "information", 4: "hint"}
+	for _, d := range pub.Diagnostics {
+		out = append(out, fmt.Sprintf("%s %s %s: %s", sc.place(pub.URI, d.Range), sev[d.Severity], d.Code, d.Message))
+		for _, r := range d.RelatedInformation {
+			out = append(out, "  related "+sc.place(r.Location.URI, r.Location.Range))
+		}
+	}
+	return out
+}
+
+// cmdPrepareRename serves "prepare-rename".
+func (sc *scenario) cmdPrepareRename(args []string) []string {
+	c := sc.c
+	m := sc.mark(args[1])
+	var r *prepareRenameResult
+	c.mustCall(protocol.MethodTextDocumentPrepareRename, sc.docParams(m), &r)
+	if r == nil {
+		return []string{"(none)"}
+	}
+	return []string{sc.place(uri.File(sc.abs(m.path)), r.Range) + " " + r.Placeholder}
+}
+
+// cmdRename serves "rename".
+func (sc *scenario) cmdRename(args []string) []string {
+	t, c := sc.t, sc.c
+	params := sc.docParams(sc.mark(args[1]))
+	params["newName"] = args[2]
+	var raw json.RawMessage
+	if err := c.call(protocol.MethodTextDocumentRename, params, &raw); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	out := sc.describeEdit(raw)
+	require.NoError(t, c.applyWorkspaceEdit(raw))
+	sc.watched()
+	return out
+}
+
+// cmdActions serves "actions" and "apply-action".
+func (sc *scenario) cmdActions(args []string) []string {
+	t, c := sc.t, sc.c
+	m := sc.mark(args[1])
+	p := sc.docParams(m)
+	params := map[string]any{"textDocument": p["textDocument"], "range": map[string]any{"start": p["position"], "end": p["position"]}, "context": map[string]any{"diagnostics": []any{}}}
+	var actions []struct {
+		Title   string          `json:"title"`
+		Kind    string          `json:"kind"`
+		Edit    json.RawMessage `json:"edit"`
+		Command *command        `json:"command"`
+	}
+	c.mustCall(protocol.MethodTextDocumentCodeAction, params, &actions)
+	if args[0] == "actions" {
 		var out []string
-		for _, s := range syms {
-			out = append(out, fmt.Sprintf("%s (%s) %s", s.Name, s.ContainerName, sc.place(s.Location.URI, s.Location.Range)))
-		}
-		return out
-	case "definition", "references":
-		need(2)
-		params := sc.docParams(sc.mark(args[1]))
-		method := protocol.MethodTextDocumentDefinition
-		if args[0] == "references" {
-			method = protocol.MethodTextDocumentReferences
-			params["context"] = map[string]any{"includeDeclaration": len(args) > 2 && args[2] == "decl"}
-		}
-		var locs []protocol.Location
-		c.mustCall(method, params, &locs)
-		if locs == nil {
-			return []string{"(none)"}
-		}
-		var out []string
-		for _, l := range locs {
-			out = append(out, sc.place(l.URI, l.Range))
-		}
-		return out
-	case "hover":
-		need(2)
-		var h *hoverResult
-		c.mustCall(protocol.MethodTextDocumentHover, sc.docParams(sc.mark(args[1])), &h)
-		if h == nil {
-			return []string{"(none)"}
-		}
-		out := strings.Split(strings.TrimRight(h.Contents.Value, "\n"), "\n")
-		if h.Range != nil {
-			out = append(out, "@ "+sc.place(uri.File(sc.abs(sc.mark(args[1]).path)), *h.Range))
-		}
-		return out
-	case "complete":
-		need(2)
-		m := sc.mark(args[1])
-		var list completionList
-		c.mustCall(protocol.MethodTextDocumentCompletion, sc.docParams(m), &list)
-		var out []string
-		if list.IsIncomplete {
-			out = append(out, "incomplete")
-		}
-		for _, it := range list.Items {
-			out = append(out, fmt.Sprintf("%s => %q @ %s", it.Label, it.TextEdit.NewText, sc.place(uri.File(sc.abs(m.path)), it.TextEdit.Range)))
-		}
-		return out
-	case "folding":
-		need(2)
-		var fs []foldingRange
-		c.mustCall(protocol.MethodTextDocumentFoldingRange, map[string]any{"textDocument": map[string]any{"uri": uri.File(sc.abs(args[1]))}}, &fs)
-		var out []string
-		for _, f := range fs {
-			l := fmt.Sprintf("%d-%d", f.StartLine, f.EndLine)
-			if f.Kind != "" {
-				l += " " + f.Kind
+		for _, a := range actions {
+			l := fmt.Sprintf("%s [%s]", a.Title, a.Kind)
+			if a.Edit != nil {
+				l += " edit"
+			}
+			if a.Command != nil {
+				l += " command " + a.Command.Command
 			}
 			out = append(out, l)
 		}
 		return out
-	case "diagnostics":
-		need(2)
-		p := sc.abs(args[1])
-		pub, ok := c.diagnosticsOf(p)
-		if !ok {
-			return []string{"(not published)"}
-		}
-		if _, open := c.text(p); open && (pub.Version == nil || *pub.Version != c.docVersion(p)) {
-			return []string{"(stale)"}
-		}
-		var out []string
-		sev := map[int]string{1: "error", 2: "warning", 3: "information", 4: "hint"}
-		for _, d := range pub.Diagnostics {
-			out = append(out, fmt.Sprintf("%s %s %s: %s", sc.place(pub.URI, d.Range), sev[d.Severity], d.Code, d.Message))
-			for _, r := range d.RelatedInformation {
-				out = append(out, "  related "+sc.place(r.Location.URI, r.Location.Range))
-			}
-		}
-		return out
-	case "prepare-rename":
-		need(2)
-		m := sc.mark(args[1])
-		var r *prepareRenameResult
-		c.mustCall(protocol.MethodTextDocumentPrepareRename, sc.docParams(m), &r)
-		if r == nil {
-			return []string{"(none)"}
-		}
-		return []string{sc.place(uri.File(sc.abs(m.path)), r.Range) + " " + r.Placeholder}
-	case "rename":
-		need(3)
-		params := sc.docParams(sc.mark(args[1]))
-		params["newName"] = args[2]
-		var raw json.RawMessage
-		if err := c.call(protocol.MethodTextDocumentRename, params, &raw); err != nil {
-			return []string{"error " + errText(err)}
-		}
-		out := sc.describeEdit(raw)
-		require.NoError(t, c.applyWorkspaceEdit(raw))
-		sc.watched()
-		return out
-	case "actions", "apply-action":
-		need(2)
-		m := sc.mark(args[1])
-		p := sc.docParams(m)
-		params := map[string]any{"textDocument": p["textDocument"], "range": map[string]any{"start": p["position"], "end": p["position"]}, "context": map[string]any{"diagnostics": []any{}}}
-		var actions []struct {
-			Title   string          `json:"title"`
-			Kind    string          `json:"kind"`
-			Edit    json.RawMessage `json:"edit"`
-			Command *command        `json:"command"`
-		}
-		c.mustCall(protocol.MethodTextDocumentCodeAction, params, &actions)
-		if args[0] == "actions" {
-			var out []string
-			for _, a := range actions {
-				l := fmt.Sprintf("%s [%s]", a.Title, a.Kind)
-				if a.Edit != nil {
-					l += " edit"
-				}
-				if a.Command != nil {
-					l += " command " + a.Command.Command
-				}
-				out = append(out, l)
-			}
-			return out
-		}
-		need(3)
-		n, err := strconv.Atoi(args[2])
-		require.NoError(t, err)
-		require.Less(t, n, len(actions))
-		a := actions[n]
-		if a.Edit != nil {
-			require.NoError(t, c.applyWorkspaceEdit(a.Edit))
-			return nil
-		}
-		var res json.RawMessage
-		if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": a.Command.Command, "arguments": a.Command.Arguments}, &res); err != nil {
-			return []string{"error " + errText(err)}
-		}
-		return sc.describeDecision(res)
-	case "context":
-		need(2)
-		m := sc.mark(args[1])
-		arg := map[string]any{"uri": uri.File(sc.abs(m.path)), "position": sc.position(m)}
-		if len(args) > 2 {
-			b, _ := strconv.Atoi(args[2])
-			arg["budget"] = b
-		}
-		var v struct {
-			Foveal struct {
-				ID, File, Title string
-				Line            int
-			} `json:"foveal"`
-			Text       string         `json:"text"`
-			Tokens     int            `json:"tokens"`
-			Budget     int            `json:"budget"`
-			FullTokens int            `json:"full_tokens"`
-			Nodes      map[string]int `json:"nodes"`
-		}
-		c.mustCall(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandContext, "arguments": []any{arg}}, &v)
-		out := []string{
-			fmt.Sprintf("foveal %s %s:%d %s", v.Foveal.ID, sc.rel(v.Foveal.File), v.Foveal.Line, v.Foveal.Title),
-			fmt.Sprintf("within budget %v (budget %d), full memex larger %v", v.Tokens <= v.Budget, v.Budget, v.FullTokens >= v.Tokens),
-			fmt.Sprintf("nodes full=%d outline=%d title_only=%d folded=%d private=%d", v.Nodes["full"], v.Nodes["outline"], v.Nodes["title_only"], v.Nodes["folded"], v.Nodes["private"]),
-		}
-		for l := range strings.Lines(v.Text) {
-			out = append(out, "| "+strings.TrimRight(l, "\n"))
-		}
-		return out
-	case "ask":
-		need(3)
-		arg := map[string]any{"text": args[2]}
-		if args[1] != "-" {
-			m := sc.mark(args[1])
-			arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
-		}
-		before := len(c.notesOf(protocol.MethodProgress))
-		var res askResult
-		if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandAsk, "arguments": []any{arg}}, &res); err != nil {
-			return []string{"error " + errText(err)}
-		}
-		sc.lastAsk = res
-		streamed := sc.streamed(before)
-		out := []string{"outcome " + res.Outcome}
-		if res.Tool != "" {
-			out = append(out, fmt.Sprintf("proposed %s: %s by %s", res.Tool, res.Verdict, res.Gate))
-		}
-		if res.PlanID != "" {
-			out = append(out, "filed a Flight Plan")
-		}
-		out = append(out, "said "+strconv.Quote(res.Text))
-		out = append(out, fmt.Sprintf("streamed the same %v", streamed == res.Text))
-		return out
-	case "ask-cancel":
-		need(4)
-		return sc.askCancel(sc.mark(args[1]), args[2], args[3])
-	case "approve", "reject":
-		need(2)
-		arg := map[string]any{}
-		if args[1] == "last" {
-			require.NotEmpty(t, sc.lastAsk.PlanID, "the last ask filed no plan")
-			arg["id"] = sc.lastAsk.PlanID
-		} else {
-			m := sc.mark(args[1])
-			arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
-		}
-		cmd := CommandApprove
-		if args[0] == "reject" {
-			cmd = CommandReject
-		}
-		var res json.RawMessage
-		if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": cmd, "arguments": []any{arg}}, &res); err != nil {
-			return []string{"error " + errText(err)}
-		}
-		return sc.describeDecision(res)
-	case "sleep":
-		need(2)
-		d, err := time.ParseDuration(args[1])
-		require.NoError(t, err)
-		time.Sleep(d)
-	case "text", "disk":
-		need(2)
-		p := sc.abs(args[1])
-		var text string
-		if args[0] == "text" {
-			var ok bool
-			text, ok = c.text(p)
-			require.True(t, ok, "%s is not open", args[1])
-		} else {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return []string{"(absent)"}
-			}
-			text = string(data)
-		}
-		text = strings.ReplaceAll(text, sc.dir, "$TMP")
-		return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	case "notify":
-		need(3)
-		require.NoError(t, c.conn.Notify(c.ctx, args[1], json.RawMessage(sc.subst(args[2]))))
-	case "request":
-		need(2)
-		var params any
-		if len(args) > 2 {
-			params = json.RawMessage(sc.subst(args[2]))
-		}
-		var raw json.RawMessage
-		if err := c.call(args[1], params, &raw); err != nil {
-			return []string{"error " + errText(err)}
-		}
-		return []string{strings.ReplaceAll(string(raw), sc.dir, "$TMP")}
-	case "mark":
-		need(4)
-		text := sc.currentText(args[2])
-		i := strings.Index(text, args[3])
-		require.GreaterOrEqual(t, i, 0, "%q is not in %s", args[3], args[2])
-		sc.marks[args[1]] = &mark{path: args[2], start: i, end: i + len(args[3]), isRange: true}
-	case "messages":
-		var out []string
-		types := map[int]string{1: "error", 2: "warning", 3: "info", 4: "log"}
-		for _, n := range c.notesOf("") {
-			if n.method != protocol.MethodWindowShowMessage && n.method != protocol.MethodWindowLogMessage {
-				continue
-			}
-			var m struct {
-				Type    int    `json:"type"`
-				Message string `json:"message"`
-			}
-			if json.Unmarshal(n.params, &m) == nil && !strings.Contains(m.Message, "the memex under") {
-				kind := "log"
-				if n.method == protocol.MethodWindowShowMessage {
-					kind = "show"
-				}
-				out = append(out, fmt.Sprintf("%s %s: %s", kind, types[m.Type], m.Message))
-			}
-		}
-		return out[min(sc.seenMessages, len(out)):]
-	case "settle":
-		sc.settle()
-	case "wait-embedded":
-		mx := c.srv.memex()
-		require.NotNil(t, mx)
-		require.NoError(t, mx.WaitEmbedded(c.ctx))
-	default:
-		t.Fatalf("unknown command %q", args[0])
 	}
+	sc.need(args, 3)
+	n, err := strconv.Atoi(args[2])
+	require.NoError(t, err)
+	require.Less(t, n, len(actions))
+	a := actions[n]
+	if a.Edit != nil {
+		require.NoError(t, c.applyWorkspaceEdit(a.Edit))
+		return nil
+	}
+	var res json.RawMessage
+	if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": a.Command.Command, "arguments": a.Command.Arguments}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return sc.describeDecision(res)
+}
+
+// cmdContext serves "context".
+func (sc *scenario) cmdContext(args []string) []string {
+	c := sc.c
+	m := sc.mark(args[1])
+	arg := map[string]any{"uri": uri.File(sc.abs(m.path)), "position": sc.position(m)}
+	if len(args) > 2 {
+		b, _ := strconv.Atoi(args[2])
+		arg["budget"] = b
+	}
+	var v struct {
+		Foveal struct {
+			ID, File, Title string
+			Line            int
+		} `json:"foveal"`
+		Text       string         `json:"text"`
+		Tokens     int            `json:"tokens"`
+		Budget     int            `json:"budget"`
+		FullTokens int            `json:"full_tokens"`
+		Nodes      map[string]int `json:"nodes"`
+	}
+	c.mustCall(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandContext, "arguments": []any{arg}}, &v)
+	out := []string{
+		fmt.Sprintf("foveal %s %s:%d %s", v.Foveal.ID, sc.rel(v.Foveal.File), v.Foveal.Line, v.Foveal.Title),
+		fmt.Sprintf("within budget %v (budget %d), full memex larger %v", v.Tokens <= v.Budget, v.Budget, v.FullTokens >= v.Tokens),
+		fmt.Sprintf("nodes full=%d outline=%d title_only=%d folded=%d private=%d", v.Nodes["full"], v.Nodes["outline"], v.Nodes["title_only"], v.Nodes["folded"], v.Nodes["private"]),
+	}
+	for l := range strings.Lines(v.Text) {
+		out = append(out, "| "+strings.TrimRight(l, "\n"))
+	}
+	return out
+}
+
+// cmdAsk serves "ask".
+func (sc *scenario) cmdAsk(args []string) []string {
+	c := sc.c
+	arg := map[string]any{"text": args[2]}
+	if args[1] != "-" {
+		m := sc.mark(args[1])
+		arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
+	}
+	before := len(c.notesOf(protocol.MethodProgress))
+	var res askResult
+	if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandAsk, "arguments": []any{arg}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	sc.lastAsk = res
+	streamed := sc.streamed(before)
+	out := []string{"outcome " + res.Outcome}
+	if res.Tool != "" {
+		out = append(out, fmt.Sprintf("proposed %s: %s by %s", res.Tool, res.Verdict, res.Gate))
+	}
+	if res.PlanID != "" {
+		out = append(out, "filed a Flight Plan")
+	}
+	out = append(out, "said "+strconv.Quote(res.Text))
+	out = append(out, fmt.Sprintf("streamed the same %v", streamed == res.Text))
+	return out
+}
+
+// cmdAskCancel serves "ask-cancel".
+func (sc *scenario) cmdAskCancel(args []string) []string {
+	return sc.askCancel(sc.mark(args[1]), args[2], args[3])
+}
+
+// cmdApprove serves "approve" and "reject".
+func (sc *scenario) cmdApprove(args []string) []string {
+	t, c := sc.t, sc.c
+	arg := map[string]any{}
+	if args[1] == "last" {
+		require.NotEmpty(t, sc.lastAsk.PlanID, "the last ask filed no plan")
+		arg["id"] = sc.lastAsk.PlanID
+	} else {
+		m := sc.mark(args[1])
+		arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
+	}
+	cmd := CommandApprove
+	if args[0] == "reject" {
+		cmd = CommandReject
+	}
+	var res json.RawMessage
+	if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": cmd, "arguments": []any{arg}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return sc.describeDecision(res)
+}
+
+// cmdSleep serves "sleep".
+func (sc *scenario) cmdSleep(args []string) []string {
+	t := sc.t
+	d, err := time.ParseDuration(args[1])
+	require.NoError(t, err)
+	time.Sleep(d)
+	return nil
+}
+
+// cmdText serves "text" and "disk".
+func (sc *scenario) cmdText(args []string) []string {
+	t, c := sc.t, sc.c
+	p := sc.abs(args[1])
+	var text string
+	if args[0] == "text" {
+		var ok bool
+		text, ok = c.text(p)
+		require.True(t, ok, "%s is not open", args[1])
+	} else {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return []string{"(absent)"}
+		}
+		text = string(data)
+	}
+	text = strings.ReplaceAll(text, sc.dir, "$TMP")
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+// cmdNotify serves "notify".
+func (sc *scenario) cmdNotify(args []string) []string {
+	t, c := sc.t, sc.c
+	require.NoError(t, c.conn.Notify(c.ctx, args[1], json.RawMessage(sc.subst(args[2]))))
+	return nil
+}
+
+// cmdRequest serves "request".
+func (sc *scenario) cmdRequest(args []string) []string {
+	c := sc.c
+	var params any
+	if len(args) > 2 {
+		params = json.RawMessage(sc.subst(args[2]))
+	}
+	var raw json.RawMessage
+	if err := c.call(args[1], params, &raw); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return []string{strings.ReplaceAll(string(raw), sc.dir, "$TMP")}
+}
+
+// cmdMark serves "mark".
+func (sc *scenario) cmdMark(args []string) []string {
+	t := sc.t
+	text := sc.currentText(args[2])
+	i := strings.Index(text, args[3])
+	require.GreaterOrEqual(t, i, 0, "%q is not in %s", args[3], args[2])
+	sc.marks[args[1]] = &mark{path: args[2], start: i, end: i + len(args[3]), isRange: true}
+	return nil
+}
+
+// cmdMessages serves "messages".
+func (sc *scenario) cmdMessages(args []string) []string {
+	c := sc.c
+	var out []string
+	types := map[int]string{1: "error", 2: "warning", 3: "info", 4: "log"}
+	for _, n := range c.notesOf("") {
+		if n.method != protocol.MethodWindowShowMessage && n.method != protocol.MethodWindowLogMessage {
+			continue
+		}
+		var m struct {
+			Type    int    `json:"type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(n.params, &m) == nil && !strings.Contains(m.Message, "the memex under") {
+			kind := "log"
+			if n.method == protocol.MethodWindowShowMessage {
+				kind = "show"
+			}
+			out = append(out, fmt.Sprintf("%s %s: %s", kind, types[m.Type], m.Message))
+		}
+	}
+	return out[min(sc.seenMessages, len(out)):]
+}
+
+// cmdSettle serves "settle".
+func (sc *scenario) cmdSettle(args []string) []string {
+	sc.settle()
+	return nil
+}
+
+// cmdWaitEmbedded serves "wait-embedded".
+func (sc *scenario) cmdWaitEmbedded(args []string) []string {
+	t, c := sc.t, sc.c
+	mx := c.srv.memex()
+	require.NotNil(t, mx)
+	require.NoError(t, mx.WaitEmbedded(c.ctx))
 	return nil
 }
 

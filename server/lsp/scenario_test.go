@@ -100,6 +100,8 @@ type scenario struct {
 	c       *testClient
 	kind    clientKind
 	lastAsk askResult
+	// commands is the scenario language (scenarioCommands).
+	commands map[string]scenarioCommand
 	// seenMessages counts the messages a "messages" command showed.
 	seenMessages int
 }
@@ -138,7 +140,7 @@ func TestScenarios(t *testing.T) {
 func runScenario(t *testing.T, file string) {
 	ar, err := txtar.ParseFile(file)
 	require.NoError(t, err)
-	sc := &scenario{t: t, dir: t.TempDir(), archive: ar, files: map[string][]byte{}, marks: map[string]*mark{}, kind: clientFull}
+	sc := &scenario{t: t, dir: t.TempDir(), archive: ar, files: map[string][]byte{}, marks: map[string]*mark{}, kind: clientFull, commands: scenarioCommands()}
 	sc.root = filepath.Join(sc.dir, "memex")
 	require.NoError(t, os.MkdirAll(sc.root, 0o755))
 	env := map[string]string{

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/lsp/transport"
 )
@@ -88,10 +89,11 @@ type Server struct {
 	views    renderers
 	calls    map[string]call
 	notes    map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error
+	commands []lspCommand
 	running  *inflight
 	progress *progressTokens
 	diags    *diagnoser
-	symbols  *symbolIndex
+	symbols  *orgfeat.SymbolIndex
 
 	// bg is the server's lifetime: background work stops when it ends.
 	bg       context.Context
@@ -130,8 +132,9 @@ func New(opts Options) *Server {
 	}
 	s.calls = s.callTable()
 	s.notes = s.notificationTable()
+	s.commands = s.commandTable()
 	s.diags = newDiagnoser(s)
-	s.symbols = newSymbolIndex()
+	s.symbols = orgfeat.NewSymbolIndex()
 	return s
 }
 

@@ -3,12 +3,12 @@ package lsp
 import (
 	"context"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/orgast"
 )
 
@@ -38,41 +38,6 @@ func symbolKind(h *orgast.Headline) protocol.SymbolKind {
 		return protocol.SymbolKindEvent
 	}
 	return protocol.SymbolKindNamespace
-}
-
-// headlineName is the name a symbol shows: the title, which the
-// specification wants non-blank.
-func headlineName(h *orgast.Headline) string {
-	if h.Title == "" { // orgast trims titles: empty is blank
-		return "(untitled)"
-	}
-	return h.Title
-}
-
-// headlineDetail is the TODO keyword, the priority and the tags:
-// "NEXT [#A] :orgast:".
-func headlineDetail(h *orgast.Headline) string {
-	var b strings.Builder
-	if h.Todo != "" {
-		b.WriteString(h.Todo)
-	}
-	if h.Priority != 0 {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString("[#")
-		b.WriteRune(h.Priority)
-		b.WriteByte(']')
-	}
-	if len(h.Tags) > 0 {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte(':')
-		b.WriteString(strings.Join(h.Tags, ":"))
-		b.WriteByte(':')
-	}
-	return b.String()
 }
 
 // documentSymbol answers the outline of a file: every headline, nested as
@@ -141,8 +106,8 @@ func appendOutline(dst []byte, org *orgast.File) []byte {
 				sel = h.Line
 			}
 			dst = append(dst, `{"name":`...)
-			dst = appendJSONString(dst, headlineName(h))
-			if d := headlineDetail(h); d != "" {
+			dst = appendJSONString(dst, orgfeat.HeadlineName(h))
+			if d := orgfeat.HeadlineDetail(h); d != "" {
 				dst = append(dst, `,"detail":`...)
 				dst = appendJSONString(dst, d)
 			}
@@ -263,9 +228,9 @@ func flatSymbols(f *orgFile) []symbolInformation {
 		h := &hs[i]
 		container := ""
 		if h.Parent >= 0 {
-			container = headlineName(&hs[h.Parent])
+			container = orgfeat.HeadlineName(&hs[h.Parent])
 		}
-		out = append(out, symbolInformation{Name: headlineName(h), Kind: symbolKind(h),
+		out = append(out, symbolInformation{Name: orgfeat.HeadlineName(h), Kind: symbolKind(h),
 			Location: protocol.Location{URI: f.uri, Range: rangeAt(f.org, h.Line)}, ContainerName: container})
 	}
 	return out

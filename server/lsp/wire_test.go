@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"pp-lsp/memory/orgfeat"
 	"pp-lsp/orgast"
 )
 
@@ -49,7 +50,7 @@ func outline(org *orgast.File) []documentSymbolResult {
 			sel = h.Line
 		}
 		syms[i] = documentSymbolResult{
-			Name: headlineName(h), Detail: headlineDetail(h), Kind: symbolKind(h),
+			Name: orgfeat.HeadlineName(h), Detail: orgfeat.HeadlineDetail(h), Kind: symbolKind(h),
 			Range:          protocol.Range{Start: positionAt(org, h.Line.Start), End: positionAt(org, subtreeEnd(org, h))},
 			SelectionRange: rangeAt(org, sel),
 		}

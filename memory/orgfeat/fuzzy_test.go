@@ -1,4 +1,4 @@
-package lsp
+package orgfeat
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func TestFuzzyMatch(t *testing.T) {
 		{"x", "", false},
 	}
 	for _, tt := range tests {
-		_, ok := compilePattern(tt.pattern).match(tt.text)
+		_, ok := CompilePattern(tt.pattern).Match(tt.text)
 		assert.Equal(t, tt.ok, ok, "%q in %q", tt.pattern, tt.text)
 	}
 }
@@ -39,9 +39,9 @@ func TestFuzzyRanking(t *testing.T) {
 		{"ws", "workspace/symbol", "wagons"},
 	}
 	for _, tt := range tests {
-		p := compilePattern(tt.pattern)
-		b, ok1 := p.match(tt.better)
-		w, ok2 := p.match(tt.worse)
+		p := CompilePattern(tt.pattern)
+		b, ok1 := p.Match(tt.better)
+		w, ok2 := p.Match(tt.worse)
 		if assert.True(t, ok1 && ok2, "%q must match both", tt.pattern) {
 			assert.Greater(t, b, w, "%q: %q (%d) over %q (%d)", tt.pattern, tt.better, b, tt.worse, w)
 		}
@@ -56,8 +56,8 @@ func FuzzPattern(f *testing.F) {
 	f.Add("é", "Café au lait")
 	f.Add("", "")
 	f.Fuzz(func(t *testing.T, pat, text string) {
-		p := compilePattern(pat)
-		s1, ok1 := p.match(text)
+		p := CompilePattern(pat)
+		s1, ok1 := p.Match(text)
 		if p.ascii && isASCII(text) {
 			s2, ok2 := p.matchRunes([]rune(text))
 			if ok1 != ok2 || (ok1 && s1 != s2) {

@@ -1,4 +1,4 @@
-package lsp
+package orgfeat
 
 import (
 	"strings"
@@ -29,16 +29,17 @@ const (
 	bonusPrefix = 4
 )
 
-// pattern is a compiled fuzzy pattern: lower-cased runes, with an ASCII
-// fast path. A pattern keeps scratch space between matches: one goroutine
+// Pattern is a compiled fuzzy pattern: lower-cased runes, with an ASCII
+// fast path. A Pattern keeps scratch space between matches: one goroutine
 // uses it at a time.
-type pattern struct {
+type Pattern struct {
 	runes   []rune
 	ascii   bool
 	scratch *[]int
 }
 
-func compilePattern(p string) pattern {
+// CompilePattern compiles p, ignoring its surrounding blanks and case.
+func CompilePattern(p string) Pattern {
 	p = strings.ToLower(strings.TrimSpace(p))
 	rs := []rune(p)
 	ascii := true
@@ -47,14 +48,14 @@ func compilePattern(p string) pattern {
 			ascii = false
 		}
 	}
-	return pattern{runes: rs, ascii: ascii, scratch: new([]int)}
+	return Pattern{runes: rs, ascii: ascii, scratch: new([]int)}
 }
 
-// empty reports whether the pattern matches everything.
-func (p pattern) empty() bool { return len(p.runes) == 0 }
+// Empty reports whether the pattern matches everything.
+func (p Pattern) Empty() bool { return len(p.runes) == 0 }
 
-// match scores text; ok is false when the pattern does not fit in it.
-func (p pattern) match(text string) (score int, ok bool) {
+// Match scores text; ok is false when the pattern does not fit in it.
+func (p Pattern) Match(text string) (score int, ok bool) {
 	if len(p.runes) == 0 {
 		return 0, true
 	}
@@ -80,7 +81,7 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-func (p pattern) matchASCII(t string) (int, bool) {
+func (p Pattern) matchASCII(t string) (int, bool) {
 	pr := p.runes
 	if len(pr) == 0 {
 		return 0, true
@@ -110,7 +111,7 @@ const negInf = -1 << 30
 // scoreMatch plus its boundary bonuses. A gap's cost grows by one per
 // character, so the best predecessor across a gap is a running maximum of
 // score+position: the whole program is O(n·m).
-func (p pattern) best(n int, boundary func(i int) bool, at func(i, j int) bool) int {
+func (p Pattern) best(n int, boundary func(i int) bool, at func(i, j int) bool) int {
 	m := len(p.runes)
 	bonus := func(i, j int) int {
 		b := scoreMatch
@@ -194,7 +195,7 @@ func boundaryASCII(t string, i int) bool {
 	return 'a' <= prev && prev <= 'z' && 'A' <= c && c <= 'Z'
 }
 
-func (p pattern) matchRunes(t []rune) (int, bool) {
+func (p Pattern) matchRunes(t []rune) (int, bool) {
 	pr := p.runes
 	if len(pr) == 0 {
 		return 0, true
