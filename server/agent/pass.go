@@ -168,7 +168,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	action := *p.Action
-	if p.Verdict.Verdict == gates.VerdictAsk || actuate.NeedsApproval(action.Tool) {
+	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
 		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
 			p.Status, p.Err = StatusFailed, err
