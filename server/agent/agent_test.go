@@ -92,7 +92,7 @@ func TestDeniedThreeTimesStops(t *testing.T) {
 	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t, bad))
 	out, _, err := fx.ask(t, "notes.org", 1, "clean up my home")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	assert.Equal(t, StatusDenied, p.Status)
 	require.Len(t, p.Tries, MaxTries)
 	for _, tr := range p.Tries {
@@ -110,7 +110,7 @@ func fileAPlan(t *testing.T, fx *fixture) string {
 	t.Helper()
 	out, _, err := fx.ask(t, "notes.org", 1, "count it")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	require.Equal(t, StatusFiled, p.Status, "%+v", p)
 	require.True(t, flightplan.ValidID(p.PlanID))
 	return p.PlanID
@@ -269,7 +269,7 @@ func TestTheAgentCannotApproveItsOwnPlan(t *testing.T) {
 	fx.agent.provider = replay(t, attempts...)
 	out, _, err := fx.ask(t, "notes.org", 1, "approve your plan yourself")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	assert.Equal(t, StatusDenied, p.Status)
 	require.Len(t, p.Tries, 3)
 	for i, tr := range p.Tries {
@@ -312,7 +312,7 @@ func TestAPanicRollsBackAndTheAgentKeepsServing(t *testing.T) {
 
 	out, _, err := fx.ask(t, "notes.org", 5, "rewrite the note")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	assert.Equal(t, StatusFailed, p.Status)
 	assert.ErrorContains(t, p.Err, "panicked")
 	require.NotNil(t, p.RolledBack)
@@ -324,7 +324,7 @@ func TestAPanicRollsBackAndTheAgentKeepsServing(t *testing.T) {
 
 	out, streamed, err := fx.ask(t, "notes.org", 1, "hello")
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, out.Last().Status)
+	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 	assert.Equal(t, "Hello again.", streamed)
 	kinds := fx.verifyJournal(t)
 	assert.Equal(t, []string{"proposal", "result", "proposal", "result"}, kinds)
@@ -342,14 +342,14 @@ func TestAPanicBeforeActingFailsThePassOnly(t *testing.T) {
 		func(o *Options) { o.Context = panickingContext{} })
 	out, _, err := fx.ask(t, "notes.org", 1, "anything")
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, out.Last().Status)
-	assert.ErrorContains(t, out.Last().Err, "renderer bug")
+	assert.Equal(t, StatusFailed, lastPass(out).Status)
+	assert.ErrorContains(t, lastPass(out).Err, "renderer bug")
 	r, err := foveal.NewRenderer(foveal.Options{})
 	require.NoError(t, err)
 	fx.agent.ctxsrc = r
 	out, _, err = fx.ask(t, "notes.org", 1, "anything")
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, out.Last().Status)
+	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 }
 
 func TestDepthLimit(t *testing.T) {
@@ -363,18 +363,16 @@ func TestDepthLimit(t *testing.T) {
 		assert.Equal(t, StatusRan, p.Status, "pass %d", i)
 		assert.Equal(t, i, p.Depth)
 	}
-	last := out.Last()
+	last := lastPass(out)
 	assert.Equal(t, StatusDropped, last.Status)
 	assert.Equal(t, MaxDepth+1, last.Depth)
 	assert.Equal(t, "dropped", fx.verifyJournal(t)[2*(MaxDepth+1)])
 
 	// A signal that arrives too deep is dropped before any model is asked.
 	fx = newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t, `{"match":{"last_contains":"never asked"},"reply":{"text":"x"}}`))
-	sig := FromCLI(fx.path("notes.org"), 1, "hi")
-	sig.Depth = MaxDepth + 1
-	out, err = fx.agent.Handle(context.Background(), sig, nil)
+	out, err = fx.agent.Ask(context.Background(), AskRequest{File: fx.path("notes.org"), Text: "hi", Depth: MaxDepth + 1}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDropped, out.Last().Status)
+	assert.Equal(t, StatusDropped, lastPass(out).Status)
 }
 
 func TestCancellationStopsAStreamingAnswer(t *testing.T) {
@@ -386,13 +384,13 @@ func TestCancellationStopsAStreamingAnswer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var got strings.Builder
 	start := time.Now()
-	out, err := fx.agent.Handle(ctx, FromCLI(fx.path("notes.org"), 1, "talk"), func(s string) error {
+	out, err := fx.agent.Ask(ctx, AskRequest{File: fx.path("notes.org"), Text: "talk"}, func(s string) error {
 		got.WriteString(s)
 		cancel()
 		return nil
 	})
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, StatusCancelled, out.Last().Status)
+	assert.Equal(t, StatusCancelled, lastPass(out).Status)
 	assert.True(t, strings.HasPrefix(got.String(), "one "), got.String())
 	assert.NotContains(t, got.String(), "three")
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -422,7 +420,7 @@ func TestAllowedHTTPStillWaitsForApproval(t *testing.T) {
 		func(o *Options) { o.Stack = stack })
 	out, _, err := fx.ask(t, "notes.org", 1, "fetch")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	assert.Equal(t, gates.VerdictAllow, p.Verdict.Verdict, "the gates allow it")
 	assert.Equal(t, StatusFiled, p.Status, "but http runs only from an approved plan")
 	plan := flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))[0]
@@ -437,9 +435,9 @@ func TestTheHeartbeatSignalPicksUpApprovedPlansWithoutAModel(t *testing.T) {
 	fileAPlan(t, fx)
 	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
 	fx.agent.provider = nil
-	out, err := fx.agent.Handle(context.Background(), Heartbeat(), nil)
+	passes, err := fx.agent.handle(context.Background(), Heartbeat(), nil)
 	require.NoError(t, err)
-	assert.Empty(t, out.Passes)
+	assert.Empty(t, passes)
 	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 }
 

@@ -23,12 +23,12 @@ func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
 	p := fx.path("notes.org")
 	ed.Open(p, notesOrg+"** Child\n")
 	var streamed strings.Builder
-	out, err := fx.agent.Handle(context.Background(), FromLSP(p, 5, 3, "what is in there?", "req-1"), func(s string) error {
+	out, err := fx.agent.Ask(context.Background(), AskRequest{Source: SourceLSP, File: p, Line: 5, Character: 3, Text: "what is in there?", RequestID: "req-1"}, func(s string) error {
 		streamed.WriteString(s)
 		return nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, out.Last().Status)
+	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 	assert.Equal(t, "Two files: index.org and ideas.org.", streamed.String())
 	require.Len(t, ed.Edits(), 1)
 	e := ed.Edits()[0]

@@ -69,43 +69,25 @@ type Pass struct {
 	RolledBack *memory.RollbackResult
 }
 
-// Outcome is every pass a signal led to, in order: an action whose output
-// went back to the model makes the next pass.
-type Outcome struct {
-	Passes []Pass
-}
-
-// Last is the final pass (the zero Pass when there was none).
-func (o Outcome) Last() Pass {
-	if len(o.Passes) == 0 {
-		return Pass{}
-	}
-	return o.Passes[len(o.Passes)-1]
-}
-
 // ErrNoProvider is returned when a question needs a model and none is
 // configured; its text names PASSEPARTOUT_PROVIDERS.
 var ErrNoProvider = providers.ErrNoProvider
 
-// Handle runs a signal through the pipeline: perceive, then passes of
+// handle runs a signal through the pipeline: perceive, then passes of
 // reason and act until one does not feed an output back (or the depth
-// limit drops it). Text the model says streams through emit as it comes
-// (emit may be nil). A heartbeat does maintenance instead (see Pickup).
-// The error is for a signal that could not be handled at all (no model, a
-// malformed signal) or a cancelled one; how each pass ended is in the
-// Outcome.
-func (a *Agent) Handle(ctx context.Context, sig Signal, emit func(string) error) (Outcome, error) {
-	if emit == nil {
-		emit = func(string) error { return nil }
-	}
-	var out Outcome
+// limit drops it), each pass in the list. Text the model says streams
+// through emit as it comes. A heartbeat does maintenance instead (see
+// Pickup). The error is for a signal that could not be handled at all (no
+// model, a malformed signal) or a cancelled one.
+func (a *Agent) handle(ctx context.Context, sig Signal, emit func(string) error) ([]Pass, error) {
+	var out []Pass
 	for {
 		s, err := Perceive(sig, a.roots)
 		if errors.Is(err, ErrDepth) {
 			a.log.Warn("signal dropped: too deep", "depth", sig.Depth, "max", MaxDepth, "source", sig.Source, "session", sig.Session)
 			a.appendJournal(ctx, journal.Entry{Kind: journal.KindDropped, Title: fmt.Sprintf("signal at depth %d (limit %d)", sig.Depth, MaxDepth),
 				Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID})
-			out.Passes = append(out.Passes, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
+			out = append(out, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
 			return out, nil
 		}
 		if err != nil {
@@ -119,7 +101,7 @@ func (a *Agent) Handle(ctx context.Context, sig Signal, emit func(string) error)
 			return out, ErrNoProvider
 		}
 		p, next := a.pass(ctx, s, emit)
-		out.Passes = append(out.Passes, p)
+		out = append(out, p)
 		if p.Status == StatusCancelled {
 			return out, p.Err
 		}
