@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"pp-lsp/gates"
@@ -13,6 +12,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
@@ -239,7 +239,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 	kept := map[string][]byte{}
 	for _, p := range []string{a.plansPath, a.journal.Path()} {
 		if b, err := os.ReadFile(p); err == nil {
-			kept[canonicalPath(p)] = b
+			kept[protect.Canonical(p)] = b
 		}
 	}
 	res, err := a.memex.Rollback(ctx, snap)
@@ -250,7 +250,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 	res.Restored = a.keepOut(ctx, res.Restored, kept)
 	res.Removed = a.keepOut(ctx, res.Removed, kept)
 	for _, b := range res.Buffers {
-		if _, own := kept[canonicalPath(b.Path)]; own {
+		if _, own := kept[protect.Canonical(b.Path)]; own {
 			continue
 		}
 		a.restoreBuffer(ctx, b)
@@ -269,7 +269,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]byte) []string {
 	out := paths[:0]
 	for _, p := range paths {
-		b, own := kept[canonicalPath(p)]
+		b, own := kept[protect.Canonical(p)]
 		if !own {
 			out = append(out, p)
 			continue
@@ -281,14 +281,4 @@ func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]b
 		a.memex.ReloadFiles(ctx, p)
 	}
 	return out
-}
-
-// canonicalPath resolves the symlinks of p's folder, so that two spellings
-// of one file compare equal.
-func canonicalPath(p string) string {
-	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, filepath.Base(p))
 }
