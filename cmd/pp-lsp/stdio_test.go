@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/uri"
+
+	"pp-lsp/internal/testenv"
 )
 
 func TestStdioUsage(t *testing.T) {
@@ -53,7 +55,7 @@ type lspPeer struct {
 	t    *testing.T
 	in   *io.PipeWriter // the server's stdin
 	out  *bufio.Reader  // the server's stdout
-	logs *lockedBuffer
+	logs *testenv.SyncBuffer
 	code chan int
 }
 
@@ -61,7 +63,7 @@ func startStdio(t *testing.T, getenv func(string) string, args ...string) *lspPe
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := &lspPeer{t: t, in: inW, out: bufio.NewReader(outR), logs: &lockedBuffer{}, code: make(chan int, 1)}
+	p := &lspPeer{t: t, in: inW, out: bufio.NewReader(outR), logs: &testenv.SyncBuffer{}, code: make(chan int, 1)}
 	go func() {
 		p.code <- run(context.Background(), &cli{stdin: inR, stdout: outW, stderr: p.logs, getenv: getenv}, append([]string{"--stdio"}, args...))
 		outW.Close()
