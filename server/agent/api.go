@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -62,7 +63,8 @@ type AskResult struct {
 }
 
 // Summary says in one line how the pass ended: what its action did, or why
-// it failed; the Flight Plan it waits as; or else its status.
+// it failed; the Flight Plan it waits as, or the gate that denied it, and
+// why; or else its status.
 func (p Pass) Summary() string {
 	switch {
 	case p.Result != nil:
@@ -71,8 +73,21 @@ func (p Pass) Summary() string {
 		return p.Err.Error()
 	case p.PlanID != "":
 		return "filed as a Flight Plan for your approval (" + p.Verdict.Gate + ": " + p.Verdict.Reason + ")"
+	case p.Status == StatusDenied:
+		return fmt.Sprintf("denied %s, nothing ran (%s: %s)", times(len(p.Tries)), p.Verdict.Gate, p.Verdict.Reason)
 	}
 	return string(p.Status)
+}
+
+// times is "once", "twice" or "N times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // Ask runs a question through the pipeline: perceive, then passes of
