@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +12,22 @@ import (
 
 	"golang.org/x/tools/txtar"
 )
+
+// Scenarios runs run on each file glob names (testdata/*.txtar), each in a
+// parallel subtest named after the file.
+func Scenarios(t *testing.T, glob string, run func(t *testing.T, file string)) {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario matches %s (%v)", glob, err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), func(t *testing.T) {
+			t.Parallel()
+			run(t, f)
+		})
+	}
+}
 
 // Script runs the "script" section of a txtar scenario, in the style of
 // gopls's marker tests: one command a line (blank lines and lines starting

@@ -46,17 +46,7 @@ import (
 //	                                   :TIME:, :SESSION: and :PREV_HASH: are written <time>, <session>, <hash>;
 //	                                   with titles, only each entry's headline
 //	reopen                             the agent closed and opened again, as at a restart
-func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, f)
-		})
-	}
-}
+func TestScenarios(t *testing.T) { testenv.Scenarios(t, "testdata/*.txtar", runScenario) }
 
 type scenario struct {
 	t      *testing.T

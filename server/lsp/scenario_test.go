@@ -108,17 +108,7 @@ type scenario struct {
 // markRE matches «name» and «/name».
 func markRE() *regexp.Regexp { return regexp.MustCompile(`«(/?)([A-Za-z0-9_.-]+)»`) }
 
-func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, f)
-		})
-	}
-}
+func TestScenarios(t *testing.T) { testenv.Scenarios(t, "testdata/*.txtar", runScenario) }
 
 func runScenario(t *testing.T, file string) {
 	ar, err := txtar.ParseFile(file)
