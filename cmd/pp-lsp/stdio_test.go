@@ -188,3 +188,38 @@ func TestStdioWithTheBridge(t *testing.T) {
 
 	assert.Equal(t, 0, p.exitCode(true), p.logs.String())
 }
+
+// TestStdioWithTheBridgeAndNoMemex: when the language server cannot open
+// the memex its editor names, the bridge beside it still serves its own
+// actions and answers the agent's with why; the shutdown ends both.
+func TestStdioWithTheBridgeAndNoMemex(t *testing.T) {
+	env, getenv := serveEnv(t)
+	env["PASSEPARTOUT_DATA_DIR"] = filepath.Join(t.TempDir(), "data")
+	p := startStdio(t, getenv, "--tcp", "127.0.0.1:0", "--log-level", "info", "--log-format", "text")
+	p.send(initialize(filepath.Join(t.TempDir(), "no-such-folder")))
+	p.answer("1")
+	p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+
+	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
+	var addr string
+	require.Eventually(t, func() bool {
+		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	nc := dialBridge(t, addr, env)
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)
+	assert.Contains(t, readTestFrame(t, nc), `:TEXT "pong"`)
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "l") :PAYLOAD (:ACTION :PLANS))`)
+	got := readTestFrame(t, nc)
+	assert.Contains(t, got, ":STATUS :ERROR")
+	assert.Contains(t, got, "pp-lsp could not open the memex")
+	assert.Contains(t, got, "no-such-folder")
+
+	assert.Equal(t, 0, p.exitCode(true), p.logs.String())
+	require.NoError(t, nc.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err := io.ReadAll(nc)
+	assert.NoError(t, err, "the bridge closes its connections when the language server ends")
+}

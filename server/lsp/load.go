@@ -71,6 +71,8 @@ func (s *Server) load(ctx context.Context) {
 	if err != nil {
 		prog.end("the memex could not be opened")
 		s.markReady(err)
+		// The process's other front ends say why to their clients.
+		s.host.Up(nil, fmt.Errorf("pp-lsp could not open the memex: %w", err), nil)
 		if ctx.Err() == nil {
 			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp could not open the memex: %v", err))
 		}
