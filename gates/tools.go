@@ -3,6 +3,7 @@ package gates
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Role says what an argument of a tool is, to the gates: the dispatcher's
@@ -219,14 +220,17 @@ func (t *Tools) NeedsApproval(tool Tool) bool {
 }
 
 // BuiltinTools are the eight tools of DESIGN §6, in the order the model
-// is offered them. Each call makes a new registry.
-func BuiltinTools() *Tools {
+// is offered them: one registry, made at the first call, which (as every
+// registry) never changes.
+func BuiltinTools() *Tools { return builtinTools() }
+
+var builtinTools = sync.OnceValue(func() *Tools {
 	t, err := NewTools(builtinSpecs()...)
 	if err != nil {
 		panic("gates: the builtin tools: " + err.Error()) // a bug in the table below, caught by every test
 	}
 	return t
-}
+})
 
 // builtinSpecs is the one definition of the eight tools. cwd and body are
 // optional because the seeds' plist form omits them ("ls notes" runs in
