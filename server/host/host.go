@@ -13,7 +13,9 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	"pp-lsp/server/agent"
@@ -130,9 +132,13 @@ func (h *Host) Run(ctx context.Context, fronts ...FrontEnd) error {
 		return ErrClosed
 	}
 	h.others = stop
-	h.running.Go(func() { h.heartbeat(others) })
+	h.running.Go(func() {
+		defer h.recover("the agent's heartbeat")
+		h.heartbeat(others)
+	})
 	for _, f := range fronts[1:] {
 		h.running.Go(func() {
+			defer h.recover(f.Name())
 			if err := f.Serve(others); err != nil && others.Err() == nil {
 				h.log.Error(f.Name()+" stopped; the others go on", "err", err)
 			}
@@ -144,6 +150,14 @@ func (h *Host) Run(ctx context.Context, fronts ...FrontEnd) error {
 		h.log.Warn("closing the agent", "err", cerr)
 	}
 	return err
+}
+
+// recover stops a panic in what runs beside the first front end: what
+// panicked is stopped and logged, and the process goes on.
+func (h *Host) recover(what string) {
+	if r := recover(); r != nil {
+		h.log.Error(what+" panicked; it is stopped, the others go on", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	}
 }
 
 // heartbeat runs the agent's heartbeat from the moment it is up until ctx

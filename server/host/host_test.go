@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -144,4 +145,21 @@ func TestClosedBeforeUp(t *testing.T) {
 	h.Up(nil, nil, func(context.Context) error { released = true; return nil })
 	assert.True(t, released)
 	assert.ErrorIs(t, h.Run(context.Background(), fakeFront{name: "late"}), ErrClosed)
+}
+
+// TestAPanicBesideTheLeaderStopsOnlyItself: a front end that panics is
+// stopped and logged; the one leading goes on and ends the run as usual.
+func TestAPanicBesideTheLeaderStopsOnlyItself(t *testing.T) {
+	ev := &events{}
+	var logs testenv.SyncBuffer
+	h := New(slog.New(slog.NewTextHandler(&logs, nil)))
+	lead := fakeFront{name: "lead", release: make(chan error), events: ev}
+	crash := fakeFront{name: "crash", events: ev, serve: func(context.Context) { panic("a bug") }}
+	done := make(chan error)
+	go func() { done <- h.Run(context.Background(), lead, crash) }()
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "crash panicked") }, 5*time.Second, time.Millisecond)
+	assert.Contains(t, logs.String(), "a bug")
+	lead.release <- nil
+	assert.NoError(t, <-done)
+	assert.Equal(t, []string{"lead returned"}, ev.get())
 }
