@@ -317,4 +317,3 @@ func (sc *scenario) subst(s string) string {
 	})
 	return strings.ReplaceAll(s, "$TMP", sc.dir)
 }
-
