@@ -171,15 +171,7 @@ func TestStdioWithTheBridge(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/symbol","params":{"query":"buffer"}}`)
 	require.Contains(t, string(p.answer("2")["result"]), "Only in the buffer")
 
-	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
-	var addr string
-	require.Eventually(t, func() bool {
-		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
-			addr = m[1]
-			return true
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	addr := p.bridgeAddr()
 	nc := dialBridge(t, addr, env)
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "s") :PAYLOAD (:ACTION :STATUS))`)
 	assert.Contains(t, readTestFrame(t, nc), ":FILES 1 :HEADLINES 1")
@@ -187,6 +179,22 @@ func TestStdioWithTheBridge(t *testing.T) {
 	assert.Contains(t, readTestFrame(t, nc), "Only in the buffer")
 
 	assert.Equal(t, 0, p.exitCode(true), p.logs.String())
+}
+
+// bridgeAddr is where the bridge beside the language server listens, as
+// its log says.
+func (p *lspPeer) bridgeAddr() string {
+	p.t.Helper()
+	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
+	var addr string
+	require.Eventually(p.t, func() bool {
+		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	return addr
 }
 
 // TestStdioWithTheBridgeAndNoMemex: when the language server cannot open
@@ -200,15 +208,7 @@ func TestStdioWithTheBridgeAndNoMemex(t *testing.T) {
 	p.answer("1")
 	p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 
-	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
-	var addr string
-	require.Eventually(t, func() bool {
-		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
-			addr = m[1]
-			return true
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	addr := p.bridgeAddr()
 	nc := dialBridge(t, addr, env)
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)
 	assert.Contains(t, readTestFrame(t, nc), `:TEXT "pong"`)
