@@ -6,14 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
-	"strings"
 )
 
-// Tool names one of the eight things an action can do (DESIGN §6).
+// Tool names a tool of a registry (Tools): one of the things an action
+// can do.
 type Tool string
 
-// The tools of DESIGN §6. Their names are the canonical spelling; decoders
-// accept any case and '-' for '_' (see ParseTool).
+// The builtin tools, DESIGN §6's eight (see BuiltinTools). Their names are
+// the canonical spelling; decoders accept any case and '-' for '_' (see
+// Tools.Parse).
 const (
 	ToolShell      Tool = "shell"
 	ToolFileRead   Tool = "file_read"
@@ -25,44 +26,10 @@ const (
 	ToolMemoryEdit Tool = "memory_edit"
 )
 
-// Tools lists every tool in DESIGN order; permission rules and the
-// validator use it as the closed set of names.
-var toolList = [...]Tool{ToolShell, ToolFileRead, ToolFileWrite, ToolHTTP, ToolMessage, ToolSend, ToolEval, ToolMemoryEdit}
-
 // ParseTool maps a spelling such as "FILE-READ", ":file_read" or "File_Read"
-// to its Tool; ok is false for anything that is not one of the eight.
-func ParseTool(name string) (Tool, bool) {
-	n := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-	n = strings.ReplaceAll(n, "-", "_")
-	for _, t := range toolList {
-		if string(t) == n {
-			return t, true
-		}
-	}
-	return "", false
-}
-
-// argSpec is one argument of a tool's schema.
-type argSpec struct {
-	name     string
-	required bool   // absent is a schema error
-	def      string // value used when an optional argument is absent
-}
-
-// schemas is the argument schema of every tool, in DESIGN order. All
-// arguments are strings. cwd and body are optional because the seeds'
-// plist form omits them ("ls notes" runs in the first root; a GET has no
-// body); everything else must be present.
-var schemas = map[Tool][]argSpec{
-	ToolShell:      {{name: "cmd", required: true}, {name: "cwd", def: "."}},
-	ToolFileRead:   {{name: "path", required: true}},
-	ToolFileWrite:  {{name: "path", required: true}, {name: "content", required: true}},
-	ToolHTTP:       {{name: "method", required: true}, {name: "url", required: true}, {name: "body", def: ""}},
-	ToolMessage:    {{name: "text", required: true}},
-	ToolSend:       {{name: "channel", required: true}, {name: "to", required: true}, {name: "text", required: true}},
-	ToolEval:       {{name: "lang", required: true}, {name: "code", required: true}},
-	ToolMemoryEdit: {{name: "id", required: true}, {name: "content", required: true}},
-}
+// to its Tool among the builtin tools; ok is false for anything else.
+// Code that has a registry uses its Parse.
+func ParseTool(name string) (Tool, bool) { return BuiltinTools().Parse(name) }
 
 // Action is one proposal, typed: the tool, its arguments (every schema key
 // present, optional ones filled with their defaults) and the model's
@@ -83,16 +50,26 @@ func (a Action) Arg(name string) string { return a.Args[name] }
 // Shell returns cmd and cwd of a shell action.
 func (a Action) Shell() (cmd, cwd string) { return a.Args["cmd"], a.Args["cwd"] }
 
+// NewAction builds a well-formed action of one of the builtin tools (see
+// Tools.NewAction).
+func NewAction(tool Tool, explanation string, args map[string]string) Action {
+	return BuiltinTools().NewAction(tool, explanation, args)
+}
+
 // NewAction builds a well-formed action from a tool and its arguments,
 // filling optional arguments with their defaults. It does not validate: the
 // stack's validator does, for every action however it was made.
-func NewAction(tool Tool, explanation string, args map[string]string) Action {
-	out := make(Args, len(schemas[tool]))
-	for _, s := range schemas[tool] {
-		if v, ok := args[s.name]; ok {
-			out[s.name] = v
-		} else if !s.required {
-			out[s.name] = s.def
+func (t *Tools) NewAction(tool Tool, explanation string, args map[string]string) Action {
+	var spec []ArgSpec
+	if s := t.spec(tool); s != nil {
+		spec = s.Args
+	}
+	out := make(Args, len(spec))
+	for _, s := range spec {
+		if v, ok := args[s.Name]; ok {
+			out[s.Name] = v
+		} else if !s.Required {
+			out[s.Name] = s.Default
 		}
 	}
 	for k, v := range args { // unknown keys are kept so the validator can name them

@@ -128,6 +128,9 @@ func LoadConfig(path string) (Config, error) {
 	return cfg, nil
 }
 
+// validate checks the configuration; tool names (the rate limits' and the
+// permission rules') are checked against the builtin tools, and again
+// against a stack's own tools when it is built (WithTools).
 func (c *Config) validate() error {
 	switch c.Default {
 	case "ask", "deny":
@@ -152,8 +155,9 @@ func (c *Config) validate() error {
 	if c.Limits.MaxArgBytes <= 0 || c.Limits.MaxActionBytes <= 0 || c.Limits.PerMinute < 0 {
 		return errors.New("limits: sizes must be positive and rates not negative")
 	}
+	tools := BuiltinTools()
 	for tool, n := range c.Limits.ToolPerMinute {
-		if _, ok := ParseTool(tool); !ok {
+		if _, ok := tools.Parse(tool); !ok {
 			return fmt.Errorf("limits.tool_per_minute: unknown tool %q", tool)
 		}
 		if n < 0 {
@@ -162,7 +166,7 @@ func (c *Config) validate() error {
 	}
 	for decision, rules := range map[string][]string{"allow": c.Permissions.Allow, "ask": c.Permissions.Ask, "deny": c.Permissions.Deny} {
 		for _, r := range rules {
-			if _, err := parseRule(r); err != nil {
+			if _, err := parseRule(r, tools); err != nil {
 				return fmt.Errorf("permissions.%s: %w", decision, err)
 			}
 		}

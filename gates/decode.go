@@ -19,12 +19,28 @@ func decodeErrorf(format string, a ...any) error {
 	return &DecodeError{Reason: fmt.Sprintf(format, a...)}
 }
 
+// DecodeJSON decodes an action of one of the builtin tools (see
+// Tools.DecodeJSON).
+func DecodeJSON(data []byte) (Action, error) { return BuiltinTools().DecodeJSON(data) }
+
+// DecodeValue decodes an action of one of the builtin tools (see
+// Tools.DecodeValue).
+func DecodeValue(v any) (Action, error) { return BuiltinTools().DecodeValue(v) }
+
+// DecodeToolCall decodes a tool call of one of the builtin tools (see
+// Tools.DecodeToolCall).
+func DecodeToolCall(call any) (Action, error) { return BuiltinTools().DecodeToolCall(call) }
+
+// DecodeToolCalls decodes tool calls of the builtin tools (see
+// Tools.DecodeToolCalls).
+func DecodeToolCalls(msg any) ([]Action, error) { return BuiltinTools().DecodeToolCalls(msg) }
+
 // DecodeJSON decodes the JSON form of DESIGN §6,
 // {"tool":…,"args":{…},"explanation":…}. Keys are exact (lower case): a JSON
 // writer spells them as the schema does, and "Explanation" is not
 // "explanation". Duplicate keys, unknown keys, missing required arguments,
 // non-string arguments and invalid UTF-8 are errors.
-func DecodeJSON(data []byte) (Action, error) {
+func (t *Tools) DecodeJSON(data []byte) (Action, error) {
 	if !utf8.Valid(data) {
 		return Action{}, decodeErrorf("the input is not valid UTF-8")
 	}
@@ -32,7 +48,7 @@ func DecodeJSON(data []byte) (Action, error) {
 	if err != nil {
 		return Action{}, decodeErrorf("%v", err)
 	}
-	return decodeAction(v, false)
+	return t.decodeAction(v, false)
 }
 
 // DecodeValue decodes an action handed over as a generic value: what a
@@ -41,8 +57,8 @@ func DecodeJSON(data []byte) (Action, error) {
 // case-insensitively and may keep a leading ':' (plist keywords). Two forms
 // are read: (:TOOL :SHELL :ARGS (:CMD … :CWD …) :EXPLANATION …) and the
 // seeds' (:TYPE :REQUEST :PAYLOAD (:ACTION :SHELL :CMD … :EXPLANATION …)).
-func DecodeValue(v any) (Action, error) {
-	return decodeAction(v, true)
+func (t *Tools) DecodeValue(v any) (Action, error) {
+	return t.decodeAction(v, true)
 }
 
 // DecodeToolCall decodes one tool call of a model API: OpenAI's
@@ -50,7 +66,7 @@ func DecodeValue(v any) (Action, error) {
 // string or an object), its legacy {"name","arguments"}, or Anthropic's
 // {"type":"tool_use","name","input"}. The function name is the tool; the
 // arguments object holds the tool's arguments plus "explanation".
-func DecodeToolCall(call any) (Action, error) {
+func (t *Tools) DecodeToolCall(call any) (Action, error) {
 	obj, ok := asObject(call, false)
 	if !ok {
 		return Action{}, decodeErrorf("a tool call must be an object, got %s", kindOf(call))
@@ -86,7 +102,7 @@ func DecodeToolCall(call any) (Action, error) {
 	if !ok {
 		return Action{}, decodeErrorf("tool call arguments must be an object, got %s", kindOf(args))
 	}
-	tool, ok := ParseTool(n)
+	tool, ok := t.Parse(n)
 	if !ok {
 		return Action{}, decodeErrorf("unknown tool %q", n)
 	}
@@ -104,7 +120,7 @@ func DecodeToolCall(call any) (Action, error) {
 		rest.keys = append(rest.keys, k)
 		rest.vals[k] = argObj.vals[k]
 	}
-	a, err := buildAction(tool, rest, false)
+	a, err := t.buildAction(tool, rest, false)
 	a.Explanation = explanation
 	return a, err
 }
@@ -113,7 +129,7 @@ func DecodeToolCall(call any) (Action, error) {
 // {"tool_calls":[…]} or Anthropic's {"content":[…]} (only its tool_use
 // blocks), or a bare array of calls. Each call decodes on its own; the
 // first error stops.
-func DecodeToolCalls(msg any) ([]Action, error) {
+func (t *Tools) DecodeToolCalls(msg any) ([]Action, error) {
 	var calls []any
 	if obj, ok := asObject(msg, false); ok {
 		switch {
@@ -136,7 +152,7 @@ func DecodeToolCalls(msg any) ([]Action, error) {
 	}
 	out := make([]Action, 0, len(calls))
 	for i, c := range calls {
-		a, err := DecodeToolCall(c)
+		a, err := t.DecodeToolCall(c)
 		if err != nil {
 			return nil, fmt.Errorf("tool call %d: %w", i, err)
 		}
@@ -147,7 +163,7 @@ func DecodeToolCalls(msg any) ([]Action, error) {
 
 // decodeAction reads the two action forms from a generic value; fold says
 // whether keys compare case-insensitively (plist) or exactly (JSON).
-func decodeAction(v any, fold bool) (Action, error) {
+func (t *Tools) decodeAction(v any, fold bool) (Action, error) {
 	obj, ok := asObject(v, fold)
 	if !ok {
 		return Action{}, decodeErrorf("an action must be an object, got %s", kindOf(v))
@@ -163,7 +179,7 @@ func decodeAction(v any, fold bool) (Action, error) {
 		if !ok {
 			return Action{}, decodeErrorf("tool must be a string, got %s", kindOf(obj.get("tool")))
 		}
-		tool, ok := ParseTool(name)
+		tool, ok := t.Parse(name)
 		if !ok {
 			return Action{}, decodeErrorf("unknown tool %q", name)
 		}
@@ -177,7 +193,7 @@ func decodeAction(v any, fold bool) (Action, error) {
 		if args.dupErr != "" {
 			return Action{}, decodeErrorf("args: %s", args.dupErr)
 		}
-		a, err := buildAction(tool, args, fold)
+		a, err := t.buildAction(tool, args, fold)
 		if err != nil {
 			return a, err
 		}
@@ -196,10 +212,10 @@ func decodeAction(v any, fold bool) (Action, error) {
 		if !ok {
 			return Action{}, decodeErrorf("payload must be a plist, got %s", kindOf(obj.get("payload")))
 		}
-		return decodePayload(payload)
+		return t.decodePayload(payload)
 	}
 	if fold && obj.has("action") {
-		return decodePayload(obj)
+		return t.decodePayload(obj)
 	}
 	return Action{}, decodeErrorf("no tool in the action")
 }
@@ -207,7 +223,7 @@ func decodeAction(v any, fold bool) (Action, error) {
 // decodePayload reads (:ACTION :SHELL :CMD … :EXPLANATION …): the action
 // key names the tool, explanation is the explanation, every other key is
 // an argument.
-func decodePayload(p *object) (Action, error) {
+func (t *Tools) decodePayload(p *object) (Action, error) {
 	if p.dupErr != "" {
 		return Action{}, decodeErrorf("payload: %s", p.dupErr)
 	}
@@ -215,7 +231,7 @@ func decodePayload(p *object) (Action, error) {
 	if !ok {
 		return Action{}, decodeErrorf("payload action must be a keyword or string, got %s", kindOf(p.get("action")))
 	}
-	tool, ok := ParseTool(name)
+	tool, ok := t.Parse(name)
 	if !ok {
 		return Action{}, decodeErrorf("unknown tool %q", name)
 	}
@@ -227,7 +243,7 @@ func decodePayload(p *object) (Action, error) {
 		args.keys = append(args.keys, k)
 		args.vals[k] = p.vals[k]
 	}
-	a, err := buildAction(tool, args, true)
+	a, err := t.buildAction(tool, args, true)
 	if err != nil {
 		return a, err
 	}
@@ -248,12 +264,12 @@ func explanationOf(obj *object) (string, error) {
 
 // buildAction checks args against the tool's schema: only its keys, each a
 // string, every required one present; optional ones get their defaults.
-func buildAction(tool Tool, args *object, fold bool) (Action, error) {
-	spec := schemas[tool]
-	out := make(Args, len(spec))
+func (t *Tools) buildAction(tool Tool, args *object, fold bool) (Action, error) {
+	spec := t.spec(tool)
+	out := make(Args, len(spec.Args))
 	var unknown []string
 	for _, k := range args.keys {
-		if !specHas(spec, k) {
+		if _, ok := spec.Arg(k); !ok {
 			unknown = append(unknown, k)
 			continue
 		}
@@ -267,14 +283,14 @@ func buildAction(tool Tool, args *object, fold bool) (Action, error) {
 		sort.Strings(unknown)
 		return Action{Tool: tool}, decodeErrorf("%s has no argument %s", tool, quoteList(unknown))
 	}
-	for _, s := range spec {
-		if _, ok := out[s.name]; ok {
+	for _, s := range spec.Args {
+		if _, ok := out[s.Name]; ok {
 			continue
 		}
-		if s.required {
-			return Action{Tool: tool}, decodeErrorf("%s action without its %q argument", tool, s.name)
+		if s.Required {
+			return Action{Tool: tool}, decodeErrorf("%s action without its %q argument", tool, s.Name)
 		}
-		out[s.name] = s.def
+		out[s.Name] = s.Default
 	}
 	return Action{Tool: tool, Args: out}, nil
 }

@@ -15,10 +15,12 @@ import (
 // the ask-only ones were put last.
 func oracleDispatch(ctx context.Context, d *dispatcher, a Action, env *Env) Result {
 	var asks []string
-	for _, v := range d.vectors {
-		r := v.check(ctx, a, env)
+	tp := d.plans[a.Tool]
+	for i, v := range d.vectors {
+		vp := tp.vectors[i]
+		r := v.check(ctx, a, vp.args, env)
 		if r.Decision == Pass && v.late != nil {
-			r = v.late(ctx, a, env)
+			r = v.late(ctx, a, vp.late, env)
 		}
 		switch r.Decision {
 		case Deny:

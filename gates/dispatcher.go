@@ -25,52 +25,185 @@ const (
 // dispatcher is the nine-vector gate: each vector looks at the action from
 // one angle and may ask or deny; the first deny (in the order below) is
 // the dispatcher's answer, otherwise every ask is reported together.
+//
+// A vector judges arguments by their role (see Role), never by the name of
+// their tool: a tool is judged by every vector written for the roles of its
+// arguments. Each vector says which roles it judges and which it leaves to
+// others; a tool with an argument of a role a vector says neither of is
+// denied, naming that vector, until the vector is taught the role.
 type dispatcher struct {
 	cfg     Config
 	secrets *secretScanner
 	vectors []vector
+	// plans are, for each tool, the arguments each vector judges, made
+	// from the roles of its arguments when the stack is built.
+	plans map[Tool]*toolPlan
 }
 
 type vector struct {
-	name  string
-	check func(ctx context.Context, a Action, env *Env) Result
+	name string
+	// judges are the roles of the arguments the check judges, in the order
+	// it looks at them; late are those of the late part's.
+	judges, lateJudges []Role
+	// leaves are the roles the vector has nothing to say about (another
+	// vector judges them, or it reads them with the argument they go
+	// with: a command's folder, a URL's method, code's language).
+	leaves []Role
+	// perTool: the vector judges the tool, not its arguments (rate
+	// limits), so every role is known to it.
+	perTool bool
+	check   func(ctx context.Context, a Action, args []arg, env *Env) Result
 	// askOnly: the vector never denies, so once another vector denies
 	// its answer cannot change the dispatcher's.
 	askOnly bool
 	// late, when set, is the vector's ask-only part: it runs (after the
 	// check found nothing) only when no vector denied.
-	late func(ctx context.Context, a Action, env *Env) Result
+	late func(ctx context.Context, a Action, args []arg, env *Env) Result
 }
 
-func newDispatcher(cfg Config) *dispatcher {
-	d := &dispatcher{cfg: cfg, secrets: newSecretScanner()}
-	d.vectors = []vector{
-		{vecSecrets, d.secretsVector, false, nil},
-		{vecPaths, d.pathsVector, false, nil},
-		{vecShell, d.shellVector, false, nil},
-		{vecEval, d.evalVectorFor, false, nil},
-		{vecNetwork, d.networkVector, false, nil},
-		{vecPrivacy, d.privacyVector, false, d.privacyQuotes},
-		{vecImpact, d.impactVector, false, nil},
-		{vecSelf, d.selfVector, false, nil},
-		{vecLimits, d.limitsVector, false, nil},
+// arg is one argument a vector judges, with its tool, for the arguments it
+// is read with.
+type arg struct {
+	name string
+	role Role
+	tool *ToolSpec
+}
+
+// with returns the value of the tool's argument of role r, and whether the
+// tool has one.
+func (g arg) with(a Action, r Role) (string, bool) {
+	s, ok := g.tool.ArgWith(r)
+	if !ok {
+		return "", false
 	}
+	return a.Arg(s.Name), true
+}
+
+// command is the command line of a command argument and the folder it
+// runs in (the first root when its tool names none).
+func (g arg) command(a Action) (cmd, cwd string) {
+	cwd, ok := g.with(a, RoleWorkDir)
+	if !ok {
+		cwd = "."
+	}
+	return a.Arg(g.name), cwd
+}
+
+// toolPlan is what each vector judges of one tool's actions.
+type toolPlan struct {
+	vectors [len(vectorNames)]vectorPlan
+}
+
+type vectorPlan struct {
+	// unknown says why the vector cannot judge the tool: an argument of a
+	// role it was not written for.
+	unknown    string
+	args, late []arg
+}
+
+func newDispatcher(cfg Config, tools *Tools) *dispatcher {
+	d := &dispatcher{cfg: cfg, secrets: newSecretScanner()}
+	d.vectors = d.vectorTable()
+	d.plans = d.plan(tools)
 	return d
+}
+
+// vectorTable is the vectors in the order they run, with the roles each
+// judges and leaves.
+func (d *dispatcher) vectorTable() []vector {
+	return []vector{
+		{name: vecSecrets, check: d.secretsVector,
+			judges: []Role{RoleCommand, RoleURL, RoleBody, RoleAnswer, RoleMessage, RoleRecipient, RoleCode, RoleContent},
+			leaves: []Role{RoleWorkDir, RoleReadPath, RoleWritePath, RoleNodeID, RoleMethod, RoleChannel, RoleLang}},
+		{name: vecPaths, check: d.pathsVector,
+			judges: []Role{RoleReadPath, RoleWritePath, RoleWorkDir},
+			leaves: []Role{RoleCommand, RoleContent, RoleNodeID, RoleMethod, RoleURL, RoleBody, RoleChannel, RoleRecipient, RoleMessage, RoleAnswer, RoleLang, RoleCode}},
+		{name: vecShell, check: d.shellVector,
+			judges: []Role{RoleCommand},
+			leaves: []Role{RoleWorkDir, RoleReadPath, RoleWritePath, RoleContent, RoleNodeID, RoleMethod, RoleURL, RoleBody, RoleChannel, RoleRecipient, RoleMessage, RoleAnswer, RoleLang, RoleCode}},
+		{name: vecEval, check: d.evalVectorFor,
+			judges: []Role{RoleCode},
+			leaves: []Role{RoleCommand, RoleWorkDir, RoleReadPath, RoleWritePath, RoleContent, RoleNodeID, RoleMethod, RoleURL, RoleBody, RoleChannel, RoleRecipient, RoleMessage, RoleAnswer, RoleLang}},
+		{name: vecNetwork, check: d.networkVector,
+			judges: []Role{RoleURL},
+			leaves: []Role{RoleCommand, RoleWorkDir, RoleReadPath, RoleWritePath, RoleContent, RoleNodeID, RoleMethod, RoleBody, RoleChannel, RoleRecipient, RoleMessage, RoleAnswer, RoleLang, RoleCode}},
+		{name: vecPrivacy, check: d.privacyVector, late: d.privacyQuotes,
+			judges:     []Role{RoleCommand, RoleReadPath, RoleCode},
+			lateJudges: []Role{RoleMessage, RoleBody, RoleURL, RoleCommand, RoleCode, RoleAnswer},
+			leaves:     []Role{RoleWorkDir, RoleWritePath, RoleContent, RoleNodeID, RoleMethod, RoleChannel, RoleRecipient, RoleLang}},
+		{name: vecImpact, check: d.impactVector,
+			judges: []Role{RoleMessage, RoleBody, RoleRecipient, RoleMethod},
+			leaves: []Role{RoleCommand, RoleWorkDir, RoleReadPath, RoleWritePath, RoleContent, RoleNodeID, RoleURL, RoleChannel, RoleAnswer, RoleLang, RoleCode}},
+		{name: vecSelf, check: d.selfVector,
+			judges: []Role{RoleCommand, RoleCode, RoleBody, RoleURL, RoleMessage, RoleNodeID, RoleWritePath},
+			leaves: []Role{RoleWorkDir, RoleReadPath, RoleContent, RoleMethod, RoleChannel, RoleRecipient, RoleAnswer, RoleLang}},
+		{name: vecLimits, check: d.limitsVector, perTool: true},
+	}
+}
+
+// plan works out, for every tool, which of its arguments each vector
+// judges, in the vector's order of roles (then the tool's order of
+// arguments).
+func (d *dispatcher) plan(tools *Tools) map[Tool]*toolPlan {
+	plans := make(map[Tool]*toolPlan, len(tools.specs))
+	for i := range tools.specs {
+		spec := tools.spec(tools.specs[i].Name)
+		tp := &toolPlan{}
+		for vi, v := range d.vectors {
+			vp := &tp.vectors[vi]
+			if !v.perTool {
+				var known [numRoles]bool
+				for _, list := range [][]Role{v.judges, v.lateJudges, v.leaves} {
+					for _, r := range list {
+						known[r] = true
+					}
+				}
+				for _, a := range spec.Args {
+					if a.Role >= numRoles || !known[a.Role] {
+						vp.unknown = fmt.Sprintf("it was not written for the role %s (argument %q of %s), so it cannot judge the action", a.Role, a.Name, spec.Name)
+						break
+					}
+				}
+			}
+			pick := func(roles []Role) []arg {
+				var out []arg
+				for _, r := range roles {
+					for _, a := range spec.Args {
+						if a.Role == r {
+							out = append(out, arg{name: a.Name, role: r, tool: spec})
+						}
+					}
+				}
+				return out
+			}
+			vp.args, vp.late = pick(v.judges), pick(v.lateJudges)
+		}
+		plans[spec.Name] = tp
+	}
+	return plans
 }
 
 func (*dispatcher) Name() string  { return gateDispatcher }
 func (*dispatcher) Priority() int { return prioDispatcher }
 
 func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
+	tp := d.plans[a.Tool]
+	if tp == nil {
+		return Denied(fmt.Sprintf("the vectors do not know the tool %q", a.Tool))
+	}
 	// The vectors that can deny run first, in order, and the first deny
 	// decides; the ask-only ones run only when none denied. The asks are
 	// then reported in the vectors' order, as if all had run in turn.
 	var results [len(vectorNames)]Result
 	for i, v := range d.vectors {
+		vp := &tp.vectors[i]
+		if vp.unknown != "" {
+			return Denied(v.name + ": " + vp.unknown)
+		}
 		if v.askOnly {
 			continue
 		}
-		r := v.check(ctx, a, env)
+		r := v.check(ctx, a, vp.args, env)
 		if r.Decision == Deny {
 			return Denied(v.name + ": " + r.Reason)
 		}
@@ -78,12 +211,13 @@ func (d *dispatcher) Check(ctx context.Context, a Action, env *Env) Result {
 	}
 	var asks []string
 	for i, v := range d.vectors {
+		vp := &tp.vectors[i]
 		r := results[i]
 		if v.askOnly {
-			r = v.check(ctx, a, env)
+			r = v.check(ctx, a, vp.args, env)
 		}
 		if v.late != nil && r.Decision == Pass {
-			r = v.late(ctx, a, env)
+			r = v.late(ctx, a, vp.late, env)
 		}
 		if r.Decision == Ask {
 			asks = append(asks, v.name+": "+r.Reason)
@@ -103,116 +237,139 @@ var vectorNames = [...]string{vecSecrets, vecPaths, vecShell, vecEval, vecNetwor
 
 // pathsVector: reads outside the roots need a human, writes outside never
 // happen, credential stores are never touched.
-func (d *dispatcher) pathsVector(_ context.Context, a Action, env *Env) Result {
-	switch a.Tool {
-	case ToolFileRead, ToolFileWrite:
-		if why, bad := suspiciousText(a.Arg("path")); bad {
-			return Denied(fmt.Sprintf("the path %q %s", printable(a.Arg("path")), why))
+func (d *dispatcher) pathsVector(_ context.Context, a Action, args []arg, env *Env) Result {
+	for _, g := range args {
+		p := a.Arg(g.name)
+		if why, bad := suspiciousText(p); bad {
+			if g.role == RoleWorkDir {
+				return Denied(fmt.Sprintf("the working directory %q %s", printable(p), why))
+			}
+			return Denied(fmt.Sprintf("the path %q %s", printable(p), why))
 		}
-	case ToolShell:
-		if why, bad := suspiciousText(a.Arg("cwd")); bad {
-			return Denied(fmt.Sprintf("the working directory %q %s", printable(a.Arg("cwd")), why))
-		}
-	}
-	switch a.Tool {
-	case ToolFileRead:
-		l := env.locate(a.Arg("path"), ".")
-		switch l.class {
-		case pathCredential:
-			return Denied(fmt.Sprintf("reads %s: %s", a.Arg("path"), l.why))
-		case pathOutside:
-			return Asked(fmt.Sprintf("reads %s, outside the roots", a.Arg("path")))
-		case pathDynamic:
-			return Asked(fmt.Sprintf("reads %s, a path that %s", a.Arg("path"), l.why))
-		}
-	case ToolFileWrite:
-		l := env.locate(a.Arg("path"), ".")
-		switch l.class {
-		case pathCredential:
-			return Denied(fmt.Sprintf("writes %s: %s", a.Arg("path"), l.why))
-		case pathOutside:
-			return Denied(fmt.Sprintf("writes %s, outside the roots", a.Arg("path")))
-		case pathDynamic:
-			return Denied(fmt.Sprintf("writes %s, a path that %s", a.Arg("path"), l.why))
-		case pathProtected:
-			return Denied(fmt.Sprintf("writes %s: %s", a.Arg("path"), l.why))
-		}
-	case ToolShell:
-		cwd := a.Arg("cwd")
-		l := env.locate(cwd, ".")
-		switch l.class {
-		case pathCredential:
-			return Denied(fmt.Sprintf("runs in %s: %s", cwd, l.why))
-		case pathOutside, pathDynamic:
-			return Asked(fmt.Sprintf("runs in %s, outside the roots", cwd))
+		l := env.locate(p, ".")
+		switch g.role {
+		case RoleReadPath:
+			switch l.class {
+			case pathCredential:
+				return Denied(fmt.Sprintf("reads %s: %s", p, l.why))
+			case pathOutside:
+				return Asked(fmt.Sprintf("reads %s, outside the roots", p))
+			case pathDynamic:
+				return Asked(fmt.Sprintf("reads %s, a path that %s", p, l.why))
+			}
+		case RoleWritePath:
+			switch l.class {
+			case pathCredential:
+				return Denied(fmt.Sprintf("writes %s: %s", p, l.why))
+			case pathOutside:
+				return Denied(fmt.Sprintf("writes %s, outside the roots", p))
+			case pathDynamic:
+				return Denied(fmt.Sprintf("writes %s, a path that %s", p, l.why))
+			case pathProtected:
+				return Denied(fmt.Sprintf("writes %s: %s", p, l.why))
+			}
+		case RoleWorkDir:
+			switch l.class {
+			case pathCredential:
+				return Denied(fmt.Sprintf("runs in %s: %s", p, l.why))
+			case pathOutside, pathDynamic:
+				return Asked(fmt.Sprintf("runs in %s, outside the roots", p))
+			}
 		}
 	}
 	return Passed("")
 }
 
-func (d *dispatcher) shellVector(ctx context.Context, a Action, env *Env) Result {
-	if a.Tool != ToolShell {
-		return Passed("")
-	}
-	rep := shellFor(ctx, env, a)
-	if len(rep.denies) > 0 {
-		return Denied(strings.Join(limitList(rep.denies, 3), "; "))
-	}
-	if len(rep.asks) > 0 {
-		return Asked(strings.Join(limitList(rep.asks, 4), "; "))
+func (d *dispatcher) shellVector(ctx context.Context, a Action, args []arg, env *Env) Result {
+	for _, g := range args {
+		cmd, cwd := g.command(a)
+		rep := shellOf(ctx, env, cmd, cwd)
+		if len(rep.denies) > 0 {
+			return Denied(strings.Join(limitList(rep.denies, 3), "; "))
+		}
+		if len(rep.asks) > 0 {
+			return Asked(strings.Join(limitList(rep.asks, 4), "; "))
+		}
 	}
 	return Passed("")
 }
 
-func (d *dispatcher) evalVectorFor(ctx context.Context, a Action, env *Env) Result {
-	if a.Tool != ToolEval {
-		return Passed("")
+func (d *dispatcher) evalVectorFor(ctx context.Context, a Action, args []arg, env *Env) Result {
+	for _, g := range args {
+		lang, ok := g.with(a, RoleLang)
+		if !ok {
+			return Denied(fmt.Sprintf("the code of %s comes without a language to read it in", a.Tool))
+		}
+		return d.evalVector(ctx, lang, a.Arg(g.name), env)
 	}
-	return d.evalVector(ctx, a, env)
+	return Passed("")
 }
 
-func (d *dispatcher) networkVector(ctx context.Context, a Action, env *Env) Result {
-	if a.Tool != ToolHTTP {
-		return Passed("")
+func (d *dispatcher) networkVector(ctx context.Context, a Action, args []arg, env *Env) Result {
+	for _, g := range args {
+		method, ok := g.with(a, RoleMethod)
+		if !ok {
+			return Denied(fmt.Sprintf("the url of %s comes without a method to tell a read from a change", a.Tool))
+		}
+		return d.httpVector(ctx, method, a.Arg(g.name), env)
 	}
-	return d.httpVector(ctx, a, env)
+	return Passed("")
 }
 
 // impactVector asks before anything that cannot be taken back: sending a
 // message to someone, changing state on a server (payments, deletes,
 // shares, invitations).
-func (d *dispatcher) impactVector(_ context.Context, a Action, _ *Env) Result {
-	if a.Tool == ToolSend || a.Tool == ToolHTTP {
-		out := a.Arg("text") + a.Arg("body")
-		if why, ok := bulkData(out); ok {
+func (d *dispatcher) impactVector(_ context.Context, a Action, args []arg, _ *Env) Result {
+	var out strings.Builder
+	for _, g := range args {
+		if g.role == RoleMessage || g.role == RoleBody {
+			out.WriteString(a.Arg(g.name))
+		}
+	}
+	if out.Len() > 0 {
+		if why, ok := bulkData(out.String()); ok {
 			return Denied(why)
 		}
-		if a.Tool == ToolHTTP {
-			if why, ok := tokenPayment(a.Arg("body")); ok {
+	}
+	for _, g := range args {
+		if g.role == RoleBody {
+			if why, ok := tokenPayment(a.Arg(g.name)); ok {
 				return Denied(why)
 			}
 		}
 	}
-	switch a.Tool {
-	case ToolSend:
-		return Asked(fmt.Sprintf("sends a %s to %s; a sent message cannot be taken back", strings.ToLower(a.Arg("channel")), a.Arg("to")))
-	case ToolHTTP:
-		m := strings.ToUpper(a.Arg("method"))
-		if m == "GET" || m == "HEAD" || m == "OPTIONS" {
-			return Passed("")
-		}
-		what := "changes state on a server"
-		low := strings.ToLower(a.Arg("url") + " " + a.Arg("body"))
-		for _, k := range []string{"payment", "transaction", "transfer", "money", "invoice", "checkout", "order", "purchase", "amount"} {
-			if strings.Contains(low, k) {
-				what = "may move money"
-				break
+	var asks []string
+	for _, g := range args {
+		switch g.role {
+		case RoleRecipient:
+			what := "message"
+			if ch, ok := g.with(a, RoleChannel); ok {
+				what = strings.ToLower(ch)
 			}
+			asks = append(asks, fmt.Sprintf("sends a %s to %s; a sent message cannot be taken back", what, a.Arg(g.name)))
+		case RoleMethod:
+			m := strings.ToUpper(a.Arg(g.name))
+			if m == "GET" || m == "HEAD" || m == "OPTIONS" {
+				continue
+			}
+			url, _ := g.with(a, RoleURL)
+			body, _ := g.with(a, RoleBody)
+			what := "changes state on a server"
+			low := strings.ToLower(url + " " + body)
+			for _, k := range []string{"payment", "transaction", "transfer", "money", "invoice", "checkout", "order", "purchase", "amount"} {
+				if strings.Contains(low, k) {
+					what = "may move money"
+					break
+				}
+			}
+			if m == "DELETE" {
+				what = "deletes something on a server"
+			}
+			asks = append(asks, fmt.Sprintf("%s %s %s", a.Tool, m, what))
 		}
-		if m == "DELETE" {
-			what = "deletes something on a server"
-		}
-		return Asked(fmt.Sprintf("http %s %s", m, what))
+	}
+	if len(asks) > 0 {
+		return Asked(strings.Join(asks, "; "))
 	}
 	return Passed("")
 }
@@ -224,51 +381,64 @@ func (d *dispatcher) impactVector(_ context.Context, a Action, _ *Env) Result {
 // (emacsclient --eval, nvim --remote-send), terminal servers (tmux
 // send-keys), and code evaluated anywhere that names the plans, the
 // journal, org-todo, pp-lsp's own directories or the bridge's approval.
-func (d *dispatcher) selfVector(ctx context.Context, a Action, env *Env) Result {
-	switch a.Tool {
-	case ToolShell:
-		if rep := shellFor(ctx, env, a); len(rep.self) > 0 {
-			return Denied(strings.Join(limitList(rep.self, 2), "; "))
+func (d *dispatcher) selfVector(ctx context.Context, a Action, args []arg, env *Env) Result {
+	// What leaves by the network or a message is read as one text.
+	var out []string
+	for _, g := range args {
+		switch g.role {
+		case RoleCommand:
+			cmd, cwd := g.command(a)
+			if rep := shellOf(ctx, env, cmd, cwd); len(rep.self) > 0 {
+				return Denied(strings.Join(limitList(rep.self, 2), "; "))
+			}
+			if what, ok := bridgeApproval(a.Arg(g.name)); ok {
+				return Denied(fmt.Sprintf("the command carries %s: only a human approves a Flight Plan", what))
+			}
+		case RoleCode:
+			if what, ok := env.selfMention(a.Arg(g.name)); ok {
+				return Denied(fmt.Sprintf("the code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what))
+			}
+		case RoleBody, RoleURL, RoleMessage:
+			out = append(out, a.Arg(g.name))
 		}
-		if what, ok := bridgeApproval(a.Arg("cmd")); ok {
-			return Denied(fmt.Sprintf("the command carries %s: only a human approves a Flight Plan", what))
-		}
-	case ToolEval:
-		if what, ok := env.selfMention(a.Arg("code")); ok {
-			return Denied(fmt.Sprintf("the code names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what))
-		}
-	case ToolHTTP, ToolSend:
-		if what, ok := bridgeApproval(a.Arg("body") + "\n" + a.Arg("url") + "\n" + a.Arg("text")); ok {
+	}
+	if len(out) > 0 {
+		if what, ok := bridgeApproval(strings.Join(out, "\n")); ok {
 			return Denied(fmt.Sprintf("the %s carries %s: only a human approves a Flight Plan", a.Tool, what))
 		}
 	}
-	switch a.Tool {
-	case ToolMemoryEdit:
-		id := a.Arg("id")
-		m := env.world.Memex
-		if m == nil {
-			return Asked(fmt.Sprintf("cannot tell which file holds node %q (no memex)", id))
-		}
-		file, ok := m.FileOfID(id)
-		if !ok {
-			return Asked(fmt.Sprintf("no node has the id %q", id))
-		}
-		base := filepath.Base(file)
-		if base == "flightplans.org" || base == "journal.org" {
-			return Denied(fmt.Sprintf("node %q belongs to %s, which only a human changes", id, base))
-		}
-		if l := env.locate(file, "."); l.class == pathCredential || l.class == pathOutside {
-			return Denied(fmt.Sprintf("node %q lives in %s, outside the roots", id, file))
-		}
-	case ToolFileWrite:
-		if l := env.locate(a.Arg("path"), "."); l.class == pathProtected || l.class == pathCredential {
-			return Denied(fmt.Sprintf("writes %s: %s", a.Arg("path"), l.why))
+	for _, g := range args {
+		switch g.role {
+		case RoleNodeID:
+			id := a.Arg(g.name)
+			m := env.world.Memex
+			if m == nil {
+				return Asked(fmt.Sprintf("cannot tell which file holds node %q (no memex)", id))
+			}
+			file, ok := m.FileOfID(id)
+			if !ok {
+				return Asked(fmt.Sprintf("no node has the id %q", id))
+			}
+			base := filepath.Base(file)
+			if base == "flightplans.org" || base == "journal.org" {
+				return Denied(fmt.Sprintf("node %q belongs to %s, which only a human changes", id, base))
+			}
+			if l := env.locate(file, "."); l.class == pathCredential || l.class == pathOutside {
+				return Denied(fmt.Sprintf("node %q lives in %s, outside the roots", id, file))
+			}
+		case RoleWritePath:
+			p := a.Arg(g.name)
+			if l := env.locate(p, "."); l.class == pathProtected || l.class == pathCredential {
+				return Denied(fmt.Sprintf("writes %s: %s", p, l.why))
+			}
 		}
 	}
 	return Passed("")
 }
 
-func (d *dispatcher) limitsVector(_ context.Context, a Action, env *Env) Result {
+// limitsVector judges the tool: how many of its actions (and of all) ran
+// in the last minute.
+func (d *dispatcher) limitsVector(_ context.Context, a Action, _ []arg, env *Env) Result {
 	if env.rate == nil {
 		return Passed("")
 	}

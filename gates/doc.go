@@ -12,6 +12,16 @@
 // that gate. Nothing is allowed because a gate could not decide; "allow"
 // only ever means every gate positively passed it.
 //
+// The tools are a registry (Tools, BuiltinTools): each one defined once,
+// as a ToolSpec — its arguments with their roles (a command, a path read
+// or written, a URL, code, a node's ID, text for the user or for someone
+// else…), whether it needs a human's approval, and what the model is told
+// about it — and passed to the stack (WithTools), the actuators and the
+// prompt. The validator and the dispatcher's vectors judge an argument by
+// its role, never by its tool's name, so a tool added to the registry
+// meets every check written for what its arguments are; an argument of a
+// role a check was not written for is denied, naming that check.
+//
 // A shell command is read as bash reads it, and each program in it as the
 // program reads its own command line: the grammars of grammars.go, data
 // held to the installed programs by grammar_real_test.go, say which words

@@ -410,9 +410,8 @@ func unquoteCode(s string) string {
 }
 
 // evalVector judges the eval tool: always at least an ask.
-func (d *dispatcher) evalVector(_ context.Context, a Action, env *Env) Result {
-	lang := a.Arg("lang")
-	r := analyzeCode(env, lang, a.Arg("code"), 0)
+func (d *dispatcher) evalVector(_ context.Context, lang, code string, env *Env) Result {
+	r := analyzeCode(env, lang, code, 0)
 	for _, sh := range r.shell {
 		rep := analyzeShellDepth(context.Background(), env, sh, ".", 1)
 		r.denies = append(r.denies, rep.denies...)

@@ -461,7 +461,7 @@ func TestShellAllowIndexAgreesWithTheTable(t *testing.T) {
 	for _, extra := range [][]string{nil, {"shell"}, {"shell(make build)"}} {
 		c := cfg
 		c.Permissions.Allow = append(append([]string(nil), cfg.Permissions.Allow...), extra...)
-		g, err := newPermissionsGate(c)
+		g, err := newPermissionsGate(c, BuiltinTools())
 		require.NoError(t, err)
 		for _, argv := range [][]string{nil, {""}, {"ls"}, {"ls", "-la"}, {"/usr/bin/ls", "-la"}, {"/bin/git", "log"}, {"git", "log", "-n", "1"}, {"make", "test"}, {"make", "test", "x"}, {"make", "build"},
 			{"./run.sh", "a"}, {"run.sh"}, {"/usr/bin/env", "x"}, {"env", "x"}, {"rm", "-rf", "/"}, {"grep", "x"}, {"cat"}} {

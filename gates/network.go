@@ -158,14 +158,13 @@ func loopbackOrPrivate(h string) bool {
 
 // httpVector judges the http tool: the URL, the egress allowlist, and the
 // method (anything but a read needs approval even on an allowed host).
-func (d *dispatcher) httpVector(_ context.Context, a Action, env *Env) Result {
-	raw := a.Arg("url")
+func (d *dispatcher) httpVector(_ context.Context, method, raw string, env *Env) Result {
 	if denies := env.urlDenies(raw); len(denies) > 0 {
 		return Denied("http: " + strings.Join(denies, "; "))
 	}
 	u, _ := url.Parse(raw)
 	host := u.Hostname()
-	method := strings.ToUpper(strings.TrimSpace(a.Arg("method")))
+	method = strings.ToUpper(strings.TrimSpace(method))
 	if loopbackOrPrivate(host) {
 		return Asked(fmt.Sprintf("http %s reaches %s, a service on this machine or its network", method, host))
 	}

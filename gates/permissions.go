@@ -43,7 +43,7 @@ type permissionsGate struct {
 	shellAllowAny    []int
 }
 
-func newPermissionsGate(cfg Config) (*permissionsGate, error) {
+func newPermissionsGate(cfg Config, tools *Tools) (*permissionsGate, error) {
 	g := &permissionsGate{dflt: Ask}
 	if cfg.Default == "deny" {
 		g.dflt = Deny
@@ -51,7 +51,7 @@ func newPermissionsGate(cfg Config) (*permissionsGate, error) {
 	parse := func(list []string) ([]rule, error) {
 		out := make([]rule, 0, len(list))
 		for _, t := range list {
-			r, err := parseRule(t)
+			r, err := parseRule(t, tools)
 			if err != nil {
 				return nil, err
 			}
@@ -192,6 +192,12 @@ type checkMemo struct {
 
 func shellFor(ctx context.Context, env *Env, a Action) *shellReport {
 	cmd, cwd := a.Shell()
+	return shellOf(ctx, env, cmd, cwd)
+}
+
+// shellOf is the analysis of command line cmd run in cwd, made once per
+// check whichever gates and vectors ask for it.
+func shellOf(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
 	if env.check != nil {
 		m := &env.check.shell
 		if m.rep == nil || m.cmd != cmd || m.cwd != cwd {

@@ -241,21 +241,25 @@ func isStopword(w []byte, h uint64) bool {
 // whole (one private in part is read with its private parts cut out); and
 // text quoting a private note asks before it leaves — for a model
 // provider, a recipient, the network, a program, or the log.
-func (d *dispatcher) privacyVector(ctx context.Context, a Action, env *Env) Result {
-	switch a.Tool {
-	case ToolShell:
-		if rep := shellFor(ctx, env, a); len(rep.private) > 0 {
-			return Denied(strings.Join(limitList(rep.private, 2), "; ") + "; a command never reads a private note")
-		}
-	case ToolFileRead:
-		if l := env.locate(a.Arg("path"), "."); l.abs != "" && (l.class == pathInside || l.class == pathProtected) {
-			if st := env.filePrivacy(l.abs); st.private && st.whole {
-				return Denied(fmt.Sprintf("reads %s, a private note (%s)", a.Arg("path"), st.why))
+func (d *dispatcher) privacyVector(ctx context.Context, a Action, args []arg, env *Env) Result {
+	for _, g := range args {
+		switch g.role {
+		case RoleCommand:
+			cmd, cwd := g.command(a)
+			if rep := shellOf(ctx, env, cmd, cwd); len(rep.private) > 0 {
+				return Denied(strings.Join(limitList(rep.private, 2), "; ") + "; a command never reads a private note")
 			}
-		}
-	case ToolEval:
-		if why, ok := env.privateInCode(a.Arg("code")); ok {
-			return Denied(why + "; code never reads a private note")
+		case RoleReadPath:
+			p := a.Arg(g.name)
+			if l := env.locate(p, "."); l.abs != "" && (l.class == pathInside || l.class == pathProtected) {
+				if st := env.filePrivacy(l.abs); st.private && st.whole {
+					return Denied(fmt.Sprintf("reads %s, a private note (%s)", p, st.why))
+				}
+			}
+		case RoleCode:
+			if why, ok := env.privateInCode(a.Arg(g.name)); ok {
+				return Denied(why + "; code never reads a private note")
+			}
 		}
 	}
 	return Passed("")
@@ -263,26 +267,13 @@ func (d *dispatcher) privacyVector(ctx context.Context, a Action, env *Env) Resu
 
 // privacyQuotes is the privacy vector's ask: text quoting a private note
 // is about to leave. It runs only when no vector denied the action.
-func (d *dispatcher) privacyQuotes(_ context.Context, a Action, env *Env) Result {
+func (d *dispatcher) privacyQuotes(_ context.Context, a Action, args []arg, env *Env) Result {
 	if env.private == nil {
 		return Passed("")
 	}
-	var fields []string
-	switch a.Tool {
-	case ToolSend:
-		fields = []string{"text"}
-	case ToolHTTP:
-		fields = []string{"body", "url"}
-	case ToolShell:
-		fields = []string{"cmd"}
-	case ToolEval:
-		fields = []string{"code"}
-	case ToolMessage:
-		fields = []string{"text"}
-	}
-	for _, f := range fields {
-		if env.private.quotes(a.Arg(f)) {
-			return Asked(fmt.Sprintf("the %s %s quotes a note tagged private (%s); it would leave the memex", a.Tool, f, strings.Join(env.privacyTags, ", ")))
+	for _, g := range args {
+		if env.private.quotes(a.Arg(g.name)) {
+			return Asked(fmt.Sprintf("the %s %s quotes a note tagged private (%s); it would leave the memex", a.Tool, g.name, strings.Join(env.privacyTags, ", ")))
 		}
 	}
 	return Passed("")

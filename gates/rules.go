@@ -31,7 +31,11 @@ type rule struct {
 	shellOpen  bool     // shell: more words may follow (":*")
 }
 
-func parseRule(text string) (rule, error) {
+// parseRule reads one rule. A pattern is read by the kind of the tool's
+// arguments; a tool whose arguments no pattern kind is written for takes
+// none (a pattern that could never match would make a deny or ask rule
+// silently fail open).
+func parseRule(text string, tools *Tools) (rule, error) {
 	r := rule{text: text}
 	name, rest, hasParen := strings.Cut(strings.TrimSpace(text), "(")
 	if hasParen {
@@ -44,11 +48,14 @@ func parseRule(text string) (rule, error) {
 			return r, fmt.Errorf("rule %q: empty pattern (write %s without parentheses for every action)", text, name)
 		}
 	}
-	tool, ok := ParseTool(name)
+	tool, ok := tools.Parse(name)
 	if !ok {
 		return r, fmt.Errorf("rule %q: unknown tool %q", text, name)
 	}
 	r.tool = tool
+	if r.hasPattern && !patternTools[tool] {
+		return r, fmt.Errorf("rule %q: %s takes no pattern (write %s alone for every action)", text, tool, tool)
+	}
 	if tool == ToolShell && r.hasPattern {
 		p := strings.TrimSpace(r.pattern)
 		switch {
@@ -72,6 +79,12 @@ func parseRule(text string) (rule, error) {
 	}
 	return r, nil
 }
+
+// patternTools are the tools whose rules may carry a pattern: the
+// matchers below are written for them (matchShellCmd, matchPath,
+// matchOther).
+var patternTools = map[Tool]bool{ToolShell: true, ToolFileRead: true, ToolFileWrite: true, ToolHTTP: true,
+	ToolSend: true, ToolEval: true, ToolMemoryEdit: true, ToolMessage: true}
 
 // matchShellCmd matches one simple command's words.
 func (r rule) matchShellCmd(argv []string) bool {

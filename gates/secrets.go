@@ -666,50 +666,39 @@ func hasDigitAndLetter(s string) bool {
 // send, a command reaching another machine), an ask otherwise. Writing a
 // secret into the notes asks, because the notes are what the model is
 // shown.
-func (d *dispatcher) secretsVector(ctx context.Context, a Action, env *Env) Result {
-	fields := []string{}
-	switch a.Tool {
-	case ToolShell:
-		fields = []string{"cmd"}
-	case ToolHTTP:
-		fields = []string{"url", "body"}
-	case ToolMessage:
-		fields = []string{"text"}
-	case ToolSend:
-		fields = []string{"text", "to"}
-	case ToolEval:
-		fields = []string{"code"}
-	case ToolFileWrite, ToolMemoryEdit:
-		fields = []string{"content"}
-	}
+func (d *dispatcher) secretsVector(ctx context.Context, a Action, args []arg, env *Env) Result {
 	var weak string
-	for _, f := range fields {
-		h, ok := d.secrets.scan(a.Arg(f))
+	var weakArg arg
+	for _, g := range args {
+		h, ok := d.secrets.scan(a.Arg(g.name))
 		if !ok {
 			continue
 		}
 		if h.strong {
-			if a.Tool == ToolFileWrite || a.Tool == ToolMemoryEdit {
+			if g.role == RoleContent {
 				return Asked(fmt.Sprintf("the %s writes what looks like a secret (%s) into the notes, which the model is shown", a.Tool, h.rule))
 			}
-			return Denied(fmt.Sprintf("the %s %s carries what looks like a secret (%s)", a.Tool, f, h.rule))
+			return Denied(fmt.Sprintf("the %s %s carries what looks like a secret (%s)", a.Tool, g.name, h.rule))
 		}
-		if weak == "" {
-			weak = fmt.Sprintf("the %s %s may carry a secret (%s)", a.Tool, f, h.rule)
+		if weak == "" && g.role != RoleContent {
+			// A likely secret written into the notes stays on this
+			// machine, in text the user wrote the action for.
+			weak, weakArg = fmt.Sprintf("the %s %s may carry a secret (%s)", a.Tool, g.name, h.rule), g
 		}
 	}
 	if h, ok := d.secrets.scan(a.Explanation); ok && h.strong {
 		return Denied("the explanation carries what looks like a secret (" + h.rule + "); it would be logged")
 	}
-	if weak != "" && a.Tool != ToolFileWrite && a.Tool != ToolMemoryEdit {
+	if weak != "" {
 		// Leaving this machine, even a likely secret is one too many: an
 		// http request, a message sent, a command that reaches another
 		// machine (curl, ssh, git push, a DNS lookup…).
-		if a.Tool == ToolHTTP || a.Tool == ToolSend {
+		switch weakArg.role {
+		case RoleURL, RoleBody, RoleMessage, RoleRecipient:
 			return Denied(weak + ", and it would leave this machine")
-		}
-		if a.Tool == ToolShell {
-			if rep := shellFor(ctx, env, a); len(rep.egress) > 0 {
+		case RoleCommand:
+			cmd, cwd := weakArg.command(a)
+			if rep := shellOf(ctx, env, cmd, cwd); len(rep.egress) > 0 {
 				return Denied(weak + ", and " + strings.Join(limitList(rep.egress, 2), ", ") + " would carry it off this machine")
 			}
 		}

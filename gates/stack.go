@@ -26,6 +26,8 @@ type Gate interface {
 // permissions. Safe for concurrent use.
 type Stack struct {
 	gates     []Gate
+	ownGates  bool
+	tools     *Tools
 	validator *validatorGate
 	// checks recycles the per-check environments and memos (checkEnv):
 	// a check's scratch memory is the next check's.
@@ -45,35 +47,38 @@ func WithLogger(l *slog.Logger) Option { return func(s *Stack) { s.log = l } }
 // WithGates replaces the default gates; the validator is kept as the
 // precondition of every check whatever gates are given.
 func WithGates(g ...Gate) Option {
-	return func(s *Stack) { s.gates = append([]Gate(nil), g...) }
+	return func(s *Stack) { s.gates, s.ownGates = append([]Gate(nil), g...), true }
 }
+
+// WithTools makes the stack judge the tools of t (default: BuiltinTools):
+// the validator checks their schemas, permission rules name them, and the
+// dispatcher's vectors judge their arguments by role.
+func WithTools(t *Tools) Option { return func(s *Stack) { s.tools = t } }
 
 // New builds the default stack from a configuration: permissions (600),
 // vault (600), policy (500), dispatcher (150), validator (95).
 func New(cfg Config, opts ...Option) (*Stack, error) {
-	perm, err := newPermissionsGate(cfg)
+	s := &Stack{cfg: cfg, rate: newRateCounter(cfg.Limits)}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.tools == nil {
+		s.tools = BuiltinTools()
+	}
+	perm, err := newPermissionsGate(cfg, s.tools)
 	if err != nil {
 		return nil, err
 	}
-	v := &validatorGate{limits: cfg.Limits}
-	s := &Stack{
-		gates: []Gate{
-			perm,
-			vaultGate{},
-			policyGate{},
-			newDispatcher(cfg),
-			v,
-		},
-		validator: v,
-		cfg:       cfg,
-		rate:      newRateCounter(cfg.Limits),
-	}
-	for _, o := range opts {
-		o(s)
+	s.validator = newValidator(cfg.Limits, s.tools)
+	if !s.ownGates {
+		s.gates = []Gate{perm, vaultGate{}, policyGate{}, newDispatcher(cfg, s.tools), s.validator}
 	}
 	sort.SliceStable(s.gates, func(i, j int) bool { return s.gates[i].Priority() > s.gates[j].Priority() })
 	return s, nil
 }
+
+// Tools is the registry of the tools the stack judges.
+func (s *Stack) Tools() *Tools { return s.tools }
 
 // Gates returns the gates in the order they run.
 func (s *Stack) Gates() []Gate { return append([]Gate(nil), s.gates...) }
@@ -99,7 +104,7 @@ func (s *Stack) Recheck(ctx context.Context, a Action, env *Env) Verdict {
 // CheckJSON decodes one JSON action and checks it; a line that is not an
 // action is a validator deny.
 func (s *Stack) CheckJSON(ctx context.Context, line []byte, env *Env) Verdict {
-	a, err := DecodeJSON(line)
+	a, err := s.tools.DecodeJSON(line)
 	if err != nil {
 		return s.malformed(err)
 	}
@@ -109,7 +114,7 @@ func (s *Stack) CheckJSON(ctx context.Context, line []byte, env *Env) Verdict {
 // CheckValue decodes an action handed over as a generic value (a plist read
 // by the server) and checks it.
 func (s *Stack) CheckValue(ctx context.Context, v any, env *Env) Verdict {
-	a, err := DecodeValue(v)
+	a, err := s.tools.DecodeValue(v)
 	if err != nil {
 		return s.malformed(err)
 	}

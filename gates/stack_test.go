@@ -13,7 +13,7 @@ import (
 
 // testWorld builds a root with notes, a private note, Flight Plans, and a
 // symlink that leads out of the root.
-func testEnv(t testing.TB, cfg Config) (*Stack, *Env, string) {
+func testEnv(t testing.TB, cfg Config, opts ...Option) (*Stack, *Env, string) {
 	t.Helper()
 	root := t.TempDir()
 	home := t.TempDir()
@@ -32,7 +32,7 @@ func testEnv(t testing.TB, cfg Config) (*Stack, *Env, string) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("key"), 0o600))
 	require.NoError(t, os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(root, "notes", "key.txt")))
 	require.NoError(t, os.Symlink("/etc", filepath.Join(root, "etc-link")))
-	stack, err := New(cfg)
+	stack, err := New(cfg, opts...)
 	require.NoError(t, err)
 	memex := openMemex(t, []string{root})
 	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": home, "XDG_RUNTIME_DIR": "/run/user/1000"}[k] }, []string{root})

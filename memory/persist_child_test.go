@@ -8,19 +8,16 @@ import (
 	"strings"
 )
 
-// envStoreChild makes the test binary a child that keeps changing the
-// memex and saving its store until it is killed: "ROOT|DATADIR".
-const envStoreChild = "PP_MEMORY_STORE_CHILD"
-
-// storeChild adds one headline per round to a buffer, waits for its
-// vector, and saves, printing "saving N" before and "saved N" after each
-// save (N the number of vectors written), until the parent kills it.
-func storeChild(arg string) int {
-	root, dataDir, ok := strings.Cut(arg, "|")
-	if !ok {
-		fmt.Fprintln(os.Stderr, "want ROOT|DATADIR")
+// storeChild keeps changing the memex at ROOT and saving its store in
+// DATADIR until it is killed (args ROOT DATADIR): it adds one headline per
+// round to a buffer, waits for its vector, and saves, printing "saving N"
+// before and "saved N" after each save (N the number of vectors written).
+func storeChild(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "want ROOT DATADIR")
 		return 2
 	}
+	root, dataDir := args[0], args[1]
 	ctx := context.Background()
 	m, err := Open(ctx, Options{Roots: []string{root}, DataDir: dataDir, Embed: true})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,8 +74,7 @@ func TestStoreSurvivesKill9(t *testing.T) {
 	const rounds = 60
 	midWrite := 0
 	for k := range rounds {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envStoreChild+"="+root+"|"+dataDir)
+		cmd := testenv.ChildCommand(t, "store", nil, root, dataDir)
 		out, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())

@@ -5,34 +5,30 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
-// envRSSChild makes the test binary a child that opens the memex in the
-// named folder, embeds it all, and prints its peak resident set size.
-const envRSSChild = "PP_MEMORY_RSS_CHILD"
-
 // TestMain lets the test binary act as a child process for the RSS
-// benchmark and the kill -9 persistence test.
+// benchmark (rssChild) and the kill -9 persistence test (storeChild).
 func TestMain(m *testing.M) {
-	switch {
-	case os.Getenv(envRSSChild) != "":
-		os.Exit(rssChild(os.Getenv(envRSSChild)))
-	case os.Getenv(envStoreChild) != "":
-		os.Exit(storeChild(os.Getenv(envStoreChild)))
-	}
-	os.Exit(m.Run())
+	testenv.Main(m, testenv.Child("rss", rssChild), testenv.Child("store", storeChild))
 }
 
-// rssChild is the measured process: Open with embedding, wait until every
-// node has its vector, then report VmHWM (the peak RSS the kernel saw)
-// and the live heap.
-func rssChild(dir string) int {
+// rssChild is the measured process, opening the memex in the folder
+// args[0]: Open with embedding, wait until every node has its vector,
+// then report VmHWM (the peak RSS the kernel saw) and the live heap.
+func rssChild(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "want DIR")
+		return 2
+	}
+	dir := args[0]
 	ctx := context.Background()
 	m, err := Open(ctx, Options{Roots: []string{dir}, Embed: true})
 	if err != nil {
@@ -79,8 +75,7 @@ func BenchmarkRSS100k(b *testing.B) {
 	}
 	dir, _ := writeGenerated(b, corpusSource(b), bench100k())
 	for b.Loop() {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envRSSChild+"="+dir)
+		cmd := testenv.ChildCommand(b, "rss", nil, dir)
 		out, err := cmd.Output()
 		require.NoError(b, err, "%s", out)
 		var headlines, vectors, hwm, rss int

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +8,12 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // The three wire formats, as the tests name them.
@@ -98,22 +98,7 @@ func eventLine(ev Event) string {
 }
 
 // syncBuffer is a log sink safe for the handlers' concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer struct{ testenv.SyncBuffer }
 
 // records returns the JSON log records written so far.
 func (b *syncBuffer) records(t *testing.T) []map[string]any {

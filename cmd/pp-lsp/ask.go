@@ -39,7 +39,7 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 	defer a.Close(ctx)
 
 	out := &trailing{w: c.stdout}
-	res, err := a.Handle(ctx, agent.FromCLI(file, line, text), out.write)
+	res, err := a.Ask(ctx, agent.AskRequest{Source: agent.SourceCLI, File: file, Line: line - 1, Text: text}, out.write)
 	out.end()
 	for _, p := range res.Passes {
 		if p.Status == agent.StatusFailed && len(p.Tries) == 0 {
@@ -50,11 +50,11 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch last := res.Last(); last.Status {
+	switch res.Status {
 	case agent.StatusDenied:
-		return fmt.Errorf("the gates denied every proposal (%d tries); nothing ran", len(last.Tries))
+		return fmt.Errorf("the gates denied every proposal (%d tries); nothing ran", res.Tries)
 	case agent.StatusFailed:
-		return last.Err
+		return res.Passes[len(res.Passes)-1].Err
 	case agent.StatusDropped:
 		return fmt.Errorf("stopped at the depth limit (%d)", agent.MaxDepth)
 	}

@@ -57,7 +57,7 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 			return usageErrorf("%s: %v", cfgPath, err)
 		}
 	}
-	stack, err := gates.New(cfg, gates.WithLogger(log))
+	stack, err := gates.New(cfg, gates.WithTools(gates.BuiltinTools()), gates.WithLogger(log))
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,14 +17,13 @@ import (
 	"pp-lsp/server/journal"
 )
 
-// TestMain lets the test binary run as pp-lsp itself
-// (PPLSP_TEST_AS_PPLSP=1), so that a test can start several real processes.
+// TestMain lets the test binary be the sandbox's helper, as pp-lsp is, and
+// run as pp-lsp itself (the child "pp-lsp"), so that a test can start
+// several real processes.
 func TestMain(m *testing.M) {
-	sandbox.Main()
-	if os.Getenv("PPLSP_TEST_AS_PPLSP") == "1" {
-		os.Exit(run(context.Background(), &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
-	}
-	os.Exit(m.Run())
+	testenv.Main(m, sandbox.Main, testenv.Child("pp-lsp", func(args []string) int {
+		return run(context.Background(), &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
+	}))
 }
 
 const countMakefile = "count:\n\techo ran >> out/count.txt\n"
@@ -94,9 +92,7 @@ func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 	m := newMemexEnv(t, map[string]string{"notes.org": "* n\n", "Makefile": "count:\n\techo ran >> out/count.txt; sleep 0.3\n", "out/.keep": ""})
 	id := filePlan(t, m)
 	m.approveInFile(t)
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	env := []string{"PPLSP_TEST_AS_PPLSP=1"}
+	var env []string
 	for k, v := range m.env {
 		env = append(env, k+"="+v)
 	}
@@ -105,8 +101,7 @@ func TestTwoProcessesApprovingAtOnceRunThePlanOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			cmd := exec.Command(exe, "plans", "--root", m.root, "--run-approved", "--json")
-			cmd.Env = env
+			cmd := testenv.ChildCommand(t, "pp-lsp", env, "plans", "--root", m.root, "--run-approved", "--json")
 			b, err := cmd.CombinedOutput()
 			assert.NoError(t, err, string(b))
 			outs[i] = string(b)

@@ -11,6 +11,7 @@ import (
 
 	"pp-lsp/server/agent"
 	"pp-lsp/server/bridge"
+	"pp-lsp/server/host"
 )
 
 // runServe is `pp-lsp serve --tcp ADDR [--root DIR]... [--allow-remote]`:
@@ -39,20 +40,22 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close(context.WithoutCancel(ctx))
-
+	// The bridge is the one front end; the host runs the agent's
+	// heartbeat and closes the agent when the bridge stops.
+	h := host.New(log)
+	h.Up(a, nil, a.Close)
 	srv, ln, err := bridge.Open(ctx, *addr, *allowRemote, c.getenv, bridge.Config{
-		Backend: a.Backend(),
+		Backend: bridge.ForHost(h),
 		Version: version,
 		Logger:  log,
 	})
 	if err != nil {
+		h.Close(context.WithoutCancel(ctx))
 		return listenError(*addr, err, remoteHint)
 	}
-	go a.Heartbeat(ctx)
 	token, _ := bridge.TokenPath(c.getenv)
 	fmt.Fprintf(c.stderr, "pp-lsp serve: serving %s on %s (clients read the token from %s)\n", rootList(*roots), ln.Addr(), token)
-	return srv.Serve(ctx, ln)
+	return h.Run(ctx, bridge.FrontEnd(srv, ln))
 }
 
 // remoteHint is what serve's errors say about a non-loopback address.

@@ -11,31 +11,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
-
-// lockedBuffer is a bytes.Buffer the daemon's logger and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // serveEnv is a fresh environment: its own runtime dir for the token.
 func serveEnv(t *testing.T) (map[string]string, func(string) string) {
@@ -76,9 +59,9 @@ func TestServeUsage(t *testing.T) {
 
 // startServe runs `pp-lsp serve` in-process until the test ends and returns
 // the address it listens on and its log.
-func startServe(t *testing.T, getenv func(string) string, args ...string) (string, *lockedBuffer) {
+func startServe(t *testing.T, getenv func(string) string, args ...string) (string, *testenv.SyncBuffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &testenv.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 
 	"pp-lsp/server/agent"
 	"pp-lsp/server/bridge"
+	"pp-lsp/server/host"
 	"pp-lsp/server/lsp"
 )
 
@@ -43,50 +41,27 @@ func runStdio(ctx context.Context, c *cli, args []string) error {
 		}
 	}
 
-	var started func(context.Context, *agent.Agent) error
+	// One memex and agent, brought up by the language server from its
+	// editor's settings, served by every front end: the language server
+	// first (its editor ends the process), and with --tcp the bridge.
+	h := host.New(log)
+	srv := lsp.New(lsp.Options{Getenv: c.getenv, ConfigFile: *config, Logger: log, Version: version, Host: h})
+	fronts := []host.FrontEnd{srv.FrontEnd(stdioConn{r: c.stdin, w: c.stdout})}
 	if *addr != "" {
 		const hint = "use 'pp-lsp serve --allow-remote' for that"
 		if err := checkTCPAddr(*addr, false, hint); err != nil {
 			return err
 		}
-		ln, err := bridge.Listen(ctx, *addr, false)
+		bsrv, ln, err := bridge.Open(ctx, *addr, false, c.getenv, bridge.Config{Backend: bridge.ForHost(h), Version: version, Logger: log})
 		if err != nil {
 			return listenError(*addr, err, hint)
 		}
-		defer ln.Close()
-		started = bridgeStarter(ln, c.getenv, log)
+		log.Info("serving the bridge beside the language server", "addr", ln.Addr().String())
+		fronts = append(fronts, bridge.FrontEnd(bsrv, ln))
 	}
-
-	srv := lsp.New(lsp.Options{Getenv: c.getenv, ConfigFile: *config, Logger: log, Version: version, Started: started})
 	// nil after shutdown and exit (status 0); lsp.ErrExitWithoutShutdown
 	// otherwise, which run turns into status 1, as the specification asks.
-	return srv.Serve(ctx, stdioConn{r: c.stdin, w: c.stdout})
-}
-
-// bridgeStarter starts the bridge on ln with the agent's backend once the
-// language server has it: one memex for both protocols.
-func bridgeStarter(ln net.Listener, getenv func(string) string, log *slog.Logger) func(context.Context, *agent.Agent) error {
-	return func(ctx context.Context, a *agent.Agent) error {
-		path, err := bridge.TokenPath(getenv)
-		if err != nil {
-			return fmt.Errorf("the bridge's token: %w", err)
-		}
-		token, _, err := bridge.LoadOrCreateToken(path)
-		if err != nil {
-			return fmt.Errorf("the bridge's token: %w", err)
-		}
-		srv, err := bridge.New(bridge.Config{Backend: a.Backend(), Token: token, Version: version, Logger: log})
-		if err != nil {
-			return fmt.Errorf("the bridge: %w", err)
-		}
-		go func() {
-			if err := srv.Serve(ctx, ln); err != nil {
-				log.Error("the bridge stopped", "err", err)
-			}
-		}()
-		log.Info("serving the bridge beside the language server", "addr", ln.Addr().String())
-		return nil
-	}
+	return h.Run(ctx, fronts...)
 }
 
 // stdioConn joins stdin and stdout into the connection the server speaks

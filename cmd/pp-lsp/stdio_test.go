@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/uri"
+
+	"pp-lsp/internal/testenv"
 )
 
 func TestStdioUsage(t *testing.T) {
@@ -53,7 +55,7 @@ type lspPeer struct {
 	t    *testing.T
 	in   *io.PipeWriter // the server's stdin
 	out  *bufio.Reader  // the server's stdout
-	logs *lockedBuffer
+	logs *testenv.SyncBuffer
 	code chan int
 }
 
@@ -61,7 +63,7 @@ func startStdio(t *testing.T, getenv func(string) string, args ...string) *lspPe
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := &lspPeer{t: t, in: inW, out: bufio.NewReader(outR), logs: &lockedBuffer{}, code: make(chan int, 1)}
+	p := &lspPeer{t: t, in: inW, out: bufio.NewReader(outR), logs: &testenv.SyncBuffer{}, code: make(chan int, 1)}
 	go func() {
 		p.code <- run(context.Background(), &cli{stdin: inR, stdout: outW, stderr: p.logs, getenv: getenv}, append([]string{"--stdio"}, args...))
 		outW.Close()
@@ -169,15 +171,7 @@ func TestStdioWithTheBridge(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/symbol","params":{"query":"buffer"}}`)
 	require.Contains(t, string(p.answer("2")["result"]), "Only in the buffer")
 
-	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
-	var addr string
-	require.Eventually(t, func() bool {
-		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
-			addr = m[1]
-			return true
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	addr := p.bridgeAddr()
 	nc := dialBridge(t, addr, env)
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "s") :PAYLOAD (:ACTION :STATUS))`)
 	assert.Contains(t, readTestFrame(t, nc), ":FILES 1 :HEADLINES 1")
@@ -185,4 +179,47 @@ func TestStdioWithTheBridge(t *testing.T) {
 	assert.Contains(t, readTestFrame(t, nc), "Only in the buffer")
 
 	assert.Equal(t, 0, p.exitCode(true), p.logs.String())
+}
+
+// bridgeAddr is where the bridge beside the language server listens, as
+// its log says.
+func (p *lspPeer) bridgeAddr() string {
+	p.t.Helper()
+	listening := regexp.MustCompile(`msg="bridge listening" addr=(\S+)`)
+	var addr string
+	require.Eventually(p.t, func() bool {
+		if m := listening.FindStringSubmatch(p.logs.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the bridge did not start: %s", p.logs.String())
+	return addr
+}
+
+// TestStdioWithTheBridgeAndNoMemex: when the language server cannot open
+// the memex its editor names, the bridge beside it still serves its own
+// actions and answers the agent's with why; the shutdown ends both.
+func TestStdioWithTheBridgeAndNoMemex(t *testing.T) {
+	env, getenv := serveEnv(t)
+	env["PASSEPARTOUT_DATA_DIR"] = filepath.Join(t.TempDir(), "data")
+	p := startStdio(t, getenv, "--tcp", "127.0.0.1:0", "--log-level", "info", "--log-format", "text")
+	p.send(initialize(filepath.Join(t.TempDir(), "no-such-folder")))
+	p.answer("1")
+	p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+
+	addr := p.bridgeAddr()
+	nc := dialBridge(t, addr, env)
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)
+	assert.Contains(t, readTestFrame(t, nc), `:TEXT "pong"`)
+	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "l") :PAYLOAD (:ACTION :PLANS))`)
+	got := readTestFrame(t, nc)
+	assert.Contains(t, got, ":STATUS :ERROR")
+	assert.Contains(t, got, "pp-lsp could not open the memex")
+	assert.Contains(t, got, "no-such-folder")
+
+	assert.Equal(t, 0, p.exitCode(true), p.logs.String())
+	require.NoError(t, nc.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err := io.ReadAll(nc)
+	assert.NoError(t, err, "the bridge closes its connections when the language server ends")
 }

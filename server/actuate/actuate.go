@@ -118,8 +118,13 @@ type Config struct {
 	Channels map[string]Channel
 	// HTTPClient is used for http and webhooks (nil: one is made).
 	HTTPClient *http.Client
-	// Override replaces the actuators of some tools (tests, embedders).
-	// The checks of Run — approval, protected files — still apply.
+	// Tools are the tools actions may use (nil: gates.BuiltinTools): the
+	// gates' registry, which says which of them run only from an approved
+	// Flight Plan. Each needs an actuator: a builtin one, or Override's.
+	Tools *gates.Tools
+	// Override replaces the actuators of some tools (tests, embedders) or
+	// adds those of tools beyond the builtin ones. The checks of Run —
+	// approval, protected files — still apply.
 	Override map[gates.Tool]Actuator
 	// Logger receives one line per action run (never an argument's value).
 	Logger *slog.Logger
@@ -165,7 +170,8 @@ type Channel struct {
 type Actuators struct {
 	cfg     Config
 	paths   *paths
-	tools   map[gates.Tool]Actuator
+	tools   *gates.Tools
+	acts    map[gates.Tool]Actuator
 	log     *slog.Logger
 	sandbox *sandbox.Sandbox
 	// private is the privacy filter of the latest memex snapshot.
@@ -194,7 +200,11 @@ func New(cfg Config) (*Actuators, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Actuators{cfg: cfg, paths: p, log: log}
+	tools := cfg.Tools
+	if tools == nil {
+		tools = gates.BuiltinTools()
+	}
+	a := &Actuators{cfg: cfg, paths: p, log: log, tools: tools}
 	sc := cfg.Sandbox
 	sc.Roots, sc.Home, sc.Getenv, sc.Logger = p.roots, cfg.Home, cfg.Getenv, log
 	sc.Protected = append(p.protectedPaths(), sc.Protected...)
@@ -202,7 +212,7 @@ func New(cfg Config) (*Actuators, error) {
 	if a.sandbox, err = sandbox.New(sc); err != nil {
 		return nil, fmt.Errorf("actuate: %w", err)
 	}
-	a.tools = map[gates.Tool]Actuator{
+	a.acts = map[gates.Tool]Actuator{
 		gates.ToolMessage:    ActuatorFunc(a.message),
 		gates.ToolFileRead:   ActuatorFunc(a.fileRead),
 		gates.ToolFileWrite:  ActuatorFunc(a.fileWrite),
@@ -213,16 +223,14 @@ func New(cfg Config) (*Actuators, error) {
 		gates.ToolEval:       ActuatorFunc(a.eval),
 	}
 	for t, o := range cfg.Override {
-		a.tools[t] = o
+		a.acts[t] = o
+	}
+	for _, s := range tools.Specs() {
+		if a.acts[s.Name] == nil {
+			return nil, fmt.Errorf("actuate: the tool %s has no actuator", s.Name)
+		}
 	}
 	return a, nil
-}
-
-// NeedsApproval reports whether tool runs only from an approved Flight
-// Plan, whatever the gates say: http, send and eval reach beyond the
-// user's machine or run arbitrary code.
-func NeedsApproval(tool gates.Tool) bool {
-	return tool == gates.ToolHTTP || tool == gates.ToolSend || tool == gates.ToolEval
 }
 
 // ErrNeedsApproval is wrapped by the error for an action that runs only
@@ -237,14 +245,14 @@ func (a *Actuators) Sandbox() *sandbox.Sandbox { return a.sandbox }
 // an error. Whatever the action returns passes the vault's scrubbing and
 // the privacy filter.
 func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error) {
-	act, ok := a.tools[req.Action.Tool]
-	if !ok {
+	act, ok := a.acts[req.Action.Tool]
+	if _, known := a.tools.Spec(req.Action.Tool); !ok || !known {
 		return Result{}, fmt.Errorf("no actuator for the tool %q", req.Action.Tool)
 	}
 	if req.Approval != nil && req.Approval.ActionHash != req.Action.Hash() {
 		return Result{}, fmt.Errorf("%s: the approval of plan %s is for another action (%s, not %s)", req.Action.Tool, req.Approval.PlanID, req.Approval.ActionHash, req.Action.Hash())
 	}
-	if NeedsApproval(req.Action.Tool) && req.Approval == nil {
+	if a.tools.NeedsApproval(req.Action.Tool) && req.Approval == nil {
 		return Result{}, fmt.Errorf("%s %w", req.Action.Tool, ErrNeedsApproval)
 	}
 	if err := ctx.Err(); err != nil {

@@ -261,3 +261,37 @@ func TestShellNeverShowsPrivateText(t *testing.T) {
 	assert.Contains(t, res.Output, "note: [private].")
 	assert.NotContains(t, res.Output, "combination")
 }
+
+// TestToolsOfTheRegistry: the actuators run the registry's tools: one
+// without an actuator is refused when they are built, one given its
+// actuator runs, and whether it needs a Flight Plan is the registry's
+// word.
+func TestToolsOfTheRegistry(t *testing.T) {
+	beep := gates.ToolSpec{Name: "beep", Description: "Beep.", NeedsApproval: true,
+		Args: []gates.ArgSpec{{Name: "text", Role: gates.RoleAnswer, Required: true}}}
+	tools, err := gates.BuiltinTools().With(beep)
+	require.NoError(t, err)
+	root := t.TempDir()
+	_, err = New(Config{Roots: []string{root}, Tools: tools})
+	assert.ErrorContains(t, err, "the tool beep has no actuator")
+
+	var beeped []string
+	fx := newFixture(t, nil, func(c *Config) {
+		c.Tools = tools
+		c.Override = map[gates.Tool]Actuator{"beep": ActuatorFunc(func(_ context.Context, req Request) (Result, error) {
+			beeped = append(beeped, req.Action.Arg("text"))
+			return Result{OK: true, Summary: "beeped"}, nil
+		})}
+	})
+	a := tools.NewAction("beep", "t", map[string]string{"text": "hi"})
+	_, err = run(t, fx, a, nil)
+	assert.ErrorIs(t, err, ErrNeedsApproval, "the registry says beep needs a human")
+	res, err := run(t, fx, a, approve(a))
+	require.NoError(t, err)
+	assert.Equal(t, "beeped", res.Summary)
+	assert.Equal(t, []string{"hi"}, beeped)
+
+	builtin := newFixture(t, nil, nil)
+	_, err = run(t, builtin, a, approve(a))
+	assert.ErrorContains(t, err, `no actuator for the tool "beep"`, "actuators of the builtin tools know no beep")
+}

@@ -10,6 +10,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/orgast"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
@@ -50,7 +51,7 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	if err := a.paths.places.Check(abs); err != nil {
 		return Result{}, fmt.Errorf("file_read: %w", err)
 	}
-	c := canonical(abs)
+	c := protect.Canonical(abs)
 	if _, _, inside := a.paths.inRoot(c); !inside && req.Approval == nil {
 		return Result{}, fmt.Errorf("file_read %s: reading outside the memex roots %w", args.Path, ErrNeedsApproval)
 	}

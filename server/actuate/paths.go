@@ -61,10 +61,6 @@ func (p *paths) abs(arg string) (string, error) {
 	return filepath.Join(p.roots[0], arg), nil
 }
 
-// canonical resolves the symlinks of abs's longest existing prefix; the
-// part that does not exist yet is joined as it is.
-func canonical(abs string) string { return protect.Canonical(abs) }
-
 // inRoot finds the root holding the canonical path c and c relative to it
 // (slash-separated).
 func (p *paths) inRoot(c string) (int, string, bool) {
@@ -95,7 +91,7 @@ func (p *paths) writable(arg string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	c := canonical(abs)
+	c := protect.Canonical(abs)
 	i, rel, ok := p.inRoot(c)
 	if !ok {
 		return target{}, fmt.Errorf("%s is outside the memex roots", arg)

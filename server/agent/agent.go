@@ -39,8 +39,10 @@ type Options struct {
 	// Roots are the memex roots; flightplans.org and journal.org live in
 	// the first.
 	Roots []string
-	// Stack is the gate stack; World the gates' environment without its
-	// Memex, which every pass fills with the snapshot it reasons over.
+	// Stack is the gate stack; its tools (Stack.Tools) are the ones the
+	// model is offered and the actuators run. World is the gates'
+	// environment without its Memex, which every pass fills with the
+	// snapshot it reasons over.
 	Stack *gates.Stack
 	World gates.World
 	// Provider answers (the cascade); nil makes asking ErrNoProvider.
@@ -80,6 +82,7 @@ type Options struct {
 type Agent struct {
 	roots     []string
 	stack     *gates.Stack
+	tools     *gates.Tools
 	world     gates.World
 	provider  providers.Provider
 	memex     Memex
@@ -171,7 +174,7 @@ func New(opts Options) (*Agent, error) {
 		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
-		HTTP: httpLim, Channels: cfg.Channels, Override: opts.Actuators, Logger: log,
+		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
 		Sandbox: cfg.sandboxConfig(protected...),
 	})
 	if err != nil {
@@ -197,13 +200,17 @@ func New(opts Options) (*Agent, error) {
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
 	return &Agent{
-		roots: roots, stack: opts.Stack, world: world, provider: opts.Provider, memex: opts.Memex,
+		roots: roots, stack: opts.Stack, tools: opts.Stack.Tools(), world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(dataDir, key),
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 	}, nil
 }
+
+// Tools are the tools the agent offers the model, gates and runs: its gate
+// stack's registry.
+func (a *Agent) Tools() *gates.Tools { return a.tools }
 
 // Roots are the memex roots, absolute.
 func (a *Agent) Roots() []string { return append([]string(nil), a.roots...) }

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -21,26 +20,6 @@ import (
 )
 
 const notesOrg = "#+TITLE: Notes\n* Project\n:PROPERTIES:\n:ID: proj\n:END:\nWhat is in the notes folder?\n"
-
-func TestSafeActionRunsAndItsOutputGoesBackToTheModel(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes/index.org": notesOrg, "notes/ideas.org": "* Ideas\n"}, replay(t,
-		`{"match":{"last_role":"user"},"reply":{"text":"Let me look.","tool_calls":[{"id":"c1","name":"shell","arguments":{"cmd":"ls notes","explanation":"see what the folder holds"}}]}}`,
-		`{"match":{"last_role":"tool","last_contains":"ideas.org"},"reply":{"text":"The folder holds ideas.org and index.org."}}`,
-	))
-	out, streamed, err := fx.ask(t, "notes/index.org", 6, "what is in my notes folder?")
-	require.NoError(t, err)
-	require.Len(t, out.Passes, 2)
-	first, second := out.Passes[0], out.Passes[1]
-	assert.Equal(t, StatusRan, first.Status)
-	assert.Equal(t, gates.VerdictAllow, first.Verdict.Verdict)
-	require.NotNil(t, first.Result)
-	assert.True(t, first.Result.OK)
-	assert.Contains(t, first.Result.Output, "ideas.org")
-	assert.Equal(t, StatusAnswered, second.Status)
-	assert.Equal(t, 1, second.Depth)
-	assert.Equal(t, "Let me look.The folder holds ideas.org and index.org.", streamed)
-	assert.Equal(t, []string{"proposal", "result", "proposal", "result"}, fx.verifyJournal(t))
-}
 
 func TestDeniedNeverRunsAndTheModelGetsTheTrace(t *testing.T) {
 	deny := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write", Pieces: 3,
@@ -87,118 +66,18 @@ func systemOf(t *testing.T, r providertest.Recorded) string {
 	return s
 }
 
-func TestDeniedThreeTimesStops(t *testing.T) {
-	bad := `{"match":{},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"rm -rf ~","explanation":"clean up"}}]}}`
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t, bad))
-	out, _, err := fx.ask(t, "notes.org", 1, "clean up my home")
-	require.NoError(t, err)
-	p := out.Last()
-	assert.Equal(t, StatusDenied, p.Status)
-	require.Len(t, p.Tries, MaxTries)
-	for _, tr := range p.Tries {
-		assert.Equal(t, gates.VerdictDeny, tr.Verdict.Verdict)
-	}
-	assert.DirExists(t, fx.home)
-	assert.Equal(t, []string{"proposal", "proposal", "proposal"}, fx.verifyJournal(t))
-	j := fx.read(t, journal.FileName)
-	assert.NotContains(t, j, "rm -rf", "a denied action's arguments stay out of the journal")
-}
-
 const makefile = "count:\n\techo ran >> out/count.txt\n"
 
 func fileAPlan(t *testing.T, fx *fixture) string {
 	t.Helper()
 	out, _, err := fx.ask(t, "notes.org", 1, "count it")
 	require.NoError(t, err)
-	p := out.Last()
-	require.Equal(t, StatusFiled, p.Status, "%+v", p)
-	require.True(t, flightplan.ValidID(p.PlanID))
-	return p.PlanID
+	require.Equal(t, StatusFiled, out.Status, "%+v", out)
+	require.True(t, flightplan.ValidID(out.PlanID))
+	return out.PlanID
 }
 
 const countTranscript = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}`
-
-func TestAskWaitsAsAFlightPlanAndRunsOnceAfterApproval(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
-	ctx := context.Background()
-	id := fileAPlan(t, fx)
-	assert.NoFileExists(t, fx.path("out/count.txt"), "nothing runs before approval")
-
-	plans := flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))
-	require.Len(t, plans, 1)
-	p := plans[0]
-	assert.Equal(t, flightplan.StatePlan, p.State)
-	assert.Equal(t, "shell", p.Tool)
-	assert.Equal(t, "permissions", p.Gate)
-	require.NotNil(t, p.Action)
-	assert.Equal(t, p.Action.Hash(), p.ActionHash)
-	assert.Equal(t, "make count", p.Action.Arg("cmd"))
-	assert.True(t, strings.HasPrefix(fx.read(t, flightplan.FileName), flightplan.Header))
-
-	runs, err := fx.agent.Pickup(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, runs, "a plan in state PLAN waits")
-	assert.NoFileExists(t, fx.path("out/count.txt"))
-
-	// The human approves in the file.
-	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
-	runs, err = fx.agent.Pickup(ctx)
-	require.NoError(t, err)
-	require.Len(t, runs, 1)
-	assert.True(t, runs[0].Ran)
-	assert.Equal(t, flightplan.StateDone, runs[0].State)
-	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
-
-	text := fx.read(t, flightplan.FileName)
-	done := flightplan.Parse([]byte(text))[0]
-	assert.Equal(t, flightplan.StateDone, done.State)
-	assert.Contains(t, text, "DONE: exit status 0")
-	assert.Contains(t, text, "#+begin_example\necho ran >> out/count.txt\n#+end_example\n")
-
-	// Picking up again, approving again, or approving it by command: it never runs twice.
-	runs, err = fx.agent.Pickup(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, runs)
-	fx.write(t, flightplan.FileName, strings.Replace(text, "* DONE ", "* APPROVED ", 1))
-	runs, err = fx.agent.Pickup(ctx)
-	require.NoError(t, err)
-	require.Len(t, runs, 1)
-	assert.False(t, runs[0].Ran)
-	assert.Equal(t, flightplan.StateDone, runs[0].State, "the file is told how it ended")
-	_, err = fx.agent.Approve(ctx, id)
-	assert.ErrorContains(t, err, "already DONE")
-	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
-	assert.Equal(t, flightplan.StateDone, flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))[0].State)
-
-	kinds := fx.verifyJournal(t)
-	assert.Equal(t, []string{"proposal", "plan", "approval", "result"}, kinds)
-}
-
-func TestApproveAndRejectByCommand(t *testing.T) {
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
-	ctx := context.Background()
-	a, b := fileAPlan(t, fx), fileAPlan(t, fx)
-
-	run, err := fx.agent.Reject(ctx, b)
-	require.NoError(t, err)
-	assert.Equal(t, flightplan.StateRejected, run.State)
-	run, err = fx.agent.Approve(ctx, a)
-	require.NoError(t, err)
-	assert.True(t, run.Ran)
-	assert.Equal(t, flightplan.StateDone, run.State)
-	_, err = fx.agent.Approve(ctx, b)
-	assert.ErrorContains(t, err, "already REJECTED")
-	_, err = fx.agent.Approve(ctx, "not-a-uuid")
-	assert.ErrorContains(t, err, "not a Flight Plan ID")
-	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
-
-	infos, err := fx.agent.Plans(ctx)
-	require.NoError(t, err)
-	require.Len(t, infos, 2)
-	assert.Equal(t, "DONE", infos[0].State)
-	assert.Equal(t, "REJECTED", infos[1].State)
-	assert.Equal(t, []string{"proposal", "plan", "proposal", "plan", "rejection", "approval", "result"}, fx.verifyJournal(t))
-}
 
 func TestEditedPlanIsGatedAgain(t *testing.T) {
 	for _, tc := range []struct {
@@ -255,35 +134,13 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 	}
 }
 
-func TestTheAgentCannotApproveItsOwnPlan(t *testing.T) {
+// TestTheActuatorsRefuseFlightPlans: defence in depth behind the gates
+// (testdata/no-self-approval.txtar) — were a gate to let a write of
+// flightplans.org through, the actuators would refuse it.
+func TestTheActuatorsRefuseFlightPlans(t *testing.T) {
 	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
-	ctx := context.Background()
-	id := fileAPlan(t, fx)
-	plans := fx.read(t, flightplan.FileName)
-	approved, _ := json.Marshal(strings.Replace(plans, "* PLAN ", "* APPROVED ", 1))
-	attempts := []string{
-		`{"match":{"last_contains":"approve"},"reply":{"tool_calls":[{"name":"file_write","arguments":{"path":"flightplans.org","content":` + string(approved) + `,"explanation":"approve the plan"}}]}}`,
-		`{"match":{"last_contains":"approve"},"reply":{"tool_calls":[{"name":"memory_edit","arguments":{"id":"` + id + `","content":"approved","explanation":"approve the plan"}}]}}`,
-		`{"match":{"last_contains":"approve"},"reply":{"text":"(:TOOL :SHELL :ARGS (:CMD \"sed -i s/PLAN/APPROVED/ flightplans.org\") :EXPLANATION \"approve the plan\")"}}`,
-	}
-	fx.agent.provider = replay(t, attempts...)
-	out, _, err := fx.ask(t, "notes.org", 1, "approve your plan yourself")
-	require.NoError(t, err)
-	p := out.Last()
-	assert.Equal(t, StatusDenied, p.Status)
-	require.Len(t, p.Tries, 3)
-	for i, tr := range p.Tries {
-		assert.Equal(t, gates.VerdictDeny, tr.Verdict.Verdict, "attempt %d: %s", i+1, tr.Verdict.Reason)
-		assert.Contains(t, tr.Verdict.Reason, "flightplans.org", "attempt %d", i+1)
-	}
-	assert.Equal(t, plans, fx.read(t, flightplan.FileName))
-	runs, err := fx.agent.Pickup(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, runs)
-	assert.NoFileExists(t, fx.path("out/count.txt"))
-
-	// Defence in depth: the actuators refuse it even if a gate let it through.
-	_, err = fx.agent.acts.Run(ctx, actuate.Request{Action: gates.Build(gates.FileWriteArgs{Path: "flightplans.org", Content: "x"}, "t")})
+	fileAPlan(t, fx)
+	_, err := fx.agent.acts.Run(context.Background(), actuate.Request{Action: gates.Build(gates.FileWriteArgs{Path: "flightplans.org", Content: "x"}, "t")})
 	assert.ErrorContains(t, err, "only a human changes")
 }
 
@@ -312,7 +169,7 @@ func TestAPanicRollsBackAndTheAgentKeepsServing(t *testing.T) {
 
 	out, _, err := fx.ask(t, "notes.org", 5, "rewrite the note")
 	require.NoError(t, err)
-	p := out.Last()
+	p := lastPass(out)
 	assert.Equal(t, StatusFailed, p.Status)
 	assert.ErrorContains(t, p.Err, "panicked")
 	require.NotNil(t, p.RolledBack)
@@ -324,7 +181,7 @@ func TestAPanicRollsBackAndTheAgentKeepsServing(t *testing.T) {
 
 	out, streamed, err := fx.ask(t, "notes.org", 1, "hello")
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, out.Last().Status)
+	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 	assert.Equal(t, "Hello again.", streamed)
 	kinds := fx.verifyJournal(t)
 	assert.Equal(t, []string{"proposal", "result", "proposal", "result"}, kinds)
@@ -342,39 +199,14 @@ func TestAPanicBeforeActingFailsThePassOnly(t *testing.T) {
 		func(o *Options) { o.Context = panickingContext{} })
 	out, _, err := fx.ask(t, "notes.org", 1, "anything")
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, out.Last().Status)
-	assert.ErrorContains(t, out.Last().Err, "renderer bug")
+	assert.Equal(t, StatusFailed, lastPass(out).Status)
+	assert.ErrorContains(t, lastPass(out).Err, "renderer bug")
 	r, err := foveal.NewRenderer(foveal.Options{})
 	require.NoError(t, err)
 	fx.agent.ctxsrc = r
 	out, _, err = fx.ask(t, "notes.org", 1, "anything")
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, out.Last().Status)
-}
-
-func TestDepthLimit(t *testing.T) {
-	// A model that always wants to look again: the depth limit breaks the loop.
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t,
-		`{"match":{},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"ls","explanation":"look again"}}]}}`))
-	out, _, err := fx.ask(t, "notes.org", 1, "look")
-	require.NoError(t, err)
-	require.Len(t, out.Passes, MaxDepth+2)
-	for i, p := range out.Passes[:MaxDepth+1] {
-		assert.Equal(t, StatusRan, p.Status, "pass %d", i)
-		assert.Equal(t, i, p.Depth)
-	}
-	last := out.Last()
-	assert.Equal(t, StatusDropped, last.Status)
-	assert.Equal(t, MaxDepth+1, last.Depth)
-	assert.Equal(t, "dropped", fx.verifyJournal(t)[2*(MaxDepth+1)])
-
-	// A signal that arrives too deep is dropped before any model is asked.
-	fx = newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t, `{"match":{"last_contains":"never asked"},"reply":{"text":"x"}}`))
-	sig := FromCLI(fx.path("notes.org"), 1, "hi")
-	sig.Depth = MaxDepth + 1
-	out, err = fx.agent.Handle(context.Background(), sig, nil)
-	require.NoError(t, err)
-	assert.Equal(t, StatusDropped, out.Last().Status)
+	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 }
 
 func TestCancellationStopsAStreamingAnswer(t *testing.T) {
@@ -386,13 +218,13 @@ func TestCancellationStopsAStreamingAnswer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var got strings.Builder
 	start := time.Now()
-	out, err := fx.agent.Handle(ctx, FromCLI(fx.path("notes.org"), 1, "talk"), func(s string) error {
+	out, err := fx.agent.Ask(ctx, AskRequest{File: fx.path("notes.org"), Text: "talk"}, func(s string) error {
 		got.WriteString(s)
 		cancel()
 		return nil
 	})
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, StatusCancelled, out.Last().Status)
+	assert.Equal(t, StatusCancelled, lastPass(out).Status)
 	assert.True(t, strings.HasPrefix(got.String(), "one "), got.String())
 	assert.NotContains(t, got.String(), "three")
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -411,35 +243,14 @@ func TestNoProvider(t *testing.T) {
 	assert.ErrorContains(t, err, "PASSEPARTOUT_PROVIDERS")
 }
 
-func TestAllowedHTTPStillWaitsForApproval(t *testing.T) {
-	cfg := gates.DefaultConfig()
-	cfg.Network.Allow = []string{"example.org"}
-	cfg.Permissions.Allow = []string{"http(GET https://example.org/*)"}
-	stack, err := gates.New(cfg)
-	require.NoError(t, err)
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t,
-		`{"match":{},"reply":{"tool_calls":[{"name":"http","arguments":{"method":"GET","url":"https://example.org/x","explanation":"fetch it"}}]}}`),
-		func(o *Options) { o.Stack = stack })
-	out, _, err := fx.ask(t, "notes.org", 1, "fetch")
-	require.NoError(t, err)
-	p := out.Last()
-	assert.Equal(t, gates.VerdictAllow, p.Verdict.Verdict, "the gates allow it")
-	assert.Equal(t, StatusFiled, p.Status, "but http runs only from an approved plan")
-	plan := flightplan.Parse([]byte(fx.read(t, flightplan.FileName)))[0]
-	assert.Equal(t, "agent", plan.Gate)
-	hover, ok := fx.agent.PlanHover([]byte(fx.read(t, flightplan.FileName)), plan.Line)
-	require.True(t, ok)
-	assert.Contains(t, hover, "| agent | 0 | approval |")
-}
-
 func TestTheHeartbeatSignalPicksUpApprovedPlansWithoutAModel(t *testing.T) {
 	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": ""}, replay(t, countTranscript))
 	fileAPlan(t, fx)
 	fx.write(t, flightplan.FileName, strings.Replace(fx.read(t, flightplan.FileName), "* PLAN ", "* APPROVED ", 1))
 	fx.agent.provider = nil
-	out, err := fx.agent.Handle(context.Background(), Heartbeat(), nil)
+	passes, err := fx.agent.handle(context.Background(), Heartbeat(), nil)
 	require.NoError(t, err)
-	assert.Empty(t, out.Passes)
+	assert.Empty(t, passes)
 	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 }
 

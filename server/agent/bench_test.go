@@ -20,12 +20,12 @@ func BenchmarkPass(b *testing.B) {
 	}
 	fx := newFixture(b, map[string]string{"notes.org": notesOrg}, replay(b, `{"match":{},"repeat":true,"reply":{"text":"The answer."}}`),
 		func(o *Options) { o.Stack = stack })
-	sig := FromCLI(fx.path("notes.org"), 6, "what is it?")
+	req := AskRequest{File: fx.path("notes.org"), Line: 5, Text: "what is it?"}
 	b.ResetTimer()
 	for b.Loop() {
-		out, err := fx.agent.Handle(context.Background(), sig, nil)
-		if err != nil || out.Last().Status != StatusAnswered {
-			b.Fatalf("%v: %+v", err, out.Last())
+		out, err := fx.agent.Ask(context.Background(), req, nil)
+		if err != nil || lastPass(out).Status != StatusAnswered {
+			b.Fatalf("%v: %+v", err, lastPass(out))
 		}
 	}
 }

@@ -8,6 +8,14 @@
 // waits for a human), with every proposal, verdict, approval and result in
 // the audit journal.
 //
+// Its API is plain data and knows no front end (api.go): the language
+// server, the bridge, the CLI and MCP each turn their protocol's request
+// into an AskRequest (or a plan's ID, a place for Context) and the
+// AskResult, PlanRun, PlanInfo, ContextResult or Overview back into their
+// protocol; what a question led to is summed up once, by Pass.Summary.
+// The tools it offers, gates and runs are one registry, its stack's
+// (gates.Tools).
+//
 // Invariant: nothing a model says runs unless the gates allowed that exact
 // action, or a human approved that exact action (by its hash) in a Flight
 // Plan and the gates, run again, did not deny it; a model can never approve

@@ -109,11 +109,11 @@ func (fx *fixture) write(t *testing.T, name, text string) {
 
 // ask runs one question from file:line (1-based) and returns the outcome
 // and what was streamed.
-func (fx *fixture) ask(t *testing.T, file string, line int, text string) (Outcome, string, error) {
+func (fx *fixture) ask(t *testing.T, file string, line int, text string) (AskResult, string, error) {
 	t.Helper()
 	var mu sync.Mutex
 	var b strings.Builder
-	out, err := fx.agent.Handle(context.Background(), FromCLI(fx.path(file), line, text), func(s string) error {
+	out, err := fx.agent.Ask(context.Background(), AskRequest{Source: SourceCLI, File: fx.path(file), Line: line - 1, Text: text}, func(s string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		b.WriteString(s)
@@ -139,6 +139,15 @@ func (fx *fixture) verifyJournal(t *testing.T) []string {
 	require.NotEmpty(t, kinds)
 	require.Equal(t, string(journal.KindStart), kinds[0], "every start is journalled first")
 	return kinds[1:]
+}
+
+// lastPass is the last pass of a result (the zero Pass when there was
+// none).
+func lastPass(res AskResult) Pass {
+	if len(res.Passes) == 0 {
+		return Pass{}
+	}
+	return res.Passes[len(res.Passes)-1]
 }
 
 // providersFor is an OpenAI-format provider at url.

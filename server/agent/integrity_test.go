@@ -268,7 +268,7 @@ func TestASymlinkedOrHardLinkedOwnFileIsRefused(t *testing.T) {
 
 			out, _, err := fx.ask(t, "notes.org", 1, "count it")
 			require.NoError(t, err)
-			p := out.Last()
+			p := lastPass(out)
 			assert.Equal(t, StatusFailed, p.Status)
 			want := "is a symlink"
 			if tc.hard {
@@ -301,8 +301,8 @@ func TestAPassThatCannotBeJournalledDoesNotAct(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(fx.home, "elsewhere.org"), fx.path(journal.FileName)))
 	out, _, err := fx.ask(t, "notes.org", 1, "mark it")
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, out.Last().Status)
-	assert.ErrorContains(t, out.Last().Err, "nothing was done: the audit journal could not be written")
+	assert.Equal(t, StatusFailed, lastPass(out).Status)
+	assert.ErrorContains(t, lastPass(out).Err, "nothing was done: the audit journal could not be written")
 	assert.NoFileExists(t, fx.path("out/marker"))
 	assert.NoFileExists(t, filepath.Join(fx.home, "elsewhere.org"))
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"pp-lsp/gates"
@@ -13,6 +12,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
@@ -69,43 +69,25 @@ type Pass struct {
 	RolledBack *memory.RollbackResult
 }
 
-// Outcome is every pass a signal led to, in order: an action whose output
-// went back to the model makes the next pass.
-type Outcome struct {
-	Passes []Pass
-}
-
-// Last is the final pass (the zero Pass when there was none).
-func (o Outcome) Last() Pass {
-	if len(o.Passes) == 0 {
-		return Pass{}
-	}
-	return o.Passes[len(o.Passes)-1]
-}
-
 // ErrNoProvider is returned when a question needs a model and none is
 // configured; its text names PASSEPARTOUT_PROVIDERS.
 var ErrNoProvider = providers.ErrNoProvider
 
-// Handle runs a signal through the pipeline: perceive, then passes of
+// handle runs a signal through the pipeline: perceive, then passes of
 // reason and act until one does not feed an output back (or the depth
-// limit drops it). Text the model says streams through emit as it comes
-// (emit may be nil). A heartbeat does maintenance instead (see Pickup).
-// The error is for a signal that could not be handled at all (no model, a
-// malformed signal) or a cancelled one; how each pass ended is in the
-// Outcome.
-func (a *Agent) Handle(ctx context.Context, sig Signal, emit func(string) error) (Outcome, error) {
-	if emit == nil {
-		emit = func(string) error { return nil }
-	}
-	var out Outcome
+// limit drops it), each pass in the list. Text the model says streams
+// through emit as it comes. A heartbeat does maintenance instead (see
+// Pickup). The error is for a signal that could not be handled at all (no
+// model, a malformed signal) or a cancelled one.
+func (a *Agent) handle(ctx context.Context, sig Signal, emit func(string) error) ([]Pass, error) {
+	var out []Pass
 	for {
 		s, err := Perceive(sig, a.roots)
 		if errors.Is(err, ErrDepth) {
 			a.log.Warn("signal dropped: too deep", "depth", sig.Depth, "max", MaxDepth, "source", sig.Source, "session", sig.Session)
 			a.appendJournal(ctx, journal.Entry{Kind: journal.KindDropped, Title: fmt.Sprintf("signal at depth %d (limit %d)", sig.Depth, MaxDepth),
 				Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID})
-			out.Passes = append(out.Passes, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
+			out = append(out, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
 			return out, nil
 		}
 		if err != nil {
@@ -119,7 +101,7 @@ func (a *Agent) Handle(ctx context.Context, sig Signal, emit func(string) error)
 			return out, ErrNoProvider
 		}
 		p, next := a.pass(ctx, s, emit)
-		out.Passes = append(out.Passes, p)
+		out = append(out, p)
 		if p.Status == StatusCancelled {
 			return out, p.Err
 		}
@@ -168,7 +150,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	action := *p.Action
-	if p.Verdict.Verdict == gates.VerdictAsk || actuate.NeedsApproval(action.Tool) {
+	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
 		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
 			p.Status, p.Err = StatusFailed, err
@@ -257,7 +239,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 	kept := map[string][]byte{}
 	for _, p := range []string{a.plansPath, a.journal.Path()} {
 		if b, err := os.ReadFile(p); err == nil {
-			kept[canonicalPath(p)] = b
+			kept[protect.Canonical(p)] = b
 		}
 	}
 	res, err := a.memex.Rollback(ctx, snap)
@@ -268,7 +250,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 	res.Restored = a.keepOut(ctx, res.Restored, kept)
 	res.Removed = a.keepOut(ctx, res.Removed, kept)
 	for _, b := range res.Buffers {
-		if _, own := kept[canonicalPath(b.Path)]; own {
+		if _, own := kept[protect.Canonical(b.Path)]; own {
 			continue
 		}
 		a.restoreBuffer(ctx, b)
@@ -287,7 +269,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]byte) []string {
 	out := paths[:0]
 	for _, p := range paths {
-		b, own := kept[canonicalPath(p)]
+		b, own := kept[protect.Canonical(p)]
 		if !own {
 			out = append(out, p)
 			continue
@@ -299,14 +281,4 @@ func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]b
 		a.memex.ReloadFiles(ctx, p)
 	}
 	return out
-}
-
-// canonicalPath resolves the symlinks of p's folder, so that two spellings
-// of one file compare equal.
-func canonicalPath(p string) string {
-	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, filepath.Base(p))
 }

@@ -10,36 +10,19 @@ import (
 	"pp-lsp/server/internal/orgtext"
 )
 
-// toolSpec describes one tool of DESIGN §6 to the model.
-type toolSpec struct {
-	tool gates.Tool
-	what string
-	args [][3]string // name, description, "required" or ""
-}
-
-var toolSpecs = []toolSpec{
-	{gates.ToolMessage, "Answer the user in words (plain text works too).", [][3]string{{"text", "the answer, in Org markup", "required"}}},
-	{gates.ToolFileRead, "Read a file; its text comes back to you.", [][3]string{{"path", "relative to the first memex root, or absolute, or ~/…", "required"}}},
-	{gates.ToolFileWrite, "Replace a file's whole content (inside the memex roots).", [][3]string{{"path", "relative to the first memex root", "required"}, {"content", "the new content, whole", "required"}}},
-	{gates.ToolMemoryEdit, "Replace the body of the Org node with this :ID: (its headline, properties and children stay).", [][3]string{{"id", "the node's :ID:", "required"}, {"content", "the new body, without headlines", "required"}}},
-	{gates.ToolShell, "Run a shell command (bash) inside the memex roots; its output comes back to you.", [][3]string{{"cmd", "the command line", "required"}, {"cwd", "working folder, relative to the first root (default .)", ""}}},
-	{gates.ToolHTTP, "Make an HTTP request (always needs the user's approval).", [][3]string{{"method", "GET, POST, …", "required"}, {"url", "the URL", "required"}, {"body", "the request body", ""}}},
-	{gates.ToolSend, "Send a message through a configured channel (always needs the user's approval).", [][3]string{{"channel", "the channel's name", "required"}, {"to", "the recipient", "required"}, {"text", "the message", "required"}}},
-	{gates.ToolEval, "Evaluate code with an interpreter (always needs the user's approval).", [][3]string{{"lang", "python, sh, bash, javascript, ruby, perl, lisp, elisp", "required"}, {"code", "the code", "required"}}},
-}
-
-// ToolDefinitions are the tools as the providers pass them to a model's
-// API: each with a JSON Schema of its arguments plus the required
-// "explanation".
-func ToolDefinitions() []providers.Tool {
-	out := make([]providers.Tool, 0, len(toolSpecs))
-	for _, s := range toolSpecs {
+// ToolDefinitions are the tools of the registry as the providers pass them
+// to a model's API: each with a JSON Schema of its arguments plus the
+// required "explanation".
+func ToolDefinitions(tools *gates.Tools) []providers.Tool {
+	specs := tools.Specs()
+	out := make([]providers.Tool, 0, len(specs))
+	for _, s := range specs {
 		props := map[string]any{}
 		required := []string{}
-		for _, a := range s.args {
-			props[a[0]] = map[string]any{"type": "string", "description": a[1]}
-			if a[2] != "" {
-				required = append(required, a[0])
+		for _, a := range s.Args {
+			props[a.Name] = map[string]any{"type": "string", "description": a.Description}
+			if a.Required {
+				required = append(required, a.Name)
 			}
 		}
 		props["explanation"] = map[string]any{"type": "string", "description": "why this action, in one or two sentences (required)"}
@@ -47,25 +30,34 @@ func ToolDefinitions() []providers.Tool {
 		schema, _ := json.Marshal(map[string]any{
 			"type": "object", "properties": props, "required": required, "additionalProperties": false,
 		})
-		out = append(out, providers.Tool{Name: string(s.tool), Description: s.what, Parameters: schema})
+		out = append(out, providers.Tool{Name: string(s.Name), Description: describe(s), Parameters: schema})
 	}
 	return out
 }
 
+// describe is what the model is told a tool does, and that it waits for
+// the user when it always does.
+func describe(s gates.ToolSpec) string {
+	if !s.NeedsApproval {
+		return s.Description
+	}
+	return strings.TrimSuffix(s.Description, ".") + " (always needs the user's approval)."
+}
+
 // toolBelt is the TOOLS section: each tool, its arguments and the two ways
 // to call it.
-func toolBelt() string {
+func toolBelt(tools *gates.Tools) string {
 	var b strings.Builder
-	for _, s := range toolSpecs {
-		names := make([]string, 0, len(s.args))
-		for _, a := range s.args {
-			n := a[0]
-			if a[2] == "" {
+	for _, s := range tools.Specs() {
+		names := make([]string, 0, len(s.Args))
+		for _, a := range s.Args {
+			n := a.Name
+			if !a.Required {
 				n += "?"
 			}
 			names = append(names, n)
 		}
-		fmt.Fprintf(&b, "- %s{%s, explanation}: %s\n", s.tool, strings.Join(names, ", "), s.what)
+		fmt.Fprintf(&b, "- %s{%s, explanation}: %s\n", s.Name, strings.Join(names, ", "), describe(s))
 	}
 	b.WriteString("Call a tool through the API's tool calls, or answer with exactly one plist such as\n")
 	b.WriteString(`(:TOOL :SHELL :ARGS (:CMD "ls notes" :CWD ".") :EXPLANATION "see what the notes folder holds")` + "\n")
@@ -85,10 +77,10 @@ const mandates = `- You propose; you never act. Deterministic gates check every 
 // systemPrompt assembles the prompt in the seeds' order: identity, tools,
 // the foveal context, recent logs, mandates, and the rejection trace of the
 // previous tries.
-func systemPrompt(assistant, contextText string, logs []string, sig Signal, redact func(string) string) string {
+func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs []string, sig Signal, redact func(string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "IDENTITY: You are %s, the assistant of the person whose Org-mode notes (the memex) you see below.\n\n", assistant)
-	b.WriteString("TOOLS:\n" + toolBelt() + "\n")
+	b.WriteString("TOOLS:\n" + toolBelt(tools) + "\n")
 	b.WriteString("CONTEXT:\n")
 	if sig.File != "" {
 		fmt.Fprintf(&b, "(asked from %s, line %d)\n", sig.File, sig.Line+1)

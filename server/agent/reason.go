@@ -25,9 +25,9 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 	for try := 1; try <= MaxTries; try++ {
 		out.newTry()
 		req := providers.Request{
-			System:   systemPrompt(a.cfg.Assistant, contextText, a.logs.Lines(), sig, a.redact),
+			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, a.redact),
 			Messages: messages(sig),
-			Tools:    ToolDefinitions(),
+			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",
 		}
 		h := &holdback{emit: out.write}

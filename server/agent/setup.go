@@ -103,7 +103,9 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		}
 	}
 
-	stack, err := gates.New(st.gc, gates.WithLogger(log))
+	// The one registry of tools: the gates judge them, the actuators run
+	// them, the model is offered them (New takes them from the stack).
+	stack, err := gates.New(st.gc, gates.WithTools(gates.BuiltinTools()), gates.WithLogger(log))
 	if err != nil {
 		return nil, usage(err)
 	}

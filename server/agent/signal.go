@@ -11,7 +11,6 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/providers"
-	"pp-lsp/server/bridge"
 )
 
 // MaxDepth is the deepest a signal may be: one deeper is dropped (DESIGN §7),
@@ -53,7 +52,9 @@ const (
 	SensorHeartbeat Sensor = "heartbeat"
 )
 
-// Signal is the one form every input takes.
+// Signal is the one form every input takes inside the pipeline: a front
+// end's question (AskRequest), an action's output going back to the model,
+// the heartbeat's tick.
 type Signal struct {
 	Source    Source
 	Session   string
@@ -82,28 +83,6 @@ type Rejection struct {
 	// or its raw text when it was no action at all.
 	Proposal string
 	Verdict  gates.Verdict
-}
-
-// FromCLI is the signal of `pp-lsp ask FILE:LINE TEXT` (LINE 1-based).
-func FromCLI(file string, line int, text string) Signal {
-	return Signal{Source: SourceCLI, Sensor: SensorUserInput, Text: text, File: file, Line: line - 1}
-}
-
-// FromLSP is the signal of the passepartout.ask command: a document path,
-// an LSP position (0-based line, UTF-16 character) and the question.
-func FromLSP(path string, line, character int, text, requestID string) Signal {
-	return Signal{Source: SourceLSP, Sensor: SensorUserInput, Text: text, File: path, Line: line, Character: character, RequestID: requestID}
-}
-
-// FromBridge is the signal of a bridge :ASK (its :LINE is 1-based, 0 for
-// none).
-func FromBridge(req bridge.AskRequest, requestID string) Signal {
-	line := 0
-	if req.Line > 0 {
-		line = req.Line - 1
-	}
-	return Signal{Source: SourceBridge, Sensor: SensorUserInput, Text: req.Text, File: req.File, Line: line,
-		Session: req.SessionID, RequestID: requestID, Depth: req.Depth}
 }
 
 // Heartbeat is the tick's signal.

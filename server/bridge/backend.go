@@ -8,7 +8,8 @@ import (
 )
 
 // Backend serves the actions the daemon does not answer itself: :ASK,
-// :CONTEXT, :PLANS, :APPROVE and :REJECT. The agent pipeline implements it.
+// :CONTEXT, :PLANS, :APPROVE and :REJECT. ForAgent and ForHost make one of
+// the agent (agent.go).
 //
 // The daemon calls it from many connections at once, so it must be safe for
 // concurrent use. Every ctx is cancelled when the client cancels the request,
@@ -69,9 +70,9 @@ type ContextRequest struct {
 }
 
 // Unavailable is a Backend that answers every action with the same error:
-// what `pp-lsp serve` wires until the agent pipeline exists, so that the
-// protocol, the handshake and the daemon's own actions work and everything
-// else says plainly why not.
+// a daemon with nothing behind it, whose protocol, handshake and own
+// actions work and which says plainly why nothing else does (the agent's
+// backends, ForAgent and ForHost, answer with the agent).
 type Unavailable struct {
 	// Reason is the error text every action answers with.
 	Reason string

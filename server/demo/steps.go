@@ -214,12 +214,12 @@ func (t *tour) question(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch last := out.Last(); last.Status {
+	switch out.Status {
 	case agent.StatusAnswered:
 		t.printf("\nWords are only shown (in your editor, offered into the node for you to accept).\n")
 	default:
 		t.printf("\nThe model did not answer in words:\n")
-		t.describe(out)
+		t.describe(out.Passes)
 		t.printf("Words would only be shown (in your editor, offered into the node for you to\naccept); anything else passes the gates first.\n")
 	}
 	return nil
@@ -234,14 +234,13 @@ func (t *tour) proposal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.describe(out)
-	last := out.Last()
-	if last.Status != agent.StatusFiled {
-		t.printf("\nNo Flight Plan this time: %s.\n", noPlanBecause[last.Status])
+	t.describe(out.Passes)
+	if out.Status != agent.StatusFiled {
+		t.printf("\nNo Flight Plan this time: %s.\n", noPlanBecause[out.Status])
 		return nil
 	}
-	t.plan = last.PlanID
-	t.printf("\nEvery gate ran without a single model token. The %s gate asked for\n", last.Verdict.Gate)
+	t.plan = out.PlanID
+	t.printf("\nEvery gate ran without a single model token. The %s gate asked for\n", out.Verdict.Gate)
 	t.printf("you: the action is not the model's to decide. It became a Flight Plan, an Org\n")
 	t.printf("TODO in flightplans.org:\n\n")
 	t.showPlan()
@@ -259,10 +258,10 @@ var noPlanBecause = map[agent.Status]string{
 	"":                    "the model gave no proposal",
 }
 
-// describe shows what each pass of an outcome did: each try with its
-// verdict and gate trace, then how the pass ended.
-func (t *tour) describe(out agent.Outcome) {
-	for _, p := range out.Passes {
+// describe shows what each pass did: each try with its verdict and gate
+// trace, then how the pass ended.
+func (t *tour) describe(passes []agent.Pass) {
+	for _, p := range passes {
 		for _, try := range p.Tries {
 			t.describeTry(try)
 		}
@@ -441,9 +440,9 @@ func (t *tour) journal(ctx context.Context) error {
 // ask runs one question through the pipeline, streaming the answer. Only
 // an interruption is an error: a question that could not be handled at
 // all is shown as a failed pass, and the tour goes on.
-func (t *tour) ask(ctx context.Context, path string, line int, text string) (agent.Outcome, error) {
+func (t *tour) ask(ctx context.Context, path string, line int, text string) (agent.AskResult, error) {
 	col := 0 // 0: nothing written yet
-	out, err := t.agent.Handle(ctx, agent.FromCLI(path, line+1, text), func(s string) error {
+	out, err := t.agent.Ask(ctx, agent.AskRequest{Source: agent.SourceCLI, File: path, Line: line, Text: text}, func(s string) error {
 		for _, r := range s {
 			if col == 0 {
 				t.printf("   ")
@@ -467,6 +466,7 @@ func (t *tour) ask(ctx context.Context, path string, line int, text string) (age
 	}
 	if err != nil {
 		out.Passes = append(out.Passes, agent.Pass{Status: agent.StatusFailed, Err: err})
+		out.Status = agent.StatusFailed
 	}
 	return out, nil
 }

@@ -17,31 +17,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/testenv"
 	"pp-lsp/orgast"
 	"pp-lsp/server/seal"
 )
 
 // TestMain lets the test binary act as a second process appending to a
 // journal (see TestAppendFromTwoProcesses).
-func TestMain(m *testing.M) {
-	if p := os.Getenv("PPLSP_JOURNAL_CHILD"); p != "" {
-		n, _ := strconv.Atoi(os.Getenv("PPLSP_JOURNAL_N"))
-		data := os.Getenv("PPLSP_JOURNAL_DATA")
-		key, err := seal.LoadOrCreate(data)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		j := Open(p, data, key)
-		for i := range n {
-			if _, err := j.Append(context.Background(), Entry{Kind: KindResult, Title: fmt.Sprintf("child %d", i), Text: "x"}); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
-		}
-		os.Exit(0)
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Child("appender", appender)) }
+
+// appender appends N entries to the journal at PATH, sealing its head
+// with the key in DATA: args PATH N DATA.
+func appender(args []string) int {
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "want PATH N DATA")
+		return 2
 	}
-	os.Exit(m.Run())
+	p, data := args[0], args[2]
+	n, _ := strconv.Atoi(args[1])
+	key, err := seal.LoadOrCreate(data)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	j := Open(p, data, key)
+	for i := range n {
+		if _, err := j.Append(context.Background(), Entry{Kind: KindResult, Title: fmt.Sprintf("child %d", i), Text: "x"}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return 0
 }
 
 func sampleVerdict() *gates.Verdict {
@@ -178,12 +184,9 @@ func TestAppendFromTwoProcesses(t *testing.T) {
 	ctx := context.Background()
 	dir, data := t.TempDir(), t.TempDir()
 	p := filepath.Join(dir, FileName)
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	var cmds []*exec.Cmd
 	for range 2 {
-		c := exec.Command(exe, "-test.run=^$")
-		c.Env = append(os.Environ(), "PPLSP_JOURNAL_CHILD="+p, "PPLSP_JOURNAL_N=25", "PPLSP_JOURNAL_DATA="+data)
+		c := testenv.ChildCommand(t, "appender", nil, p, "25", data)
 		c.Stderr = os.Stderr
 		require.NoError(t, c.Start())
 		cmds = append(cmds, c)

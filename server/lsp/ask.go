@@ -58,9 +58,7 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rep := s.beginProgress(ctx, token, "Passepartout", cancel)
-	var answer strings.Builder
-	out, err := v.agent.Handle(ctx, agent.FromLSP(path, line, char, a.Text, ""), func(chunk string) error {
-		answer.WriteString(chunk)
+	res, err := v.agent.Ask(ctx, agent.AskRequest{Source: agent.SourceLSP, File: path, Line: line, Character: char, Text: a.Text}, func(chunk string) error {
 		rep.report(chunk)
 		return nil
 	})
@@ -75,33 +73,15 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 		}
 		return nil, err
 	}
-	res := outcomeOf(out)
-	res.Text = answer.String()
 	rep.end(res.Summary)
-	return res, nil
+	return askResultOf(res), nil
 }
 
-// outcomeOf summarises the last pass.
-func outcomeOf(out agent.Outcome) askResult {
-	p := out.Last()
-	r := askResult{Outcome: string(p.Status), Passes: len(out.Passes), Tries: len(p.Tries), PlanID: p.PlanID}
-	if p.Action != nil {
-		r.Tool = string(p.Action.Tool)
+// askResultOf is the agent's answer as passepartout.ask's result.
+func askResultOf(res agent.AskResult) askResult {
+	return askResult{
+		Outcome: string(res.Status), Text: res.Text, Tool: string(res.Tool),
+		Verdict: res.Verdict.Verdict, Gate: res.Verdict.Gate, Reason: res.Verdict.Reason,
+		PlanID: res.PlanID, Summary: res.Summary, Passes: len(res.Passes), Tries: res.Tries,
 	}
-	if p.Verdict.Verdict != "" {
-		r.Verdict, r.Gate, r.Reason = p.Verdict.Verdict, p.Verdict.Gate, p.Verdict.Reason
-	}
-	switch {
-	case p.Result != nil && p.Err != nil:
-		r.Summary = p.Result.Summary + ": " + p.Err.Error()
-	case p.Result != nil:
-		r.Summary = p.Result.Summary
-	case p.Err != nil:
-		r.Summary = p.Err.Error()
-	case p.PlanID != "":
-		r.Summary = "filed as a Flight Plan for your approval (" + p.Verdict.Gate + ": " + p.Verdict.Reason + ")"
-	default:
-		r.Summary = string(p.Status)
-	}
-	return r
 }

@@ -111,6 +111,9 @@
 // confirmation where the edit does), waiting for the editor's didChange.
 // didSave of flightplans.org and its changes on disk tell the agent at once
 // (NotifyPlansChanged) — didChange never does: only a saved APPROVED is an
-// approval; its heartbeat runs for the server's life. Options.Started lets `pp-lsp --stdio --tcp ADDR` start
-// the bridge on the same agent and memex.
+// approval. The memex and the agent are the server's host's (package
+// host, Options.Host): published there once up, they are shared with the
+// process's other front ends (`pp-lsp --stdio --tcp ADDR`: the bridge),
+// the host runs the agent's heartbeat, and at shutdown the server has the
+// host stop the others and close the agent and save the memex.
 package lsp

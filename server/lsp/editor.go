@@ -64,7 +64,7 @@ func (e editor) ApplyEdit(ctx context.Context, edit workspace.Edit) (bool, error
 	if !supported {
 		return false, errors.New("the editor does not apply workspace edits (workspace.applyEdit)")
 	}
-	we, err := edit.WorkspaceEdit()
+	we, err := workspaceEdit(edit)
 	if err != nil {
 		return false, err
 	}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -16,8 +17,9 @@ import (
 // initialize: it waits for initialized, reads the client's settings
 // (workspace/configuration), asks the client to watch the Org files,
 // indexes the memex with $/progress, takes over the buffers opened
-// meanwhile, and starts the agent's heartbeat, the disk watcher and the
-// first diagnostics.
+// meanwhile, publishes the memex and the agent on the host (which runs the
+// agent's heartbeat), and starts the disk watcher and the first
+// diagnostics.
 func (s *Server) load(ctx context.Context) {
 	defer s.markReady(nil)
 	select {
@@ -69,17 +71,19 @@ func (s *Server) load(ctx context.Context) {
 	if err != nil {
 		prog.end("the memex could not be opened")
 		s.markReady(err)
+		// The process's other front ends say why to their clients.
+		s.host.Up(nil, fmt.Errorf("pp-lsp could not open the memex: %w", err), nil)
 		if ctx.Err() == nil {
 			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp could not open the memex: %v", err))
 		}
 		return
 	}
 	setup.Workspace, setup.Memex, setup.Context, setup.Progress = editor{s}, mx, s.agentContext(), nil
-	a, err := agent.Open(ctx, setup)
-	if err != nil {
+	a, agentErr := agent.Open(ctx, setup)
+	if agentErr != nil {
 		a = nil
 		if ctx.Err() == nil {
-			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp serves the memex without the agent: %v", err))
+			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp serves the memex without the agent: %v", agentErr))
 		}
 	}
 
@@ -98,6 +102,18 @@ func (s *Server) load(ctx context.Context) {
 	s.mx, s.agent = mx, a
 	tags := s.settings.PrivacyTags
 	s.mu.Unlock()
+	s.host.Up(a, agentErr, func(ctx context.Context) error {
+		var errs []error
+		if a != nil {
+			if err := a.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("closing the agent: %w", err))
+			}
+		}
+		if err := mx.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("saving the memex: %w", err))
+		}
+		return errors.Join(errs...)
+	})
 	s.seen.mu.Lock()
 	s.seen.snap = mx.Snapshot()
 	s.seen.mu.Unlock()
@@ -115,18 +131,6 @@ func (s *Server) load(ctx context.Context) {
 
 	s.diags.everything()
 	s.spawn(s.watch)
-	if a != nil {
-		s.spawn(func(ctx context.Context) {
-			if err := a.Heartbeat(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("the agent's heartbeat stopped", "err", err)
-			}
-		})
-		if s.opts.Started != nil {
-			if err := s.opts.Started(ctx, a); err != nil {
-				s.showMessage(protocol.MessageTypeError, fmt.Sprintf("pp-lsp: %v", err))
-			}
-		}
-	}
 	// The figures resolve every link of the memex: counted last.
 	f := mx.Snapshot().Figures()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("pp-lsp: the memex under %v holds %d files, %d headlines, %d IDs", roots, f.Files, f.Headlines, f.IDs))

@@ -1,14 +1,11 @@
 package lsp
 
 import (
-	"os"
 	"testing"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/server/actuate/sandbox"
 )
 
 // TestMain lets the test binary be the sandbox's helper, as pp-lsp is.
-func TestMain(m *testing.M) {
-	sandbox.Main()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main) }

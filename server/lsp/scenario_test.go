@@ -8,16 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
+
+	"pp-lsp/internal/testenv"
 )
 
 // Scenario tests: each testdata/*.txtar file is one whole session, in the
@@ -42,17 +42,16 @@ import (
 // the scenario, so a command names a place by its mark alone. Marks
 // follow the client's edits to their file.
 //
-// The file "script" is the session, one command per line; blank lines
-// and lines starting with # are ignored. A command's expected output
-// follows it as lines starting with "> " (">" alone for an empty line);
-// a command with none must output nothing. Places in outputs are written
-// as the mark that names them exactly («name»), else as
+// The file "script" is the session, run by testenv.Script: one command
+// per line, each followed by its expected output (UPDATE_SCENARIOS=1
+// rewrites them from what the server answered). Places in outputs are
+// written as the mark that names them exactly («name»), else as
 // path:line:col-line:col (0-based, UTF-16 columns); the scenario's folder
 // is written $TMP, a UUID (the server makes them) <uuid>, and an Org
-// timestamp with a time [<time>], a duration "after <time>". With UPDATE_SCENARIOS=1 the expected
-// outputs are rewritten from what the server answered (review the diff). Outputs that arrive
-// on their own (diagnostics, text the server changes) are awaited until
-// they match, for up to 10 seconds.
+// timestamp with a time [<time>], a duration "after <time>"
+// (testenv.NormalizeIn). Outputs that arrive on their own (diagnostics,
+// text the server changes) are awaited until they match, for up to 10
+// seconds.
 //
 //	open FILE / close FILE / save FILE      didOpen (the file's text), didClose, didSave
 //	edit «m» "TEXT"                         didChange: «m»'s place (or range) becomes TEXT (a Go string)
@@ -106,36 +105,10 @@ type scenario struct {
 	seenMessages int
 }
 
-// uuidRE matches the UUIDs the server makes (new IDs, plan IDs), which
-// outputs show as <uuid>.
-func uuidRE() *regexp.Regexp {
-	return regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-}
-
-// timeRE matches an Org inactive timestamp with a time, which outputs
-// show as [<time>].
-func timeRE() *regexp.Regexp {
-	return regexp.MustCompile(`\[\d{4}-\d\d-\d\d \w+ \d\d:\d\d\]`)
-}
-
-// durationRE matches how long an action took, which outputs show as
-// "after <time>".
-func durationRE() *regexp.Regexp { return regexp.MustCompile(`after [0-9.]+[µmn]?s`) }
-
 // markRE matches «name» and «/name».
 func markRE() *regexp.Regexp { return regexp.MustCompile(`«(/?)([A-Za-z0-9_.-]+)»`) }
 
-func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, f)
-		})
-	}
-}
+func TestScenarios(t *testing.T) { testenv.Scenarios(t, "testdata/*.txtar", runScenario) }
 
 func runScenario(t *testing.T, file string) {
 	ar, err := txtar.ParseFile(file)
@@ -167,11 +140,9 @@ func runScenario(t *testing.T, file string) {
 			env[kv[0]] = kv[1]
 		}
 	}
-	var script string
 	for _, f := range ar.Files {
 		switch {
 		case f.Name == "script":
-			script = string(f.Data)
 		case f.Name == "replay.jsonl":
 			p := filepath.Join(sc.dir, f.Name)
 			require.NoError(t, os.WriteFile(p, f.Data, 0o644))
@@ -194,38 +165,20 @@ func runScenario(t *testing.T, file string) {
 	sc.c.onEdit = sc.shift
 	sc.c.initialize(sc.root, sc.kind, settings)
 
-	update := os.Getenv("UPDATE_SCENARIOS") == "1"
-	lines := strings.Split(script, "\n")
-	var rewritten []string
-	for i := 0; i < len(lines); i++ {
-		rewritten = append(rewritten, lines[i])
-		cmd := strings.TrimSpace(lines[i])
-		if cmd == "" || strings.HasPrefix(cmd, "#") {
-			continue
-		}
-		lineNo := i + 1
-		var want []string
-		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], ">") {
-			i++
-			want = append(want, strings.TrimPrefix(strings.TrimPrefix(lines[i], ">"), " "))
-		}
-		got := sc.run(lineNo, cmd, want, update)
-		for _, l := range got {
-			rewritten = append(rewritten, strings.TrimRight("> "+l, " "))
-		}
-		if t.Failed() {
-			return
-		}
+	testenv.Script{
+		Do:         sc.do,
+		Normalize:  testenv.NormalizeIn(sc.dir),
+		Eventually: map[string]bool{"diagnostics": true, "text": true, "disk": true, "messages": true},
+		Done: func(args, out []string) {
+			if args[0] == "messages" {
+				sc.seenMessages += len(out)
+			}
+		},
+	}.Run(t, file, ar)
+	if t.Failed() {
+		return
 	}
 	assert.NoError(t, sc.c.shutdown(), "shutdown then exit: a clean end")
-	if update {
-		for i := range ar.Files {
-			if ar.Files[i].Name == "script" {
-				ar.Files[i].Data = []byte(strings.Join(rewritten, "\n"))
-			}
-		}
-		require.NoError(t, os.WriteFile(file, txtar.Format(ar), 0o644))
-	}
 }
 
 // strip removes the marks of a file, recording them.
@@ -363,71 +316,4 @@ func (sc *scenario) subst(s string) string {
 		return string(b)
 	})
 	return strings.ReplaceAll(s, "$TMP", sc.dir)
-}
-
-// fields splits a command line, keeping Go-quoted strings whole.
-func fields(t *testing.T, line string) []string {
-	var out []string
-	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
-		if line[0] == '"' {
-			q, err := strconv.QuotedPrefix(line)
-			require.NoError(t, err, "in %q", line)
-			s, _ := strconv.Unquote(q)
-			out = append(out, s)
-			line = line[len(q):]
-			continue
-		}
-		if line[0] == '{' || line[0] == '[' { // raw JSON runs to the end
-			out = append(out, line)
-			break
-		}
-		i := strings.IndexAny(line, " \t")
-		if i < 0 {
-			i = len(line)
-		}
-		out = append(out, line[:i])
-		line = line[i:]
-	}
-	return out
-}
-
-// run runs one command and compares its output, which it returns; with
-// update, a difference is no failure.
-func (sc *scenario) run(lineNo int, line string, want []string, update bool) []string {
-	t := sc.t
-	t.Helper()
-	args := fields(t, line)
-	got := func() []string {
-		out := sc.do(args)
-		for i := range out {
-			out[i] = uuidRE().ReplaceAllString(strings.ReplaceAll(out[i], sc.dir, "$TMP"), "<uuid>")
-			out[i] = timeRE().ReplaceAllString(out[i], "[<time>]")
-			out[i] = durationRE().ReplaceAllString(out[i], "after <time>")
-		}
-		return out
-	}
-	eventually := map[string]bool{"diagnostics": true, "text": true, "disk": true, "messages": true}
-	out := got()
-	if eventually[args[0]] && !(update && len(want) == 0) {
-		deadline := time.Now().Add(10 * time.Second)
-		for !slices.Equal(out, want) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-			out = got()
-		}
-	}
-	if !slices.Equal(out, want) && !update {
-		t.Errorf("script line %d: %s\n--- want\n%s\n--- got\n%s", lineNo, line, render(want), render(out))
-	}
-	if args[0] == "messages" {
-		sc.seenMessages += len(out)
-	}
-	return out
-}
-
-func render(lines []string) string {
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString("> " + l + "\n")
-	}
-	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/agent"
+	"pp-lsp/server/host"
 	"pp-lsp/server/lsp/transport"
 )
 
@@ -40,11 +41,11 @@ type Options struct {
 	// WorkDir is the memex root when neither the settings nor the client
 	// name one (default: the process's working directory).
 	WorkDir string
-	// Started, when set, is called once, when the memex is indexed and the
-	// agent is up, with the agent: `pp-lsp --stdio --tcp ADDR` starts the
-	// bridge there, so that both protocols share one memex. It must not
-	// block; an error is shown to the user and the server goes on.
-	Started func(ctx context.Context, a *agent.Agent) error
+	// Host is the process's one memex and agent, which the server brings
+	// up from its editor's settings and shares with the process's other
+	// front ends (`pp-lsp --stdio --tcp ADDR`: the bridge); run them all
+	// with Host.Run(ctx, srv.FrontEnd(rwc), …). nil: a host of its own.
+	Host *host.Host
 }
 
 // Server is one language server session. It is made by New and runs
@@ -53,6 +54,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	getenv func(string) string
+	host   *host.Host
 	conn   jsonrpc2.Conn
 
 	// mu guards the session state below.
@@ -119,10 +121,15 @@ func New(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	h := opts.Host
+	if h == nil {
+		h = host.New(log)
+	}
 	s := &Server{
 		opts:        opts,
 		log:         log,
 		getenv:      opts.Getenv,
+		host:        h,
 		initialized: make(chan struct{}),
 		exit:        make(chan struct{}),
 		ready:       make(chan struct{}),
@@ -139,11 +146,29 @@ func New(opts Options) *Server {
 }
 
 // Serve speaks the protocol on rwc (LSP's Content-Length framing) until
-// the client sends exit, the input ends, or ctx is done. It returns nil
-// after shutdown and exit, and ErrExitWithoutShutdown when the session
-// ended any other way. It closes rwc, and every goroutine it started has
-// ended when it returns.
+// the client sends exit, the input ends, or ctx is done: the session as
+// the only front end of the server's host (Host.Run). It returns nil after
+// shutdown and exit, and ErrExitWithoutShutdown when the session ended any
+// other way. It closes rwc, and every goroutine it started has ended when
+// it returns.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	return s.host.Run(ctx, s.FrontEnd(rwc))
+}
+
+// FrontEnd is the session on rwc as a front end of the server's host: the
+// first given to Host.Run, since the editor ends the process.
+func (s *Server) FrontEnd(rwc io.ReadWriteCloser) host.FrontEnd { return session{s, rwc} }
+
+type session struct {
+	s   *Server
+	rwc io.ReadWriteCloser
+}
+
+func (f session) Name() string                    { return "the language server" }
+func (f session) Serve(ctx context.Context) error { return f.s.serve(ctx, f.rwc) }
+
+// serve is the session: see Serve.
+func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.bg, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.bgCancel()
 	// The transport answers malformed messages itself and reads on:
@@ -218,23 +243,16 @@ func (s *Server) spawn(f func(ctx context.Context)) {
 	}()
 }
 
-// closeMemex stops the background work and the agent and saves the
-// memex, once.
+// closeMemex stops the background work, then the host's other front ends
+// and the agent's heartbeat, and closes the agent and saves the memex,
+// once.
 func (s *Server) closeMemex(ctx context.Context) {
 	s.mu.Lock()
 	s.bgCancel()
-	a, mx := s.agent, s.mx
 	s.agent, s.mx = nil, nil
 	s.mu.Unlock()
 	s.wg.Wait()
-	if a != nil {
-		if err := a.Close(ctx); err != nil {
-			s.log.Warn("closing the agent", "err", err)
-		}
-	}
-	if mx != nil {
-		if err := mx.Close(ctx); err != nil {
-			s.log.Warn("saving the memex", "err", err)
-		}
+	if err := s.host.Close(ctx); err != nil {
+		s.log.Warn("closing the memex", "err", err)
 	}
 }

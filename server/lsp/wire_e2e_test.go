@@ -50,15 +50,9 @@ import (
 
 func TestWireScripts(t *testing.T) {
 	bin := buildBinary(t)
-	files, err := filepath.Glob("testdata/wire/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			runWireScript(t, bin, f)
-		})
-	}
+	testenv.Scenarios(t, "testdata/wire/*.txtar", func(t *testing.T, f string) {
+		runWireScript(t, bin, f)
+	})
 }
 
 // buildBinary builds pp-lsp into the test's temporary directory.

@@ -185,8 +185,11 @@ func within(path, dir string) bool {
 }
 
 // Canonical resolves the symlinks of abs's longest existing prefix; the
-// part that does not exist yet is joined as it is.
+// part that does not exist yet is joined as it is. It is the one rule by
+// which the actuators, the sandbox and the agent tell that two spellings
+// name one place.
 func Canonical(abs string) string {
+	abs = filepath.Clean(abs)
 	rest := ""
 	cur := abs
 	for {

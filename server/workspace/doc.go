@@ -1,6 +1,7 @@
 // Package workspace is how the server changes the user's files: through the
-// editor when a file is open in one (an LSP workspace/applyEdit, described
-// here as an Edit with byte offsets), and otherwise on disk, atomically.
+// editor when a file is open in one (an Edit with byte offsets, which the
+// language server sends as its workspace/applyEdit), and otherwise on
+// disk, atomically.
 //
 // Invariant: nothing here ever writes behind an open buffer, and a write on
 // disk either leaves the old file whole or puts the new one whole in its

@@ -190,7 +190,7 @@ type Edit struct {
 // Apply returns Base with the changes made. Changes must lie within Base,
 // and not overlap (they may be given in any order).
 func (e Edit) Apply() ([]byte, error) {
-	cs, err := e.sorted()
+	cs, err := e.Sorted()
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,9 @@ func (e Edit) Apply() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func (e Edit) sorted() ([]Change, error) {
+// Sorted returns the changes in the order of their places in Base, or an
+// error when one lies outside Base or two overlap.
+func (e Edit) Sorted() ([]Change, error) {
 	cs := append([]Change(nil), e.Changes...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Start < cs[j].Start })
 	prev := 0

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -129,31 +128,4 @@ func TestEditApplyRefusesOverlaps(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Edit{Base: []byte("abc"), Changes: []Change{{2, 9, ""}}}.Apply()
 	assert.Error(t, err)
-}
-
-func TestWorkspaceEditUsesUTF16Columns(t *testing.T) {
-	base := []byte("* 😀 é\nline two\n")
-	off := len("* 😀 é")
-	e := Edit{Path: "/m/a.org", Open: true, Version: 0, Base: base, Changes: []Change{{Start: off, End: off, NewText: "!"}},
-		Label: "answer", NeedsConfirmation: true}
-	we, err := e.WorkspaceEdit()
-	require.NoError(t, err)
-	js, err := json.Marshal(we)
-	require.NoError(t, err)
-	s := string(js)
-	assert.Contains(t, s, `"start":{"line":0,"character":6}`, "* , space, 😀 (two UTF-16 units), space, é")
-	assert.Contains(t, s, `"version":0`, "an open buffer's version is sent even when it is 0")
-	assert.Contains(t, s, `"needsConfirmation":true`)
-	assert.Contains(t, s, `"file:///m/a.org"`)
-
-	e.Open = false
-	js, _ = json.Marshal(must(e.WorkspaceEdit()))
-	assert.Contains(t, string(js), `"version":null`)
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }

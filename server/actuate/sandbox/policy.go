@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"pp-lsp/server/protect"
 )
 
 // systemReads are the folders every command may read and execute from:
@@ -58,7 +60,7 @@ type fileID struct{ dev, ino uint64 }
 func newHidden(paths []string) *hidden {
 	h := &hidden{ids: map[fileID]bool{}}
 	for _, p := range paths {
-		c := canonical(p)
+		c := protect.Canonical(p)
 		h.paths = append(h.paths, c)
 		if p != c {
 			h.paths = append(h.paths, filepath.Clean(p))
@@ -89,24 +91,6 @@ func (h *hidden) below(dir string) bool {
 	}
 	i, _ := slices.BinarySearch(h.paths, prefix)
 	return i < len(h.paths) && strings.HasPrefix(h.paths[i], prefix)
-}
-
-// canonical resolves the symlinks of p's longest existing prefix; the
-// part that does not exist is joined as it is.
-func canonical(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for cur := p; ; {
-		if c, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(c, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // within reports whether p is dir or lies inside it (both clean).
@@ -144,7 +128,7 @@ func dotEntries(home string, roots []string) []string {
 	if home == "" {
 		return nil
 	}
-	home = canonical(home)
+	home = protect.Canonical(home)
 	inside := false
 	for _, r := range roots {
 		inside = inside || within(home, r)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"pp-lsp/server/protect"
 )
 
 // Limits bound one command. Zero fields take the defaults.
@@ -128,7 +130,7 @@ func New(cfg Config) (*Sandbox, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: root %s: %w", r, err)
 		}
-		s.roots = append(s.roots, canonical(abs))
+		s.roots = append(s.roots, protect.Canonical(abs))
 	}
 	if mode != Off {
 		if err := checkRoots(s.roots); err != nil {
@@ -254,7 +256,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (int, error) {
 // unreachable reports whether a confined command cannot run programs from
 // dir: it lies neither in the system's folders nor in a root.
 func (s *Sandbox) unreachable(dir string) bool {
-	c := canonical(dir)
+	c := protect.Canonical(dir)
 	for _, r := range append(slices.Clone(systemReads), s.roots...) {
 		if within(dir, r) || within(c, r) {
 			return false

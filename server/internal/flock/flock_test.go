@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,23 +13,30 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // TestMain lets the test binary be the other process holding a lock.
-func TestMain(m *testing.M) {
-	if p := os.Getenv("PPLSP_FLOCK_CHILD"); p != "" {
-		l, err := Acquire(context.Background(), p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Println("locked")
-		ms, _ := strconv.Atoi(os.Getenv("PPLSP_FLOCK_HOLD_MS"))
-		time.Sleep(time.Duration(ms) * time.Millisecond)
-		l.Release()
-		os.Exit(0)
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Child("holder", holder)) }
+
+// holder takes the lock PATH, says "locked", and holds it for MS
+// milliseconds: args PATH MS.
+func holder(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "want PATH MS")
+		return 2
 	}
-	os.Exit(m.Run())
+	l, err := Acquire(context.Background(), args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("locked")
+	ms, _ := strconv.Atoi(args[1])
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+	l.Release()
+	return 0
 }
 
 func TestExcludesGoroutines(t *testing.T) {
@@ -61,10 +67,7 @@ func TestExcludesGoroutines(t *testing.T) {
 
 func TestExcludesProcessesAndCanBeCancelled(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.lock")
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PPLSP_FLOCK_CHILD="+p, "PPLSP_FLOCK_HOLD_MS=600")
+	cmd := testenv.ChildCommand(t, "holder", nil, p, "600")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -1,23 +1,24 @@
-package workspace
+package lsp
 
 import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"pp-lsp/orgast"
+	"pp-lsp/server/workspace"
 )
 
 // annotationID names the one change annotation an Edit carries.
 const annotationID protocol.ChangeAnnotationIdentifier = "passepartout"
 
-// WorkspaceEdit renders e as the LSP message workspace/applyEdit sends:
+// workspaceEdit renders e as the LSP message workspace/applyEdit sends:
 // one TextDocumentEdit, versioned when the file is open (null otherwise:
 // the disk's content is the truth) whose edits are AnnotatedTextEdits pointing at one
 // change annotation with e's label, description and needsConfirmation.
 // Positions are UTF-16 columns, counted the way orgast counts them for the
 // editor that decoded the buffer.
-func (e Edit) WorkspaceEdit() (protocol.WorkspaceEdit, error) {
-	cs, err := e.sorted()
+func workspaceEdit(e workspace.Edit) (protocol.WorkspaceEdit, error) {
+	cs, err := e.Sorted()
 	if err != nil {
 		return protocol.WorkspaceEdit{}, err
 	}

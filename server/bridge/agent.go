@@ -1,0 +1,164 @@
+package bridge
+
+import (
+	"context"
+	"net"
+
+	"pp-lsp/server/agent"
+	"pp-lsp/server/host"
+	"pp-lsp/server/plist"
+)
+
+// The bridge as a front end of the agent: each action's payload becomes the
+// agent's request, the agent's answer the :RESPONSE's payload.
+//
+//	:ASK      → :OUTCOME (how the last pass ended: :ANSWERED :RAN :FILED
+//	            :DENIED :FAILED :DROPPED :CANCELLED) :PASSES :TRIES :SUMMARY
+//	            (one line, the agent's) and, when there was one, :TOOL,
+//	            :VERDICT :GATE :REASON (the last try's) and :PLAN-ID
+//	:CONTEXT  → :TEXT :BUDGET
+//	:PLANS    → :PLANS ((:ID :STATE :TITLE :TOOL :CREATED :GATE :LINE :EDITED) …)
+//	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT]
+//	:STATUS   → :MEMEX (:FILES :HEADLINES :ROOT-HASH :PLANS-PENDING)
+//
+// :LINE is 1-based on the wire (0 or absent: no line); the agent's lines
+// are 0-based.
+
+// ForHost is the agent of h as the bridge's Backend: every action waits
+// until the agent is up, and is answered with why when it could not come
+// up. The bridge thus serves its own actions (:PING, :STATUS) while the
+// memex is still being read.
+func ForHost(h *host.Host) Backend { return hostBackend{h} }
+
+// ForAgent is a running agent as the bridge's Backend.
+func ForAgent(a *agent.Agent) Backend { return agentBackend{a} }
+
+// FrontEnd is srv serving on ln as one of a host's front ends (its Backend
+// is the host's, ForHost).
+func FrontEnd(srv *Server, ln net.Listener) host.FrontEnd { return frontEnd{srv, ln} }
+
+type frontEnd struct {
+	srv *Server
+	ln  net.Listener
+}
+
+func (f frontEnd) Name() string                    { return "the bridge on " + f.ln.Addr().String() }
+func (f frontEnd) Serve(ctx context.Context) error { return f.srv.Serve(ctx, f.ln) }
+
+type hostBackend struct{ h *host.Host }
+
+var _ StatusReporter = hostBackend{}
+
+// with calls f on the host's agent once it is up.
+func (b hostBackend) with(ctx context.Context, f func(agentBackend) (plist.Plist, error)) (plist.Plist, error) {
+	a, err := b.h.Agent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f(agentBackend{a})
+}
+
+func (b hostBackend) Ask(ctx context.Context, req AskRequest, emit func(string) error) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Ask(ctx, req, emit) })
+}
+
+func (b hostBackend) Context(ctx context.Context, req ContextRequest) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Context(ctx, req) })
+}
+
+func (b hostBackend) Plans(ctx context.Context) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Plans(ctx) })
+}
+
+func (b hostBackend) Approve(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Approve(ctx, id) })
+}
+
+func (b hostBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Reject(ctx, id) })
+}
+
+// Status does not wait: :STATUS is answered at once, with why there are no
+// figures yet while the memex is being read.
+func (b hostBackend) Status(ctx context.Context) (plist.Plist, error) {
+	a, err := b.h.Ready()
+	if err != nil {
+		return nil, err
+	}
+	return agentBackend{a}.Status(ctx)
+}
+
+type agentBackend struct{ a *agent.Agent }
+
+var _ StatusReporter = agentBackend{}
+
+func (b agentBackend) Ask(ctx context.Context, req AskRequest, emit func(string) error) (plist.Plist, error) {
+	res, err := b.a.Ask(ctx, agent.AskRequest{
+		Source: agent.SourceBridge, Text: req.Text, File: req.File, Line: max(req.Line-1, 0),
+		Session: req.SessionID, Depth: req.Depth,
+	}, emit)
+	if err != nil {
+		return nil, err
+	}
+	pl := plist.Plist{}.Add("OUTCOME", plist.Keyword(res.Status)).Add("PASSES", len(res.Passes)).Add("TRIES", res.Tries)
+	if res.Tool != "" {
+		pl = pl.Add("TOOL", string(res.Tool))
+	}
+	if v := res.Verdict; v.Verdict != "" {
+		pl = pl.Add("VERDICT", v.Verdict).Add("GATE", v.Gate).Add("REASON", v.Reason)
+	}
+	if res.PlanID != "" {
+		pl = pl.Add("PLAN-ID", res.PlanID)
+	}
+	return pl.Add("SUMMARY", res.Summary), nil
+}
+
+func (b agentBackend) Context(ctx context.Context, req ContextRequest) (plist.Plist, error) {
+	res, err := b.a.Context(ctx, agent.ContextRequest{File: req.File, Line: max(req.Line-1, 0), Budget: req.Budget})
+	if err != nil {
+		return nil, err
+	}
+	return plist.Plist{}.Add("TEXT", res.Text).Add("BUDGET", res.Budget), nil
+}
+
+func (b agentBackend) Plans(ctx context.Context) (plist.Plist, error) {
+	plans, err := b.a.Plans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var list []any
+	for _, p := range plans {
+		list = append(list, plist.Plist{}.Add("ID", p.ID).Add("STATE", p.State).Add("TITLE", p.Title).Add("TOOL", p.Tool).
+			Add("CREATED", p.Created).Add("GATE", p.Gate).Add("LINE", p.Line).Add("EDITED", p.Edited))
+	}
+	return plist.Plist{}.Add("PLANS", list), nil
+}
+
+func (b agentBackend) Approve(ctx context.Context, id string) (plist.Plist, error) {
+	r, err := b.a.Approve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runPlist(r), nil
+}
+
+func (b agentBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
+	r, err := b.a.Reject(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runPlist(r), nil
+}
+
+func runPlist(r agent.PlanRun) plist.Plist {
+	pl := plist.Plist{}.Add("ID", r.ID).Add("STATE", string(r.State)).Add("RAN", r.Ran).Add("SUMMARY", r.Summary)
+	if r.Output != "" {
+		pl = pl.Add("OUTPUT", r.Output)
+	}
+	return pl
+}
+
+func (b agentBackend) Status(ctx context.Context) (plist.Plist, error) {
+	o := b.a.Overview(ctx)
+	return plist.Plist{}.Add("FILES", o.Files).Add("HEADLINES", o.Headlines).Add("ROOT-HASH", o.RootHash).Add("PLANS-PENDING", o.PlansPending), nil
+}

@@ -1,0 +1,145 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+	"pp-lsp/server/agent"
+	"pp-lsp/server/host"
+	"pp-lsp/server/plist"
+)
+
+const (
+	notesOrg        = "#+TITLE: Notes\n* Project\n:PROPERTIES:\n:ID: proj\n:END:\nWhat is in the notes folder?\n"
+	countMakefile   = "count:\n\techo ran >> out/count.txt\n"
+	countTranscript = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}`
+)
+
+// openAgent opens the agent as pp-lsp serve does (agent.Open), over a memex
+// of files in a temporary folder, with the replay transcript as its model.
+func openAgent(t *testing.T, files map[string]string, transcript ...string) (*agent.Agent, string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	root := filepath.Join(dir, "memex")
+	testenv.WriteTree(t, root, files)
+	replay := filepath.Join(dir, "replay.jsonl")
+	require.NoError(t, os.WriteFile(replay, []byte(strings.Join(transcript, "\n")+"\n"), 0o644))
+	env := map[string]string{
+		"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "config"), "PASSEPARTOUT_DATA_DIR": filepath.Join(dir, "data"),
+		"PASSEPARTOUT_PROVIDERS": "replay:" + replay, "PATH": os.Getenv("PATH"), "LANG": "C.UTF-8",
+	}
+	ctx := context.Background()
+	a, err := agent.Open(ctx, agent.Setup{Roots: []string{root}, Getenv: func(k string) string { return env[k] }})
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close(ctx) })
+	return a, root
+}
+
+// TestTheBridgeServesTheAgent: every action of the wire, served by a real
+// agent over a real memex, its answers in the bridge's own words.
+func TestTheBridgeServesTheAgent(t *testing.T) {
+	testenv.NeedCommand(t, "make")
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg, "Makefile": countMakefile, "out/.keep": ""},
+		`{"match":{"last_contains":"hello"},"reply":{"text":"Hello from the memex."}}`, countTranscript)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+
+	c.request("1", `:ACTION :ASK :TEXT "hello" :FILE "notes.org" :LINE 2`)
+	chunks, resp := c.exchange("1")
+	assert.Equal(t, "Hello from the memex.", strings.Join(chunks, ""))
+	assert.Equal(t, kw("ANSWERED"), get(resp, "PAYLOAD", "OUTCOME"))
+	assert.Equal(t, "message", get(resp, "PAYLOAD", "TOOL"))
+	assert.Equal(t, "allow", get(resp, "PAYLOAD", "VERDICT"))
+	assert.NotEmpty(t, get(resp, "PAYLOAD", "SUMMARY"))
+
+	c.request("2", `:ACTION :ASK :TEXT "count it" :FILE "notes.org" :LINE 2`)
+	_, resp = c.exchange("2")
+	assert.Equal(t, kw("FILED"), get(resp, "PAYLOAD", "OUTCOME"))
+	id, ok := get(resp, "PAYLOAD", "PLAN-ID").(string)
+	require.True(t, ok, "%v", resp)
+	assert.Equal(t, "ask", get(resp, "PAYLOAD", "VERDICT"))
+	assert.Contains(t, get(resp, "PAYLOAD", "SUMMARY"), "filed as a Flight Plan for your approval (permissions: ",
+		"a filed plan is summed up as every front end sums it up")
+	assert.NoFileExists(t, filepath.Join(root, "out/count.txt"))
+
+	c.request("3", `:ACTION :CONTEXT :FILE "notes.org" :LINE 6 :BUDGET 500`)
+	_, resp = c.exchange("3")
+	assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), "What is in the notes folder?")
+	assert.Equal(t, int64(500), get(resp, "PAYLOAD", "BUDGET"))
+
+	c.request("4", `:ACTION :PLANS`)
+	_, resp = c.exchange("4")
+	plans, _ := get(resp, "PAYLOAD", "PLANS").(plist.List)
+	require.Len(t, plans, 1)
+	assert.Equal(t, id, get(mustPlist(t, plans[0]), "ID"))
+
+	c.request("5", `:ACTION :APPROVE :ID "`+id+`"`)
+	_, resp = c.exchange("5")
+	assert.Equal(t, "DONE", get(resp, "PAYLOAD", "STATE"))
+	assert.Equal(t, true, get(resp, "PAYLOAD", "RAN"))
+	got, err := os.ReadFile(filepath.Join(root, "out/count.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "ran\n", string(got))
+
+	c.request("6", `:ACTION :APPROVE :ID "`+id+`"`)
+	_, resp = c.exchange("6")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), "already DONE")
+
+	c.request("7", `:ACTION :STATUS`)
+	_, resp = c.exchange("7")
+	files, _ := get(resp, "PAYLOAD", "MEMEX", "FILES").(int64)
+	assert.GreaterOrEqual(t, files, int64(2), "notes.org and flightplans.org")
+	assert.Equal(t, int64(0), get(resp, "PAYLOAD", "MEMEX", "PLANS-PENDING"))
+}
+
+// TestTheBridgeWaitsForItsHostsAgent: served on a host whose agent is not
+// up yet, the bridge answers :STATUS at once (saying why there are no
+// figures), holds an :ASK until the agent is up, and once the host is
+// closed says so.
+func TestTheBridgeWaitsForItsHostsAgent(t *testing.T) {
+	a, _ := openAgent(t, map[string]string{"notes.org": notesOrg}, `{"match":{"last_contains":"hello"},"reply":{"text":"Up now."}}`)
+	h := host.New(nil)
+	d := startDaemon(t, Config{Backend: ForHost(h)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+
+	c.request("1", `:ACTION :STATUS`)
+	_, resp := c.exchange("1")
+	assert.Contains(t, get(resp, "PAYLOAD", "MEMEX-ERROR"), "still coming up")
+
+	c.request("2", `:ACTION :ASK :TEXT "hello"`)
+	time.Sleep(50 * time.Millisecond)
+	h.Up(a, nil, nil)
+	chunks, resp := c.exchange("2")
+	assert.Equal(t, "Up now.", strings.Join(chunks, ""))
+	assert.Equal(t, kw("ANSWERED"), get(resp, "PAYLOAD", "OUTCOME"))
+
+	require.NoError(t, h.Close(context.Background()))
+	c.request("3", `:ACTION :PLANS`)
+	_, resp = c.exchange("3")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Equal(t, host.ErrClosed.Error(), get(resp, "PAYLOAD", "TEXT"))
+
+	// A host whose agent could not come up says why, to every request.
+	h = host.New(nil)
+	h.Up(nil, errors.New("the configuration file is not valid JSON"), nil)
+	d = startDaemon(t, Config{Backend: ForHost(h)})
+	c = dial(t, d.addr)
+	c.handshake(d.token)
+	c.request("1", `:ACTION :ASK :TEXT "hello"`)
+	_, resp = c.exchange("1")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Equal(t, "the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
+}
