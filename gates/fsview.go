@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -18,8 +19,9 @@ import (
 type fsView struct {
 	nodes smallMemo[string, fsNode]
 	// names are the entries of the directories listed during the check
-	// (nil: too many to keep), to tell cheaply that a word names no file.
-	names smallMemo[string, map[string]struct{}]
+	// (nil: too many to keep), to tell cheaply that a word names no file
+	// and to expand globs.
+	names smallMemo[string, *dirNames]
 	// asked counts the names looked up in directories not yet listed: a
 	// few are asked of the system one by one, more list the directory.
 	asked int
@@ -52,24 +54,92 @@ func (v *fsView) hasName(dir, name string) (exists, known bool) {
 		return false, false
 	}
 	if !ok {
-		set = listNames(dir)
-		v.names.put(dir, set)
+		set = v.list(dir)
 	}
 	if set == nil {
 		return false, false
 	}
-	_, exists = set[name]
+	_, exists = set.set[name]
 	return exists, true
 }
 
-// noEntries is the listing of a folder that does not exist.
-var noEntries = map[string]struct{}{}
+// list returns the listing of dir, reading it on first use in the check.
+func (v *fsView) list(dir string) *dirNames {
+	if d, ok := v.names.get(dir); ok {
+		return d
+	}
+	d := listNames(dir)
+	v.names.put(dir, d)
+	return d
+}
+
+// dirNames is a directory's listing: its entry names as a set, and in
+// sorted order once a glob asked for them so.
+type dirNames struct {
+	set    map[string]struct{}
+	names  []string
+	sorted bool
+}
+
+// sortedNames returns the entry names in sorted order.
+func (d *dirNames) sortedNames() []string {
+	if !d.sorted {
+		slices.Sort(d.names)
+		d.sorted = true
+	}
+	return d.names
+}
+
+// noEntries is the listing of a folder that does not exist. It is never
+// changed: it has no names to sort.
+var noEntries = &dirNames{set: map[string]struct{}{}, sorted: true}
+
+// glob is filepath.Glob for a pattern whose directory part holds no
+// pattern characters, answered from the check's listing of that directory:
+// the same matches in the same order (Glob sorts a folder's names before
+// matching them), and the same error for a malformed pattern. ok is false
+// when the listing cannot answer (no view, a pattern over several folders,
+// a folder that cannot be read or is too large); the caller then asks
+// filepath.Glob.
+func (v *fsView) glob(pattern string) (matches []string, ok bool, err error) {
+	if v == nil {
+		return nil, false, nil
+	}
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, true, err
+	}
+	dir, file := filepath.Split(pattern)
+	switch dir {
+	case "":
+		dir = "."
+	case "/":
+	default:
+		dir = dir[:len(dir)-1] // as filepath.Glob cleans it: no trailing slash
+	}
+	if strings.ContainsAny(dir, `*?[\`) || !strings.ContainsAny(file, `*?[\`) {
+		return nil, false, nil
+	}
+	d := v.list(dir)
+	if d == nil {
+		return nil, false, nil
+	}
+	for _, n := range d.sortedNames() {
+		m, err := filepath.Match(file, n)
+		if err != nil {
+			return matches, true, err
+		}
+		if m {
+			matches = append(matches, filepath.Join(dir, n))
+		}
+	}
+	return matches, true, nil
+}
 
 // listNames reads a directory's entry names: empty when there is no such
 // folder, nil when it cannot be read or its entries are too many. It asks
 // the system directly (open, getdents, close): os.Open would also register
 // the folder with the runtime's poller, for nothing.
-func listNames(dir string) map[string]struct{} {
+func listNames(dir string) *dirNames {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	for err == syscall.EINTR {
 		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
@@ -103,7 +173,7 @@ func listNames(dir string) map[string]struct{} {
 	for _, n := range names {
 		set[n] = struct{}{}
 	}
-	return set
+	return &dirNames{set: set, names: names}
 }
 
 // fsNode is what Lstat (and, for a symlink, Readlink) said about a path.

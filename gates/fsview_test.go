@@ -122,3 +122,42 @@ func TestFSViewSawLink(t *testing.T) {
 	_, saw = (&fsView{}).resolveExisting(filepath.Join(root, "abs/c"))
 	assert.True(t, saw)
 }
+
+// TestFSViewGlobsAsFilepathGlob checks the view's glob, answered from its
+// listings, against filepath.Glob: the same matches in the same order and
+// the same errors, over patterns in folders reached through links, in
+// files, in missing folders, with hidden names and malformed classes, each
+// asked twice of one view; a pattern the listing cannot answer says so.
+func TestFSViewGlobsAsFilepathGlob(t *testing.T) {
+	root := symlinkMaze(t)
+	for _, n := range []string{".hidden", "a/b/c/x.org", "a/b/c/y.org", "a/b/c/x.org~", "a/b/c/[x].org", "d/a*b", `d/a\b`} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, n), []byte("x"), 0o644))
+	}
+	dirs := []string{"", "a", "a/b", "a/b/c", "a/rel", "a/rel/c", "abs", "chain", "slash", "dots", "a/up", "d", "dangling", "loop1", "tofile", "a/f", "x", "a/b/far", "a/b/../b/c"}
+	pats := []string{"*", "*.org", "?.org", "*.org~", "[xy].org", "[!x]*", "[^x]*", ".*", "*a*", `a\*b`, `a\\b`, "[", "[]", "a[", "*[", `\`, "x.org", "[x].org", `\[x\].org`, "*/", "[a-c]", "[c-a]*"}
+	view := &fsView{}
+	asked := 0
+	for _, d := range dirs {
+		for _, p := range pats {
+			pattern := filepath.Join(root, d) + "/" + p
+			want, wantErr := filepath.Glob(pattern)
+			for range 2 {
+				got, ok, err := view.glob(pattern)
+				if !ok {
+					continue
+				}
+				asked++
+				assert.Equal(t, wantErr, err, "pattern %s", pattern)
+				assert.Equal(t, want, got, "pattern %s", pattern)
+			}
+		}
+	}
+	assert.Greater(t, asked, len(dirs)*len(pats), "the listing answers most of the patterns")
+	for _, p := range []string{root + "/*/*.org", root + "/a/b/c/x.org", "*.org"} {
+		if _, ok, _ := view.glob(p); ok && strings.Contains(filepath.Dir(p), "*") {
+			t.Errorf("the listing of one folder answered %s, a pattern over several", p)
+		}
+	}
+	_, ok, _ := (*fsView)(nil).glob(root + "/*")
+	assert.False(t, ok, "without a view the caller asks filepath.Glob")
+}

@@ -390,7 +390,10 @@ func (e *Env) expandGlobFrom(raw, dir string) (out []string, more bool) {
 	if l := e.locate(fixed, "."); l.class != pathInside && l.class != pathProtected {
 		return out, false
 	}
-	matches, err := filepath.Glob(abs)
+	matches, ok, err := e.view().glob(abs)
+	if !ok {
+		matches, err = filepath.Glob(abs)
+	}
 	if err != nil {
 		return out, false
 	}
