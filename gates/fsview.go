@@ -63,6 +63,28 @@ func (v *fsView) hasName(dir, name string) (exists, known bool) {
 	return exists, true
 }
 
+// unlisted says whether p is a name its folder's listing, taken during
+// the check, does not hold.
+func (v *fsView) unlisted(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 || i == len(p)-1 {
+		return false
+	}
+	dir, name := p[:i], p[i+1:]
+	if i == 0 {
+		dir = "/"
+	}
+	if name == "." || name == ".." {
+		return false
+	}
+	d, ok := v.names.get(dir)
+	if !ok || d == nil {
+		return false
+	}
+	_, in := d.set[name]
+	return !in
+}
+
 // list returns the listing of dir, reading it on first use in the check.
 func (v *fsView) list(dir string) *dirNames {
 	if d, ok := v.names.get(dir); ok {
@@ -192,6 +214,15 @@ func (v *fsView) lstat(p string) fsNode {
 		if n, ok := v.nodes.get(p); ok {
 			return n
 		}
+		if v.unlisted(p) {
+			// Its folder was listed in this check without it: no
+			// such file, as Lstat would say.
+			n := fsNode{err: syscall.ENOENT}
+			if v.nodes.len() < 4096 {
+				v.nodes.put(p, n)
+			}
+			return n
+		}
 	}
 	n := lstatNode(p)
 	if v != nil && v.nodes.len() < 4096 {
@@ -315,6 +346,15 @@ func (v *fsView) evalSymlinks(path string) (resolved string, sawLink bool, err e
 // the failure was only that a file was followed by more components (the
 // parent ending there would not ask).
 func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
+	resolved, sawLink, _ = v.resolve(p)
+	return resolved, sawLink
+}
+
+// resolve is resolveExisting that also says whether the whole path
+// exists: whole is true when every component was walked, and resolved is
+// then the canonical name of an existing file, whose Lstat the view
+// holds. Otherwise no file has the name resolved (an Lstat of it fails).
+func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 	if !strings.HasPrefix(p, "/") || filepath.Clean(p) != p {
 		return v.resolveExistingByParents(p)
 	}
@@ -364,21 +404,21 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 		n := v.lstat(dest)
 		if n.mode&fs.ModeSymlink == 0 {
 			if n.err != nil {
-				return joinRest(good, rest), sawLink
+				return joinRest(good, rest), sawLink, false
 			}
 			if !n.mode.IsDir() && end < len(path) {
 				if end == len(path)-len(tail) {
 					// Only the components after this one fail: the walk
 					// of p up to here succeeds.
-					return joinRest(dest, tail), sawLink
+					return joinRest(dest, tail), sawLink, false
 				}
-				return joinRest(good, rest), sawLink
+				return joinRest(good, rest), sawLink, false
 			}
 			continue
 		}
 		sawLink = true
 		if links++; links > 255 || n.err != nil {
-			return joinRest(good, rest), sawLink
+			return joinRest(good, rest), sawLink, false
 		}
 		path = n.link + path[end:]
 		if strings.HasPrefix(n.link, "/") {
@@ -392,7 +432,7 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 			end = 0
 		}
 	}
-	return filepath.Clean(dest), sawLink
+	return filepath.Clean(dest), sawLink, true
 }
 
 // nextSlash is the index of the first '/' in s at or after from, or
@@ -415,18 +455,18 @@ func joinRest(dir, rest string) string {
 // resolveExistingByParents is resolveExisting as first written: the path,
 // then each parent, until one resolves. It serves paths that are not
 // absolute and clean.
-func (v *fsView) resolveExistingByParents(p string) (resolved string, sawLink bool) {
+func (v *fsView) resolveExistingByParents(p string) (resolved string, sawLink, whole bool) {
 	r, sawLink, err := v.evalSymlinks(p)
 	if err == nil {
-		return r, sawLink
+		return r, sawLink, true
 	}
 	dir, rest := filepath.Dir(p), filepath.Base(p)
 	for dir != "/" && dir != "." {
 		if r, _, err := v.evalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), sawLink
+			return filepath.Join(r, rest), sawLink, false
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = filepath.Dir(dir)
 	}
-	return p, sawLink
+	return p, sawLink, false
 }

@@ -84,10 +84,26 @@ func TestFSViewResolvesAsEvalSymlinks(t *testing.T) {
 	paths = append(paths, "/", "/tmp", root, filepath.Dir(root), "/proc/self/root/etc", "/nonexistent/x/y")
 	require.Greater(t, len(paths), 10000)
 	view := &fsView{}
+	// A second view has listed every folder first, and answers the
+	// names their listings lack without asking.
+	listed := &fsView{}
+	for _, d := range append([]string{"/", "/tmp", filepath.Dir(root), root}, paths...) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			listed.list(d)
+		}
+	}
 	for _, p := range paths {
 		want := resolveByEvalSymlinks(p)
 		got, _ := view.resolveExisting(p)
 		require.Equal(t, want, got, "path %s", p)
+		fromListings, _ := listed.resolveExisting(p)
+		require.Equal(t, want, fromListings, "path %s, its folders listed", p)
+		_, _, whole := view.resolve(p)
+		_, evalErr := filepath.EvalSymlinks(p)
+		require.Equal(t, evalErr == nil, whole, "path %s: the whole path resolves", p)
+		if fi, err := os.Lstat(got); !whole && err == nil {
+			require.False(t, fi.Mode().IsRegular(), "path %s: a walk that stopped short resolved to a file, %s", p, got)
+		}
 		again, _ := view.resolveExisting(p)
 		require.Equal(t, want, again, "path %s, asked again", p)
 		uncached, _ := (*fsView)(nil).resolveExisting(p)

@@ -76,11 +76,14 @@ func (e *Env) locate1(raw, cwd string) loc {
 		p = filepath.Join(base, p)
 	}
 	p = stripProcRoot(filepath.Clean(p))
-	abs, sawLink := e.view().resolveExisting(p)
+	abs, sawLink, whole := e.view().resolve(p)
 	l.abs = abs
 	l.class, l.why = e.classify(l.abs)
-	if l.class < pathCredential {
+	if l.class < pathCredential && whole {
 		// A second name of a protected file (a hard link) is that file.
+		// Only an existing file can be one: a path whose walk did not
+		// reach its end names none (the view's Lstat of it would fail,
+		// or find the dangling link it ended on), and is not asked.
 		if n := e.view().lstat(abs); n.err == nil && n.mode == 0 && n.nlink > 1 {
 			if cls, why, ok := e.hardLinkOf(n.dev, n.ino); ok && cls > l.class {
 				l.class, l.why = cls, why
