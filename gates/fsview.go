@@ -366,6 +366,9 @@ func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 	// rest the components after that one.
 	tail := p[min(len(p), nextSlash(p, 1)):]
 	good, rest := "/", p
+	// aligned: no link has been followed, so the walk stands on a prefix
+	// of p, which dest is a slice of rather than a new string.
+	aligned := true
 	for start, end := 1, 1; start < len(path); start = end {
 		for start < len(path) && path[start] == '/' {
 			start++
@@ -384,8 +387,10 @@ func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 		case end == start:
 			continue
 		case path[start:end] == ".":
+			aligned = false // not in a clean path
 			continue
 		case path[start:end] == "..":
+			aligned = false
 			r := strings.LastIndexByte(dest, '/')
 			if r < 1 || dest[r+1:] == ".." {
 				if len(dest) > 1 {
@@ -397,28 +402,33 @@ func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 			}
 			continue
 		}
-		if dest[len(dest)-1] != '/' {
-			dest += "/"
+		if aligned {
+			dest = p[:end]
+		} else {
+			if dest[len(dest)-1] != '/' {
+				dest += "/"
+			}
+			dest += path[start:end]
 		}
-		dest += path[start:end]
 		n := v.lstat(dest)
 		if n.mode&fs.ModeSymlink == 0 {
 			if n.err != nil {
-				return joinRest(good, rest), sawLink, false
+				return joinRestOf(p, good, rest), sawLink, false
 			}
 			if !n.mode.IsDir() && end < len(path) {
 				if end == len(path)-len(tail) {
 					// Only the components after this one fail: the walk
 					// of p up to here succeeds.
-					return joinRest(dest, tail), sawLink, false
+					return joinRestOf(p, dest, tail), sawLink, false
 				}
-				return joinRest(good, rest), sawLink, false
+				return joinRestOf(p, good, rest), sawLink, false
 			}
 			continue
 		}
 		sawLink = true
+		aligned = false
 		if links++; links > 255 || n.err != nil {
-			return joinRest(good, rest), sawLink, false
+			return joinRestOf(p, good, rest), sawLink, false
 		}
 		path = n.link + path[end:]
 		if strings.HasPrefix(n.link, "/") {
@@ -431,6 +441,9 @@ func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 			}
 			end = 0
 		}
+	}
+	if aligned {
+		return p, sawLink, true // p, clean, walked as it is written
 	}
 	return filepath.Clean(dest), sawLink, true
 }
@@ -445,6 +458,15 @@ func nextSlash(s string, from int) int {
 		return from + i
 	}
 	return len(s)
+}
+
+// joinRestOf is joinRest(dir, rest) for the walk of the clean path p:
+// when dir and rest are p split in two, p itself.
+func joinRestOf(p, dir, rest string) string {
+	if len(dir)+len(rest) == len(p) && p[:len(dir)] == dir && p[len(dir):] == rest {
+		return p
+	}
+	return joinRest(dir, rest)
 }
 
 // joinRest is filepath.Join(Clean(dir), rest) for rest "" or "/c/…".

@@ -579,7 +579,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.nested = true
 	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
-	s.judge(cmd, nil, in, here)
+	s.judge(cmd, in, here)
 	s.nested = saved
 }
 
@@ -591,7 +591,7 @@ func (s *shellAnalyzer) denyingReading(argv []string) {
 	}
 	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
 		rep: &shellReport{}, vars: s.vars, funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
-	sub.judge(argv, nil, stdinSrc{}, nil)
+	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {
 		s.deny("%s", d)
 	}
