@@ -271,6 +271,10 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	if got != want || gotOK != wantOK {
 		t.Fatalf("hexNearSecretWord = %v %v, want %v %v in %q", got, gotOK, want, wantOK, text)
 	}
+	both, bothOK, toks := hexAndTokens(text, nil)
+	if both != got || bothOK != gotOK || !gotOK && !slices.Equal(toks, tokens(text, 16, 64)) {
+		t.Fatalf("hexAndTokens = %v %v %q, want %v %v %q in %q", both, bothOK, toks, got, gotOK, tokens(text, 16, 64), text)
+	}
 	for _, tok := range append(tokens(text, 16, 64), tokens(text, 1, 8)...) {
 		if placeholder(tok) != oraclePlaceholder(tok) {
 			t.Fatalf("placeholder(%q) = %v", tok, placeholder(tok))

@@ -317,28 +317,65 @@ func hexNearSecretWord(text string) (secretHit, bool) {
 		if t-start < 32 {
 			continue
 		}
-		for i := start; i < t; {
-			if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
-				i++
-				continue
+		if h, ok := hexInRun(text, start, t); ok {
+			return h, true
+		}
+	}
+	return secretHit{}, false
+}
+
+// hexAndTokens is hexNearSecretWord(text) and tokens(text, 16, 64) in one
+// pass over the runs of token characters, which both read: the first
+// every run of 32 or more, the second the first 64 of 16 or more. toks is
+// room for the tokens; they are returned only when no hex secret is found.
+func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
+	for t := 0; t < len(text); {
+		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
+			t++
+		}
+		start := t
+		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
+			t++
+		}
+		if t-start < 16 {
+			continue
+		}
+		if len(toks) < 64 {
+			toks = append(toks, text[start:t])
+		}
+		if t-start >= 32 {
+			if h, ok := hexInRun(text, start, t); ok {
+				return h, true, nil
 			}
-			j := i
-			for j < len(text) && isHexByte(text[j]) {
-				j++
-			}
-			if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
-				h := text[i:j]
-				if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
-					before := asciiLower(text[max(0, i-120):i])
-					for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
-						if strings.Contains(before, w) {
-							return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
-						}
+		}
+	}
+	return secretHit{}, false, toks
+}
+
+// hexInRun is hexNearSecretWord's test of one run of token characters,
+// text[start:t].
+func hexInRun(text string, start, t int) (secretHit, bool) {
+	for i := start; i < t; {
+		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isHexByte(text[j]) {
+			j++
+		}
+		if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
+			h := text[i:j]
+			if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
+				before := asciiLower(text[max(0, i-120):i])
+				for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
+					if strings.Contains(before, w) {
+						return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
 					}
 				}
 			}
-			i = j + 1
 		}
+		i = j + 1
 	}
 	return secretHit{}, false
 }
