@@ -294,6 +294,28 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	if got, want := fmtPair(tokenPayment(text)), fmtPair(decodedTokenPayment(text)); got != want {
 		t.Fatalf("tokenPayment = %s, want %s in %q", got, want, text)
 	}
+	for _, w := range []string{":approve", "passepartout.approve", "a", "kelvin", "in", text} {
+		if w == "" || strings.ToLower(w) != w || !isASCII(w) {
+			continue
+		}
+		if got, want := containsLowerASCII(text, w), strings.Contains(strings.ToLower(text), w); got != want && !strings.ContainsAny(w, "ki") {
+			t.Fatalf("containsLowerASCII(%q) = %v, ToLower and Contains say %v in %q", w, got, want, text)
+		}
+	}
+	if got, want := fmtPair(bridgeApproval(text)), fmtPair(oracleBridgeApproval(text)); got != want {
+		t.Fatalf("bridgeApproval = %s, want %s in %q", got, want, text)
+	}
+}
+
+// oracleBridgeApproval is bridgeApproval as first written.
+func oracleBridgeApproval(text string) (string, bool) {
+	low := strings.ToLower(text)
+	for _, w := range []string{":approve", "passepartout.approve"} {
+		if strings.Contains(low, w) {
+			return "an approval (" + w + ")", true
+		}
+	}
+	return "", false
 }
 
 func fmtPair(why string, ok bool) string { return fmt.Sprintf("%v %q", ok, why) }
