@@ -23,8 +23,9 @@ import (
 // when it or an ancestor carries a privacy tag, or a #+FILETAGS: line
 // anywhere in the file does; tags compare without regard to case. The
 // gates read the file itself, as the action would, at the moment of the
-// check: nothing about a file's privacy is remembered from one check to
-// the next.
+// check: nothing about a file is remembered from one check to the next,
+// only what its bytes say (textPrivacyMemo), asked again of the bytes each
+// check reads.
 
 // Span is a byte range [Start, End) of a file.
 type Span struct{ Start, End int }
