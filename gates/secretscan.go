@@ -252,25 +252,6 @@ func keyValues(line string) [][]string {
 	return out
 }
 
-// tokens returns the runs of token characters at least min long, the
-// first limit of them.
-func tokens(text string, min, limit int) []string {
-	var out []string
-	for i := 0; i < len(text) && len(out) < limit; {
-		for i < len(text) && byteClasses[text[i]]&classToken == 0 {
-			i++
-		}
-		start := i
-		for i < len(text) && byteClasses[text[i]]&classToken != 0 {
-			i++
-		}
-		if i-start >= min {
-			out = append(out, text[start:i])
-		}
-	}
-	return out
-}
-
 // tokenByte says whether c may be part of a token: letters, digits and
 // + / = _ . ~ -.
 func tokenByte(c byte) bool { return byteClasses[c]&classToken != 0 }
@@ -299,35 +280,14 @@ var byteClasses = func() (t [256]uint8) {
 	return t
 }()
 
-// hexNearSecretWord finds a 32–64 digit hex string within 120 bytes after
-// the word password, secret, token or api key (a generated admin password,
-// a token printed by a tool).
-func hexNearSecretWord(text string) (secretHit, bool) {
-	// A candidate is a run of 32 to 64 hex digits with no word character
-	// on either side. Hex digits are token characters, so it lies in a
-	// run of token characters at least 32 long: only those are read.
-	for t := 0; t < len(text); {
-		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
-			t++
-		}
-		start := t
-		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
-			t++
-		}
-		if t-start < 32 {
-			continue
-		}
-		if h, ok := hexInRun(text, start, t); ok {
-			return h, true
-		}
-	}
-	return secretHit{}, false
-}
-
-// hexAndTokens is hexNearSecretWord(text) and tokens(text, 16, 64) in one
-// pass over the runs of token characters, which both read: the first
-// every run of 32 or more, the second the first 64 of 16 or more. toks is
-// room for the tokens; they are returned only when no hex secret is found.
+// hexAndTokens reads the runs of token characters of text for two rules
+// in one pass. The first finds a 32–64 digit hex string within 120 bytes
+// after the word password, secret, token or api key (a generated admin
+// password, a token printed by a tool): a candidate has no word character
+// on either side, and hex digits are token characters, so it lies in a
+// run at least 32 long; every such run is read. The second takes the
+// first 64 runs at least 16 long, appended to toks, for tokenSecret; they
+// are returned only when no hex secret is found.
 func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
 	for t := 0; t < len(text); {
 		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
@@ -352,7 +312,7 @@ func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
 	return secretHit{}, false, toks
 }
 
-// hexInRun is hexNearSecretWord's test of one run of token characters,
+// hexInRun is hexAndTokens' hex rule on one run of token characters,
 // text[start:t].
 func hexInRun(text string, start, t int) (secretHit, bool) {
 	for i := start; i < t; {
