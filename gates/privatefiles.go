@@ -2,6 +2,7 @@ package gates
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -338,7 +339,8 @@ func (e *Env) privacyOfText(data []byte) privacyState {
 	if len(e.privacyTags) == 0 || !mentionsAnyTag(data, e.privacyTags) {
 		return privacyState{} // PrivateSpans' own first test, without the memo
 	}
-	if st, ok := e.privacyMemo.get(data); ok {
+	key := sha256.Sum256(data)
+	if st, ok := e.privacyMemo.get(key); ok {
 		return st
 	}
 	var st privacyState
@@ -348,7 +350,7 @@ func (e *Env) privacyOfText(data []byte) privacyState {
 			st.why = "private as a whole"
 		}
 	}
-	e.privacyMemo.put(data, st)
+	e.privacyMemo.put(key, st)
 	return st
 }
 
@@ -356,53 +358,47 @@ func (e *Env) privacyOfText(data []byte) privacyState {
 // privacy tag, so that a note read by one check is not parsed again by the
 // next: a search over the notes reads the same files check after check.
 //
-// It is keyed by the bytes themselves, read from the file at each check as
-// before; only the parse they are a pure function of is remembered (with
-// the environment's tags, fixed for its life). A key of the file's
-// identity and times (device, inode, size, mtime, ctime) would also save
-// the read, but can go stale in ways that let a private note through: a
-// change within one tick of the coarse clock the kernel stamps ctime
-// with, a write through a shared mapping to a page already dirty (no new
-// stamp), a network file system whose stat answers from an attribute
-// cache for up to a minute while open() sees the new bytes. Made private
-// by any of these, a note would still read as public. Keyed by content,
-// the memo can only ever give the answer the parse would.
+// It is keyed by the bytes themselves (their SHA-256: the memo keeps no
+// note's text, and two texts with one key are beyond anyone's reach), read
+// from the file at each check as before; only the parse they are a pure
+// function of is remembered (with the environment's tags, fixed for its
+// life). A key of the file's identity and times (device, inode, size,
+// mtime, ctime) would also save the read, but can go stale in ways that
+// let a private note through: a change within one tick of the coarse
+// clock the kernel stamps ctime with, a clock set back, a write through a
+// shared mapping to a page already dirty (no new stamp), a network file
+// system whose stat answers from an attribute cache for up to a minute
+// while open() sees the new bytes. Made private by any of these, a note
+// would still read as public. Keyed by content, the memo can only ever
+// give the answer the parse would.
 type textPrivacyMemo struct {
-	mu    sync.Mutex
-	m     map[string]privacyState
-	bytes int // the total length of the keys
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]privacyState
 }
 
-// Bounds of the memo: only files up to maxMemoText are kept, and the
-// memo is emptied before its keys would pass maxMemoBytes.
-const (
-	maxMemoText  = 256 << 10
-	maxMemoBytes = 8 << 20
-)
+// maxMemoTexts bounds the memo: past it, it starts again empty.
+const maxMemoTexts = 4096
 
-func (m *textPrivacyMemo) get(data []byte) (privacyState, bool) {
-	if m == nil || len(data) > maxMemoText {
+func (m *textPrivacyMemo) get(key [sha256.Size]byte) (privacyState, bool) {
+	if m == nil {
 		return privacyState{}, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st, ok := m.m[string(data)]
+	st, ok := m.m[key]
 	return st, ok
 }
 
-func (m *textPrivacyMemo) put(data []byte, st privacyState) {
-	if m == nil || len(data) > maxMemoText {
+func (m *textPrivacyMemo) put(key [sha256.Size]byte, st privacyState) {
+	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil || m.bytes+len(data) > maxMemoBytes {
-		m.m, m.bytes = map[string]privacyState{}, 0
+	if m.m == nil || len(m.m) >= maxMemoTexts {
+		m.m = map[[sha256.Size]byte]privacyState{}
 	}
-	if _, ok := m.m[string(data)]; !ok {
-		m.m[string(data)] = st
-		m.bytes += len(data)
-	}
+	m.m[key] = st
 }
 
 // readBounded reads at most limit bytes of a file, never blocking on a
