@@ -353,7 +353,8 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 // resolve is resolveExisting that also says whether the whole path
 // exists: whole is true when every component was walked, and resolved is
 // then the canonical name of an existing file, whose Lstat the view
-// holds. Otherwise no file has the name resolved (an Lstat of it fails).
+// holds. Otherwise no regular file has the name resolved: an Lstat of it
+// fails, or finds the link the walk could not follow.
 func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 	if !strings.HasPrefix(p, "/") || filepath.Clean(p) != p {
 		return v.resolveExistingByParents(p)
