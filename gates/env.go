@@ -89,6 +89,9 @@ type Env struct {
 	private *privacyIndex
 	// privacyTags are the tags guarded: the configuration's and the memex's.
 	privacyTags []string
+	// privacyMemo is shared by the checks of this environment (the one
+	// thing they share that they may change): see textPrivacyMemo.
+	privacyMemo *textPrivacyMemo
 	rate        *rateCounter
 	now         func() time.Time
 	own         []string // pp-lsp's own directories, cleaned, with a trailing slash
@@ -150,7 +153,7 @@ func (e *Env) view() *fsView {
 // NewEnv prepares a World for checks under the stack's configuration.
 // A root that does not exist or is not a directory is an error.
 func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
-	e := &Env{world: w, now: w.Now, rate: s.rate}
+	e := &Env{world: w, now: w.Now, rate: s.rate, privacyMemo: &textPrivacyMemo{}}
 	if e.now == nil {
 		e.now = time.Now
 	}

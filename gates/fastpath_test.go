@@ -176,7 +176,8 @@ var oracleJWT = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}
 // must all pass dotThen24.
 var oracleVaultLegacy = regexp.MustCompile(`(?i)(?:vault|token)\w*\W{1,5}s\.[A-Za-z0-9]{24}\b`)
 
-// oracleHexNearSecretWord is hexNearSecretWord as it scanned every byte.
+// oracleHexNearSecretWord is hexAndTokens' hex rule as it scanned every
+// byte.
 func oracleHexNearSecretWord(text, low string) (secretHit, bool) {
 	for i := 0; i < len(text); {
 		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
@@ -266,12 +267,15 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	if oracleVaultLegacy.MatchString(text) && !dotThen24(text) {
 		t.Fatalf("a Vault legacy token the rule finds fails dotThen24 in %q", text)
 	}
-	got, gotOK := hexNearSecretWord(text)
+	got, gotOK, toks := hexAndTokens(text, nil)
 	want, wantOK := oracleHexNearSecretWord(text, low)
 	if got != want || gotOK != wantOK {
-		t.Fatalf("hexNearSecretWord = %v %v, want %v %v in %q", got, gotOK, want, wantOK, text)
+		t.Fatalf("hexAndTokens' hex rule = %v %v, want %v %v in %q", got, gotOK, want, wantOK, text)
 	}
-	for _, tok := range append(tokens(text, 16, 64), tokens(text, 1, 8)...) {
+	if !gotOK && !slices.Equal(toks, oracleTokens(text, 16, 64)) {
+		t.Fatalf("hexAndTokens' tokens = %q, want %q in %q", toks, oracleTokens(text, 16, 64), text)
+	}
+	for _, tok := range append(oracleTokens(text, 16, 64), oracleTokens(text, 1, 8)...) {
 		if placeholder(tok) != oraclePlaceholder(tok) {
 			t.Fatalf("placeholder(%q) = %v", tok, placeholder(tok))
 		}
@@ -290,6 +294,47 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	if got, want := fmtPair(tokenPayment(text)), fmtPair(decodedTokenPayment(text)); got != want {
 		t.Fatalf("tokenPayment = %s, want %s in %q", got, want, text)
 	}
+	for _, w := range []string{":approve", "passepartout.approve", "a", "kelvin", "in", text} {
+		if w == "" || strings.ToLower(w) != w || !isASCII(w) {
+			continue
+		}
+		if got, want := containsLowerASCII(text, w), strings.Contains(strings.ToLower(text), w); got != want && !strings.ContainsAny(w, "ki") {
+			t.Fatalf("containsLowerASCII(%q) = %v, ToLower and Contains say %v in %q", w, got, want, text)
+		}
+	}
+	if got, want := fmtPair(bridgeApproval(text)), fmtPair(oracleBridgeApproval(text)); got != want {
+		t.Fatalf("bridgeApproval = %s, want %s in %q", got, want, text)
+	}
+}
+
+// oracleTokens returns the runs of token characters at least min long,
+// the first limit of them, as the token rule once read them on their own.
+func oracleTokens(text string, min, limit int) []string {
+	var out []string
+	for i := 0; i < len(text) && len(out) < limit; {
+		for i < len(text) && byteClasses[text[i]]&classToken == 0 {
+			i++
+		}
+		start := i
+		for i < len(text) && byteClasses[text[i]]&classToken != 0 {
+			i++
+		}
+		if i-start >= min {
+			out = append(out, text[start:i])
+		}
+	}
+	return out
+}
+
+// oracleBridgeApproval is bridgeApproval as first written.
+func oracleBridgeApproval(text string) (string, bool) {
+	low := strings.ToLower(text)
+	for _, w := range []string{":approve", "passepartout.approve"} {
+		if strings.Contains(low, w) {
+			return "an approval (" + w + ")", true
+		}
+	}
+	return "", false
 }
 
 func fmtPair(why string, ok bool) string { return fmt.Sprintf("%v %q", ok, why) }

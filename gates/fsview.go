@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -18,8 +19,9 @@ import (
 type fsView struct {
 	nodes smallMemo[string, fsNode]
 	// names are the entries of the directories listed during the check
-	// (nil: too many to keep), to tell cheaply that a word names no file.
-	names smallMemo[string, map[string]struct{}]
+	// (nil: too many to keep), to tell cheaply that a word names no file
+	// and to expand globs.
+	names smallMemo[string, *dirNames]
 	// asked counts the names looked up in directories not yet listed: a
 	// few are asked of the system one by one, more list the directory.
 	asked int
@@ -52,24 +54,114 @@ func (v *fsView) hasName(dir, name string) (exists, known bool) {
 		return false, false
 	}
 	if !ok {
-		set = listNames(dir)
-		v.names.put(dir, set)
+		set = v.list(dir)
 	}
 	if set == nil {
 		return false, false
 	}
-	_, exists = set[name]
+	_, exists = set.set[name]
 	return exists, true
 }
 
-// noEntries is the listing of a folder that does not exist.
-var noEntries = map[string]struct{}{}
+// unlisted says whether p is a name its folder's listing, taken during
+// the check, does not hold.
+func (v *fsView) unlisted(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 || i == len(p)-1 {
+		return false
+	}
+	dir, name := p[:i], p[i+1:]
+	if i == 0 {
+		dir = "/"
+	}
+	if name == "." || name == ".." {
+		return false
+	}
+	d, ok := v.names.get(dir)
+	if !ok || d == nil {
+		return false
+	}
+	_, in := d.set[name]
+	return !in
+}
+
+// list returns the listing of dir, reading it on first use in the check.
+func (v *fsView) list(dir string) *dirNames {
+	if d, ok := v.names.get(dir); ok {
+		return d
+	}
+	d := listNames(dir)
+	v.names.put(dir, d)
+	return d
+}
+
+// dirNames is a directory's listing: its entry names as a set, and in
+// sorted order once a glob asked for them so.
+type dirNames struct {
+	set    map[string]struct{}
+	names  []string
+	sorted bool
+}
+
+// sortedNames returns the entry names in sorted order.
+func (d *dirNames) sortedNames() []string {
+	if !d.sorted {
+		slices.Sort(d.names)
+		d.sorted = true
+	}
+	return d.names
+}
+
+// noEntries is the listing of a folder that does not exist. It is never
+// changed: it has no names to sort.
+var noEntries = &dirNames{set: map[string]struct{}{}, sorted: true}
+
+// glob is filepath.Glob for a pattern whose directory part holds no
+// pattern characters, answered from the check's listing of that directory:
+// the same matches in the same order (Glob sorts a folder's names before
+// matching them), and the same error for a malformed pattern. ok is false
+// when the listing cannot answer (no view, a pattern over several folders,
+// a folder that cannot be read or is too large); the caller then asks
+// filepath.Glob.
+func (v *fsView) glob(pattern string) (matches []string, ok bool, err error) {
+	if v == nil {
+		return nil, false, nil
+	}
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, true, err
+	}
+	dir, file := filepath.Split(pattern)
+	switch dir {
+	case "":
+		dir = "."
+	case "/":
+	default:
+		dir = dir[:len(dir)-1] // as filepath.Glob cleans it: no trailing slash
+	}
+	if strings.ContainsAny(dir, `*?[\`) || !strings.ContainsAny(file, `*?[\`) {
+		return nil, false, nil
+	}
+	d := v.list(dir)
+	if d == nil {
+		return nil, false, nil
+	}
+	for _, n := range d.sortedNames() {
+		m, err := filepath.Match(file, n)
+		if err != nil {
+			return matches, true, err
+		}
+		if m {
+			matches = append(matches, filepath.Join(dir, n))
+		}
+	}
+	return matches, true, nil
+}
 
 // listNames reads a directory's entry names: empty when there is no such
 // folder, nil when it cannot be read or its entries are too many. It asks
 // the system directly (open, getdents, close): os.Open would also register
 // the folder with the runtime's poller, for nothing.
-func listNames(dir string) map[string]struct{} {
+func listNames(dir string) *dirNames {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	for err == syscall.EINTR {
 		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
@@ -103,7 +195,7 @@ func listNames(dir string) map[string]struct{} {
 	for _, n := range names {
 		set[n] = struct{}{}
 	}
-	return set
+	return &dirNames{set: set, names: names}
 }
 
 // fsNode is what Lstat (and, for a symlink, Readlink) said about a path.
@@ -120,6 +212,15 @@ type fsNode struct {
 func (v *fsView) lstat(p string) fsNode {
 	if v != nil {
 		if n, ok := v.nodes.get(p); ok {
+			return n
+		}
+		if v.unlisted(p) {
+			// Its folder was listed in this check without it: no
+			// such file, as Lstat would say.
+			n := fsNode{err: syscall.ENOENT}
+			if v.nodes.len() < 4096 {
+				v.nodes.put(p, n)
+			}
 			return n
 		}
 	}
@@ -245,6 +346,16 @@ func (v *fsView) evalSymlinks(path string) (resolved string, sawLink bool, err e
 // the failure was only that a file was followed by more components (the
 // parent ending there would not ask).
 func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
+	resolved, sawLink, _ = v.resolve(p)
+	return resolved, sawLink
+}
+
+// resolve is resolveExisting that also says whether the whole path
+// exists: whole is true when every component was walked, and resolved is
+// then the canonical name of an existing file, whose Lstat the view
+// holds. Otherwise no regular file has the name resolved: an Lstat of it
+// fails, or finds the link the walk could not follow.
+func (v *fsView) resolve(p string) (resolved string, sawLink, whole bool) {
 	if !strings.HasPrefix(p, "/") || filepath.Clean(p) != p {
 		return v.resolveExistingByParents(p)
 	}
@@ -256,6 +367,9 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 	// rest the components after that one.
 	tail := p[min(len(p), nextSlash(p, 1)):]
 	good, rest := "/", p
+	// aligned: no link has been followed, so the walk stands on a prefix
+	// of p, which dest is a slice of rather than a new string.
+	aligned := true
 	for start, end := 1, 1; start < len(path); start = end {
 		for start < len(path) && path[start] == '/' {
 			start++
@@ -274,8 +388,10 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 		case end == start:
 			continue
 		case path[start:end] == ".":
+			aligned = false // not in a clean path
 			continue
 		case path[start:end] == "..":
+			aligned = false
 			r := strings.LastIndexByte(dest, '/')
 			if r < 1 || dest[r+1:] == ".." {
 				if len(dest) > 1 {
@@ -287,28 +403,33 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 			}
 			continue
 		}
-		if dest[len(dest)-1] != '/' {
-			dest += "/"
+		if aligned {
+			dest = p[:end]
+		} else {
+			if dest[len(dest)-1] != '/' {
+				dest += "/"
+			}
+			dest += path[start:end]
 		}
-		dest += path[start:end]
 		n := v.lstat(dest)
 		if n.mode&fs.ModeSymlink == 0 {
 			if n.err != nil {
-				return joinRest(good, rest), sawLink
+				return joinRestOf(p, good, rest), sawLink, false
 			}
 			if !n.mode.IsDir() && end < len(path) {
 				if end == len(path)-len(tail) {
 					// Only the components after this one fail: the walk
 					// of p up to here succeeds.
-					return joinRest(dest, tail), sawLink
+					return joinRestOf(p, dest, tail), sawLink, false
 				}
-				return joinRest(good, rest), sawLink
+				return joinRestOf(p, good, rest), sawLink, false
 			}
 			continue
 		}
 		sawLink = true
+		aligned = false
 		if links++; links > 255 || n.err != nil {
-			return joinRest(good, rest), sawLink
+			return joinRestOf(p, good, rest), sawLink, false
 		}
 		path = n.link + path[end:]
 		if strings.HasPrefix(n.link, "/") {
@@ -322,7 +443,10 @@ func (v *fsView) resolveExisting(p string) (resolved string, sawLink bool) {
 			end = 0
 		}
 	}
-	return filepath.Clean(dest), sawLink
+	if aligned {
+		return p, sawLink, true // p, clean, walked as it is written
+	}
+	return filepath.Clean(dest), sawLink, true
 }
 
 // nextSlash is the index of the first '/' in s at or after from, or
@@ -337,6 +461,15 @@ func nextSlash(s string, from int) int {
 	return len(s)
 }
 
+// joinRestOf is joinRest(dir, rest) for the walk of the clean path p:
+// when dir and rest are p split in two, p itself.
+func joinRestOf(p, dir, rest string) string {
+	if len(dir)+len(rest) == len(p) && p[:len(dir)] == dir && p[len(dir):] == rest {
+		return p
+	}
+	return joinRest(dir, rest)
+}
+
 // joinRest is filepath.Join(Clean(dir), rest) for rest "" or "/c/…".
 func joinRest(dir, rest string) string {
 	return filepath.Clean(dir + rest)
@@ -345,18 +478,18 @@ func joinRest(dir, rest string) string {
 // resolveExistingByParents is resolveExisting as first written: the path,
 // then each parent, until one resolves. It serves paths that are not
 // absolute and clean.
-func (v *fsView) resolveExistingByParents(p string) (resolved string, sawLink bool) {
+func (v *fsView) resolveExistingByParents(p string) (resolved string, sawLink, whole bool) {
 	r, sawLink, err := v.evalSymlinks(p)
 	if err == nil {
-		return r, sawLink
+		return r, sawLink, true
 	}
 	dir, rest := filepath.Dir(p), filepath.Base(p)
 	for dir != "/" && dir != "." {
 		if r, _, err := v.evalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), sawLink
+			return filepath.Join(r, rest), sawLink, false
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = filepath.Dir(dir)
 	}
-	return p, sawLink
+	return p, sawLink, false
 }

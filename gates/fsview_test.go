@@ -84,10 +84,26 @@ func TestFSViewResolvesAsEvalSymlinks(t *testing.T) {
 	paths = append(paths, "/", "/tmp", root, filepath.Dir(root), "/proc/self/root/etc", "/nonexistent/x/y")
 	require.Greater(t, len(paths), 10000)
 	view := &fsView{}
+	// A second view has listed every folder first, and answers the
+	// names their listings lack without asking.
+	listed := &fsView{}
+	for _, d := range append([]string{"/", "/tmp", filepath.Dir(root), root}, paths...) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			listed.list(d)
+		}
+	}
 	for _, p := range paths {
 		want := resolveByEvalSymlinks(p)
 		got, _ := view.resolveExisting(p)
 		require.Equal(t, want, got, "path %s", p)
+		fromListings, _ := listed.resolveExisting(p)
+		require.Equal(t, want, fromListings, "path %s, its folders listed", p)
+		_, _, whole := view.resolve(p)
+		_, evalErr := filepath.EvalSymlinks(p)
+		require.Equal(t, evalErr == nil, whole, "path %s: the whole path resolves", p)
+		if fi, err := os.Lstat(got); !whole && err == nil {
+			require.False(t, fi.Mode().IsRegular(), "path %s: a walk that stopped short resolved to a file, %s", p, got)
+		}
 		again, _ := view.resolveExisting(p)
 		require.Equal(t, want, again, "path %s, asked again", p)
 		uncached, _ := (*fsView)(nil).resolveExisting(p)
@@ -121,4 +137,43 @@ func TestFSViewSawLink(t *testing.T) {
 	assert.False(t, saw, "a walk through plain folders meets no link")
 	_, saw = (&fsView{}).resolveExisting(filepath.Join(root, "abs/c"))
 	assert.True(t, saw)
+}
+
+// TestFSViewGlobsAsFilepathGlob checks the view's glob, answered from its
+// listings, against filepath.Glob: the same matches in the same order and
+// the same errors, over patterns in folders reached through links, in
+// files, in missing folders, with hidden names and malformed classes, each
+// asked twice of one view; a pattern the listing cannot answer says so.
+func TestFSViewGlobsAsFilepathGlob(t *testing.T) {
+	root := symlinkMaze(t)
+	for _, n := range []string{".hidden", "a/b/c/x.org", "a/b/c/y.org", "a/b/c/x.org~", "a/b/c/[x].org", "d/a*b", `d/a\b`} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, n), []byte("x"), 0o644))
+	}
+	dirs := []string{"", "a", "a/b", "a/b/c", "a/rel", "a/rel/c", "abs", "chain", "slash", "dots", "a/up", "d", "dangling", "loop1", "tofile", "a/f", "x", "a/b/far", "a/b/../b/c"}
+	pats := []string{"*", "*.org", "?.org", "*.org~", "[xy].org", "[!x]*", "[^x]*", ".*", "*a*", `a\*b`, `a\\b`, "[", "[]", "a[", "*[", `\`, "x.org", "[x].org", `\[x\].org`, "*/", "[a-c]", "[c-a]*"}
+	view := &fsView{}
+	asked := 0
+	for _, d := range dirs {
+		for _, p := range pats {
+			pattern := filepath.Join(root, d) + "/" + p
+			want, wantErr := filepath.Glob(pattern)
+			for range 2 {
+				got, ok, err := view.glob(pattern)
+				if !ok {
+					continue
+				}
+				asked++
+				assert.Equal(t, wantErr, err, "pattern %s", pattern)
+				assert.Equal(t, want, got, "pattern %s", pattern)
+			}
+		}
+	}
+	assert.Greater(t, asked, len(dirs)*len(pats), "the listing answers most of the patterns")
+	for _, p := range []string{root + "/*/*.org", root + "/a/b/c/x.org", "*.org"} {
+		if _, ok, _ := view.glob(p); ok && strings.Contains(filepath.Dir(p), "*") {
+			t.Errorf("the listing of one folder answered %s, a pattern over several", p)
+		}
+	}
+	_, ok, _ := (*fsView)(nil).glob(root + "/*")
+	assert.False(t, ok, "without a view the caller asks filepath.Glob")
 }

@@ -30,8 +30,12 @@ type kwMatcher struct {
 	class  [256]uint8 // byte → class; 0 is every byte no keyword holds
 	nclass int
 	next   []uint16 // state*nclass + class → state; state 0 is the root
-	outOff []uint32 // state → its outputs: outs[outOff[s]:outOff[s+1]]
-	outs   []kwID   // keywords ending at a state, suffix links included
+	// The states where keywords end are numbered last, from outStart:
+	// the scan tells one by comparing its number, not by reading a table
+	// at every byte.
+	outStart int
+	outOff   []uint32 // state-outStart → its outputs: outs[outOff[i]:outOff[i+1]]
+	outs     []kwID   // keywords ending at a state, suffix links included
 }
 
 // kwBuilder collects keywords and compiles them once.
@@ -147,10 +151,35 @@ func (b *kwBuilder) build() *kwMatcher {
 	for c := 'A'; c <= 'Z'; c++ {
 		m.class[c] = m.class[c+'a'-'A']
 	}
-	m.outOff = make([]uint32, len(nodes)+1)
+	// Renumber: the states without outputs first (the root, which has
+	// none, stays 0), then those with.
+	order := make([]int, 0, len(nodes)) // new number → old
 	for s := range nodes {
+		if len(outs[s]) == 0 {
+			order = append(order, s)
+		}
+	}
+	m.outStart = len(order)
+	for s := range nodes {
+		if len(outs[s]) > 0 {
+			order = append(order, s)
+		}
+	}
+	renum := make([]uint16, len(nodes)) // old → new
+	for n, s := range order {
+		renum[s] = uint16(n)
+	}
+	next := make([]uint16, len(m.next))
+	for n, s := range order {
+		for c := 0; c < nc; c++ {
+			next[n*nc+c] = renum[m.next[s*nc+c]]
+		}
+	}
+	m.next = next
+	m.outOff = make([]uint32, len(nodes)-m.outStart+1)
+	for i, s := range order[m.outStart:] {
 		m.outs = append(m.outs, outs[s]...)
-		m.outOff[s+1] = uint32(len(m.outs))
+		m.outOff[i+1] = uint32(len(m.outs))
 	}
 	return m
 }
@@ -183,7 +212,7 @@ type kwHits struct {
 func (m *kwMatcher) scan(text string, h *kwHits) {
 	h.seen = [maxKeywords / 64]uint64{}
 	h.occ = h.occ[:0]
-	nc := m.nclass
+	nc, outStart := m.nclass, m.outStart
 	next, class, outOff := m.next, &m.class, m.outOff
 	s := 0
 	for i := 0; i < len(text); i++ {
@@ -193,8 +222,8 @@ func (m *kwMatcher) scan(text string, h *kwHits) {
 			continue
 		}
 		s = int(next[s*nc+int(c)])
-		if o, e := outOff[s], outOff[s+1]; o != e {
-			for _, id := range m.outs[o:e] {
+		if s >= outStart {
+			for _, id := range m.outs[outOff[s-outStart]:outOff[s-outStart+1]] {
 				k := m.kws[id]
 				if !k.fold && text[i+1-len(k.text):i+1] != k.text {
 					continue
@@ -221,8 +250,8 @@ func (m *kwMatcher) contains(text string) bool {
 			continue
 		}
 		s = int(m.next[s*nc+int(c)])
-		if o, e := m.outOff[s], m.outOff[s+1]; o != e {
-			for _, id := range m.outs[o:e] {
+		if s >= m.outStart {
+			for _, id := range m.outs[m.outOff[s-m.outStart]:m.outOff[s-m.outStart+1]] {
 				if k := m.kws[id]; k.fold || text[i+1-len(k.text):i+1] == k.text {
 					return true
 				}

@@ -6,11 +6,14 @@ package gates
 // starts with an empty one (Stack.beginCheck) used by no other check, so
 // nothing learnt about the disk outlives the check that learnt it.
 type checkState struct {
-	locs    smallMemo[[2]string, loc]
-	shell   checkMemo
-	fs      fsView
-	privacy smallMemo[string, privacyState]
-	lits    codeLits
+	locs  smallMemo[[2]string, loc]
+	shell checkMemo
+	// shellRep is where the action's shell analysis writes its report
+	// (shell.memo points at it), kept for the next check's.
+	shellRep shellReport
+	fs       fsView
+	privacy  smallMemo[string, privacyState]
+	lits     codeLits
 }
 
 // codeLits are the string literals of the code being checked.
@@ -30,6 +33,14 @@ func (st *checkState) reset() {
 	st.privacy.reset()
 	st.lits = codeLits{}
 	st.shell = checkMemo{}
+	// The commands' words are the check's: dropped, the list's room kept
+	// (up to a bound).
+	cmds := st.shellRep.cmds
+	clear(cmds[:cap(cmds)])
+	if cap(cmds) > 256 {
+		cmds = nil
+	}
+	st.shellRep = shellReport{cmds: cmds[:0]}
 }
 
 // smallMemo is a map that stays a slice while it holds few entries: a

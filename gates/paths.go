@@ -76,11 +76,14 @@ func (e *Env) locate1(raw, cwd string) loc {
 		p = filepath.Join(base, p)
 	}
 	p = stripProcRoot(filepath.Clean(p))
-	abs, sawLink := e.view().resolveExisting(p)
+	abs, sawLink, whole := e.view().resolve(p)
 	l.abs = abs
 	l.class, l.why = e.classify(l.abs)
-	if l.class < pathCredential {
+	if l.class < pathCredential && whole {
 		// A second name of a protected file (a hard link) is that file.
+		// Only an existing file can be one: a path whose walk did not
+		// reach its end names none (the view's Lstat of it would fail,
+		// or find the dangling link it ended on), and is not asked.
 		if n := e.view().lstat(abs); n.err == nil && n.mode == 0 && n.nlink > 1 {
 			if cls, why, ok := e.hardLinkOf(n.dev, n.ino); ok && cls > l.class {
 				l.class, l.why = cls, why
@@ -295,10 +298,14 @@ var systemCredentials = []string{
 }
 
 // credentialAnywhere is homeCredentials as classify looks for them in any
-// path: "/"+entry, in the same order.
+// path: "/"+entry, in the same order. Each entry is a hidden name or under
+// Library/ (classify relies on it to skip the others).
 var credentialAnywhere = func() []credentialName {
 	out := make([]credentialName, 0, len(homeCredentials))
 	for _, c := range homeCredentials {
+		if !strings.HasPrefix(c, ".") && !strings.HasPrefix(c, "Library/") {
+			panic("gates: credential store " + c + " is neither hidden nor under Library/")
+		}
 		out = append(out, credentialName{entry: c, slashed: "/" + c, dir: strings.HasSuffix(c, "/"), name: strings.TrimSuffix(c, "/")})
 	}
 	return out
@@ -335,13 +342,19 @@ func hasPathPrefix(p, prefix string) bool {
 // Names compare without regard to case: on a file system that ignores it,
 // FlightPlans.ORG is flightplans.org.
 func protectedRel(rel string) (string, bool) {
-	segs := strings.Split(rel, "/")
-	for _, s := range segs {
-		if strings.EqualFold(s, ".git") || strings.EqualFold(s, ".vscode") {
+	var last string
+	for rest := rel; ; {
+		seg, after, more := strings.Cut(rest, "/")
+		if strings.EqualFold(seg, ".git") || strings.EqualFold(seg, ".vscode") {
 			return rel + " configures git or the editor (hooks and config run code)", true
 		}
+		if !more {
+			last = seg
+			break
+		}
+		rest = after
 	}
-	switch strings.ToLower(segs[len(segs)-1]) {
+	switch strings.ToLower(last) {
 	case ".dir-locals.el", ".envrc", ".nvim.lua", ".exrc", ".vimrc", ".env":
 		return rel + " runs code or sets variables when a tool enters the folder", true
 	}
@@ -388,14 +401,18 @@ func (e *Env) classify(abs string) (pathClass, string) {
 	}
 	// A credential store's name anywhere in the path: another user's home,
 	// a home mounted elsewhere, a traversal that lands in a .ssh folder.
-	absSlash := abs + "/"
-	for _, c := range credentialAnywhere {
-		if c.dir {
-			if strings.Contains(absSlash, c.slashed) {
-				return pathCredential, "a credential store (" + c.name + ")"
+	// Every one is a hidden name or under Library/: a path with neither
+	// is none of them.
+	if strings.Contains(abs, "/.") || strings.Contains(abs, "/Library/") {
+		absSlash := abs + "/"
+		for _, c := range credentialAnywhere {
+			if c.dir {
+				if strings.Contains(absSlash, c.slashed) {
+					return pathCredential, "a credential store (" + c.name + ")"
+				}
+			} else if strings.HasSuffix(abs, c.slashed) {
+				return pathCredential, "a credential store (" + c.entry + ")"
 			}
-		} else if strings.HasSuffix(abs, c.slashed) {
-			return pathCredential, "a credential store (" + c.entry + ")"
 		}
 	}
 	if i, rel := e.rootOf(abs); i >= 0 {

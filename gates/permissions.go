@@ -201,7 +201,9 @@ func shellOf(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
 	if env.check != nil {
 		m := &env.check.shell
 		if m.rep == nil || m.cmd != cmd || m.cwd != cwd {
-			m.cmd, m.cwd, m.rep = cmd, cwd, analyzeShell(ctx, env, cmd, cwd)
+			// The report is written into the check's own, so that the
+			// next check reuses its list of commands.
+			m.cmd, m.cwd, m.rep = cmd, cwd, analyzeShellInto(ctx, env, cmd, cwd, 0, &env.check.shellRep)
 		}
 		return m.rep
 	}

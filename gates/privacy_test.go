@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -89,4 +90,59 @@ func TestPrivacyShortAndCommon(t *testing.T) {
 	assert.False(t, idx.quotes("and it was the day"), "shingles of common words only are not indexed")
 	var nilIdx *privacyIndex
 	assert.False(t, nilIdx.quotes("anything"))
+}
+
+// TestPrivacyIsReadAtEachCheck: a note made private between two checks is
+// denied on the second, and one made public again is allowed on the
+// third, by every way of reading it: file_read, a command naming it, a
+// recursive search. The change keeps the file's size, inode and mtime, as
+// an edit within one tick of the file system's clock would: the privacy
+// remembered from one check to the next is keyed by the bytes themselves,
+// never by what stat says.
+func TestPrivacyIsReadAtEachCheck(t *testing.T) {
+	stack, env, root := testEnv(t, DefaultConfig())
+	ctx := context.Background()
+	p := filepath.Join(root, "notes", "turn.org")
+	// Both mention the tag, so that the public text's privacy is worked
+	// out (and remembered) too.
+	public := "* Meeting                   :notes:\nNot private: the results come on Friday.\n"
+	private := "* Meeting                 :private:\nNot private: the results come on Friday.\n"
+	require.Len(t, private, len(public))
+	require.NoError(t, os.WriteFile(p, []byte(public), 0o644))
+	before, err := os.Stat(p)
+	require.NoError(t, err)
+	rewrite := func(text string) {
+		t.Helper()
+		f, err := os.OpenFile(p, os.O_WRONLY, 0) // in place: the same inode
+		require.NoError(t, err)
+		_, err = f.WriteAt([]byte(text), 0)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		require.NoError(t, os.Chtimes(p, before.ModTime(), before.ModTime()))
+		after, err := os.Stat(p)
+		require.NoError(t, err)
+		require.True(t, os.SameFile(before, after))
+		require.Equal(t, before.Size(), after.Size())
+		require.Equal(t, before.ModTime(), after.ModTime())
+	}
+	reads := []Action{
+		act(ToolFileRead, "path", "notes/turn.org"),
+		sh("cat notes/turn.org"),
+		sh("grep -rn Friday notes"),
+	}
+	for round, text := range []string{public, private, public, private} {
+		if round > 0 {
+			rewrite(text)
+		}
+		for _, a := range reads {
+			v := stack.Check(ctx, a, env)
+			if text == private {
+				assert.Equal(t, VerdictDeny, v.Verdict, "round %d, %v: %s", round, a.Args, v.Reason)
+				assert.Contains(t, v.Reason, "private note")
+			} else {
+				assert.NotContains(t, v.Reason, "private", "round %d, %v", round, a.Args)
+				assert.NotEqual(t, VerdictDeny, v.Verdict, "round %d, %v: %s", round, a.Args, v.Reason)
+			}
+		}
+	}
 }

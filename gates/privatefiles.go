@@ -2,14 +2,16 @@ package gates
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -22,8 +24,9 @@ import (
 // when it or an ancestor carries a privacy tag, or a #+FILETAGS: line
 // anywhere in the file does; tags compare without regard to case. The
 // gates read the file itself, as the action would, at the moment of the
-// check: nothing about a file's privacy is remembered from one check to
-// the next.
+// check: nothing about a file is remembered from one check to the next,
+// only what its bytes say (textPrivacyMemo), asked again of the bytes each
+// check reads.
 
 // Span is a byte range [Start, End) of a file.
 type Span struct{ Start, End int }
@@ -285,6 +288,7 @@ type privacyState struct {
 	dir     bool   // a directory: its files are judged one by one
 	why     string // how it is private
 	unknown string // why its privacy cannot be told (too large)
+	size    int64  // the bytes read to tell it
 }
 
 // maxPrivacyScan bounds the bytes read of one file to tell its privacy; a
@@ -325,36 +329,118 @@ func (e *Env) filePrivacyUncached(abs string) privacyState {
 	if err != nil {
 		return privacyState{}
 	}
-	return e.privacyOfText(data)
+	ps := e.privacyOfText(data)
+	ps.size = int64(len(data))
+	return ps
 }
 
 // privacyOfText tells the privacy of a file's bytes.
 func (e *Env) privacyOfText(data []byte) privacyState {
-	spans, whole := PrivateSpans(data, e.privacyTags)
-	if len(spans) == 0 {
-		return privacyState{}
+	if len(e.privacyTags) == 0 || !mentionsAnyTag(data, e.privacyTags) {
+		return privacyState{} // PrivateSpans' own first test, without the memo
 	}
-	why := "a headline tagged " + strings.Join(e.privacyTags, " or ")
-	if whole {
-		why = "private as a whole"
+	key := sha256.Sum256(data)
+	if st, ok := e.privacyMemo.get(key); ok {
+		return st
 	}
-	return privacyState{private: true, whole: whole, why: why}
+	var st privacyState
+	if spans, whole := PrivateSpans(data, e.privacyTags); len(spans) > 0 {
+		st = privacyState{private: true, whole: whole, why: "a headline tagged " + strings.Join(e.privacyTags, " or ")}
+		if whole {
+			st.why = "private as a whole"
+		}
+	}
+	e.privacyMemo.put(key, st)
+	return st
+}
+
+// textPrivacyMemo remembers the privacy of file contents that mention a
+// privacy tag, so that a note read by one check is not parsed again by the
+// next: a search over the notes reads the same files check after check.
+//
+// It is keyed by the bytes themselves (their SHA-256: the memo keeps no
+// note's text, and two texts with one key are beyond anyone's reach), read
+// from the file at each check as before; only the parse they are a pure
+// function of is remembered (with the environment's tags, fixed for its
+// life). A key of the file's identity and times (device, inode, size,
+// mtime, ctime) would also save the read, but can go stale in ways that
+// let a private note through: a change within one tick of the coarse
+// clock the kernel stamps ctime with, a clock set back, a write through a
+// shared mapping to a page already dirty (no new stamp), a network file
+// system whose stat answers from an attribute cache for up to a minute
+// while open() sees the new bytes. Made private by any of these, a note
+// would still read as public. Keyed by content, the memo can only ever
+// give the answer the parse would.
+type textPrivacyMemo struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]privacyState
+}
+
+// maxMemoTexts bounds the memo: past it, it starts again empty.
+const maxMemoTexts = 4096
+
+func (m *textPrivacyMemo) get(key [sha256.Size]byte) (privacyState, bool) {
+	if m == nil {
+		return privacyState{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.m[key]
+	return st, ok
+}
+
+func (m *textPrivacyMemo) put(key [sha256.Size]byte, st privacyState) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= maxMemoTexts {
+		m.m = map[[sha256.Size]byte]privacyState{}
+	}
+	m.m[key] = st
 }
 
 // readBounded reads at most limit bytes of a file, never blocking on a
-// FIFO swapped in after the check that it was a regular file.
+// FIFO swapped in after the check that it was a regular file. It asks the
+// system directly: os.NewFile would try to register the descriptor with
+// the runtime's poller, and io.ReadAll would read the file in small,
+// growing pieces where its size is known.
 func readBounded(abs string, limit int64) ([]byte, error) {
 	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, err
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
 	}
-	f := os.NewFile(uintptr(fd), abs)
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: abs, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, errors.New("not a regular file")
 	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	// Room for the file as it is now and one byte more, so that a file
+	// that did not grow is read whole by the first read; the next says
+	// it ended.
+	buf := make([]byte, 0, max(512, min(st.Size, limit)+1))
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4096)
+		}
+		room := buf[len(buf):min(cap(buf), len(buf)+int(limit-int64(len(buf))))]
+		n, err := syscall.Read(fd, room)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: abs, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	return buf, nil
 }
 
 // walkFilter narrows a recursive read to the files a search program would
@@ -500,17 +586,16 @@ func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (f
 				if f.skipsFile(de.Name()) {
 					continue
 				}
-				if fi, err := de.Info(); err == nil {
-					bytesRead += fi.Size()
-				}
 				if match != nil {
 					// A search that can print nothing of the file: its
 					// privacy does not matter, and is not worked out.
 					if data, err := readBounded(p, maxPrivacyScan); err == nil && !match(data) {
+						bytesRead += int64(len(data))
 						continue
 					}
 				}
 				st := e.filePrivacy(p)
+				bytesRead += st.size
 				if st.unknown != "" {
 					return false
 				}

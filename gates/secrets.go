@@ -172,10 +172,12 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			}
 		}
 	}
-	if h, ok := hexNearSecretWord(text); ok {
+	var tokBuf [64]string
+	h, ok, toks := hexAndTokens(text, tokBuf[:0])
+	if ok {
 		return h, true
 	}
-	for _, tok := range tokens(text, 16, 64) {
+	for _, tok := range toks {
 		if h, ok := tokenSecret(tok, text); ok {
 			if h.strong {
 				return h, true

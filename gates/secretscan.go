@@ -252,25 +252,6 @@ func keyValues(line string) [][]string {
 	return out
 }
 
-// tokens returns the runs of token characters at least min long, the
-// first limit of them.
-func tokens(text string, min, limit int) []string {
-	var out []string
-	for i := 0; i < len(text) && len(out) < limit; {
-		for i < len(text) && byteClasses[text[i]]&classToken == 0 {
-			i++
-		}
-		start := i
-		for i < len(text) && byteClasses[text[i]]&classToken != 0 {
-			i++
-		}
-		if i-start >= min {
-			out = append(out, text[start:i])
-		}
-	}
-	return out
-}
-
 // tokenByte says whether c may be part of a token: letters, digits and
 // + / = _ . ~ -.
 func tokenByte(c byte) bool { return byteClasses[c]&classToken != 0 }
@@ -299,13 +280,15 @@ var byteClasses = func() (t [256]uint8) {
 	return t
 }()
 
-// hexNearSecretWord finds a 32–64 digit hex string within 120 bytes after
-// the word password, secret, token or api key (a generated admin password,
-// a token printed by a tool).
-func hexNearSecretWord(text string) (secretHit, bool) {
-	// A candidate is a run of 32 to 64 hex digits with no word character
-	// on either side. Hex digits are token characters, so it lies in a
-	// run of token characters at least 32 long: only those are read.
+// hexAndTokens reads the runs of token characters of text for two rules
+// in one pass. The first finds a 32–64 digit hex string within 120 bytes
+// after the word password, secret, token or api key (a generated admin
+// password, a token printed by a tool): a candidate has no word character
+// on either side, and hex digits are token characters, so it lies in a
+// run at least 32 long; every such run is read. The second takes the
+// first 64 runs at least 16 long, appended to toks, for tokenSecret; they
+// are returned only when no hex secret is found.
+func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
 	for t := 0; t < len(text); {
 		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
 			t++
@@ -314,31 +297,45 @@ func hexNearSecretWord(text string) (secretHit, bool) {
 		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
 			t++
 		}
-		if t-start < 32 {
+		if t-start < 16 {
 			continue
 		}
-		for i := start; i < t; {
-			if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
-				i++
-				continue
+		if len(toks) < 64 {
+			toks = append(toks, text[start:t])
+		}
+		if t-start >= 32 {
+			if h, ok := hexInRun(text, start, t); ok {
+				return h, true, nil
 			}
-			j := i
-			for j < len(text) && isHexByte(text[j]) {
-				j++
-			}
-			if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
-				h := text[i:j]
-				if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
-					before := asciiLower(text[max(0, i-120):i])
-					for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
-						if strings.Contains(before, w) {
-							return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
-						}
+		}
+	}
+	return secretHit{}, false, toks
+}
+
+// hexInRun is hexAndTokens' hex rule on one run of token characters,
+// text[start:t].
+func hexInRun(text string, start, t int) (secretHit, bool) {
+	for i := start; i < t; {
+		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isHexByte(text[j]) {
+			j++
+		}
+		if n := j - i; n >= 32 && n <= 64 && (j == len(text) || !isWordByte(text[j])) {
+			h := text[i:j]
+			if !placeholder(h) && entropy(h) > 3 && strings.IndexAny(h, "abcdefABCDEF") >= 0 {
+				before := asciiLower(text[max(0, i-120):i])
+				for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
+					if strings.Contains(before, w) {
+						return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
 					}
 				}
 			}
-			i = j + 1
 		}
+		i = j + 1
 	}
 	return secretHit{}, false
 }

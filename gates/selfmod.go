@@ -63,13 +63,51 @@ func (e *Env) literalsOf(code string) []string {
 // bridgeApproval spots the bridge's or the language server's approval in
 // outgoing text: a plist (:ACTION :APPROVE …) or the LSP command.
 func bridgeApproval(text string) (string, bool) {
-	low := strings.ToLower(text)
 	for _, w := range []string{":approve", "passepartout.approve"} {
-		if strings.Contains(low, w) {
+		if containsLowerASCII(text, w) {
 			return "an approval (" + w + ")", true
 		}
 	}
 	return "", false
+}
+
+// lowerASCIIEqual says whether s, its ASCII letters lower-cased, is w.
+func lowerASCIIEqual(s, w string) bool {
+	for i := 0; i < len(w); i++ {
+		if lowerASCII(s[i]) != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsLowerASCII is strings.Contains(strings.ToLower(text), w) for a
+// word w of lower-case ASCII letters and punctuation, without the
+// lower-cased copy. The two agree: a match is ASCII, and the only runes
+// that lower-case into ASCII are the Kelvin sign (to k) and the dotted
+// capital I (to i and a combining dot), letters w must not hold.
+func containsLowerASCII(text, w string) bool {
+	lo, up := w[0], upperASCII(w[0])
+	for i := 0; i+len(w) <= len(text); i++ {
+		j := strings.IndexByte(text[i:len(text)-len(w)+1], lo)
+		if lo != up {
+			lim := len(text) - len(w) + 1
+			if j >= 0 {
+				lim = i + j
+			}
+			if k := strings.IndexByte(text[i:lim], up); k >= 0 {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(text)-i >= len(w) && lowerASCIIEqual(text[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // privateInCode says whether code names a private note: a string literal

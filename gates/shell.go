@@ -98,21 +98,32 @@ var shellParsers = sync.Pool{New: func() any {
 
 // analyzeShell parses cmd as bash and analyses every command it would run.
 func analyzeShell(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
-	return analyzeShellDepth(ctx, env, cmd, cwd, 0)
+	return analyzeShellInto(ctx, env, cmd, cwd, 0, &shellReport{})
 }
 
 // analyzeShellDepth analyses shell text found at a nesting depth (inside
 // code handed to another language).
 func analyzeShellDepth(ctx context.Context, env *Env, cmd, cwd string, depth int) *shellReport {
+	return analyzeShellInto(ctx, env, cmd, cwd, depth, &shellReport{})
+}
+
+// analyzeShellInto is analyzeShellDepth writing its report into rep,
+// whose list of commands it reuses (emptied) when it has room.
+func analyzeShellInto(ctx context.Context, env *Env, cmd, cwd string, depth int, rep *shellReport) *shellReport {
+	// Room for the commands a text this long usually holds (one per 24
+	// bytes), so that the list is rarely copied as it grows.
+	cmds := rep.cmds[:0]
+	if want := min(64, 1+len(cmd)/24); cap(cmds) < want {
+		cmds = make([]shellCmd, 0, want)
+	}
+	*rep = shellReport{cmds: cmds}
 	s := &shellAnalyzer{
 		depth:  depth,
 		nested: depth > 0,
 		env:    env,
 		cwd:    env.cwdDir(cwd),
 		known:  env.knownVars(),
-		// Room for the commands a text this long usually holds (one per
-		// 24 bytes), so that the list is rarely copied as it grows.
-		rep: &shellReport{cmds: make([]shellCmd, 0, min(64, 1+len(cmd)/24))},
+		rep:    rep,
 	}
 	s.script(ctx, cmd)
 	if s.wrote && len(s.readProtected) > 0 {

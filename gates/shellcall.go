@@ -25,16 +25,12 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	argv := make([]string, 0, len(c.Args))
-	dynWords := make([]bool, 0, len(c.Args))
 	anyDyn := false
 	for i, a := range c.Args {
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
 		if w.split && !w.dyn && i > 0 {
-			for _, f := range strings.Fields(w.val) {
-				argv = append(argv, f)
-				dynWords = append(dynWords, false)
-			}
+			argv = append(argv, strings.Fields(w.val)...)
 			continue
 		}
 		if w.split && !w.dyn && i == 0 {
@@ -45,14 +41,10 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 				fs = []string{""}
 			}
 			s.ask("the program name is computed when the command runs")
-			for _, f := range fs {
-				argv = append(argv, f)
-				dynWords = append(dynWords, false)
-			}
+			argv = append(argv, fs...)
 			continue
 		}
 		argv = append(argv, w.val)
-		dynWords = append(dynWords, w.dyn)
 	}
 	if len(s.rep.cmds) >= maxShellCommands {
 		s.deny("more than %d commands in one action; refusing to check it piecemeal", maxShellCommands)
@@ -81,7 +73,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		s.inline(name, argv[1:])
 		return
 	}
-	s.judge(argv, dynWords, in, here)
+	s.judge(argv, in, here)
 }
 
 // inline analyses a call of a function declared in the same command with
@@ -256,7 +248,7 @@ func skipEnv(args []string) []string {
 
 // judge analyses one command by what its program does: by its grammar
 // when it has one (grammars.go), by what kind of program it is otherwise.
-func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *string) {
+func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	if len(argv) == 0 {
 		return
 	}
@@ -393,7 +385,6 @@ func (s *shellAnalyzer) judge(argv []string, dyn []bool, in stdinSrc, here *stri
 			}
 		}
 	}
-	_ = dyn
 }
 
 // mayExist says whether a word may name an existing file under the roots
@@ -722,6 +713,6 @@ func (s *shellAnalyzer) judgeNested(argv []string) {
 	saved := s.nested
 	s.nested = true
 	s.mentions(argv)
-	s.judge(argv, nil, stdinSrc{}, nil)
+	s.judge(argv, stdinSrc{}, nil)
 	s.nested = saved
 }

@@ -390,7 +390,10 @@ func (e *Env) expandGlobFrom(raw, dir string) (out []string, more bool) {
 	if l := e.locate(fixed, "."); l.class != pathInside && l.class != pathProtected {
 		return out, false
 	}
-	matches, err := filepath.Glob(abs)
+	matches, ok, err := e.view().glob(abs)
+	if !ok {
+		matches, err = filepath.Glob(abs)
+	}
 	if err != nil {
 		return out, false
 	}
@@ -576,7 +579,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.nested = true
 	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
-	s.judge(cmd, nil, in, here)
+	s.judge(cmd, in, here)
 	s.nested = saved
 }
 
@@ -588,7 +591,7 @@ func (s *shellAnalyzer) denyingReading(argv []string) {
 	}
 	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
 		rep: &shellReport{}, vars: s.vars, funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
-	sub.judge(argv, nil, stdinSrc{}, nil)
+	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {
 		s.deny("%s", d)
 	}
