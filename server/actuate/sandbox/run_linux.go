@@ -76,7 +76,7 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 	}
 	h.cmd = exec.Command("/proc/self/exe", args...)
 	h.cmd.Args[0] = "pp-lsp-sandbox"
-	h.cmd.Env, h.cmd.Dir = []string{}, "/"
+	h.cmd.Env, h.cmd.Dir = helperEnv(), "/"
 	h.cmd.ExtraFiles = []*os.File{theirs}
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := h.cmd.Start(); err != nil {
