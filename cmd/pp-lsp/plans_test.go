@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +25,11 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.Main()
 	if os.Getenv("PPLSP_TEST_AS_PPLSP") == "1" {
-		os.Exit(run(context.Background(), &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
+		// As main does: SIGINT and SIGTERM end a command cleanly.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
