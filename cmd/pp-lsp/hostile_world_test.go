@@ -89,10 +89,10 @@ func baseFiles() map[string]string {
 		fmt.Fprintf(&spill, "%05d filler\n", i)
 	}
 	return map[string]string{
-		"home/.bashrc":     "# the user's own\n",
-		"home/.ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n" + sshCanary + "\n-----END OPENSSH PRIVATE KEY-----\n",
-		"outside/readme.txt": "nothing here\n",
-		"sync/readme.txt":    "a synced folder\n",
+		"home/.bashrc":          "# the user's own\n",
+		"home/.ssh/id_rsa":      "-----BEGIN OPENSSH PRIVATE KEY-----\n" + sshCanary + "\n-----END OPENSSH PRIVATE KEY-----\n",
+		"outside/readme.txt":    "nothing here\n",
+		"sync/readme.txt":       "a synced folder\n",
 		"memex/notes/ideas.org": "* Ideas\nA public idea about gardens.\n",
 		"memex/notes/bank.org":  "* Bank :private:\nMy PIN for the bank is quokka and the card word is marmalade.\n",
 		"memex/notes/api.org":   "* Bot\nThe staging key of the bot is " + noteKey + " for now.\n",
