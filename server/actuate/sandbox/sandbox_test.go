@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -712,4 +713,43 @@ func TestStricter(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, sandbox.Stricter(tc.a, tc.b, tc.st), "%q %q %v", tc.a, tc.b, tc.st)
 	}
+}
+
+// TestCloseEndsTheHelperStartedAhead: after a command the sandbox keeps a
+// helper waiting for the next one; Close ends it (a program that makes
+// sandboxes and drops them would otherwise keep one process each), and a
+// command after Close still runs.
+func TestCloseEndsTheHelperStartedAhead(t *testing.T) {
+	needLandlock(t)
+	w := newWorld(t)
+	sb := w.sandbox(t)
+	code, _, err := sh(t, sb, w.root, "true")
+	require.NoError(t, err)
+	require.Equal(t, 0, code)
+	helpers := func() int {
+		n := 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid …: the helper's parent is this test.
+			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+			if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+				if cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); bytes.HasPrefix(cmd, []byte("pp-lsp-sandbox\x00")) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { return helpers() == 1 }, 10*time.Second, 10*time.Millisecond, "a helper waits for the next command")
+	sb.Close()
+	assert.Eventually(t, func() bool { return helpers() == 0 }, 10*time.Second, 10*time.Millisecond, "Close ended it")
+	code, _, err = sh(t, sb, w.root, "true")
+	require.NoError(t, err)
+	assert.Equal(t, 0, code, "a command after Close runs")
+	time.Sleep(100 * time.Millisecond)
+	assert.Zero(t, helpers(), "and none is started ahead any more")
 }
