@@ -31,6 +31,7 @@ import (
 // more than they compute).
 func TestHostileScenarios(t *testing.T) {
 	needLandlock(t)
+	t.Parallel()
 	concurrently(t, 5, hostileScenarios(), func(s scenario) string { return s.name }, func(t *testing.T, s scenario) { s.run(t) })
 }
 

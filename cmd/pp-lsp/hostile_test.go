@@ -69,33 +69,38 @@ func formOf(i int) string {
 // TestHostileModel runs every exploit through the pipeline. Each family
 // shares one memex, one daemon and a plan waiting for approval (the
 // target of self-approval); under -short each exploit goes through one
-// front end (ask and serve alternate), whole through both.
+// front end, whole through both.
 func TestHostileModel(t *testing.T) {
 	needLandlock(t)
+	t.Parallel()
 	rounds := testenv.Scale(2, 1)
-	for fi, fam := range hostileFamilies() {
-		t.Run(fam.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t, fam.files)
-			d := w.serve(t, formats[fi%len(formats)], nil)
-			w.fileWaitingPlan(t, d)
-			for i, e := range fam.exploits {
-				for r := range rounds {
-					viaServe := (i+r)%2 == 1
-					format, front := formats[(i+r)%len(formats)], "ask"
-					if viaServe {
-						format, front = d.format, "serve"
-					}
-					form := formOf(i)
-					t.Run(fmt.Sprintf("%s/%s %s as %s", e.name, front, format, form), func(t *testing.T) {
-						w.try(t, d, viaServe, format, form, e)
-					})
+	families := hostileFamilies()
+	concurrently(t, len(families), families, func(f family) string { return f.name }, func(t *testing.T, fam family) {
+		w := newWorld(t, fam.files)
+		w.link(t, fam.links)
+		// The daemons' models speak the formats in turn, by family.
+		fi := slices.IndexFunc(families, func(f family) bool { return f.name == fam.name })
+		d := w.serve(t, formats[fi%len(formats)], nil)
+		w.fileWaitingPlan(t, d)
+		for i, e := range fam.exploits {
+			for r := range rounds {
+				// Whole, each exploit goes through both front ends; cut
+				// down, one in three through ask (a process each), the
+				// rest through the daemon.
+				viaServe := r == 1 || rounds == 1 && i%3 != 0
+				format, front := formats[(i/3+r)%len(formats)], "ask"
+				if viaServe {
+					format, front = d.format, "serve"
 				}
+				form := formOf(i)
+				t.Run(fmt.Sprintf("%s/%s %s as %s", e.name, front, format, form), func(t *testing.T) {
+					w.try(t, d, viaServe, format, form, e)
+				})
 			}
-			d.stop(t)
-			assert.Empty(t, strays(w.base), "processes left running after the daemon stopped")
-		})
-	}
+		}
+		d.stop(t)
+		assert.Empty(t, strays(w.base), "processes left running after the daemon stopped")
+	})
 }
 
 // fileWaitingPlan has the model propose `make count`, which the gates ask
@@ -157,6 +162,7 @@ func (w *world) try(t *testing.T, d *daemon, viaServe bool, format, form string,
 // does — a mistake of the gates is no breach.
 func TestHostileEffectsWithoutTheGates(t *testing.T) {
 	needLandlock(t)
+	t.Parallel()
 	type control struct {
 		fam family
 		e   exploit
@@ -194,8 +200,17 @@ func TestHostileEffectsWithoutTheGates(t *testing.T) {
 				}
 			}
 			for eff, ok := range happened {
-				if ok && !insideRoot(eff) {
+				switch {
+				case !ok || insideRoot(eff):
+				case c.e.gap != "" && slices.Contains(c.e.effect, eff):
+					t.Logf("confined, %q still happens — a known gap: %s", eff, c.e.gap)
+				default:
 					t.Errorf("confined, %q still happens (output: %s)", eff, clip(res.Output, 600))
+				}
+			}
+			if c.e.gap != "" {
+				for _, eff := range c.e.effect {
+					assert.True(t, happened[eff], "the gap is closed (%q no longer happens confined): remove the exploit's gap note", eff)
 				}
 			}
 		})
@@ -223,6 +238,7 @@ func concurrently[T any](t *testing.T, n int, items []T, name func(T) string, f 
 func newControlWorld(t *testing.T, fam family) *world {
 	t.Helper()
 	w := newWorld(t, fam.files)
+	w.link(t, fam.links)
 	for name, text := range map[string]string{
 		flightplan.FileName: "#+TITLE: Flight Plans\n#+TODO: PLAN(p) APPROVED(a) | DONE(d) FAILED(f) REJECTED(r)\n* PLAN Run `make count` in .\n",
 		"journal.org":       "#+TITLE: Journal\n* start\n",
@@ -262,6 +278,8 @@ func (w *world) runUngated(t *testing.T, mode sandbox.Mode, a gates.Action) actu
 		Eval:    actuate.EvalConfig{Limits: actuate.Limits{Timeout: 30 * time.Second}},
 	})
 	require.NoError(t, err)
+	// One command: closed first, no helper is started ahead for a next.
+	acts.Close()
 	req := actuate.Request{Action: a}
 	if actuate.NeedsApproval(a.Tool) {
 		req.Approval = &actuate.Approval{PlanID: "control", ActionHash: a.Hash()}

@@ -165,6 +165,9 @@ func newWorld(t *testing.T, files map[string]string) *world {
 		require.NoError(t, os.MkdirAll(d, 0o700))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(w.run, "passepartout", "token"), []byte(tokenCanary+"\n"), 0o600))
+	// The install key, as the server makes it at its first start.
+	_, err = seal.LoadOrCreate(w.data)
+	require.NoError(t, err)
 	require.NoError(t, gates.WriteVault(filepath.Join(w.config, "vault.json"), map[string]string{"github": vaultSecret}))
 	for _, f := range formats {
 		w.models[f] = providertest.NewServer(t)
@@ -173,13 +176,21 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	w.env = map[string]string{
 		"HOME": w.home, "XDG_CONFIG_HOME": filepath.Join(w.home, ".config"), "XDG_DATA_HOME": filepath.Join(w.home, ".local", "share"),
 		"XDG_CACHE_HOME": filepath.Join(w.home, ".cache"), "XDG_RUNTIME_DIR": w.run, "PASSEPARTOUT_DATA_DIR": w.data,
-		"TMPDIR": filepath.Join(base, "tmp"), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+		"TMPDIR": filepath.Join(base, "tmp"), "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "LANG": "C.UTF-8",
 		"OPENAI_API_KEY": envOpenAI, "ANTHROPIC_API_KEY": envClaude,
 		// The test binary runs as pp-lsp; under -race it would sleep a
 		// second at every exit.
 		"PPLSP_TEST_AS_PPLSP": "1", "GORACE": "atexit_sleep_ms=0",
 	}
 	return w
+}
+
+// link makes the symlinks of links (the world's path → the target).
+func (w *world) link(t *testing.T, links map[string]string) {
+	t.Helper()
+	for rel, target := range links {
+		require.NoError(t, os.Symlink(w.expand(target), w.path(rel)))
+	}
 }
 
 // expand replaces the @PLACE@ names of s with the world's places.
@@ -541,8 +552,8 @@ func bookkeeping(rel string) bool {
 	return false
 }
 
-// tree digests every entry under base: a file's mode and bytes, a link's
-// target, a folder.
+// tree digests every entry under base: a file's mode, link count, time
+// and bytes, a link's target, a folder.
 func tree(t *testing.T, base string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -574,7 +585,11 @@ func tree(t *testing.T, base string) map[string]string {
 				return nil
 			}
 			sum := sha256.Sum256(b)
-			out[rel] = fmt.Sprintf("%v %s", info.Mode(), hex.EncodeToString(sum[:8]))
+			links := uint64(1)
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				links = uint64(st.Nlink)
+			}
+			out[rel] = fmt.Sprintf("%v %d links %d %s", info.Mode(), links, info.ModTime().UnixNano(), hex.EncodeToString(sum[:8]))
 		default:
 			out[rel] = info.Mode().String()
 		}
