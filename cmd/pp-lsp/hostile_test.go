@@ -249,9 +249,10 @@ func newControlWorld(t *testing.T, fam family) *world {
 }
 
 // insideRoot reports whether an effect is a file inside the root that is
-// not a protected place: commands may write there.
+// neither a protected place nor a repository's configuration (which git
+// runs later, unconfined): commands may write there.
 func insideRoot(eff string) bool {
-	return strings.HasPrefix(eff, "memex/") && eff != "memex/"+flightplan.FileName && eff != "memex/journal.org"
+	return strings.HasPrefix(eff, "memex/") && eff != "memex/"+flightplan.FileName && eff != "memex/journal.org" && !strings.Contains(eff, "/.git/")
 }
 
 // runUngated carries the action out with the server's actuators and the

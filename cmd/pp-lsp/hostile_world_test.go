@@ -185,10 +185,15 @@ func newWorld(t *testing.T, files map[string]string) *world {
 	return w
 }
 
-// link makes the symlinks of links (the world's path → the target).
+// link makes the links of links (the world's path → the target): a
+// symlink, or a hard link to the world's file after "hard:".
 func (w *world) link(t *testing.T, links map[string]string) {
 	t.Helper()
 	for rel, target := range links {
+		if file, hard := strings.CutPrefix(target, "hard:"); hard {
+			require.NoError(t, os.Link(w.path(file), w.path(rel)))
+			continue
+		}
 		require.NoError(t, os.Symlink(w.expand(target), w.path(rel)))
 	}
 }
