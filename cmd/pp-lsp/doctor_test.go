@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/providers/providertest"
+	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/seal"
-	"pp-lsp/server/actuate/sandbox"
 )
 
 // doctorWorld is a hermetic surrounding for doctor: its own home,

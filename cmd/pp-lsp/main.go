@@ -17,8 +17,8 @@ import (
 	"syscall"
 
 	"pp-lsp/memory"
-	"pp-lsp/server/agent"
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/agent"
 )
 
 // version is the release; the build may override it with -ldflags "-X main.version=…".
