@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"pp-lsp/gates"
@@ -50,10 +49,7 @@ type fileStamp struct {
 
 func stampOf(fi fs.FileInfo) fileStamp {
 	st := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.dev, st.ino = uint64(sys.Dev), sys.Ino
-		st.ctime = time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
-	}
+	identify(fi, &st)
 	return st
 }
 
