@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"pp-lsp/gates"
@@ -102,11 +103,16 @@ func looseScan(s *memory.Snapshot, seen map[string]looseFile) (files, texts []st
 // readLoose tells the privacy of the file at p.
 func readLoose(p string, st fileStamp, tags []string) looseFile {
 	lf := looseFile{stamp: st}
-	f, err := os.Open(p)
+	// Not through a link, and never waiting on a FIFO: either may have
+	// been swapped in since the walk saw a regular file.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return lf
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return lf
+	}
 	head := make([]byte, textProbe)
 	n, _ := io.ReadFull(f, head)
 	if bytes.IndexByte(head[:n], 0) >= 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,6 +133,8 @@ func TestLooseNotes(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
+	// A FIFO is no note, and reading it must not wait for a writer.
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644))
 	ctx := context.Background()
 	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
 	require.NoError(t, err)
