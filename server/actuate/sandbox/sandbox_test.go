@@ -718,38 +718,49 @@ func TestStricter(t *testing.T) {
 // TestCloseEndsTheHelperStartedAhead: after a command the sandbox keeps a
 // helper waiting for the next one; Close ends it (a program that makes
 // sandboxes and drops them would otherwise keep one process each), and a
-// command after Close still runs.
+// command after Close still runs, leaving none.
 func TestCloseEndsTheHelperStartedAhead(t *testing.T) {
 	needLandlock(t)
-	w := newWorld(t)
-	sb := w.sandbox(t)
-	code, _, err := sh(t, sb, w.root, "true")
-	require.NoError(t, err)
-	require.Equal(t, 0, code)
-	helpers := func() int {
-		n := 0
+	// helpers are this process's helpers (other tests' sandboxes keep
+	// theirs).
+	helpers := func() map[string]bool {
+		out := map[string]bool{}
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 			if err != nil {
 				continue
 			}
-			// pid (comm) state ppid …: the helper's parent is this test.
+			// pid (comm) state ppid …
 			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 			if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
 				if cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); bytes.HasPrefix(cmd, []byte("pp-lsp-sandbox\x00")) {
-					n++
+					out[e.Name()] = true
 				}
 			}
 		}
-		return n
+		return out
 	}
-	require.Eventually(t, func() bool { return helpers() == 1 }, 10*time.Second, 10*time.Millisecond, "a helper waits for the next command")
+	others := helpers()
+	mine := func() []string {
+		var out []string
+		for p := range helpers() {
+			if !others[p] {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	w := newWorld(t)
+	sb := w.sandbox(t)
+	code, _, err := sh(t, sb, w.root, "true")
+	require.NoError(t, err)
+	require.Equal(t, 0, code)
+	require.Eventually(t, func() bool { return len(mine()) == 1 }, 10*time.Second, 10*time.Millisecond, "a helper waits for the next command")
 	sb.Close()
-	assert.Eventually(t, func() bool { return helpers() == 0 }, 10*time.Second, 10*time.Millisecond, "Close ended it")
+	assert.Eventually(t, func() bool { return len(mine()) == 0 }, 10*time.Second, 10*time.Millisecond, "Close ended it")
 	code, _, err = sh(t, sb, w.root, "true")
 	require.NoError(t, err)
 	assert.Equal(t, 0, code, "a command after Close runs")
-	time.Sleep(100 * time.Millisecond)
-	assert.Zero(t, helpers(), "and none is started ahead any more")
+	assert.Eventually(t, func() bool { return len(mine()) == 0 }, 10*time.Second, 10*time.Millisecond, "and none is left waiting")
 }
