@@ -127,6 +127,25 @@ func (w *world) journalCount(t *testing.T, hash string) int {
 	return strings.Count(string(b), ":ACTION_HASH: "+hash+"\n")
 }
 
+// lastProposal is the title of the journal's last entry about the action
+// of hash ("proposal shell: deny by dispatcher").
+func (w *world) lastProposal(t *testing.T, hash string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.root, "journal.org"))
+	require.NoError(t, err)
+	s := string(b)
+	i := strings.LastIndex(s, ":ACTION_HASH: "+hash+"\n")
+	if i < 0 {
+		return "(none)"
+	}
+	h := strings.LastIndex(s[:i], "\n* [")
+	title, _, _ := strings.Cut(s[h+1:], "\n")
+	if _, after, ok := strings.Cut(title, "] "); ok {
+		title = after
+	}
+	return title
+}
+
 func (w *world) plans(t *testing.T) []flightplan.Plan {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(w.root, flightplan.FileName))
@@ -149,6 +168,7 @@ func (w *world) try(t *testing.T, d *daemon, viaServe bool, format, form string,
 	}
 	srv.Drop()
 	assert.Greater(t, w.journalCount(t, w.action(e.prop).Hash()), proposed, "the gates saw the very action proposed (it is journalled)")
+	t.Logf("journalled for %q (for the reader; outcomes are what is asserted): %s", e.name, w.lastProposal(t, w.action(e.prop).Hash()))
 	want := e.want
 	want.daemon = d
 	w.check(t, before, want)
