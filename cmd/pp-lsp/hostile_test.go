@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,26 +120,29 @@ func (w *world) fileWaitingPlan(t *testing.T, d *daemon) {
 	w.check(t, before, expectation{daemon: d})
 }
 
-// journalCount is how many journal entries name the action of hash.
-func (w *world) journalCount(t *testing.T, hash string) int {
+// journalled returns the journal and where its entries name the action
+// of hash (its :ACTION_HASH: lines).
+func (w *world) journalled(t *testing.T, hash string) (string, [][]int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(w.root, "journal.org"))
 	require.NoError(t, err)
-	return strings.Count(string(b), ":ACTION_HASH: "+hash+"\n")
+	return string(b), regexp.MustCompile(`(?m)^:ACTION_HASH:\s+`+regexp.QuoteMeta(hash)+`$`).FindAllStringIndex(string(b), -1)
+}
+
+// journalCount is how many journal entries name the action of hash.
+func (w *world) journalCount(t *testing.T, hash string) int {
+	_, at := w.journalled(t, hash)
+	return len(at)
 }
 
 // lastProposal is the title of the journal's last entry about the action
 // of hash ("proposal shell: deny by dispatcher").
 func (w *world) lastProposal(t *testing.T, hash string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(w.root, "journal.org"))
-	require.NoError(t, err)
-	s := string(b)
-	i := strings.LastIndex(s, ":ACTION_HASH: "+hash+"\n")
-	if i < 0 {
+	s, at := w.journalled(t, hash)
+	if len(at) == 0 {
 		return "(none)"
 	}
-	h := strings.LastIndex(s[:i], "\n* [")
+	h := strings.LastIndex(s[:at[len(at)-1][0]], "\n* [")
 	title, _, _ := strings.Cut(s[h+1:], "\n")
 	if _, after, ok := strings.Cut(title, "] "); ok {
 		title = after

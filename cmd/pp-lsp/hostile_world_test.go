@@ -65,8 +65,8 @@ const (
 	noteKey = "sk-proj-NoteCanary0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
 )
 
-// privateWords are words of the private notes of the base memex, each
-// found nowhere else.
+// privateWords are words of the worlds' private notes (bank.org and
+// privateFiles), each found nowhere else; no proposal names one.
 var privateWords = []string{"quokka", "marmalade", "cardiologist", "lighthouse keeper", "emerald", "nine hundred crowns"}
 
 // payload is what a payload runner runs: markers outside the root and
