@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,7 +24,10 @@ import (
 // several real processes.
 func TestMain(m *testing.M) {
 	testenv.Main(m, sandbox.Main, testenv.Child("pp-lsp", func(args []string) int {
-		return run(context.Background(), &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
+		// As main does: SIGINT and SIGTERM end a command cleanly.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return run(ctx, &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
 	}))
 }
 

@@ -97,6 +97,18 @@ func (s *Server) Push(rs ...Reply) {
 	s.queue = append(s.queue, rs...)
 }
 
+// Drop discards the replies queued and not yet served, and returns how
+// many there were: a test that queues more than a scenario may take (a
+// reply for each turn an action's outcome could lead to) clears the rest
+// before the next scenario.
+func (s *Server) Drop() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.queue)
+	s.queue = nil
+	return n
+}
+
 // Route answers every request for "METHOD /path" with r (not from the queue).
 func (s *Server) Route(methodPath string, r Reply) {
 	s.mu.Lock()

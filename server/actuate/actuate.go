@@ -240,6 +240,10 @@ var ErrNeedsApproval = errors.New("runs only from an approved Flight Plan")
 // Sandbox is the sandbox shell and eval actions run in.
 func (a *Actuators) Sandbox() *sandbox.Sandbox { return a.sandbox }
 
+// Close ends what the actuators keep running between actions (the
+// sandbox's helper started ahead).
+func (a *Actuators) Close() { a.sandbox.Close() }
+
 // Run carries out req.Action with the actuator of its tool, after the
 // checks the package doc lists; a panic inside an actuator is returned as
 // an error. Whatever the action returns passes the vault's scrubbing and

@@ -93,9 +93,9 @@ func (g *guardedConn) isAborted() bool {
 	return g.aborted
 }
 
-// serveConn runs one connection from accept to close.
-func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
-	id := s.nextConn.Add(1)
+// serveConn runs one connection from accept to close; id is its number
+// in the order of arrival.
+func (s *Server) serveConn(ctx context.Context, nc net.Conn, id uint64) {
 	c := &conn{
 		s:          s,
 		nc:         nc,

@@ -261,3 +261,16 @@ func readPayload(r io.Reader) ([]byte, error) {
 	_, err := io.ReadFull(r, b)
 	return b, err
 }
+
+// TestAClientRightAfterABurstGetsIn: a burst of idle connections opened
+// just before a genuine client, not yet all accepted when it connects,
+// never evicts it: it arrived last, so it has waited least (connections
+// are ordered by arrival, not by when their goroutine first ran).
+func TestAClientRightAfterABurstGetsIn(t *testing.T) {
+	for round := range 5 {
+		d := startDaemon(t, Config{HandshakeTimeout: time.Minute})
+		holdIdle(t, d.addr, 150)
+		c := d.connect(t)
+		assert.Equal(t, "pong", get(c.call("p", `:ACTION :PING`), "PAYLOAD", "TEXT"), "round %d", round)
+	}
+}

@@ -190,10 +190,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("accepting bridge connections on %s: %w", ln.Addr(), err)
 		}
 		backoff = 5 * time.Millisecond
+		// Numbered here, in the order of arrival: the goroutines start in
+		// any order, and eviction must take the connection that has
+		// waited longest, never a client that came after a burst.
+		id := s.nextConn.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.serveConn(ctx, nc)
+			s.serveConn(ctx, nc, id)
 		}()
 	}
 }

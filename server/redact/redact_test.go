@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/memexgen"
 	"pp-lsp/server/redact"
 )
 
@@ -110,6 +112,64 @@ func TestFromSnapshot(t *testing.T) {
 	assert.Nil(t, c.For(nil))
 }
 
+// TestLooseNotes: files under the roots that hold private notes but are
+// no memex files — Org's archive of a public note, Org text in a .txt, a
+// note in a hidden folder — are listed (the sandbox hides them) and their
+// text is filtered; a binary file and a .git folder are not read; a
+// change is seen at the next For, and what did not change is not read
+// again.
+func TestLooseNotes(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"ideas.org":          "* Ideas\nA public idea about gardens.\n",
+		"ideas.org_archive":  "#+ARCHIVE: ideas.org\n* Vault :PRIVATE:\nThe lighthouse keeper hid the emerald under the third stair.\n",
+		"diary.txt":          "* Money :private:\nMy neighbour owes me nine hundred crowns since April.\n* Public\nThe weather was fine.\n",
+		".hidden/secret.org": "#+filetags: :@personal:\n* Note\nThe spare key hangs behind the clock.\n",
+		"photo.png":          "\x89PNG\x00\x00* Vault :private:\nbinary words that are not a note at all\n",
+		".git/objects/ab/cd": "* Vault :private:\nwords in a git object that is not a note\n",
+		"notes/plain.txt":    "A plain text file with no Org in it.\n",
+	} {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	// A FIFO is no note, and reading it must not wait for a writer.
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644))
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var c redact.Cache
+	f := c.For(mx.Snapshot())
+	assert.Equal(t, []string{filepath.Join(root, ".hidden/secret.org"), filepath.Join(root, "diary.txt"), filepath.Join(root, "ideas.org_archive")}, f.Files())
+	for _, out := range []string{
+		"cat: The lighthouse keeper hid the emerald under the third stair.",
+		"My neighbour owes me nine hundred crowns since April.",
+		"The spare key hangs behind the clock.",
+	} {
+		got, n := f.Redact(out)
+		assert.Equal(t, 1, n, got)
+		assert.NotContains(t, got, "emerald")
+		assert.NotContains(t, got, "crowns")
+		assert.NotContains(t, got, "spare key")
+	}
+	for _, out := range []string{"The weather was fine.", "binary words that are not a note at all", "words in a git object that is not a note"} {
+		got, n := f.Redact(out)
+		assert.Zero(t, n, got)
+	}
+	assert.Same(t, f, c.For(mx.Snapshot()), "nothing changed: the same filter")
+
+	// A new private note in a text file, one taken away.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes/plain.txt"), []byte("* Later :private:\nThe boat is moored at pier seven now.\n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "diary.txt")))
+	f = c.For(mx.Snapshot())
+	assert.Equal(t, []string{filepath.Join(root, ".hidden/secret.org"), filepath.Join(root, "ideas.org_archive"), filepath.Join(root, "notes/plain.txt")}, f.Files())
+	got, _ := f.Redact("The boat is moored at pier seven now.")
+	assert.Equal(t, "[private].", got)
+	got, n := f.Redact("My neighbour owes me nine hundred crowns since April.")
+	assert.Zero(t, n, got)
+}
+
 func mustRead(t *testing.T, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -158,5 +218,42 @@ func BenchmarkRedact(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		f.Redact(text)
+	}
+}
+
+// BenchmarkCacheFor is what each action's filter costs when nothing
+// changed: a walk of the roots for private notes outside the memex (a
+// stat of each file that is not a memex file, none read again). The memex
+// has files Org files and as many other files beside them (attachments,
+// exports), a few of them Org archives.
+func BenchmarkCacheFor(b *testing.B) {
+	for _, files := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
+			root := b.TempDir()
+			opts := memexgen.Defaults()
+			opts.Files, opts.Headlines, opts.Dirs = files, 4*files, files/50
+			m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
+			require.NoError(b, err)
+			require.NoError(b, m.WriteDir(root))
+			for i, f := range m.Files {
+				other := filepath.Join(root, filepath.FromSlash(f.Path))
+				ext := ".pdf"
+				data := []byte("%PDF-1.7\x00binary")
+				if i%100 == 0 {
+					ext, data = "_archive", f.Data
+				}
+				require.NoError(b, os.WriteFile(other+ext, data, 0o644))
+			}
+			ctx := context.Background()
+			mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+			require.NoError(b, err)
+			defer mx.Close(ctx)
+			var c redact.Cache
+			c.For(mx.Snapshot())
+			b.ResetTimer()
+			for b.Loop() {
+				c.For(mx.Snapshot())
+			}
+		})
 	}
 }

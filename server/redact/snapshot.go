@@ -13,7 +13,11 @@ import (
 // and as exact runs every private body, and every private subtree, of
 // fewer than 4 words. A headline's title alone is not such a run: a
 // private node titled "Notes" must not hide every "notes" of every output.
-func FromSnapshot(s *memory.Snapshot) *Filter {
+func FromSnapshot(s *memory.Snapshot) *Filter { return fromSnapshot(s, nil, nil) }
+
+// fromSnapshot is FromSnapshot with the private notes of files outside
+// the memex (their files, and their private subtrees' text) added.
+func fromSnapshot(s *memory.Snapshot, looseFiles, looseTexts []string) *Filter {
 	var texts, short []string
 	files := map[string]bool{}
 	for n := range s.Nodes() {
@@ -27,6 +31,12 @@ func FromSnapshot(s *memory.Snapshot) *Filter {
 		}
 		short = append(short, strings.TrimSpace(n.Body()), text)
 	}
+	for _, t := range looseTexts {
+		texts, short = append(texts, t), append(short, t)
+	}
+	for _, p := range looseFiles {
+		files[p] = true
+	}
 	f := New(texts, short)
 	for p := range files {
 		f.files = append(f.files, p)
@@ -35,23 +45,33 @@ func FromSnapshot(s *memory.Snapshot) *Filter {
 	return f
 }
 
-// Cache keeps the filter of the latest snapshot it was asked about: the
-// index is made once per memex version, when an action first needs it.
+// Cache keeps the filter of the latest snapshot it was asked about, with
+// the private notes of the files under its roots that are not memex files
+// (looseScan): the index is made once per memex version and set of such
+// notes, when an action first needs it. Each For walks the roots again to
+// see whether those changed, reading only the files whose size, time or
+// identity did.
 type Cache struct {
-	mu   sync.Mutex
-	snap *memory.Snapshot
-	f    *Filter
+	mu    sync.Mutex
+	snap  *memory.Snapshot
+	f     *Filter
+	loose map[string]looseFile
+	// looseFiles and looseTexts are what the filter was made with.
+	looseFiles, looseTexts []string
 }
 
-// For returns the filter of s.
+// For returns the filter of s and of the private notes outside its memex.
 func (c *Cache) For(s *memory.Snapshot) *Filter {
 	if s == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != s {
-		c.snap, c.f = s, FromSnapshot(s)
+	files, texts, seen := looseScan(s, c.loose)
+	c.loose = seen
+	if c.snap != s || !slices.Equal(files, c.looseFiles) || !slices.Equal(texts, c.looseTexts) {
+		c.snap, c.f = s, fromSnapshot(s, files, texts)
+		c.looseFiles, c.looseTexts = files, texts
 	}
 	return c.f
 }

@@ -76,7 +76,7 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 	}
 	h.cmd = exec.Command("/proc/self/exe", args...)
 	h.cmd.Args[0] = "pp-lsp-sandbox"
-	h.cmd.Env, h.cmd.Dir = []string{}, "/"
+	h.cmd.Env, h.cmd.Dir = helperEnv(), "/"
 	h.cmd.ExtraFiles = []*os.File{theirs}
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := h.cmd.Start(); err != nil {
@@ -106,8 +106,8 @@ func (s *Sandbox) takeHelper() (*helperProc, error) {
 	s.mu.Lock()
 	h := s.warm
 	s.warm = nil
-	start := !s.warming
-	s.warming = true
+	start := !s.warming && !s.closed
+	s.warming = s.warming || start
 	s.mu.Unlock()
 	if start {
 		go s.prewarm()
@@ -124,7 +124,7 @@ func (s *Sandbox) prewarm() {
 	h, err := s.spawnHelper()
 	s.mu.Lock()
 	s.warming = false
-	if err == nil && s.warm == nil {
+	if err == nil && s.warm == nil && !s.closed {
 		s.warm, h = h, nil
 	}
 	s.mu.Unlock()

@@ -19,6 +19,8 @@ func (processBound) describe() string {
 // helperProc exists only on Linux.
 type helperProc struct{}
 
+func (*helperProc) discard() {}
+
 // runHelper: there is no helper off Linux (Probe reports no Landlock, so
 // only BestEffort and Off get here): the command runs unconfined.
 func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, _ string) (int, error) {

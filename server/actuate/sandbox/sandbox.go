@@ -87,10 +87,11 @@ type Sandbox struct {
 	log    *slog.Logger
 
 	// warm is a helper started ahead for the next command (see
-	// helperSpec).
+	// helperSpec); closed stops starting them (Close).
 	mu      sync.Mutex
 	warm    *helperProc
 	warming bool
+	closed  bool
 }
 
 // ErrUnavailable is wrapped by the error of a command that was not run
@@ -143,6 +144,20 @@ func New(cfg Config) (*Sandbox, error) {
 
 // Mode is the mode in effect (the default resolved).
 func (s *Sandbox) Mode() Mode { return s.mode }
+
+// Close ends the helper started ahead for the next command: without it,
+// that helper waits for as long as the program runs. Commands can still
+// run after it, each starting its own helper then.
+func (s *Sandbox) Close() {
+	s.mu.Lock()
+	s.closed = true
+	h := s.warm
+	s.warm = nil
+	s.mu.Unlock()
+	if h != nil {
+		h.discard()
+	}
+}
 
 // Status is what the kernel offers.
 func (s *Sandbox) Status() Status { return s.status }
