@@ -146,8 +146,12 @@ func (s *Server) completeID(ctx context.Context, v *view, f *orgFile, query stri
 		case "]]":
 			text += "][" + h.Title + "]]"
 		}
+		detail := h.Detail
+		if h.Alias {
+			detail = "alias of " + h.NodeTitle + " · " + detail
+		}
 		list.Items = append(list.Items, completionItem{
-			Label: h.Title, Kind: kindReference, Detail: h.Detail,
+			Label: h.Title, Kind: kindReference, Detail: detail,
 			SortText: fmt.Sprintf("%04d", rank), FilterText: word + h.Title,
 			TextEdit: protocol.TextEdit{Range: editRange(f, start, end), NewText: text},
 		})
