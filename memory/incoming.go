@@ -86,3 +86,34 @@ func (s *Snapshot) IncomingLinks(file Node) []Incoming {
 		return a.Site.From.f == b.Site.From.f && a.Site.Index == b.Site.Index && a.Target.i == b.Target.i
 	})
 }
+
+// FileLinksTo returns every file link in the memex whose target is the
+// file at path (absolute), resolved or not — what a rename of that file
+// must rewrite — in file order, then document order. A file's links to
+// itself are among them.
+func (s *Snapshot) FileLinksTo(path string) []LinkSite {
+	paths, _ := s.fileLinks.get(path)
+	if _, ok := s.files.get(path); ok && !slices.Contains(paths, path) {
+		paths = append(slices.Clone(paths), path)
+	}
+	var out []LinkSite
+	for _, p := range paths {
+		e, ok := s.files.get(p)
+		if !ok {
+			continue
+		}
+		f := e.idx
+		for i := range f.links {
+			if f.links[i].kind == linkFile && f.links[i].target == path {
+				out = append(out, LinkSite{From: Node{f, int32(f.org.Links[i].Node + 1)}, Index: i})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LinkSite) int {
+		if c := fileLess(a.From.f, b.From.f); c != 0 {
+			return c
+		}
+		return a.Index - b.Index
+	})
+	return out
+}

@@ -64,27 +64,27 @@ func AddID(org *orgast.File, h int, id string) (_ memory.TextEdit, ok bool) {
 }
 
 // drawerIndent is how a new drawer under hd is indented, following the
-// file's own drawers: as the first headline drawer (or else planning
-// line) of the file is — at column 0, by a fixed string, or (as
+// file's own drawers: as the first headline drawer (or, in a file with
+// none, the first planning line) is — at column 0, by a fixed string, or (as
 // org-adapt-indentation writes them) one column past its stars.
 func drawerIndent(org *orgast.File, hd *orgast.Headline) string {
-	for i := range org.Headlines {
-		o := &org.Headlines[i]
-		var r orgast.Range
-		switch {
-		case o.Drawer != nil:
-			r = o.Drawer.Range
-		case o.Planning.Range.End > 0:
-			r = o.Planning.Range
-		default:
-			continue
+	for _, planning := range []bool{false, true} {
+		for i := range org.Headlines {
+			o := &org.Headlines[i]
+			r := o.Planning.Range
+			switch {
+			case !planning && o.Drawer != nil:
+				r = o.Drawer.Range
+			case !planning || r.End == 0:
+				continue
+			}
+			lr := org.Lines.LineRange(org.Lines.Line(r.Start))
+			w := leadingBlanks(org.Src[lr.Start:lr.End])
+			if w != "" && w == strings.Repeat(" ", o.Stars+1) {
+				return strings.Repeat(" ", hd.Stars+1)
+			}
+			return w
 		}
-		lr := org.Lines.LineRange(org.Lines.Line(r.Start))
-		w := leadingBlanks(org.Src[lr.Start:lr.End])
-		if w != "" && w == strings.Repeat(" ", o.Stars+1) {
-			return strings.Repeat(" ", hd.Stars+1)
-		}
-		return w
 	}
 	return ""
 }

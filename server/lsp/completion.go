@@ -138,7 +138,13 @@ func (s *Server) completeID(ctx context.Context, v *view, f *orgFile, query stri
 		closing = "]]"
 	}
 	word := clientWord(query)
-	for rank, h := range s.symbols.SearchIDs(ctx, v.snap, query, maxIDCompletions) {
+	matches := s.dailyCompletions(v, query)
+	for _, h := range s.symbols.SearchIDs(ctx, v.snap, query, maxIDCompletions) {
+		if !slices.ContainsFunc(matches, func(d orgfeat.IDMatch) bool { return d.ID == h.ID }) {
+			matches = append(matches, h)
+		}
+	}
+	for rank, h := range matches[:min(len(matches), maxIDCompletions)] {
 		text := h.ID
 		switch closing {
 		case "][":
