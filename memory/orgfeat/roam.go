@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"pp-lsp/memory"
+	"pp-lsp/orgast"
 )
 
 // What org-roam keeps beside a node's title: its aliases (:ROAM_ALIASES:)
@@ -90,8 +91,8 @@ func parseRef(s string) []Ref {
 			return []Ref{{Type: "cite", Path: k}}
 		}
 		return nil
-	case strings.HasPrefix(s, "[cite"):
-		// org-cite: [cite/style:prefix @a suffix; @b] — each reference's key.
+	case strings.HasPrefix(s, "[cite:"):
+		// org-cite: [cite:prefix @a suffix; @b] — each reference's key.
 		body := strings.TrimSuffix(s, "]")
 		if i := strings.IndexByte(body, ':'); i >= 0 {
 			body = body[i+1:]
@@ -110,18 +111,29 @@ func parseRef(s string) []Ref {
 		}
 		return out
 	}
-	link := strings.TrimPrefix(strings.TrimSuffix(s, "]]"), "[[")
-	if i := strings.Index(link, "]["); i >= 0 {
-		link = link[:i]
-	}
-	scheme, rest, ok := strings.Cut(link, ":")
-	if !ok || scheme == "" || rest == "" || !isScheme(scheme) {
+	if scheme, rest, ok := strings.Cut(strings.TrimPrefix(s, "[["), ":"); ok && strings.EqualFold(scheme, "cite") {
+		// org-ref's cite: links (org-roam reads them once org-ref
+		// registers the type).
+		rest, _, _ = strings.Cut(rest, "]")
+		if rest = strings.TrimPrefix(rest, "&"); rest != "" {
+			return []Ref{{Type: "cite", Path: rest}}
+		}
 		return nil
 	}
-	if strings.EqualFold(scheme, "cite") {
-		return []Ref{{Type: "cite", Path: strings.TrimPrefix(rest, "&")}}
+	// A link of a type Org registers, read as Org reads it: the ref is its
+	// type and its path ("https" and "//example.com/x").
+	// (org-roam matches org-link-any-re: a bracket link, or a plain one,
+	// whose path Org wants two characters long at least.)
+	org := orgast.Parse([]byte(s))
+	if len(org.Links) == 0 || org.Links[0].Range.Start != 0 {
+		return nil
 	}
-	return []Ref{{Type: strings.ToLower(scheme), Path: rest}}
+	l := org.Links[0]
+	switch strings.ToLower(l.Type) {
+	case "fuzzy", "custom-id", "coderef", "radio", "file":
+		return nil
+	}
+	return []Ref{{Type: strings.ToLower(l.Type), Path: l.Path}}
 }
 
 // citeKeyRune: org-cite's key characters (org-element-citation-key-re:
@@ -131,24 +143,14 @@ func citeKeyRune(r rune) bool {
 		strings.ContainsRune("-.:?!`'/*@+|(){}<>&_^$#%~", r)
 }
 
-func isScheme(s string) bool {
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
-			return false
-		}
-	}
-	return true
-}
-
 // LinkRef is the ref a link points to, when it can be one: a URL link
 // (http, https) or an org-ref style [[cite:key]] (which Org without
 // org-ref reads as a fuzzy link to "cite:key"); ok is false otherwise.
 func LinkRef(typ, p string) (Ref, bool) {
 	switch strings.ToLower(typ) {
 	case "http", "https":
-		r := parseRef(typ + ":" + p)
-		if len(r) == 1 {
-			return r[0], true
+		if p != "" {
+			return Ref{Type: strings.ToLower(typ), Path: p}, true
 		}
 	case "fuzzy":
 		if k, ok := cutPrefixFold(p, "cite:"); ok && k != "" {
