@@ -347,7 +347,10 @@ switching PLAN to APPROVED and saving the file)."
 
 (define-derived-mode pp-lsp-backlinks-mode special-mode "pp-lsp-backlinks"
   "The backlinks and unlinked references of a node, as org-roam shows them.
-\\{pp-lsp-backlinks-mode-map}")
+To link an unlinked reference, visit it (RET) and run
+`eglot-code-actions' there (\"Link this mention\").
+\\{pp-lsp-backlinks-mode-map}"
+  (visual-line-mode 1))
 
 (defun pp-lsp--visit-location (uri range)
   "Visit URI at the start of the LSP RANGE."
@@ -409,7 +412,7 @@ switching PLAN to APPROVED and saving the file)."
         (insert "  none\n")
       (seq-doseq (m unlinked)
         (pp-lsp--insert-entry (plist-get m :uri) (plist-get m :range)
-                              "mention" (plist-get m :context))))
+                              (or (plist-get m :title) "mention") (plist-get m :context))))
     (goto-char (point-min))))
 
 ;;;###autoload

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -263,3 +264,18 @@ var wordEndRE = regexp.MustCompile(`[\pL\pN]$`)
 func wordRuneAt(src []byte, off int) bool { return off < len(src) && wordRE.Match(src[off:]) }
 
 func wordRuneBefore(src []byte, off int) bool { return off > 0 && wordEndRE.Match(src[:off]) }
+
+// TestContextLine: a link reads as its description; a long line is cut
+// around the place, on character boundaries, with "…" where it was cut.
+func TestContextLine(t *testing.T) {
+	src := "* H\nsee [[id:x][the note]] and [[https://e.org]] done\n" + strings.Repeat("é", 200) + " here [[id:y][mark]] " + strings.Repeat("ü", 200) + "\n"
+	org := orgast.Parse([]byte(src))
+	at := strings.Index(src, "and")
+	assert.Equal(t, "see the note and https://e.org done", ContextLine(org, orgast.Range{Start: at, End: at + 3}))
+	at = strings.Index(src, "[[id:y]")
+	got := ContextLine(org, orgast.Range{Start: at, End: at + 5})
+	assert.Contains(t, got, "here mark")
+	assert.True(t, strings.HasPrefix(got, "…") && strings.HasSuffix(got, "…"), got)
+	assert.LessOrEqual(t, len(got), 170)
+	assert.True(t, utf8.ValidString(got))
+}

@@ -383,17 +383,43 @@ func (x *NoteIndex) MentionAt(snap *memory.Snapshot, file memory.Node, off int) 
 	return nil, orgast.Range{}
 }
 
-// ContextLine is the line of src holding r, trimmed, at most about 160
-// characters around r.
+// ContextLine is the line of org holding r as a person reads it — each
+// bracket link shown as its description (or its target, without one) —
+// trimmed, at most about 160 characters around r.
 func ContextLine(org *orgast.File, r orgast.Range) string {
 	lr := org.Lines.LineRange(org.Lines.Line(r.Start))
-	line := strings.TrimRight(string(org.Src[lr.Start:lr.End]), "\r\n")
+	var b strings.Builder
+	at, mark := lr.Start, -1
+	i := sort.Search(len(org.Links), func(k int) bool { return org.Links[k].Range.End > lr.Start })
+	for ; i < len(org.Links) && org.Links[i].Range.Start < lr.End; i++ {
+		l := &org.Links[i]
+		if l.Format != orgast.LinkBracket || l.Range.Start < at {
+			continue
+		}
+		if mark < 0 && l.Range.Start >= r.Start {
+			mark = b.Len() + r.Start - at
+		}
+		b.Write(org.Src[at:l.Range.Start])
+		if l.Range.Start <= r.Start && r.Start < l.Range.End {
+			mark = b.Len()
+		}
+		if l.DescRange.Len() > 0 {
+			b.Write(org.Src[l.DescRange.Start:l.DescRange.End])
+		} else {
+			b.WriteString(l.Raw)
+		}
+		at = l.Range.End
+	}
+	if mark < 0 {
+		mark = b.Len() + max(0, r.Start-at)
+	}
+	b.Write(org.Src[at:max(at, lr.End)])
+	line := strings.TrimRight(strings.ReplaceAll(b.String(), "\n", " "), "\r ")
 	const maxLen = 160
 	if len(line) <= maxLen {
 		return strings.TrimSpace(line)
 	}
-	at := r.Start - lr.Start
-	from := max(0, min(at-maxLen/3, len(line)-maxLen))
+	from := max(0, min(mark-maxLen/3, len(line)-maxLen))
 	to := min(len(line), from+maxLen)
 	for from > 0 && !utf8.RuneStart(line[from]) {
 		from--

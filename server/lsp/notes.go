@@ -46,8 +46,10 @@ type backlinkItem struct {
 	Context string         `json:"context"`
 }
 
-// mentionItem is one entry of passepartout.unlinked.
+// mentionItem is one entry of passepartout.unlinked; Title is the node
+// whose text holds the mention (beyond DESIGN §14's fields).
 type mentionItem struct {
+	Title   string         `json:"title"`
 	URI     uri.URI        `json:"uri"`
 	Range   protocol.Range `json:"range"`
 	Context string         `json:"context"`
@@ -92,7 +94,7 @@ func (s *Server) unlinked(_ context.Context, v *view, a placeArgs, _ protocol.Pr
 	out := []mentionItem{}
 	for _, m := range v.notes.Unlinked(v.snap, n) {
 		org := m.File.Org()
-		out = append(out, mentionItem{URI: v.uriOf(m.File.Path()), Range: rangeAt(org, m.Range), Context: orgfeat.ContextLine(org, m.Range)})
+		out = append(out, mentionItem{Title: m.In.Title(), URI: v.uriOf(m.File.Path()), Range: rangeAt(org, m.Range), Context: orgfeat.ContextLine(org, m.Range)})
 	}
 	return out, nil
 }

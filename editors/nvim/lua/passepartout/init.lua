@@ -452,7 +452,7 @@ local function show_backlinks(title, links, mentions)
   table.insert(lines, '')
   table.insert(lines, string.format('Unlinked references (%d)', #mentions))
   for _, m in ipairs(mentions) do
-    add('mention', m)
+    add(m.title or 'mention', m)
   end
   if #mentions == 0 then
     table.insert(lines, '  none')
