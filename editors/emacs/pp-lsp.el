@@ -26,6 +26,7 @@
 ;;                      at point, in a side window that follows point
 ;;   `pp-lsp-daily'     today's daily note (with a prefix, another day's)
 ;;   `pp-lsp-create-node' make the file an unresolved [[file:…]] link names
+;;   `pp-lsp-rename-file' rename the visited file, fixing the file: links to it
 ;;   `pp-lsp-backlinks-visit'   (RET in the backlinks window) visit the entry
 ;;   `pp-lsp-backlinks-refresh' (g in the backlinks window) ask again
 ;;   `pp-lsp-backlinks-at-mouse' (a click on a code lens) its backlinks
@@ -565,6 +566,36 @@ Never over a file that exists."
     (pp-lsp--clear-lenses)))
 
 (add-hook 'eglot-managed-mode-hook #'pp-lsp--managed)
+
+;;;###autoload
+(defun pp-lsp-rename-file (new-name)
+  "Rename the visited Org file to NEW-NAME, keeping every file: link working.
+The server answers the edits of the links to it (and of its own relative
+links) as it does an editor's workspace/willRenameFiles; they are
+applied and saved, then the file is renamed."
+  (interactive (list (read-file-name "Rename to: " nil buffer-file-name)))
+  (let* ((old (or buffer-file-name (user-error "This buffer visits no file")))
+         (new (expand-file-name new-name))
+         (server (pp-lsp--server)))
+    (when (file-directory-p new)
+      (setq new (expand-file-name (file-name-nondirectory old) new)))
+    (when (file-exists-p new) (user-error "%s exists already" new))
+    (let ((edit (jsonrpc-request server :workspace/willRenameFiles
+                                 (list :files (vector (list :oldUri (eglot--path-to-uri old)
+                                                            :newUri (eglot--path-to-uri new)))))))
+      (when edit
+        (eglot--apply-workspace-edit edit)
+        ;; The edited files are saved: the rename must not leave links
+        ;; fixed only in buffers.
+        (dolist (b (buffer-list))
+          (with-current-buffer b
+            (when (and buffer-file-name (buffer-modified-p)
+                       (string-suffix-p ".org" buffer-file-name))
+              (save-buffer))))))
+    (make-directory (file-name-directory new) t)
+    (rename-file old new)
+    (set-visited-file-name new t t)
+    new))
 
 (provide 'pp-lsp)
 ;;; pp-lsp.el ends here

@@ -112,6 +112,7 @@ func e2eWant() []string {
 		"FOLLOWED Cosine similarity",
 		"VISITED projects/pp-lsp.org:9",
 		"DAILY daily/2026-11-21.org 2026-11-21",
+		"RENAMED index.org links areas/wellbeing.org: true old file gone: true",
 		"COMPLETED See [[id:07b04378-ab0a-41fc-96d6-28f4c1e6cd47][Headline scanner]]",
 		"CONTEXT foveal=Gate every proposal tokens<=budget=true",
 		"CONTEXT buffer shows the node: true",

@@ -23,6 +23,7 @@
 --   :PassepartoutDaily [DATE]      the daily note of DATE (YYYY-MM-DD, yesterday,
 --                                  tomorrow; today by default), made when missing
 --   :PassepartoutCreateNode        make the file an unresolved [[file:…]] link names
+--   :PassepartoutRenameFile {NEW}  rename the file, fixing the file: links to it
 --
 -- Headlines and files with an :ID: show "N backlinks" as a code lens
 -- (`codelens = false` in setup turns it off); running the lens
@@ -535,6 +536,40 @@ function M.create_node()
   return fname
 end
 
+-- rename_file renames the buffer's file to new, after the edits the
+-- server answers for workspace/willRenameFiles (the file: links to it,
+-- its own relative links) are applied and written; it returns the new
+-- path.
+function M.rename_file(new)
+  local c = need_client()
+  local old = vim.api.nvim_buf_get_name(0)
+  new = vim.fn.fnamemodify(vim.fn.expand(new), ':p')
+  if vim.fn.isdirectory(new) == 1 then
+    new = new:gsub('/$', '') .. '/' .. vim.fn.fnamemodify(old, ':t')
+  end
+  if vim.loop.fs_stat(new) then
+    error('pp-lsp: ' .. new .. ' exists already', 0)
+  end
+  local params = { files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } } }
+  local res = c.request_sync('workspace/willRenameFiles', params, 10000, 0)
+  if res and res.err then
+    error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
+  end
+  if res and res.result then
+    vim.lsp.util.apply_workspace_edit(res.result, 'utf-16')
+  end
+  vim.cmd('silent! wall')
+  vim.fn.mkdir(vim.fn.fnamemodify(new, ':h'), 'p')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.cmd('silent saveas ' .. vim.fn.fnameescape(new))
+  os.remove(old)
+  local stale = vim.fn.bufnr(old)
+  if stale ~= -1 and stale ~= buf then
+    vim.api.nvim_buf_delete(stale, { force = true })
+  end
+  return new
+end
+
 -- enable_codelens shows the code lenses of the buffer and keeps them
 -- current.
 function M.enable_codelens(bufnr)
@@ -573,6 +608,7 @@ local function user_commands()
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
   cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })
   cmd('PassepartoutCreateNode', function() M.create_node() end, {})
+  cmd('PassepartoutRenameFile', function(o) M.rename_file(o.args) end, { nargs = 1, complete = 'file' })
 end
 
 -- setup configures the plugin and starts pp-lsp for every org buffer.

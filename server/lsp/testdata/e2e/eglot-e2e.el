@@ -128,6 +128,17 @@
       (e2e-say "DAILY %s %s" (e2e-rel file)
                (save-excursion (goto-char (point-min)) (re-search-forward "^#\\+title: \\(.*\\)$") (match-string 1))))
 
+    ;; A file renamed: the file: link to it in index.org follows.
+    (e2e-visit "areas/health.org")
+    ;; (eglot asks before it edits files no buffer visits: the user says y.)
+    (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+      (pp-lsp-rename-file (expand-file-name "areas/wellbeing.org" e2e-memex)))
+    (with-temp-buffer
+      (insert-file-contents (expand-file-name "index.org" e2e-memex))
+      (e2e-say "RENAMED index.org links areas/wellbeing.org: %s old file gone: %s"
+               (e2e-bool (string-match-p "\\[\\[file:areas/wellbeing\\.org\\]" (buffer-string)))
+               (e2e-bool (not (file-exists-p (expand-file-name "areas/health.org" e2e-memex))))))
+
     ;; Complete an ID by title: the completion inserts the ID.
     (e2e-visit "inbox.org")
     (goto-char (point-max))

@@ -120,6 +120,14 @@ local function run()
   local daily = pp.daily('2026-11-21')
   say('DAILY %s %s', rel(daily), (vim.fn.getline(vim.fn.search('^#+title:', 'n')):gsub('^#%+title: ', '')))
 
+  -- A file renamed: the file: link to it in index.org follows.
+  visit('areas/health.org')
+  pp.rename_file(memex .. '/areas/wellbeing.org')
+  local index = table.concat(vim.fn.readfile(memex .. '/index.org'), '\n')
+  say('RENAMED index.org links areas/wellbeing.org: %s old file gone: %s',
+    tostring(index:find('[[file:areas/wellbeing.org]', 1, true) ~= nil),
+    tostring(vim.fn.filereadable(memex .. '/areas/health.org') == 0))
+
   -- Complete an ID by title; the chosen item's edit inserts the ID.
   visit('inbox.org')
   local last = vim.api.nvim_buf_line_count(0)
