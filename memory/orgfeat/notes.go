@@ -1,6 +1,7 @@
 package orgfeat
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -230,7 +231,7 @@ func aliasesOf(v, title string) []string {
 	var out []string
 	for _, a := range SplitAndUnquote(v) {
 		a = strings.TrimSpace(a)
-		if a == "" || a == title || contains(out, a) {
+		if a == "" || a == title || slices.Contains(out, a) {
 			continue
 		}
 		out = append(out, a)
@@ -243,7 +244,7 @@ func refsOf(v string) []Ref {
 	var out []Ref
 	for _, r := range SplitAndUnquote(v) {
 		for _, ref := range parseRef(r) {
-			if !containsRef(out, ref) {
+			if !slices.Contains(out, ref) {
 				out = append(out, ref)
 			}
 		}

@@ -33,15 +33,6 @@ func Aliases(n memory.Node) []string {
 	return aliasesOf(v, n.Title())
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // Ref is one of a node's :ROAM_REFS:: a citation key (Type "cite") or a
 // link (Type its scheme, Path the rest, as org-roam stores it: "https" and
 // "//example.com/x").
@@ -72,15 +63,6 @@ func Refs(n memory.Node) []Ref {
 		return nil
 	}
 	return refsOf(v)
-}
-
-func containsRef(rs []Ref, r Ref) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 // parseRef reads one word of :ROAM_REFS:.

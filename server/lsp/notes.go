@@ -161,6 +161,9 @@ func (s *Server) createNode(_ context.Context, v *view, a placeArgs, _ protocol.
 // (os.Root: no symlink leads out of it), so nothing is ever overwritten.
 // The memex reads it at once.
 func (s *Server) createNote(v *view, path, text string) error {
+	if v.snap == nil {
+		return userErrorf("the memex is not open: pp-lsp makes notes only under its roots")
+	}
 	path = filepath.Clean(path)
 	if !strings.EqualFold(filepath.Ext(path), ".org") {
 		return userErrorf("%s is not an Org file (.org): pp-lsp makes only notes", filepath.Base(path))
