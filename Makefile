@@ -14,8 +14,9 @@ LONG_TESTS := TestPatchedSegmentEqualsFull TestFindingsFollowEdits TestReindexEq
               TestTrigramQualityOnCorpus TestStoreSurvivesKill9 \
               TestCorpusViews TestGeneratedViews TestCountTokensCalibration \
               TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs \
-              TestGrammarOptionsAreAccepted TestGrammarAbbreviationsAsGetopt
-LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/
+              TestGrammarOptionsAreAccepted TestGrammarAbbreviationsAsGetopt \
+              TestRenameFileEditsKeepEveryLink TestRenameTitleEditsKeepEveryLink TestUnlinkedIsAScanOfTheProse
+LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/ ./memory/orgfeat/
 
 .PHONY: all help build test test-long ci vet fmt-check deps demo bench fuzz clean
 
