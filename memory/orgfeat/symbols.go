@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"pp-lsp/memory"
 	"pp-lsp/orgast"
@@ -276,12 +278,12 @@ func (x *SymbolIndex) Search(ctx context.Context, snap *memory.Snapshot, query s
 // alias, else the best fuzzy match of its title or an alias (each word
 // matching the name, or else the container at a third of the weight).
 func scoreNode(words []Pattern, exact, title string, aliases []string, container string) (symbolHit, bool) {
-	if exact != "" && nameKey(title) == exact {
+	if exact != "" && sameName(title, exact) {
 		s, _ := scoreHeadline(words, title, container)
 		return symbolHit{score: rankExactTitle + s}, true
 	}
 	for _, a := range aliases {
-		if exact != "" && nameKey(a) == exact {
+		if exact != "" && sameName(a, exact) {
 			s, _ := scoreHeadline(words, a, container)
 			return symbolHit{score: rankExactAlias + s, alias: a}, true
 		}
@@ -294,6 +296,35 @@ func scoreNode(words []Pattern, exact, title string, aliases []string, container
 		}
 	}
 	return hit, ok
+}
+
+// sameName reports whether name, compared as nameKey compares, is key (a
+// nameKey): without allocating, since a search asks it of every node.
+func sameName(name, key string) bool {
+	i, j := 0, 0
+	space := false
+	for i < len(name) {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if unicode.IsSpace(r) {
+			space = true
+			i += n
+			continue
+		}
+		if space && j > 0 {
+			if j >= len(key) || key[j] != ' ' {
+				return false
+			}
+			j++
+		}
+		space = false
+		k, m := utf8.DecodeRuneInString(key[j:])
+		if j >= len(key) || (k != r && unicode.ToLower(r) != k) {
+			return false
+		}
+		i += n
+		j += m
+	}
+	return j == len(key)
 }
 
 // scoreHeadline matches every word against the title, or else the file's
