@@ -15,8 +15,9 @@ LONG_TESTS := TestPatchedSegmentEqualsFull TestFindingsFollowEdits TestReindexEq
               TestCorpusViews TestGeneratedViews TestCountTokensCalibration \
               TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs \
               TestGrammarOptionsAreAccepted TestGrammarAbbreviationsAsGetopt \
-              TestHostileModel
-LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/ ./cmd/pp-lsp/
+              TestHostileModel \
+              TestRenameFileEditsKeepEveryLink TestRenameTitleEditsKeepEveryLink TestUnlinkedIsAScanOfTheProse
+LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/ ./cmd/pp-lsp/ ./memory/orgfeat/
 
 .PHONY: all help build test test-long ci vet fmt-check deps demo bench fuzz clean
 
@@ -29,9 +30,9 @@ build: ## build bin/pp-lsp
 	$(GO) build -o $(BIN) ./cmd/pp-lsp
 
 # deps installs what a fresh machine lacks: Go modules, and Debian's
-# emacs-nox, elpa-eglot, neovim and sbcl for the tests that drive them (via apt-get
+# emacs-nox, elpa-eglot, elpa-org-roam, neovim and sbcl for the tests that drive them (via apt-get
 # when it can; otherwise those tests skip, except under CI=true).
-deps: ## install what the tests need (Go modules; emacs-nox elpa-eglot neovim sbcl)
+deps: ## install what the tests need (Go modules; emacs-nox elpa-eglot elpa-org-roam neovim sbcl)
 	@.ci/deps
 
 vet: ## go vet

@@ -490,7 +490,12 @@ func classifyLink(dir string, l *orgast.Link) linkInfo {
 		return linkInfo{kind: linkID, target: l.Path}
 	case "file":
 		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, l.Path)}
-	case "fuzzy", "custom-id":
+	case "fuzzy":
+		if noteLink(l.Path) {
+			return linkInfo{kind: linkExternal}
+		}
+		return linkInfo{kind: linkInternal}
+	case "custom-id":
 		return linkInfo{kind: linkInternal}
 	case "radio":
 		return linkInfo{kind: linkRadio}
@@ -498,6 +503,20 @@ func classifyLink(dir string, l *orgast.Link) linkInfo {
 		return linkInfo{kind: linkCoderef}
 	}
 	return linkInfo{kind: linkExternal}
+}
+
+// noteLink reports a fuzzy link to "roam:…" or "cite:…": org-roam's and
+// org-ref's link types, which Org without those packages reads as fuzzy.
+// They name a node by title or by ref, not a place in the file:
+// memory/orgfeat resolves them (NoteIndex), and the file is not searched
+// for them — an org-roam memex would otherwise be full of broken links.
+func noteLink(p string) bool {
+	for _, prefix := range []string{"roam:", "cite:"} {
+		if len(p) > len(prefix) && strings.EqualFold(p[:len(prefix)], prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // isLineSearch reports whether link i is a link into the file itself

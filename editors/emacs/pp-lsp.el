@@ -22,6 +22,18 @@
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
+;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
+;;                      at point, in a side window that follows point
+;;   `pp-lsp-daily'     today's daily note (with a prefix, another day's)
+;;   `pp-lsp-create-node' make the file an unresolved [[file:…]] link names
+;;   `pp-lsp-rename-file' rename the visited file, fixing the file: links to it
+;;   `pp-lsp-backlinks-visit'   (RET in the backlinks window) visit the entry
+;;   `pp-lsp-backlinks-refresh' (g in the backlinks window) ask again
+;;   `pp-lsp-backlinks-at-mouse' (a click on a code lens) its backlinks
+;;
+;; Headlines and files with an :ID: show "N backlinks" above them (a code
+;; lens; click it for the backlinks window), unless
+;; `pp-lsp-code-lenses' is nil.
 ;;
 ;; Set-up:
 ;;
@@ -74,7 +86,7 @@ passepartout-bridge.el) from the same process and memex."
 Keys: :roots :privacyTags :budget :semanticThreshold :dataDir
 :configFile :providers :embeddingProvider :embeddingModel
 :embeddingBaseUrl :assistant :heartbeatInterval :rescanInterval
-:maxSymbols.  Vectors for lists, e.g. (:privacyTags [\"private\"])."
+:maxSymbols :noteTemplate.  Vectors for lists, e.g. (:privacyTags [\"private\"])."
   :type '(plist :key-type symbol :value-type sexp))
 
 (defcustom pp-lsp-memex-roots nil
@@ -82,6 +94,14 @@ Keys: :roots :privacyTags :budget :semanticThreshold :dataDir
 When set, an Org file under one of them belongs to the eglot project
 of that folder, and the server is told all of them as its roots."
   :type '(repeat directory))
+
+(defcustom pp-lsp-code-lenses t
+  "Whether headlines and files with an :ID: show \"N backlinks\" above them."
+  :type 'boolean)
+
+(defcustom pp-lsp-backlinks-window-width 0.33
+  "The width of the backlinks side window (a fraction of the frame)."
+  :type 'number)
 
 (defcustom pp-lsp-ask-timeout 600
   "Seconds a question may take before Emacs stops waiting for it."
@@ -308,6 +328,274 @@ switching PLAN to APPROVED and saving the file)."
   (let ((answer (pp-lsp--command "passepartout.addId" (pp-lsp--place))))
     (message "pp-lsp: :ID: %s" (plist-get answer :id))
     (plist-get answer :id)))
+
+;;; Notes: backlinks, unlinked references, daily notes, code lenses.
+
+(defvar pp-lsp-backlinks-buffer "*pp-lsp backlinks*"
+  "The name of the backlinks buffer.")
+
+(defvar-local pp-lsp--backlinks-source nil
+  "In the backlinks buffer: (BUFFER . POSITION) of the node it shows.")
+
+(defvar pp-lsp-backlinks-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'pp-lsp-backlinks-visit)
+    (define-key map (kbd "n") #'forward-button)
+    (define-key map (kbd "p") #'backward-button)
+    (define-key map (kbd "g") #'pp-lsp-backlinks-refresh)
+    map)
+  "Keys of the backlinks buffer.")
+
+(define-derived-mode pp-lsp-backlinks-mode special-mode "pp-lsp-backlinks"
+  "The backlinks and unlinked references of a node, as org-roam shows them.
+To link an unlinked reference, visit it (RET) and run
+`eglot-code-actions' there (\"Link this mention\").
+\\{pp-lsp-backlinks-mode-map}"
+  (visual-line-mode 1))
+
+(defun pp-lsp--visit-location (uri range)
+  "Visit URI at the start of the LSP RANGE."
+  (let ((file (eglot--uri-to-path uri)))
+    (select-window (or (get-buffer-window (find-buffer-visiting file))
+                       (let ((w (window-in-direction 'left)))
+                         (and w (not (window-dedicated-p w)) w))
+                       (get-mru-window nil nil t)
+                       (selected-window)))
+    (find-file file)
+    (goto-char (eglot--lsp-position-to-point (plist-get range :start)))
+    (when (derived-mode-p 'org-mode) (org-show-context))))
+
+(defun pp-lsp-backlinks-visit ()
+  "Visit the link or mention at point in the backlinks buffer."
+  (interactive)
+  (let ((button (button-at (point))))
+    (unless button (user-error "No link here"))
+    (button-activate button)))
+
+(defun pp-lsp--node-place ()
+  "Where the node at point starts: its headline, or the file's start."
+  (save-excursion
+    (if (org-before-first-heading-p) (point-min) (org-back-to-heading t) (point))))
+
+(defun pp-lsp--node-title ()
+  "The title of the node at point, as the backlinks header shows it."
+  (save-excursion
+    (if (org-before-first-heading-p)
+        (or (cadr (assoc "TITLE" (org-collect-keywords '("TITLE"))))
+            (file-name-base (or buffer-file-name (buffer-name))))
+      (org-back-to-heading t)
+      (org-get-heading t t t t))))
+
+(defun pp-lsp--insert-entry (uri range label context)
+  "Insert one entry: LABEL, a button to URI at RANGE, and its CONTEXT."
+  (insert-text-button label
+                      'action (lambda (_) (pp-lsp--visit-location uri range))
+                      'follow-link t
+                      'help-echo "RET: visit")
+  (insert (format "  %s:%d\n"
+                  (file-name-nondirectory (eglot--uri-to-path uri))
+                  (1+ (plist-get (plist-get range :start) :line))))
+  (insert "    " (propertize context 'face 'shadow) "\n"))
+
+(defun pp-lsp--render-backlinks (title backlinks unlinked)
+  "Fill the backlinks buffer: TITLE's BACKLINKS, then its UNLINKED mentions."
+  (let ((inhibit-read-only t))
+    (erase-buffer)
+    (insert (propertize (format "%s\n\n" title) 'face 'bold))
+    (insert (propertize (format "Backlinks (%d)\n" (length backlinks)) 'face 'org-level-1))
+    (if (seq-empty-p backlinks)
+        (insert "  none\n")
+      (seq-doseq (b backlinks)
+        (pp-lsp--insert-entry (plist-get b :uri) (plist-get b :range)
+                              (plist-get b :title) (plist-get b :context))))
+    (insert "\n" (propertize (format "Unlinked references (%d)\n" (length unlinked)) 'face 'org-level-1))
+    (if (seq-empty-p unlinked)
+        (insert "  none\n")
+      (seq-doseq (m unlinked)
+        (pp-lsp--insert-entry (plist-get m :uri) (plist-get m :range)
+                              (or (plist-get m :title) "mention") (plist-get m :context))))
+    (goto-char (point-min))))
+
+;;;###autoload
+(defun pp-lsp-backlinks ()
+  "Show the backlinks and unlinked references of the node at point.
+The side window follows point from node to node, as org-roam's buffer
+does; RET on an entry visits it."
+  (interactive)
+  (let* ((args (pp-lsp--place))
+         (backlinks (pp-lsp--command "passepartout.backlinks" args))
+         (unlinked (pp-lsp--command "passepartout.unlinked" args))
+         (title (pp-lsp--node-title))
+         (source (cons (current-buffer) (pp-lsp--node-place)))
+         (buffer (get-buffer-create pp-lsp-backlinks-buffer)))
+    (with-current-buffer buffer
+      (pp-lsp-backlinks-mode)
+      (setq pp-lsp--backlinks-source source)
+      (pp-lsp--render-backlinks title backlinks unlinked))
+    (add-hook 'post-command-hook #'pp-lsp--backlinks-follow)
+    (display-buffer buffer `(display-buffer-in-side-window
+                             (side . right)
+                             (window-width . ,pp-lsp-backlinks-window-width)))
+    (list :backlinks backlinks :unlinked unlinked)))
+
+(defun pp-lsp-backlinks-refresh ()
+  "Show again the backlinks of the node the buffer shows."
+  (interactive)
+  (let ((source pp-lsp--backlinks-source))
+    (when (and source (buffer-live-p (car source)))
+      (with-current-buffer (car source)
+        (save-excursion
+          (goto-char (cdr source))
+          (pp-lsp-backlinks))))))
+
+(defvar pp-lsp--follow-timer nil
+  "The idle timer that refreshes the backlinks window after point moved.")
+
+(defun pp-lsp--backlinks-follow ()
+  "After a command: refresh the backlinks window if point is on another node."
+  (when (and (get-buffer-window pp-lsp-backlinks-buffer)
+             (derived-mode-p 'org-mode)
+             (ignore-errors (pp-lsp--server)))
+    (let ((source (buffer-local-value 'pp-lsp--backlinks-source
+                                      (get-buffer pp-lsp-backlinks-buffer)))
+          (here (cons (current-buffer) (pp-lsp--node-place))))
+      (unless (equal source here)
+        (when (timerp pp-lsp--follow-timer) (cancel-timer pp-lsp--follow-timer))
+        (setq pp-lsp--follow-timer
+              (run-with-idle-timer
+               0.3 nil
+               (lambda (buffer)
+                 (when (and (buffer-live-p buffer) (eq buffer (window-buffer (selected-window))))
+                   (with-current-buffer buffer
+                     (ignore-errors (pp-lsp-backlinks)))))
+               (current-buffer)))))))
+
+;;;###autoload
+(defun pp-lsp-daily (&optional date)
+  "Visit the daily note of DATE (YYYY-MM-DD; today when nil).
+It is daily/DATE.org under the first memex root, made when missing with
+a #+title: and an :ID:.  With a prefix argument, ask for the day."
+  (interactive (list (and current-prefix-arg
+                          (read-string "Day (YYYY-MM-DD, yesterday, tomorrow): "))))
+  (let* ((answer (pp-lsp--command "passepartout.daily"
+                                  (if date (list :date date) eglot--{})))
+         (file (eglot--uri-to-path (plist-get answer :uri))))
+    (find-file file)
+    file))
+
+;;;###autoload
+(defun pp-lsp-create-node ()
+  "Make the Org file the [[file:…]] link at point names, and visit it.
+Never over a file that exists."
+  (interactive)
+  (let* ((answer (pp-lsp--command "passepartout.createNode" (pp-lsp--place)))
+         (file (eglot--uri-to-path (plist-get answer :uri))))
+    (find-file file)
+    file))
+
+(defvar-local pp-lsp--lens-overlays nil
+  "The code lens overlays of this buffer.")
+
+(defvar-local pp-lsp--lens-timer nil
+  "The idle timer that asks for code lenses again after a change.")
+
+(defun pp-lsp--clear-lenses ()
+  "Remove the code lenses of this buffer."
+  (mapc #'delete-overlay pp-lsp--lens-overlays)
+  (setq pp-lsp--lens-overlays nil))
+
+(defun pp-lsp-backlinks-at-mouse (event)
+  "Show the backlinks of the node whose code lens EVENT clicked."
+  (interactive "e")
+  (mouse-set-point event)
+  (pp-lsp-backlinks))
+
+(defvar pp-lsp--lens-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map [mouse-1] #'pp-lsp-backlinks-at-mouse)
+    map)
+  "The keys of a code lens.")
+
+(defun pp-lsp--lens-string (lens)
+  "The text LENS shows: a line, clickable to open the backlinks."
+  (concat (propertize (plist-get (plist-get lens :command) :title)
+                      'face 'shadow 'mouse-face 'highlight 'keymap pp-lsp--lens-map
+                      'help-echo "mouse-1: the backlinks")
+          "\n"))
+
+(defun pp-lsp-show-code-lenses ()
+  "Ask the server for this buffer's code lenses and show them."
+  (when (and pp-lsp-code-lenses (ignore-errors (pp-lsp--server)))
+    (let ((buffer (current-buffer)))
+      (jsonrpc-async-request
+       (pp-lsp--server) :textDocument/codeLens
+       (list :textDocument (eglot--TextDocumentIdentifier))
+       :success-fn
+       (lambda (lenses)
+         (when (buffer-live-p buffer)
+           (with-current-buffer buffer
+             (pp-lsp--clear-lenses)
+             (seq-doseq (lens lenses)
+               (let* ((pos (eglot--lsp-position-to-point
+                            (plist-get (plist-get lens :range) :start)))
+                      (ov (make-overlay pos pos nil t nil)))
+                 (overlay-put ov 'pp-lsp-lens t)
+                 (overlay-put ov 'before-string (pp-lsp--lens-string lens))
+                 (push ov pp-lsp--lens-overlays))))))
+       :error-fn #'ignore
+       :deferred :textDocument/codeLens))))
+
+(defun pp-lsp--lenses-after-change (&rest _)
+  "Ask for the code lenses again once typing pauses."
+  (when (timerp pp-lsp--lens-timer) (cancel-timer pp-lsp--lens-timer))
+  (setq pp-lsp--lens-timer
+        (run-with-idle-timer 0.7 nil
+                             (lambda (buffer)
+                               (when (buffer-live-p buffer)
+                                 (with-current-buffer buffer (pp-lsp-show-code-lenses))))
+                             (current-buffer))))
+
+(defun pp-lsp--managed ()
+  "Set up an Org buffer pp-lsp manages: code lenses."
+  (if (and (bound-and-true-p eglot--managed-mode)
+           (cl-typep (eglot-current-server) 'pp-lsp-server))
+      (progn
+        (add-hook 'after-change-functions #'pp-lsp--lenses-after-change nil t)
+        (pp-lsp-show-code-lenses))
+    (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)
+    (pp-lsp--clear-lenses)))
+
+(add-hook 'eglot-managed-mode-hook #'pp-lsp--managed)
+
+;;;###autoload
+(defun pp-lsp-rename-file (new-name)
+  "Rename the visited Org file to NEW-NAME, keeping every file: link working.
+The server answers the edits of the links to it (and of its own relative
+links) as it does an editor's workspace/willRenameFiles; they are
+applied and saved, then the file is renamed."
+  (interactive (list (read-file-name "Rename to: " nil buffer-file-name)))
+  (let* ((old (or buffer-file-name (user-error "This buffer visits no file")))
+         (new (expand-file-name new-name))
+         (server (pp-lsp--server)))
+    (when (file-directory-p new)
+      (setq new (expand-file-name (file-name-nondirectory old) new)))
+    (when (file-exists-p new) (user-error "%s exists already" new))
+    (let ((edit (jsonrpc-request server :workspace/willRenameFiles
+                                 (list :files (vector (list :oldUri (eglot--path-to-uri old)
+                                                            :newUri (eglot--path-to-uri new)))))))
+      (when edit
+        (eglot--apply-workspace-edit edit)
+        ;; The edited files are saved: the rename must not leave links
+        ;; fixed only in buffers.
+        (dolist (b (buffer-list))
+          (with-current-buffer b
+            (when (and buffer-file-name (buffer-modified-p)
+                       (string-suffix-p ".org" buffer-file-name))
+              (save-buffer))))))
+    (make-directory (file-name-directory new) t)
+    (rename-file old new)
+    (set-visited-file-name new t t)
+    new))
 
 (provide 'pp-lsp)
 ;;; pp-lsp.el ends here

@@ -1,6 +1,10 @@
 package orgfeat
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"pp-lsp/memory"
@@ -50,5 +54,66 @@ func FuzzFeatures(f *testing.F) {
 		if got != id {
 			t.Fatalf("after the edit %q at %d, Org reads the ID %q on node %d", e.Text, e.Start, got, h)
 		}
+	})
+}
+
+// FuzzNotes: any bytes as a memex file and any offset — aliases, refs and
+// the prose index read without panic; every word the prose index holds
+// lies in the file and outside every gap (links, drawers, blocks,
+// keywords); a mention MentionAt offers lies in the file, and the text
+// of every unlinked reference spells the name it was found for.
+func FuzzNotes(f *testing.F) {
+	f.Add([]byte(":PROPERTIES:\n:ID: a\n:ROAM_ALIASES: \"x y\" z\n:ROAM_REFS: @k https://e.org\n:END:\n#+title: T\n* A\nx  y and z, [[roam:z]] [[cite:k]]\n"), 60)
+	f.Add([]byte("* é\n:PROPERTIES:\n:ROAM_ALIASES: \"\\x41\\\"\n:END:\nÉ é [[id:x][é]]\n#+begin_src\né\n#+end_src\n"), 30)
+	f.Fuzz(func(t *testing.T, src []byte, off int) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "f.org"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mx, err := memory.Open(context.Background(), memory.Options{Roots: []string{root}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mx.Close(context.Background())
+		snap := mx.Snapshot()
+		file, ok := snap.File(filepath.Join(root, "f.org"))
+		if !ok {
+			return // not text: left out of the memex
+		}
+		org := file.Org()
+		fw := wordsOf(org)
+		gaps := proseGaps(org)
+		for k := range fw.hash {
+			s, e := int(fw.start[k]), int(fw.end[k])
+			if s < 0 || e > len(org.Src) || s >= e {
+				t.Fatalf("word %d [%d, %d) outside the %d bytes", k, s, e, len(org.Src))
+			}
+			for _, g := range gaps {
+				if s < g.End && e > g.Start {
+					t.Fatalf("word %q at %d lies in the gap %v", org.Src[s:e], s, g)
+				}
+			}
+		}
+		x := NewNoteIndex()
+		for n := range snap.Nodes() {
+			Aliases(n)
+			Refs(n)
+			for _, m := range x.Unlinked(snap, n) {
+				if m.Range.Start < 0 || m.Range.End > len(m.File.Org().Src) {
+					t.Fatalf("mention %v outside its file", m.Range)
+				}
+				got := strings.Join(strings.Fields(string(m.File.Org().Src[m.Range.Start:m.Range.End])), " ")
+				if !strings.EqualFold(got, m.Name) && !strings.EqualFold(strings.ToLower(got), strings.ToLower(m.Name)) {
+					t.Fatalf("mention %q for the name %q", got, m.Name)
+				}
+			}
+		}
+		if ns, r := x.MentionAt(snap, file, min(max(off, 0), len(src))); len(ns) > 0 && (r.Start < 0 || r.End > len(src) || r.Start >= r.End) {
+			t.Fatalf("MentionAt's range %v outside the %d bytes", r, len(src))
+		}
+		for i := range org.Links {
+			CreationFor(Scope{Memex: snap, Notes: x}, file, i)
+		}
+		ContextLine(org, orgast.Range{Start: min(max(off, 0), len(src)), End: min(max(off, 0), len(src))})
 	})
 }

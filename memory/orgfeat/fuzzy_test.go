@@ -66,3 +66,13 @@ func FuzzPattern(f *testing.F) {
 		}
 	})
 }
+
+// TestSameNameIsNameKey: sameName answers what comparing nameKeys does.
+func TestSameNameIsNameKey(t *testing.T) {
+	names := []string{"Vector DB", "vector  db", " Vector\tDB ", "VECTOR DB", "Vector DBs", "Été", "été", "ÉTÉ x", "", " ", "a b", "ab"}
+	for _, a := range names {
+		for _, b := range names {
+			assert.Equal(t, nameKey(a) == nameKey(b), sameName(a, nameKey(b)), "%q vs %q", a, b)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func HoverAt(sc Scope, file memory.Node, off int, markdown bool) (Hover, bool) {
 		var text string
 		switch {
 		case t.Status == memory.LinkResolved && t.Node.Valid():
-			text = Preview(sc.Memex, t.Node, markdown)
+			text = Preview(sc, t.Node, markdown)
 		case t.Status == memory.LinkResolved:
 			text = "file " + code(t.Path, markdown)
 		case t.Status == memory.LinkExternal || t.Status == memory.LinkUnchecked:
@@ -54,15 +54,16 @@ func HoverAt(sc Scope, file memory.Node, off int, markdown bool) (Hover, bool) {
 		if !h.Line.Contains(off) && off != h.Line.End {
 			return Hover{}, false
 		}
-		return Hover{Text: Preview(sc.Memex, n, markdown), Range: h.Line, HasRange: true}, true
+		return Hover{Text: Preview(sc, n, markdown), Range: h.Line, HasRange: true}, true
 	}
-	return Hover{Text: Preview(sc.Memex, n, markdown)}, true
+	return Hover{Text: Preview(sc, n, markdown)}, true
 }
 
 // Preview describes a node: its headline (keyword, priority, title,
-// tags), where it is, its ID and backlinks in snap (nil: none counted),
-// and the first PreviewLines lines of its body.
-func Preview(snap *memory.Snapshot, n memory.Node, markdown bool) string {
+// tags), where it is, its ID and backlinks in the Scope (Backlinks; none
+// counted without a memex),
+// its :ROAM_ALIASES:, and the first PreviewLines lines of its body.
+func Preview(sc Scope, n memory.Node, markdown bool) string {
 	var b strings.Builder
 	head := n.Title()
 	if kw, _ := n.Todo(); kw != "" {
@@ -80,12 +81,15 @@ func Preview(snap *memory.Snapshot, n memory.Node, markdown bool) string {
 	if id := n.ID(); id != "" {
 		b.WriteString(" · ID " + code(id, markdown))
 	}
-	if snap != nil && !n.Loose() {
-		if k := len(snap.Backlinks(n)); k > 0 {
+	if sc.Memex != nil && !n.Loose() {
+		if k := len(Backlinks(sc, n)); k > 0 {
 			fmt.Fprintf(&b, " · %d backlink%s", k, plural(k))
 		}
 	}
 	b.WriteString("\n")
+	if aliases := Aliases(n); len(aliases) > 0 {
+		b.WriteString("\nAlso " + strings.Join(aliases, ", ") + "\n")
+	}
 	if body := firstLines(n.Body(), PreviewLines); body != "" {
 		if markdown {
 			b.WriteString("\n```org\n" + body + "\n```\n")

@@ -46,7 +46,7 @@ func AddID(org *orgast.File, h int, id string) (_ memory.TextEdit, ok bool) {
 		return insert(0, ":PROPERTIES:"+nl+line("")+":END:"+nl)
 	}
 	hd := &org.Headlines[h]
-	at, indent := hd.Line.End, ""
+	at, indent := hd.Line.End, drawerIndent(org, hd)
 	if hd.Planning.Range.End > 0 {
 		at = hd.Planning.Range.End
 		pl := org.Lines.LineRange(org.Lines.Line(hd.Planning.Range.Start))
@@ -61,6 +61,32 @@ func AddID(org *orgast.File, h int, id string) (_ memory.TextEdit, ok bool) {
 		text = nl + strings.TrimSuffix(text, nl)
 	}
 	return insert(start, text)
+}
+
+// drawerIndent is how a new drawer under hd is indented, following the
+// file's own drawers: as the first headline drawer (or, in a file with
+// none, the first planning line) is — at column 0, by a fixed string, or (as
+// org-adapt-indentation writes them) one column past its stars.
+func drawerIndent(org *orgast.File, hd *orgast.Headline) string {
+	for _, planning := range []bool{false, true} {
+		for i := range org.Headlines {
+			o := &org.Headlines[i]
+			r := o.Planning.Range
+			switch {
+			case !planning && o.Drawer != nil:
+				r = o.Drawer.Range
+			case !planning || r.End == 0:
+				continue
+			}
+			lr := org.Lines.LineRange(org.Lines.Line(r.Start))
+			w := leadingBlanks(org.Src[lr.Start:lr.End])
+			if w != "" && w == strings.Repeat(" ", o.Stars+1) {
+				return strings.Repeat(" ", hd.Stars+1)
+			}
+			return w
+		}
+	}
+	return ""
 }
 
 // lineAfter is the start of the line after the one holding off (the end

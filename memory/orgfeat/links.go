@@ -56,6 +56,12 @@ func Resolve(sc Scope, file memory.Node, i int) Target {
 	}
 	r := sc.Memex.ResolveLinkIn(file, i)
 	t := Target{Status: r.Status, Reason: r.Reason, Node: r.Target, Path: r.Path, Offset: -1}
+	if n, ok, why := sc.resolveNoted(&org.Links[i]); why != "" || ok {
+		if !ok {
+			return Target{Status: memory.LinkBroken, Offset: -1, Reason: why}
+		}
+		return Target{Status: memory.LinkResolved, Node: n, Path: n.Path(), Offset: -1}
+	}
 	if r.Status != memory.LinkResolved {
 		return t
 	}
@@ -117,4 +123,29 @@ func NodeAt(sc Scope, file memory.Node, off int) (memory.Node, bool) {
 		}
 	}
 	return sc.Memex.NodeAtOffset(file.Path(), off)
+}
+
+// resolveNoted resolves a link that names a node by title ([[roam:…]]) or
+// by ref ([[cite:…]], a URL): ok with the node it lands on; else why it
+// is broken ("" when the link is no such link, or a URL no node has as a
+// ref — a URL then leads where it says).
+func (sc Scope) resolveNoted(l *orgast.Link) (memory.Node, bool, string) {
+	if sc.Notes == nil || sc.Memex == nil {
+		return memory.Node{}, false, ""
+	}
+	if title, ok := RoamTitle(l.Type, l.Path); ok {
+		if ns := sc.Notes.ByName(sc.Memex, title); len(ns) > 0 {
+			return ns[0], true, ""
+		}
+		return memory.Node{}, false, "no node in the memex has the title or alias " + title
+	}
+	if ref, ok := LinkRef(l.Type, l.Path); ok {
+		if ns := sc.Notes.ByRef(sc.Memex, ref); len(ns) > 0 {
+			return ns[0], true, ""
+		}
+		if ref.Type == "cite" {
+			return memory.Node{}, false, "no node in the memex has the ref cite:" + ref.Path
+		}
+	}
+	return memory.Node{}, false, ""
 }

@@ -11,6 +11,9 @@ type Scope struct {
 	// Outside returns the buffer open at path when the memex does not
 	// hold it (nil: none).
 	Outside func(path string) (*memory.LooseFile, bool)
+	// Notes resolves the links that name a node by title or ref
+	// ([[roam:…]], [[cite:…]], a URL in a node's :ROAM_REFS:); nil: none.
+	Notes *NoteIndex
 }
 
 // File is the file node of path: the buffer open outside the memex, else

@@ -19,6 +19,10 @@ type codeAction struct {
 	Edit        *protocol.WorkspaceEdit `json:"edit,omitempty"`
 	Command     *command                `json:"command,omitempty"`
 	IsPreferred bool                    `json:"isPreferred,omitempty"`
+	Disabled    *disabledReason         `json:"disabled,omitempty"`
+	// addID: the action adds an :ID:, which a client without code action
+	// literals runs as the command passepartout.addId.
+	addID bool
 }
 
 // command is an LSP Command.
@@ -36,7 +40,9 @@ type placeArgs struct {
 }
 
 // codeAction offers, at the cursor: an :ID: for the headline (or the file)
-// that has none; Approve and Reject on a Flight Plan waiting for approval.
+// that has none; Approve and Reject on a Flight Plan waiting for approval;
+// the notes' actions (noteActions): link an unlinked mention, create the
+// node a link names.
 func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
 	var p protocol.CodeActionParams
 	if err := decode(protocol.MethodTextDocumentCodeAction, params, &p); err != nil {
@@ -64,11 +70,15 @@ func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessa
 			what = "this file"
 		}
 		we := v.addEdits(protocol.WorkspaceEdit{}, f, []protocol.TextEdit{textEdit(f.org, ch)})
-		actions = append(actions, codeAction{Title: "Add an :ID: to " + what, Kind: string(protocol.CodeActionKindRefactorRewrite), Edit: &we})
+		actions = append(actions, codeAction{Title: "Add an :ID: to " + what, Kind: string(protocol.CodeActionKindRefactorRewrite), Edit: &we, addID: true})
 	}
+	actions = append(actions, s.noteActions(v, f, off)...)
 	if !v.client.codeActionLiterals {
 		cmds := []command{}
 		for _, a := range actions {
+			if a.Disabled != nil || (a.Command == nil && !a.addID) {
+				continue // a command list has no place for an edit of its own
+			}
 			if a.Command != nil {
 				cmds = append(cmds, command{Title: a.Title, Command: a.Command.Command, Arguments: a.Command.Arguments})
 			} else {

@@ -269,3 +269,88 @@ func BenchmarkFeatures100k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNotes100k times, over the protocol, the notes features on the
+// memex of 100,000 headlines with three files added: codeLens for a file
+// of 5,000 headlines each with an :ID:, unlinked references of a node
+// of two words and of one titled by a common word (the word index made
+// once, before timing; goal p99 ≤ 20 ms), and
+// willRenameFiles for a file 1,000 file links point to.
+func BenchmarkNotes100k(b *testing.B) {
+	root := memex100k(b)
+	opts := memexgen.Defaults()
+	opts.Seed, opts.Files, opts.Dirs, opts.Headlines, opts.IDShare = 7, 1, 1, 5000, 1
+	big, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
+	require.NoError(b, err)
+	require.NoError(b, os.MkdirAll(filepath.Join(root, "big"), 0o755))
+	bigPath := filepath.Join(root, "big", "five-thousand.org")
+	require.NoError(b, os.WriteFile(bigPath, big.Files[0].Data, 0o644))
+	hub := filepath.Join(root, "hub", "hub.org")
+	require.NoError(b, os.MkdirAll(filepath.Dir(hub), 0o755))
+	require.NoError(b, os.WriteFile(hub, []byte("#+title: Hub\n* Hub headline\n* Buffer\n:PROPERTIES:\n:ID: buffer-node\n:END:\n"), 0o644))
+	require.NoError(b, os.MkdirAll(filepath.Join(root, "linkers"), 0o755))
+	for f := range 100 {
+		var text strings.Builder
+		fmt.Fprintf(&text, "#+title: Linker %d\n* Links\n", f)
+		for k := range 10 {
+			fmt.Fprintf(&text, "Link %d: [[file:../hub/hub.org::*Hub headline][the hub]].\n", k)
+		}
+		require.NoError(b, os.WriteFile(filepath.Join(root, "linkers", fmt.Sprintf("l%03d.org", f)), []byte(text.String()), 0o644))
+	}
+	c := benchClient(b, root)
+	snap := c.srv.memex().Snapshot()
+	hubNode, ok := snap.File(hub)
+	require.True(b, ok)
+	start := time.Now()
+	c.srv.noteIndex.Unlinked(snap, hubNode) // the word index, made once
+	b.Logf("the word index of the prose of %d files: %v", snap.FileCount(), time.Since(start))
+	// The nodes the unlinked references are asked of: one titled by a
+	// word of every other line (the cap, MaxUnlinked, is reached), and the
+	// first of two words that some prose mentions.
+	common, ok := snap.NodeByID("buffer-node")
+	require.True(b, ok)
+	var twoWords memory.Node
+	for n := range snap.Nodes() {
+		if n.Headline() >= 0 && len(strings.Fields(n.Title())) == 2 && len(c.srv.noteIndex.Unlinked(snap, n)) >= 5 {
+			twoWords = n
+			break
+		}
+	}
+	require.True(b, twoWords.Valid())
+	place := func(n memory.Node) map[string]any {
+		return map[string]any{"uri": uri.File(n.Path()), "position": map[string]any{"line": n.Line(), "character": 2}}
+	}
+	b.Run("codeLens=5000-headlines", func(b *testing.B) {
+		raw := timeCalls(b, c, protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": map[string]any{"uri": uri.File(bigPath)}})
+		var lenses []codeLens
+		require.NoError(b, json.Unmarshal(raw, &lenses))
+		require.Greater(b, len(lenses), 4000)
+		b.ReportMetric(float64(len(lenses)), "lenses")
+	})
+	for _, tc := range []struct {
+		name string
+		node memory.Node
+	}{{"unlinked=two-words", twoWords}, {"unlinked=common-word", common}} {
+		b.Run(tc.name, func(b *testing.B) {
+			raw := timeCalls(b, c, protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandUnlinked, "arguments": []any{place(tc.node)}})
+			var items []json.RawMessage
+			require.NoError(b, json.Unmarshal(raw, &items))
+			b.ReportMetric(float64(len(items)), "mentions")
+		})
+	}
+	b.Run("willRenameFiles=1000-links", func(b *testing.B) {
+		params := map[string]any{"files": []any{map[string]any{"oldUri": uri.File(hub), "newUri": uri.File(filepath.Join(root, "elsewhere", "hub.org"))}}}
+		raw := timeCalls(b, c, "workspace/willRenameFiles", params)
+		var we wireEdit
+		require.NoError(b, json.Unmarshal(raw, &we))
+		edits := 0
+		for _, dc := range we.DocumentChanges {
+			edits += len(dc.Edits)
+		}
+		for _, es := range we.Changes {
+			edits += len(es)
+		}
+		require.Equal(b, 1000, edits)
+		b.ReportMetric(float64(edits), "edits")
+	})
+}

@@ -64,6 +64,10 @@ func (s *Server) commandTable() []lspCommand {
 		}),
 		commandOf(CommandAddID, `{"uri", "position"}`, false, false, s.addID),
 		commandOf(CommandPlans, `{}`, true, false, s.plans),
+		commandOf(CommandBacklinks, `{"uri", "position"}`, false, false, s.backlinks),
+		commandOf(CommandUnlinked, `{"uri", "position"}`, false, false, s.unlinked),
+		commandOf(CommandDaily, `{"date"}`, false, false, s.daily),
+		commandOf(CommandCreateNode, `{"uri", "position"}`, false, false, s.createNode),
 	}
 }
 

@@ -138,7 +138,13 @@ func (s *Server) completeID(ctx context.Context, v *view, f *orgFile, query stri
 		closing = "]]"
 	}
 	word := clientWord(query)
-	for rank, h := range s.symbols.SearchIDs(ctx, v.snap, query, maxIDCompletions) {
+	matches := s.dailyCompletions(v, query)
+	for _, h := range s.symbols.SearchIDs(ctx, v.snap, query, maxIDCompletions) {
+		if !slices.ContainsFunc(matches, func(d orgfeat.IDMatch) bool { return d.ID == h.ID }) {
+			matches = append(matches, h)
+		}
+	}
+	for rank, h := range matches[:min(len(matches), maxIDCompletions)] {
 		text := h.ID
 		switch closing {
 		case "][":
@@ -146,8 +152,12 @@ func (s *Server) completeID(ctx context.Context, v *view, f *orgFile, query stri
 		case "]]":
 			text += "][" + h.Title + "]]"
 		}
+		detail := h.Detail
+		if h.Alias {
+			detail = "alias of " + h.NodeTitle + " · " + detail
+		}
 		list.Items = append(list.Items, completionItem{
-			Label: h.Title, Kind: kindReference, Detail: h.Detail,
+			Label: h.Title, Kind: kindReference, Detail: detail,
 			SortText: fmt.Sprintf("%04d", rank), FilterText: word + h.Title,
 			TextEdit: protocol.TextEdit{Range: editRange(f, start, end), NewText: text},
 		})

@@ -59,6 +59,9 @@ func (s *Server) callTable() map[string]call {
 		protocol.MethodTextDocumentRename:         {serve: s.rename, memex: true},
 		protocol.MethodTextDocumentCodeAction:     {serve: s.codeAction, memex: true},
 		protocol.MethodWorkspaceExecuteCommand:    {serve: s.executeCommand, memex: true},
+		protocol.MethodTextDocumentCodeLens:       {serve: s.codeLenses, memex: true},
+		protocol.MethodTextDocumentDocumentLink:   {serve: s.documentLinks, memex: true},
+		"workspace/willRenameFiles":               {serve: s.willRenameFiles, memex: true},
 	}
 }
 

@@ -61,7 +61,8 @@
 //	  "assistant":         "Passepartout",        // MEMEX_ASSISTANT
 //	  "heartbeatInterval": 60,                    // HEARTBEAT_INTERVAL, seconds
 //	  "rescanInterval":    5,                     // seconds between disk rescans when the client cannot watch
-//	  "maxSymbols":        200                    // the most workspace/symbol answers
+//	  "maxSymbols":        200,                   // the most workspace/symbol answers
+//	  "noteTemplate":      ":PROPERTIES:\n:ID: ${id}\n:END:\n#+title: ${title}\n"
 //	}
 //
 // roots, dataDir, configFile, providers, the embedding settings, assistant
@@ -85,7 +86,12 @@
 // then for the files the change affects), foldingRange (subtrees,
 // drawers, blocks), prepareRename and rename of an ID (one WorkspaceEdit
 // over the memex, versioned for open buffers), code actions (an :ID: for
-// the headline or file; Approve and Reject on a Flight Plan). Files
+// the headline or file; Approve and Reject on a Flight Plan; Link this
+// mention; Create a node for this link), codeLens ("N backlinks" on every
+// node with an :ID:), documentLink (every link, resolved through the
+// memex), workspace/willRenameFiles (the file: links to renamed files and
+// folders), and rename of a headline's title with its [[*Title]] and
+// ::*Title links (orgfeat.RenameTitleEdits). Files
 // changed outside the editor are read again on workspace/didChangeWatchedFiles
 // (registered dynamically for **/*.org when the client can watch), by a
 // rescan every rescanInterval seconds when it cannot, and on didSave.
@@ -104,6 +110,15 @@
 //	passepartout.reject   the same
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
 //	passepartout.plans    {} → the Flight Plans
+//	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links
+//	                      landing on the node there (id, file, internal, [[roam:…]] and
+//	                      :ROAM_REFS: links), with the line around each
+//	passepartout.unlinked {uri, position} → [{uri, range, context}]: mentions of its title
+//	                      or aliases that do not link to it (orgfeat.NoteIndex.Unlinked)
+//	passepartout.daily    {date?} → {uri} of daily/YYYY-MM-DD.org under the first root,
+//	                      made from the noteTemplate setting when missing
+//	passepartout.createNode {uri, position} → {uri}: the Org file an unresolved
+//	                      [[file:…]] link there names, made (never over one that exists)
 //
 // The agent (server/agent) is opened on the same memex, with the server as
 // its workspace.Workspace: it reads open buffers through OpenDocument and

@@ -111,12 +111,13 @@ type view struct {
 	settings Settings
 	client   clientCaps
 	roots    []string
+	notes    *orgfeat.NoteIndex
 }
 
 // view captures the current state.
 func (s *Server) view() *view {
 	s.mu.Lock()
-	v := &view{agent: s.agent, settings: s.settings, client: s.client, roots: s.roots}
+	v := &view{agent: s.agent, settings: s.settings, client: s.client, roots: s.roots, notes: s.noteIndex}
 	mx := s.mx
 	s.mu.Unlock()
 	if mx != nil {
@@ -153,7 +154,7 @@ func (f *orgFile) fileNode() memory.Node {
 
 // scope is what the Org features read in this view.
 func (v *view) scope() orgfeat.Scope {
-	return orgfeat.Scope{Memex: v.snap, Outside: func(path string) (*memory.LooseFile, bool) {
+	return orgfeat.Scope{Memex: v.snap, Notes: v.notes, Outside: func(path string) (*memory.LooseFile, bool) {
 		if d := v.docs[path]; d != nil && !d.memex {
 			return d.loose, true
 		}

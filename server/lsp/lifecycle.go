@@ -180,6 +180,12 @@ type serverCapabilities struct {
 	CodeActionProvider     any               `json:"codeActionProvider"`
 	FoldingRangeProvider   bool              `json:"foldingRangeProvider"`
 	RenameProvider         any               `json:"renameProvider"`
+	CodeLensProvider       struct {
+		ResolveProvider bool `json:"resolveProvider"`
+	} `json:"codeLensProvider"`
+	DocumentLinkProvider struct {
+		ResolveProvider bool `json:"resolveProvider"`
+	} `json:"documentLinkProvider"`
 	ExecuteCommandProvider struct {
 		Commands []string `json:"commands"`
 	} `json:"executeCommandProvider"`
@@ -188,7 +194,23 @@ type serverCapabilities struct {
 			Supported           bool `json:"supported"`
 			ChangeNotifications bool `json:"changeNotifications"`
 		} `json:"workspaceFolders"`
+		FileOperations struct {
+			WillRename fileOperationRegistration `json:"willRename"`
+		} `json:"fileOperations"`
 	} `json:"workspace"`
+}
+
+// fileOperationRegistration says which renames the server wants to hear
+// of: Org files, and folders (which may hold them).
+type fileOperationRegistration struct {
+	Filters []fileOperationFilter `json:"filters"`
+}
+
+type fileOperationFilter struct {
+	Pattern struct {
+		Glob    string `json:"glob"`
+		Matches string `json:"matches,omitempty"`
+	} `json:"pattern"`
 }
 
 type textDocumentSync struct {
@@ -234,6 +256,10 @@ func (s *Server) capabilities(c clientCaps) initializeResult {
 	sc.ExecuteCommandProvider.Commands = s.commandNames()
 	sc.Workspace.WorkspaceFolders.Supported = true
 	sc.Workspace.WorkspaceFolders.ChangeNotifications = true
+	var orgFiles, folders fileOperationFilter
+	orgFiles.Pattern.Glob, orgFiles.Pattern.Matches = "**/*.org", "file"
+	folders.Pattern.Glob, folders.Pattern.Matches = "**", "folder"
+	sc.Workspace.FileOperations.WillRename.Filters = []fileOperationFilter{orgFiles, folders}
 	r.ServerInfo.Name = "pp-lsp"
 	r.ServerInfo.Version = s.opts.Version
 	return r

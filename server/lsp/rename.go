@@ -76,8 +76,12 @@ func (s *Server) prepareRename(_ context.Context, v *view, params jsonrpc2.RawMe
 	if err != nil {
 		return nil, err
 	}
-	id, r, ok := idAt(f, offsetAt(f.org, p.Position))
+	off := offsetAt(f.org, p.Position)
+	id, r, ok := idAt(f, off)
 	if !ok {
+		if h, tr, ok := orgfeat.TitleAt(f.org, off); ok && f.inMemex() {
+			return prepareRenameResult{Range: rangeAt(f.org, tr), Placeholder: f.org.Headlines[h].Title}, nil
+		}
 		return nil, nil
 	}
 	return prepareRenameResult{Range: rangeAt(f.org, r), Placeholder: id}, nil
@@ -93,9 +97,13 @@ func (s *Server) rename(_ context.Context, v *view, params jsonrpc2.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	old, _, ok := idAt(f, offsetAt(f.org, p.Position))
+	off := offsetAt(f.org, p.Position)
+	old, _, ok := idAt(f, off)
 	if !ok {
-		return nil, userErrorf("nothing to rename here: put the cursor on an :ID: property or an id: link")
+		if h, _, ok := orgfeat.TitleAt(f.org, off); ok && f.inMemex() {
+			return v.renameTitle(f, h, p.NewName)
+		}
+		return nil, userErrorf("nothing to rename here: put the cursor on an :ID: property, an id: link or a headline's title")
 	}
 	name := p.NewName
 	switch {
@@ -215,4 +223,21 @@ func (v *view) addEdits(we protocol.WorkspaceEdit, f *orgFile, edits []protocol.
 	}
 	we.DocumentChanges = append(we.DocumentChanges, &protocol.TextDocumentEdit{TextDocument: doc, Edits: elems})
 	return we
+}
+
+// renameTitle retitles headline h of f and rewrites the links that find
+// it by its title: [[*Title]] in its file, [[file:x.org::*Title]]
+// everywhere (orgfeat.RenameTitleEdits).
+func (v *view) renameTitle(f *orgFile, h int, title string) (any, error) {
+	switch {
+	case strings.TrimSpace(title) == "" || strings.ContainsAny(title, "\r\n"):
+		return nil, userErrorf("%q cannot be a headline's title: a title is one line of text", title)
+	case strings.ContainsAny(title, "[]"):
+		return nil, userErrorf("%q cannot be a title the links keep finding: a link's search cannot hold brackets", title)
+	}
+	n, ok := v.snap.NodeAtOffset(f.path, f.org.Headlines[h].Line.Start)
+	if !ok {
+		return nil, userErrorf("%s is not a file of the memex", f.path)
+	}
+	return v.fileEdits(orgfeat.RenameTitleEdits(v.scope(), n, strings.TrimSpace(title))), nil
 }

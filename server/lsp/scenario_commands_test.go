@@ -66,6 +66,13 @@ func scenarioCommands() map[string]scenarioCommand {
 		"messages":       {1, (*scenario).cmdMessages},
 		"settle":         {1, (*scenario).cmdSettle},
 		"wait-embedded":  {1, (*scenario).cmdWaitEmbedded},
+		"lenses":         {2, (*scenario).cmdLenses},
+		"doclinks":       {2, (*scenario).cmdDocLinks},
+		"backlinks":      {2, (*scenario).cmdBacklinks},
+		"unlinked":       {2, (*scenario).cmdBacklinks},
+		"daily":          {1, (*scenario).cmdDaily},
+		"create-node":    {2, (*scenario).cmdCreateNode},
+		"will-rename":    {3, (*scenario).cmdWillRename},
 	}
 }
 
@@ -698,4 +705,106 @@ func (sc *scenario) askCancel(m *mark, text, how string) []string {
 		sc.t.Fatal("the cancelled ask did not answer within 10s")
 	}
 	return nil
+}
+
+// cmdLenses serves "lenses".
+func (sc *scenario) cmdLenses(args []string) []string {
+	var lenses []codeLens
+	sc.c.mustCall(protocol.MethodTextDocumentCodeLens, sc.docOf(args[1]), &lenses)
+	var out []string
+	for _, l := range lenses {
+		out = append(out, fmt.Sprintf("%s %s → %s", sc.place(uri.File(sc.abs(args[1])), l.Range), l.Command.Title, l.Command.Command))
+	}
+	return out
+}
+
+// cmdDocLinks serves "doclinks".
+func (sc *scenario) cmdDocLinks(args []string) []string {
+	var links []documentLink
+	sc.c.mustCall(protocol.MethodTextDocumentDocumentLink, sc.docOf(args[1]), &links)
+	var out []string
+	for _, l := range links {
+		t := strings.ReplaceAll(l.Target, string(uri.File(sc.dir)), "$TMP")
+		line := fmt.Sprintf("%s → %s", sc.place(uri.File(sc.abs(args[1])), l.Range), t)
+		if l.Tooltip != "" {
+			line += " (" + l.Tooltip + ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// cmdBacklinks serves "backlinks" and "unlinked".
+func (sc *scenario) cmdBacklinks(args []string) []string {
+	m := sc.mark(args[1])
+	arg := map[string]any{"uri": uri.File(sc.abs(m.path)), "position": sc.position(m)}
+	cmd := CommandBacklinks
+	if args[0] == "unlinked" {
+		cmd = CommandUnlinked
+	}
+	var items []struct {
+		ID, Title, Context string
+		URI                uri.URI
+		Range              protocol.Range
+	}
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": cmd, "arguments": []any{arg}}, &items); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	out := []string{}
+	for _, it := range items {
+		l := sc.place(it.URI, it.Range)
+		if it.Title != "" {
+			l += " " + it.Title
+		}
+		out = append(out, l+": "+it.Context)
+	}
+	return out
+}
+
+// cmdDaily serves "daily".
+func (sc *scenario) cmdDaily(args []string) []string {
+	arg := map[string]any{}
+	if len(args) > 1 {
+		arg["date"] = args[1]
+	}
+	var res struct{ URI uri.URI }
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandDaily, "arguments": []any{arg}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return []string{sc.rel(uriPath(res.URI))}
+}
+
+// cmdCreateNode serves "create-node".
+func (sc *scenario) cmdCreateNode(args []string) []string {
+	m := sc.mark(args[1])
+	arg := map[string]any{"uri": uri.File(sc.abs(m.path)), "position": sc.position(m)}
+	var res struct{ URI uri.URI }
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandCreateNode, "arguments": []any{arg}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return []string{sc.rel(uriPath(res.URI))}
+}
+
+// cmdWillRename serves "will-rename": the edits the server answers, then
+// applied as an editor does, the file renamed on disk and the server told.
+func (sc *scenario) cmdWillRename(args []string) []string {
+	t, c := sc.t, sc.c
+	from, to := sc.abs(args[1]), sc.abs(args[2])
+	var raw json.RawMessage
+	params := map[string]any{"files": []any{map[string]any{"oldUri": uri.File(from), "newUri": uri.File(to)}}}
+	if err := c.call("workspace/willRenameFiles", params, &raw); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	out := []string{"(none)"}
+	if string(raw) != "null" {
+		out = sc.describeEdit(raw)
+		require.NoError(t, c.applyWorkspaceEdit(raw))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(to), 0o755))
+	require.NoError(t, os.Rename(from, to))
+	c.mu.Lock()
+	c.wrote = append(c.wrote, from, to)
+	c.mu.Unlock()
+	sc.watched()
+	return out
 }

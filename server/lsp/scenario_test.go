@@ -81,6 +81,12 @@ import (
 //	settle                                  until the server has read the files it was told changed
 //	wait-embedded                           until the memex has embedded every node
 //	sleep DURATION                          let the server's background work run (to show something does not happen)
+//	lenses FILE                             codeLens: «range» title → command
+//	doclinks FILE                           documentLink: «range» → target (tooltip)
+//	backlinks «m» / unlinked «m»            passepartout.backlinks / .unlinked: «range» [title]: context
+//	daily [DATE]                            passepartout.daily: the note's path
+//	create-node «m»                         passepartout.createNode: the new file's path
+//	will-rename OLD NEW                     willRenameFiles: the edits, applied and saved; then the file renamed on disk
 
 // mark is a marked place: byte offsets into the file's current text.
 type mark struct {

@@ -88,14 +88,15 @@ type Server struct {
 	diskPending atomic.Int64
 	seen        seen
 
-	views    renderers
-	calls    map[string]call
-	notes    map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error
-	commands []lspCommand
-	running  *inflight
-	progress *progressTokens
-	diags    *diagnoser
-	symbols  *orgfeat.SymbolIndex
+	views     renderers
+	calls     map[string]call
+	notes     map[string]func(ctx context.Context, params jsonrpc2.RawMessage) error
+	commands  []lspCommand
+	running   *inflight
+	progress  *progressTokens
+	diags     *diagnoser
+	symbols   *orgfeat.SymbolIndex
+	noteIndex *orgfeat.NoteIndex
 
 	// bg is the server's lifetime: background work stops when it ends.
 	bg       context.Context
@@ -142,6 +143,7 @@ func New(opts Options) *Server {
 	s.commands = s.commandTable()
 	s.diags = newDiagnoser(s)
 	s.symbols = orgfeat.NewSymbolIndex()
+	s.noteIndex = orgfeat.NewNoteIndex()
 	return s
 }
 

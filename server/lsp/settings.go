@@ -68,6 +68,11 @@ type Settings struct {
 	// configuration file stricter, never weaker: a project's settings are
 	// within a hostile note's reach.
 	Sandbox string `json:"sandbox,omitempty"`
+	// NoteTemplate is what a note made by "Create a node for this link"
+	// and passepartout.daily starts with; ${id}, ${title} and ${date}
+	// are replaced (default orgfeat.DefaultNoteTemplate: a file-level
+	// :ID: and the #+title:).
+	NoteTemplate string `json:"noteTemplate,omitempty"`
 }
 
 // settingKeys are the JSON names of Settings, for the unknown-key warning.
@@ -75,7 +80,7 @@ func settingKeys() []string {
 	return []string{
 		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
 		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
-		"rescanInterval", "maxSymbols", "sandbox",
+		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate",
 	}
 }
 
@@ -151,6 +156,7 @@ func (s Settings) over(o Settings) Settings {
 	setIf(&s.RescanSeconds, o.RescanSeconds)
 	setIf(&s.MaxSymbols, o.MaxSymbols)
 	setIf(&s.Sandbox, o.Sandbox)
+	setIf(&s.NoteTemplate, o.NoteTemplate)
 	return s
 }
 

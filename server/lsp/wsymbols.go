@@ -7,10 +7,10 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// workspaceSymbol searches every headline of the memex
-// (orgfeat.SymbolIndex.Search): each word of the query must match,
-// fuzzily, the headline's title or its file's title, and the best matches
-// come first.
+// workspaceSymbol searches every node of the memex, headlines and files
+// (orgfeat.SymbolIndex.Search): an exact title first, then an exact
+// alias, then fuzzy matches of the title, an alias or the file's title;
+// flightplans.org and journal.org are never offered.
 func (s *Server) workspaceSymbol(ctx context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
 	var p protocol.WorkspaceSymbolParams
 	if err := decode(protocol.MethodWorkspaceSymbol, params, &p); err != nil {
@@ -22,12 +22,15 @@ func (s *Server) workspaceSymbol(ctx context.Context, v *view, params jsonrpc2.R
 	hits := s.symbols.Search(ctx, v.snap, p.Query, v.settings.maxSymbols())
 	out := make([]symbolInformation, 0, len(hits))
 	for _, h := range hits {
-		hd := &h.Org.Headlines[h.Headline]
-		out = append(out, symbolInformation{
-			Name: h.Name, Kind: symbolKind(hd),
-			Location:      protocol.Location{URI: v.uriOf(h.Path), Range: rangeAt(h.Org, hd.Line)},
-			ContainerName: h.Container,
-		})
+		si := symbolInformation{Name: h.Name, Kind: protocol.SymbolKindFile, Location: protocol.Location{URI: v.uriOf(h.Path)}, ContainerName: h.Container}
+		if h.Headline >= 0 {
+			hd := &h.Org.Headlines[h.Headline]
+			si.Kind, si.Location.Range = symbolKind(hd), rangeAt(h.Org, hd.Line)
+		}
+		if h.Alias != "" {
+			si.Name, si.ContainerName = h.Alias, "alias of "+h.Name+" · "+h.Container
+		}
+		out = append(out, si)
 	}
 	return out, nil
 }

@@ -17,7 +17,17 @@
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutPlans             list the Flight Plans
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
---   :PassepartoutBacklinks         the backlinks of the node at the cursor
+--   :PassepartoutBacklinks         the backlinks and unlinked references of the
+--                                  node at the cursor, in a side split that
+--                                  follows the cursor (<CR> visits an entry)
+--   :PassepartoutDaily [DATE]      the daily note of DATE (YYYY-MM-DD, yesterday,
+--                                  tomorrow; today by default), made when missing
+--   :PassepartoutCreateNode        make the file an unresolved [[file:…]] link names
+--   :PassepartoutRenameFile {NEW}  rename the file, fixing the file: links to it
+--
+-- Headlines and files with an :ID: show "N backlinks" as a code lens
+-- (`codelens = false` in setup turns it off); running the lens
+-- (vim.lsp.codelens.run()) opens the backlinks split.
 --
 -- Set-up (init.lua), with the plugin's folder on 'runtimepath':
 --
@@ -29,7 +39,7 @@
 -- `init_options` and `settings` take the keys of pp-lsp's settings schema
 -- (roots, privacyTags, budget, semanticThreshold, dataDir, configFile,
 -- providers, embeddingProvider, embeddingModel, embeddingBaseUrl,
--- assistant, heartbeatInterval, rescanInterval, maxSymbols); `settings`
+-- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate); `settings`
 -- may change while the server runs (send them with
 -- require('passepartout').configure({...})).
 
@@ -48,6 +58,8 @@ M.config = {
   -- Passed to the client: on_attach(client, bufnr), capabilities, …
   on_attach = nil,
   capabilities = nil,
+  -- Show "N backlinks" code lenses above headlines and files with an :ID:.
+  codelens = true,
 }
 
 local name = 'pp-lsp'
@@ -137,7 +149,14 @@ local function client_config(root)
         client.notify('workspace/didChangeConfiguration', { settings = { passepartout = settings } })
       end
     end,
-    on_attach = M.config.on_attach,
+    on_attach = function(client, bufnr)
+      if M.config.codelens then
+        M.enable_codelens(bufnr)
+      end
+      if M.config.on_attach then
+        M.config.on_attach(client, bufnr)
+      end
+    end,
     on_exit = function(code, signal, client_id)
       M.exit_code, M.exit_signal = code, signal
       for root, id in pairs(clients) do
@@ -347,6 +366,228 @@ function M.add_id()
   return res.id
 end
 
+-- Notes: the backlinks split, daily notes, code lenses.
+
+-- The backlinks split: its buffer, and the node it shows ({buf, line}).
+local backlinks = { buf = nil, source = nil, timer = nil }
+
+-- node_line is the line of the headline holding the cursor (0 before the
+-- first one: the file's own node).
+local function node_line()
+  local line = vim.fn.search('^\\*\\+\\s', 'bcnW')
+  return line
+end
+
+local function node_title(buf, line)
+  if line == 0 then
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, 50, false)) do
+      local t = l:match('^#%+[tT][iI][tT][lL][eE]:%s*(.-)%s*$')
+      if t then
+        return t
+      end
+    end
+    return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':t:r')
+  end
+  local h = vim.api.nvim_buf_get_lines(buf, line - 1, line, false)[1] or ''
+  return (h:gsub('^%*+%s+', ''):gsub('%s+:[%w_@#%%:]+:%s*$', ''))
+end
+
+local function backlinks_window()
+  if backlinks.buf and vim.api.nvim_buf_is_valid(backlinks.buf) then
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_buf(w) == backlinks.buf then
+        return w
+      end
+    end
+  end
+end
+
+-- visit opens an entry's place in the window the split was opened from.
+local function visit(entry)
+  local fname = vim.uri_to_fname(entry.uri)
+  local target = backlinks.from_win
+  if not (target and vim.api.nvim_win_is_valid(target)) then
+    vim.cmd('wincmd p')
+    target = vim.api.nvim_get_current_win()
+  end
+  vim.api.nvim_set_current_win(target)
+  vim.cmd('edit ' .. vim.fn.fnameescape(fname))
+  vim.api.nvim_win_set_cursor(0, { entry.range.start.line + 1, 0 })
+end
+
+-- show_backlinks fills the split with what the server answered.
+local function show_backlinks(title, links, mentions)
+  local buf = backlinks.buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, 'Passepartout backlinks')
+    vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
+    vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
+    vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+    vim.api.nvim_buf_set_option(buf, 'filetype', 'passepartout-backlinks')
+    backlinks.buf = buf
+    vim.api.nvim_buf_set_keymap(buf, 'n', '<CR>', '', {
+      noremap = true,
+      callback = function()
+        local e = backlinks.entries[vim.fn.line('.')]
+        if e then
+          visit(e)
+        end
+      end,
+    })
+    vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<CR>', { noremap = true })
+  end
+  local lines, entries = { title, '', string.format('Backlinks (%d)', #links) }, {}
+  local function add(label, e)
+    table.insert(lines, string.format('  %s  %s:%d', label, vim.fn.fnamemodify(vim.uri_to_fname(e.uri), ':t'), e.range.start.line + 1))
+    entries[#lines] = e
+    table.insert(lines, '      ' .. (e.context or ''))
+    entries[#lines] = e
+  end
+  for _, b in ipairs(links) do
+    add(b.title, b)
+  end
+  if #links == 0 then
+    table.insert(lines, '  none')
+  end
+  table.insert(lines, '')
+  table.insert(lines, string.format('Unlinked references (%d)', #mentions))
+  for _, m in ipairs(mentions) do
+    add(m.title or 'mention', m)
+  end
+  if #mentions == 0 then
+    table.insert(lines, '  none')
+  end
+  backlinks.entries = entries
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  if not backlinks_window() then
+    local from = vim.api.nvim_get_current_win()
+    vim.cmd('botright vsplit')
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.api.nvim_win_set_width(0, math.max(40, math.floor(vim.o.columns / 3)))
+    vim.api.nvim_win_set_option(0, 'wrap', true)
+    vim.api.nvim_win_set_option(0, 'linebreak', true)
+    vim.api.nvim_win_set_option(0, 'number', false)
+    vim.api.nvim_set_current_win(from)
+  end
+  return buf
+end
+
+-- backlinks shows the backlinks and unlinked references of the node at
+-- args ({uri, position}; the cursor's by default) in the side split,
+-- which then follows the cursor from node to node. It returns the
+-- server's two answers.
+function M.backlinks(args)
+  args = args or place()
+  local links = command('passepartout.backlinks', args)
+  local mentions = command('passepartout.unlinked', args)
+  local src = vim.api.nvim_get_current_buf()
+  local line = node_line()
+  if args.position and vim.uri_to_bufnr(args.uri) == src then
+    line = args.position.line + 1
+    if not (vim.api.nvim_buf_get_lines(src, line - 1, line, false)[1] or ''):match('^%*+%s') then
+      line = 0
+    end
+  end
+  backlinks.source = { buf = src, line = line }
+  backlinks.from_win = vim.api.nvim_get_current_win()
+  show_backlinks(node_title(src, line), links, mentions)
+  return { backlinks = links, unlinked = mentions }
+end
+
+-- follow refreshes the split when the cursor has moved to another node.
+local function follow()
+  if not backlinks_window() or not M.client(0) then
+    return
+  end
+  local here = { buf = vim.api.nvim_get_current_buf(), line = node_line() }
+  local s = backlinks.source
+  if s and s.buf == here.buf and s.line == here.line then
+    return
+  end
+  if backlinks.timer then
+    backlinks.timer:stop()
+  end
+  backlinks.timer = vim.defer_fn(function()
+    backlinks.timer = nil
+    if vim.api.nvim_get_current_buf() == here.buf and node_line() == here.line then
+      pcall(M.backlinks)
+    end
+  end, 300)
+end
+
+-- daily visits the daily note of the day (YYYY-MM-DD, yesterday,
+-- tomorrow; today when empty), made when missing; it returns its path.
+function M.daily(date)
+  local args = (date and date ~= '') and { date = date } or vim.empty_dict()
+  local res = command('passepartout.daily', args)
+  local fname = vim.uri_to_fname(res.uri)
+  vim.cmd('edit ' .. vim.fn.fnameescape(fname))
+  return fname
+end
+
+-- create_node makes the file the [[file:…]] link at the cursor names and
+-- visits it; it returns its path.
+function M.create_node()
+  local res = command('passepartout.createNode', place())
+  local fname = vim.uri_to_fname(res.uri)
+  vim.cmd('edit ' .. vim.fn.fnameescape(fname))
+  return fname
+end
+
+-- rename_file renames the buffer's file to new, after the edits the
+-- server answers for workspace/willRenameFiles (the file: links to it,
+-- its own relative links) are applied and written; it returns the new
+-- path.
+function M.rename_file(new)
+  local c = need_client()
+  local old = vim.api.nvim_buf_get_name(0)
+  new = vim.fn.fnamemodify(vim.fn.expand(new), ':p')
+  if vim.fn.isdirectory(new) == 1 then
+    new = new:gsub('/$', '') .. '/' .. vim.fn.fnamemodify(old, ':t')
+  end
+  if vim.loop.fs_stat(new) then
+    error('pp-lsp: ' .. new .. ' exists already', 0)
+  end
+  local params = { files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } } }
+  local res = c.request_sync('workspace/willRenameFiles', params, 10000, 0)
+  if res and res.err then
+    error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
+  end
+  if res and res.result then
+    vim.lsp.util.apply_workspace_edit(res.result, 'utf-16')
+  end
+  vim.cmd('silent! wall')
+  vim.fn.mkdir(vim.fn.fnamemodify(new, ':h'), 'p')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.cmd('silent saveas ' .. vim.fn.fnameescape(new))
+  os.remove(old)
+  local stale = vim.fn.bufnr(old)
+  if stale ~= -1 and stale ~= buf then
+    vim.api.nvim_buf_delete(stale, { force = true })
+  end
+  return new
+end
+
+-- enable_codelens shows the code lenses of the buffer and keeps them
+-- current.
+function M.enable_codelens(bufnr)
+  local group = vim.api.nvim_create_augroup('passepartout_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave', 'BufWritePost' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function() vim.lsp.codelens.refresh() end,
+  })
+  vim.api.nvim_buf_call(bufnr, function() vim.lsp.codelens.refresh() end)
+end
+
+-- A code lens runs here: it opens the backlinks split at its node.
+vim.lsp.commands['passepartout.backlinks'] = function(cmd)
+  M.backlinks(cmd.arguments and cmd.arguments[1])
+end
+
 -- configure sends new settings (the "passepartout" section) to the server.
 function M.configure(settings)
   M.config.settings = vim.tbl_deep_extend('force', M.config.settings or {}, settings)
@@ -365,7 +606,10 @@ local function user_commands()
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutAddId', function() M.add_id() end, {})
-  cmd('PassepartoutBacklinks', function() vim.lsp.buf.references() end, {})
+  cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
+  cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })
+  cmd('PassepartoutCreateNode', function() M.create_node() end, {})
+  cmd('PassepartoutRenameFile', function(o) M.rename_file(o.args) end, { nargs = 1, complete = 'file' })
 end
 
 -- setup configures the plugin and starts pp-lsp for every org buffer.
@@ -376,6 +620,11 @@ function M.setup(opts)
     group = group,
     pattern = 'org',
     callback = function(ev) M.attach(ev.buf) end,
+  })
+  vim.api.nvim_create_autocmd({ 'CursorMoved', 'BufEnter' }, {
+    group = group,
+    pattern = '*.org',
+    callback = follow,
   })
   user_commands()
   -- Buffers already open.

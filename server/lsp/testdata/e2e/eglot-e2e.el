@@ -85,6 +85,60 @@
       (let ((loc (xref-item-location item)))
         (e2e-say "REFERENCE %s:%d" (e2e-rel (xref-location-group loc)) (xref-location-line loc))))
 
+    ;; The code lens above the file, drawn by pp-lsp.el.
+    (e2e-wait "the code lenses" (lambda () pp-lsp--lens-overlays))
+    (let ((first (car (last (sort (copy-sequence pp-lsp--lens-overlays)
+                                  (lambda (a b) (> (overlay-start a) (overlay-start b))))))))
+      (e2e-say "LENS %s" (string-trim (overlay-get first 'before-string))))
+
+    ;; The backlinks window of the file's node, then of the headline point
+    ;; moves to (it follows point).
+    (goto-char (point-min))
+    (search-forward "#+title:")
+    (let ((answer (pp-lsp-backlinks)))
+      (e2e-say "BACKLINKS %d" (length (plist-get answer :backlinks))))
+    (with-current-buffer pp-lsp-backlinks-buffer
+      (goto-char (point-min))
+      (e2e-say "VIEW %s" (buffer-substring-no-properties (point) (line-end-position)))
+      (e2e-say "VIEW shows pp-lsp.org: %s" (e2e-bool (string-match-p "pp-lsp\\.org:9" (buffer-string))))
+      (e2e-say "VIEW side window: %s" (e2e-bool (window-parameter (get-buffer-window (current-buffer)) 'window-side))))
+    (search-forward "* Cosine similarity")
+    (pp-lsp--backlinks-follow)
+    (when (timerp pp-lsp--follow-timer) (timer-event-handler pp-lsp--follow-timer))
+    (with-current-buffer pp-lsp-backlinks-buffer
+      (goto-char (point-min))
+      (e2e-say "FOLLOWED %s" (buffer-substring-no-properties (point) (line-end-position))))
+    ;; RET on an entry visits it.
+    (with-current-buffer pp-lsp-backlinks-buffer
+      (pp-lsp-backlinks-refresh))
+    (e2e-visit "notes/embedding-search.org")
+    (goto-char (point-min))
+    (search-forward "#+title:")
+    (pp-lsp-backlinks)
+    (with-selected-window (get-buffer-window pp-lsp-backlinks-buffer)
+      (goto-char (point-min))
+      (search-forward "pp-lsp.org:9")
+      (beginning-of-line)
+      (pp-lsp-backlinks-visit)
+      (e2e-say "VISITED %s:%d" (e2e-rel buffer-file-name) (e2e-line)))
+    (delete-other-windows)
+
+    ;; Today's daily note, made when missing.
+    (let ((file (pp-lsp-daily "2026-11-21")))
+      (e2e-say "DAILY %s %s" (e2e-rel file)
+               (save-excursion (goto-char (point-min)) (re-search-forward "^#\\+title: \\(.*\\)$") (match-string 1))))
+
+    ;; A file renamed: the file: link to it in index.org follows.
+    (e2e-visit "areas/health.org")
+    ;; (eglot asks before it edits files no buffer visits: the user says y.)
+    (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+      (pp-lsp-rename-file (expand-file-name "areas/wellbeing.org" e2e-memex)))
+    (with-temp-buffer
+      (insert-file-contents (expand-file-name "index.org" e2e-memex))
+      (e2e-say "RENAMED index.org links areas/wellbeing.org: %s old file gone: %s"
+               (e2e-bool (string-match-p "\\[\\[file:areas/wellbeing\\.org\\]" (buffer-string)))
+               (e2e-bool (not (file-exists-p (expand-file-name "areas/health.org" e2e-memex))))))
+
     ;; Complete an ID by title: the completion inserts the ID.
     (e2e-visit "inbox.org")
     (goto-char (point-max))

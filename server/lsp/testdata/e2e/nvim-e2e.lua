@@ -82,6 +82,52 @@ local function run()
     say('REFERENCE %s:%d', rel(vim.uri_to_fname(l.uri)), l.range.start.line + 1)
   end
 
+  -- The code lens above the file.
+  wait('the code lenses', function() return #(vim.lsp.codelens.get(0) or {}) > 0 end)
+  local lenses = vim.lsp.codelens.get(0)
+  table.sort(lenses, function(a, b) return a.range.start.line < b.range.start.line end)
+  say('LENS %s', lenses[1].command.title)
+
+  -- The backlinks split of the file's node, then of the headline the
+  -- cursor moves to (it follows the cursor).
+  vim.fn.cursor(1, 1)
+  vim.fn.search('#+title:')
+  local answer = pp.backlinks()
+  say('BACKLINKS %d', #answer.backlinks)
+  local view = vim.fn.bufnr('Passepartout backlinks')
+  local lines = vim.api.nvim_buf_get_lines(view, 0, -1, false)
+  say('VIEW %s', lines[1])
+  say('VIEW shows pp-lsp.org: %s', tostring(table.concat(lines, '\n'):find('pp-lsp.org:9', 1, true) ~= nil))
+  say('VIEW side window: %s', tostring(vim.fn.bufwinnr(view) ~= -1 and vim.fn.winwidth(vim.fn.bufwinnr(view)) < vim.o.columns))
+  vim.fn.search('^\\* Cosine similarity')
+  vim.cmd('doautocmd CursorMoved')
+  wait('the split to follow', function()
+    return (vim.api.nvim_buf_get_lines(view, 0, 1, false)[1] or '') == 'Cosine similarity'
+  end)
+  say('FOLLOWED %s', vim.api.nvim_buf_get_lines(view, 0, 1, false)[1])
+  -- <CR> on an entry visits it.
+  vim.fn.cursor(1, 1)
+  vim.fn.search('#+title:')
+  pp.backlinks()
+  local win = vim.fn.bufwinid(view)
+  vim.api.nvim_set_current_win(win)
+  vim.fn.search('pp-lsp.org:9')
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  say('VISITED %s:%d', rel(vim.api.nvim_buf_get_name(0)), vim.fn.line('.'))
+  vim.cmd('only')
+
+  -- A daily note, made when missing.
+  local daily = pp.daily('2026-11-21')
+  say('DAILY %s %s', rel(daily), (vim.fn.getline(vim.fn.search('^#+title:', 'n')):gsub('^#%+title: ', '')))
+
+  -- A file renamed: the file: link to it in index.org follows.
+  visit('areas/health.org')
+  pp.rename_file(memex .. '/areas/wellbeing.org')
+  local index = table.concat(vim.fn.readfile(memex .. '/index.org'), '\n')
+  say('RENAMED index.org links areas/wellbeing.org: %s old file gone: %s',
+    tostring(index:find('[[file:areas/wellbeing.org]', 1, true) ~= nil),
+    tostring(vim.fn.filereadable(memex .. '/areas/health.org') == 0))
+
   -- Complete an ID by title; the chosen item's edit inserts the ID.
   visit('inbox.org')
   local last = vim.api.nvim_buf_line_count(0)
