@@ -1,0 +1,372 @@
+// Package udiff computes unified diffs of two texts, line by line, in the
+// format of GNU `diff -u`: the same hunks (three lines of context, hunks
+// closer than twice that merged), the same hunk headers and the same
+// "\ No newline at end of file" marker. The edit script is a shortest one
+// (Myers' algorithm over the lines between the common prefix and suffix),
+// and a change whose place is ambiguous is slid as far down as it goes, as
+// GNU diff does.
+package udiff
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Context is the number of unchanged lines shown around a change.
+const Context = 3
+
+// MaxEdits bounds the work of the shortest-script search: two texts that
+// differ by more lines than this get one hunk replacing every line between
+// their common prefix and suffix. Still a correct diff, only not the
+// shortest.
+const MaxEdits = 4000
+
+// Diff returns the unified diff turning a into b, headed by `--- aName`
+// and `+++ bName`; "" when the texts are equal.
+func Diff(aName, bName string, a, b []byte) string {
+	if bytes.Equal(a, b) {
+		return ""
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", aName, bName)
+	out.WriteString(Hunks(a, b))
+	return out.String()
+}
+
+// Hunks returns only the hunks of the diff (no file headers).
+func Hunks(a, b []byte) string {
+	al, bl := Lines(a), Lines(b)
+	ops := script(al, bl)
+	var out strings.Builder
+	for _, h := range hunks(ops, len(al), len(bl)) {
+		writeHunk(&out, h, al, bl)
+	}
+	return out.String()
+}
+
+// Lines splits text after each "\n"; the last line lacks it when the text
+// does not end with one.
+func Lines(text []byte) []string {
+	var out []string
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			out = append(out, string(text))
+			break
+		}
+		out = append(out, string(text[:i+1]))
+		text = text[i+1:]
+	}
+	return out
+}
+
+// op is one line of the edit script: kept (both sides), deleted (a) or
+// inserted (b).
+type op struct {
+	kind byte // ' ', '-', '+'
+	a, b int  // line indexes (a for ' ' and '-', b for ' ' and '+')
+}
+
+// script is an edit script from al to bl: the common prefix and suffix
+// kept, the middle by Myers' shortest edit, changes slid down.
+func script(al, bl []string) []op {
+	pre := 0
+	for pre < len(al) && pre < len(bl) && al[pre] == bl[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(al)-pre && suf < len(bl)-pre && al[len(al)-1-suf] == bl[len(bl)-1-suf] {
+		suf++
+	}
+	var ops []op
+	for i := range pre {
+		ops = append(ops, op{' ', i, i})
+	}
+	ops = append(ops, middle(al[pre:len(al)-suf], bl[pre:len(bl)-suf], pre)...)
+	for i := range suf {
+		ops = append(ops, op{' ', len(al) - suf + i, len(bl) - suf + i})
+	}
+	return slide(ops, al, bl)
+}
+
+// middle is Myers' greedy shortest edit script of a to b (offset is the
+// index of their first line in the whole texts).
+func middle(a, b []string, offset int) []op {
+	n, m := len(a), len(b)
+	// Lines compared by number, not text.
+	ids := map[string]int{}
+	id := func(s string) int {
+		v, ok := ids[s]
+		if !ok {
+			v = len(ids)
+			ids[s] = v
+		}
+		return v
+	}
+	ai, bi := make([]int, n), make([]int, m)
+	for i, s := range a {
+		ai[i] = id(s)
+	}
+	for i, s := range b {
+		bi[i] = id(s)
+	}
+	maxD := min(n+m, MaxEdits)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int
+	found := false
+	for d := 0; d <= maxD && !found; d++ {
+		trace = append(trace, append([]int(nil), v...))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && ai[x] == bi[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		ops := make([]op, 0, n+m)
+		for i := range n {
+			ops = append(ops, op{'-', offset + i, 0})
+		}
+		for j := range m {
+			ops = append(ops, op{'+', 0, offset + j})
+		}
+		return ops
+	}
+	// Walk back through the saved frontiers.
+	var rev []op
+	x, y := n, m
+	for d := len(trace) - 1; d > 0; d-- {
+		vp := trace[d]
+		k := x - y
+		var pk int
+		if k == -d || k != d && vp[off+k-1] < vp[off+k+1] {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := vp[off+pk]
+		py := px - pk
+		for x > px && y > py {
+			x--
+			y--
+			rev = append(rev, op{' ', offset + x, offset + y})
+		}
+		if x == px {
+			y--
+			rev = append(rev, op{'+', 0, offset + y})
+		} else {
+			x--
+			rev = append(rev, op{'-', offset + x, 0})
+		}
+	}
+	for x > 0 && y > 0 {
+		x--
+		y--
+		rev = append(rev, op{' ', offset + x, offset + y})
+	}
+	ops := make([]op, len(rev))
+	for i, o := range rev {
+		ops[len(rev)-1-i] = o
+	}
+	return ops
+}
+
+// slide marks the lines each side changes, slides every run of changed
+// lines down past the unchanged lines equal to its first (a change whose
+// place is ambiguous sits as low as it can, as GNU diff puts it), and
+// rebuilds the script with each change's deletions before its insertions.
+// Sliding one side keeps the other's matches: the line that becomes
+// unchanged equals the one that stops being so.
+func slide(ops []op, al, bl []string) []op {
+	ca, cb := make([]bool, len(al)), make([]bool, len(bl))
+	for _, o := range ops {
+		switch o.kind {
+		case '-':
+			ca[o.a] = true
+		case '+':
+			cb[o.b] = true
+		}
+	}
+	slideDown(ca, al)
+	slideDown(cb, bl)
+	out := make([]op, 0, len(ops))
+	i, j := 0, 0
+	for i < len(al) || j < len(bl) {
+		switch {
+		case i < len(al) && ca[i]:
+			out = append(out, op{'-', i, 0})
+			i++
+		case j < len(bl) && cb[j]:
+			out = append(out, op{'+', 0, j})
+			j++
+		default:
+			out = append(out, op{' ', i, j})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// slideDown moves each run of changed lines down while the line after it
+// is unchanged and equal to the run's first line.
+func slideDown(changed []bool, lines []string) {
+	for i := 0; i < len(changed); {
+		if !changed[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(changed) && changed[j] {
+			j++
+		}
+		for j < len(changed) && !changed[j] && lines[j] == lines[i] {
+			changed[i], changed[j] = false, true
+			i++
+			j++
+			// The run may now touch the next one: take it in.
+			for j < len(changed) && changed[j] {
+				j++
+			}
+		}
+		i = j
+	}
+}
+
+// hunk is a slice of the script and the lines it starts at.
+type hunk struct {
+	ops          []op
+	aStart, aLen int
+	bStart, bLen int
+}
+
+// hunks groups the changes with Context lines around them, merging
+// groups whose contexts touch or overlap.
+func hunks(ops []op, na, nb int) []hunk {
+	var out []hunk
+	i := 0
+	for i < len(ops) {
+		for i < len(ops) && ops[i].kind == ' ' {
+			i++
+		}
+		if i == len(ops) {
+			break
+		}
+		start := max(0, i-Context)
+		end := i
+		for {
+			for end < len(ops) && ops[end].kind != ' ' {
+				end++
+			}
+			// end is at a kept line or the end; look for the next change
+			// within 2*Context kept lines.
+			k := end
+			for k < len(ops) && ops[k].kind == ' ' && k-end < 2*Context {
+				k++
+			}
+			if k < len(ops) && ops[k].kind != ' ' {
+				end = k
+				continue
+			}
+			break
+		}
+		stop := min(len(ops), end+Context)
+		for stop > end && ops[stop-1].kind != ' ' {
+			stop--
+		}
+		h := hunk{ops: ops[start:stop]}
+		h.aStart, h.bStart = -1, -1
+		for _, o := range h.ops {
+			if o.kind != '+' {
+				if h.aStart < 0 {
+					h.aStart = o.a
+				}
+				h.aLen++
+			}
+			if o.kind != '-' {
+				if h.bStart < 0 {
+					h.bStart = o.b
+				}
+				h.bLen++
+			}
+		}
+		// An empty side starts after the line before the hunk.
+		if h.aStart < 0 {
+			h.aStart = aBefore(ops, start)
+		}
+		if h.bStart < 0 {
+			h.bStart = bBefore(ops, start)
+		}
+		out = append(out, h)
+		i = stop
+	}
+	return out
+}
+
+// aBefore is the index in a of the first line after ops[:at] (how many
+// lines of a those ops hold).
+func aBefore(ops []op, at int) int {
+	n := 0
+	for _, o := range ops[:at] {
+		if o.kind != '+' {
+			n++
+		}
+	}
+	return n
+}
+
+func bBefore(ops []op, at int) int {
+	n := 0
+	for _, o := range ops[:at] {
+		if o.kind != '-' {
+			n++
+		}
+	}
+	return n
+}
+
+// writeHunk prints a hunk as GNU diff -u does.
+func writeHunk(out *strings.Builder, h hunk, al, bl []string) {
+	fmt.Fprintf(out, "@@ -%s +%s @@\n", rangeOf(h.aStart, h.aLen), rangeOf(h.bStart, h.bLen))
+	for _, o := range h.ops {
+		var line string
+		switch o.kind {
+		case '-':
+			line = al[o.a]
+		default:
+			line = bl[o.b]
+		}
+		out.WriteByte(o.kind)
+		out.WriteString(line)
+		if !strings.HasSuffix(line, "\n") {
+			out.WriteString("\n\\ No newline at end of file\n")
+		}
+	}
+}
+
+// rangeOf is a hunk side's "start,len" (1-based; "start" alone for one
+// line; for none, the line before it and 0).
+func rangeOf(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
