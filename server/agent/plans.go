@@ -108,11 +108,6 @@ func (a *Agent) ownFiles() error {
 	return errors.Join(protect.OwnFile(a.plansPath), protect.OwnFile(a.journal.Path()))
 }
 
-// PlanHover is the hover text over a plan's headline at the 0-based line.
-func (a *Agent) PlanHover(text []byte, line int) (string, bool) {
-	return flightplan.Hover(text, line, a.store)
-}
-
 // IsPlansFile reports whether path is this agent's flightplans.org.
 func (a *Agent) IsPlansFile(path string) bool {
 	return filepath.Clean(path) == a.plansPath
@@ -136,6 +131,7 @@ func (a *Agent) NotifyPlansChanged() {
 func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gates.Verdict) (string, error) {
 	v = needsHuman(action, v)
 	id := uuid.NewString()
+	pv := a.preview(ctx, action)
 	lk, err := a.store.Lock(ctx, a.plansPath)
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
@@ -154,13 +150,13 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		// The records first: a plan in the file always has its filing
 		// record (one without a plan is harmless).
 		now := a.now()
-		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now}); err != nil {
+		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}); err != nil {
 			return err
 		}
 		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now}); err != nil {
 			return err
 		}
-		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate})
+		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
 		if _, err := a.files.Write(ctx, cur, flightplan.AppendTo(cur.Text, plan), workspace.Meta{Label: "Passepartout: a Flight Plan to approve"}); err != nil {
 			return err
 		}
@@ -437,6 +433,10 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 			return run
 		}
 	}
+	if a.targetChanged(action, st.Record) {
+		a.actMu.Unlock()
+		return a.rediff(ctx, p, run)
+	}
 	if err := a.store.Claim(p.ID, action.Hash(), now); err != nil {
 		a.actMu.Unlock()
 		if errors.Is(err, flightplan.ErrAlreadyRan) {
@@ -463,7 +463,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 				a.rollbackLocked(ctx, snap)
 			}
 		}()
-		return a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash()}})
+		return a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 	}()
 	a.stack.Record(action.Tool, a.now())
 	run.Ran = true
@@ -563,26 +563,25 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 	action := *p.Action
 	v = needsHuman(action, v)
 	run.Verdict = &v
-	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now()}
-	if disk, ok, _ := protect.ReadOwnFile(a.plansPath); ok {
-		if q, err := flightplan.Find(flightplan.Parse(disk), p.ID); err == nil && q.State == flightplan.StateApproved {
-			rec.StaleApproval = journal.HashOf(q.Text(disk))
-		}
-	}
+	pv := a.preview(ctx, action)
+	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now(), Before: pv.before, StaleApproval: a.staleApproval(p.ID)}
 	if err := a.store.SaveFiling(rec); err != nil {
 		run.Err = err
 		return run
 	}
 	note := fmt.Sprintf("edited after filing: gated again, %s by %s: %s. Filed afresh as the action above: approve it again to run it.", v.Verdict, v.Gate, v.Reason)
 	err := a.editPlan(ctx, p.ID, func(q *flightplan.Plan, src []byte) []workspace.Change {
-		return []workspace.Change{
+		cs := []workspace.Change{
 			q.SetState(flightplan.StatePlan),
 			q.SetTitle(src, flightplan.TitleFor(action)),
 			q.SetProperty(src, "ACTION_HASH", action.Hash()),
 			q.SetProperty(src, "TOOL", string(action.Tool)),
 			q.SetProperty(src, "GATE", v.Gate),
-			q.Note(src, a.now(), note, ""),
 		}
+		if len(pv.writes) > 0 || len(q.Writes) > 0 {
+			cs = append(cs, q.SetProperty(src, "WRITES", flightplan.JoinWrites(pv.writes)))
+		}
+		return append(cs, q.SetDiff(pv.diff), q.Note(src, a.now(), note, ""))
 	})
 	if err != nil {
 		run.Err = fmt.Errorf("plan %s was filed afresh, but writing that into %s failed: %w", p.ID, flightplan.FileName, err)
