@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pp-lsp/gates"
@@ -71,6 +72,9 @@ type Options struct {
 	// Getenv reads the process environment for the few variables actions
 	// inherit (PATH, locale, HOME); nil is os.Getenv.
 	Getenv func(string) string
+	// ConfigFile is the user's configuration file, where "approve and
+	// allow similar" adds its rules ("": none can be added).
+	ConfigFile string
 	// Protected are further places no shell or eval command may read or
 	// write (the vault, wherever it is); the data, config and runtime
 	// folders of World are always protected.
@@ -80,8 +84,11 @@ type Options struct {
 // Agent runs the pipeline. It is safe for concurrent use: many signals may
 // be handled at once; what they change is serialised.
 type Agent struct {
-	roots     []string
-	stack     *gates.Stack
+	roots []string
+	// stack is the gate stack; approving a plan and allowing similar
+	// actions replaces it by one with the new rule (gates()).
+	stack     atomic.Pointer[gates.Stack]
+	cfgPath   string
 	tools     *gates.Tools
 	world     gates.World
 	provider  providers.Provider
@@ -199,14 +206,19 @@ func New(opts Options) (*Agent, error) {
 	world := opts.World
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
-	return &Agent{
-		roots: roots, stack: opts.Stack, tools: opts.Stack.Tools(), world: world, provider: opts.Provider, memex: opts.Memex,
+	a := &Agent{
+		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(dataDir, key),
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
-	}, nil
+	}
+	a.stack.Store(opts.Stack)
+	return a, nil
 }
+
+// gates is the gate stack now.
+func (a *Agent) gates() *gates.Stack { return a.stack.Load() }
 
 // Tools are the tools the agent offers the model, gates and runs: its gate
 // stack's registry.
@@ -237,7 +249,7 @@ func (a *Agent) HasProvider() bool { return a.provider != nil }
 func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, error) {
 	w := a.world
 	w.Memex = snap
-	env, err := a.stack.NewEnv(ctx, w)
+	env, err := a.gates().NewEnv(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the gates: %w", err)
 	}

@@ -180,8 +180,16 @@ func ReadConfigFile(path string, optional bool) (FileSections, error) {
 	if err != nil {
 		return s, plainerr.File("read", "the configuration file", path, err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err = configSections(data)
+	if err != nil {
 		return s, plainerr.JSON("the configuration file "+path, data, err)
 	}
 	return s, nil
+}
+
+// configSections reads a configuration file's text into its sections.
+func configSections(data []byte) (FileSections, error) {
+	var s FileSections
+	err := json.Unmarshal(data, &s)
+	return s, err
 }

@@ -171,7 +171,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return res, err
 	}()
 	snap = nil
-	a.stack.Record(action.Tool, a.now())
+	a.gates().Record(action.Tool, a.now())
 	p.Result = &res
 	a.journalResult(ctx, sig, action, "", res, err)
 	if err != nil {

@@ -51,6 +51,9 @@ type PlanRun struct {
 	Verdict *gates.Verdict
 	// Err is why the plan could not be handled.
 	Err error
+	// Rule is the permission rule added when the plan was approved with
+	// similar actions allowed from then on (ApproveAlways).
+	Rule string
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
@@ -412,7 +415,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	defer env.Close()
 	action := *p.Action
-	v := a.stack.Recheck(ctx, action, env)
+	v := a.gates().Recheck(ctx, action, env)
 	run.Verdict = &v
 	if !v.Allowed() {
 		return a.finish(ctx, p, run, flightplan.StateFailed, &v, fmt.Sprintf("not run: gated again at approval, %s denies it: %s", v.Gate, v.Reason), "")
@@ -465,7 +468,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		}()
 		return a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 	}()
-	a.stack.Record(action.Tool, a.now())
+	a.gates().Record(action.Tool, a.now())
 	run.Ran = true
 	state := flightplan.StateDone
 	if err != nil || !res.OK {
@@ -541,14 +544,14 @@ func (a *Agent) repair(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) PlanRun {
 	var v gates.Verdict
 	if p.ActionErr != nil {
-		v = a.stack.Malformed(p.ActionErr)
+		v = a.gates().Malformed(p.ActionErr)
 	} else {
 		env, err := a.env(ctx, a.memex.Snapshot())
 		if err != nil {
 			run.Err = err
 			return run
 		}
-		v = a.stack.Check(ctx, *p.Action, env)
+		v = a.gates().Check(ctx, *p.Action, env)
 		env.Close()
 	}
 	run.Verdict = &v

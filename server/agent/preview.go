@@ -116,7 +116,7 @@ func (a *Agent) rediff(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 		run.Err = err
 		return run
 	}
-	v := a.stack.Check(ctx, action, env)
+	v := a.gates().Check(ctx, action, env)
 	env.Close()
 	run.Verdict = &v
 	if v.Verdict == gates.VerdictDeny {

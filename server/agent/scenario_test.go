@@ -34,8 +34,9 @@ import (
 //
 //	ask FILE:LINE|- "TEXT" [depth=N]   Ask (LINE 1-based): each pass as agent.Describe reports it, then
 //	                                   what was said and the summary, or the error
-//	approve|reject last|N|ID           Approve or Reject the last plan filed, the Nth (from 1), or one by
-//	                                   its ID: STATE ran=BOOL: SUMMARY, or the error
+//	approve|reject|always last|N|ID    Approve, Reject or ApproveAlways the last plan filed, the Nth (from
+//	                                   1), or one by its ID: STATE ran=BOOL: SUMMARY (and the rule added),
+//	                                   or the error
 //	pickup                             Pickup: each plan handled as agent.DescribeRun reports it
 //	plans                              Plans: STATE TOOL GATE TITLE [edited] [problem]
 //	hover last                         PlanHover over the last plan's headline in flightplans.org
@@ -124,18 +125,21 @@ func (sc *scenario) do(args []string) []string {
 	switch args[0] {
 	case "ask":
 		return sc.ask(args[1:])
-	case "approve", "reject":
+	case "approve", "reject", "always":
 		require.Len(t, args, 2, "%s last|N|ID", args[0])
 		id := sc.plan(args[1])
-		decide := sc.agent.Approve
-		if args[0] == "reject" {
-			decide = sc.agent.Reject
-		}
+		decide := map[string]func(context.Context, string) (agent.PlanRun, error){
+			"approve": sc.agent.Approve, "reject": sc.agent.Reject, "always": sc.agent.ApproveAlways,
+		}[args[0]]
 		run, err := decide(ctx, id)
 		if err != nil {
 			return []string{"error: " + err.Error()}
 		}
-		return []string{fmt.Sprintf("%s ran=%v: %s", run.State, run.Ran, run.Summary)}
+		out := []string{fmt.Sprintf("%s ran=%v: %s", run.State, run.Ran, run.Summary)}
+		if run.Rule != "" {
+			out = append(out, "rule added: "+run.Rule)
+		}
+		return out
 	case "pickup":
 		runs, err := sc.agent.Pickup(ctx)
 		if err != nil {

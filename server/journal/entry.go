@@ -34,6 +34,12 @@ const (
 	KindForeign Kind = "foreign"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
+	// KindRule is a permission rule a human added by approving a plan and
+	// allowing similar actions from then on.
+	KindRule Kind = "rule"
+	// KindUndo is a change an action made, undone by a human (or an undo
+	// undone: redone).
+	KindUndo Kind = "undo"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is
