@@ -20,6 +20,7 @@
 ;;   `pp-lsp-cancel'    stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
+;;   `pp-lsp-approve-always' approve it and allow similar actions from now on
 ;;   `pp-lsp-plans'     list the Flight Plans
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
@@ -287,7 +288,10 @@ switching PLAN to APPROVED and saving the file)."
   "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
          (run (pp-lsp--command command args)))
-    (message "pp-lsp: %s — %s" (plist-get run :state) (plist-get run :summary))
+    (message "pp-lsp: %s — %s%s" (plist-get run :state) (plist-get run :summary)
+             (if (plist-get run :rule)
+                 (format " (from now on %s is allowed)" (plist-get run :rule))
+               ""))
     run))
 
 ;;;###autoload
@@ -301,6 +305,14 @@ switching PLAN to APPROVED and saving the file)."
   "Reject the Flight Plan at point (or the one with ID)."
   (interactive)
   (pp-lsp--decide "passepartout.reject" id))
+
+;;;###autoload
+(defun pp-lsp-approve-always (&optional id)
+  "Approve the Flight Plan at point (or the one with ID), which runs it,
+and allow similar actions from now on: the narrowest permission rule
+that would have allowed it goes into your configuration file."
+  (interactive)
+  (pp-lsp--decide "passepartout.approveAlways" id))
 
 ;;;###autoload
 (defun pp-lsp-plans ()

@@ -18,7 +18,8 @@ import (
 //	            :VERDICT :GATE :REASON (the last try's) and :PLAN-ID
 //	:CONTEXT  → :TEXT :BUDGET
 //	:PLANS    → :PLANS ((:ID :STATE :TITLE :TOOL :CREATED :GATE :LINE :EDITED) …)
-//	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT]
+//	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT] (:APPROVE :ALWAYS t: also :RULE,
+//	                    the permission rule added)
 //	:STATUS   → :MEMEX (:FILES :HEADLINES :ROOT-HASH :PLANS-PENDING)
 //
 // :LINE is 1-based on the wire (0 or absent: no line); the agent's lines
@@ -47,7 +48,11 @@ func (f frontEnd) Serve(ctx context.Context) error { return f.srv.Serve(ctx, f.l
 
 type hostBackend struct{ h *host.Host }
 
-var _ StatusReporter = hostBackend{}
+var (
+	_ StatusReporter = hostBackend{}
+	_ AlwaysApprover = hostBackend{}
+	_ AlwaysApprover = agentBackend{}
+)
 
 // with calls f on the host's agent once it is up.
 func (b hostBackend) with(ctx context.Context, f func(agentBackend) (plist.Plist, error)) (plist.Plist, error) {
@@ -72,6 +77,10 @@ func (b hostBackend) Plans(ctx context.Context) (plist.Plist, error) {
 
 func (b hostBackend) Approve(ctx context.Context, id string) (plist.Plist, error) {
 	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Approve(ctx, id) })
+}
+
+func (b hostBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveAlways(ctx, id) })
 }
 
 func (b hostBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
@@ -142,6 +151,14 @@ func (b agentBackend) Approve(ctx context.Context, id string) (plist.Plist, erro
 	return runPlist(r), nil
 }
 
+func (b agentBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
+	r, err := b.a.ApproveAlways(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runPlist(r), nil
+}
+
 func (b agentBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
 	r, err := b.a.Reject(ctx, id)
 	if err != nil {
@@ -154,6 +171,9 @@ func runPlist(r agent.PlanRun) plist.Plist {
 	pl := plist.Plist{}.Add("ID", r.ID).Add("STATE", string(r.State)).Add("RAN", r.Ran).Add("SUMMARY", r.Summary)
 	if r.Output != "" {
 		pl = pl.Add("OUTPUT", r.Output)
+	}
+	if r.Rule != "" {
+		pl = pl.Add("RULE", r.Rule)
 	}
 	return pl
 }

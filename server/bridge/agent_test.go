@@ -143,3 +143,45 @@ func TestTheBridgeWaitsForItsHostsAgent(t *testing.T) {
 	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
 	assert.Equal(t, "the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
 }
+
+// TestApproveAlwaysOverTheBridge: (:ACTION :APPROVE :ID … :ALWAYS t) runs
+// the plan and adds its rule to the configuration file, said as :RULE; a
+// value of :ALWAYS other than t or nil is refused, and so is a plan no
+// rule is offered for (http always needs a human).
+func TestApproveAlwaysOverTheBridge(t *testing.T) {
+	testenv.NeedCommand(t, "make")
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg, "Makefile": countMakefile, "out/.keep": ""},
+		`{"match":{"last_role":"tool"},"repeat":true,"reply":{"text":"Counted."}}`, countTranscript,
+		`{"match":{"last_contains":"fetch"},"reply":{"tool_calls":[{"name":"http","arguments":{"method":"GET","url":"https://example.org/","explanation":"fetch"}}]}}`)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+	file := func(rid, text string) string {
+		c.request(rid, `:ACTION :ASK :TEXT "`+text+`" :FILE "notes.org" :LINE 2`)
+		_, resp := c.exchange(rid)
+		id, ok := get(resp, "PAYLOAD", "PLAN-ID").(string)
+		require.True(t, ok, "%v", resp)
+		return id
+	}
+	id := file("1", "count it")
+
+	c.request("2", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS 1`)
+	_, resp := c.exchange("2")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Equal(t, ":ALWAYS must be t or nil", get(resp, "PAYLOAD", "TEXT"))
+	assert.NoFileExists(t, filepath.Join(root, "out/count.txt"))
+
+	c.request("3", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS t`)
+	_, resp = c.exchange("3")
+	assert.Equal(t, "DONE", get(resp, "PAYLOAD", "STATE"))
+	assert.Equal(t, "shell(make count)", get(resp, "PAYLOAD", "RULE"))
+	cfg, err := os.ReadFile(filepath.Join(filepath.Dir(root), "config", "passepartout", "config.json"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"gates": {"permissions": {"allow": ["shell(make count)"]}}}`+"\n", string(cfg))
+
+	id = file("4", "fetch it")
+	c.request("5", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS t`)
+	_, resp = c.exchange("5")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), "http always needs a human's approval")
+}

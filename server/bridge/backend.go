@@ -35,6 +35,12 @@ type Backend interface {
 	Reject(ctx context.Context, planID string) (plist.Plist, error)
 }
 
+// AlwaysApprover is implemented by a Backend that can approve a plan and
+// allow similar actions from then on (:APPROVE :ID plan :ALWAYS t).
+type AlwaysApprover interface {
+	ApproveAlways(ctx context.Context, planID string) (plist.Plist, error)
+}
+
 // StatusReporter is implemented by a Backend that has figures for :STATUS
 // (the memex's files, headlines, root hash…); they are sent as :MEMEX.
 type StatusReporter interface {

@@ -300,6 +300,17 @@ func (c *conn) serve(k *call, env envelope) (plist.Plist, error) {
 			return nil, fmt.Errorf(":%s needs :ID, the Flight Plan's id, as a string", k.action)
 		}
 		if k.action == actApprove {
+			switch always, _ := p.Get(kAlways); always {
+			case nil, false:
+			case true:
+				aa, ok := b.(AlwaysApprover)
+				if !ok {
+					return nil, errors.New("this server cannot approve and allow similar actions (:ALWAYS)")
+				}
+				return aa.ApproveAlways(k.ctx, planID)
+			default:
+				return nil, errors.New(":ALWAYS must be t or nil")
+			}
 			return b.Approve(k.ctx, planID)
 		}
 		return b.Reject(k.ctx, planID)

@@ -32,6 +32,7 @@ const (
 	kLine      plist.Keyword = "LINE"
 	kBudget    plist.Keyword = "BUDGET"
 	kID        plist.Keyword = "ID"
+	kAlways    plist.Keyword = "ALWAYS"
 
 	typeRequest  plist.Keyword = "REQUEST"
 	typeEvent    plist.Keyword = "EVENT"

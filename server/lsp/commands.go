@@ -30,8 +30,11 @@ const (
 	CommandAsk     = "passepartout.ask"
 	CommandApprove = "passepartout.approve"
 	CommandReject  = "passepartout.reject"
-	CommandAddID   = "passepartout.addId"
-	CommandPlans   = "passepartout.plans"
+	// CommandApproveAlways approves a plan and allows similar actions from
+	// then on (agent.ApproveAlways).
+	CommandApproveAlways = "passepartout.approveAlways"
+	CommandAddID         = "passepartout.addId"
+	CommandPlans         = "passepartout.plans"
 )
 
 // lspCommand is how one command is served.
@@ -57,10 +60,13 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
 		commandOf(CommandAsk, `{"uri", "position", "text"}`, true, true, s.ask),
 		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
-			return s.decide(ctx, v, a, true)
+			return s.decide(ctx, v, a, decideApprove)
 		}),
 		commandOf(CommandReject, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
-			return s.decide(ctx, v, a, false)
+			return s.decide(ctx, v, a, decideReject)
+		}),
+		commandOf(CommandApproveAlways, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+			return s.decide(ctx, v, a, decideAlways)
 		}),
 		commandOf(CommandAddID, `{"uri", "position"}`, false, false, s.addID),
 		commandOf(CommandPlans, `{}`, true, false, s.plans),
@@ -181,11 +187,22 @@ type decision struct {
 	Ran     bool   `json:"ran"`
 	Summary string `json:"summary"`
 	Output  string `json:"output,omitempty"`
+	// Rule is the permission rule added (approveAlways).
+	Rule string `json:"rule,omitempty"`
 }
 
-// decide approves (and runs) or rejects a Flight Plan on the user's
-// command.
-func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool) (any, error) {
+// decisionKind is what decide does.
+type decisionKind int
+
+const (
+	decideApprove decisionKind = iota
+	decideReject
+	decideAlways
+)
+
+// decide approves (and runs), rejects, or approves while allowing
+// similar actions, a Flight Plan on the user's command.
+func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decisionKind) (any, error) {
 	id := a.ID
 	if id == "" && a.URI != "" && a.Position != nil {
 		f, err := v.fileArg(a.URI)
@@ -206,10 +223,13 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool
 	}
 	var run agent.PlanRun
 	var err error
-	if approve {
+	switch how {
+	case decideApprove:
 		run, err = v.agent.Approve(ctx, id)
-	} else {
+	case decideReject:
 		run, err = v.agent.Reject(ctx, id)
+	case decideAlways:
+		run, err = v.agent.ApproveAlways(ctx, id)
 	}
 	if err != nil {
 		return nil, err
@@ -217,5 +237,8 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool
 	if run.Err != nil {
 		return nil, fmt.Errorf("the plan %s: %w", id, run.Err)
 	}
-	return decision{ID: run.ID, Title: run.Title, State: string(run.State), Ran: run.Ran, Summary: run.Summary, Output: run.Output}, nil
+	if run.Rule != "" {
+		s.showMessage(protocol.MessageTypeInfo, "pp-lsp: from now on "+run.Rule+" is allowed (added to your configuration file)")
+	}
+	return decision{ID: run.ID, Title: run.Title, State: string(run.State), Ran: run.Ran, Summary: run.Summary, Output: run.Output, Rule: run.Rule}, nil
 }

@@ -108,6 +108,9 @@
 //	                      window/workDoneProgress/cancel stop it (RequestCancelled).
 //	passepartout.approve  {id} or {uri, position} in flightplans.org → {id, title, state, ran, summary, output}
 //	passepartout.reject   the same
+//	passepartout.approveAlways the same, and adds the narrowest permission rule that would
+//	                      have allowed the action to the configuration file (→ also "rule");
+//	                      refused for eval, http, send and actions the dispatcher flagged
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
 //	passepartout.plans    {} → the Flight Plans
 //	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links

@@ -626,7 +626,11 @@ func (sc *scenario) describeEdit(raw json.RawMessage) []string {
 func (sc *scenario) describeDecision(raw json.RawMessage) []string {
 	var d decision
 	require.NoError(sc.t, json.Unmarshal(raw, &d))
-	return []string{fmt.Sprintf("%s ran=%v: %s", d.State, d.Ran, d.Summary)}
+	out := []string{fmt.Sprintf("%s ran=%v: %s", d.State, d.Ran, d.Summary)}
+	if d.Rule != "" {
+		out = append(out, "rule added: "+d.Rule)
+	}
+	return out
 }
 
 // streamed concatenates the messages of the $/progress reports of the

@@ -15,6 +15,7 @@
 --   :PassepartoutCancel            stop the question being answered
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
+--   :PassepartoutApproveAlways [ID] approve it and allow similar actions from now on
 --   :PassepartoutPlans             list the Flight Plans
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
@@ -331,7 +332,8 @@ end
 local function decide(cmd, id)
   local args = id and id ~= '' and { id = id } or place()
   local run = command(cmd, args, 120000)
-  notify(run.state .. ' — ' .. (run.summary or ''))
+  local rule = run.rule and (' (from now on ' .. run.rule .. ' is allowed)') or ''
+  notify(run.state .. ' — ' .. (run.summary or '') .. rule)
   return run
 end
 
@@ -343,6 +345,13 @@ end
 -- reject rejects the plan with the id, or the plan at the cursor.
 function M.reject(id)
   return decide('passepartout.reject', id)
+end
+
+-- approve_always approves the plan and allows similar actions from now on
+-- (the narrowest permission rule that would have allowed it goes into the
+-- configuration file).
+function M.approve_always(id)
+  return decide('passepartout.approveAlways', id)
 end
 
 -- plans lists the Flight Plans.
@@ -604,6 +613,7 @@ local function user_commands()
   cmd('PassepartoutCancel', function() M.cancel() end, {})
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
+  cmd('PassepartoutApproveAlways', function(o) M.approve_always(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutAddId', function() M.add_id() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
