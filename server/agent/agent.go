@@ -17,6 +17,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/checkpoint"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
@@ -109,6 +110,9 @@ type Agent struct {
 	// text), so that each is journalled once per process, not every tick.
 	foreignMu sync.Mutex
 	foreign   map[string]bool
+
+	// checkpoints keep what each change did to files, for undo.
+	checkpoints *checkpoint.Store
 
 	// actMu serialises what changes files: an action's run with the
 	// snapshot and rollback around it, and the agent's own appends to the
@@ -214,6 +218,7 @@ func New(opts Options) (*Agent, error) {
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 	}
 	a.stack.Store(opts.Stack)
+	a.checkpoints = checkpoint.Open(dataDir, key, cfg.CheckpointCap, a.now)
 	return a, nil
 }
 
@@ -263,6 +268,11 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, err
 func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 	a.actMu.Lock()
 	defer a.actMu.Unlock()
+	return a.appendJournalLocked(ctx, e)
+}
+
+// appendJournalLocked is appendJournal with actMu held.
+func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error {
 	if !a.startJournalled {
 		// Every start records how commands are confined (DESIGN §12), with
 		// its first entry: a start that journals nothing writes nothing.

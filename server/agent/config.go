@@ -53,6 +53,9 @@ type Config struct {
 	SandboxCPUSeconds   int   `json:"sandbox_cpu_seconds,omitempty"`
 	SandboxMaxFileBytes int64 `json:"sandbox_max_file_bytes,omitempty"`
 	SandboxMaxProcesses int   `json:"sandbox_max_processes,omitempty"`
+	// CheckpointCap bounds the bytes the undo checkpoints keep together
+	// (default checkpoint.DefaultCap, 64 MiB); the oldest go first.
+	CheckpointCap int `json:"checkpoint_cap,omitempty"`
 }
 
 // The defaults.

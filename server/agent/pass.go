@@ -164,9 +164,12 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
+		pre := a.capture(ctx, action, env)
 		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: sig.File, Line: sig.Line, Question: sig.Text})
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, snap)
+		} else {
+			a.recordChange(action, "", res, pre)
 		}
 		return res, err
 	}()

@@ -466,7 +466,12 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 				a.rollbackLocked(ctx, snap)
 			}
 		}()
-		return a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
+		pre := a.capture(ctx, action, env)
+		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
+		if err == nil {
+			a.recordChange(action, p.ID, res, pre)
+		}
+		return res, err
 	}()
 	a.gates().Record(action.Tool, a.now())
 	run.Ran = true

@@ -40,6 +40,9 @@ import (
 //	pickup                             Pickup: each plan handled as agent.DescribeRun reports it
 //	plans                              Plans: STATE TOOL GATE TITLE [edited] [problem]
 //	hover last                         PlanHover over the last plan's headline in flightplans.org
+//	changes                            Changes: N. TITLE: FILES [plan], newest first
+//	undo [N|ID]                        Undo the latest change, the Nth of "changes", or one by its ID: its
+//	                                   summary or the error
 //	replace FILE "OLD" "NEW"           on disk, the first OLD in FILE becomes NEW
 //	disk FILE                          FILE's text, or (absent)
 //	journal [titles]                   the journal's entries since the last "journal" (but the starts,
@@ -167,6 +170,36 @@ func (sc *scenario) do(args []string) []string {
 			out = append(out, l)
 		}
 		return out
+	case "changes":
+		list, err := sc.agent.Changes(ctx)
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		var out []string
+		for i, c := range list {
+			l := fmt.Sprintf("%d. %s: %s", i+1, c.Title, strings.Join(c.Files, ", "))
+			if c.PlanID != "" {
+				l += " [plan]"
+			}
+			out = append(out, l)
+		}
+		return lines(strings.Join(out, "\n"), "(none)")
+	case "undo":
+		id := ""
+		if len(args) > 1 {
+			id = args[1]
+			if n, err := strconv.Atoi(args[1]); err == nil {
+				list, err := sc.agent.Changes(ctx)
+				require.NoError(t, err)
+				require.LessOrEqual(t, n, len(list))
+				id = list[n-1].ID
+			}
+		}
+		res, err := sc.agent.Undo(ctx, id)
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		return []string{res.Summary}
 	case "hover":
 		text, err := os.ReadFile(sc.agent.PlansPath())
 		require.NoError(t, err)

@@ -1,0 +1,230 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"pp-lsp/gates"
+	"pp-lsp/server/actuate"
+	"pp-lsp/server/checkpoint"
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/journal"
+	"pp-lsp/server/workspace"
+)
+
+// Undo (DESIGN §8 rev. 2): every pass and plan run that changed files
+// records a checkpoint (server/checkpoint) — a file_write's and a
+// memory_edit's file exactly as the actuator changed it, a shell command's
+// files as the gates found it writes them, read before and after the run.
+// Undo restores the files of the latest (or a named) change when each
+// still holds exactly what that change wrote, refusing otherwise and naming
+// the file; the undo is a change of its own, journalled and recorded, so
+// that undoing it redoes the first.
+
+// ErrUndoRefused is wrapped by Undo's error when a file is not what the
+// change left: nothing was restored.
+var ErrUndoRefused = errors.New("undo refused")
+
+// maxCapture bounds the files of one shell command read for its checkpoint.
+const maxCapture = 64
+
+// captured is a file as it was before an action ran.
+type captured struct {
+	path    string
+	existed bool
+	text    []byte
+}
+
+// capture reads, before a shell command runs, the files the gates found it
+// writes (actMu held). Files too large to keep are left out.
+func (a *Agent) capture(ctx context.Context, action gates.Action, env *gates.Env) []captured {
+	if action.Tool != gates.ToolShell || env == nil {
+		return nil
+	}
+	var out []captured
+	for _, p := range gates.ShellWrites(ctx, action, env) {
+		if len(out) == maxCapture {
+			break
+		}
+		c, ok := readCapped(p)
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// readCapped reads a regular file of at most checkpoint.MaxFile bytes
+// (not following a final symlink); a file that is not there is captured as
+// absent.
+func readCapped(p string) (captured, bool) {
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return captured{path: p}, true
+	case err != nil, !fi.Mode().IsRegular(), fi.Size() > checkpoint.MaxFile:
+		return captured{}, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > checkpoint.MaxFile {
+		return captured{}, false
+	}
+	return captured{path: p, existed: true, text: b}, true
+}
+
+// recordChange records what an action that ran changed (actMu held or
+// not: the store is safe on its own), from the actuator's edits and the
+// files captured before it ran. A change that cannot be recorded is logged:
+// it has already happened.
+func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Result, pre []captured) {
+	var files []checkpoint.File
+	for _, e := range res.Edits {
+		files = append(files, checkpoint.File{Path: e.Path, Existed: e.Existed, Before: e.Before, Exists: true, After: e.After})
+	}
+	for _, c := range pre {
+		now, ok := readCapped(c.path)
+		if !ok {
+			continue
+		}
+		files = append(files, checkpoint.File{Path: c.path, Existed: c.existed, Before: c.text, Exists: now.existed, After: now.text})
+	}
+	if len(files) == 0 {
+		return
+	}
+	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Files: files})
+	if err != nil {
+		a.log.Warn("the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
+		return
+	}
+	if id != "" {
+		a.log.Info("checkpoint recorded", "change", id, "files", len(files))
+	}
+}
+
+// ChangeInfo is one change undo can take back, as listed.
+type ChangeInfo struct {
+	ID    string    `json:"id"`
+	Time  time.Time `json:"time"`
+	Title string    `json:"title"`
+	// PlanID is the plan whose run made it; Undoes the change it undid.
+	PlanID string `json:"planId,omitempty"`
+	Undoes string `json:"undoes,omitempty"`
+	// Files are the files it changed, relative to their root.
+	Files []string `json:"files"`
+}
+
+// Changes lists the changes undo can take back, newest first.
+func (a *Agent) Changes(_ context.Context) ([]ChangeInfo, error) {
+	list, err := a.checkpoints.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []ChangeInfo{}
+	for _, c := range list {
+		out = append(out, a.changeInfo(c))
+	}
+	return out, nil
+}
+
+func (a *Agent) changeInfo(c checkpoint.Checkpoint) ChangeInfo {
+	info := ChangeInfo{ID: c.ID, Time: c.Time, Title: c.Title, PlanID: c.PlanID, Undoes: c.Undoes}
+	for _, p := range c.Paths() {
+		info.Files = append(info.Files, a.shortName(p))
+	}
+	return info
+}
+
+// UndoResult is what an undo did.
+type UndoResult struct {
+	// Undone is the change taken back; Change is the undo's own (undo it
+	// to redo the first).
+	Undone, Change ChangeInfo
+	// Summary says so in one line.
+	Summary string
+}
+
+// Undo takes back the change with id (the latest for ""): every file it
+// changed gets its bytes from before the change — through the editor when
+// open, atomically on disk otherwise — but only when each still holds
+// exactly what the change left; otherwise nothing is restored and the
+// error (ErrUndoRefused) names the file that changed since. The undo is
+// journalled first and recorded as a change of its own.
+func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
+	cp, err := a.checkpoints.Load(id)
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrBadID) || id != "" && errors.Is(err, checkpoint.ErrNotFound) {
+			return UndoResult{}, usage(err)
+		}
+		return UndoResult{}, err
+	}
+	a.actMu.Lock()
+	defer a.actMu.Unlock()
+	curs := make([]workspace.Current, len(cp.Files))
+	for i, f := range cp.Files {
+		name := a.shortName(f.Path)
+		cur, _, err := a.acts.Current(f.Path)
+		if err != nil {
+			return UndoResult{}, fmt.Errorf("%w: %s cannot be restored: %v", ErrUndoRefused, name, err)
+		}
+		if cur.Exists != f.Exists || !bytes.Equal(cur.Text, f.After) {
+			why := "it changed since"
+			if !cur.Exists {
+				why = "it was removed since"
+			}
+			return UndoResult{}, fmt.Errorf("%w: %s is not what %q left (%s); nothing was restored", ErrUndoRefused, name, cp.Title, why)
+		}
+		if !f.Existed && cur.Open {
+			return UndoResult{}, fmt.Errorf("%w: %s is open in the editor and the change made it: close it, then undo again", ErrUndoRefused, name)
+		}
+		curs[i] = cur
+	}
+	title := undoTitle(cp.Title)
+	undone := a.changeInfo(cp)
+	if err := a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID,
+		Title: fmt.Sprintf("%s: %s (change %s)", title, strings.Join(undone.Files, ", "), cp.ID)}); err != nil {
+		return UndoResult{}, fmt.Errorf("nothing was restored: %w", err)
+	}
+	var done []checkpoint.File
+	var failed error
+	for i, f := range cp.Files {
+		if err := a.acts.Restore(ctx, curs[i], f.Before, f.Existed, "Passepartout: "+title); err != nil {
+			failed = fmt.Errorf("restoring %s: %w", a.shortName(f.Path), err)
+			break
+		}
+		done = append(done, checkpoint.File{Path: f.Path, Existed: f.Exists, Before: f.After, Exists: f.Existed, After: f.Before})
+	}
+	res := UndoResult{Undone: undone}
+	if len(done) > 0 {
+		newID, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: title, PlanID: cp.PlanID, Undoes: cp.ID, Files: done})
+		if err != nil {
+			a.log.Warn("the undo cannot itself be undone: its checkpoint was not recorded", "err", err)
+		}
+		if c, err := a.checkpoints.Load(newID); err == nil && newID != "" {
+			res.Change = a.changeInfo(c)
+		}
+	}
+	if failed != nil {
+		a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED",
+			Title: fmt.Sprintf("%s stopped: %v (%d of %d files restored)", title, failed, len(done), len(cp.Files))})
+		return res, fmt.Errorf("%s stopped after %d of %d files: %w", title, len(done), len(cp.Files), failed)
+	}
+	res.Summary = fmt.Sprintf("%s: restored %s", title, strings.Join(undone.Files, ", "))
+	a.log.Info("change undone", "change", cp.ID, "files", len(done))
+	return res, nil
+}
+
+// undoTitle names the undo of a change titled t: undoing an undo redoes.
+func undoTitle(t string) string {
+	switch {
+	case strings.HasPrefix(t, "undo of "):
+		return "redo of " + strings.TrimPrefix(t, "undo of ")
+	case strings.HasPrefix(t, "redo of "):
+		return "undo of " + strings.TrimPrefix(t, "redo of ")
+	}
+	return "undo of " + t
+}
