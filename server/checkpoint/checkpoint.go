@@ -264,7 +264,13 @@ func (s *Store) Load(id string) (Checkpoint, error) {
 		}
 	}
 	if id == "" {
-		return Checkpoint{}, fmt.Errorf("there is no change to undo: %w", ErrNotFound)
+		return Checkpoint{}, notFound("there is no change to undo")
 	}
-	return Checkpoint{}, fmt.Errorf("no change has the ID %s (it may have been dropped to keep the checkpoints within their size): %w", id, ErrNotFound)
+	return Checkpoint{}, notFound(fmt.Sprintf("no change has the ID %s (it may have been dropped to keep the checkpoints within their size)", id))
 }
+
+// notFound is an error that is ErrNotFound, worded on its own.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
