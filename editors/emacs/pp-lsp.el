@@ -21,6 +21,7 @@
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-approve-always' approve it and allow similar actions from now on
+;;   `pp-lsp-undo'      undo the latest change an action made (again: redo it)
 ;;   `pp-lsp-plans'     list the Flight Plans
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
@@ -305,6 +306,16 @@ switching PLAN to APPROVED and saving the file)."
   "Reject the Flight Plan at point (or the one with ID)."
   (interactive)
   (pp-lsp--decide "passepartout.reject" id))
+
+;;;###autoload
+(defun pp-lsp-undo (&optional id)
+  "Undo the latest change an action made (or the one with ID).
+Every file it changed gets back what it held before, when each still
+holds what the change wrote; undoing an undo redoes."
+  (interactive)
+  (let ((res (pp-lsp--command "passepartout.undo" (if id (list :id id) eglot--{}))))
+    (message "pp-lsp: %s" (plist-get res :summary))
+    res))
 
 ;;;###autoload
 (defun pp-lsp-approve-always (&optional id)

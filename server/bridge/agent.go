@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"net"
+	"time"
 
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
@@ -18,6 +19,8 @@ import (
 //	            :VERDICT :GATE :REASON (the last try's) and :PLAN-ID
 //	:CONTEXT  → :TEXT :BUDGET
 //	:PLANS    → :PLANS ((:ID :STATE :TITLE :TOOL :CREATED :GATE :LINE :EDITED) …)
+//	:UNDO [:ID change] → :UNDONE (change) [:CHANGE (change)] :SUMMARY;
+//	:UNDO :LIST t → :CHANGES ((:ID :TIME :TITLE :FILES [:PLAN-ID] [:UNDOES]) …)
 //	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT] (:APPROVE :ALWAYS t: also :RULE,
 //	                    the permission rule added)
 //	:STATUS   → :MEMEX (:FILES :HEADLINES :ROOT-HASH :PLANS-PENDING)
@@ -52,6 +55,8 @@ var (
 	_ StatusReporter = hostBackend{}
 	_ AlwaysApprover = hostBackend{}
 	_ AlwaysApprover = agentBackend{}
+	_ Undoer         = hostBackend{}
+	_ Undoer         = agentBackend{}
 )
 
 // with calls f on the host's agent once it is up.
@@ -81,6 +86,14 @@ func (b hostBackend) Approve(ctx context.Context, id string) (plist.Plist, error
 
 func (b hostBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
 	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveAlways(ctx, id) })
+}
+
+func (b hostBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Undo(ctx, id) })
+}
+
+func (b hostBackend) Changes(ctx context.Context) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Changes(ctx) })
 }
 
 func (b hostBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
@@ -157,6 +170,46 @@ func (b agentBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist
 		return nil, err
 	}
 	return runPlist(r), nil
+}
+
+func (b agentBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
+	res, err := b.a.Undo(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pl := plist.Plist{}.Add("UNDONE", changePlist(res.Undone))
+	if res.Change.ID != "" {
+		pl = pl.Add("CHANGE", changePlist(res.Change))
+	}
+	return pl.Add("SUMMARY", res.Summary), nil
+}
+
+func (b agentBackend) Changes(ctx context.Context) (plist.Plist, error) {
+	changes, err := b.a.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var list []any
+	for _, c := range changes {
+		list = append(list, changePlist(c))
+	}
+	return plist.Plist{}.Add("CHANGES", list), nil
+}
+
+// changePlist is one change as the wire says it.
+func changePlist(c agent.ChangeInfo) plist.Plist {
+	files := make([]any, len(c.Files))
+	for i, f := range c.Files {
+		files[i] = f
+	}
+	pl := plist.Plist{}.Add("ID", c.ID).Add("TIME", c.Time.UTC().Format(time.RFC3339)).Add("TITLE", c.Title).Add("FILES", files)
+	if c.PlanID != "" {
+		pl = pl.Add("PLAN-ID", c.PlanID)
+	}
+	if c.Undoes != "" {
+		pl = pl.Add("UNDOES", c.Undoes)
+	}
+	return pl
 }
 
 func (b agentBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {

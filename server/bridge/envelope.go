@@ -33,6 +33,7 @@ const (
 	kBudget    plist.Keyword = "BUDGET"
 	kID        plist.Keyword = "ID"
 	kAlways    plist.Keyword = "ALWAYS"
+	kList      plist.Keyword = "LIST"
 
 	typeRequest  plist.Keyword = "REQUEST"
 	typeEvent    plist.Keyword = "EVENT"
@@ -47,6 +48,7 @@ const (
 	actApprove   plist.Keyword = "APPROVE"
 	actReject    plist.Keyword = "REJECT"
 	actPlans     plist.Keyword = "PLANS"
+	actUndo      plist.Keyword = "UNDO"
 	actCancel    plist.Keyword = "CANCEL"
 	actStatus    plist.Keyword = "STATUS"
 	actPing      plist.Keyword = "PING"

@@ -33,8 +33,11 @@ const (
 	// CommandApproveAlways approves a plan and allows similar actions from
 	// then on (agent.ApproveAlways).
 	CommandApproveAlways = "passepartout.approveAlways"
-	CommandAddID         = "passepartout.addId"
-	CommandPlans         = "passepartout.plans"
+	// CommandUndo takes back the latest (or the named) change an action
+	// made (agent.Undo).
+	CommandUndo  = "passepartout.undo"
+	CommandAddID = "passepartout.addId"
+	CommandPlans = "passepartout.plans"
 )
 
 // lspCommand is how one command is served.
@@ -68,6 +71,7 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandApproveAlways, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideAlways)
 		}),
+		commandOf(CommandUndo, `{"id"?, "list"?}`, true, false, s.undo),
 		commandOf(CommandAddID, `{"uri", "position"}`, false, false, s.addID),
 		commandOf(CommandPlans, `{}`, true, false, s.plans),
 		commandOf(CommandBacklinks, `{"uri", "position"}`, false, false, s.backlinks),
@@ -138,6 +142,38 @@ func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protoc
 		plans = []agent.PlanInfo{}
 	}
 	return plans, nil
+}
+
+// undoArgs name the change to undo ("": the latest), or ask for the list.
+type undoArgs struct {
+	ID   string `json:"id"`
+	List bool   `json:"list"`
+}
+
+// undone is the answer of passepartout.undo.
+type undone struct {
+	// Undone is the change taken back; Change the undo's own.
+	Undone  agent.ChangeInfo `json:"undone"`
+	Change  agent.ChangeInfo `json:"change"`
+	Summary string           `json:"summary"`
+}
+
+// undo is passepartout.undo: {"list": true} lists the changes; otherwise
+// the latest (or the named) change is taken back — open buffers through
+// workspace/applyEdit — or refused, naming the file that changed since.
+func (s *Server) undo(ctx context.Context, v *view, a undoArgs, _ protocol.ProgressToken) (any, error) {
+	if a.List {
+		return v.agent.Changes(ctx)
+	}
+	res, err := v.agent.Undo(ctx, a.ID)
+	if err != nil {
+		if errors.Is(err, agent.ErrUsage) || errors.Is(err, agent.ErrUndoRefused) {
+			return nil, userErrorf("%v", err)
+		}
+		return nil, err
+	}
+	s.showMessage(protocol.MessageTypeInfo, "pp-lsp: "+res.Summary)
+	return undone{Undone: res.Undone, Change: res.Change, Summary: res.Summary}, nil
 }
 
 // errNoAgent answers the agent's commands when it could not be opened.

@@ -111,6 +111,9 @@
 //	passepartout.approveAlways the same, and adds the narrowest permission rule that would
 //	                      have allowed the action to the configuration file (→ also "rule");
 //	                      refused for eval, http, send and actions the dispatcher flagged
+//	passepartout.undo     {id?} → {undone, change, summary}: the latest (or the named) change an
+//	                      action made, taken back (open buffers through workspace/applyEdit)
+//	                      when every file still holds what it wrote; {list: true} → the changes
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
 //	passepartout.plans    {} → the Flight Plans
 //	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links

@@ -16,6 +16,7 @@
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutApproveAlways [ID] approve it and allow similar actions from now on
+--   :PassepartoutUndo [ID]         undo the latest change an action made (again: redo)
 --   :PassepartoutPlans             list the Flight Plans
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
@@ -354,6 +355,15 @@ function M.approve_always(id)
   return decide('passepartout.approveAlways', id)
 end
 
+-- undo takes back the latest change an action made (or the one with the
+-- id); undoing an undo redoes.
+function M.undo(id)
+  local args = id and id ~= '' and { id = id } or vim.empty_dict()
+  local res = command('passepartout.undo', args, 120000)
+  notify(res.summary or '')
+  return res
+end
+
 -- plans lists the Flight Plans.
 function M.plans()
   local plans = command('passepartout.plans', vim.empty_dict())
@@ -614,6 +624,7 @@ local function user_commands()
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutApproveAlways', function(o) M.approve_always(o.args) end, { nargs = '?' })
+  cmd('PassepartoutUndo', function(o) M.undo(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutAddId', function() M.add_id() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
