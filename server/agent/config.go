@@ -81,6 +81,9 @@ func ParseConfig(section []byte) (Config, error) {
 	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
 		return Config{}, fmt.Errorf("the \"agent\" section of the configuration: %w", err)
 	}
+	if c.CheckpointCap < 0 {
+		return Config{}, errors.New("the \"agent\" section of the configuration: checkpoint_cap must be positive")
+	}
 	if c.SandboxCPUSeconds < 0 || c.SandboxMaxFileBytes < 0 || c.SandboxMaxProcesses < 0 {
 		return Config{}, errors.New("the \"agent\" section of the configuration: the sandbox limits must be positive")
 	}
