@@ -117,7 +117,10 @@ func middle(a, b []string, offset int) []op {
 	var trace [][]int
 	found := false
 	for d := 0; d <= maxD && !found; d++ {
-		trace = append(trace, append([]int(nil), v...))
+		// Keep the frontier the walk back reads: diagonals -d-1 … d+1.
+		saved := make([]int, 2*d+3)
+		copy(saved, v[off-d-1:off+d+2])
+		trace = append(trace, saved)
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
@@ -152,14 +155,15 @@ func middle(a, b []string, offset int) []op {
 	x, y := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		vp := trace[d]
+		at := func(k int) int { return vp[k+d+1] }
 		k := x - y
 		var pk int
-		if k == -d || k != d && vp[off+k-1] < vp[off+k+1] {
+		if k == -d || k != d && at(k-1) < at(k+1) {
 			pk = k + 1
 		} else {
 			pk = k - 1
 		}
-		px := vp[off+pk]
+		px := at(pk)
 		py := px - pk
 		for x > px && y > py {
 			x--
