@@ -190,32 +190,35 @@ func middle(a, b []string, offset int) []op {
 	return ops
 }
 
-// slide marks the lines each side changes, slides every run of changed
-// lines down past the unchanged lines equal to its first (a change whose
-// place is ambiguous sits as low as it can, as GNU diff puts it), and
-// rebuilds the script with each change's deletions before its insertions.
-// Sliding one side keeps the other's matches: the line that becomes
-// unchanged equals the one that stops being so.
+// slide marks the lines each side changes, moves the runs of changed
+// lines as GNU diff's shift_boundaries does (analyze.c: each run slid up as
+// far as it goes, merging with runs before it, then down as far as it goes,
+// merging with runs after it, then back up to where it last lined up with
+// a run of the other side), and rebuilds the script with each change's
+// deletions before its insertions. Sliding a run keeps the script a
+// shortest one: the line that becomes unchanged equals the one that stops
+// being so.
 func slide(ops []op, al, bl []string) []op {
-	ca, cb := make([]bool, len(al)), make([]bool, len(bl))
+	// Index 0 and len+1 are sentinels, never changed.
+	ca, cb := make([]bool, len(al)+2), make([]bool, len(bl)+2)
 	for _, o := range ops {
 		switch o.kind {
 		case '-':
-			ca[o.a] = true
+			ca[o.a+1] = true
 		case '+':
-			cb[o.b] = true
+			cb[o.b+1] = true
 		}
 	}
-	slideDown(ca, al)
-	slideDown(cb, bl)
+	shiftBoundaries(ca, cb, al)
+	shiftBoundaries(cb, ca, bl)
 	out := make([]op, 0, len(ops))
 	i, j := 0, 0
 	for i < len(al) || j < len(bl) {
 		switch {
-		case i < len(al) && ca[i]:
+		case i < len(al) && ca[i+1]:
 			out = append(out, op{'-', i, 0})
 			i++
-		case j < len(bl) && cb[j]:
+		case j < len(bl) && cb[j+1]:
 			out = append(out, op{'+', 0, j})
 			j++
 		default:
@@ -227,28 +230,72 @@ func slide(ops []op, al, bl []string) []op {
 	return out
 }
 
-// slideDown moves each run of changed lines down while the line after it
-// is unchanged and equal to the run's first line.
-func slideDown(changed []bool, lines []string) {
-	for i := 0; i < len(changed); {
-		if !changed[i] {
-			i++
-			continue
-		}
-		j := i
-		for j < len(changed) && changed[j] {
-			j++
-		}
-		for j < len(changed) && !changed[j] && lines[j] == lines[i] {
-			changed[i], changed[j] = false, true
-			i++
-			j++
-			// The run may now touch the next one: take it in.
-			for j < len(changed) && changed[j] {
+// shiftBoundaries is GNU diff's shift_boundaries for one side: changed
+// and other are the two sides' marks with a sentinel at each end (line n
+// is index n+1), lines this side's text.
+func shiftBoundaries(changed, other []bool, lines []string) {
+	eq := func(x, y int) bool { return lines[x-1] == lines[y-1] } // 1-based
+	end := len(changed) - 1                                       // one past the last line
+	i, j := 1, 1
+	for {
+		for i < end && !changed[i] {
+			for other[j] {
 				j++
 			}
+			j++
+			i++
 		}
-		i = j
+		if i == end {
+			break
+		}
+		start := i
+		for i++; changed[i]; i++ {
+		}
+		for other[j] {
+			j++
+		}
+		var corresponding int
+		for {
+			runlength := i - start
+			for start > 1 && eq(start-1, i-1) {
+				start--
+				changed[start] = true
+				i--
+				changed[i] = false
+				for changed[start-1] {
+					start--
+				}
+				for j--; other[j]; j-- {
+				}
+			}
+			corresponding = end
+			if other[j-1] {
+				corresponding = i
+			}
+			for i != end && eq(start, i) {
+				changed[start] = false
+				start++
+				changed[i] = true
+				i++
+				for changed[i] {
+					i++
+				}
+				for j++; other[j]; j++ {
+					corresponding = i
+				}
+			}
+			if runlength == i-start {
+				break
+			}
+		}
+		for corresponding < i {
+			start--
+			changed[start] = true
+			i--
+			changed[i] = false
+			for j--; other[j]; j-- {
+			}
+		}
 	}
 }
 
