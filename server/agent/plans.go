@@ -401,7 +401,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		return a.repair(ctx, p, run)
 	}
 	if p.ActionErr != nil || st.Edited {
-		return a.refile(ctx, p, run)
+		return a.refile(ctx, p, run, false)
 	}
 	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindApproval, PlanID: p.ID, Tool: p.Tool, ActionHash: st.Record.ActionHash,
 		Status: string(flightplan.StateApproved), Title: p.Title + " (approved " + how + ")"}); err != nil {
@@ -438,7 +438,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	if a.targetChanged(action, st.Record) {
 		a.actMu.Unlock()
-		return a.rediff(ctx, p, run)
+		return a.refile(ctx, p, run, true)
 	}
 	if err := a.store.Claim(p.ID, action.Hash(), now); err != nil {
 		a.actMu.Unlock()
@@ -546,7 +546,16 @@ func (a *Agent) repair(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 // approval. The approval it came with never counts: when flightplans.org on
 // disk still holds it (the rewrite went to an editor's buffer), the new
 // record names that text as a stale approval.
-func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) PlanRun {
+//
+// With fileChanged, the block is the action filed but the file its diff
+// was made from changed since (a file_write or memory_edit): the approval
+// was of another change, so the same steps make the plan show what it
+// would change now.
+func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun, fileChanged bool) PlanRun {
+	what := "the action was edited after filing"
+	if fileChanged {
+		what = "the file changed since the plan was filed"
+	}
 	var v gates.Verdict
 	if p.ActionErr != nil {
 		v = a.gates().Malformed(p.ActionErr)
@@ -566,7 +575,7 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 			fmt.Sprintf("REJECTED: the action block was edited after filing and holds no valid action (%s)", p.ActionErr), "")
 	case v.Verdict == gates.VerdictDeny:
 		return a.finish(ctx, p, run, flightplan.StateRejected, &v,
-			fmt.Sprintf("REJECTED: the action was edited after filing, and %s denies the edited action: %s", v.Gate, v.Reason), "")
+			fmt.Sprintf("REJECTED: %s, and gated again %s denies the action: %s", what, v.Gate, v.Reason), "")
 	}
 	action := *p.Action
 	v = needsHuman(action, v)
@@ -578,6 +587,11 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 		return run
 	}
 	note := fmt.Sprintf("edited after filing: gated again, %s by %s: %s. Filed afresh as the action above: approve it again to run it.", v.Verdict, v.Gate, v.Reason)
+	journalled := flightplan.TitleFor(action) + ": edited, gated again, filed afresh"
+	if fileChanged {
+		note = fmt.Sprintf("not run: the file changed since the plan was filed. Gated again, %s by %s: %s. The diff above is what it would change now: approve again to run it.", v.Verdict, v.Gate, v.Reason)
+		journalled = p.Title + ": the file changed since filing, gated again, diff made afresh"
+	}
 	err := a.editPlan(ctx, p.ID, func(q *flightplan.Plan, src []byte) []workspace.Change {
 		cs := []workspace.Change{
 			q.SetState(flightplan.StatePlan),
@@ -601,7 +615,7 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindEdit, PlanID: p.ID, Tool: string(action.Tool), ActionHash: action.Hash(),
-		Status: string(flightplan.StatePlan), Verdict: &v, Title: flightplan.TitleFor(action) + ": edited, gated again, filed afresh", Action: a.journalAction(action, v)})
+		Status: string(flightplan.StatePlan), Verdict: &v, Title: journalled, Action: a.journalAction(action, v)})
 	run.State, run.Title, run.Tool, run.Summary = flightplan.StatePlan, flightplan.TitleFor(action), string(action.Tool), note
 	return run
 }

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
-	"pp-lsp/server/workspace"
 )
 
 // planPreview is what a plan shows of what its action would change: the
@@ -102,52 +100,6 @@ func (a *Agent) staleApproval(id string) string {
 		return journal.HashOf(q.Text(disk))
 	}
 	return ""
-}
-
-// rediff handles an approved file plan whose file changed since its diff
-// was made (the plans lock held): the approval was of another change, so
-// nothing runs; the action is gated again and, unless denied, the plan
-// goes back to PLAN with the diff of what it would change now, and needs a
-// fresh approval.
-func (a *Agent) rediff(ctx context.Context, p *flightplan.Plan, run PlanRun) PlanRun {
-	action := *p.Action
-	env, err := a.env(ctx, a.memex.Snapshot())
-	if err != nil {
-		run.Err = err
-		return run
-	}
-	v := a.gates().Check(ctx, action, env)
-	env.Close()
-	run.Verdict = &v
-	if v.Verdict == gates.VerdictDeny {
-		return a.finish(ctx, p, run, flightplan.StateRejected, &v,
-			fmt.Sprintf("REJECTED: the file changed since the plan was filed, and gated again %s denies the action: %s", v.Gate, v.Reason), "")
-	}
-	v = needsHuman(action, v)
-	run.Verdict = &v
-	pv := a.preview(ctx, action)
-	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now(), Before: pv.before, StaleApproval: a.staleApproval(p.ID)}
-	if err := a.store.SaveFiling(rec); err != nil {
-		run.Err = err
-		return run
-	}
-	note := fmt.Sprintf("not run: the file changed since the plan was filed. Gated again, %s by %s: %s. The diff above is what it would change now: approve again to run it.", v.Verdict, v.Gate, v.Reason)
-	err = a.editPlan(ctx, p.ID, func(q *flightplan.Plan, src []byte) []workspace.Change {
-		return []workspace.Change{q.SetState(flightplan.StatePlan), q.SetProperty(src, "GATE", v.Gate), q.SetDiff(pv.diff), q.Note(src, a.now(), note, "")}
-	})
-	if err != nil {
-		run.Err = fmt.Errorf("plan %s needs a fresh approval, but writing that into %s failed: %w", p.ID, flightplan.FileName, err)
-		return run
-	}
-	r, _, _ := a.store.Load(p.ID)
-	r.ID, r.File, r.ActionHash, r.Verdict, r.Filed = p.ID, a.plansPath, action.Hash(), &v, rec.Filed
-	if err := a.store.Save(r); err != nil {
-		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
-	}
-	a.appendJournal(ctx, journal.Entry{Kind: journal.KindEdit, PlanID: p.ID, Tool: string(action.Tool), ActionHash: action.Hash(),
-		Status: string(flightplan.StatePlan), Verdict: &v, Title: p.Title + ": the file changed since filing, gated again, diff made afresh"})
-	run.State, run.Summary = flightplan.StatePlan, note
-	return run
 }
 
 // PlanHover is the hover text over a plan's headline at the 0-based line:
