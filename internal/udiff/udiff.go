@@ -358,10 +358,10 @@ func hunks(ops []op, na, nb int) []hunk {
 		}
 		// An empty side starts after the line before the hunk.
 		if h.aStart < 0 {
-			h.aStart = aBefore(ops, start)
+			h.aStart = linesOf(ops[:start], '+')
 		}
 		if h.bStart < 0 {
-			h.bStart = bBefore(ops, start)
+			h.bStart = linesOf(ops[:start], '-')
 		}
 		out = append(out, h)
 		i = stop
@@ -369,22 +369,13 @@ func hunks(ops []op, na, nb int) []hunk {
 	return out
 }
 
-// aBefore is the index in a of the first line after ops[:at] (how many
-// lines of a those ops hold).
-func aBefore(ops []op, at int) int {
+// linesOf counts the lines of one side that ops hold: the side without
+// the other's kind (not '+' for a, not '-' for b). For a hunk's empty side
+// it is where the side starts: after the line before the hunk.
+func linesOf(ops []op, other byte) int {
 	n := 0
-	for _, o := range ops[:at] {
-		if o.kind != '+' {
-			n++
-		}
-	}
-	return n
-}
-
-func bBefore(ops []op, at int) int {
-	n := 0
-	for _, o := range ops[:at] {
-		if o.kind != '-' {
+	for _, o := range ops {
+		if o.kind != other {
 			n++
 		}
 	}
