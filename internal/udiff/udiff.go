@@ -16,11 +16,16 @@ import (
 // Context is the number of unchanged lines shown around a change.
 const Context = 3
 
-// MaxEdits bounds the work of the shortest-script search: two texts that
-// differ by more lines than this get one hunk replacing every line between
-// their common prefix and suffix. Still a correct diff, only not the
-// shortest.
-const MaxEdits = 4000
+// MaxEdits and maxWork bound the shortest-script search (its memory grows
+// with the square of the lines changed, its time with the lines changed
+// times the lines compared): two texts that differ by more lines than
+// MaxEdits, or fewer lines on texts so long that the search would pass
+// maxWork, get one hunk replacing every line between their common prefix
+// and suffix. Still a correct diff, only not the shortest.
+const (
+	MaxEdits = 2000
+	maxWork  = 50_000_000
+)
 
 // Diff returns the unified diff turning a into b, headed by `--- aName`
 // and `+++ bName`; "" when the texts are equal.
@@ -111,15 +116,17 @@ func middle(a, b []string, offset int) []op {
 	for i, s := range b {
 		bi[i] = id(s)
 	}
-	maxD := min(n+m, MaxEdits)
+	maxD := min(n+m, MaxEdits, maxWork/(n+m+1))
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
-	var trace [][]int
+	var trace [][]int32
 	found := false
 	for d := 0; d <= maxD && !found; d++ {
 		// Keep the frontier the walk back reads: diagonals -d-1 … d+1.
-		saved := make([]int, 2*d+3)
-		copy(saved, v[off-d-1:off+d+2])
+		saved := make([]int32, 2*d+3)
+		for i, x := range v[off-d-1 : off+d+2] {
+			saved[i] = int32(x)
+		}
 		trace = append(trace, saved)
 		for k := -d; k <= d; k += 2 {
 			var x int
@@ -155,7 +162,7 @@ func middle(a, b []string, offset int) []op {
 	x, y := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		vp := trace[d]
-		at := func(k int) int { return vp[k+d+1] }
+		at := func(k int) int { return int(vp[k+d+1]) }
 		k := x - y
 		var pk int
 		if k == -d || k != d && at(k-1) < at(k+1) {

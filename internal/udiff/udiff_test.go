@@ -192,3 +192,16 @@ func FuzzHunks(f *testing.F) {
 		require.Equal(t, string(b), string(apply(t, a, h)))
 	})
 }
+
+// TestLongTextsStayBounded: texts too different (or too long) for the
+// shortest-script search still get a correct diff.
+func TestLongTextsStayBounded(t *testing.T) {
+	var a, b strings.Builder
+	for i := range 3 * MaxEdits {
+		fmt.Fprintf(&a, "a line %d\n", i)
+		fmt.Fprintf(&b, "b line %d\n", i)
+	}
+	h := Hunks([]byte(a.String()), []byte(b.String()))
+	assert.Equal(t, b.String(), string(apply(t, []byte(a.String()), h)))
+	assert.True(t, strings.HasPrefix(h, fmt.Sprintf("@@ -1,%d +1,%d @@\n", 3*MaxEdits, 3*MaxEdits)), "one hunk")
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -42,6 +43,10 @@ func (a *Agent) preview(ctx context.Context, action gates.Action) planPreview {
 		return pv
 	}
 	pv.before = actuate.HashOf(e.Existed, e.Before)
+	if len(e.Before)+len(e.After) > maxPreview {
+		pv.diff = fmt.Sprintf("(not shown: the file is too large to diff here, %d bytes before and %d after)\n", len(e.Before), len(e.After))
+		return pv
+	}
 	pv.diff = fileDiff(e)
 	if a.acts.Filter(pv.diff) != pv.diff {
 		// A diff with a line cut out is no diff: none is shown here.
@@ -49,6 +54,9 @@ func (a *Agent) preview(ctx context.Context, action gates.Action) planPreview {
 	}
 	return pv
 }
+
+// maxPreview bounds the bytes a plan's diff is made from.
+const maxPreview = 8 << 20
 
 // privateDiff stands in a plan for a diff that would quote a private note
 // or a secret: the hover, which only the user's editor sees, shows it.
