@@ -43,10 +43,6 @@ func (a *Agent) preview(ctx context.Context, action gates.Action) planPreview {
 		return pv
 	}
 	pv.before = actuate.HashOf(e.Existed, e.Before)
-	if len(e.Before)+len(e.After) > maxPreview {
-		pv.diff = fmt.Sprintf("(not shown: the file is too large to diff here, %d bytes before and %d after)\n", len(e.Before), len(e.After))
-		return pv
-	}
 	pv.diff = fileDiff(e)
 	if a.acts.Filter(pv.diff) != pv.diff {
 		// A diff with a line cut out is no diff: none is shown here.
@@ -63,8 +59,12 @@ const maxPreview = 8 << 20
 const privateDiff = "(not shown here: the diff quotes a private note; hover over the plan's headline to see it)\n"
 
 // fileDiff is the unified diff of a file edit, named as `diff -u a/… b/…`
-// would name it (/dev/null for a file that is not there yet).
+// would name it (/dev/null for a file that is not there yet), or a line
+// saying it is too large to show.
 func fileDiff(e actuate.FileEdit) string {
+	if len(e.Before)+len(e.After) > maxPreview {
+		return fmt.Sprintf("(not shown: the file is too large to diff here, %d bytes before and %d after)\n", len(e.Before), len(e.After))
+	}
 	from := "a/" + e.Rel
 	if !e.Existed {
 		from = "/dev/null"
