@@ -140,7 +140,7 @@ func (a *Agent) PlanHover(text []byte, line int) (string, bool) {
 		} else {
 			h += "\nThe diff (it quotes a private note, so only your editor shows it):\n\n"
 		}
-		h += "```diff\n" + strings.ReplaceAll(fileDiff(e), "```", "`\u200b``") + "```\n"
+		h += flightplan.Fence("diff", fileDiff(e))
 	}
 	return h, true
 }

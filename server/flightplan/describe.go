@@ -147,7 +147,7 @@ func Hover(src []byte, line int, store *Store) (string, bool) {
 			}
 		}
 		if p.Diff != "" {
-			b.WriteString("\nWhat it changes:\n\n" + fence("diff", p.Diff))
+			b.WriteString("\nWhat it changes:\n\n" + Fence("diff", p.Diff))
 		}
 		if rec != nil && rec.Result != "" {
 			fmt.Fprintf(&b, "\nResult: %s\n", rec.Result)
@@ -157,9 +157,9 @@ func Hover(src []byte, line int, store *Store) (string, bool) {
 	return "", false
 }
 
-// fence is text in a Markdown code fence longer than any run of
+// Fence is text in a Markdown code fence longer than any run of
 // backticks inside it.
-func fence(lang, text string) string {
+func Fence(lang, text string) string {
 	n := 3
 	for run, i := 0, 0; i < len(text); i++ {
 		if text[i] == '`' {
