@@ -161,6 +161,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	}
 	// Allowed: act, with a snapshot to roll back to.
 	a.actMu.Lock()
+	a.refreshFirst(ctx, action)
 	snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
@@ -169,7 +170,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, snap)
 		} else {
-			a.recordChange(action, "", res, pre)
+			a.recordChange(action, "", res, pre, a.orgChanges(ctx, action, snap))
 		}
 		return res, err
 	}()

@@ -455,6 +455,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	a.log.Info("running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
 
+	a.refreshFirst(ctx, action)
 	snap := a.memex.Snapshot()
 	res, err := func() (res actuate.Result, err error) {
 		defer a.actMu.Unlock()
@@ -469,7 +470,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		pre := a.capture(ctx, action, env)
 		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 		if err == nil {
-			a.recordChange(action, p.ID, res, pre)
+			a.recordChange(action, p.ID, res, pre, a.orgChanges(ctx, action, snap))
 		}
 		return res, err
 	}()

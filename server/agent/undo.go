@@ -5,22 +5,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"pp-lsp/gates"
+	"pp-lsp/memory"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/checkpoint"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
 // Undo (DESIGN §8 rev. 2): every pass and plan run that changed files
 // records a checkpoint (server/checkpoint) — a file_write's and a
-// memory_edit's file exactly as the actuator changed it, a shell command's
-// files as the gates found it writes them, read before and after the run.
+// memory_edit's file exactly as the actuator changed it; for a shell or
+// eval command, the files the gates found it writes, read before and after
+// the run, and every Org file of the memex it changed.
 // Undo restores the files of the latest (or a named) change when each
 // still holds exactly what that change wrote, refusing otherwise and naming
 // the file; the undo is a change of its own, journalled and recorded, so
@@ -77,12 +82,83 @@ func readCapped(p string) (captured, bool) {
 	return captured{path: p, existed: true, text: b}, true
 }
 
-// recordChange records what an action that ran changed (actMu held or
-// not: the store is safe on its own), from the actuator's edits and the
-// files captured before it ran. A change that cannot be recorded is logged:
-// it has already happened.
-func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Result, pre []captured) {
+// runsCommand reports whether the action runs a command, which may write
+// files the gates cannot name (a make recipe, a script).
+func runsCommand(action gates.Action) bool {
+	return action.Tool == gates.ToolShell || action.Tool == gates.ToolEval
+}
+
+// refreshFirst brings the memex up to the disk before a command runs
+// (actMu held), so that the snapshot taken then holds every Org file as it
+// is before the command: the "before" of what it changes (orgChanges), and
+// what a rollback returns to.
+func (a *Agent) refreshFirst(ctx context.Context, action gates.Action) {
+	if !runsCommand(action) {
+		return
+	}
+	if _, err := a.memex.Refresh(ctx); err != nil && ctx.Err() == nil {
+		a.log.Warn("the memex could not be read again before a command", "err", err)
+	}
+}
+
+// orgChanges lists the Org files of the memex a command changed (actMu
+// held): the memex read again after it ran, compared with the snapshot
+// taken before it (refreshFirst). Files open in an editor (the memex holds
+// the buffer, not the disk) and flightplans.org and journal.org (never an
+// action's) are left out.
+func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *memory.Snapshot) []checkpoint.File {
+	if !runsCommand(action) || before == nil {
+		return nil
+	}
+	after, err := a.memex.Refresh(context.WithoutCancel(ctx))
+	if err != nil {
+		a.log.Warn("the memex could not be read again after a command: the Org files it changed cannot be undone", "err", err)
+		return nil
+	}
+	own := map[string]bool{protect.Canonical(a.plansPath): true, protect.Canonical(a.journal.Path()): true}
+	paths := map[string]bool{}
+	for _, s := range []*memory.Snapshot{before, after} {
+		for n := range s.Files() {
+			paths[n.Path()] = true
+		}
+	}
+	var out []checkpoint.File
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		c := protect.Canonical(p)
+		if own[c] {
+			continue
+		}
+		if _, buf := before.BufferVersion(p); buf {
+			continue
+		}
+		if _, buf := after.BufferVersion(p); buf {
+			continue
+		}
+		b, inBefore := before.File(p)
+		f, inAfter := after.File(p)
+		f0 := checkpoint.File{Path: c, Existed: inBefore, Exists: inAfter}
+		if inBefore {
+			f0.Before = b.Text()
+		}
+		if inAfter {
+			f0.After = f.Text()
+		}
+		if inBefore && inAfter && bytes.Equal(f0.Before, f0.After) || len(f0.Before) > checkpoint.MaxFile || len(f0.After) > checkpoint.MaxFile {
+			continue
+		}
+		out = append(out, f0)
+	}
+	return out
+}
+
+// recordChange records what an action that ran changed (actMu held), from
+// the actuator's edits, the files captured before it ran and the Org files
+// it changed (orgChanges; a file also captured is taken from the capture,
+// the disk's own bytes). A change that cannot be recorded is logged: it has
+// already happened.
+func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Result, pre []captured, org []checkpoint.File) {
 	var files []checkpoint.File
+	seen := map[string]bool{}
 	for _, e := range res.Edits {
 		files = append(files, checkpoint.File{Path: e.Path, Existed: e.Existed, Before: e.Before, Exists: true, After: e.After})
 	}
@@ -91,7 +167,13 @@ func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Res
 		if !ok {
 			continue
 		}
+		seen[c.path] = true
 		files = append(files, checkpoint.File{Path: c.path, Existed: c.existed, Before: c.text, Exists: now.existed, After: now.text})
+	}
+	for _, f := range org {
+		if !seen[f.Path] {
+			files = append(files, f)
+		}
 	}
 	if len(files) == 0 {
 		return
