@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -42,4 +43,43 @@ func TestWithAllowRuleKeepsEveryOtherByte(t *testing.T) {
 			assert.Equal(t, rule, v.Gates.Permissions.Allow[len(v.Gates.Permissions.Allow)-1])
 		})
 	}
+}
+
+// FuzzWithAllowRule holds the configuration edit to its promise on any
+// bytes: an error, or valid JSON that is the input with one run of bytes
+// inserted, whose allow list ends with the rule whenever the input's was
+// a list of strings.
+func FuzzWithAllowRule(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"gates":{"permissions":{"allow":["a"]}}}`, `{"gates":{"x":1},"gates2":[]}`, `[1]`, `{"gates":`, `{"a":"\u0067ates"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		const rule = "shell(make test)"
+		out, err := withAllowRule(src, rule)
+		if err != nil {
+			return
+		}
+		require.True(t, json.Valid(out))
+		if len(bytes.TrimSpace(src)) == 0 {
+			return
+		}
+		i := 0
+		for i < len(src) && src[i] == out[i] {
+			i++
+		}
+		n := len(out) - len(src)
+		require.Positive(t, n)
+		require.Equal(t, string(src[i:]), string(out[i+n:]), "one run of bytes inserted, the rest kept")
+		var in, got struct {
+			Gates struct {
+				Permissions struct{ Allow []string }
+			}
+		}
+		if json.Unmarshal(src, &in) != nil || json.Unmarshal(out, &got) != nil {
+			return
+		}
+		if bytes.Count(src, []byte(`"gates"`)) == 1 && bytes.Count(src, []byte(`"permissions"`)) <= 1 && bytes.Count(src, []byte(`"allow"`)) <= 1 {
+			assert.Equal(t, append(in.Gates.Permissions.Allow, rule), got.Gates.Permissions.Allow)
+		}
+	})
 }
