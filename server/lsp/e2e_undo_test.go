@@ -37,6 +37,19 @@ func undoE2E(t *testing.T) (e2eEnv, string) {
 	return e, config
 }
 
+// undoWant are the lines both editors' undo scripts must print.
+var undoWant = []string{
+	"REWRITTEN buffer=true disk-unchanged=true",
+	"UNDO undo of Write `inbox.org`: restored inbox.org",
+	"UNDONE buffer=true disk-unchanged=true",
+	"REDO redo of Write `inbox.org`: restored inbox.org",
+	"REFUSED true",
+	"KEPT true",
+	"ALWAYS DONE shell(make count)",
+	"CONFIG true",
+	"COUNTED true",
+}
+
 // TestEmacsUndoAndApproveAlways drives undo-e2e.el in Emacs 28 with eglot:
 // an edit the model made in an open buffer undone and redone through the
 // editor, refused once the user typed, and a plan approved with similar
@@ -53,17 +66,22 @@ func TestEmacsUndoAndApproveAlways(t *testing.T) {
 	e, config := undoE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "undo-e2e.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range []string{
-		"REWRITTEN buffer=true disk-unchanged=true",
-		"UNDO undo of Write `inbox.org`: restored inbox.org",
-		"UNDONE buffer=true disk-unchanged=true",
-		"REDO redo of Write `inbox.org`: restored inbox.org",
-		"REFUSED true",
-		"KEPT true",
-		"ALWAYS DONE shell(make count)",
-		"CONFIG true",
-		"COUNTED true",
-	} {
+	for _, want := range undoWant {
+		has(t, out, want)
+	}
+	b, err := os.ReadFile(config)
+	require.NoError(t, err)
+	require.Equal(t, `{"gates": {"permissions": {"allow": ["shell(make count)"]}}}`+"\n", string(b))
+}
+
+// TestNeovimUndoAndApproveAlways is the same in headless Neovim 0.7.
+func TestNeovimUndoAndApproveAlways(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e, config := undoE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "undo-e2e.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range undoWant {
 		has(t, out, want)
 	}
 	b, err := os.ReadFile(config)
