@@ -251,6 +251,14 @@ type UndoResult struct {
 // error (ErrUndoRefused) names the file that changed since. The undo is
 // journalled first and recorded as a change of its own.
 func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
+	// Another process sharing the data directory (the CLI beside the
+	// language server) undoes under the same lock: never both at once, and
+	// the latest change is the latest once the lock is held.
+	lk, err := a.store.Lock(ctx, a.checkpoints.Dir())
+	if err != nil {
+		return UndoResult{}, err
+	}
+	defer lk.Release()
 	cp, err := a.checkpoints.Load(id)
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrBadID) || id != "" && errors.Is(err, checkpoint.ErrNotFound) {
