@@ -167,10 +167,10 @@ func (s *Server) undo(ctx context.Context, v *view, a undoArgs, _ protocol.Progr
 	}
 	res, err := v.agent.Undo(ctx, a.ID)
 	if err != nil {
-		if errors.Is(err, agent.ErrUsage) || errors.Is(err, agent.ErrUndoRefused) {
+		if errors.Is(err, agent.ErrUsage) {
 			return nil, userErrorf("%v", err)
 		}
-		return nil, err
+		return nil, err // refused or failed: RequestFailed, as a plan that cannot run
 	}
 	s.showMessage(protocol.MessageTypeInfo, "pp-lsp: "+res.Summary)
 	return undone{Undone: res.Undone, Change: res.Change, Summary: res.Summary}, nil
