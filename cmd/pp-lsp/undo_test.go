@@ -51,9 +51,13 @@ func TestUndoFromTheCommandLine(t *testing.T) {
 	assert.Contains(t, out, "undo of Write `notes.org`: restored notes.org\n")
 	assert.Equal(t, "* Notes\nmine\n", read())
 
-	code, out, stderr = m.run(t, "undo", "--root", m.root)
+	code, out, stderr = m.run(t, "undo", "--root", m.root, "--json")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "redo of Write `notes.org`: restored notes.org\n")
+	var redo agent.UndoResult
+	require.NoError(t, json.Unmarshal([]byte(out), &redo))
+	assert.Equal(t, "redo of Write `notes.org`: restored notes.org", redo.Summary)
+	assert.Equal(t, "undo of Write `notes.org`", redo.Undone.Title)
+	assert.Contains(t, out, `"summary":`)
 	assert.Equal(t, "* Notes\nthe model's\n", read())
 
 	require.NoError(t, os.WriteFile(m.path("notes.org"), []byte("* Notes\nmine again\n"), 0o644))

@@ -239,9 +239,10 @@ func (a *Agent) changeInfo(c checkpoint.Checkpoint) ChangeInfo {
 type UndoResult struct {
 	// Undone is the change taken back; Change is the undo's own (undo it
 	// to redo the first).
-	Undone, Change ChangeInfo
+	Undone ChangeInfo `json:"undone"`
+	Change ChangeInfo `json:"change,omitzero"`
 	// Summary says so in one line.
-	Summary string
+	Summary string `json:"summary"`
 }
 
 // Undo takes back the change with id (the latest for ""): every file it

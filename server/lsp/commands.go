@@ -154,7 +154,7 @@ type undoArgs struct {
 type undone struct {
 	// Undone is the change taken back; Change the undo's own.
 	Undone  agent.ChangeInfo `json:"undone"`
-	Change  agent.ChangeInfo `json:"change"`
+	Change  agent.ChangeInfo `json:"change,omitzero"`
 	Summary string           `json:"summary"`
 }
 
