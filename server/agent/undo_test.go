@@ -80,3 +80,28 @@ func TestUndoNeverWritesOutsideTheRootsNorAProtectedPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoOfAFileMadeThatIsNowOpen: a file the change made is not removed
+// from under the buffer showing it: undo asks for it to be closed first.
+func TestUndoOfAFileMadeThatIsNowOpen(t *testing.T) {
+	ed := workspacetest.New()
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t,
+		`{"match":{"last_contains":"make"},"reply":{"tool_calls":[{"name":"file_write","arguments":{"path":"made.org","content":"* Made\n","explanation":"a note"}}]}}`,
+		`{"match":{"last_role":"tool"},"repeat":true,"reply":{"text":"Done."}}`),
+		func(o *Options) { o.Workspace = ed })
+	_, _, err := fx.ask(t, "notes.org", 1, "make a note")
+	require.NoError(t, err)
+	p := fx.path("made.org")
+	require.FileExists(t, p)
+	ed.Open(p, "* Made\n")
+	_, err = fx.agent.Undo(context.Background(), "")
+	require.ErrorIs(t, err, ErrUndoRefused)
+	assert.ErrorContains(t, err, "made.org is open in the editor and the change made it: close it, then undo again")
+	assert.FileExists(t, p)
+
+	ed.Close(p)
+	res, err := fx.agent.Undo(context.Background(), "")
+	require.NoError(t, err)
+	assert.Equal(t, "undo of Write `made.org`: restored made.org", res.Summary)
+	assert.NoFileExists(t, p)
+}
