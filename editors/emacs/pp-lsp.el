@@ -136,7 +136,7 @@ of that folder, and the server is told all of them as its roots."
 (add-hook 'project-find-functions #'pp-lsp--project)
 
 (cl-defmethod eglot-client-capabilities ((_server pp-lsp-server))
-  "Say that this client shows work done progress (for indexing and answers)."
+  "Tell the server this client displays work done progress (indexing, answers)."
   (let ((caps (cl-call-next-method)))
     (plist-put caps :window (list :workDoneProgress t))))
 
@@ -150,7 +150,8 @@ of that folder, and the server is told all of them as its roots."
 
 (cl-defmethod eglot-handle-notification
   ((_server pp-lsp-server) (_method (eql $/progress)) &key token value)
-  "Stream an answer into its buffer; show indexing in the echo area."
+  "Stream the VALUE of progress TOKEN: an answer into its buffer.
+Indexing goes to the echo area."
   (let ((buffer (gethash token pp-lsp--streams))
         (kind (plist-get value :kind))
         (message (plist-get value :message)))
@@ -292,7 +293,7 @@ switching PLAN to APPROVED and saving the file)."
 
 ;;;###autoload
 (defun pp-lsp-approve (&optional id)
-  "Approve the Flight Plan at point (or the one with ID), which runs it."
+  "Approve the Flight Plan at point (or the one with ID), and so run it."
   (interactive)
   (pp-lsp--decide "passepartout.approve" id))
 
@@ -373,12 +374,12 @@ To link an unlinked reference, visit it (RET) and run
     (button-activate button)))
 
 (defun pp-lsp--node-place ()
-  "Where the node at point starts: its headline, or the file's start."
+  "Return where the node at point begins: its headline, or the file's start."
   (save-excursion
     (if (org-before-first-heading-p) (point-min) (org-back-to-heading t) (point))))
 
 (defun pp-lsp--node-title ()
-  "The title of the node at point, as the backlinks header shows it."
+  "Return the title of the node at point, for the backlinks header."
   (save-excursion
     (if (org-before-first-heading-p)
         (or (cadr (assoc "TITLE" (org-collect-keywords '("TITLE"))))
@@ -439,7 +440,7 @@ does; RET on an entry visits it."
     (list :backlinks backlinks :unlinked unlinked)))
 
 (defun pp-lsp-backlinks-refresh ()
-  "Show again the backlinks of the node the buffer shows."
+  "Ask again for the backlinks of the node this buffer is about."
   (interactive)
   (let ((source pp-lsp--backlinks-source))
     (when (and source (buffer-live-p (car source)))
@@ -517,7 +518,7 @@ Never over a file that exists."
   "The keys of a code lens.")
 
 (defun pp-lsp--lens-string (lens)
-  "The text LENS shows: a line, clickable to open the backlinks."
+  "Return the text of LENS: a line, clickable to open the backlinks."
   (concat (propertize (plist-get (plist-get lens :command) :title)
                       'face 'shadow 'mouse-face 'highlight 'keymap pp-lsp--lens-map
                       'help-echo "mouse-1: the backlinks")

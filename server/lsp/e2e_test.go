@@ -151,7 +151,36 @@ func TestNeovim(t *testing.T) {
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-e2e.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range e2eWant() {
+	for _, want := range append(e2eWant(), nvimWant()...) {
 		has(t, out, want)
+	}
+}
+
+// nvimWant are the lines of what Neovim's users expect of the plugin
+// (issue 17): completion and keys on attach, one client whatever views
+// are open, the plugin's buffers no files, errors as one message, the
+// answer followed and its cancel marked, help, health and an
+// nvim-lspconfig table, a quiet stderr.
+func nvimWant() []string {
+	return []string{
+		"OMNIFUNC v:lua.require'passepartout'.omnifunc",
+		"KEYMAPS gd=true K=true gr=true <leader>rn=true <leader>ca=true <leader>pc=true <leader>pa=true",
+		"PROGRESS Indexing the memex",
+		"OMNI chose Headline scanner",
+		"OMNI COMPLETED Also [[id:07b04378-ab0a-41fc-96d6-28f4c1e6cd47][Headline scanner]]",
+		"PREVIEW windows 0",
+		"CONTEXT cursor on the node: true",
+		"CONTEXT buftype nofile",
+		`FROM VIEW error notified: true pp-lsp: "no-such-plan" is not a Flight Plan ID (a UUID)`,
+		"ANSWER window at its end: true",
+		"ANSWER buftype nofile",
+		"CLIENTS after the views 1",
+		"CANCEL mark [cancelled]",
+		"HELP passepartout.txt help",
+		"HEALTH pp-lsp found: true",
+		"HEALTH doctor ran: true",
+		"HEALTH no module error: true",
+		"LSPCONFIG org pp-lsp root=memex:true",
+		"STDERR lines 0",
 	}
 }
