@@ -140,8 +140,31 @@ func TestEmacsEglot(t *testing.T) {
 	e := newE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-e2e.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range e2eWant() {
+	for _, want := range append(e2eWant(), emacsWant()...) {
 		has(t, out, want)
+	}
+}
+
+// emacsWant are the lines of what Emacs's users expect of pp-lsp.el
+// (issue 17): Org's own imenu, the context at the foveal node, an
+// Org-derived answer buffer with its keys and its outcome in words, a
+// filed plan one RET away, a cancel that leaves eglot without an error.
+func emacsWant() []string {
+	return []string{
+		"IMENU equals Org's own: true",
+		"IMENU eglot stays out: true",
+		"CONTEXT point on the node: true",
+		"ANSWER mode pp-lsp-answer-mode org-derived: true",
+		"ANSWER keys quit-window pp-lsp-cancel pp-lsp-follow-up",
+		"ANSWER says answered by the model: true",
+		"ANSWER window at its end: true",
+		"ANSWER eglot manages it: false",
+		"SERVERS 1",
+		"FOLLOW-UP answered",
+		"CANCEL mark true",
+		"CANCEL eglot error: nil",
+		"ANSWER says Plan filed — RET to open it",
+		"PLAN OPENED flightplans.org on its plan: true",
 	}
 }
 
