@@ -25,6 +25,17 @@
 --   :PassepartoutCreateNode        make the file an unresolved [[file:…]] link names
 --   :PassepartoutRenameFile {NEW}  rename the file, fixing the file: links to it
 --
+-- The commands work from any buffer (the plugin's own buffers are not
+-- files: pp-lsp never attaches to them, and their commands go to the
+-- memex they came from); an error is one vim.notify message. When pp-lsp
+-- attaches, 'omnifunc' completes [[id: links by partial title
+-- (<C-x><C-o>) and buffer-local keys are set: gd, K, gr, <leader>rn,
+-- <leader>ca, <leader>pc (context), <leader>pa (ask), <leader>pb
+-- (backlinks); `keymaps = false` in setup sets none. :help passepartout
+-- is the manual, :checkhealth passepartout the check, and
+-- require('passepartout').lspconfig a server configuration for
+-- nvim-lspconfig.
+--
 -- Headlines and files with an :ID: show "N backlinks" as a code lens
 -- (`codelens = false` in setup turns it off); running the lens
 -- (vim.lsp.codelens.run()) opens the backlinks split.
