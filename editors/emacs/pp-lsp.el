@@ -220,7 +220,7 @@ With a prefix argument, ask for the token BUDGET."
         (org-mode)
         (setq pp-lsp--origin-server server)
         (goto-char (point-min))
-        (pp-lsp--goto-heading (plist-get (plist-get view :foveal) :title))
+        (pp-lsp--goto-foveal (plist-get (plist-get view :foveal) :title))
         (setq header-line-format
               (format "%s tokens of %s (the whole memex: %s) · %s in full, %s outline, %s titles, %s folded, %s private"
                       (plist-get view :tokens) (plist-get view :budget)
@@ -235,16 +235,18 @@ With a prefix argument, ask for the token BUDGET."
         (with-selected-window window (recenter 0))))
     view))
 
-(defun pp-lsp--goto-heading (title)
-  "Move point to the first heading whose title is TITLE, if there is one."
-  (when (and title (not (string-empty-p title)))
-    (let ((found (save-excursion
-                   (goto-char (point-min))
+(defun pp-lsp--goto-foveal (title)
+  "Move point to the foveal node, the heading with :FOVEAL: t in its drawer.
+Failing that, the first heading whose title is TITLE."
+  (let ((found (save-excursion
+                 (goto-char (point-min))
+                 (if (re-search-forward "^[ \t]*:FOVEAL:[ \t]+t[ \t]*$" nil t)
+                     (progn (org-back-to-heading t) (point))
                    (catch 'found
                      (while (re-search-forward org-heading-regexp nil t)
                        (when (equal (org-get-heading t t t t) title)
-                         (throw 'found (line-beginning-position))))))))
-      (when found (goto-char found)))))
+                         (throw 'found (line-beginning-position)))))))))
+    (when found (goto-char found))))
 
 (defvar pp-lsp--last-token nil
   "The progress token of the latest question.")

@@ -514,15 +514,17 @@ function M.context(budget)
   local lines = vim.split(view.text or '', '\n', { plain = true })
   table.insert(lines, 1, head)
   local buf = scratch('Passepartout context', lines, 'org', from_here(c, args))
-  local title = view.foveal and view.foveal.title
+  -- The foveal node is the headline whose drawer says :FOVEAL: t.
   local row = 1
-  if title and title ~= '' then
-    for i, l in ipairs(lines) do
-      local h = l:match('^%*+%s+(.*)$')
-      if h and (h == title or h:find(title, 1, true)) then
-        row = i
-        break
+  for i, l in ipairs(lines) do
+    if l:match('^%s*:FOVEAL:%s+t%s*$') then
+      for j = i, 1, -1 do
+        if lines[j]:match('^%*+%s') then
+          row = j
+          break
+        end
       end
+      break
     end
   end
   for _, w in ipairs(vim.api.nvim_list_wins()) do
