@@ -536,6 +536,42 @@ function M.context(budget)
   return view
 end
 
+-- outcome_words says how a question ended, from passepartout.ask's result.
+local function outcome_words(r)
+  local summary = (r.summary and r.summary ~= '') and (': ' .. r.summary) or ''
+  if r.outcome == 'answered' then
+    return 'Answered.'
+  elseif r.outcome == 'filed' then
+    return r.planUri and 'Plan filed — <CR> to open it' or ('Plan filed in flightplans.org: ' .. (r.planId or ''))
+  elseif r.outcome == 'ran' then
+    return 'Ran ' .. (r.tool or 'a tool') .. summary .. '.'
+  elseif r.outcome == 'denied' then
+    return string.format('Refused: %s was denied by the %s gate%s.', r.tool or 'the action', r.gate or '?',
+      (r.reason and r.reason ~= '') and (' (' .. r.reason .. ')') or '')
+  elseif r.outcome == 'cancelled' then
+    return '[cancelled]'
+  end
+  return (r.outcome or 'ended'):gsub('^%l', string.upper) .. summary .. '.'
+end
+
+-- The filed plans an answer buffer names, by line: {uri, id}; <CR> there
+-- opens flightplans.org on the plan.
+local plan_links = {}
+
+local function open_plan_at_cursor()
+  local p = (plan_links[vim.api.nvim_get_current_buf()] or {})[vim.fn.line('.')]
+  if not p then
+    return false
+  end
+  vim.cmd('wincmd p')
+  vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(p.uri)))
+  local line = vim.fn.search('^\\s*:ID:\\s\\+' .. vim.fn.escape(p.id, '\\/.*$^~[]') .. '\\s*$', 'w')
+  if line > 0 then
+    vim.fn.search('^\\*\\+\\s', 'bW')
+  end
+  return true
+end
+
 -- note ends an answer in its buffer with one line saying how it ended.
 local function end_note(s, text)
   if s.ended then
@@ -556,6 +592,11 @@ function M.ask(question)
   args.text = question
   local src = vim.api.nvim_get_current_buf()
   local buf = view_buffer('Passepartout', 'org', from_here(c, args))
+  vim.keymap.set('n', '<CR>', function()
+    if not open_plan_at_cursor() then
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'n', false)
+    end
+  end, { buffer = buf, silent = true, desc = 'open the plan named here' })
   local first = vim.api.nvim_buf_line_count(buf) == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
   vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false, { '* ' .. question, '' })
@@ -569,24 +610,27 @@ function M.ask(question)
       if s.ended then -- cancelled: said already
         return
       end
-      local note
       if err then
-        note = '[' .. (err.message or 'failed') .. ']'
         M.last_result = { outcome = 'error', error = err.message }
-      else
-        M.last_result = result
-        note = '[' .. result.outcome
-        if result.tool then
-          note = note .. ': ' .. result.tool .. ', ' .. (result.verdict or '') .. ' by ' .. (result.gate or '')
+        end_note(s, 'Failed: ' .. (err.message or 'no reason given'))
+        return
+      end
+      M.last_result = result
+      local note, model = outcome_words(result), result.model
+      if model and model ~= '' then
+        if result.outcome == 'answered' then
+          note = 'Answered by ' .. model .. '.'
+        else
+          note = note .. ' (' .. model .. ')'
         end
-        if result.planId then
-          note = note .. '; Flight Plan ' .. result.planId .. ' waits for your approval'
-          notify('a Flight Plan waits for your approval in flightplans.org')
+      end
+      if result.planId then
+        notify('a Flight Plan waits for your approval in flightplans.org')
+        if result.planUri then
+          s.plan_line = vim.api.nvim_buf_line_count(buf) + 2
+          plan_links[buf] = plan_links[buf] or {}
+          plan_links[buf][s.plan_line] = { uri = result.planUri, id = result.planId }
         end
-        if result.model and result.model ~= '' then
-          note = note .. '; answered by ' .. result.model
-        end
-        note = note .. ']'
       end
       end_note(s, note)
     end, src)

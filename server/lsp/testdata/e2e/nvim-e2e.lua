@@ -208,6 +208,8 @@ local function run()
   local awin = vim.fn.bufwinid(abuf)
   say('ANSWER window at its end: %s', tostring(vim.api.nvim_win_get_cursor(awin)[1] == vim.api.nvim_buf_line_count(abuf)))
   say('ANSWER buftype %s', vim.api.nvim_buf_get_option(abuf, 'buftype'))
+  local alast = vim.api.nvim_buf_get_lines(abuf, -2, -1, false)[1]
+  say('ANSWER says answered by the model: %s', tostring(alast:match('^Answered by replay:.*demo%-replay%.jsonl%.$') ~= nil))
   local n = 0
   for _, c in pairs(vim.lsp.get_active_clients()) do
     if c.name == 'pp-lsp' then
@@ -223,6 +225,16 @@ local function run()
   pp.ask('Make a dated copy of my inbox')
   wait('the plan', function() return pp.last_result ~= nil end, 60000)
   say('PLANNED %s %s', pp.last_result.outcome, tostring(pp.last_result.planId ~= nil))
+  -- The answer says so in words; <CR> there opens the plan.
+  local abuf = vim.fn.bufnr('Passepartout')
+  local alines = vim.api.nvim_buf_get_lines(abuf, 0, -1, false)
+  say('ANSWER ends %s', (alines[#alines]:gsub(' %(replay:.*%)$', ' (replay)')))
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(abuf))
+  vim.fn.cursor(#alines, 1)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  say('PLAN OPENED %s on its plan: %s', vim.fn.expand('%:t'),
+    tostring(vim.fn.search(':ID:\\s\\+' .. pp.last_result.planId, 'nW') > 0 and vim.fn.getline('.'):match('^%* PLAN ') ~= nil))
+  vim.cmd('bwipeout')
   vim.cmd('only')
   local run = pp.approve(pp.last_result.planId)
   say('APPROVED %s', run.state)
