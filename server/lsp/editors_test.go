@@ -46,6 +46,37 @@ func TestNeovimLuaLoads(t *testing.T) {
 	}
 }
 
+// TestNeovimKeymapsSetting: what setup's keymaps says is what a buffer
+// pp-lsp attaches to gets — the defaults, one changed and one off, or
+// none at all.
+func TestNeovimKeymapsSetting(t *testing.T) {
+	nvim := testenv.NeedCommand(t, "nvim")
+	plugin := filepath.Join(testenv.ModuleRoot(t), "editors", "nvim")
+	for _, tc := range []struct{ name, opts, want string }{
+		{"defaults", `{}`, "gd=definition K=hover gr=references <leader>pa=ask <leader>pc=context"},
+		{"one changed, one off", `{ keymaps = { context = '<leader>x', ask = false } }`, "gd=definition K=hover gr=references <leader>pa= <leader>pc= <leader>x=context"},
+		{"off", `{ keymaps = false }`, "gd= K= gr= <leader>pa= <leader>pc="},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := `lua local pp = require('passepartout')
+pp.setup(vim.tbl_extend('force', ` + tc.opts + `, { codelens = false }))
+local buf = vim.api.nvim_get_current_buf()
+pp.on_attach({ id = 0, name = 'pp-lsp' }, buf)
+local out = {}
+for _, lhs in ipairs({ 'gd', 'K', 'gr', '<leader>pa', '<leader>pc', '<leader>x' }) do
+  local m = vim.fn.maparg(lhs, 'n', false, true)
+  local what = (m.buffer == 1 and m.desc) and (m.desc:match('^pp%-lsp (%S+):') or '?') or ''
+  if lhs ~= '<leader>x' or what ~= '' then table.insert(out, lhs .. '=' .. what) end
+end
+io.stdout:write(table.concat(out, ' ') .. '\n')`
+			out, err := editorCmd(t, nil, nvim, "--headless", "-u", "NONE", "-i", "NONE",
+				"--cmd", "set rtp+="+plugin, "-c", strings.ReplaceAll(script, "\n", " "), "-c", "qall!").run()
+			require.NoError(t, err, out)
+			assert.Equal(t, tc.want, strings.TrimSpace(out))
+		})
+	}
+}
+
 func TestNeovimHelpTagsCurrent(t *testing.T) {
 	nvim := testenv.NeedCommand(t, "nvim")
 	doc := filepath.Join(testenv.ModuleRoot(t), "editors", "nvim", "doc")

@@ -238,12 +238,12 @@ end
 
 -- The keys a buffer gets, by name in config.keymaps.
 local key_actions = {
-  definition = { function() vim.lsp.buf.definition() end, 'pp-lsp: follow the link' },
-  hover = { function() vim.lsp.buf.hover() end, 'pp-lsp: what the link points at' },
-  references = { function() vim.lsp.buf.references() end, 'pp-lsp: backlinks' },
-  rename = { function() vim.lsp.buf.rename() end, 'pp-lsp: rename the ID everywhere' },
-  code_action = { function() vim.lsp.buf.code_action() end, 'pp-lsp: code actions' },
-  context = { function() M.run(M.context) end, 'pp-lsp: what the model would see' },
+  definition = { function() vim.lsp.buf.definition() end, 'follow the link' },
+  hover = { function() vim.lsp.buf.hover() end, 'what the link points at' },
+  references = { function() vim.lsp.buf.references() end, 'backlinks' },
+  rename = { function() vim.lsp.buf.rename() end, 'rename the ID everywhere' },
+  code_action = { function() vim.lsp.buf.code_action() end, 'code actions' },
+  context = { function() M.run(M.context) end, 'what the model would see' },
   ask = {
     function()
       vim.ui.input({ prompt = 'Ask Passepartout: ' }, function(q)
@@ -252,9 +252,9 @@ local key_actions = {
         end
       end)
     end,
-    'pp-lsp: ask a question',
+    'ask a question',
   },
-  backlinks = { function() M.run(M.backlinks) end, 'pp-lsp: the backlinks split' },
+  backlinks = { function() M.run(M.backlinks) end, 'the backlinks split' },
 }
 
 -- set_keymaps gives bufnr the keys of config.keymaps.
@@ -266,7 +266,7 @@ local function set_keymaps(bufnr)
   for action, lhs in pairs(keys) do
     local a = key_actions[action]
     if a and type(lhs) == 'string' and lhs ~= '' then
-      vim.keymap.set('n', lhs, a[1], { buffer = bufnr, desc = a[2], silent = true })
+      vim.keymap.set('n', lhs, a[1], { buffer = bufnr, desc = 'pp-lsp ' .. action .. ': ' .. a[2], silent = true })
     end
   end
 end
