@@ -599,7 +599,8 @@ function M.ask(question)
   end, { buffer = buf, silent = true, desc = 'open the plan named here' })
   local first = vim.api.nvim_buf_line_count(buf) == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-  vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false, { '* ' .. question, '' })
+  vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false,
+    first and { '* ' .. question, '' } or { '', '* ' .. question, '' })
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   local s = { buf = buf, client = c.id }
   streams[token] = s
