@@ -207,6 +207,6 @@ func nvimWant() []string {
 		"HEALTH doctor ran: true",
 		"HEALTH no module error: true",
 		"LSPCONFIG org pp-lsp root=memex:true",
-		"STDERR lines 0",
+		"STDERR lines other than warnings and errors 0",
 	}
 }

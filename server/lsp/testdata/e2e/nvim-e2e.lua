@@ -268,14 +268,18 @@ local function run()
   wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
   say('EXIT %d', pp.exit_code)
   -- The server's stderr (lsp.log's [ERROR] "stderr" lines) has only
-  -- warnings and errors: none in this run.
-  local stderr = 0
+  -- warnings and errors: no line of information.
+  local stderr, other = 0, 0
   for _, l in ipairs(vim.fn.readfile(vim.lsp.get_log_path())) do
     if l:find('"stderr"', 1, true) then
       stderr = stderr + 1
+      if not (l:find(': warning: ', 1, true) or l:find(': error: ', 1, true)) then
+        other = other + 1
+        say('STDERR says %s', l)
+      end
     end
   end
-  say('STDERR lines %d', stderr)
+  say('STDERR lines other than warnings and errors %d', other)
 end
 
 local ok, err = pcall(run)
