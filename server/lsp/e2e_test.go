@@ -21,7 +21,8 @@ import (
 // of examples/memex: open a file, the outline, an id link's target, the
 // backlinks, an ID completed, the context command's answer, a question
 // answered by the replay model, a Flight Plan approved and run, a clean
-// exit. Each prints one line per check; the test reads them.
+// exit; then what each editor's users expect of it (nvimWant, emacsWant).
+// Each prints one line per check; the test reads them.
 
 // e2eEnv builds the binary and a memex for an editor to drive.
 type e2eEnv struct {
