@@ -123,6 +123,7 @@ func e2eWant() []string {
 		"APPROVED DONE",
 		"RAN true",
 		"PLANS FILE says DONE: true",
+		"JOURNAL written: true offered: 0",
 		"EXIT 0",
 	}
 }

@@ -237,6 +237,18 @@
       (insert-file-contents (expand-file-name "flightplans.org" e2e-memex))
       (e2e-say "PLANS FILE says DONE: %s" (e2e-bool (string-match-p "^\\* DONE " (buffer-string)))))
 
+    ;; The journal has entries now (the proposals above); completion never
+    ;; offers them.
+    (e2e-visit "inbox.org")
+    (goto-char (point-max))
+    (insert "\nx [[id:proposal shell")
+    (let* ((capf (eglot-completion-at-point))
+           (cands (all-completions "" (nth 2 capf))))
+      (e2e-say "JOURNAL written: %s offered: %d"
+               (e2e-bool (file-exists-p (expand-file-name "journal.org" e2e-memex)))
+               (cl-count-if (lambda (c) (string-match-p "\\`\\[[0-9]" c)) cands)))
+    (set-buffer-modified-p nil)
+
     ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
     ;; process right after exit, so the status is read here instead.)
     (let ((proc (jsonrpc--process server)))

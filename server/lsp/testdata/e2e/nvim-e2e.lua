@@ -242,6 +242,22 @@ local function run()
   local plans = table.concat(vim.fn.readfile(memex .. '/flightplans.org'), '\n')
   say('PLANS FILE says DONE: %s', tostring(plans:find('\n%* DONE ') ~= nil))
 
+  -- The journal has entries now (the proposals above); completion never
+  -- offers them.
+  visit('inbox.org')
+  vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'x [[id:proposal shell' })
+  local jp = { textDocument = { uri = vim.uri_from_bufnr(0) },
+    position = { line = vim.api.nvim_buf_line_count(0) - 1, character = #'x [[id:proposal shell' } }
+  local jlist = request('textDocument/completion', jp)
+  local journal = 0
+  for _, item in ipairs(jlist.items or jlist) do
+    if (item.detail or ''):find('journal.org', 1, true) or item.label:find('^%[%d') then
+      journal = journal + 1
+    end
+  end
+  say('JOURNAL written: %s offered: %d', tostring(vim.fn.filereadable(memex .. '/journal.org') == 1), journal)
+  vim.cmd('silent! undo')
+
   -- A question cancelled: the answer says so.
   visit('projects/pp-lsp.org')
   pp.ask('What is left to do here?')
