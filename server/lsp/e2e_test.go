@@ -209,6 +209,7 @@ func nvimWant() []string {
 		"HEALTH doctor ran: true",
 		"HEALTH no module error: true",
 		"LSPCONFIG org pp-lsp root=memex:true",
+		"LSPCONFIG client pp_lsp omnifunc v:lua.require'passepartout'.omnifunc context from it: true",
 		"STDERR lines other than warnings and errors 0",
 	}
 }

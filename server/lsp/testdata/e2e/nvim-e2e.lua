@@ -296,6 +296,30 @@ local function run()
     end
   end
   say('STDERR lines other than warnings and errors %d', other)
+
+  -- The nvim-lspconfig table starts a working client, as nvim-lspconfig
+  -- would: its default_config, the user's cmd, the name pp_lsp; the
+  -- plugin's commands and completion work with it.
+  vim.api.nvim_create_augroup('passepartout', { clear = true })
+  local cfg = vim.tbl_extend('force', pp.lspconfig.default_config,
+    { name = 'pp_lsp', cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' } })
+  cfg.root_dir = cfg.root_dir(memex .. '/projects/thesis.org')
+  cfg.workspace_folders = { { uri = vim.uri_from_fname(cfg.root_dir), name = cfg.root_dir } }
+  local id = vim.lsp.start_client(cfg)
+  vim.cmd('edit ' .. vim.fn.fnameescape(memex .. '/projects/thesis.org'))
+  vim.lsp.buf_attach_client(0, id)
+  wait('the lspconfig client', function()
+    local c = vim.lsp.get_client_by_id(id)
+    return c ~= nil and c.initialized and vim.bo.omnifunc ~= ''
+  end)
+  vim.fn.cursor(1, 1)
+  vim.fn.search('^\\* ')
+  local lname, lomni = pp.client(0).name, vim.bo.omnifunc
+  local lview = pp.context()
+  say('LSPCONFIG client %s omnifunc %s context from it: %s', lname, lomni,
+    tostring(type(lview.tokens) == 'number' and lview.tokens > 0))
+  vim.lsp.stop_client(id)
+  wait('the lspconfig client to stop', function() return vim.lsp.get_client_by_id(id) == nil end, 10000)
 end
 
 local ok, err = pcall(run)
