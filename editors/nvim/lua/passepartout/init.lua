@@ -976,7 +976,7 @@ function M.omnifunc(findstart, base)
   for _, it in ipairs(omni.items) do
     local te = it.textEdit
     local word = te and te.newText or it.insertText or it.label
-    if te and te.range.start.line == omni.line then
+    if te and te.range and te.range.start.line == omni.line then
       -- An edit starting after the completion's start keeps the text
       -- between the two.
       local b = vim.str_byteindex(omni.text, te.range.start.character, true)
