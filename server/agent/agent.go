@@ -117,6 +117,8 @@ type Agent struct {
 	closers []func(context.Context) error
 	// skills reads the skills of each snapshot once.
 	skills *skills.Cache
+	// dataDir holds the records of scheduled runs.
+	dataDir string
 }
 
 // New builds an agent.
@@ -208,7 +210,7 @@ func New(opts Options) (*Agent, error) {
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
-		skills: skills.NewCache(opts.Stack.Tools(), nil),
+		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
 	}, nil
 }
 

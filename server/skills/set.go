@@ -26,10 +26,10 @@ type Set struct {
 // Usable are the skills in the order they apply.
 func (s *Set) Usable() []*Skill { return s.Skills[:s.usable] }
 
-// Find returns the skill whose ID or title is name (an ID first).
+// Find returns the skill whose key, ID or title is name (in that order).
 func (s *Set) Find(name string) (*Skill, bool) {
 	for _, k := range s.Skills {
-		if k.ID != "" && k.ID == name {
+		if k.Key == name || k.ID != "" && k.ID == name {
 			return k, true
 		}
 	}

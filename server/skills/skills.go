@@ -169,6 +169,7 @@ func fromNode(n memory.Node, tools *gates.Tools) *Skill {
 	}
 	if h.Planning.Scheduled.Raw != "" {
 		s.Scheduled, s.ScheduledRange = h.Planning.Scheduled.Raw, h.Planning.Scheduled.Range
+		s.checkSchedule()
 	}
 	s.readBody(n, f, h, tools)
 	return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
+	"pp-lsp/server/workspace"
 )
 
 func readTree(t testing.TB, files map[string]string) *Set {
@@ -227,4 +229,37 @@ func TestRenderingIndentsEveryLine(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(a.Text), "\n")[1:] {
 		assert.True(t, strings.HasPrefix(l, "  "), l)
 	}
+}
+
+func TestAdvance(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name, org, edited, want string
+	}{
+		{"repeats", "* S :skill:\nSCHEDULED: <2026-11-25 Wed ++1w>\nbody\n", "", "* S :skill:\nSCHEDULED: <2026-12-02 Wed ++1w>\nbody\n"},
+		{"moved by an edit above it", "* S :skill:\nSCHEDULED: <2026-11-25 Wed .+2d>\nbody\n", "* New :x:\n* S :skill:\nSCHEDULED: <2026-11-25 Wed .+2d>\nbody\n", "* New :x:\n* S :skill:\nSCHEDULED: <2026-11-28 Sat .+2d>\nbody\n"},
+		{"unscheduled, the line goes", "* S :skill:\nSCHEDULED: <2026-11-25 Wed>\r\nbody\n", "", "* S :skill:\nbody\n"},
+		{"unscheduled, the deadline stays", "* S :skill:\nDEADLINE: <2026-12-01 Tue> SCHEDULED: <2026-11-25 Wed>\nbody\n", "", "* S :skill:\nDEADLINE: <2026-12-01 Tue> \nbody\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			set := readTree(t, map[string]string{"s.org": c.org})
+			k, ok := set.Find("S")
+			require.True(t, ok)
+			require.True(t, k.Due(now, time.UTC))
+			src := c.org
+			if c.edited != "" {
+				src = c.edited
+			}
+			ch, _, err := k.Advance([]byte(src), now, time.UTC)
+			require.NoError(t, err)
+			out, err := workspace.Edit{Base: []byte(src), Changes: []workspace.Change{ch}}.Apply()
+			require.NoError(t, err)
+			assert.Equal(t, c.want, string(out))
+		})
+	}
+	set := readTree(t, map[string]string{"s.org": "* S :skill:\nSCHEDULED: <2026-11-25 Wed +1d>\n"})
+	k, _ := set.Find("S")
+	_, _, err := k.Advance([]byte("* S :skill:\nSCHEDULED: <2026-11-30 Mon +1d>\n"), now, time.UTC)
+	assert.ErrorIs(t, err, ErrMoved, "someone moved it meanwhile: left alone")
 }
