@@ -134,7 +134,8 @@ func resolve(all []*Skill) *Set {
 	}
 	for i, k := range set.Skills {
 		k.rank = i
-		k.tokens = foveal.CountTokens(k.rendered())
+		k.text = k.rendered()
+		k.tokens = foveal.CountTokens(k.text)
 	}
 	return set
 }
@@ -251,8 +252,9 @@ type Query struct {
 	Run *Skill
 }
 
-// triggered reports whether k's own trigger fires for q.
-func (k *Skill) triggered(q Query) bool {
+// triggered reports whether k's own trigger fires for q, whose text
+// lower-cased is lower (ascii: the text is ASCII).
+func (k *Skill) triggered(q Query, lower string, ascii bool) bool {
 	if q.Run != nil && q.Run.Key == k.Key {
 		return true
 	}
@@ -260,7 +262,7 @@ func (k *Skill) triggered(q Query) bool {
 	case TriggerHeartbeat:
 		return q.Background
 	case TriggerRegex:
-		return !q.Background && k.re.MatchString(q.Text)
+		return !q.Background && k.mayMatch(lower, ascii) && k.re.MatchString(q.Text)
 	case TriggerTag:
 		return !q.Background && slices.Contains(q.Tags, k.tag)
 	}
@@ -283,8 +285,9 @@ func (s *Set) Select(q Query) []*Skill {
 		}
 	}
 	var out []*Skill
+	lower, ascii := strings.ToLower(q.Text), isASCII(q.Text)
 	for _, k := range use {
-		if k.triggered(q) {
+		if k.triggered(q, lower, ascii) {
 			if on == nil {
 				on = make([]bool, len(use))
 			}
@@ -348,6 +351,7 @@ func Apply(sel []*Skill, budget int) Applied {
 	kept := sel
 	if budget > 0 && total > budget {
 		kept = slices.Clone(sel)
+		gone := map[*Skill]bool{}
 		for total > budget && len(kept) > 0 {
 			low := 0
 			for i, k := range kept {
@@ -355,17 +359,14 @@ func Apply(sel []*Skill, budget int) Applied {
 					low = i
 				}
 			}
-			gone := map[*Skill]bool{kept[low]: true}
-			for changed := true; changed; {
-				changed = false
-				for _, k := range kept {
-					if !gone[k] && slices.ContainsFunc(k.deps, func(d *Skill) bool { return gone[d] }) {
-						gone[k], changed = true, true
-					}
-				}
-			}
+			gone[kept[low]] = true
+			// Selected skills come in topological order: one pass finds
+			// every dependant of what is gone.
 			next := kept[:0]
 			for _, k := range kept {
+				if !gone[k] && slices.ContainsFunc(k.deps, func(d *Skill) bool { return gone[d] }) {
+					gone[k] = true
+				}
 				if gone[k] {
 					a.Dropped = append(a.Dropped, k)
 					total -= k.tokens
@@ -380,9 +381,14 @@ func Apply(sel []*Skill, budget int) Applied {
 	if len(kept) == 0 {
 		return a
 	}
-	var b strings.Builder
+	n := 0
 	for _, k := range kept {
-		b.WriteString(k.rendered())
+		n += len(k.text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, k := range kept {
+		b.WriteString(k.text)
 	}
 	a.Text, a.Tokens = b.String(), total
 	return a

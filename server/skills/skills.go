@@ -81,6 +81,7 @@ type Skill struct {
 	Trigger string
 	Kind    TriggerKind
 	re      *regexp.Regexp
+	lits    []string
 	tag     string
 	// Priority orders skills of one rank, highest first.
 	Priority int
@@ -105,7 +106,9 @@ type Skill struct {
 	Diagnostics []Diagnostic
 
 	// head is the headline line, where diagnostics about the whole skill go.
-	head   orgast.Range
+	head orgast.Range
+	// text is the skill as rendered into MANDATES, tokens its size.
+	text   string
 	tokens int
 	rank   int
 }
@@ -198,7 +201,7 @@ func (s *Skill) readTrigger(r orgast.Range) {
 			s.problem(SeverityError, r, "the :TRIGGER: of skill %q is not a valid regular expression: %s", s.Title, reError(err))
 			return
 		}
-		s.re = re
+		s.re, s.lits = re, literals(t)
 	}
 }
 
