@@ -40,11 +40,11 @@ func (a *Agent) RunSchedules(ctx context.Context) []SkillRun {
 		if ctx.Err() != nil {
 			break
 		}
-		if k.Builtin || !k.Due(now, time.Local) {
+		if !k.Due(now, time.Local) {
 			continue
 		}
 		run := SkillRun{Skill: k.Title, Scheduled: k.Scheduled}
-		if a.provider == nil {
+		if a.provider == nil && needsModel(k) {
 			a.log.Warn("a scheduled skill is due but no model is configured: it waits", "skill", k.Title, "scheduled", k.Scheduled)
 			continue
 		}
@@ -83,7 +83,7 @@ func (a *Agent) RunSkill(ctx context.Context, name string) (SkillRun, error) {
 	if !k.OK() {
 		return SkillRun{}, usage(fmt.Errorf("the skill %q is not used: %s", k.Title, k.Problem))
 	}
-	if a.provider == nil {
+	if a.provider == nil && needsModel(k) {
 		return SkillRun{}, ErrNoProvider
 	}
 	run := SkillRun{Skill: k.Title, Scheduled: k.Scheduled, Ran: true}
@@ -100,6 +100,20 @@ func (a *Agent) runSkill(ctx context.Context, k *skills.Skill) ([]Pass, error) {
 	sig := Signal{Source: SourceSchedule, Sensor: SensorSchedule, Skill: k.Key, Text: text}
 	if !k.Builtin {
 		sig.File, sig.Line = k.File, k.Line-1
+	}
+	switch {
+	case k.Is(skills.Gardener):
+		sig, err := Perceive(sig, a.roots)
+		if err != nil {
+			return nil, err
+		}
+		return a.runGardener(ctx, k, sig)
+	case k.Is(skills.Scribe):
+		t, err := a.scribeText(a.memex.Snapshot())
+		if err != nil {
+			return nil, err
+		}
+		sig.Text = t
 	}
 	return a.handle(ctx, sig, func(string) error { return nil })
 }
