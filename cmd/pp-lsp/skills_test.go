@@ -44,14 +44,18 @@ Plain.
 	var stdout, stderr bytes.Buffer
 	c := &cli{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	require.Equal(t, 0, run(t.Context(), c, []string{"skills", "--json", "--root", root}), stderr.String())
-	var got []skills.Entry
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
-	var titles []string
-	for _, e := range got {
-		if !e.Builtin {
-			titles = append(titles, e.Title)
+	var all, got []skills.Entry
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &all))
+	var titles, builtins []string
+	for _, e := range all {
+		if e.Builtin {
+			builtins = append(builtins, e.Title)
+			continue
 		}
+		got = append(got, e)
+		titles = append(titles, e.Title)
 	}
+	assert.Equal(t, []string{"Gardener", "Scribe"}, builtins)
 	require.Equal(t, []string{"House style", "Cite", "Broken"}, titles)
 	file := filepath.Join(root, "skills", "s.org")
 	assert.Equal(t, skills.Entry{ID: "cite", Title: "Cite", File: file, Line: 1, Trigger: "(?i)sources", Priority: 300,
