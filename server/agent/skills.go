@@ -55,3 +55,13 @@ func narrowing(sig Signal, ap skills.Applied) []gates.Narrowing {
 	}
 	return n
 }
+
+// SkillDiagnostics are the problems of the skills written in the file at
+// path, as snap holds it (byte ranges into that text).
+func (a *Agent) SkillDiagnostics(snap *memory.Snapshot, path string) []skills.Diagnostic {
+	var out []skills.Diagnostic
+	for _, k := range a.skills.For(snap).InFile(path) {
+		out = append(out, k.Diagnostics...)
+	}
+	return out
+}
