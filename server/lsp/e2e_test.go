@@ -122,6 +122,8 @@ func e2eWant() []string {
 		"APPROVED DONE",
 		"RAN true",
 		"PLANS FILE says DONE: true",
+		"SKILLS Cite the notes, Gardener, Scribe, Weekly review",
+		"RAN SKILL filed",
 		"EXIT 0",
 	}
 }

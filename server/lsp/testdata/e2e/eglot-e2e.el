@@ -189,6 +189,10 @@
       (insert-file-contents (expand-file-name "flightplans.org" e2e-memex))
       (e2e-say "PLANS FILE says DONE: %s" (e2e-bool (string-match-p "^\\* DONE " (buffer-string)))))
 
+    ;; The skills, in the order they apply, and the Gardener run now.
+    (e2e-say "SKILLS %s" (mapconcat (lambda (k) (plist-get k :title)) (pp-lsp-skills) ", "))
+    (e2e-say "RAN SKILL %s" (plist-get (pp-lsp-run-skill "Gardener") :status))
+
     ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
     ;; process right after exit, so the status is read here instead.)
     (let ((proc (jsonrpc--process server)))

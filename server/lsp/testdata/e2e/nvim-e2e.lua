@@ -182,6 +182,15 @@ local function run()
   local plans = table.concat(vim.fn.readfile(memex .. '/flightplans.org'), '\n')
   say('PLANS FILE says DONE: %s', tostring(plans:find('\n%* DONE ') ~= nil))
 
+  -- The Gardener run now, and the skills in the order they apply (the
+  -- list opens in a scratch split, which no server serves).
+  say('RAN SKILL %s', pp.run_skill('Gardener').status)
+  local titles = {}
+  for _, k in ipairs(pp.skills()) do
+    table.insert(titles, k.title)
+  end
+  say('SKILLS %s', table.concat(titles, ', '))
+
   -- A clean end: shutdown, exit, status 0.
   vim.lsp.stop_client(client.id)
   wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
