@@ -58,7 +58,7 @@ func (s *Server) runSkill(ctx context.Context, v *view, a runSkillArgs, _ protoc
 
 // skillDiagnostics are the problems of the skills in the file at path.
 func skillDiagnostics(v *view, f *orgFile, path string) []diagnostic {
-	if v.agent == nil || v.snap == nil {
+	if v.agent == nil || v.snap == nil || !hasSkill(f) {
 		return nil
 	}
 	var out []diagnostic
@@ -70,4 +70,17 @@ func skillDiagnostics(v *view, f *orgFile, path string) []diagnostic {
 		out = append(out, diagnostic{Range: rangeAt(f.org, d.Range), Severity: sev, Code: "skill", Source: "pp-lsp", Message: d.Message})
 	}
 	return out
+}
+
+// hasSkill reports whether a headline of f is tagged :skill: (only then
+// are the memex's skills read for its diagnostics).
+func hasSkill(f *orgFile) bool {
+	for i := range f.org.Headlines {
+		for _, t := range f.org.Headlines[i].Tags {
+			if strings.EqualFold(t, skills.Tag) {
+				return true
+			}
+		}
+	}
+	return false
 }
