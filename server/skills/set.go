@@ -224,15 +224,18 @@ func topological(all []*Skill) []*Skill {
 	before := func(a, b *Skill) int {
 		return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Title, b.Title), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	}
+	// ready is kept sorted, the next skill last: a skill becoming ready is
+	// inserted in its place (a heap would do; skills are few).
+	slices.SortFunc(ready, func(a, b *Skill) int { return before(b, a) })
 	var out []*Skill
 	for len(ready) > 0 {
-		slices.SortFunc(ready, before)
-		k := ready[0]
-		ready = ready[1:]
+		k := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
 		out = append(out, k)
 		for _, d := range dependents[k] {
 			if indeg[d]--; indeg[d] == 0 {
-				ready = append(ready, d)
+				i, _ := slices.BinarySearchFunc(ready, d, func(a, b *Skill) int { return before(b, a) })
+				ready = slices.Insert(ready, i, d)
 			}
 		}
 	}
