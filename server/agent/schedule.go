@@ -97,10 +97,9 @@ func (a *Agent) runSkill(ctx context.Context, k *skills.Skill) ([]Pass, error) {
 	if k.Scheduled != "" {
 		text = fmt.Sprintf("Run your skill %q now, as its rules above say: it is scheduled %s.", k.Title, k.Scheduled)
 	}
+	// No File: words a background pass says are journalled, never offered
+	// into a note (nobody is there to accept them).
 	sig := Signal{Source: SourceSchedule, Sensor: SensorSchedule, Skill: k.Key, Text: text}
-	if !k.Builtin {
-		sig.File, sig.Line = k.File, k.Line-1
-	}
 	switch {
 	case k.Is(skills.Gardener):
 		sig, err := Perceive(sig, a.roots)

@@ -11,6 +11,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/providers/providertest"
+	"pp-lsp/server/workspace/workspacetest"
 )
 
 const reviewOrg = `#+title: Review
@@ -108,4 +109,23 @@ func TestRunSkillNow(t *testing.T) {
 	_, err = fx.agent.RunSkill(context.Background(), "Nobody")
 	assert.ErrorContains(t, err, `no skill has the ID or title "Nobody"`)
 	assert.True(t, strings.Contains(err.Error(), "Nobody"))
+}
+
+// TestAScheduleInAnOpenBufferMovesOnThroughTheEditor: the file is open, so
+// the next time goes in through the editor, without asking the user, and
+// nothing is written behind the buffer.
+func TestAScheduleInAnOpenBufferMovesOnThroughTheEditor(t *testing.T) {
+	ed := workspacetest.New()
+	org := "* Daily :skill:\nSCHEDULED: <2026-11-26 Thu 08:00 ++1d>\nMANDATE-DAILY\n"
+	fx := newFixture(t, map[string]string{"skills.org": org}, replay(t, `{"match":{},"repeat":true,"reply":{"text":"ok"}}`),
+		func(o *Options) { o.Workspace = ed; o.Now = fixedNow })
+	ed.Open(fx.path("skills.org"), org)
+	runs := fx.agent.RunSchedules(context.Background())
+	require.Len(t, runs, 1)
+	require.NoError(t, runs[0].Err)
+	assert.True(t, runs[0].Ran)
+	require.Len(t, ed.Edits(), 1)
+	assert.False(t, ed.Edits()[0].NeedsConfirmation, "the server's bookkeeping never asks")
+	assert.Equal(t, "* Daily :skill:\nSCHEDULED: <2026-11-27 Fri 08:00 ++1d>\nMANDATE-DAILY\n", ed.Text(fx.path("skills.org")))
+	assert.Equal(t, org, fx.read(t, "skills.org"), "never written behind the buffer")
 }
