@@ -63,6 +63,12 @@ func (a *Agent) RunSchedules(ctx context.Context) []SkillRun {
 			break
 		}
 		next, err := a.advance(ctx, k, now)
+		if errors.Is(err, skills.ErrMoved) {
+			// Someone moved it first (another process sharing the data
+			// dir, or the user): theirs stands.
+			a.log.Info("a scheduled skill's timestamp had moved already", "skill", k.Title, "was", k.Scheduled)
+			err = nil
+		}
 		run.Next = next
 		run.Err = errors.Join(run.Err, err)
 		if run.Err != nil {
