@@ -75,7 +75,7 @@ func randomCases(n int) []repeatCase {
 // Org wrote with Repeat's.
 func TestRepeatAsOrgDoes(t *testing.T) {
 	emacs := testenv.NeedCommand(t, "emacs")
-	cases := append(append([]repeatCase(nil), fixedCases...), randomCases(testenv.Scale(400, 120))...)
+	cases := append(append([]repeatCase(nil), fixedCases...), randomCases(300)...)
 	var in strings.Builder
 	for _, c := range cases {
 		fmt.Fprintf(&in, "%s\t%s\n", c.now, c.stamp)
