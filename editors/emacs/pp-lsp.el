@@ -23,6 +23,8 @@
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans
+;;   `pp-lsp-skills'    list the skills, in the order they apply, and why one is not used
+;;   `pp-lsp-run-skill' run a skill now
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
 ;;                      at point, in a side window that follows point
@@ -475,6 +477,44 @@ A filed plan's WORDS are a button that opens it."
         (setq buffer-read-only t)))
     (display-buffer buffer)
     plans))
+
+;;;###autoload
+(defun pp-lsp-skills ()
+  "List the skills of the memex: in the order they apply, then those not
+used, with why."
+  (interactive)
+  (let ((skills (pp-lsp--command "passepartout.skills" eglot--{}))
+        (buffer (get-buffer-create "*Passepartout skills*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (if (seq-empty-p skills)
+            (insert "No skills: tag a headline :skill: to write one.\n")
+          (seq-doseq (k skills)
+            (insert (format "%-5s %4s  %s  (%s; trigger %s)\n"
+                            (plist-get k :state) (plist-get k :priority) (plist-get k :title)
+                            (if (eq (plist-get k :builtin) t) "built in"
+                              (format "%s:%s" (plist-get k :file) (plist-get k :line)))
+                            (plist-get k :trigger)))
+            (let ((problem (plist-get k :problem)))
+              (unless (or (null problem) (equal problem ""))
+                (insert (format "      %s\n" problem))))))
+        (setq buffer-read-only t)))
+    (display-buffer buffer)
+    skills))
+
+;;;###autoload
+(defun pp-lsp-run-skill (name)
+  "Run the skill NAME (its title or ID) now, as its schedule would.
+Its writes wait as Flight Plans; its SCHEDULED: stays as it is."
+  (interactive
+   (list (completing-read "Run skill: "
+                          (seq-map (lambda (k) (plist-get k :title))
+                                   (pp-lsp--command "passepartout.skills" eglot--{}))
+                          nil t)))
+  (let ((answer (pp-lsp--command "passepartout.runSkill" (list :name name))))
+    (message "pp-lsp: %s: %s" (plist-get answer :skill) (plist-get answer :summary))
+    answer))
 
 ;;;###autoload
 (defun pp-lsp-add-id ()

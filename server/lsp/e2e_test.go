@@ -124,6 +124,8 @@ func e2eWant() []string {
 		"RAN true",
 		"PLANS FILE says DONE: true",
 		"JOURNAL written: true offered: 0",
+		"SKILLS Cite the notes, Gardener, Scribe, Weekly review",
+		"RAN SKILL filed",
 		"EXIT 0",
 	}
 }

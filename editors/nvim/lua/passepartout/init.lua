@@ -16,6 +16,8 @@
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutPlans             list the Flight Plans
+--   :PassepartoutSkills            list the skills, in the order they apply
+--   :PassepartoutRunSkill {NAME}   run a skill (title or ID) now
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
 --                                  node at the cursor, in a side split that
@@ -693,6 +695,31 @@ function M.plans()
   return plans
 end
 
+-- skills lists the skills: in the order they apply, then those not used.
+function M.skills()
+  local skills = command('passepartout.skills', vim.empty_dict())
+  local lines = {}
+  for _, k in ipairs(skills) do
+    local where = k.builtin and 'built in' or string.format('%s:%d', k.file, k.line)
+    table.insert(lines, string.format('%-5s %4d  %s  (%s; trigger %s)', k.state, k.priority, k.title, where, k.trigger))
+    if k.problem ~= '' then
+      table.insert(lines, '      ' .. k.problem)
+    end
+  end
+  if #lines == 0 then
+    lines = { 'No skills: tag a headline :skill: to write one.' }
+  end
+  scratch('Passepartout skills', lines, 'text')
+  return skills
+end
+
+-- run_skill runs the skill (title or ID) now; its writes wait as plans.
+function M.run_skill(name)
+  local res = command('passepartout.runSkill', { name = name })
+  notify(res.skill .. ': ' .. res.summary)
+  return res
+end
+
 -- add_id gives the headline at the cursor an :ID: and returns it.
 function M.add_id()
   local res = command('passepartout.addId', place())
@@ -1042,6 +1069,8 @@ local function user_commands()
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
+  cmd('PassepartoutSkills', function() M.skills() end, {})
+  cmd('PassepartoutRunSkill', function(o) M.run_skill(o.args) end, { nargs = 1 })
   cmd('PassepartoutAddId', function() M.add_id() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
   cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })

@@ -248,6 +248,9 @@
                (e2e-bool (file-exists-p (expand-file-name "journal.org" e2e-memex)))
                (cl-count-if (lambda (c) (string-match-p "\\`\\[[0-9]" c)) cands)))
     (set-buffer-modified-p nil)
+    ;; The skills, in the order they apply, and the Gardener run now.
+    (e2e-say "SKILLS %s" (mapconcat (lambda (k) (plist-get k :title)) (pp-lsp-skills) ", "))
+    (e2e-say "RAN SKILL %s" (plist-get (pp-lsp-run-skill "Gardener") :status))
 
     ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
     ;; process right after exit, so the status is read here instead.)

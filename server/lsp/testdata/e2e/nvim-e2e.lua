@@ -278,6 +278,14 @@ local function run()
   vim.cmd('bwipeout')
   local lc = pp.lspconfig.default_config
   say('LSPCONFIG %s %s root=memex:%s', lc.filetypes[1], lc.cmd[1], tostring(lc.root_dir(memex .. '/inbox.org') == memex))
+  -- The Gardener run now, and the skills in the order they apply (the
+  -- list opens in a scratch split, which no server serves).
+  say('RAN SKILL %s', pp.run_skill('Gardener').status)
+  local titles = {}
+  for _, k in ipairs(pp.skills()) do
+    table.insert(titles, k.title)
+  end
+  say('SKILLS %s', table.concat(titles, ', '))
 
   -- A clean end: shutdown, exit, status 0.
   vim.lsp.stop_client(client.id)
