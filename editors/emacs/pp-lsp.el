@@ -480,8 +480,8 @@ A filed plan's WORDS are a button that opens it."
 
 ;;;###autoload
 (defun pp-lsp-skills ()
-  "List the skills of the memex: in the order they apply, then those not
-used, with why."
+  "List the skills of the memex, in the order they apply.
+The skills not used follow, each with why."
   (interactive)
   (let ((skills (pp-lsp--command "passepartout.skills" eglot--{}))
         (buffer (get-buffer-create "*Passepartout skills*")))
