@@ -14,16 +14,12 @@ import (
 // Current reads a file a restore would write (undo): inside the roots and
 // no protected place, by the same rule as file_write, as the user sees it
 // now (the editor's buffer when it is open).
-func (a *Actuators) Current(path string) (workspace.Current, string, error) {
+func (a *Actuators) Current(path string) (workspace.Current, error) {
 	t, err := a.paths.writable(path)
 	if err != nil {
-		return workspace.Current{}, "", err
+		return workspace.Current{}, err
 	}
-	cur, err := a.read(t.abs, t.c)
-	if err != nil {
-		return workspace.Current{}, "", err
-	}
-	return cur, t.rel, nil
+	return a.read(t.abs, t.c)
 }
 
 // Restore puts text (or, when exists is unset, no file) where cur was read

@@ -272,7 +272,7 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	curs := make([]workspace.Current, len(cp.Files))
 	for i, f := range cp.Files {
 		name := a.shortName(f.Path)
-		cur, _, err := a.acts.Current(f.Path)
+		cur, err := a.acts.Current(f.Path)
 		if err != nil {
 			return UndoResult{}, fmt.Errorf("%w: %s cannot be restored: %v", ErrUndoRefused, name, err)
 		}
