@@ -116,9 +116,6 @@ type FileEdit struct {
 	// Existed reports that the file was there before.
 	Existed       bool
 	Before, After []byte
-	// Open reports that an editor has the file open (Before is its
-	// buffer).
-	Open bool
 }
 
 // Preview says what a file_write or memory_edit action would change now,
@@ -131,7 +128,7 @@ func (a *Actuators) Preview(action gates.Action) (e FileEdit, ok bool, err error
 		if err != nil {
 			return FileEdit{}, true, err
 		}
-		return FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(action.Typed().(gates.FileWriteArgs).Content), Open: cur.Open}, true, nil
+		return FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(action.Typed().(gates.FileWriteArgs).Content)}, true, nil
 	case gates.ToolMemoryEdit:
 		t, cur, change, err := a.memoryEditTarget(action)
 		if err != nil {
@@ -142,7 +139,7 @@ func (a *Actuators) Preview(action gates.Action) (e FileEdit, ok bool, err error
 		if err != nil {
 			return FileEdit{}, true, err
 		}
-		return FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after, Open: cur.Open}, true, nil
+		return FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after}, true, nil
 	}
 	return FileEdit{}, false, nil
 }
@@ -202,7 +199,7 @@ func (a *Actuators) fileWrite(ctx context.Context, req Request) (Result, error) 
 	if err := checkExpected(req, cur, t.rel); err != nil {
 		return Result{}, err
 	}
-	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(args.Content), Open: cur.Open}
+	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(args.Content)}
 	res := Result{OK: true, Changed: []string{t.c}, Edits: []FileEdit{edit}, Summary: fmt.Sprintf("wrote %d bytes to %s", len(args.Content), t.rel)}
 	if cur.Open {
 		_, err := a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: 0, End: len(cur.Text), NewText: args.Content}},
@@ -252,7 +249,7 @@ func (a *Actuators) memoryEdit(ctx context.Context, req Request) (Result, error)
 	if !cur.Open {
 		a.reload(ctx, t.abs, t.c)
 	}
-	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after, Open: cur.Open}
+	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after}
 	return Result{OK: true, Changed: []string{t.c}, Edits: []FileEdit{edit},
 		Summary: fmt.Sprintf("replaced the body of node %s in %s (%d bytes)", args.ID, t.rel, len(change.NewText))}, nil
 }
