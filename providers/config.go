@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -70,6 +71,33 @@ type ProviderConfig struct {
 	KeyVault string `json:"key_vault,omitempty"`
 	// Alias is an optional short name rules may use instead of Name().
 	Alias string `json:"alias,omitempty"`
+	// Local marks a provider whose model runs on this machine, which may
+	// see a private conversation's history (DESIGN §13). Unset means: an
+	// Ollama on a loopback address, or a replay transcript.
+	Local *bool `json:"local,omitempty"`
+}
+
+// IsLocal reports whether the provider counts as local (see Local).
+func (p ProviderConfig) IsLocal() bool {
+	if p.Local != nil {
+		return *p.Local
+	}
+	switch p.Kind {
+	case ProviderReplay:
+		return true
+	case ProviderOllama:
+		u, err := url.Parse(p.baseURL())
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if h == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
 }
 
 // Name is the provider's identity in logs and answers:
