@@ -74,6 +74,13 @@ type Signal struct {
 	// History is the conversation so far when an action's output comes
 	// back: the question, the proposal, the output.
 	History []providers.Message
+	// Prior are a conversation's earlier turns (DESIGN §13), sent before
+	// the question; Provider is the provider the conversation asks for
+	// ("": the cascade's choice), and LocalOnly keeps a private
+	// conversation to the providers marked local.
+	Prior     []providers.Message
+	Provider  string
+	LocalOnly bool
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

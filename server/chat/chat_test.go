@@ -150,7 +150,7 @@ func newStore(t *testing.T, ws workspace.Workspace) (*Store, string) {
 	t.Helper()
 	root := t.TempDir()
 	s, err := New(Config{Roots: []string{root}, LockDir: filepath.Join(t.TempDir(), "locks"),
-		Files: workspace.Files{Workspace: ws}, PrivacyTags: []string{"private"}, Reserved: []string{"flightplans.org", "journal.org"}})
+		Files: workspace.Files{Workspace: ws}, Reserved: []string{"flightplans.org", "journal.org"}})
 	require.NoError(t, err)
 	return s, root
 }
@@ -231,7 +231,7 @@ func TestConcurrentQuestionsIntoOneConversationSerialise(t *testing.T) {
 				return
 			}
 			defer release()
-			ch, err := s.Load(p)
+			ch, err := s.Load(p, nil)
 			if err != nil {
 				errs <- err
 				return
@@ -246,7 +246,7 @@ func TestConcurrentQuestionsIntoOneConversationSerialise(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	ch, err := s.Load(p)
+	ch, err := s.Load(p, nil)
 	require.NoError(t, err)
 	require.Len(t, ch.Turns, n)
 	for i, turn := range ch.Turns {

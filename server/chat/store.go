@@ -38,8 +38,6 @@ type Config struct {
 	LockDir string
 	// Files reads and writes them (the buffer when one is open).
 	Files workspace.Files
-	// PrivacyTags make a conversation private.
-	PrivacyTags []string
 	// Reserved are file names that are never a conversation
 	// (flightplans.org, journal.org).
 	Reserved []string
@@ -145,8 +143,8 @@ func (s *Store) open(p string) (workspace.Document, bool) {
 }
 
 // Load reads a conversation as the user sees it (the open buffer, else the
-// disk) and parses it.
-func (s *Store) Load(p string) (*Chat, error) {
+// disk) and parses it; privacyTags make it private.
+func (s *Store) Load(p string, privacyTags []string) (*Chat, error) {
 	cur, err := s.cfg.Files.Read(p)
 	if err != nil {
 		return nil, err
@@ -154,7 +152,7 @@ func (s *Store) Load(p string) (*Chat, error) {
 	if !cur.Exists {
 		return nil, fmt.Errorf("the conversation %s does not exist", p)
 	}
-	return Parse(cur.Text, s.cfg.PrivacyTags), nil
+	return Parse(cur.Text, privacyTags), nil
 }
 
 // Create makes a new conversation for question, asked at now:
