@@ -133,23 +133,38 @@ func Render(t Turn) string {
 
 // fromLink is [[file:PATH::LINE]], the path with Org's link escapes.
 func fromLink(path string, line int) string {
-	esc := strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(filepath.ToSlash(path))
+	esc := linkEscaper.Replace(filepath.ToSlash(path))
 	if line > 0 {
 		return "[[file:" + esc + "::" + strconv.Itoa(line) + "]]"
 	}
 	return "[[file:" + esc + "]]"
 }
 
-var reFrom = regexp.MustCompile(`^\[\[file:((?:[^\]\\]|\\.)+?)(?:::(\d+))?\]\]$`)
+// linkEscaper and linkUnescaper are Org's escapes inside a link's path.
+var (
+	linkEscaper   = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+	linkUnescaper = strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`)
+)
 
+// parseFrom reads fromLink's text back ("", 0 when it is not one).
 func parseFrom(v string) (string, int) {
-	m := reFrom.FindStringSubmatch(v)
-	if m == nil {
+	inner, ok := strings.CutPrefix(v, "[[file:")
+	if !ok {
 		return "", 0
 	}
-	path := strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`).Replace(m[1])
-	n, _ := strconv.Atoi(m[2])
-	return filepath.FromSlash(path), n
+	inner, ok = strings.CutSuffix(inner, "]]")
+	if !ok || inner == "" {
+		return "", 0
+	}
+	line := 0
+	if i := strings.LastIndex(inner, "::"); i >= 0 {
+		n, err := strconv.Atoi(inner[i+2:])
+		if err != nil || n < 1 {
+			return "", 0
+		}
+		inner, line = inner[:i], n
+	}
+	return filepath.FromSlash(linkUnescaper.Replace(inner)), line
 }
 
 // renderAction is one list item: "- VERB TOOL ~ARGS~: RESULT", a filed
@@ -226,9 +241,24 @@ func parseAction(line string) (Action, bool) {
 // note private (compared case-insensitively). Headlines that are not
 // turns (no :ASKED:) are left out; Parse never fails.
 func Parse(src []byte, privacyTags []string) *Chat {
+	c, _, _ := parse(src, privacyTags)
+	return c
+}
+
+// parse is Parse, also saying whether the file has keywords that change
+// how later text parses (setup: a TODO set-up, STARTUP, PRIORITIES) — what
+// rules out reading only an appended tail — and whether it has any.
+func parse(src []byte, privacyTags []string) (c *Chat, setup, keywords bool) {
 	f := orgast.Parse(src)
-	c := &Chat{End: len(src)}
+	c = &Chat{End: len(src)}
 	c.Title, _ = f.Title()
+	keywords = len(f.Keywords) > 0
+	for _, k := range f.Keywords {
+		switch k.Key {
+		case "TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "PRIORITIES":
+			setup = true
+		}
+	}
 	for _, k := range f.Keywords {
 		if k.Key != "PROPERTY" {
 			continue
@@ -262,7 +292,7 @@ func Parse(src []byte, privacyTags []string) *Chat {
 		}
 		c.Turns = append(c.Turns, parseTurn(f, i, asked))
 	}
-	return c
+	return c, setup, keywords
 }
 
 func parseTurn(f *orgast.File, i int, asked string) Turn {

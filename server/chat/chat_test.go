@@ -325,3 +325,37 @@ func FuzzRoundTrip(f *testing.F) {
 		assert.Equal(t, oneLine(res), got.Actions[0].Result)
 	})
 }
+
+// TestTheCacheParsesAsParse: whatever happens to the file between two
+// loads — a turn appended, an edit inside, a keyword or a TODO set-up
+// added at the end, a privacy tag — Load reads what Parse reads.
+func TestTheCacheParsesAsParse(t *testing.T) {
+	s, _ := newStore(t, nil)
+	p, err := s.Create("first", asked)
+	require.NoError(t, err)
+	tags := []string{"private"}
+	turn := func(q string) string { return "\n" + Render(Turn{Question: q, Asked: asked, Answer: "a " + q}) }
+	steps := []struct {
+		name string
+		edit func(string) string
+	}{
+		{"a turn", func(s string) string { return s + turn("one") }},
+		{"another turn", func(s string) string { return s + turn("two") }},
+		{"no change", func(s string) string { return s }},
+		{"an edit inside", func(s string) string { return strings.Replace(s, "a one", "a ONE", 1) }},
+		{"a private turn", func(s string) string { return s + strings.Replace(turn("three"), "* three", "* three :private:", 1) }},
+		{"a model keyword at the end", func(s string) string { return s + "#+PROPERTY: MODEL ollama:x\n" + turn("four") }},
+		{"text that is no headline", func(s string) string { return s + "more words\n" }},
+		{"a turn after it", func(s string) string { return s + turn("five") }},
+		{"a TODO set-up", func(s string) string { return "#+TODO: ASK | DONE\n" + s }},
+		{"a turn Org reads with it", func(s string) string { return s + turn("ASK six") }},
+	}
+	text := "#+title: first\n"
+	for _, st := range steps {
+		text = st.edit(text)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644), st.name)
+		got, err := s.Load(p, tags)
+		require.NoError(t, err)
+		assert.Equal(t, Parse([]byte(text), tags), got, st.name)
+	}
+}

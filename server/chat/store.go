@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -48,9 +49,25 @@ type Store struct {
 	cfg Config
 	dir string // absolute
 
-	mu   sync.Mutex
-	held map[string]*pathLock
+	mu    sync.Mutex
+	held  map[string]*pathLock
+	cache map[string]*parsed
 }
+
+// parsed is a conversation as last read: its text and what it parsed to,
+// with the privacy tags it was parsed with. A Chat in the cache is never
+// changed; a longer text makes a new one.
+type parsed struct {
+	src  []byte
+	chat *Chat
+	tags string
+	// tailable: nothing in src changes how appended text parses (no TODO
+	// set-up or other keyword), so an append can be parsed alone.
+	tailable bool
+}
+
+// maxCached bounds the conversations kept parsed.
+const maxCached = 64
 
 type pathLock struct {
 	ch   chan struct{}
@@ -68,7 +85,7 @@ func New(cfg Config) (*Store, error) {
 	if !filepath.IsLocal(cfg.Dir) {
 		return nil, fmt.Errorf("the chat folder %q is not a relative path inside the first root", cfg.Dir)
 	}
-	return &Store{cfg: cfg, dir: filepath.Join(cfg.Roots[0], cfg.Dir), held: map[string]*pathLock{}}, nil
+	return &Store{cfg: cfg, dir: filepath.Join(cfg.Roots[0], cfg.Dir), held: map[string]*pathLock{}, cache: map[string]*parsed{}}, nil
 }
 
 // Dir is the folder of new conversations, absolute.
@@ -143,7 +160,8 @@ func (s *Store) open(p string) (workspace.Document, bool) {
 }
 
 // Load reads a conversation as the user sees it (the open buffer, else the
-// disk) and parses it; privacyTags make it private.
+// disk) and parses it; privacyTags make it private. The Chat may be shared
+// with other callers: it must not be changed.
 func (s *Store) Load(p string, privacyTags []string) (*Chat, error) {
 	cur, err := s.cfg.Files.Read(p)
 	if err != nil {
@@ -152,7 +170,54 @@ func (s *Store) Load(p string, privacyTags []string) (*Chat, error) {
 	if !cur.Exists {
 		return nil, fmt.Errorf("the conversation %s does not exist", p)
 	}
-	return Parse(cur.Text, privacyTags), nil
+	return s.parseCached(p, cur.Text, privacyTags), nil
+}
+
+// parseCached parses src, the text of p: from the cache when it is the
+// text last parsed, only the appended turns when it is that text with
+// whole headlines after it, in full otherwise. The result equals
+// Parse(src, tags) (TestTheCacheParsesAsParse).
+func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
+	key := strings.Join(tags, "\x00")
+	s.mu.Lock()
+	prev := s.cache[p]
+	s.mu.Unlock()
+	var c *Chat
+	tailable := false
+	switch {
+	case prev != nil && prev.tags == key && bytes.Equal(prev.src, src):
+		return prev.chat
+	case prev != nil && prev.tags == key && prev.tailable && len(prev.src) > 0 && prev.src[len(prev.src)-1] == '\n' &&
+		bytes.HasPrefix(src, prev.src) && startsTurns(src[len(prev.src):]):
+		tail, _, kw := parse(src[len(prev.src):], tags)
+		if !kw {
+			c = &Chat{Title: prev.chat.Title, Model: prev.chat.Model, Private: prev.chat.Private || tail.Private, End: len(src)}
+			c.Turns = append(append(make([]Turn, 0, len(prev.chat.Turns)+len(tail.Turns)), prev.chat.Turns...), tail.Turns...)
+			tailable = true
+		}
+	}
+	if c == nil {
+		var setup bool
+		c, setup, _ = parse(src, tags)
+		tailable = !setup
+	}
+	s.mu.Lock()
+	if len(s.cache) >= maxCached {
+		for k := range s.cache {
+			delete(s.cache, k)
+			break
+		}
+	}
+	s.cache[p] = &parsed{src: bytes.Clone(src), chat: c, tags: key, tailable: tailable}
+	s.mu.Unlock()
+	return c
+}
+
+// startsTurns reports whether text appended to a file that ends a line
+// starts with a headline (after blank lines).
+func startsTurns(tail []byte) bool {
+	t := bytes.TrimLeft(tail, "\n")
+	return bytes.HasPrefix(t, []byte("* "))
 }
 
 // Create makes a new conversation for question, asked at now:
