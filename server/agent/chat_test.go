@@ -179,7 +179,7 @@ func TestAFollowUpCarriesTheEarlierTurnsInTheProvidersOwnStructure(t *testing.T)
 			require.Len(t, c.Turns, 2)
 			assert.Equal(t, w.kind+":test-"+w.kind, c.Turns[0].Model)
 			assert.Equal(t, []int{250, 13}, []int{c.Turns[0].TokensIn, c.Turns[0].TokensOut})
-			assert.Equal(t, fx.path("notes.org"), c.Turns[0].From)
+			assert.Equal(t, "../notes.org", c.Turns[0].From, "relative to the chat, as Org reads it")
 			assert.Equal(t, 3, c.Turns[0].FromLine)
 			assert.Equal(t, "Tomatoes need water.", c.Turns[0].Answer)
 			require.Len(t, c.Turns[0].Actions, 1)
@@ -408,7 +408,7 @@ func TestAQuestionAskedFromTheChatFileContinuesIt(t *testing.T) {
 	assert.Contains(t, systemIn(body), "(asked from "+fx.path("notes.org")+", line 4)", "the context is where the conversation began")
 	c := chat.Parse([]byte(fx.read(t, "chats/c.org")), nil)
 	require.Len(t, c.Turns, 2)
-	assert.Equal(t, fx.path("notes.org"), c.Turns[1].From)
+	assert.Equal(t, "../notes.org", c.Turns[1].From)
 }
 
 func TestAFollowUpNamesAConversationInTheRoots(t *testing.T) {

@@ -26,8 +26,11 @@ type Turn struct {
 	// estimate because a provider reported none.
 	TokensIn, TokensOut int
 	Estimated           bool
-	// From is where it was asked: a file (absolute) and its 1-based line;
-	// "" when it was asked from nowhere in particular.
+	// From is where it was asked: a file and its 1-based line; "" when it
+	// was asked from nowhere in particular. The file is written relative
+	// to the conversation's folder when both are in one root (a Store's
+	// Append), and read back absolute by a Store's Load; Parse and Render
+	// keep it as it is.
 	From     string
 	FromLine int
 	// Answer is what the model said (Org).
@@ -241,14 +244,16 @@ func parseAction(line string) (Action, bool) {
 // note private (compared case-insensitively). Headlines that are not
 // turns (no :ASKED:) are left out; Parse never fails.
 func Parse(src []byte, privacyTags []string) *Chat {
-	c, _, _ := parse(src, privacyTags)
+	c, _, _ := parse(src, privacyTags, "")
 	return c
 }
 
 // parse is Parse, also saying whether the file has keywords that change
 // how later text parses (setup: a TODO set-up, STARTUP, PRIORITIES) — what
 // rules out reading only an appended tail — and whether it has any.
-func parse(src []byte, privacyTags []string) (c *Chat, setup, keywords bool) {
+// A relative :FROM: is read relative to base, when given (the
+// conversation's folder, as Org reads a file link).
+func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywords bool) {
 	f := orgast.Parse(src)
 	c = &Chat{End: len(src)}
 	c.Title, _ = f.Title()
@@ -290,7 +295,11 @@ func parse(src []byte, privacyTags []string) (c *Chat, setup, keywords bool) {
 		if !ok {
 			continue
 		}
-		c.Turns = append(c.Turns, parseTurn(f, i, asked))
+		t := parseTurn(f, i, asked)
+		if base != "" && t.From != "" && !filepath.IsAbs(t.From) {
+			t.From = filepath.Join(base, t.From)
+		}
+		c.Turns = append(c.Turns, t)
 	}
 	return c, setup, keywords
 }

@@ -356,6 +356,27 @@ func TestTheCacheParsesAsParse(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644), st.name)
 		got, err := s.Load(p, tags)
 		require.NoError(t, err)
-		assert.Equal(t, Parse([]byte(text), tags), got, st.name)
+		want, _, _ := parse([]byte(text), tags, filepath.Dir(p))
+		assert.Equal(t, want, got, st.name)
 	}
+}
+
+func TestFromIsWrittenRelativeAndReadAbsolute(t *testing.T) {
+	s, root := newStore(t, nil)
+	p, err := s.Create("q", asked)
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), "x.org")
+	for _, from := range []string{filepath.Join(root, "notes", "a.org"), outside} {
+		_, err = s.Append(context.Background(), p, Turn{Question: "q", Asked: asked, From: from, FromLine: 3})
+		require.NoError(t, err)
+	}
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), ":FROM: [[file:../notes/a.org::3]]\n")
+	assert.Contains(t, string(b), ":FROM: [[file:"+outside+"::3]]\n")
+	c, err := s.Load(p, nil)
+	require.NoError(t, err)
+	require.Len(t, c.Turns, 2)
+	assert.Equal(t, filepath.Join(root, "notes", "a.org"), c.Turns[0].From)
+	assert.Equal(t, outside, c.Turns[1].From)
 }

@@ -189,7 +189,7 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 		return prev.chat
 	case prev != nil && prev.tags == key && prev.tailable && len(prev.src) > 0 && prev.src[len(prev.src)-1] == '\n' &&
 		bytes.HasPrefix(src, prev.src) && startsTurns(src[len(prev.src):]):
-		tail, _, kw := parse(src[len(prev.src):], tags)
+		tail, _, kw := parse(src[len(prev.src):], tags, filepath.Dir(p))
 		if !kw {
 			c = &Chat{Title: prev.chat.Title, Model: prev.chat.Model, Private: prev.chat.Private || tail.Private, End: len(src)}
 			c.Turns = append(append(make([]Turn, 0, len(prev.chat.Turns)+len(tail.Turns)), prev.chat.Turns...), tail.Turns...)
@@ -198,7 +198,7 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 	}
 	if c == nil {
 		var setup bool
-		c, setup, _ = parse(src, tags)
+		c, setup, _ = parse(src, tags, filepath.Dir(p))
 		tailable = !setup
 	}
 	s.mu.Lock()
@@ -211,6 +211,25 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 	s.cache[p] = &parsed{src: bytes.Clone(src), chat: c, tags: key, tailable: tailable}
 	s.mu.Unlock()
 	return c
+}
+
+// relative is from relative to the folder of the conversation p when both
+// lie in one root, so that the link keeps working when the notes move;
+// from as it is otherwise.
+func (s *Store) relative(p, from string) string {
+	if from == "" || !filepath.IsAbs(from) {
+		return from
+	}
+	for _, r := range s.cfg.Roots {
+		rp, err1 := filepath.Rel(r, p)
+		rf, err2 := filepath.Rel(r, from)
+		if err1 == nil && err2 == nil && filepath.IsLocal(rp) && filepath.IsLocal(rf) {
+			if rel, err := filepath.Rel(filepath.Dir(p), from); err == nil {
+				return rel
+			}
+		}
+	}
+	return from
 }
 
 // startsTurns reports whether text appended to a file that ends a line
@@ -355,6 +374,7 @@ func (s *Store) Append(ctx context.Context, p string, t Turn) ([]byte, error) {
 	if !cur.Exists {
 		return nil, fmt.Errorf("the conversation %s no longer exists", p)
 	}
+	t.From = s.relative(p, t.From)
 	text := Render(t)
 	n := len(cur.Text)
 	switch {

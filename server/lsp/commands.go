@@ -55,7 +55,7 @@ type lspCommand struct {
 func (s *Server) commandTable() []lspCommand {
 	return []lspCommand{
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
-		commandOf(CommandAsk, `{"uri", "position", "text"}`, true, true, s.ask),
+		commandOf(CommandAsk, `{"uri", "position", "text", "chat", "noChat"}`, true, true, s.ask),
 		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, true)
 		}),
