@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -25,6 +26,9 @@ const (
 	// EnvChatBudget is the tokens of earlier turns sent with a follow-up
 	// (DESIGN §13).
 	EnvChatBudget = "CHAT_BUDGET"
+	// EnvChatDir is the folder of conversations under the first root (the
+	// chatDir setting).
+	EnvChatDir = "PASSEPARTOUT_CHAT_DIR"
 )
 
 // Config is the "agent" section of the configuration file, with the
@@ -98,6 +102,12 @@ func ParseConfig(section []byte) (Config, error) {
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv(EnvAssistant); v != "" {
 		c.Assistant = v
+	}
+	if v := getenv(EnvChatDir); v != "" {
+		if !filepath.IsLocal(v) {
+			return fmt.Errorf("%s=%q is not a relative folder inside the first root", EnvChatDir, v)
+		}
+		c.ChatDir = v
 	}
 	if v := getenv(sandbox.EnvMode); v != "" {
 		if _, err := sandbox.ParseMode(v); err != nil {
