@@ -21,6 +21,7 @@
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans
+;;   `pp-lsp-chats'     the conversations, the latest first: pick one to visit
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
 ;;                      at point, in a side window that follows point
@@ -225,6 +226,9 @@ With a prefix argument, ask for the token BUDGET."
 ;;;###autoload
 (defun pp-lsp-ask (question)
   "Ask the model QUESTION from point; the answer streams into a buffer.
+The question goes into a conversation, an Org file under chats/: asked
+from a chat file, it continues that one (the model gets its earlier
+turns), otherwise it starts one; see `pp-lsp-chats'.
 An action the gates want you to approve becomes a Flight Plan in
 flightplans.org: approve it there with `pp-lsp-approve' (or by
 switching PLAN to APPROVED and saving the file)."
@@ -273,7 +277,22 @@ switching PLAN to APPROVED and saving the file)."
                           (and plan (format "; Flight Plan %s waits for your approval" plan))
                           "]"))
     (when plan (message "pp-lsp: a Flight Plan waits for your approval in flightplans.org"))
+    (let ((figures (pp-lsp--figures result)))
+      (when figures (pp-lsp--note buffer figures)))
     (setq pp-lsp--last-result result)))
+
+(defun pp-lsp--figures (result)
+  "The model, its tokens and the conversation of RESULT, in one line."
+  (let ((model (plist-get result :model))
+        (usage (plist-get result :usage))
+        (chat (plist-get result :chat)))
+    (when (or model chat)
+      (concat "— "
+              (and model (format "%s: %s tokens in, %s out%s" model
+                                 (plist-get usage :prompt) (plist-get usage :completion)
+                                 (if (eq (plist-get usage :estimated) t) " (estimated)" "")))
+              (and model chat "; ")
+              (and chat (format "chat: %s" (abbreviate-file-name (eglot--uri-to-path chat))))))))
 
 ;;;###autoload
 (defun pp-lsp-cancel ()
@@ -320,6 +339,24 @@ switching PLAN to APPROVED and saving the file)."
         (setq buffer-read-only t)))
     (display-buffer buffer)
     plans))
+
+;;;###autoload
+(defun pp-lsp-chats ()
+  "List the conversations, the latest asked first, and visit the one picked.
+Asking with `pp-lsp-ask' from inside it continues it."
+  (interactive)
+  (let* ((chats (pp-lsp--command "passepartout.chats" eglot--{}))
+         (choices (mapcar (lambda (c)
+                            (cons (format "%s  (%s turns, %s%s)" (plist-get c :title)
+                                          (plist-get c :turns) (or (plist-get c :last) "none")
+                                          (if (eq (plist-get c :private) t) ", private" ""))
+                                  (eglot--uri-to-path (plist-get c :uri))))
+                          chats)))
+    (if (null choices)
+        (message "pp-lsp: no conversations yet; `pp-lsp-ask' starts one")
+      (when (called-interactively-p 'any)
+        (find-file (cdr (assoc (completing-read "Conversation: " choices nil t) choices)))))
+    chats))
 
 ;;;###autoload
 (defun pp-lsp-add-id ()

@@ -3,9 +3,14 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"pp-lsp/gates"
 	"pp-lsp/memory/foveal"
@@ -90,6 +95,7 @@ func (a *Agent) ChatDir() string { return a.chats.Dir() }
 // conversation. sig has been through Perceive.
 func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
 	var p string
+	sig.FollowUp = true
 	switch {
 	case req.Chat != "":
 		r, err := a.chats.Resolve(req.Chat)
@@ -104,6 +110,7 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		}
 		p = r
 	case req.NewChat:
+		sig.FollowUp = false
 		a.actMu.Lock()
 		r, err := a.chats.Create(sig.Text, a.now())
 		if err == nil {
@@ -115,6 +122,7 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		}
 		p = r
 	default:
+		sig.FollowUp = false
 		return nil, nil
 	}
 	release, err := a.chats.Lock(ctx, p)
@@ -230,4 +238,52 @@ func (a *Agent) turnAction(p Pass) (chat.Action, bool) {
 		return chat.Action{}, false
 	}
 	return out, true
+}
+
+// ChatInfo is one conversation as a list shows it.
+type ChatInfo struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	// Turns counts its turns; Last is when the latest was asked (zero for
+	// none), Model who answered it.
+	Turns   int       `json:"turns"`
+	Last    time.Time `json:"last"`
+	Model   string    `json:"model,omitempty"`
+	Private bool      `json:"private,omitempty"`
+}
+
+// Chats lists the conversations in the conversations' folder, the latest
+// asked first.
+func (a *Agent) Chats(ctx context.Context) ([]ChatInfo, error) {
+	entries, err := os.ReadDir(a.chats.Dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the conversations: %w", err)
+	}
+	tags := a.memex.Snapshot().PrivacyTags()
+	var out []ChatInfo
+	for _, e := range entries {
+		p := filepath.Join(a.chats.Dir(), e.Name())
+		if !e.Type().IsRegular() || !a.chats.InDir(p) || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		c, err := a.chats.Load(p, tags)
+		if err != nil {
+			continue
+		}
+		info := ChatInfo{Path: p, Title: c.Title, Turns: len(c.Turns), Private: c.Private}
+		if n := len(c.Turns); n > 0 {
+			info.Last, info.Model = c.Turns[n-1].Asked, c.Turns[n-1].Model
+		}
+		out = append(out, info)
+	}
+	slices.SortStableFunc(out, func(x, y ChatInfo) int {
+		if c := y.Last.Compare(x.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
+	return out, ctx.Err()
 }

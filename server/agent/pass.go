@@ -169,7 +169,11 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
-		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: sig.File, Line: sig.Line, Question: sig.Text})
+		place := sig.File
+		if sig.FollowUp {
+			place = "" // a follow-up's answer goes into its conversation, not a note
+		}
+		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text})
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, snap)
 		}
@@ -222,7 +226,7 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	return &Signal{
 		Source: SourceFeedback, Session: sig.Session, RequestID: sig.RequestID, Sensor: SensorToolOutput,
 		Text: sig.Text, File: sig.File, Line: sig.Line, Character: sig.Character, Depth: sig.Depth + 1, History: hist,
-		Prior: sig.Prior, Provider: sig.Provider, LocalOnly: sig.LocalOnly,
+		Prior: sig.Prior, Provider: sig.Provider, LocalOnly: sig.LocalOnly, FollowUp: sig.FollowUp,
 	}
 }
 

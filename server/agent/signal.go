@@ -81,6 +81,9 @@ type Signal struct {
 	Prior     []providers.Message
 	Provider  string
 	LocalOnly bool
+	// FollowUp marks a question that continues a conversation: its answer
+	// goes into the conversation's file, never into a note (DESIGN §13).
+	FollowUp bool
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

@@ -16,6 +16,7 @@
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutPlans             list the Flight Plans
+--   :PassepartoutChats             the conversations, the latest first, in the quickfix list
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
 --                                  node at the cursor, in a side split that
@@ -267,8 +268,27 @@ function M.context(budget)
   return view
 end
 
+-- figures is the model, its tokens and the conversation of an answer, in
+-- one line (nil when it names none).
+local function figures(result)
+  if not result.model and not result.chat then
+    return nil
+  end
+  local parts = {}
+  if result.model then
+    local u = result.usage or {}
+    table.insert(parts, string.format('%s: %d tokens in, %d out%s', result.model, u.prompt or 0, u.completion or 0,
+      u.estimated and ' (estimated)' or ''))
+  end
+  if result.chat then
+    table.insert(parts, 'chat: ' .. vim.fn.fnamemodify(vim.uri_to_fname(result.chat), ':~'))
+  end
+  return '— ' .. table.concat(parts, '; ')
+end
+
 -- ask sends a question from the cursor; the answer streams into the
--- Passepartout buffer. It returns the progress token.
+-- Passepartout buffer. Asked from a chat file (under chats/), it continues
+-- that conversation; otherwise it starts one. It returns the progress token.
 function M.ask(question)
   local c = need_client()
   counter = counter + 1
@@ -306,9 +326,14 @@ function M.ask(question)
         end
         note = note .. ']'
       end
+      local lines = { note }
+      local line = result and figures(result)
+      if line then
+        table.insert(lines, line)
+      end
       if vim.api.nvim_buf_is_valid(buf) then
         vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-        vim.api.nvim_buf_set_lines(buf, -1, -1, false, { note })
+        vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)
         vim.api.nvim_buf_set_option(buf, 'modifiable', false)
       end
     end, src)
@@ -357,6 +382,24 @@ function M.plans()
   end
   scratch('Passepartout plans', lines, 'text')
   return plans
+end
+
+-- chats lists the conversations, the latest asked first, in the quickfix
+-- list (:cc N visits one; asking from it continues it), and returns them.
+function M.chats()
+  local chats = command('passepartout.chats', vim.empty_dict())
+  local items = {}
+  for _, c in ipairs(chats) do
+    table.insert(items, { filename = vim.uri_to_fname(c.uri), lnum = 1,
+      text = string.format('%s (%d turns, %s%s)', c.title, c.turns, c.last or 'none', c.private and ', private' or '') })
+  end
+  vim.fn.setqflist({}, ' ', { title = 'Passepartout chats', items = items })
+  if #items == 0 then
+    notify('no conversations yet; :PassepartoutAsk starts one')
+  else
+    vim.cmd('copen')
+  end
+  return chats
 end
 
 -- add_id gives the headline at the cursor an :ID: and returns it.
@@ -605,6 +648,7 @@ local function user_commands()
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
+  cmd('PassepartoutChats', function() M.chats() end, {})
   cmd('PassepartoutAddId', function() M.add_id() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
   cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })
