@@ -134,6 +134,11 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		release()
 		return nil, err
 	}
+	if req.Chat != "" && !a.chats.InDir(p) && len(c.Turns) == 0 {
+		// A note named by mistake must not grow turns.
+		release()
+		return nil, usage(fmt.Errorf("%s is not a conversation: it is outside %s and holds no turn", p, a.chats.Dir()))
+	}
 	conv := &conversation{path: p, chat: c, release: release, from: sig.File, fromLine: sig.Line + 1}
 	if sig.File == p {
 		// Asked from the conversation itself: the context is the place

@@ -413,11 +413,18 @@ func TestAQuestionAskedFromTheChatFileContinuesIt(t *testing.T) {
 
 func TestAFollowUpNamesAConversationInTheRoots(t *testing.T) {
 	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, replay(t, `{"reply":{"text":"x"}}`))
-	for _, name := range []string{"/etc/passwd", "../outside.org", "flightplans.org", "chats/none.org"} {
+	for _, name := range []string{"/etc/passwd", "../outside.org", "flightplans.org", "chats/none.org", "notes.org"} {
 		_, err := fx.askChat(t, name, "notes.org", 1, "hi")
 		require.Error(t, err, name)
 		assert.ErrorIs(t, err, ErrUsage, name)
 	}
 	_, err := os.Stat(fx.path("flightplans.org"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Equal(t, chatNotes, fx.read(t, "notes.org"), "a note that is no conversation grows no turn")
+
+	// A conversation moved out of chats/ is still one.
+	fx.writeChat(t, "archive/old.org", "#+title: old\n", 1, 2)
+	res, err := fx.askChat(t, "archive/old.org", "notes.org", 1, "hi")
+	require.NoError(t, err)
+	assert.Equal(t, fx.path("archive/old.org"), res.Chat)
 }
