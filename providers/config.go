@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -86,16 +85,7 @@ func (p ProviderConfig) IsLocal() bool {
 	case ProviderReplay:
 		return true
 	case ProviderOllama:
-		u, err := url.Parse(p.baseURL())
-		if err != nil {
-			return false
-		}
-		h := u.Hostname()
-		if h == "localhost" {
-			return true
-		}
-		ip := net.ParseIP(h)
-		return ip != nil && ip.IsLoopback()
+		return isLoopback(p.baseURL())
 	}
 	return false
 }
