@@ -77,8 +77,9 @@ func toolOf(t Try) string {
 	return string(t.Action.Tool)
 }
 
-// messages is the conversation for the model: the history an action's
-// output came back with, or the user's question.
+// messages is the conversation for the model: a conversation's earlier
+// turns (DESIGN §13), then the history an action's output came back with,
+// or the user's question.
 func messages(sig Signal) []providers.Message {
 	now := sig.History
 	if len(now) == 0 {
