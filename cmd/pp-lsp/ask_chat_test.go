@@ -14,6 +14,15 @@ import (
 	"pp-lsp/server/chat"
 )
 
+// systemPrompt is the system message of an OpenAI request.
+func systemPrompt(t *testing.T, r providertest.Recorded) string {
+	t.Helper()
+	msgs, _ := r.JSON()["messages"].([]any)
+	require.NotEmpty(t, msgs)
+	s, _ := msgs[0].(map[string]any)["content"].(string)
+	return s
+}
+
 var reChatLine = regexp.MustCompile(`(?m)^chat: (.+)$`)
 
 // TestAskHoldsAConversation: a question starts a conversation whose file
@@ -64,7 +73,8 @@ func TestAskHoldsAConversation(t *testing.T) {
 	assert.Equal(t, []string{"Water them.", "Daily."}, []string{c.Turns[0].Answer, c.Turns[1].Answer})
 	assert.Equal(t, "openai:m1", c.Turns[1].Model)
 	assert.Equal(t, 40, c.Turns[1].TokensIn)
-	assert.Empty(t, c.Turns[1].From, "asked from nowhere in particular")
+	assert.Equal(t, "../notes.org", c.Turns[1].From, "asked from nowhere in particular: where the conversation began")
+	assert.Contains(t, systemPrompt(t, srv.Requests()[1]), "(asked from "+m.path("notes.org")+", line 2)")
 }
 
 func TestAskInAChatOutsideTheMemexIsRefused(t *testing.T) {

@@ -140,9 +140,9 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		return nil, usage(fmt.Errorf("%s is not a conversation: it is outside %s and holds no turn", p, a.chats.Dir()))
 	}
 	conv := &conversation{path: p, chat: c, release: release, from: sig.File, fromLine: sig.Line + 1}
-	if sig.File == p {
-		// Asked from the conversation itself: the context is the place
-		// the conversation began.
+	if sig.File == p || (sig.File == "" && req.Chat != "") {
+		// Asked from the conversation itself, or from nowhere in
+		// particular: the context is the place the conversation began.
 		conv.from, conv.fromLine = "", 0
 		sig.File, sig.Line, sig.Character = "", 0, 0
 		for _, t := range c.Turns {
