@@ -18,6 +18,7 @@ import (
 	"pp-lsp/server/chat"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/workspace"
 )
 
 // Usage is what a question cost in tokens: every model call of its passes,
@@ -77,7 +78,6 @@ func (a *Agent) mayAsk(req providers.Request) error {
 // conversation is the chat a question belongs to, held for the question.
 type conversation struct {
 	path    string
-	chat    *chat.Chat
 	release func()
 	// from is where the turn says it was asked: the cursor, or the first
 	// turn's place when asked from the conversation itself.
@@ -139,7 +139,7 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		release()
 		return nil, usage(fmt.Errorf("%s is not a conversation: it is outside %s and holds no turn", p, a.chats.Dir()))
 	}
-	conv := &conversation{path: p, chat: c, release: release, from: sig.File, fromLine: sig.Line + 1}
+	conv := &conversation{path: p, release: release, from: sig.File, fromLine: sig.Line + 1}
 	if sig.File == p || (sig.File == "" && req.Chat != "") {
 		// Asked from the conversation itself, or from nowhere in
 		// particular: the context is the place the conversation began.
@@ -182,6 +182,11 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 	ctx = context.WithoutCancel(ctx)
 	a.actMu.Lock()
 	_, err := a.chats.Append(ctx, conv.path, t)
+	if errors.Is(err, workspace.ErrChangedMeanwhile) {
+		// Someone saved the file between our read and our write: the
+		// turn goes after what they wrote.
+		_, err = a.chats.Append(ctx, conv.path, t)
+	}
 	if err == nil {
 		if !a.isOpen(conv.path) {
 			a.memex.ReloadFiles(ctx, conv.path)
