@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"pp-lsp/orgast"
 	"pp-lsp/server/internal/orgtext"
@@ -107,7 +108,7 @@ func Render(t Turn) string {
 	if t.Estimated {
 		prop("TOKENS_ESTIMATED", "t")
 	}
-	if t.From != "" {
+	if t.From != "" && !strings.ContainsFunc(t.From, unicode.IsControl) {
 		prop("FROM", fromLink(t.From, t.FromLine))
 	}
 	if t.Failed != "" {
@@ -116,9 +117,14 @@ func Render(t Turn) string {
 	if len(t.Actions) > 0 {
 		prop("ACTIONS", strconv.Itoa(len(t.Actions)))
 	}
+	q := strings.TrimSpace(t.Question)
+	quoted := q != "" && !titleHolds(title, q)
+	if quoted {
+		prop("QUESTION", "quoted")
+	}
 	b.WriteString(":END:\n")
-	if q := strings.TrimSpace(t.Question); q != "" && !titleHolds(title, q) {
-		b.WriteString("#+begin_quote\n" + orgtext.Block(strings.TrimSpace(t.Question)) + "#+end_quote\n")
+	if quoted {
+		b.WriteString("#+begin_quote\n" + orgtext.Block(q) + "#+end_quote\n")
 	}
 	if t.Failed != "" {
 		b.WriteString(body("The answer failed: " + oneLine(t.Failed)))
@@ -329,6 +335,9 @@ func parseTurn(f *orgast.File, i int, asked string) Turn {
 	}
 	text := string(f.Src[start:end])
 	for _, b := range f.Blocks {
+		if get("QUESTION") != "quoted" {
+			break
+		}
 		if b.Node == i && b.Type == "quote-block" && b.Range.Start == start {
 			t.Question = strings.TrimSpace(orgtext.Unblock(string(f.Src[b.Contents.Start:b.Contents.End])))
 			text = string(f.Src[min(lineAfter(f.Src, b.Range.End), end):end])

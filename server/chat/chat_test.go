@@ -39,6 +39,7 @@ func TestTurnsReadBackAsWritten(t *testing.T) {
 		{"question Org would read as a TODO with tags", Turn{Question: "TODO [#A] list for today :work:", Asked: asked, Answer: "ok"}},
 		{"hostile answer", Turn{Question: "q", Asked: asked, Model: "anthropic:claude", Answer: hostile}},
 		{"hostile question", Turn{Question: hostile, Asked: asked, Answer: "a"}},
+		{"an answer that starts with a quote", Turn{Question: "Quote it", Asked: asked, Answer: "#+begin_quote\nTo be.\n#+end_quote\nSaid Hamlet."}},
 		{"estimated", Turn{Question: "q", Asked: asked, Model: "replay:x.jsonl", TokensIn: 7, TokensOut: 3, Estimated: true, Answer: "a"}},
 		{"from with brackets", Turn{Question: "q", Asked: asked, From: "/n/we[i]rd\\dir/b.org", FromLine: 1, Answer: "a"}},
 		{"actions", Turn{Question: "list the notes", Asked: asked, Model: "ollama:m", Answer: "There are three.", Actions: []Action{
@@ -379,4 +380,12 @@ func TestFromIsWrittenRelativeAndReadAbsolute(t *testing.T) {
 	require.Len(t, c.Turns, 2)
 	assert.Equal(t, filepath.Join(root, "notes", "a.org"), c.Turns[0].From)
 	assert.Equal(t, outside, c.Turns[1].From)
+}
+
+func TestAPlaceWithALineBreakIsLeftOut(t *testing.T) {
+	src := Render(Turn{Question: "q", Asked: asked, From: "/n/a\n* forged\n.org", FromLine: 2, Answer: "a"})
+	c := Parse([]byte(src), nil)
+	require.Len(t, c.Turns, 1)
+	assert.Empty(t, c.Turns[0].From)
+	assert.Len(t, orgast.Parse([]byte(src)).Headlines, 1)
 }
