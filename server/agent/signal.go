@@ -84,6 +84,9 @@ type Signal struct {
 	// FollowUp marks a question that continues a conversation: its answer
 	// goes into the conversation's file, never into a note (DESIGN §13).
 	FollowUp bool
+	// Skill is the ID or title of the skill whose scheduled run this is
+	// ("" for every other signal): its passes are background passes.
+	Skill string
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

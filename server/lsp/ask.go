@@ -39,9 +39,12 @@ type askResult struct {
 	Gate    string      `json:"gate,omitempty"`
 	Reason  string      `json:"reason,omitempty"`
 	PlanID  string      `json:"planId,omitempty"`
-	Summary string      `json:"summary,omitempty"`
-	Passes  int         `json:"passes"`
-	Tries   int         `json:"tries"`
+	// PlanURI is flightplans.org's, when a plan was filed: the editor
+	// opens it there.
+	PlanURI string `json:"planUri,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Passes  int    `json:"passes"`
+	Tries   int    `json:"tries"`
 }
 
 // ask runs a question through the agent. What the model says streams as
@@ -96,7 +99,11 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 		return nil, err
 	}
 	rep.end(res.Summary)
-	return askResultOf(res), nil
+	out := askResultOf(res)
+	if out.PlanID != "" && v.agent.PlansPath() != "" {
+		out.PlanURI = string(uri.File(v.agent.PlansPath()))
+	}
+	return out, nil
 }
 
 // askResultOf is the agent's answer as passepartout.ask's result.

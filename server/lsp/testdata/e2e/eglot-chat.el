@@ -57,7 +57,11 @@
       (e2e-say "CHAT1 %s" (file-name-directory (file-relative-name chat e2e-memex)))
       (e2e-say "MODEL1 %s" (plist-get first :model))
       (with-current-buffer "*Passepartout*"
-        (e2e-say "FIGURES shown: %s" (if (string-match-p "tokens in, [0-9]+ out" (buffer-string)) "true" "false")))
+        (e2e-say "FIGURES shown: %s"
+                 (if (cl-some (lambda (o) (let ((s (overlay-get o 'after-string)))
+                                            (and s (string-match-p "tokens in, [0-9]+ out" s))))
+                              (overlays-in (point-min) (point-max)))
+                     "true" "false")))
       ;; From inside the chat file, the same command continues it.
       (find-file chat)
       (unless (eq (eglot-current-server) server) (error "the chat file is not managed by the server"))
