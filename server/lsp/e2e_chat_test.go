@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,15 +45,7 @@ func chatWant() []string {
 }
 
 func TestEmacsChat(t *testing.T) {
-	emacs := testenv.NeedCommand(t, "emacs")
-	probe := exec.Command(emacs, "--batch", "-Q", "--eval", `(progn (when (file-directory-p "/usr/share/emacs/site-lisp/elpa") (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]")) (when (file-directory-p d) (add-to-list 'load-path d)))) (require 'eglot))`)
-	if out, err := probe.CombinedOutput(); err != nil {
-		why := "eglot is not installed for Emacs: " + strings.TrimSpace(string(out))
-		if testenv.InCI() {
-			t.Fatal("CI=true: " + why)
-		}
-		t.Skip(why)
-	}
+	needEglot(t)
 	e := newChatE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-chat.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
