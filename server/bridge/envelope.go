@@ -34,6 +34,8 @@ const (
 	kID        plist.Keyword = "ID"
 	kAlways    plist.Keyword = "ALWAYS"
 	kList      plist.Keyword = "LIST"
+	kChat      plist.Keyword = "CHAT"
+	kNoChat    plist.Keyword = "NO-CHAT"
 
 	typeRequest  plist.Keyword = "REQUEST"
 	typeEvent    plist.Keyword = "EVENT"

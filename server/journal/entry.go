@@ -40,6 +40,9 @@ const (
 	// KindUndo is a change an action made, undone by a human (or an undo
 	// undone: redone).
 	KindUndo Kind = "undo"
+	// KindTurn is a conversation's turn (DESIGN §13): the model that
+	// answered and the tokens it took.
+	KindTurn Kind = "turn"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is

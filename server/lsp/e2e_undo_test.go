@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,14 +54,7 @@ var undoWant = []string{
 // editor, refused once the user typed, and a plan approved with similar
 // actions allowed from now on.
 func TestEmacsUndoAndApproveAlways(t *testing.T) {
-	emacs := testenv.NeedCommand(t, "emacs")
-	if out, err := exec.Command(emacs, "--batch", "-Q", "--eval", `(progn (when (file-directory-p "/usr/share/emacs/site-lisp/elpa") (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]")) (when (file-directory-p d) (add-to-list 'load-path d)))) (require 'eglot))`).CombinedOutput(); err != nil {
-		why := "eglot is not installed for Emacs: " + strings.TrimSpace(string(out))
-		if testenv.InCI() {
-			t.Fatal("CI=true: " + why)
-		}
-		t.Skip(why)
-	}
+	needEglot(t)
 	e, config := undoE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "undo-e2e.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
