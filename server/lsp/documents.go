@@ -269,14 +269,41 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	if !ok {
 		return fmt.Errorf("a change arrived for %s, which is not open", path)
 	}
+	// While more messages are queued, edits within a line are folded
+	// (pending.go); any other change first gives the memex those.
+	var direct []protocol.TextDocumentContentChangeEvent
+	for _, ch := range p.ContentChanges {
+		if len(direct) == 0 && s.deferChange(old, p.TextDocument.Version, ch) {
+			continue
+		}
+		direct = append(direct, ch)
+	}
+	if len(direct) > 0 {
+		s.flushPending(ctx, path)
+		s.applyChanges(ctx, path, p.TextDocument.Version, direct)
+	} else if !s.moreInput() {
+		s.flushPending(ctx, path)
+	}
+	// No NotifyPlansChanged here: a plan is approved by saving the file
+	// (didSave), never by a keyword typed into a buffer.
+	return nil
+}
+
+// applyChanges gives the memex (or the loose file) the changes of one
+// didChange at once. The caller holds syncMu.
+func (s *Server) applyChanges(ctx context.Context, path string, version int32, changes []protocol.TextDocumentContentChangeEvent) {
+	old, ok := s.docs.get(path)
+	if !ok {
+		return
+	}
 	mx := s.memex()
 	var before *memory.Snapshot
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := &document{uri: old.uri, path: path, version: p.TextDocument.Version, memex: old.memex, loose: old.loose}
+	d := &document{uri: old.uri, path: path, version: version, memex: old.memex, loose: old.loose}
 	structural := false
-	for _, ch := range p.ContentChanges {
+	for _, ch := range changes {
 		var st bool
 		d, st = s.applyChange(ctx, mx, d, ch)
 		structural = structural || st
@@ -287,11 +314,8 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	}
 	s.diags.changed(path, before)
 	if d.memex {
-		s.advanceSeen(mx, before, len(p.ContentChanges))
+		s.advanceSeen(mx, before, len(changes))
 	}
-	// No NotifyPlansChanged here: a plan is approved by saving the file
-	// (didSave), never by a keyword typed into a buffer.
-	return nil
 }
 
 // applyChange applies one content change to d, in the memex or in its
