@@ -105,7 +105,7 @@ func burstChild(args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	srv := New(Options{WorkDir: args[0]})
+	srv := New(Options{WorkDir: args[0], ManageMemory: true})
 	got := make(chan *burstHold, 1)
 	go func() {
 		<-srv.ready

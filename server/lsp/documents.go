@@ -234,6 +234,8 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 	}
 	d := s.openBuffer(ctx, mx, &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version}, []byte(p.TextDocument.Text))
 	s.docs.put(path, d)
+	s.forgetOld(path)
+	s.warnLargeBuffer(path, len(p.TextDocument.Text))
 	s.diags.changed(path, before)
 	if d.memex {
 		s.advanceSeen(mx, before, 1)
@@ -309,6 +311,7 @@ func (s *Server) applyChanges(ctx context.Context, path string, version int32, c
 		structural = structural || st
 	}
 	s.docs.put(path, d)
+	s.forgetOld(path)
 	if !structural {
 		before = nil // no ID or file can have moved: nothing ripples
 	}
@@ -429,6 +432,7 @@ func (s *Server) didClose(ctx context.Context, params jsonrpc2.RawMessage) error
 		return nil
 	}
 	s.docs.put(path, nil)
+	defer s.forgetOld(path)
 	mx := s.memex()
 	if d.memex && mx != nil {
 		before := mx.Snapshot()
@@ -458,6 +462,17 @@ func (s *Server) adoptBuffers(ctx context.Context, mx *memory.Memex) {
 		}
 		s.docs.put(p, &document{uri: d.uri, path: d.path, version: d.version, memex: true})
 	}
+}
+
+// forgetOld drops what the feature caches hold for path's older
+// outlines: the buffer's text as it is now is all they may keep.
+func (s *Server) forgetOld(path string) {
+	var keep *orgast.File
+	if d, ok := s.docs.get(path); ok {
+		keep = s.currentOrg(d)
+	}
+	s.symbols.Forget(path, keep)
+	s.noteIndex.Forget(path, keep)
 }
 
 // memex returns the live memex once it is ready (nil before, or when it

@@ -194,6 +194,7 @@ func (s *Server) flushPending(ctx context.Context, path string) {
 		d = s.openBuffer(ctx, mx, d, p.text())
 	}
 	s.docs.put(path, d)
+	s.forgetOld(path)
 	if !p.structural {
 		before = nil // no ID or file can have moved: nothing ripples
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	// front ends (`pp-lsp --stdio --tcp ADDR`: the bridge); run them all
 	// with Host.Run(ctx, srv.FrontEnd(rwc), …). nil: a host of its own.
 	Host *host.Host
+	// ManageMemory lets the server set the process's soft memory limit
+	// (budget.go): the binary's choice, not a library's.
+	ManageMemory bool
 }
 
 // Server is one language server session. It is made by New and runs
