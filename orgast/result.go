@@ -35,7 +35,11 @@ func (p *parser) result() *File {
 	if f.Lines = p.lines; f.Lines == nil {
 		f.Lines = newLineIndex(p.src.orig, p.src.eol, p.enc, p.src.bom)
 	}
-	f.plain = p.enc == encUTF8 && p.src.bom == 0 && p.src.eol == EOLUnix && !p.mayHaveRadio &&
+	// A "<<<" that makes no radio target (in an example, a fixed-width
+	// line, code) leaves the file plain: Reparse looks for radio targets
+	// in the window it parses again, and parses the file in full when an
+	// edit made one.
+	f.plain = p.enc == encUTF8 && p.src.bom == 0 && p.src.eol == EOLUnix && p.radio == nil &&
 		bytes.IndexByte(p.t, '\r') < 0 && utf8.Valid(p.t)
 	return f
 }

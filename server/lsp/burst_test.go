@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -109,7 +109,11 @@ func burstChild(args []string) int {
 	got := make(chan *burstHold, 1)
 	go func() {
 		<-srv.ready
-		got <- &burstHold{mx: srv.memex()}
+		mx := srv.memex()
+		got <- &burstHold{mx: mx}
+		if mx != nil && mx.WaitEmbedded(context.Background()) == nil {
+			fmt.Fprintln(os.Stderr, "\nburst-embedded") // the client's cue: settled
+		}
 	}()
 	err := srv.Serve(context.Background(), pipeConn{Reader: os.Stdin, Writer: os.Stdout, closers: []io.Closer{os.Stdin, os.Stdout}})
 	if err != nil {
@@ -172,55 +176,130 @@ type burstResult struct {
 	diagLast  string        // the last diagnostic's message
 }
 
-// runBurst runs one shape at size bytes with edits one-character edits.
-func runBurst(t testing.TB, shape burstShape, size, edits int) burstResult {
+// lspChild is a server in a child process and a client on its pipes.
+type lspChild struct {
+	t      testing.TB
+	ctx    context.Context
+	cmd    *exec.Cmd
+	conn   jsonrpc2.Conn
+	stderr *testenv.SyncBuffer
+	done   chan error
+	bc     *burstClient
+}
+
+// startChild starts the server on root (path: the file whose final text
+// the child reports) and initializes it; it returns once the memex is up.
+func startChild(t testing.TB, root, path string) *lspChild {
 	t.Helper()
-	root := t.TempDir()
 	dir := t.TempDir()
-	text := shape.gen(size)
-	path := filepath.Join(root, "big.org")
-	require.NoError(t, os.WriteFile(path, text, 0o644))
 	env := append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "PASSEPARTOUT_DATA_DIR="+filepath.Join(dir, "data"), "HEARTBEAT_INTERVAL=3600")
 	cmd := testenv.ChildCommand(t, "burst", env, root, path)
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr testenv.SyncBuffer
-	cmd.Stderr = &stderr
+	c := &lspChild{t: t, cmd: cmd, stderr: &testenv.SyncBuffer{}, done: make(chan error, 1), bc: &burstClient{uri: uri.File(path), diags: make(chan publishParams, 1)}}
+	cmd.Stderr = c.stderr
 	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { c.done <- cmd.Wait() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ctx = ctx
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{Reader: stdout, Writer: stdin, closers: []io.Closer{stdout, stdin}}), jsonrpc2.WithCodec(codec{}))
+	c.conn.Go(ctx, c.bc.handle)
 	t.Cleanup(func() {
+		c.conn.Close()
+		cancel()
 		select {
-		case <-done:
+		case <-c.done:
 		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
-			<-done
+			<-c.done
 		}
 	})
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	bc := &burstClient{diags: make(chan publishParams, 1)}
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeConn{Reader: stdout, Writer: stdin, closers: []io.Closer{stdout, stdin}}), jsonrpc2.WithCodec(codec{}))
-	conn.Go(ctx, bc.handle)
-	defer conn.Close()
-
-	u := uri.File(path)
-	call := func(method string, params any) {
-		var raw json.RawMessage
-		_, err := conn.Call(ctx, method, params, &raw)
-		require.NoError(t, err, "%s; the server's log: %s", method, stderr.String())
-	}
-	call(protocol.MethodInitialize, map[string]any{
+	c.call(protocol.MethodInitialize, map[string]any{
 		"processId": os.Getpid(), "rootUri": string(uri.File(root)),
 		"capabilities": capabilities(clientEglot),
-	})
-	require.NoError(t, conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}))
-	call(protocol.MethodWorkspaceSymbol, map[string]any{"query": "zzz"}) // waits for the memex
-	require.NoError(t, conn.Notify(ctx, protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "org", "version": 1, "text": string(text)}}))
-	bc.waitVersion(t, 1, 60*time.Second)
+	}, nil)
+	c.notify(protocol.MethodInitialized, map[string]any{})
+	c.call(protocol.MethodWorkspaceSymbol, map[string]any{"query": "zzz"}, nil) // waits for the memex
+	return c
+}
+
+// call makes a request and fails the test on an error.
+func (c *lspChild) call(method string, params any, result any) {
+	c.t.Helper()
+	var raw json.RawMessage
+	_, err := c.conn.Call(c.ctx, method, params, &raw)
+	require.NoError(c.t, err, "%s; the server's log: %s", method, c.stderr.String())
+	if result != nil {
+		require.NoError(c.t, json.Unmarshal(raw, result))
+	}
+}
+
+func (c *lspChild) notify(method string, params any) {
+	c.t.Helper()
+	require.NoError(c.t, c.conn.Notify(c.ctx, method, params))
+}
+
+// waitEmbedded waits until the memex has embedded every node.
+func (c *lspChild) waitEmbedded(within time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(within)
+	for !strings.Contains(c.stderr.String(), "burst-embedded") {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the memex did not finish embedding within %v", within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rssMB is the child's resident set now (VmRSS), in MB.
+func (c *lspChild) rssMB() float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	require.NoError(c.t, err)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && k == "VmRSS" {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(n) / 1024
+		}
+	}
+	c.t.Fatal("no VmRSS")
+	return 0
+}
+
+// finish ends the session and returns the child's report.
+func (c *lspChild) finish() burstReport {
+	c.t.Helper()
+	c.call(protocol.MethodShutdown, nil, nil)
+	c.notify(protocol.MethodExit, nil)
+	select {
+	case err := <-c.done:
+		c.done <- err
+	case <-time.After(60 * time.Second):
+		c.t.Fatalf("the server did not exit; its log: %s", c.stderr.String())
+	}
+	out := c.stderr.String()
+	i := strings.LastIndex(out, "burst-report ")
+	require.GreaterOrEqual(c.t, i, 0, "the child's report; its log: %s", out)
+	var r burstReport
+	var heap, hwm int
+	_, err := fmt.Sscanf(strings.TrimSpace(out[i:]), "burst-report sha=%s heap=%d hwm_kb=%d", &r.SHA, &heap, &hwm)
+	require.NoError(c.t, err, out[i:])
+	r.HeapMB, r.PeakRSSMB = float64(heap)/(1<<20), float64(hwm)/1024
+	return r
+}
+
+// runBurst runs one shape at size bytes with edits one-character edits.
+func runBurst(t testing.TB, shape burstShape, size, edits int) burstResult {
+	t.Helper()
+	root := t.TempDir()
+	text := shape.gen(size)
+	path := filepath.Join(root, "big.org")
+	require.NoError(t, os.WriteFile(path, text, 0o644))
+	c := startChild(t, root, path)
+	u := uri.File(path)
+	c.notify(protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "org", "version": 1, "text": string(text)}})
+	c.bc.waitVersion(t, 1, 60*time.Second)
 
 	// The edits: one character at the end of the title of headlines
 	// spread over the file (each on its own line, in file order, so the
@@ -245,10 +324,10 @@ func runBurst(t testing.TB, shape burstShape, size, edits int) burstResult {
 		line := bytes.Count(text[:end], []byte{'\n'})
 		col := end - (bytes.LastIndexByte(text[:end], '\n') + 1)
 		pos := map[string]int{"line": line, "character": col}
-		require.NoError(t, conn.Notify(ctx, protocol.MethodTextDocumentDidChange, map[string]any{
+		c.notify(protocol.MethodTextDocumentDidChange, map[string]any{
 			"textDocument":   map[string]any{"uri": u, "version": 2 + i},
 			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": "x"}},
-		}))
+		})
 		final = append(append(final, text[prev:end]...), 'x')
 		prev = end
 	}
@@ -256,9 +335,9 @@ func runBurst(t testing.TB, shape burstShape, size, edits int) burstResult {
 	sent := time.Now()
 	var res burstResult
 	res.burst = sent.Sub(start)
-	call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": 0, "character": 2}})
+	c.call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": 0, "character": 2}}, nil)
 	res.request = time.Since(sent)
-	last := bc.waitVersion(t, int32(1+edits), 120*time.Second)
+	last := c.bc.waitVersion(t, int32(1+edits), 120*time.Second)
 	res.catchUp = time.Since(sent)
 	res.diagCount = len(last.Diagnostics)
 	if n := len(last.Diagnostics); n > 0 {
@@ -266,30 +345,14 @@ func runBurst(t testing.TB, shape burstShape, size, edits int) burstResult {
 	}
 	sum := sha256.Sum256(final)
 	res.want = hex.EncodeToString(sum[:])
-
-	call(protocol.MethodShutdown, nil)
-	require.NoError(t, conn.Notify(ctx, protocol.MethodExit, nil))
-	select {
-	case <-done:
-		done <- nil
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the server did not exit; its log: %s", stderr.String())
-	}
-	out := stderr.String()
-	i := strings.LastIndex(out, "burst-report ")
-	require.GreaterOrEqual(t, i, 0, "the child's report; its log: %s", out)
-	var heap, hwm int
-	_, err = fmt.Sscanf(strings.TrimSpace(out[i:]), "burst-report sha=%s heap=%d hwm_kb=%d", &res.report.SHA, &heap, &hwm)
-	require.NoError(t, err, out[i:])
-	res.report.HeapMB, res.report.PeakRSSMB = float64(heap)/(1<<20), float64(hwm)/1024
+	res.report = c.finish()
 	return res
 }
 
 // burstClient answers the server's requests and keeps the latest
 // diagnostics (one document).
 type burstClient struct {
-	mu    sync.Mutex
-	last  publishParams
+	uri   uri.URI            // the document whose diagnostics are kept
 	diags chan publishParams // the latest, replacing an unread one
 }
 
@@ -297,7 +360,7 @@ func (c *burstClient) handle(_ context.Context, req *jsonrpc2.Request) (any, err
 	switch req.Method() {
 	case protocol.MethodTextDocumentPublishDiagnostics:
 		var p publishParams
-		if err := json.Unmarshal(req.Params(), &p); err == nil {
+		if err := json.Unmarshal(req.Params(), &p); err == nil && p.URI == c.uri {
 			for {
 				select {
 				case c.diags <- p:
