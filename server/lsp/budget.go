@@ -37,13 +37,19 @@ const (
 // setMemoryBudget sets the soft memory limit from the live heap, once
 // the memex has embedded what it had queued.
 func (s *Server) setMemoryBudget(ctx context.Context, mx *memory.Memex) {
-	if !s.opts.ManageMemory || s.getenv("GOMEMLIMIT") != "" {
+	if !s.opts.ManageMemory {
 		return
 	}
 	if err := mx.WaitEmbedded(ctx); err != nil {
 		return
 	}
+	// Indexing and embedding are done: what they left as garbage goes
+	// back to the system now, not whenever the scavenger gets to it.
+	debug.FreeOSMemory()
 	live := liveHeap()
+	if s.getenv("GOMEMLIMIT") != "" {
+		return
+	}
 	limit := max(int64(minBudget), 4*live)
 	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 && cur < limit {
 		return // a limit set by someone else, lower: theirs

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,10 @@ func BenchmarkClientCorpusDocOrg(b *testing.B) {
 			edit = append(edit, time.Since(start))
 		}
 		after = c.rssMB()
+		if os.Getenv("PP_BENCH_STATUS") != "" {
+			status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+			b.Logf("%s", status)
+		}
 		symbols = symbols[:0]
 		params := map[string]any{"textDocument": map[string]any{"uri": u}}
 		for range 20 {
