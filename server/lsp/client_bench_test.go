@@ -30,16 +30,18 @@ func BenchmarkClientRSS100k(b *testing.B) {
 	m, err := memexgen.Generate(memexgen.BuiltinSource(), opts)
 	require.NoError(b, err)
 	require.NoError(b, m.WriteDir(root))
-	var rss, peak float64
+	var rss float64
+	var r burstReport
 	for b.Loop() {
 		c := startChild(b, root, filepath.Join(root, "none.org"))
 		c.waitEmbedded(5 * time.Minute)
 		time.Sleep(3 * time.Second) // settled: the scavenger has returned what it will
 		rss = c.rssMB()
-		peak = c.finish().PeakRSSMB
+		r = c.finish()
 	}
 	b.ReportMetric(rss, "settled-RSS-MB")
-	b.ReportMetric(peak, "peak-RSS-MB")
+	b.ReportMetric(r.PeakRSSMB, "peak-RSS-MB")
+	b.ReportMetric(r.HeapMB, "heap-MB")
 	b.ReportMetric(float64(m.Bytes())/(1<<20), "MB-memex")
 }
 

@@ -473,6 +473,7 @@ func (s *Server) forgetOld(path string) {
 	}
 	s.symbols.Forget(path, keep)
 	s.noteIndex.Forget(path, keep)
+	s.outlines.forget(path)
 }
 
 // memex returns the live memex once it is ready (nil before, or when it

@@ -104,6 +104,7 @@ type Server struct {
 	progress  *progressTokens
 	diags     *diagnoser
 	symbols   *orgfeat.SymbolIndex
+	outlines  outlineCache
 	noteIndex *orgfeat.NoteIndex
 
 	// bg is the server's lifetime: background work stops when it ends.
