@@ -406,7 +406,11 @@ func TestEditBurst(t *testing.T) {
 		t.Run(shape.name, func(t *testing.T) {
 			res := runBurst(t, shape, size, edits)
 			assert.Equal(t, res.want, res.report.SHA, "the memex holds the client's text")
-			assert.LessOrEqual(t, res.diagCount, 1001)
+			assert.LessOrEqual(t, res.diagCount, maxDiagnostics+1)
+			if shape.name != "plain-headlines" {
+				assert.Equal(t, maxDiagnostics+1, res.diagCount, "a thousand, and the summary")
+				assert.Regexp(t, `^… and [0-9,]+ more broken links in this file \(only the first 1,000 are listed\)$`, res.diagLast)
+			}
 			assert.Less(t, res.report.HeapMB, 150.0, "heap in use after GC, MB")
 			t.Logf("%s: peak RSS %.0f MB, heap after GC %.0f MB, burst sent in %v, request answered %v and caught up %v after it, %d diagnostics",
 				shape.name, res.report.PeakRSSMB, res.report.HeapMB, res.burst, res.request, res.catchUp, res.diagCount)
