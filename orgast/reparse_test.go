@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // snapshot is everything a File holds that a caller can observe, with
@@ -172,7 +174,7 @@ func TestNestedReparseEqualsParse(t *testing.T) {
 	lines := []string{"", "", "text and more", "- item", "  - nested item", ":PROPERTIES:", ":ID: x", ":END:", "#+begin_src sh", "#+end_src",
 		"#+TITLE: t", "SCHEDULED: <2024-01-01 Mon>", ": fixed <<<radio>>>", "a radio here", "[[*Top][link]]", "<<target>>", "| a | b |"}
 	chars := "\n* :#-x<>[]"
-	for doc := range testenvScale(400, 80) {
+	for doc := range testenv.Scale(400, 80) {
 		var b strings.Builder
 		for range 4 + rng.IntN(12) {
 			b.WriteString(strings.Repeat("*", 1+rng.IntN(4)) + " Heading " + strconv.Itoa(doc) + "\n")
@@ -198,12 +200,4 @@ func TestNestedReparseEqualsParse(t *testing.T) {
 			src, prev = next, got
 		}
 	}
-}
-
-// testenvScale is n, or short under -short.
-func testenvScale(n, short int) int {
-	if testing.Short() {
-		return short
-	}
-	return n
 }
