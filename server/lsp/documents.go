@@ -294,6 +294,23 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 // applyChanges gives the memex (or the loose file) the changes of one
 // didChange at once. The caller holds syncMu.
 func (s *Server) applyChanges(ctx context.Context, path string, version int32, changes []protocol.TextDocumentContentChangeEvent) {
+	s.changeDoc(path, version, func(mx *memory.Memex, d *document) (*document, bool, int) {
+		structural := false
+		for _, ch := range changes {
+			var st bool
+			d, st = s.applyChange(ctx, mx, d, ch)
+			structural = structural || st
+		}
+		return d, structural, len(changes)
+	})
+}
+
+// changeDoc makes the next version of the document open on path: apply
+// changes the memex (or the loose file) and returns the document, whether
+// the change may have moved IDs or files (structural), and how many
+// memex updates it made; then the table, the caches and the diagnostics
+// learn of it. The caller holds syncMu.
+func (s *Server) changeDoc(path string, version int32, apply func(mx *memory.Memex, d *document) (_ *document, structural bool, updates int)) {
 	old, ok := s.docs.get(path)
 	if !ok {
 		return
@@ -303,21 +320,15 @@ func (s *Server) applyChanges(ctx context.Context, path string, version int32, c
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := &document{uri: old.uri, path: path, version: version, memex: old.memex, loose: old.loose}
-	structural := false
-	for _, ch := range changes {
-		var st bool
-		d, st = s.applyChange(ctx, mx, d, ch)
-		structural = structural || st
-	}
+	d, structural, updates := apply(mx, &document{uri: old.uri, path: path, version: version, memex: old.memex, loose: old.loose})
 	s.docs.put(path, d)
 	s.forgetOld(path)
 	if !structural {
 		before = nil // no ID or file can have moved: nothing ripples
 	}
 	s.diags.changed(path, before)
-	if d.memex {
-		s.advanceSeen(mx, before, len(changes))
+	if d.memex && mx != nil {
+		s.advanceSeen(mx, before, updates)
 	}
 }
 

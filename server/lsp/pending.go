@@ -171,37 +171,19 @@ func (s *Server) flushPending(ctx context.Context, path string) {
 		return
 	}
 	delete(s.pending, path)
-	old, ok := s.docs.get(path)
-	if !ok {
-		return
-	}
-	mx := s.memex()
-	var before *memory.Snapshot
-	if mx != nil {
-		before = mx.Snapshot()
-	}
-	d := &document{uri: old.uri, path: path, version: p.version, memex: old.memex, loose: old.loose}
-	applied := false
-	if p.edits == 1 && s.currentOrg(d) == p.base {
-		if d.memex {
-			_, err := mx.EditBuffer(ctx, path, d.version, p.single)
-			applied = err == nil
-		} else if next, err := d.loose.Edit(p.single); err == nil {
-			d.loose, applied = next, true
+	s.changeDoc(path, p.version, func(mx *memory.Memex, d *document) (*document, bool, int) {
+		if p.edits == 1 && s.currentOrg(d) == p.base {
+			if d.memex {
+				if _, err := mx.EditBuffer(ctx, path, d.version, p.single); err == nil {
+					return d, p.structural, 1
+				}
+			} else if next, err := d.loose.Edit(p.single); err == nil {
+				d.loose = next
+				return d, p.structural, 1
+			}
 		}
-	}
-	if !applied {
-		d = s.openBuffer(ctx, mx, d, p.text())
-	}
-	s.docs.put(path, d)
-	s.forgetOld(path)
-	if !p.structural {
-		before = nil // no ID or file can have moved: nothing ripples
-	}
-	s.diags.changed(path, before)
-	if d.memex && mx != nil {
-		s.advanceSeen(mx, before, 1)
-	}
+		return s.openBuffer(ctx, mx, d, p.text()), p.structural, 1
+	})
 }
 
 // flushAll gives the memex every pending text, before a message that
