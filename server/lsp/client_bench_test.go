@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,10 +82,6 @@ func BenchmarkClientCorpusDocOrg(b *testing.B) {
 			edit = append(edit, time.Since(start))
 		}
 		after = c.rssMB()
-		if os.Getenv("PP_BENCH_STATUS") != "" {
-			status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
-			b.Logf("%s", status)
-		}
 		symbols = symbols[:0]
 		params := map[string]any{"textDocument": map[string]any{"uri": u}}
 		for range 20 {
