@@ -34,6 +34,9 @@ const (
 	KindForeign Kind = "foreign"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
+	// KindTurn is a conversation's turn (DESIGN §13): the model that
+	// answered and the tokens it took.
+	KindTurn Kind = "turn"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is
