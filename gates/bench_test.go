@@ -195,3 +195,46 @@ func threadCPU() time.Duration {
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
 }
+
+// BenchmarkStackTail is BenchmarkStack over its slowest 2 %: the actions
+// whose median cost (as BenchmarkStackHot measures it) is in the top
+// fiftieth of the mix. Profile it (-cpuprofile) to see where the p99 goes.
+func BenchmarkStackTail(b *testing.B) {
+	shared := testenv.SharedDir(b)
+	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
+	stack, env := newCorpusEnv(b, shared)
+	ctx := context.Background()
+	type cost struct {
+		cpu time.Duration
+		a   Action
+	}
+	var costs []cost
+	runtime.LockOSThread()
+	for _, recs := range corpus {
+		for _, r := range recs {
+			if len(r.Action) > 64<<10 {
+				continue
+			}
+			a, err := DecodeJSON(r.Action)
+			if err != nil {
+				continue
+			}
+			var runs [7]time.Duration
+			for k := range runs {
+				start := threadCPU()
+				stack.Check(ctx, a, env)
+				runs[k] = threadCPU() - start
+			}
+			slices.Sort(runs[:])
+			costs = append(costs, cost{runs[len(runs)/2], a})
+		}
+	}
+	runtime.UnlockOSThread()
+	sort.Slice(costs, func(i, j int) bool { return costs[i].cpu > costs[j].cpu })
+	var actions []Action
+	for _, c := range costs[:len(costs)/50] {
+		actions = append(actions, c.a)
+	}
+	sort.Slice(actions, func(i, j int) bool { return string(actions[i].CanonicalJSON()) < string(actions[j].CanonicalJSON()) })
+	benchActions(b, stack, env, actions)
+}
