@@ -134,9 +134,19 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		rep:    rep,
 		memo:   bodyMemos{off: !memo},
 	}
+	// The check's own analysis records into the check's room.
+	recycled := env.check != nil && rep == &env.check.shellRep
+	if recycled {
+		s.memo = env.check.shellMemo
+		s.memo.reset()
+		s.memo.off = !memo
+	}
 	s.script(ctx, cmd)
 	if s.wrote && len(s.readProtected) > 0 {
 		s.deny("reads %s and writes files: only a human changes Flight Plans and the journal", strings.Join(s.readProtected, ", "))
+	}
+	if recycled {
+		env.check.shellMemo = s.memo
 	}
 	return s.rep
 }

@@ -36,11 +36,12 @@ type effectKind uint8
 
 const (
 	logRead          effectKind = iota // the variable text's value was read (val)
-	logFuncRead                        // the function text was looked up (def)
+	logFuncRead                        // the function text was looked up (body, val.val its text)
 	logInFuncRead                      // whether the function text is being analysed was asked (val.ok)
 	logDownloadRead                    // whether a download wrote text was asked (val.ok)
 	logSet                             // the variable text was set to val
-	logCmd                             // a command was listed (cmd)
+	logFunc                            // the function text was declared (body, val.val its text)
+	logCmd                             // the command rep.cmds[idx] was listed
 	logDeny                            // text was denied
 	logAsk                             // text was asked
 	logPrivate                         // text: a private read
@@ -48,39 +49,35 @@ const (
 	logEgress                          // text: an egress command
 	logReadProtected                   // text: a protected file read
 	logDownload                        // text: a file a download wrote
-	logFunc                            // the function text was declared as def
 )
 
 // shellEffect is one entry of the analysis log.
 type shellEffect struct {
 	kind effectKind
+	idx  int32
 	text string // the variable's, function's or file's name, or the text added
 	val  varVal
-	cmd  shellCmd
-	def  funcDef
+	body *syntax.Stmt
 }
 
-// bodyRecording is an analysis of a body being recorded.
-type bodyRecording struct {
-	start   int // its first entry in the log
-	calls   int // s.calls where it started
-	cmds    int // len(s.rep.cmds) where it started
-	invalid bool
-}
+// def is the function of a logFuncRead or logFunc entry.
+func (e *shellEffect) def() funcDef { return funcDef{body: e.body, src: e.val.val} }
 
-// bodyMemo is a recorded analysis of a body.
+// bodyMemo is an analysis of a body, recorded or being recorded: the
+// entries [start, end) of the log are what it read and did, in order.
 type bodyMemo struct {
-	key      bodyKey
-	reads    []shellEffect // what it read before changing it, each once
-	effects  []shellEffect // its changes, in order
-	calls    int           // calls it followed
-	cmds     int           // commands it listed
-	wrote    bool
-	cwdAfter string
+	key        bodyKey
+	start, end int
+	calls      int // calls it followed
+	cmds       int // commands it listed
+	wrote      bool
+	cwdAfter   string
+	invalid    bool
 }
 
 // bodyKey is the state an analysis of a body starts from, its reads aside.
 type bodyKey struct {
+	body   *syntax.Stmt
 	src    string
 	cwd    string
 	nested bool
@@ -89,10 +86,24 @@ type bodyKey struct {
 
 // bodyMemos are a command's recorded analyses of its function bodies.
 type bodyMemos struct {
-	log   []shellEffect
-	recs  []*bodyRecording // being recorded, innermost last
-	memos map[*syntax.Stmt][]*bodyMemo
-	off   bool // analyse every body (the tests' oracle)
+	log    []shellEffect
+	recs   []bodyMemo // being recorded, innermost last
+	memos  []bodyMemo // recorded
+	shadow []shellEffect
+	off    bool // analyse every body (the tests' oracle)
+}
+
+// reset empties the memo for another command, keeping the room its
+// slices grew (up to a bound) and dropping what they refer to (past their
+// length they hold nothing: a reset clears what was used).
+func (bm *bodyMemos) reset() {
+	clear(bm.log)
+	if cap(bm.log) > 4096 {
+		bm.log = nil
+	}
+	clear(bm.memos)
+	clear(bm.shadow[:cap(bm.shadow)])
+	*bm = bodyMemos{log: bm.log[:0], recs: bm.recs[:0], memos: bm.memos[:0], shadow: bm.shadow[:0]}
 }
 
 // logEffect adds an entry to the log while an analysis is recorded.
@@ -104,8 +115,8 @@ func (s *shellAnalyzer) logEffect(e shellEffect) {
 
 // spoil keeps the analyses being recorded from being remembered.
 func (s *shellAnalyzer) spoil() {
-	for _, r := range s.memo.recs {
-		r.invalid = true
+	for i := range s.memo.recs {
+		s.memo.recs[i].invalid = true
 	}
 }
 
@@ -116,107 +127,73 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 		s.stmt(b, stdinSrc{})
 		return
 	}
-	key := bodyKey{src: s.src, cwd: s.cwd, nested: s.nested, depth: s.depth}
-	for _, m := range s.memo.memos[b] {
-		if s.replays(m, key) {
+	key := bodyKey{body: b, src: s.src, cwd: s.cwd, nested: s.nested, depth: s.depth}
+	for i := range s.memo.memos {
+		if m := &s.memo.memos[i]; m.key == key && s.replays(m) {
 			s.replay(m)
 			return
 		}
 	}
-	rec := &bodyRecording{start: len(s.memo.log), calls: s.calls, cmds: len(s.rep.cmds)}
+	s.memo.recs = append(s.memo.recs, bodyMemo{key: key, start: len(s.memo.log), calls: s.calls, cmds: len(s.rep.cmds)})
 	inFunc := countTrue(s.inFunc)
-	s.memo.recs = append(s.memo.recs, rec)
 	wrote := s.wrote
 	s.wrote = false
 	s.stmt(b, stdinSrc{})
 	bodyWrote := s.wrote
 	s.wrote = wrote || bodyWrote
+	m := s.memo.recs[len(s.memo.recs)-1]
 	s.memo.recs = s.memo.recs[:len(s.memo.recs)-1]
 	// A body can only unmark functions (a function declared anew inside
 	// its own body): the same count is the same set.
-	if !rec.invalid && countTrue(s.inFunc) == inFunc {
-		s.remember(b, key, rec, bodyWrote)
-	}
-	if len(s.memo.recs) == 0 {
-		clear(s.memo.log)
-		s.memo.log = s.memo.log[:0]
+	if !m.invalid && countTrue(s.inFunc) == inFunc {
+		m.end, m.calls, m.cmds, m.wrote, m.cwdAfter = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote, s.cwd
+		s.memo.memos = append(s.memo.memos, m)
 	}
 }
 
-// remember keeps the analysis rec recorded of b.
-func (s *shellAnalyzer) remember(b *syntax.Stmt, key bodyKey, rec *bodyRecording, wrote bool) {
-	m := &bodyMemo{key: key, calls: s.calls - rec.calls, cmds: len(s.rep.cmds) - rec.cmds, wrote: wrote, cwdAfter: s.cwd}
-	// A read counts when nothing the body did before it set what it
-	// reads: a variable set, a function declared, a function marked as
-	// being analysed (only around a call, which is read first), a file
-	// downloaded.
+// replays says whether m's analysis is the one that would run now: each
+// thing it read before changing it reads the same now. The reads are
+// asked again, so that they are logged for the analyses around this one.
+func (s *shellAnalyzer) replays(m *bodyMemo) bool {
+	if s.calls+m.calls >= maxInlineCalls || len(s.rep.cmds)+m.cmds >= maxShellCommands {
+		return false
+	}
+	// shadow holds what the analysis changed so far (a variable set, a
+	// function declared, a file downloaded): a read of one of them reads
+	// what the analysis itself made. A function marked as being analysed
+	// is only ever marked around a call, after the call asked, and
+	// unmarked after it.
+	shadow := s.memo.shadow[:0]
+	defer func() { s.memo.shadow = shadow[:0] }()
 	changed := func(kind effectKind, name string) bool {
-		for _, e := range m.effects {
-			if e.kind == kind && e.text == name {
+		for i := range shadow {
+			if shadow[i].kind == kind && shadow[i].text == name {
 				return true
 			}
 		}
 		return false
 	}
-	read := func(kind effectKind, name string) bool {
-		for _, r := range m.reads {
-			if r.kind == kind && r.text == name {
-				return true
-			}
-		}
-		return false
-	}
-	for _, e := range s.memo.log[rec.start:] {
+	for i := m.start; i < m.end; i++ {
+		e := s.memo.log[i]
 		switch e.kind {
-		case logRead, logFuncRead, logInFuncRead, logDownloadRead:
-			var by effectKind
-			switch e.kind {
-			case logRead:
-				by = logSet
-			case logFuncRead:
-				by = logFunc
-			case logDownloadRead:
-				by = logDownload
-			default:
-				by = logInFuncRead // never an effect: a mark is always undone
+		case logSet, logFunc, logDownload:
+			if !changed(e.kind, e.text) {
+				shadow = append(shadow, shellEffect{kind: e.kind, text: e.text})
 			}
-			if !changed(by, e.text) && !read(e.kind, e.text) {
-				m.reads = append(m.reads, e)
-			}
-		default:
-			m.effects = append(m.effects, e)
-		}
-	}
-	if s.memo.memos == nil {
-		s.memo.memos = map[*syntax.Stmt][]*bodyMemo{}
-	}
-	s.memo.memos[b] = append(s.memo.memos[b], m)
-}
-
-// replays says whether m's analysis is the one that would run now, from
-// key.
-func (s *shellAnalyzer) replays(m *bodyMemo, key bodyKey) bool {
-	if m.key != key || s.calls+m.calls >= maxInlineCalls || len(s.rep.cmds)+m.cmds >= maxShellCommands {
-		return false
-	}
-	// Each read is asked again, and logged for the analyses around this
-	// one, which read the same.
-	for _, r := range m.reads {
-		switch r.kind {
 		case logRead:
-			if s.lookup(r.text) != r.val {
+			if !changed(logSet, e.text) && s.lookup(e.text) != e.val {
 				return false
 			}
 		case logFuncRead:
-			if s.funcOf(r.text) != r.def {
+			if !changed(logFunc, e.text) && s.funcOf(e.text) != e.def() {
 				return false
 			}
 		case logInFuncRead:
-			if s.inFuncHas(r.text) != r.val.ok {
+			if s.inFuncHas(e.text) != e.val.ok {
 				return false
 			}
 		case logDownloadRead:
-			if s.downloadedAbs(r.text) != r.val.ok {
+			if !changed(logDownload, e.text) && s.downloadedAbs(e.text) != e.val.ok {
 				return false
 			}
 		}
@@ -237,7 +214,7 @@ func countTrue(m map[string]bool) int {
 // funcOf is the function declared as name (body nil when none is).
 func (s *shellAnalyzer) funcOf(name string) funcDef {
 	def := s.funcs[name]
-	s.logEffect(shellEffect{kind: logFuncRead, text: name, def: def})
+	s.logEffect(shellEffect{kind: logFuncRead, text: name, body: def.body, val: varVal{val: def.src}})
 	return def
 }
 
@@ -258,12 +235,13 @@ func (s *shellAnalyzer) downloadedAbs(abs string) bool {
 // replay applies a recorded analysis: its effects in order, through the
 // same calls that made them (so that the analyses around it record them).
 func (s *shellAnalyzer) replay(m *bodyMemo) {
-	for _, e := range m.effects {
+	for i := m.start; i < m.end; i++ {
+		e := s.memo.log[i]
 		switch e.kind {
 		case logSet:
 			s.setVar(e.text, e.val)
 		case logCmd:
-			c := e.cmd
+			c := s.rep.cmds[e.idx]
 			c.argv = slices.Clone(c.argv)
 			s.addCmd(c)
 		case logDeny:
@@ -281,7 +259,7 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 		case logDownload:
 			s.addDownload(e.text)
 		case logFunc:
-			s.declare(e.text, e.def)
+			s.declare(e.text, e.def())
 		}
 	}
 	s.calls += m.calls
@@ -295,7 +273,7 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 
 func (s *shellAnalyzer) addCmd(c shellCmd) {
 	s.rep.cmds = append(s.rep.cmds, c)
-	s.logEffect(shellEffect{kind: logCmd, cmd: c})
+	s.logEffect(shellEffect{kind: logCmd, idx: int32(len(s.rep.cmds) - 1)})
 }
 
 func (s *shellAnalyzer) addDeny(text string) {
@@ -341,5 +319,5 @@ func (s *shellAnalyzer) declare(name string, def funcDef) {
 		s.funcs = map[string]funcDef{}
 	}
 	s.funcs[name] = def
-	s.logEffect(shellEffect{kind: logFunc, text: name, def: def})
+	s.logEffect(shellEffect{kind: logFunc, text: name, body: def.body, val: varVal{val: def.src}})
 }
