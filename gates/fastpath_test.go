@@ -250,7 +250,7 @@ func checkSecretShortcuts(t testing.TB, text string) {
 		}
 	}
 	if h.has(secretKW.scheme) {
-		got := firstMatchesInLines(&h, text, secretKW.schemeLines, reURLCreds, 8)
+		got := firstMatchesInLines(&h, text, secretKW.schemeLines, reURLCreds, '@', 8)
 		want := reURLCreds.FindAllStringSubmatch(text, 8)
 		if len(got) != len(want) || len(got) > 0 && !slices.EqualFunc(got, want, slices.Equal[[]string]) {
 			t.Fatalf("URL credentials by line %q, in the whole text %q, in %q", got, want, text)
