@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
 )
@@ -237,4 +241,60 @@ func BenchmarkStackTail(b *testing.B) {
 	}
 	sort.Slice(actions, func(i, j int) bool { return string(actions[i].CanonicalJSON()) < string(actions[j].CanonicalJSON()) })
 	benchActions(b, stack, env, actions)
+}
+
+// TestStackMixForCallgrind checks every action of BenchmarkStack's mix
+// (ordered by record ID) three times in a row, the third inside
+// mixMeasured, with mixMark before it: run under callgrind as
+// gates/README.md's Speed section shows, each dump holds the instructions
+// of one warm check, which repeat from run to run where times do not. The
+// IDs, in order, are written to the file GATES_MIX_IDS names; without it
+// the test is skipped.
+func TestStackMixForCallgrind(t *testing.T) {
+	out := os.Getenv("GATES_MIX_IDS")
+	if out == "" {
+		t.Skip("GATES_MIX_IDS is not set: this test only serves callgrind")
+	}
+	shared := testenv.SharedDir(t)
+	corpus := readCorpus(t, filepath.Join(shared, "corpus", "gates"))
+	stack, env := newCorpusEnv(t, shared)
+	var recs []corpusRecord
+	for _, rs := range corpus {
+		for _, r := range rs {
+			if len(r.Action) <= 64<<10 {
+				recs = append(recs, r)
+			}
+		}
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	var ids []string
+	var actions []Action
+	for _, r := range recs {
+		if a, err := DecodeJSON(r.Action); err == nil {
+			ids = append(ids, r.ID)
+			actions = append(actions, a)
+		}
+	}
+	require.NoError(t, os.WriteFile(out, []byte(strings.Join(ids, "\n")+"\n"), 0o644))
+	ctx := context.Background()
+	n := 0
+	for _, a := range actions {
+		stack.Check(ctx, a, env)
+		stack.Check(ctx, a, env)
+		n = mixMark(n)
+		mixMeasured(ctx, stack, a, env)
+	}
+	mixMark(n)
+}
+
+// mixMark is where callgrind dumps its counts (--dump-before).
+//
+//go:noinline
+func mixMark(n int) int { return n + 1 }
+
+// mixMeasured is the check callgrind counts (--toggle-collect).
+//
+//go:noinline
+func mixMeasured(ctx context.Context, stack *Stack, a Action, env *Env) Verdict {
+	return stack.Check(ctx, a, env)
 }
