@@ -42,6 +42,20 @@ func BenchmarkStack(b *testing.B) {
 	benchActions(b, stack, env, actions)
 }
 
+// mixRecords are the records of BenchmarkStack's mix: every record of the
+// shared gate corpus under 64 KiB, in the corpus's order.
+func mixRecords(t testing.TB, shared string) []corpusRecord {
+	var out []corpusRecord
+	for _, recs := range readCorpus(t, filepath.Join(shared, "corpus", "gates")) {
+		for _, r := range recs {
+			if len(r.Action) <= 64<<10 {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
 // BenchmarkStackHot separates what the stack costs from what the machine
 // adds: each action of BenchmarkStack's mix is checked fifteen times in a
 // row, and its cost is the median of those (caches warm, interruptions
@@ -52,19 +66,14 @@ func BenchmarkStack(b *testing.B) {
 // (BenchmarkThreadCPUNoise).
 func BenchmarkStackHot(b *testing.B) {
 	shared := testenv.SharedDir(b)
-	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
 	stack, env := newCorpusEnv(b, shared)
 	type cost struct {
 		cpu  time.Duration
 		line []byte
 	}
 	var lines [][]byte
-	for _, recs := range corpus {
-		for _, r := range recs {
-			if len(r.Action) <= 64<<10 {
-				lines = append(lines, r.Action)
-			}
-		}
+	for _, r := range mixRecords(b, shared) {
+		lines = append(lines, r.Action)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -205,7 +214,6 @@ func threadCPU() time.Duration {
 // fiftieth of the mix. Profile it (-cpuprofile) to see where the p99 goes.
 func BenchmarkStackTail(b *testing.B) {
 	shared := testenv.SharedDir(b)
-	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
 	stack, env := newCorpusEnv(b, shared)
 	ctx := context.Background()
 	type cost struct {
@@ -214,24 +222,19 @@ func BenchmarkStackTail(b *testing.B) {
 	}
 	var costs []cost
 	runtime.LockOSThread()
-	for _, recs := range corpus {
-		for _, r := range recs {
-			if len(r.Action) > 64<<10 {
-				continue
-			}
-			a, err := DecodeJSON(r.Action)
-			if err != nil {
-				continue
-			}
-			var runs [7]time.Duration
-			for k := range runs {
-				start := threadCPU()
-				stack.Check(ctx, a, env)
-				runs[k] = threadCPU() - start
-			}
-			slices.Sort(runs[:])
-			costs = append(costs, cost{runs[len(runs)/2], a})
+	for _, r := range mixRecords(b, shared) {
+		a, err := DecodeJSON(r.Action)
+		if err != nil {
+			continue
 		}
+		var runs [7]time.Duration
+		for k := range runs {
+			start := threadCPU()
+			stack.Check(ctx, a, env)
+			runs[k] = threadCPU() - start
+		}
+		slices.Sort(runs[:])
+		costs = append(costs, cost{runs[len(runs)/2], a})
 	}
 	runtime.UnlockOSThread()
 	sort.Slice(costs, func(i, j int) bool { return costs[i].cpu > costs[j].cpu })
@@ -256,16 +259,8 @@ func TestStackMixForCallgrind(t *testing.T) {
 		t.Skip("GATES_MIX_IDS is not set: this test only serves callgrind")
 	}
 	shared := testenv.SharedDir(t)
-	corpus := readCorpus(t, filepath.Join(shared, "corpus", "gates"))
 	stack, env := newCorpusEnv(t, shared)
-	var recs []corpusRecord
-	for _, rs := range corpus {
-		for _, r := range rs {
-			if len(r.Action) <= 64<<10 {
-				recs = append(recs, r)
-			}
-		}
-	}
+	recs := mixRecords(t, shared)
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
 	var ids []string
 	var actions []Action

@@ -191,14 +191,14 @@ func (s *shellAnalyzer) deny(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.addDeny(fmt.Sprintf(format, a...))
+	s.addText(logDeny, fmt.Sprintf(format, a...))
 }
 
 func (s *shellAnalyzer) ask(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.addAsk(fmt.Sprintf(format, a...))
+	s.addText(logAsk, fmt.Sprintf(format, a...))
 }
 
 // script parses and analyses one piece of shell text (the action's cmd, or

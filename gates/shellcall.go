@@ -432,7 +432,7 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 					continue
 				}
 				if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
-					s.addReadProtected(l.rel)
+					s.addText(logReadProtected, l.rel)
 				}
 				if st := s.env.filePrivacy(l.abs); st.private {
 					s.privateRead("%s is given %s, a private note (%s)", verb, printable(p), st.why)

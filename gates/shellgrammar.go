@@ -278,7 +278,7 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 			continue
 		}
 		if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
-			s.addReadProtected(l.rel)
+			s.addText(logReadProtected, l.rel)
 		}
 		if l.class != pathInside && l.class != pathProtected {
 			continue
@@ -440,7 +440,7 @@ func (s *shellAnalyzer) privateRead(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.addPrivate(fmt.Sprintf(format, a...))
+	s.addText(logPrivate, fmt.Sprintf(format, a...))
 }
 
 // selfMod records a way into the user's own editor or terminal session:
@@ -449,7 +449,7 @@ func (s *shellAnalyzer) selfMod(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.addSelf(fmt.Sprintf(format, a...))
+	s.addText(logSelf, fmt.Sprintf(format, a...))
 }
 
 // terminalClient judges tmux and screen: a client of the user's terminal

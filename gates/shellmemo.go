@@ -244,18 +244,8 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 			c := s.rep.cmds[e.idx]
 			c.argv = slices.Clone(c.argv)
 			s.addCmd(c)
-		case logDeny:
-			s.addDeny(e.text)
-		case logAsk:
-			s.addAsk(e.text)
-		case logPrivate:
-			s.addPrivate(e.text)
-		case logSelf:
-			s.addSelf(e.text)
-		case logEgress:
-			s.addEgress(e.text)
-		case logReadProtected:
-			s.addReadProtected(e.text)
+		case logDeny, logAsk, logPrivate, logSelf, logEgress, logReadProtected:
+			s.addText(e.kind, e.text)
 		case logDownload:
 			s.addDownload(e.text)
 		case logFunc:
@@ -276,34 +266,30 @@ func (s *shellAnalyzer) addCmd(c shellCmd) {
 	s.logEffect(shellEffect{kind: logCmd, idx: int32(len(s.rep.cmds) - 1)})
 }
 
-func (s *shellAnalyzer) addDeny(text string) {
-	s.rep.denies = appendUnique(s.rep.denies, text)
-	s.logEffect(shellEffect{kind: logDeny, text: text})
+// list is the list of texts an entry of kind adds to (logDeny…logReadProtected).
+func (s *shellAnalyzer) list(kind effectKind) *[]string {
+	switch kind {
+	case logDeny:
+		return &s.rep.denies
+	case logAsk:
+		return &s.rep.asks
+	case logPrivate:
+		return &s.rep.private
+	case logSelf:
+		return &s.rep.self
+	case logEgress:
+		return &s.rep.egress
+	case logReadProtected:
+		return &s.readProtected
+	}
+	panic("gates: no list of texts for this log entry")
 }
 
-func (s *shellAnalyzer) addAsk(text string) {
-	s.rep.asks = appendUnique(s.rep.asks, text)
-	s.logEffect(shellEffect{kind: logAsk, text: text})
-}
-
-func (s *shellAnalyzer) addPrivate(text string) {
-	s.rep.private = appendUnique(s.rep.private, text)
-	s.logEffect(shellEffect{kind: logPrivate, text: text})
-}
-
-func (s *shellAnalyzer) addSelf(text string) {
-	s.rep.self = appendUnique(s.rep.self, text)
-	s.logEffect(shellEffect{kind: logSelf, text: text})
-}
-
-func (s *shellAnalyzer) addEgress(text string) {
-	s.rep.egress = appendUnique(s.rep.egress, text)
-	s.logEffect(shellEffect{kind: logEgress, text: text})
-}
-
-func (s *shellAnalyzer) addReadProtected(text string) {
-	s.readProtected = appendUnique(s.readProtected, text)
-	s.logEffect(shellEffect{kind: logReadProtected, text: text})
+// addText adds text to the list of kind, once.
+func (s *shellAnalyzer) addText(kind effectKind, text string) {
+	l := s.list(kind)
+	*l = appendUnique(*l, text)
+	s.logEffect(shellEffect{kind: kind, text: text})
 }
 
 func (s *shellAnalyzer) addDownload(abs string) {

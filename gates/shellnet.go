@@ -9,7 +9,7 @@ import (
 // network judges a command that reaches another machine.
 func (s *shellAnalyzer) network(verb string, args []string) {
 	if !s.quiet {
-		s.addEgress(verb)
+		s.addText(logEgress, verb)
 	}
 	hostsSeen := 0
 	for i := 0; i < len(args); i++ {
