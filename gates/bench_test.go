@@ -87,14 +87,7 @@ func BenchmarkStackHot(b *testing.B) {
 			if err != nil {
 				continue
 			}
-			var runs [15]time.Duration
-			for k := range runs {
-				start := threadCPU()
-				stack.Check(ctx, a, env)
-				runs[k] = threadCPU() - start
-			}
-			slices.Sort(runs[:])
-			costs = append(costs, cost{runs[len(runs)/2], l})
+			costs = append(costs, cost{medianCPU(ctx, stack, a, env, 15), l})
 		}
 	}
 	b.StopTimer()
@@ -201,6 +194,19 @@ func benchLoop(b *testing.B, n int, call func(i int)) {
 	b.ReportMetric(float64(n), "actions")
 }
 
+// medianCPU checks a n times in a row and returns the median of the
+// calling thread's CPU time per check.
+func medianCPU(ctx context.Context, stack *Stack, a Action, env *Env, n int) time.Duration {
+	runs := make([]time.Duration, n)
+	for k := range runs {
+		start := threadCPU()
+		stack.Check(ctx, a, env)
+		runs[k] = threadCPU() - start
+	}
+	slices.Sort(runs)
+	return runs[n/2]
+}
+
 // threadCPU is the CPU time the calling OS thread has used
 // (CLOCK_THREAD_CPUTIME_ID).
 func threadCPU() time.Duration {
@@ -227,14 +233,7 @@ func BenchmarkStackTail(b *testing.B) {
 		if err != nil {
 			continue
 		}
-		var runs [7]time.Duration
-		for k := range runs {
-			start := threadCPU()
-			stack.Check(ctx, a, env)
-			runs[k] = threadCPU() - start
-		}
-		slices.Sort(runs[:])
-		costs = append(costs, cost{runs[len(runs)/2], a})
+		costs = append(costs, cost{medianCPU(ctx, stack, a, env, 7), a})
 	}
 	runtime.UnlockOSThread()
 	sort.Slice(costs, func(i, j int) bool { return costs[i].cpu > costs[j].cpu })
