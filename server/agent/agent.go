@@ -114,6 +114,8 @@ type Agent struct {
 	wake chan struct{}
 	// closers release what Open opened.
 	closers []func(context.Context) error
+	// search is what Search, Node and Backlinks share.
+	search searchState
 }
 
 // New builds an agent.

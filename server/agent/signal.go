@@ -29,9 +29,11 @@ type Source string
 
 // The sources.
 const (
-	SourceLSP       Source = "lsp"
-	SourceCLI       Source = "cli"
-	SourceBridge    Source = "bridge"
+	SourceLSP    Source = "lsp"
+	SourceCLI    Source = "cli"
+	SourceBridge Source = "bridge"
+	// SourceMCP is a Model Context Protocol client: another agent.
+	SourceMCP       Source = "mcp"
 	SourceHeartbeat Source = "heartbeat"
 	// SourceFeedback is an action's output coming back as the next signal.
 	SourceFeedback Source = "feedback"
