@@ -25,7 +25,7 @@ const maxArgs = 1 << 20
 // Absent arguments read as {}.
 func decodeArgs[In any](tool string, raw json.RawMessage) (In, error) {
 	var in In
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, " \t\r\n") // JSON's white space, no other
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
