@@ -65,28 +65,28 @@ type SearchHit struct {
 	Score float64
 }
 
-// searchState is what searches share: the headline index over each
-// snapshot (a cache), and the privacy filter.
+// searchState is what the memex reads share: the title-and-alias table
+// of each snapshot (a cache) and the privacy filter.
 type searchState struct {
 	once    sync.Once
-	symbols *orgfeat.SymbolIndex
+	notes   *orgfeat.NoteIndex
 	private redact.Cache
 }
 
 func (a *Agent) searchers() *searchState {
-	a.search.once.Do(func() { a.search.symbols = orgfeat.NewSymbolIndex() })
+	a.search.once.Do(func() { a.search.notes = orgfeat.NewNoteIndex() })
 	return &a.search
 }
 
 // Search finds the nodes a query names, two ways merged: by title and
-// alias (orgfeat's symbol index: an exact title, then an exact alias, then
-// fuzzy matches of every word) and by meaning (the query embedded by the
-// memex's embedder, its nearest nodes by cosine). A title hit scores from
-// 1 (the best) down to 0.75 by its rank among the title hits; a semantic
-// hit scores its cosine; a node found both ways keeps the higher score
-// plus a twentieth of the lower. Best first, ties in memex order. Private
-// nodes, and the hidden files (flightplans.org, journal.org), are never
-// hits.
+// alias (the query is a node's title, scored 1, or one of its aliases,
+// 0.95, case and spacing aside: orgfeat's table, which [[roam:…]] links
+// use) and by meaning (the query embedded by the memex's embedder, its
+// nearest nodes at a cosine of at least minSemantic, which part of a
+// title also reaches, since a node's embedding includes its title). A
+// node found both ways keeps the higher score plus a twentieth of the
+// lower (at most 1). Best first, ties in the order found. Private nodes,
+// and the hidden files (flightplans.org, journal.org), are never hits.
 func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, error) {
 	q := strings.TrimSpace(req.Query)
 	switch {
@@ -125,19 +125,13 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 		byKey[key] = h
 		order = append(order, h)
 	}
-	// Ask for more than k: private nodes are dropped afterwards.
-	syms := st.symbols.Search(ctx, snap, q, k+16)
-	for i, s := range syms {
-		n, ok := snap.File(s.Path)
-		if !ok {
-			continue
+	name := strings.Join(strings.Fields(q), " ")
+	for _, n := range st.notes.ByName(snap, q) {
+		score := 0.95
+		if strings.EqualFold(strings.Join(strings.Fields(n.Title()), " "), name) {
+			score = 1
 		}
-		if s.Headline >= 0 {
-			if n, ok = snap.NodeAtOffset(s.Path, s.Org.Headlines[s.Headline].Line.Start); !ok {
-				continue
-			}
-		}
-		add(n, 1-0.25*float64(i)/float64(max(len(syms), 1)))
+		add(n, score)
 	}
 	if v, err := a.embedQuery(ctx, q); err == nil {
 		near, err := snap.NearestToVector(ctx, v, memory.NearestOptions{K: k, MinScore: minSemantic})
@@ -161,10 +155,11 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 	return out, nil
 }
 
-// minSemantic is the least cosine a semantic hit needs: below it, the
-// trigram embedder's scores are noise (0.75 means related, and unrelated
-// notes score about 0.6 against a short query).
-const minSemantic = 0.7
+// minSemantic is the least cosine a semantic hit needs: 0.75 means
+// related (the context's threshold; unrelated notes score about 0.6
+// against a short query), and the search widens only as far as vectors
+// that may reach it.
+const minSemantic = 0.75
 
 // embedQuery embeds a query with the memex's embedder.
 func (a *Agent) embedQuery(ctx context.Context, q string) ([]float32, error) {
@@ -264,7 +259,7 @@ func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
 	st := a.searchers()
 	filter := st.private.For(snap)
 	var out []Backlink
-	for _, bl := range orgfeat.Backlinks(orgfeat.Scope{Memex: snap}, n) {
+	for _, bl := range orgfeat.Backlinks(orgfeat.Scope{Memex: snap, Notes: st.notes}, n) {
 		from := bl.Site.From
 		if from.Private() || orgfeat.Hidden(from.File()) {
 			continue

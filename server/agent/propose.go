@@ -124,20 +124,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		p.Status, p.PlanID = StatusFiled, id
 		return resultOf(p), nil
 	}
-	a.actMu.Lock()
-	snap = a.memex.Snapshot()
-	out, runErr := func() (actuate.Result, error) {
-		defer a.actMu.Unlock()
-		out, err := a.acts.Run(ctx, actuate.Request{Action: action})
-		if err != nil {
-			p.RolledBack = a.rollbackLocked(ctx, snap)
-		}
-		return out, err
-	}()
-	snap = nil
-	a.stack.Record(action.Tool, a.now())
-	p.Result = &out
-	a.journalResult(ctx, sig, action, "", out, runErr)
+	_, runErr := a.act(ctx, &p, sig, actuate.Request{Action: action}, &snap)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		p.Status, p.Err = StatusCancelled, ctx.Err()

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/memory"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
@@ -63,10 +64,24 @@ func env(dir string) map[string]string {
 // and waits for the memex's embeddings.
 func openAgent(t testing.TB, files map[string]string) (*agent.Agent, string, string) {
 	t.Helper()
+	o := openAgentOn(t, func(root string) { testenv.WriteTree(t, root, files) })
+	return o.agent, o.root, o.dir
+}
+
+// opened is an agent opened over a memex in root, below dir.
+type opened struct {
+	agent     *agent.Agent
+	memex     *memory.Memex
+	root, dir string
+}
+
+// openAgentOn is openAgent over the memex write puts in root.
+func openAgentOn(t testing.TB, write func(root string)) opened {
+	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	root := filepath.Join(dir, "memex")
-	testenv.WriteTree(t, root, files)
+	write(root)
 	testenv.WriteTree(t, filepath.Join(dir, "home"), map[string]string{"precious.txt": "keep me\n", "docs/letter.txt": "dear\n"})
 	e := env(dir)
 	ctx := context.Background()
@@ -78,7 +93,7 @@ func openAgent(t testing.TB, files map[string]string) (*agent.Agent, string, str
 	a, err := agent.Open(ctx, setup)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close(ctx); mx.Close(ctx) })
-	return a, root, dir
+	return opened{a, mx, root, dir}
 }
 
 // start serves a over in-memory transports and connects a client. With a
