@@ -298,6 +298,8 @@ func TestErrorsAreOneSentence(t *testing.T) {
 		{"memex_context", map[string]any{"file": "/etc/passwd", "line": 1}, "/etc/passwd is not a file of the memex"},
 		{"memex_context", map[string]any{"file": "notes.org", "line": 0}, "Line 0 is not a line number: lines count from 1."},
 		{"memex_context", map[string]any{"file": "notes.org", "line": 999}, "past its end"},
+		{"memex_context", map[string]any{"file": "notes.org", "line": 1, "budget": 5_000_000}, "A budget of 5000000 tokens is more than the 1000000 a view may take."},
+		{"memex_context", map[string]any{"file": "notes.org", "line": 1, "budget": 10}, "budget"},
 		{"memex_context", map[string]any{"file": "notes.org"}, `memex_context needs the argument "line".`},
 		{"memex_search", map[string]any{"query": 5}, `The argument "query" of memex_search must be a string, not a number.`},
 		{"memex_search", map[string]any{"query": ""}, "The query is empty."},

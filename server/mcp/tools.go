@@ -46,6 +46,10 @@ type ContextArgs struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"the token budget (default: the configured one, 4000)"`
 }
 
+// maxBudget bounds memex_context's budget: a model's whole context, and
+// never the whole of a large memex at once.
+const maxBudget = 1_000_000
+
 // IDArgs are node_read's and backlinks' arguments.
 type IDArgs struct {
 	ID string `json:"id" jsonschema:"a node's :ID: or synthetic key, as memex_search returns it"`
@@ -178,6 +182,9 @@ func (s *Server) addTools() {
 		func(ctx context.Context, a *agent.Agent, in ContextArgs) (foveal.View, string, error) {
 			if in.Line < 1 {
 				return foveal.View{}, "", fmt.Errorf("line %d is not a line number: lines count from 1", in.Line)
+			}
+			if in.Budget > maxBudget {
+				return foveal.View{}, "", fmt.Errorf("a budget of %d tokens is more than the %d a view may take", in.Budget, maxBudget)
 			}
 			v, err := a.View(ctx, agent.ContextRequest{File: in.File, Line: in.Line - 1, Budget: in.Budget})
 			if err != nil {
