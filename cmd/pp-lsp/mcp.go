@@ -6,26 +6,31 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
 	"pp-lsp/server/mcp"
 )
 
-// runMCP is `pp-lsp mcp [--root DIR]...`: the Model Context Protocol on
+// runMCP is `pp-lsp mcp [--root DIR]... [--rescan SECONDS]`: the Model Context Protocol on
 // stdin and stdout (DESIGN §16) until the client closes stdin, or SIGINT
 // or SIGTERM. The server answers at once; the memex is read in the
 // background, as the language server reads it (the same set-up, data dir,
 // journal and Flight Plans), and calls wait for it with progress.
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlagSet("mcp", "pp-lsp mcp [--root DIR]...")
+	fs := newFlagSet("mcp", "pp-lsp mcp [--root DIR]... [--rescan SECONDS]")
 	roots := fs.rootFlag("")
+	rescan := fs.Int("rescan", int(mcp.DefaultRescan/time.Second), "`SECONDS` between readings of the roots for what other programs changed")
 	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *rescan < 1 {
+		return usageErrorf("--rescan: %d is not a number of seconds (1 or more)", *rescan)
 	}
 	for _, r := range *roots {
 		switch fi, err := os.Stat(r); {
@@ -39,7 +44,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	}
 	h := host.New(log)
 	var done, total atomic.Int64
-	srv := mcp.New(mcp.Options{Host: h, Version: version, Logger: log,
+	srv := mcp.New(mcp.Options{Host: h, Version: version, Logger: log, Rescan: time.Duration(*rescan) * time.Second,
 		Progress: func() (int, int) { return int(done.Load()), int(total.Load()) }})
 	go func() {
 		setup := agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log, Serve: true,

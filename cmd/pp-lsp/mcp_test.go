@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -276,4 +277,47 @@ func TestMCPServesTheBinaryOverStdio(t *testing.T) {
 	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "node_read", Arguments: map[string]any{"id": "diary"}})
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
+}
+
+// TestMCPRunsAPlanTheHumanApproved: a plan an agent's proposal filed runs
+// once a human approves it in flightplans.org, saved by any editor: `pp-lsp
+// mcp` reads the roots again (--rescan) and picks it up; the agent sees it
+// DONE in plans_list.
+func TestMCPRunsAPlanTheHumanApproved(t *testing.T) {
+	testenv.NeedCommand(t, "make")
+	m := mcpEnv(t)
+	ctx := context.Background()
+	client := sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: m.ppLspCommand(t, "mcp", "--root", m.root, "--rescan", "1")}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "propose_action", Arguments: map[string]any{
+		"action": map[string]any{"tool": "shell", "args": map[string]any{"cmd": "make count", "cwd": "."}, "explanation": "count"}}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	var filed struct {
+		PlanID string `json:"plan_id"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	require.NoError(t, json.Unmarshal(b, &filed))
+	require.NotEmpty(t, filed.PlanID)
+	assert.NoFileExists(t, m.path("out/count.txt"))
+
+	m.approveInFile(t)
+	state := func() string {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "plans_list", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			return ""
+		}
+		var list struct{ Plans []struct{ ID, State string } }
+		b, _ := json.Marshal(res.StructuredContent)
+		if json.Unmarshal(b, &list) != nil || len(list.Plans) != 1 || list.Plans[0].ID != filed.PlanID {
+			return ""
+		}
+		return list.Plans[0].State
+	}
+	require.Eventually(t, func() bool { return state() == "DONE" }, time.Minute, 200*time.Millisecond, "the approved plan ran")
+	out, err := os.ReadFile(m.path("out/count.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "ran\n", string(out), "it ran exactly once")
 }
