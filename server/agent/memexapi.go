@@ -65,10 +65,11 @@ type SearchHit struct {
 	Score float64
 }
 
-// searchState is what the memex reads share: the title-and-alias table
-// of each snapshot (a cache) and the privacy filter.
+// searchState is what the memex reads share: the names of the nodes, the
+// notes' refs and links (for backlinks), and the privacy filter (caches).
 type searchState struct {
 	once    sync.Once
+	titles  titleIndex
 	notes   *orgfeat.NoteIndex
 	private redact.Cache
 }
@@ -80,8 +81,8 @@ func (a *Agent) searchers() *searchState {
 
 // Search finds the nodes a query names, two ways merged: by title and
 // alias (the query is a node's title, scored 1, or one of its aliases,
-// 0.95, case and spacing aside: orgfeat's table, which [[roam:…]] links
-// use) and by meaning (the query embedded by the memex's embedder, its
+// 0.95, case and spacing aside, as [[roam:…]] links find nodes) and by
+// meaning (the query embedded by the memex's embedder, its
 // nearest nodes at a cosine of at least minSemantic, which part of a
 // title also reaches, since a node's embedding includes its title). A
 // node found both ways keeps the higher score plus a twentieth of the
@@ -125,11 +126,11 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 		byKey[key] = h
 		order = append(order, h)
 	}
-	name := strings.Join(strings.Fields(q), " ")
-	for _, n := range st.notes.ByName(snap, q) {
-		score := 0.95
-		if strings.EqualFold(strings.Join(strings.Fields(n.Title()), " "), name) {
-			score = 1
+	named, aliased := st.titles.byName(snap, q)
+	for i, n := range named {
+		score := 1.0
+		if aliased[i] {
+			score = 0.95
 		}
 		add(n, score)
 	}
