@@ -102,6 +102,7 @@ func TestBadInvocations(t *testing.T) {
 		{"serve on every interface", nil, []string{"serve", "--root", root, "--tcp", ":0"}, "pp-lsp serve: --tcp: :0 listens on every interface, not only this machine's loopback (--allow-remote allows it)"},
 		{"mcp with a missing root", nil, []string{"mcp", "--root", filepath.Join(home, "gone")}, "pp-lsp mcp: --root " + filepath.Join(home, "gone") + " does not exist"},
 		{"mcp with a file as root", nil, []string{"mcp", "--root", note}, "pp-lsp mcp: --root " + note + " is not a folder"},
+		{"mcp with a missing configuration", nil, []string{"mcp", "--config", missing}, "pp-lsp mcp: cannot read the configuration file " + missing + ": it does not exist"},
 		{"mcp with no rescan", nil, []string{"mcp", "--rescan", "0"}, "pp-lsp mcp: --rescan: 0 is not a number of seconds (1 or more)"},
 		{"mcp with a word for a rescan", nil, []string{"mcp", "--rescan", "often"}, `pp-lsp mcp: --rescan: "often" is not a whole number`},
 		{"mcp with an operand", nil, []string{"mcp", "now"}, `pp-lsp mcp: unexpected argument "now"`},

@@ -13,14 +13,15 @@ import (
 	"pp-lsp/server/mcp"
 )
 
-// runMCP is `pp-lsp mcp [--root DIR]... [--rescan SECONDS]`: the Model Context Protocol on
+// runMCP is `pp-lsp mcp [--root DIR]... [--config FILE] [--rescan SECONDS]`: the Model Context Protocol on
 // stdin and stdout (DESIGN §16) until the client closes stdin, or SIGINT
 // or SIGTERM. The server answers at once; the memex is read in the
 // background, as the language server reads it (the same set-up, data dir,
 // journal and Flight Plans), and calls wait for it with progress.
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlagSet("mcp", "pp-lsp mcp [--root DIR]... [--rescan SECONDS]")
+	fs := newFlagSet("mcp", "pp-lsp mcp [--root DIR]... [--config FILE] [--rescan SECONDS]")
 	roots := fs.rootFlag("")
+	config := fs.String("config", "", "the configuration `FILE` (default $XDG_CONFIG_HOME/passepartout/config.json)")
 	rescan := fs.Int("rescan", int(mcp.DefaultRescan/time.Second), "`SECONDS` between readings of the roots for what other programs changed")
 	log, err := fs.parseLogged(c, args)
 	if err != nil {
@@ -28,6 +29,11 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *config != "" {
+		if _, err := agent.ReadConfigFile(*config, false); err != nil {
+			return &usageError{msg: err.Error()}
+		}
 	}
 	if *rescan < 1 {
 		return usageErrorf("--rescan: %d is not a number of seconds (1 or more)", *rescan)
@@ -47,7 +53,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	srv := mcp.New(mcp.Options{Host: h, Version: version, Logger: log, Rescan: time.Duration(*rescan) * time.Second,
 		Progress: func() (int, int) { return int(done.Load()), int(total.Load()) }})
 	go func() {
-		setup := agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log, Serve: true,
+		setup := agent.Setup{Roots: *roots, ConfigFile: *config, Getenv: c.getenv, Logger: log, Serve: true,
 			Progress: func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) }}
 		mx, err := agent.OpenMemex(ctx, setup)
 		if err != nil {
