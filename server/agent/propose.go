@@ -64,7 +64,7 @@ type ProposeResult struct {
 // that is no action (wrapping ErrBadAction, the validator's verdict in the
 // result) or a request that could not be handled at all.
 func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeResult, err error) {
-	sig, err := Perceive(Signal{Source: req.Source, Session: req.Session, RequestID: req.RequestID, Sensor: SensorToolOutput}, a.roots)
+	sig, err := Perceive(Signal{Source: req.Source, Session: req.Session, RequestID: req.RequestID, Sensor: SensorProposal}, a.roots)
 	if err != nil {
 		return ProposeResult{}, err
 	}

@@ -50,6 +50,9 @@ const (
 	SensorUserInput Sensor = "user-input"
 	// SensorToolOutput is the output of an action, for the model to go on.
 	SensorToolOutput Sensor = "tool-output"
+	// SensorProposal is an action another agent proposes (Propose): no
+	// model of ours reasons about it.
+	SensorProposal Sensor = "proposal"
 	// SensorHeartbeat is the periodic tick: maintenance, no model.
 	SensorHeartbeat Sensor = "heartbeat"
 )
