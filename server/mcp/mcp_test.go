@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
 	"pp-lsp/server/actuate/sandbox"
@@ -184,6 +185,10 @@ func TestToolsAreListedWithTheirContracts(t *testing.T) {
 	for _, words := range []string{"deterministic gates", "Flight Plan", "you cannot approve it", "sandbox", "[private]", `"deny" runs nothing`} {
 		assert.Contains(t, res.Tools[i].Description, words, "propose_action tells the agent plainly how actions are gated and approved")
 	}
+	for _, sp := range gates.BuiltinTools().Specs() {
+		assert.Contains(t, res.Tools[i].Description, string(sp.Name)+"{", "the registry's tools are listed")
+	}
+	assert.Contains(t, res.Tools[i].Description, "http, send, eval always need the human's approval")
 	init := f.client.InitializeResult()
 	assert.Equal(t, "pp-lsp", init.ServerInfo.Name)
 	assert.Contains(t, init.Instructions, "you cannot approve it")

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pp-lsp/gates"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
 )
@@ -34,6 +35,9 @@ type Options struct {
 	// Rescan is how often the roots are read again for files changed by
 	// other programs (0: DefaultRescan).
 	Rescan time.Duration
+	// Tools is the registry propose_action's description lists (nil:
+	// gates.BuiltinTools(), what agent.Open gates and runs).
+	Tools *gates.Tools
 }
 
 // DefaultRescan is how often the roots are read again: another process
@@ -58,6 +62,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Rescan <= 0 {
 		opts.Rescan = DefaultRescan
+	}
+	if opts.Tools == nil {
+		opts.Tools = gates.BuiltinTools()
 	}
 	s := &Server{opts: opts, log: log, session: "mcp-" + uuid.NewString()[:8]}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "pp-lsp", Title: "Passepartout (pp-lsp)", Version: opts.Version},

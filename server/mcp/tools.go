@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -137,14 +138,38 @@ const (
 		"related notes, and the rest of the memex as an outline, within a token budget; with its figures. Private notes never appear."
 	descNodeRead  = "Read one node of the memex (a headline and its subtree, or a whole file) as Org text, by the id memex_search gave. A private node is reported as not found."
 	descBacklinks = "List the links landing on a node of the memex: the node holding each link, where it is, and the line around it."
-	descPropose   = "Propose an action for pp-lsp to carry out. Every action is checked by pp-lsp's deterministic gates (no model decides) and journalled. " +
+	descPlans     = "List the Flight Plans (actions waiting for, or done after, the human's approval): id, state (PLAN, APPROVED, DONE, FAILED, REJECTED), title, tool, when created, and the gate that asked."
+)
+
+// describePropose is propose_action's description, its list of tools and
+// of those that always need approval read from the registry the gates
+// judge and the actuators run (gates.Tools).
+func describePropose(tools *gates.Tools) string {
+	var list, human []string
+	for _, sp := range tools.Specs() {
+		args := make([]string, 0, len(sp.Args))
+		for _, a := range sp.Args {
+			n := a.Name
+			if !a.Required {
+				n += "?"
+			}
+			args = append(args, n)
+		}
+		list = append(list, fmt.Sprintf("%s{%s}", sp.Name, strings.Join(args, ",")))
+		if sp.NeedsApproval {
+			human = append(human, string(sp.Name))
+		}
+	}
+	d := "Propose an action for pp-lsp to carry out. Every action is checked by pp-lsp's deterministic gates (no model decides) and journalled. " +
 		"The verdict decides what happens: \"allow\" runs it now — shell commands in a sandbox that can write only under the memex roots and cannot reach the network — and returns its output, with private notes replaced by [private]; " +
 		"\"ask\" runs nothing: it files a Flight Plan (returned as plan_id) in flightplans.org, which runs only after the human approves it in their editor (PLAN → APPROVED, saved); you cannot approve it, and plans_list shows its state; " +
-		"\"deny\" runs nothing and returns the deciding gate, its reason and the trace — do not try variants to get around it. " +
-		"http, send and eval always need the human's approval. " +
-		`The action is a JSON object: {"tool": "shell", "args": {"cmd": "ls notes", "cwd": "."}, "explanation": "why"} — tools: shell{cmd,cwd} file_read{path} file_write{path,content} http{method,url,body} message{text} send{channel,to,text} eval{lang,code} memory_edit{id,content}; paths are relative to the first root.`
-	descPlans = "List the Flight Plans (actions waiting for, or done after, the human's approval): id, state (PLAN, APPROVED, DONE, FAILED, REJECTED), title, tool, when created, and the gate that asked."
-)
+		"\"deny\" runs nothing and returns the deciding gate, its reason and the trace — do not try variants to get around it. "
+	if len(human) > 0 {
+		d += strings.Join(human, ", ") + " always need the human's approval. "
+	}
+	return d + `The action is a JSON object: {"tool": "shell", "args": {"cmd": "ls notes", "cwd": "."}, "explanation": "why"} (the explanation is required) — tools: ` +
+		strings.Join(list, " ") + "; paths are relative to the first root."
+}
 
 // tools lists every tool with its decoder (for the guard).
 func (s *Server) tools() []tool {
@@ -220,7 +245,7 @@ func (s *Server) addTools() {
 			}
 			return PlansResult{Plans: plans}, fmt.Sprintf("%d plans", len(plans)), err
 		}))
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "propose_action", Title: "Propose a gated action", Description: descPropose,
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "propose_action", Title: "Propose a gated action", Description: describePropose(s.opts.Tools),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true)}}, s.propose)
 }
 
