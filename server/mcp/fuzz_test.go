@@ -160,3 +160,16 @@ func FuzzToolCalls(f *testing.F) {
 		}
 	})
 }
+
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                          "The call failed.",
+		"no node here":              "No node here.",
+		"memex_search needs it":     "memex_search needs it.",
+		"é.org is not a file":       "É.org is not a file.",
+		"two\nlines  and   spaces.": "Two lines and spaces.",
+		"is it?":                    "Is it?",
+	} {
+		assert.Equal(t, want, sentence(in), "%q", in)
+	}
+}

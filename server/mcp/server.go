@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -200,7 +202,7 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req) // the SDK answers an unknown tool
 		}
 		if err := t.check(call.Params.Arguments); err != nil {
-			s.record(ctx, call, t.name, "(arguments refused)", err)
+			s.record(ctx, t.name, "(arguments refused)", err)
 			return toolError(err), nil
 		}
 		return next(ctx, method, req)
@@ -227,12 +229,13 @@ func sentence(s string) string {
 	if first, _, _ := strings.Cut(s, " "); strings.Contains(first, "_") {
 		return s // a tool's name keeps its spelling
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // record journals one call (when the agent is up: before, there is no
 // journal to write).
-func (s *Server) record(ctx context.Context, req *sdk.CallToolRequest, name, args string, outcome error) error {
+func (s *Server) record(ctx context.Context, name, args string, outcome error) error {
 	a, _ := s.opts.Host.Ready()
 	if a == nil {
 		return nil
