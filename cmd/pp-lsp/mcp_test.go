@@ -38,9 +38,10 @@ func mcpEnv(t *testing.T) *memexEnv {
 }
 
 // ppLspCommand is this test binary started as `pp-lsp args…` in m's
-// environment (nothing else of the test's).
+// environment (nothing else of the test's; under -race, without the
+// second's sleep at exit).
 func (m *memexEnv) ppLspCommand(t *testing.T, args ...string) *exec.Cmd {
-	var env []string
+	env := []string{"GORACE=atexit_sleep_ms=0"}
 	for k, v := range m.env {
 		env = append(env, k+"="+v)
 	}
