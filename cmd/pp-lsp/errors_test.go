@@ -69,6 +69,9 @@ func TestBadInvocations(t *testing.T) {
 
 		{"index of a missing root", nil, []string{"index", "--root", filepath.Join(home, "gone")}, "pp-lsp index: bad memex root: " + filepath.Join(home, "gone") + " does not exist"},
 		{"index of a file", nil, []string{"index", "--root", note}, "pp-lsp index: bad memex root: " + note + " is not a folder"},
+		{"skills of a missing root", nil, []string{"skills", "--root", filepath.Join(home, "gone")}, "pp-lsp skills: bad memex root: " + filepath.Join(home, "gone") + " does not exist"},
+		{"skills with an operand", nil, []string{"skills", root}, `pp-lsp skills: takes no operands, got "` + root + `" (roots go after --root)`},
+		{"skills with a bad bool", nil, []string{"skills", "--json=maybe"}, `pp-lsp skills: --json: "maybe" is not true or false`},
 		{"index with an operand", nil, []string{"index", root}, `pp-lsp index: takes no operands, got "` + root + `" (roots go after --root)`},
 		{"index with a bad bool", nil, []string{"index", "--json=maybe"}, `pp-lsp index: --json: "maybe" is not true or false`},
 		{"index with a bad log level", nil, []string{"index", "--log-level", "loud"}, `pp-lsp index: --log-level: "loud" is not a log level; use debug, info, warn or error`},

@@ -20,6 +20,7 @@ import (
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
 	"pp-lsp/server/seal"
+	"pp-lsp/server/skills"
 	"pp-lsp/server/workspace"
 )
 
@@ -114,6 +115,10 @@ type Agent struct {
 	wake chan struct{}
 	// closers release what Open opened.
 	closers []func(context.Context) error
+	// skills reads the skills of each snapshot once.
+	skills *skills.Cache
+	// dataDir holds the records of scheduled runs.
+	dataDir string
 	// search is what Search, Node and Backlinks share.
 	search searchState
 }
@@ -207,6 +212,7 @@ func New(opts Options) (*Agent, error) {
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
+		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
 	}, nil
 }
 
@@ -236,9 +242,10 @@ func (a *Agent) Logs() *LogRing { return a.logs }
 func (a *Agent) HasProvider() bool { return a.provider != nil }
 
 // env prepares the gates' environment over snap.
-func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, error) {
+func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.Narrowing) (*gates.Env, error) {
 	w := a.world
 	w.Memex = snap
+	w.Narrowing = narrow
 	env, err := a.stack.NewEnv(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the gates: %w", err)

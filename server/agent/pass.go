@@ -67,6 +67,8 @@ type Pass struct {
 	Err error
 	// RolledBack is what the rollback after a failure did.
 	RolledBack *memory.RollbackResult
+	// Skills are the titles of the skills the pass applied, in order.
+	Skills []string
 }
 
 // ErrNoProvider is returned when a question needs a model and none is
@@ -130,14 +132,16 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		}
 	}()
 	view := a.memex.Snapshot()
-	env, err := a.env(ctx, view)
+	applied := a.skillsFor(view, sig)
+	env, err := a.env(ctx, view, narrowing(sig, applied)...)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return p, nil
 	}
 	defer env.Close()
 
-	prop, h, err := a.reason(ctx, &p, sig, view, env, emit)
+	p.Skills = applied.Titles()
+	prop, h, err := a.reason(ctx, &p, sig, view, env, applied, emit)
 	if err != nil {
 		p.Err = err
 		p.Status = StatusFailed
@@ -150,6 +154,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	action := *p.Action
+	p.Verdict = skillWrite(action, p.Verdict)
 	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
 		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
@@ -226,6 +231,7 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	return &Signal{
 		Source: SourceFeedback, Session: sig.Session, RequestID: sig.RequestID, Sensor: SensorToolOutput,
 		Text: sig.Text, File: sig.File, Line: sig.Line, Character: sig.Character, Depth: sig.Depth + 1, History: hist,
+		Skill: sig.Skill,
 	}
 }
 

@@ -102,7 +102,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		prop.action = action
 	}
 	p.Tries, p.Verdict = []Try{t}, t.Verdict
-	if err := a.journalProposal(ctx, sig, t, prop); err != nil {
+	if err := a.journalProposal(ctx, sig, t, prop, nil); err != nil {
 		return ProposeResult{}, fmt.Errorf("nothing was done: %w", err)
 	}
 	a.log.Info("proposal gated", "tool", toolOf(t), "verdict", t.Verdict.Verdict, "gate", t.Verdict.Gate, "source", sig.Source, "session", sig.Session)
@@ -111,12 +111,14 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		return resultOf(p), badAction{decodeErr}
 	}
 	p.Action = &action
+	// As for a model's proposal: a write that plants a skill needs a human.
+	p.Verdict = skillWrite(action, p.Verdict)
 	switch {
-	case t.Verdict.Verdict == gates.VerdictDeny:
+	case p.Verdict.Verdict == gates.VerdictDeny:
 		p.Status = StatusDenied
 		return resultOf(p), nil
-	case t.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool):
-		id, err := a.file(ctx, sig, action, t.Verdict)
+	case p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool):
+		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
 			p.Status, p.Err = StatusFailed, err
 			return resultOf(p), nil

@@ -8,6 +8,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/providers"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/skills"
 )
 
 // reason asks the model for a proposal and gates it, up to MaxTries times,
@@ -15,7 +16,7 @@ import (
 // pass's tries, and either its Action and Verdict (allow or ask) or its
 // Status to StatusDenied. The error is the model's failure or the caller's
 // cancellation.
-func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, emit func(string) error) (proposal, *holdback, error) {
+func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, applied skills.Applied, emit func(string) error) (proposal, *holdback, error) {
 	contextText, err := a.ctxsrc.Render(ctx, snap, sig.File, sig.Line, a.cfg.Budget)
 	if err != nil {
 		a.log.Warn("the context could not be rendered", "err", err)
@@ -25,7 +26,7 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 	for try := 1; try <= MaxTries; try++ {
 		out.newTry()
 		req := providers.Request{
-			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, a.redact),
+			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.redact),
 			Messages: messages(sig),
 			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",
@@ -52,7 +53,7 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 		}
 		t.Verdict = v
 		p.Tries = append(p.Tries, t)
-		if err := a.journalProposal(ctx, sig, t, prop); err != nil {
+		if err := a.journalProposal(ctx, sig, t, prop, p.Skills); err != nil {
 			// A pass that cannot be journalled does not act.
 			return proposal{}, nil, fmt.Errorf("nothing was done: %w", err)
 		}
@@ -119,10 +120,10 @@ func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
 	return []byte(a.redact(string(js)))
 }
 
-func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal) error {
+func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal, skills []string) error {
 	e := journal.Entry{
 		Kind: journal.KindProposal, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
-		Try: t.N, Verdict: &t.Verdict,
+		Try: t.N, Verdict: &t.Verdict, Skills: skills,
 		Title: fmt.Sprintf("%s: %s by %s", toolOf(t), t.Verdict.Verdict, t.Verdict.Gate),
 	}
 	if prop.err == nil {

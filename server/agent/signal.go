@@ -79,6 +79,9 @@ type Signal struct {
 	// History is the conversation so far when an action's output comes
 	// back: the question, the proposal, the output.
 	History []providers.Message
+	// Skill is the ID or title of the skill whose scheduled run this is
+	// ("" for every other signal): its passes are background passes.
+	Skill string
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

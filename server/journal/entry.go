@@ -66,6 +66,8 @@ type Entry struct {
 	// Text is free text: a result's output, a reason. It is written in an
 	// example block, bounded by MaxText.
 	Text string
+	// Skills are the titles of the skills that shaped the proposal.
+	Skills []string
 }
 
 // MaxText bounds Entry.Text as written; the rest is cut with a note.
@@ -100,6 +102,13 @@ func render(e Entry, id, prevHash string) []byte {
 		prop("GATE", e.Verdict.Gate)
 	}
 	prop("STATUS", e.Status)
+	if len(e.Skills) > 0 {
+		quoted := make([]string, len(e.Skills))
+		for i, k := range e.Skills {
+			quoted[i] = fmt.Sprintf("%q", k)
+		}
+		prop("SKILLS", strings.Join(quoted, " "))
+	}
 	prop("PREV_HASH", prevHash)
 	b.WriteString(":END:\n")
 	if e.Verdict != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"pp-lsp/server/agent"
 )
@@ -28,9 +29,14 @@ type askResult struct {
 	Gate    string `json:"gate,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	PlanID  string `json:"planId,omitempty"`
+	// PlanURI is flightplans.org's, when a plan was filed: the editor
+	// opens it there.
+	PlanURI string `json:"planUri,omitempty"`
 	Summary string `json:"summary,omitempty"`
-	Passes  int    `json:"passes"`
-	Tries   int    `json:"tries"`
+	// Model names the model that answered last (provider:model).
+	Model  string `json:"model,omitempty"`
+	Passes int    `json:"passes"`
+	Tries  int    `json:"tries"`
 }
 
 // ask runs a question through the agent. What the model says streams as
@@ -74,7 +80,11 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 		return nil, err
 	}
 	rep.end(res.Summary)
-	return askResultOf(res), nil
+	out := askResultOf(res)
+	if out.PlanID != "" && v.agent.PlansPath() != "" {
+		out.PlanURI = string(uri.File(v.agent.PlansPath()))
+	}
+	return out, nil
 }
 
 // askResultOf is the agent's answer as passepartout.ask's result.
@@ -82,6 +92,6 @@ func askResultOf(res agent.AskResult) askResult {
 	return askResult{
 		Outcome: string(res.Status), Text: res.Text, Tool: string(res.Tool),
 		Verdict: res.Verdict.Verdict, Gate: res.Verdict.Gate, Reason: res.Verdict.Reason,
-		PlanID: res.PlanID, Summary: res.Summary, Passes: len(res.Passes), Tries: res.Tries,
+		PlanID: res.PlanID, Summary: res.Summary, Passes: len(res.Passes), Tries: res.Tries, Model: res.Provider,
 	}
 }

@@ -68,6 +68,8 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandUnlinked, `{"uri", "position"}`, false, false, s.unlinked),
 		commandOf(CommandDaily, `{"date"}`, false, false, s.daily),
 		commandOf(CommandCreateNode, `{"uri", "position"}`, false, false, s.createNode),
+		commandOf(CommandSkills, `{}`, true, false, s.skillsCommand),
+		commandOf(CommandRunSkill, `{"name"}`, true, false, s.runSkill),
 	}
 }
 

@@ -271,7 +271,8 @@ func (d *diagnoser) publish(v *view, path string) {
 
 // diagnostics computes the diagnostics of path: the outline's problems
 // (malformed drawers…), the memex's findings (duplicate IDs, broken
-// links) and, on the Flight Plans file, each plan's state and gate trace.
+// links), the problems of the skills written there and, on the Flight
+// Plans file, each plan's state and gate trace.
 // version is the open buffer's (nil for a file on disk).
 func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 	f, err := v.fileAt(path, "")
@@ -299,6 +300,7 @@ func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 			}
 			out = append(out, g)
 		}
+		out = append(out, skillDiagnostics(v, f, path)...)
 	case v.snap != nil:
 		// A buffer outside the memex: its id links are still checked
 		// against the memex.

@@ -119,6 +119,10 @@
 //	                      made from the noteTemplate setting when missing
 //	passepartout.createNode {uri, position} → {uri}: the Org file an unresolved
 //	                      [[file:…]] link there names, made (never over one that exists)
+//	passepartout.skills   {} → the skills (pp-lsp skills --json): in the order they
+//	                      apply, then those not used, with why
+//	passepartout.runSkill {name} → {skill, status, summary, planId?}: the skill (ID or
+//	                      title) runs now as a background pass; its SCHEDULED: stays
 //
 // The agent (server/agent) is opened on the same memex, with the server as
 // its workspace.Workspace: it reads open buffers through OpenDocument and

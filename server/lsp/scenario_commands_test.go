@@ -73,6 +73,8 @@ func scenarioCommands() map[string]scenarioCommand {
 		"daily":          {1, (*scenario).cmdDaily},
 		"create-node":    {2, (*scenario).cmdCreateNode},
 		"will-rename":    {3, (*scenario).cmdWillRename},
+		"skills":         {1, (*scenario).cmdSkills},
+		"run-skill":      {2, (*scenario).cmdRunSkill},
 	}
 }
 
@@ -772,6 +774,44 @@ func (sc *scenario) cmdDaily(args []string) []string {
 		return []string{"error " + errText(err)}
 	}
 	return []string{sc.rel(uriPath(res.URI))}
+}
+
+// cmdSkills serves "skills".
+func (sc *scenario) cmdSkills([]string) []string {
+	var res []struct {
+		Title, File, Trigger, State, Problem string
+		Line, Priority                       int
+		Builtin                              bool
+	}
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandSkills, "arguments": []any{map[string]any{}}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	var out []string
+	for _, k := range res {
+		where := "built in"
+		if !k.Builtin {
+			where = fmt.Sprintf("%s:%d", sc.rel(k.File), k.Line)
+		}
+		line := fmt.Sprintf("%s %d %s (%s) trigger %q", k.State, k.Priority, k.Title, where, k.Trigger)
+		if k.Problem != "" {
+			line += ": " + k.Problem
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// cmdRunSkill serves "run-skill".
+func (sc *scenario) cmdRunSkill(args []string) []string {
+	var res struct{ Skill, Status, Summary, PlanID string }
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandRunSkill, "arguments": []any{map[string]any{"name": args[1]}}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	out := []string{fmt.Sprintf("%s: %s: %s", res.Skill, res.Status, res.Summary)}
+	if res.PlanID != "" {
+		out = append(out, "plan filed")
+	}
+	return out
 }
 
 // cmdCreateNode serves "create-node".

@@ -86,6 +86,8 @@ import (
 //	backlinks «m» / unlinked «m»            passepartout.backlinks / .unlinked: «range» [title]: context
 //	daily [DATE]                            passepartout.daily: the note's path
 //	create-node «m»                         passepartout.createNode: the new file's path
+//	skills                                  passepartout.skills: a line per skill
+//	run-skill NAME                          passepartout.runSkill: the status and summary
 //	will-rename OLD NEW                     willRenameFiles: the edits, applied and saved; then the file renamed on disk
 
 // mark is a marked place: byte offsets into the file's current text.
