@@ -464,9 +464,24 @@ payload of the answer (also when the connection closes first)."
           (when (= (window-point w) end)
             (set-window-point w (point-max))))))))
 
+(defun passepartout--figures (answer)
+  "The model, its tokens and the conversation of ANSWER, as \"; …\" or \"\"."
+  (let ((model (plist-get answer :MODEL))
+        (usage (plist-get answer :USAGE))
+        (chat (plist-get answer :CHAT)))
+    (concat
+     (if (stringp model)
+         (format "; %s: %s tokens in, %s out%s" model
+                 (plist-get usage :PROMPT) (plist-get usage :COMPLETION)
+                 (if (plist-get usage :ESTIMATED) " (estimated)" ""))
+       "")
+     (if (stringp chat) (format "; chat: %s" (abbreviate-file-name chat)) ""))))
+
 ;;;###autoload
 (defun passepartout-ask (question)
   "Ask Passepartout QUESTION about point; the answer streams into a buffer.
+Asked from a chat file, it continues that conversation (the daemon reads
+the place); any other question starts one, whose file the answer names.
 Return the answer's buffer."
   (interactive (list (read-string "Ask Passepartout: ")))
   (when (string-empty-p (string-trim question))
@@ -519,7 +534,7 @@ refused, in words."
           (format "\n\n%s%s\n"
                   (capitalize (substring (symbol-name (plist-get answer :OUTCOME)) 1))
                   (if (stringp summary) (concat ": " summary) "")))
-         (_ "\n\n[done]\n")))
+         (_ (concat "\n\n[done" (passepartout--figures answer) "]\n"))))
       (:CANCELLED "\n\n[cancelled]\n")
       (_ (format "\n\n[error: %s]\n" (plist-get answer :TEXT))))))
 

@@ -23,6 +23,7 @@
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans
+;;   `pp-lsp-chats'     the conversations, the latest first: pick one to visit
 ;;   `pp-lsp-skills'    list the skills, in the order they apply, and why one is not used
 ;;   `pp-lsp-run-skill' run a skill now
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
@@ -315,6 +316,9 @@ answer being written, \\[quit-window] hides the buffer.
 ;;;###autoload
 (defun pp-lsp-ask (question &optional place server)
   "Ask the model QUESTION from point; the answer streams into a buffer.
+The question goes into a conversation, an Org file under chats/: asked
+from a chat file, it continues that one (the model gets its earlier
+turns), otherwise it starts one; see `pp-lsp-chats'.
 PLACE ({uri, position}) and SERVER default to point's.  An action the
 gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
@@ -357,11 +361,17 @@ answer says so, and RET there opens it; approve it with
     token))
 
 (defun pp-lsp-follow-up (question)
-  "Ask QUESTION from the place the last question was asked from."
+  "Ask QUESTION from the place the last question was asked from.
+It continues the last question's conversation."
   (interactive "sFollow-up: ")
-  (let ((buffer (pp-lsp--answer-buffer)))
-    (pp-lsp-ask question
-                (buffer-local-value 'pp-lsp--origin-place buffer)
+  (let* ((buffer (pp-lsp--answer-buffer))
+         (place (buffer-local-value 'pp-lsp--origin-place buffer))
+         (chat (plist-get pp-lsp--last-result :chat)))
+    (when chat
+      (setq place (append (list :chat chat)
+                          (cl-loop for (k v) on place by #'cddr
+                                   unless (eq k :chat) append (list k v)))))
+    (pp-lsp-ask question place
                 (or (buffer-local-value 'pp-lsp--origin-server buffer)
                     (pp-lsp--server)))))
 
@@ -417,9 +427,30 @@ A filed plan's WORDS are a button that opens it."
 (defun pp-lsp--answered (buffer result)
   "Say in BUFFER how the question ended, from the command's RESULT."
   (pp-lsp--say buffer (pp-lsp--outcome-words result) result)
+  (let ((figures (pp-lsp--figures result)))
+    (when (and figures (buffer-live-p buffer))
+      ;; Shown after the line that names the model, not part of the text.
+      (with-current-buffer buffer
+        (let ((end (max (point-min) (1- (point-max)))))
+          (overlay-put (make-overlay end end) 'after-string
+                       (propertize (concat " " figures) 'face 'shadow))))))
   (when (plist-get result :planId)
     (message "pp-lsp: a Flight Plan waits for your approval in flightplans.org"))
   (setq pp-lsp--last-result result))
+
+(defun pp-lsp--figures (result)
+  "What RESULT cost in tokens and its conversation, in one line.
+The line under it names the model."
+  (let ((model (plist-get result :model))
+        (usage (plist-get result :usage))
+        (chat (plist-get result :chat)))
+    (when (or model chat)
+      (concat "— "
+              (and model (format "%s tokens in, %s out%s"
+                                 (plist-get usage :prompt) (plist-get usage :completion)
+                                 (if (eq (plist-get usage :estimated) t) " (estimated)" "")))
+              (and model chat "; ")
+              (and chat (format "chat: %s" (abbreviate-file-name (eglot--uri-to-path chat))))))))
 
 ;;;###autoload
 (defun pp-lsp-cancel ()
@@ -515,6 +546,24 @@ Its writes wait as Flight Plans; its SCHEDULED: stays as it is."
   (let ((answer (pp-lsp--command "passepartout.runSkill" (list :name name))))
     (message "pp-lsp: %s: %s" (plist-get answer :skill) (plist-get answer :summary))
     answer))
+
+;;;###autoload
+(defun pp-lsp-chats ()
+  "List the conversations, the latest asked first, and visit the one picked.
+Asking with `pp-lsp-ask' from inside it continues it."
+  (interactive)
+  (let* ((chats (pp-lsp--command "passepartout.chats" eglot--{}))
+         (choices (mapcar (lambda (c)
+                            (cons (format "%s  (%s turns, %s%s)" (plist-get c :title)
+                                          (plist-get c :turns) (or (plist-get c :last) "none")
+                                          (if (eq (plist-get c :private) t) ", private" ""))
+                                  (eglot--uri-to-path (plist-get c :uri))))
+                          chats)))
+    (if (null choices)
+        (message "pp-lsp: no conversations yet; `pp-lsp-ask' starts one")
+      (when (called-interactively-p 'any)
+        (find-file (cdr (assoc (completing-read "Conversation: " choices nil t) choices)))))
+    chats))
 
 ;;;###autoload
 (defun pp-lsp-add-id ()

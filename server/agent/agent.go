@@ -16,6 +16,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/chat"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
@@ -89,6 +90,7 @@ type Agent struct {
 	memex     Memex
 	ctxsrc    ContextSource
 	files     workspace.Files
+	chats     *chat.Store
 	acts      *actuate.Actuators
 	store     *flightplan.Store
 	journal   *journal.Journal
@@ -206,9 +208,14 @@ func New(opts Options) (*Agent, error) {
 	world := opts.World
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
+	chats, err := chat.New(chat.Config{Roots: roots, Dir: cfg.ChatDir, LockDir: filepath.Join(dataDir, "chats"), Files: files,
+		Reserved: []string{flightplan.FileName, journal.FileName}})
+	if err != nil {
+		return nil, usage(fmt.Errorf("agent: %w", err))
+	}
 	return &Agent{
 		roots: roots, stack: opts.Stack, tools: opts.Stack.Tools(), world: world, provider: opts.Provider, memex: opts.Memex,
-		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(dataDir, key),
+		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},

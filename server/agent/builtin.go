@@ -109,7 +109,7 @@ func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
 	var chats strings.Builder
 	for file := range snap.Files() {
 		base := filepath.Base(file.Path())
-		if file.Private() || !strings.HasPrefix(file.RelPath(), "chats/") || !strings.HasPrefix(base, yesterday) {
+		if file.Private() || !a.chats.InDir(file.Path()) || !strings.HasPrefix(base, yesterday) {
 			continue
 		}
 		fmt.Fprintf(&chats, "** %s (%s)\n", orgtext.Title(file.Title(), 200), file.RelPath())

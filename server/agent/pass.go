@@ -57,8 +57,13 @@ type Pass struct {
 	// Action and Verdict are the last try's: what ran or was filed.
 	Action  *gates.Action
 	Verdict gates.Verdict
-	// Provider names who answered.
-	Provider string
+	// Provider names who answered; Model is its provider:model.
+	Provider, Model string
+	// Usage is the tokens of the pass's model calls, as the providers
+	// reported them, or, when one reported none, our counter's estimate
+	// (UsageEstimated).
+	Usage          providers.Usage
+	UsageEstimated bool
 	// PlanID is the Flight Plan filed.
 	PlanID string
 	// Result is what the action did.
@@ -165,7 +170,11 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	// Allowed: act, with a snapshot to roll back to.
-	res, err := a.act(ctx, &p, sig, actuate.Request{Action: action, File: sig.File, Line: sig.Line, Question: sig.Text}, &snap)
+	place := sig.File
+	if sig.FollowUp {
+		place = "" // a follow-up's answer goes into its conversation, not a note
+	}
+	res, err := a.act(ctx, &p, sig, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text}, &snap)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		if ctx.Err() != nil {
@@ -231,6 +240,7 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	return &Signal{
 		Source: SourceFeedback, Session: sig.Session, RequestID: sig.RequestID, Sensor: SensorToolOutput,
 		Text: sig.Text, File: sig.File, Line: sig.Line, Character: sig.Character, Depth: sig.Depth + 1, History: hist,
+		Prior: sig.Prior, Provider: sig.Provider, LocalOnly: sig.LocalOnly, FollowUp: sig.FollowUp,
 		Skill: sig.Skill,
 	}
 }

@@ -30,13 +30,15 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 			Messages: messages(sig),
 			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",
+			Provider: sig.Provider, LocalOnly: sig.LocalOnly,
 		}
 		h := &holdback{emit: out.write}
 		resp, err := a.complete(ctx, req, h)
+		p.count(req, resp)
 		if err != nil {
 			return proposal{}, nil, err
 		}
-		p.Provider = resp.Provider
+		p.Provider, p.Model = resp.Provider, modelName(resp)
 		prop := parseProposal(resp)
 		var v gates.Verdict
 		t := Try{N: try}
@@ -76,17 +78,25 @@ func toolOf(t Try) string {
 	return string(t.Action.Tool)
 }
 
-// messages is the conversation for the model: the history an action's
-// output came back with, or the user's question.
+// messages is the conversation for the model: a conversation's earlier
+// turns (DESIGN §13), then the history an action's output came back with,
+// or the user's question.
 func messages(sig Signal) []providers.Message {
-	if len(sig.History) > 0 {
-		return sig.History
+	now := sig.History
+	if len(now) == 0 {
+		now = []providers.Message{{Role: providers.RoleUser, Content: sig.Text}}
 	}
-	return []providers.Message{{Role: providers.RoleUser, Content: sig.Text}}
+	if len(sig.Prior) == 0 {
+		return now
+	}
+	return append(append(make([]providers.Message, 0, len(sig.Prior)+len(now)), sig.Prior...), now...)
 }
 
 // complete streams one answer, its text through the holdback.
 func (a *Agent) complete(ctx context.Context, req providers.Request, h *holdback) (providers.Response, error) {
+	if err := a.mayAsk(req); err != nil {
+		return providers.Response{}, err
+	}
 	st, err := a.provider.Stream(ctx, req)
 	if err != nil {
 		return providers.Response{}, fmt.Errorf("asking the model: %w", err)

@@ -37,6 +37,9 @@ const (
 	KindCall Kind = "call"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
+	// KindTurn is a conversation's turn (DESIGN §13): the model that
+	// answered and the tokens it took.
+	KindTurn Kind = "turn"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is

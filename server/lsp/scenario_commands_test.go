@@ -54,6 +54,7 @@ func scenarioCommands() map[string]scenarioCommand {
 		"apply-action":   {2, (*scenario).cmdActions},
 		"context":        {2, (*scenario).cmdContext},
 		"ask":            {3, (*scenario).cmdAsk},
+		"chat-ask":       {3, (*scenario).cmdAsk},
 		"ask-cancel":     {4, (*scenario).cmdAskCancel},
 		"approve":        {2, (*scenario).cmdApprove},
 		"reject":         {2, (*scenario).cmdApprove},
@@ -405,10 +406,22 @@ func (sc *scenario) cmdContext(args []string) []string {
 	return out
 }
 
-// cmdAsk serves "ask".
+// reDate is the date a new chat's file name begins with.
+var reDate = regexp.MustCompile(`\d{4}-\d\d-\d\d-`)
+
+// cmdAsk serves "ask" and "chat-ask" (which also shows the conversation,
+// the model and the usage).
 func (sc *scenario) cmdAsk(args []string) []string {
 	c := sc.c
 	arg := map[string]any{"text": args[2]}
+	for _, opt := range args[3:] {
+		switch k, v, _ := strings.Cut(opt, "="); k {
+		case "chat":
+			arg["chat"] = uri.File(sc.abs(v))
+		case "no-chat":
+			arg["noChat"] = true
+		}
+	}
 	if args[1] != "-" {
 		m := sc.mark(args[1])
 		arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
@@ -421,6 +434,17 @@ func (sc *scenario) cmdAsk(args []string) []string {
 	sc.lastAsk = res
 	streamed := sc.streamed(before)
 	out := []string{"outcome " + res.Outcome}
+	if args[0] == "chat-ask" {
+		if res.Status != res.Outcome {
+			out = append(out, "status "+res.Status)
+		}
+		if res.Chat != "" {
+			out = append(out, "chat "+reDate.ReplaceAllString(sc.rel(uri.URI(res.Chat).FsPath()), "<date>-"))
+		}
+		if res.Model != "" {
+			out = append(out, fmt.Sprintf("model %s usage %d in %d out estimated %v", res.Model, res.Usage.Prompt, res.Usage.Completion, res.Usage.Estimated))
+		}
+	}
 	if res.Tool != "" {
 		out = append(out, fmt.Sprintf("proposed %s: %s by %s", res.Tool, res.Verdict, res.Gate))
 	}

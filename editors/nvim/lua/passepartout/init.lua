@@ -18,6 +18,7 @@
 --   :PassepartoutPlans             list the Flight Plans
 --   :PassepartoutSkills            list the skills, in the order they apply
 --   :PassepartoutRunSkill {NAME}   run a skill (title or ID) now
+--   :PassepartoutChats             the conversations, the latest first, in the quickfix list
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
 --                                  node at the cursor, in a side split that
@@ -538,6 +539,25 @@ function M.context(budget)
   return view
 end
 
+-- figures is what an answer cost in tokens and the conversation it went
+-- into, in one line (nil when it names neither); the note under it names
+-- the model.
+local function figures(result)
+  if not result.model and not result.chat then
+    return nil
+  end
+  local parts = {}
+  if result.model then
+    local u = result.usage or {}
+    table.insert(parts, string.format('%d tokens in, %d out%s', u.prompt or 0, u.completion or 0,
+      u.estimated and ' (estimated)' or ''))
+  end
+  if result.chat then
+    table.insert(parts, 'chat: ' .. vim.fn.fnamemodify(vim.uri_to_fname(result.chat), ':~'))
+  end
+  return '— ' .. table.concat(parts, '; ')
+end
+
 -- outcome_words says how a question ended, from passepartout.ask's result.
 local function outcome_words(r)
   local summary = (r.summary and r.summary ~= '') and (': ' .. r.summary) or ''
@@ -584,8 +604,9 @@ local function end_note(s, text)
 end
 
 -- ask sends a question from the cursor; the answer streams into the
--- Passepartout buffer, whose windows follow it. It returns the progress
--- token.
+-- Passepartout buffer, whose windows follow it. Asked from a chat file
+-- (under chats/), it continues that conversation; otherwise it starts one.
+-- It returns the progress token.
 function M.ask(question)
   local c = need_client()
   counter = counter + 1
@@ -619,6 +640,10 @@ function M.ask(question)
         return
       end
       M.last_result = result
+      local line = figures(result)
+      if line then
+        append(buf, { '', line })
+      end
       local note, model = outcome_words(result), result.model
       if model and model ~= '' then
         if result.outcome == 'answered' then
@@ -718,6 +743,24 @@ function M.run_skill(name)
   local res = command('passepartout.runSkill', { name = name })
   notify(res.skill .. ': ' .. res.summary)
   return res
+end
+
+-- chats lists the conversations, the latest asked first, in the quickfix
+-- list (:cc N visits one; asking from it continues it), and returns them.
+function M.chats()
+  local chats = command('passepartout.chats', vim.empty_dict())
+  local items = {}
+  for _, c in ipairs(chats) do
+    table.insert(items, { filename = vim.uri_to_fname(c.uri), lnum = 1,
+      text = string.format('%s (%d turns, %s%s)', c.title, c.turns, c.last or 'none', c.private and ', private' or '') })
+  end
+  vim.fn.setqflist({}, ' ', { title = 'Passepartout chats', items = items })
+  if #items == 0 then
+    notify('no conversations yet; :PassepartoutAsk starts one')
+  else
+    vim.cmd('copen')
+  end
+  return chats
 end
 
 -- add_id gives the headline at the cursor an :ID: and returns it.
@@ -1069,6 +1112,7 @@ local function user_commands()
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
+  cmd('PassepartoutChats', function() M.chats() end, {})
   cmd('PassepartoutSkills', function() M.skills() end, {})
   cmd('PassepartoutRunSkill', function(o) M.run_skill(o.args) end, { nargs = 1 })
   cmd('PassepartoutAddId', function() M.add_id() end, {})
