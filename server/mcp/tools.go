@@ -147,15 +147,7 @@ const (
 func describePropose(tools *gates.Tools) string {
 	var list, human []string
 	for _, sp := range tools.Specs() {
-		args := make([]string, 0, len(sp.Args))
-		for _, a := range sp.Args {
-			n := a.Name
-			if !a.Required {
-				n += "?"
-			}
-			args = append(args, n)
-		}
-		list = append(list, fmt.Sprintf("%s{%s}", sp.Name, strings.Join(args, ",")))
+		list = append(list, fmt.Sprintf("%s{%s}", sp.Name, strings.Join(sp.ArgNames(), ",")))
 		if sp.NeedsApproval {
 			human = append(human, string(sp.Name))
 		}
