@@ -121,6 +121,8 @@ type Agent struct {
 	skills *skills.Cache
 	// dataDir holds the records of scheduled runs.
 	dataDir string
+	// search is what Search, Node and Backlinks share.
+	search searchState
 }
 
 // New builds an agent.
