@@ -22,6 +22,7 @@
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
+;;   `pp-lsp-insert-answer' the last answer, below the line of point
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
 ;;                      at point, in a side window that follows point
 ;;   `pp-lsp-daily'     today's daily note (with a prefix, another day's)
@@ -596,6 +597,20 @@ applied and saved, then the file is renamed."
     (rename-file old new)
     (set-visited-file-name new t t)
     new))
+
+;;; Answers: they stay in the answer buffer; inserted only where asked.
+
+;;;###autoload
+(defun pp-lsp-insert-answer ()
+  "Insert the last answer below the line of point, as a quote block.
+An answer is never written into a note otherwise: it stays in the
+*Passepartout* buffer until you put it where you want it."
+  (interactive)
+  (let* ((eglot-confirm-server-initiated-edits nil) ; you asked for this edit
+         (answer (pp-lsp--command "passepartout.insertAnswer" (pp-lsp--place))))
+    (message "pp-lsp: the answer is on lines %d-%d"
+             (1+ (plist-get answer :line)) (1+ (plist-get answer :endLine)))
+    answer))
 
 (provide 'pp-lsp)
 ;;; pp-lsp.el ends here

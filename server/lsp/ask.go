@@ -74,6 +74,7 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 		return nil, err
 	}
 	rep.end(res.Summary)
+	s.answer.set(res.Text)
 	return askResultOf(res), nil
 }
 

@@ -32,6 +32,8 @@ const (
 	CommandReject  = "passepartout.reject"
 	CommandAddID   = "passepartout.addId"
 	CommandPlans   = "passepartout.plans"
+	// CommandInsertAnswer puts the last answer into a note (answers.go).
+	CommandInsertAnswer = "passepartout.insertAnswer"
 )
 
 // lspCommand is how one command is served.
@@ -68,6 +70,7 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandUnlinked, `{"uri", "position"}`, false, false, s.unlinked),
 		commandOf(CommandDaily, `{"date"}`, false, false, s.daily),
 		commandOf(CommandCreateNode, `{"uri", "position"}`, false, false, s.createNode),
+		commandOf(CommandInsertAnswer, `{"uri", "position"}`, false, false, s.insertAnswer),
 	}
 }
 

@@ -119,6 +119,9 @@
 //	                      made from the noteTemplate setting when missing
 //	passepartout.createNode {uri, position} → {uri}: the Org file an unresolved
 //	                      [[file:…]] link there names, made (never over one that exists)
+//	passepartout.insertAnswer {uri, position} → {uri, line, endLine, where}: the last
+//	                      answer of this session as a quote block below the line there
+//	                      (an answer is never written into a note otherwise)
 //
 // The agent (server/agent) is opened on the same memex, with the server as
 // its workspace.Workspace: it reads open buffers through OpenDocument and

@@ -97,6 +97,7 @@ type Server struct {
 	diags     *diagnoser
 	symbols   *orgfeat.SymbolIndex
 	noteIndex *orgfeat.NoteIndex
+	answer    lastAnswer
 
 	// bg is the server's lifetime: background work stops when it ends.
 	bg       context.Context

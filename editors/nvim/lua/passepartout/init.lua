@@ -17,6 +17,7 @@
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutPlans             list the Flight Plans
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
+--   :PassepartoutInsertAnswer      the last answer, below the cursor's line
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
 --                                  node at the cursor, in a side split that
 --                                  follows the cursor (<CR> visits an entry)
@@ -366,6 +367,17 @@ function M.add_id()
   return res.id
 end
 
+-- Answers stay in the Passepartout buffer: one goes into a note only
+-- when the user asks, with insert_answer.
+
+-- insert_answer puts the last answer below the cursor's line as a quote
+-- block and returns the server's answer ({uri, line, endLine, where}).
+function M.insert_answer()
+  local res = command('passepartout.insertAnswer', place())
+  notify(string.format('the answer is on lines %d-%d', res.line + 1, res.endLine + 1))
+  return res
+end
+
 -- Notes: the backlinks split, daily notes, code lenses.
 
 -- The backlinks split: its buffer, and the node it shows ({buf, line}).
@@ -606,6 +618,7 @@ local function user_commands()
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutAddId', function() M.add_id() end, {})
+  cmd('PassepartoutInsertAnswer', function() M.insert_answer() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
   cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })
   cmd('PassepartoutCreateNode', function() M.create_node() end, {})
