@@ -86,7 +86,7 @@ passepartout-bridge.el) from the same process and memex."
   "A plist sent as the server's initializationOptions.
 Keys: :roots :privacyTags :budget :semanticThreshold :dataDir
 :configFile :providers :embeddingProvider :embeddingModel
-:embeddingBaseUrl :assistant :heartbeatInterval :rescanInterval
+:embeddingBaseUrl :assistant :heartbeatInterval :rescanInterval :applyEditTimeout
 :maxSymbols :noteTemplate.  Vectors for lists, e.g. (:privacyTags [\"private\"])."
   :type '(plist :key-type symbol :value-type sexp))
 

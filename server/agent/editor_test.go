@@ -73,11 +73,14 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 		return strings.Contains(string(d.Text), "* DONE ")
 	}, 10*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
-	assert.Equal(t, approved, fx.read(t, flightplan.FileName), "DONE went into the buffer, not behind it")
 	d, _ = ed.OpenDocument(plans)
+	assert.Equal(t, string(d.Text), fx.read(t, flightplan.FileName),
+		"the buffer was unmodified: DONE went to disk, and the editor reloaded it")
+	assert.Equal(t, []string{plans + ": a new Flight Plan, Run `make count` in ."}, ed.SaveRequests(),
+		"only the plan filed into the buffer that was not on disk asked for a save")
 	diags = fx.agent.PlanDiagnostics(d.Text)
 	assert.Empty(t, diags, "a finished plan has nothing to say")
-	// The disk still says APPROVED until the user saves again: it never runs twice.
+	// It never runs twice.
 	runs, err = fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs)

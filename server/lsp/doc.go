@@ -62,13 +62,14 @@
 //	  "heartbeatInterval": 60,                    // HEARTBEAT_INTERVAL, seconds
 //	  "rescanInterval":    5,                     // seconds between disk rescans when the client cannot watch
 //	  "maxSymbols":        200,                   // the most workspace/symbol answers
+//	  "applyEditTimeout":  30,                    // seconds the server waits for an answer to workspace/applyEdit
 //	  "noteTemplate":      ":PROPERTIES:\n:ID: ${id}\n:END:\n#+title: ${title}\n"
 //	}
 //
 // roots, dataDir, configFile, providers, the embedding settings, assistant
 // and heartbeatInterval are read when the memex opens (give them in
 // initializationOptions); privacyTags, budget, semanticThreshold,
-// rescanInterval and maxSymbols take effect whenever they change. An
+// rescanInterval, maxSymbols and applyEditTimeout take effect whenever they change. An
 // unknown key is reported with window/logMessage and ignored; a value of
 // the wrong type is shown with window/showMessage and the source ignored.
 //

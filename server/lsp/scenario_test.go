@@ -87,6 +87,7 @@ import (
 //	daily [DATE]                            passepartout.daily: the note's path
 //	create-node «m»                         passepartout.createNode: the new file's path
 //	will-rename OLD NEW                     willRenameFiles: the edits, applied and saved; then the file renamed on disk
+//	editor-edits apply|decline|cancel|quit  applyEdit: applied, applied: false, eglot's "User cancelled", never (C-g)
 
 // mark is a marked place: byte offsets into the file's current text.
 type mark struct {

@@ -73,6 +73,10 @@ type Settings struct {
 	// are replaced (default orgfeat.DefaultNoteTemplate: a file-level
 	// :ID: and the #+title:).
 	NoteTemplate string `json:"noteTemplate,omitempty"`
+	// ApplyEditTimeoutSeconds bounds how long the server waits for the
+	// editor to answer workspace/applyEdit — the time a user has to answer
+	// its confirmation prompt (default 30).
+	ApplyEditTimeoutSeconds int `json:"applyEditTimeout,omitempty"`
 }
 
 // settingKeys are the JSON names of Settings, for the unknown-key warning.
@@ -80,7 +84,7 @@ func settingKeys() []string {
 	return []string{
 		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
 		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
-		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate",
+		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate", "applyEditTimeout",
 	}
 }
 
@@ -126,6 +130,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("the passepartout setting \"heartbeatInterval\" must be positive, not %d", s.HeartbeatSeconds)
 	case s.RescanSeconds < 0:
 		return fmt.Errorf("the passepartout setting \"rescanInterval\" must be positive, not %d", s.RescanSeconds)
+	case s.ApplyEditTimeoutSeconds < 0:
+		return fmt.Errorf("the passepartout setting \"applyEditTimeout\" must be positive, not %d", s.ApplyEditTimeoutSeconds)
 	case s.MaxSymbols < 0:
 		return fmt.Errorf("the passepartout setting \"maxSymbols\" must be positive, not %d", s.MaxSymbols)
 	}
@@ -157,6 +163,7 @@ func (s Settings) over(o Settings) Settings {
 	setIf(&s.MaxSymbols, o.MaxSymbols)
 	setIf(&s.Sandbox, o.Sandbox)
 	setIf(&s.NoteTemplate, o.NoteTemplate)
+	setIf(&s.ApplyEditTimeoutSeconds, o.ApplyEditTimeoutSeconds)
 	return s
 }
 
@@ -229,6 +236,15 @@ func (s Settings) rescan() time.Duration {
 		return time.Duration(s.RescanSeconds) * time.Second
 	}
 	return 5 * time.Second
+}
+
+// applyEditTimeout bounds the wait for the editor's answer to
+// workspace/applyEdit.
+func (s Settings) applyEditTimeout() time.Duration {
+	if s.ApplyEditTimeoutSeconds > 0 {
+		return time.Duration(s.ApplyEditTimeoutSeconds) * time.Second
+	}
+	return 30 * time.Second
 }
 
 // maxSymbols bounds a workspace/symbol answer.

@@ -40,7 +40,8 @@
 -- `init_options` and `settings` take the keys of pp-lsp's settings schema
 -- (roots, privacyTags, budget, semanticThreshold, dataDir, configFile,
 -- providers, embeddingProvider, embeddingModel, embeddingBaseUrl,
--- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate); `settings`
+-- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate,
+-- applyEditTimeout); `settings`
 -- may change while the server runs (send them with
 -- require('passepartout').configure({...})).
 
