@@ -125,16 +125,26 @@ func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.Ra
 	return c.serve(ctx, v, arg, token)
 }
 
+// planItem is one plan of passepartout.plans: the agent's PlanInfo, and
+// the URI of flightplans.org (the plans lists open it, and hover its
+// headline for the plan's verdict and gate trace).
+type planItem struct {
+	agent.PlanInfo
+	URI string `json:"uri"`
+}
+
 // plans is passepartout.plans: the Flight Plans (whatever its argument).
 func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protocol.ProgressToken) (any, error) {
 	plans, err := v.agent.Plans(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if plans == nil {
-		plans = []agent.PlanInfo{}
+	u := string(uri.File(v.agent.PlansPath()))
+	items := make([]planItem, 0, len(plans))
+	for _, p := range plans {
+		items = append(items, planItem{PlanInfo: p, URI: u})
 	}
-	return plans, nil
+	return items, nil
 }
 
 // errNoAgent answers the agent's commands when it could not be opened.

@@ -110,7 +110,8 @@
 //	passepartout.approve  {id} or {uri, position} in flightplans.org → {id, title, state, ran, summary, output}
 //	passepartout.reject   the same
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
-//	passepartout.plans    {} → the Flight Plans
+//	passepartout.plans    {} → the Flight Plans: [{id, state, tool, created, title, gate, line,
+//	                      edited, problem?, uri}] (uri: flightplans.org's)
 //	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links
 //	                      landing on the node there (id, file, internal, [[roam:…]] and
 //	                      :ROAM_REFS: links), with the line around each

@@ -15,7 +15,9 @@
 --   :PassepartoutCancel            stop the question being answered
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
---   :PassepartoutPlans             list the Flight Plans
+--   :PassepartoutPlans             list the Flight Plans; on a plan's line <CR> opens it,
+--                                  d shows it, a approves, A approves and allows similar
+--                                  actions, r rejects, u undoes, g lists again
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutInsertAnswer      the last answer, below the cursor's line
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
@@ -133,6 +135,20 @@ local function progress_handler(err, result, ctx, config)
   return vim.lsp.handlers['$/progress'](err, result, ctx, config)
 end
 
+-- reload serves passepartout/reload: the server wrote the file while its
+-- buffer was unmodified (a plan filed, a plan's new state); the buffer
+-- reads it again unless it was modified since.
+local function reload(params)
+  local fname = params and params.uri and vim.uri_to_fname(params.uri)
+  local b = fname and vim.fn.bufnr(fname) or -1
+  if b == -1 or not vim.api.nvim_buf_is_loaded(b) or vim.api.nvim_buf_get_option(b, 'modified') then
+    return
+  end
+  vim.api.nvim_buf_call(b, function()
+    vim.cmd('silent! edit')
+  end)
+end
+
 local function client_config(root)
   local settings = M.config.settings or {}
   return {
@@ -143,7 +159,12 @@ local function client_config(root)
     init_options = init_options(),
     settings = { passepartout = settings },
     capabilities = M.config.capabilities,
-    handlers = { ['$/progress'] = progress_handler },
+    handlers = {
+      ['$/progress'] = progress_handler,
+      ['passepartout/reload'] = function(_, params)
+        vim.schedule(function() reload(params) end)
+      end,
+    },
     on_init = function(client)
       -- Neovim 0.7 neither pushes its settings nor says it can be asked
       -- for them: push them once.
@@ -347,17 +368,148 @@ function M.reject(id)
   return decide('passepartout.reject', id)
 end
 
--- plans lists the Flight Plans.
+-- The Flight Plans list: a buffer whose keys act on the plan of the line.
+-- <CR> opens it in flightplans.org, d shows its verdict, gate trace and
+-- action, a approves it (it runs), A approves it and allows similar
+-- actions, r rejects it, u undoes what it changed, g lists again, q
+-- closes. The list remembers the client it came from: its keys work from
+-- its own buffer, which no server is attached to.
+local plans_list = { buf = nil, client_id = nil, items = {} }
+
+-- plans_request sends a request to the list's client and returns its
+-- result; the server's error is raised as it said it.
+local function plans_request(method, params)
+  local c = plans_list.client_id and vim.lsp.get_client_by_id(plans_list.client_id) or need_client()
+  plans_list.client_id = c.id
+  local res = c.request_sync(method, params, 120000, 0)
+  if not res then
+    error('pp-lsp: ' .. method .. ' timed out', 0)
+  end
+  if res.err then
+    error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
+  end
+  return res.result
+end
+
+local function plan_here()
+  local p = plans_list.items[vim.fn.line('.')]
+  if not p then
+    error('pp-lsp: no Flight Plan on this line', 0)
+  end
+  return p
+end
+
+-- plan_text is the plan's subtree in flightplans.org (the buffer when
+-- loaded, else the disk).
+local function plan_text(p)
+  local fname = vim.uri_to_fname(p.uri)
+  local lines
+  local b = vim.fn.bufnr(fname)
+  if b ~= -1 and vim.api.nvim_buf_is_loaded(b) then
+    lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+  else
+    lines = vim.fn.readfile(fname)
+  end
+  local out = {}
+  for i = p.line, #lines do
+    if i > p.line and lines[i]:match('^%* ') then
+      break
+    end
+    table.insert(out, lines[i])
+  end
+  return out
+end
+
+-- plans lists the Flight Plans in the list buffer and returns them.
 function M.plans()
-  local plans = command('passepartout.plans', vim.empty_dict())
-  local lines = {}
+  if not (plans_list.buf and vim.api.nvim_buf_is_valid(plans_list.buf)) or vim.api.nvim_get_current_buf() ~= plans_list.buf then
+    plans_list.client_id = need_client().id
+  end
+  local plans = plans_request('workspace/executeCommand', { command = 'passepartout.plans', arguments = { vim.empty_dict() } })
+  local lines, items = {}, {}
   for _, p in ipairs(plans) do
-    table.insert(lines, string.format('%-9s %-8s %s  (%s, line %d)', p.state, p.tool, p.title, p.id, p.line))
+    table.insert(lines, string.format('%-9s %-10s %s%s', p.state, p.tool, p.title, p.problem and ('  [' .. p.problem .. ']') or ''))
+    items[#lines] = p
   end
   if #lines == 0 then
     lines = { 'No Flight Plans.' }
   end
-  scratch('Passepartout plans', lines, 'text')
+  plans_list.items = items
+  local buf = plans_list.buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, 'Passepartout plans')
+    vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
+    vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
+    vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+    vim.api.nvim_buf_set_option(buf, 'filetype', 'passepartout-plans')
+    plans_list.buf = buf
+    local function key(lhs, fn)
+      vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', {
+        noremap = true,
+        callback = function()
+          local ok, err = pcall(fn)
+          if not ok then
+            notify(tostring(err):gsub('^pp%-lsp: ', ''), vim.log.levels.ERROR)
+          end
+        end,
+      })
+    end
+    local function decide(cmd)
+      return function()
+        local p = plan_here()
+        local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { { id = p.id } } })
+        M.plans()
+        if not ok then
+          error(run, 0)
+        end
+        notify((run and (run.summary or run.state)) or 'done')
+        M.last_plan_result = run
+      end
+    end
+    key('a', decide('passepartout.approve'))
+    key('A', decide('passepartout.approveAlways'))
+    key('r', decide('passepartout.reject'))
+    key('u', decide('passepartout.undo'))
+    key('g', M.plans)
+    key('<CR>', function()
+      local p = plan_here()
+      vim.cmd('wincmd p')
+      vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(p.uri)))
+      vim.api.nvim_win_set_cursor(0, { p.line, 0 })
+    end)
+    key('d', function()
+      local p = plan_here()
+      local hover = plans_request('textDocument/hover', { textDocument = { uri = p.uri }, position = { line = p.line - 1, character = 0 } })
+      local text = ''
+      if hover and hover.contents then
+        text = type(hover.contents) == 'string' and hover.contents or (hover.contents.value or '')
+      end
+      local out = vim.split(text, '\n', { plain = true })
+      table.insert(out, '')
+      vim.list_extend(out, plan_text(p))
+      local b = vim.fn.bufnr('Passepartout plan')
+      if b == -1 then
+        b = vim.api.nvim_create_buf(false, true)
+        vim.api.nvim_buf_set_name(b, 'Passepartout plan')
+        vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
+        vim.api.nvim_buf_set_option(b, 'filetype', 'markdown')
+      end
+      vim.api.nvim_buf_set_option(b, 'modifiable', true)
+      vim.api.nvim_buf_set_lines(b, 0, -1, false, out)
+      vim.api.nvim_buf_set_option(b, 'modifiable', false)
+      vim.cmd('split')
+      vim.api.nvim_win_set_buf(0, b)
+    end)
+    vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<CR>', { noremap = true })
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd('split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
   return plans
 end
 
