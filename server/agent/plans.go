@@ -54,12 +54,13 @@ type PlanRun struct {
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
-// when it is open).
+// when it is open and modified; the disk's text when the buffer is
+// unmodified or not yet reloaded after the server wrote the file).
 func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 	if err := protect.OwnFile(a.plansPath); err != nil {
 		return nil, err
 	}
-	cur, err := a.files.Read(a.plansPath)
+	cur, err := a.readPlans()
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,16 @@ type Editor struct {
 	edits   []workspace.Edit
 	decline bool
 	saves   []string
+	// stale: Reload is ignored (an editor that has not reloaded yet).
+	stale bool
+}
+
+// Stale makes the editor ignore (or, with false, follow again) the
+// server's Reload, as an editor that has not come round to it yet.
+func (e *Editor) Stale(s bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stale = s
 }
 
 var _ workspace.Notifier = (*Editor)(nil)
@@ -39,7 +49,7 @@ func (e *Editor) Reload(path string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if d, ok := e.buffers[path]; ok {
+	if d, ok := e.buffers[path]; ok && !e.stale {
 		d.Text, d.Version = data, d.Version+1
 	}
 }
