@@ -16,8 +16,9 @@ LONG_TESTS := TestPatchedSegmentEqualsFull TestFindingsFollowEdits TestReindexEq
               TestTablesMatchEmacs TestBlocksCorpusAgainstEmacs \
               TestGrammarOptionsAreAccepted TestGrammarAbbreviationsAsGetopt \
               TestHostileModel \
-              TestRenameFileEditsKeepEveryLink TestRenameTitleEditsKeepEveryLink TestUnlinkedIsAScanOfTheProse
-LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/ ./cmd/pp-lsp/ ./memory/orgfeat/
+              TestRenameFileEditsKeepEveryLink TestRenameTitleEditsKeepEveryLink TestUnlinkedIsAScanOfTheProse \
+              TestNestedReparseEqualsParse TestEditBurst
+LONG_PKGS  := ./memory/ ./memory/foveal/ ./orgast/ ./gates/ ./cmd/pp-lsp/ ./memory/orgfeat/ ./server/lsp/
 
 .PHONY: all help build test test-long ci vet fmt-check deps demo bench fuzz clean
 

@@ -45,6 +45,9 @@ type World struct {
 	// while set, the vault gate denies every action (fail closed).
 	VaultErr error
 	Now      func() time.Time // the clock for rate limits; nil is time.Now
+	// Narrowing are further deny and ask rules for this environment only
+	// (the rules of the skills a pass applies); they never allow anything.
+	Narrowing []Narrowing
 }
 
 // DefaultWorld fills a World's directories the way DESIGN §11 defines them,
@@ -112,6 +115,8 @@ type Env struct {
 	// selfWords are what code reaching pp-lsp's governance names
 	// (selfmod.go), lower-cased.
 	selfWords []string
+	// narrowDeny and narrowAsk are World.Narrowing's rules.
+	narrowDeny, narrowAsk []narrowRule
 }
 
 // checkEnv is a check's environment and memo, allocated together.
@@ -154,6 +159,10 @@ func (e *Env) view() *fsView {
 // A root that does not exist or is not a directory is an error.
 func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 	e := &Env{world: w, now: w.Now, rate: s.rate, privacyMemo: &textPrivacyMemo{}}
+	var err error
+	if e.narrowDeny, e.narrowAsk, err = parseNarrowing(w.Narrowing, s.tools); err != nil {
+		return nil, err
+	}
 	if e.now == nil {
 		e.now = time.Now
 	}

@@ -113,8 +113,14 @@ func (g *permissionsGate) Check(ctx context.Context, a Action, env *Env) Result 
 	if r, ok := g.first(ctx, g.deny, a, env, true); ok {
 		return Denied(fmt.Sprintf("the permission rule %s denies it", r.text))
 	}
+	if r, ok := g.firstNarrow(ctx, env.narrowDeny, a, env); ok {
+		return Denied(fmt.Sprintf("the permission rule %s of %s denies it", r.text, r.source))
+	}
 	if r, ok := g.first(ctx, g.ask, a, env, true); ok {
 		return Asked(fmt.Sprintf("the permission rule %s asks for approval", r.text))
+	}
+	if r, ok := g.firstNarrow(ctx, env.narrowAsk, a, env); ok {
+		return Asked(fmt.Sprintf("the permission rule %s of %s asks for approval", r.text, r.source))
 	}
 	if a.Tool == ToolShell {
 		if rules, ok := g.allShellAllowed(ctx, a, env); ok {

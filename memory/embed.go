@@ -32,9 +32,20 @@ type embedQueue struct {
 	retryAt time.Time
 }
 
-// queued is one node to embed: the file version it was seen in, so its
-// text can be read whatever happened to the memex since.
+// queued is one node to embed: its file's path and its index in the
+// version it was seen in. It holds no file version: a queue of 150,000
+// nodes must not keep every version of a file being edited alive (an
+// edit re-queues what the new version still misses, and an item whose
+// node the current version no longer has at that index with that text is
+// stale).
 type queued struct {
+	key  ContentKey
+	path string
+	i    int32
+}
+
+// embedItem is a queued node found in the current snapshot.
+type embedItem struct {
 	key ContentKey
 	f   *fileIndex
 	i   int32
@@ -209,14 +220,15 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	m.mu.Lock()
 	cur := m.cur.Load()
 	m.mu.Unlock()
-	live := batch[:0:0]
+	var live []embedItem
 	m.store.mu.Lock()
 	for _, it := range batch {
-		e, ok := cur.entry(it.f.path)
-		if !ok || e.idx != it.f || m.store.get(it.key) != nil || m.store.failed[it.key] {
+		e, ok := cur.entry(it.path)
+		if !ok || int(it.i) >= len(e.idx.nodes) || e.idx.nodes[it.i].content != it.key || !eligible(e.idx, it.i) ||
+			m.store.get(it.key) != nil || m.store.failed[it.key] {
 			continue
 		}
-		live = append(live, it)
+		live = append(live, embedItem{key: it.key, f: e.idx, i: it.i})
 	}
 	m.store.mu.Unlock()
 	if len(live) == 0 {
@@ -292,7 +304,7 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 // Each worker also computes the signature of each vector it made (into
 // sigs, zero for a vector the store will refuse), so that publishing the
 // batch does no Hadamard transforms under the writer lock.
-func embedLocal(ctx context.Context, te *trigram.Embedder, items []queued, reuse *[]float32, sigs [][vecmath.SigWords]uint64, center []float32) [][]float32 {
+func embedLocal(ctx context.Context, te *trigram.Embedder, items []embedItem, reuse *[]float32, sigs [][vecmath.SigWords]uint64, center []float32) [][]float32 {
 	vecs := make([][]float32, len(items))
 	if cap(*reuse) < len(items)*trigram.Dim {
 		*reuse = make([]float32, len(items)*trigram.Dim)
@@ -334,7 +346,7 @@ func embedLocal(ctx context.Context, te *trigram.Embedder, items []queued, reuse
 
 // publishVectors gives the current snapshot's files the vectors just
 // stored, as a new snapshot.
-func (m *Memex) publishVectors(items []queued, fresh map[ContentKey]*[vecmath.SigWords]uint64) {
+func (m *Memex) publishVectors(items []embedItem, fresh map[ContentKey]*[vecmath.SigWords]uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

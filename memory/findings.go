@@ -69,6 +69,15 @@ const (
 
 // FileFindings returns the findings in one file, in document order.
 func (s *Snapshot) FileFindings(path string) []Finding {
+	out, _ := s.FileFindingsN(path, -1)
+	return out
+}
+
+// FileFindingsN returns the first limit findings in one file, in document
+// order (all of them when limit < 0), and how many more there are: what a
+// file with 150,000 broken links costs is counting them, not describing
+// each. A file link's target is asked of the disk once per call.
+func (s *Snapshot) FileFindingsN(path string, limit int) ([]Finding, int) {
 	e, ok := s.entry(filepath.Clean(path))
 	if !ok {
 		var out []Finding
@@ -77,7 +86,7 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 				out = append(out, f)
 			}
 		}
-		return out
+		return out, 0
 	}
 	f := e.idx
 	st := s.statusOf(f)
@@ -100,6 +109,12 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 		fd.Message = fmt.Sprintf("the ID %s is carried by %d nodes; an ID must name one node", c.id, carriers)
 		out = append(out, fd)
 	}
+	// The duplicate IDs are all kept; of the links, found in document
+	// order, only the first limit are described: the first limit of all
+	// in document order are among those.
+	dups := len(out)
+	more := 0
+	exists := map[string]bool{}
 	var internal []internalLink
 	for i := range f.links {
 		l := &f.org.Links[i]
@@ -109,7 +124,7 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 			if st.links[i] != LinkBroken {
 				continue
 			}
-			fd.Code, fd.Message = CodeBrokenIDLink, fmt.Sprintf("no node in the memex carries the ID %s", l.Path)
+			fd.Code = CodeBrokenIDLink
 		case li.kind == linkInternal, li.kind == linkFile && li.target == f.path && !isRemote(l.Path):
 			if internal == nil {
 				internal = f.internalLinks()
@@ -117,31 +132,54 @@ func (s *Snapshot) FileFindings(path string) []Finding {
 			if internal[i].ok {
 				continue
 			}
+			fd.Code = CodeBrokenSearch
 			if li.kind == linkInternal {
-				fd.Code, fd.Message = CodeBrokenInternalLink, fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)
-			} else {
-				fd.Code, fd.Message = CodeBrokenSearch, fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+				fd.Code = CodeBrokenInternalLink
 			}
 		case li.kind == linkFile:
 			switch st.links[i] {
 			case LinkSearchBroken:
-				fd.Code, fd.Message = CodeBrokenSearch, fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+				fd.Code = CodeBrokenSearch
 			case linkOnDisk:
-				if _, err := os.Stat(li.target); err == nil {
+				ok, seen := exists[li.target]
+				if !seen {
+					_, err := os.Stat(li.target)
+					ok = err == nil
+					exists[li.target] = ok
+				}
+				if ok {
 					continue
 				}
-				fd.Code, fd.Message = CodeBrokenFileLink, fmt.Sprintf("the file %s does not exist", l.Path)
+				fd.Code = CodeBrokenFileLink
 			default:
 				continue
 			}
 		default:
 			continue
 		}
+		if limit >= 0 && len(out)-dups >= limit {
+			more++
+			continue
+		}
+		switch fd.Code {
+		case CodeBrokenIDLink:
+			fd.Message = fmt.Sprintf("no node in the memex carries the ID %s", l.Path)
+		case CodeBrokenInternalLink:
+			fd.Message = fmt.Sprintf("nothing in this file matches the link [[%s]]", l.Raw)
+		case CodeBrokenSearch:
+			fd.Message = fmt.Sprintf("nothing in %s matches the search ::%s", l.Path, l.Search)
+		case CodeBrokenFileLink:
+			fd.Message = fmt.Sprintf("the file %s does not exist", l.Path)
+		}
 		fd.Line = f.org.Lines.Line(l.Range.Start)
 		out = append(out, fd)
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return a.Range.Start - b.Range.Start })
-	return out
+	if limit >= 0 && len(out) > limit {
+		more += len(out) - limit
+		out = out[:limit:limit]
+	}
+	return out, more
 }
 
 // idRange is the span of the :ID: value of node i (its drawer line).

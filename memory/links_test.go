@@ -173,3 +173,26 @@ func TestNameLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, strings.Replace(want(ar, "want/resolved"), "table-one Names", "table-one broken", 1), resolved(s))
 }
+
+// TestFileFindingsNCountsTheRest: the first limit findings are
+// FileFindings' first limit, and the rest are counted — duplicate IDs,
+// broken id, file and internal links mixed.
+func TestFileFindingsNCountsTheRest(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("* Dup\n:PROPERTIES:\n:ID: same\n:END:\n* Dup again\n:PROPERTIES:\n:ID: same\n:END:\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "* Note %d\nSee [[id:missing-%d]], [[file:gone-%d.org]], [[*Nowhere %d]] and [[file:a.org]].\n", i, i, i%3, i)
+	}
+	testenv.WriteTree(t, root, map[string]string{"a.org": b.String()})
+	m := openMemex(t, Options{Roots: []string{root}})
+	path := filepath.Join(root, "a.org")
+	all := m.Snapshot().FileFindings(path)
+	require.Len(t, all, 2+3*40)
+	for _, limit := range []int{0, 1, 2, 5, 50, 121, 122, 500} {
+		got, more := m.Snapshot().FileFindingsN(path, limit)
+		want := all[:min(limit, len(all))]
+		assert.Equal(t, want, got, "limit %d", limit)
+		assert.Equal(t, len(all)-len(want), more, "limit %d", limit)
+	}
+}

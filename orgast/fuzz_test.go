@@ -83,6 +83,12 @@ func FuzzReparse(f *testing.F) {
 	f.Add([]byte("* A\ntext\n** B\n* C\n"), uint16(5), uint8(2), []byte("x\n* D"))
 	f.Add([]byte("#+TODO: X\n* X a\n"), uint16(9), uint8(0), []byte("Y"))
 	f.Add([]byte("* A\n<<t>>\n* B\n"), uint16(6), uint8(1), []byte("<<"))
+	// Nested windows: an edit deep in a subtree, at the end of the file,
+	// before blank lines that close a parent, and a "<<<" that is no
+	// radio target (a fixed-width line) made one.
+	f.Add([]byte("* A\n** B\ntext\n*** C\nmore\n\n** D\nx\n\n* E\n"), uint16(16), uint8(0), []byte("y"))
+	f.Add([]byte("* A\n** B\ntext\n*** C\nmore\n\n\n"), uint16(20), uint8(0), []byte("y\n"))
+	f.Add([]byte("* A\n** B\n: a <<<t>>>\n*** C\nt here\n"), uint16(13), uint8(2), []byte(""))
 	f.Fuzz(func(t *testing.T, src []byte, at uint16, del uint8, ins []byte) {
 		start := int(at) % (len(src) + 1)
 		end := min(len(src), start+int(del))

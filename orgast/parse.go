@@ -37,6 +37,10 @@ type parser struct {
 	radio   *radioMatcher
 	// mayHaveRadio: the text holds "<<<", so radio targets are looked for.
 	mayHaveRadio bool
+	// topLimit, when set, is where the subtrees of the window's outermost
+	// headlines end at the latest: the contents end of their parent,
+	// which Reparse's nested window leaves out (0: none).
+	topLimit int
 	// collecting: the object pass only collects radio targets.
 	collecting bool
 	objs       objScratch
@@ -163,8 +167,11 @@ func (p *parser) scanHeadlines() {
 	for i := range p.heads {
 		h := &p.heads[i]
 		limit := p.n
-		if h.parent >= 0 {
+		switch {
+		case h.parent >= 0:
 			limit = p.heads[h.parent].cend
+		case p.topLimit > 0:
+			limit = p.topLimit // the contents end of a nested window's parent
 		}
 		h.end = min(h.end, limit)
 		h.next = p.hi

@@ -43,11 +43,100 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 	}
 	delta := e.NewEnd - e.OldEnd
 	hs := prev.Headlines
+	loIdx, hiIdx, lo, topParent, closes, ok := nestedWindow(prev, src, e)
+	if !ok {
+		loIdx, hiIdx, lo, topParent = topWindow(prev, src, e)
+	}
+	oldHi := len(prev.Src)
+	if hiIdx < len(hs) {
+		oldHi = hs[hiIdx].Line.Start
+	}
+	newHi := oldHi + delta
+
+	// patchable established what newSource would find: plain UTF-8 with
+	// LF line ends and no radio target outside the window. Radio targets
+	// are looked for in it as Parse would (the file has "<<<"); one found
+	// changes links anywhere, so the file is parsed in full.
+	p := &parser{src: &source{orig: src, text: src}, t: src, n: len(src), lo: lo, hi: newHi, mayHaveRadio: bytes.Contains(src, []byte("<<<"))}
+	p.set = settings{todo: prev.Todo, oddLevels: prev.OddLevels, abbrevs: prev.LinkAbbrevs}
+	cend := p.contentsEnd(newHi, 0)
+	if closes {
+		// The window's end closes H's parent too: the window's subtrees
+		// end where the parent's contents do (before blank lines).
+		p.topLimit = cend
+	}
+	p.presize()
+	p.scanHeadlines()
+	p.parseSections()
+	if !sameSettings(prev.Keywords, lo, oldHi, p.kws) {
+		return Parse(src)
+	}
+	p.readHeadlines()
+	p.objectPhase()
+	if p.radio != nil {
+		return Parse(src)
+	}
+
+	m := merger{prev: prev, src: src, e: e, delta: delta, lo: lo, oldHi: oldHi,
+		shift: len(p.hls) - (hiIdx - loIdx), loIdx: loIdx, hiIdx: hiIdx, topParent: topParent, cend: cend}
+	return m.merge(p)
+}
+
+// nestedWindow is the window of the smallest subtree that holds the
+// change, when there is one that keeps its structure: the innermost
+// headline H whose stars (and the space after them) the change leaves
+// alone and whose subtree holds the change; the window runs from H to
+// the next headline outside its subtree, and no headline in it, after
+// the change, has fewer stars than H. Then H stays where it was in the
+// tree, every headline the window holds stays below H's parent, and the
+// subtrees of H's ancestors only grow or shrink by the change: a
+// one-character edit in a large last chapter parses a section, not the
+// chapter.
+//
+// closes reports that the window's end is also the end of H's parent's
+// subtree.
+func nestedWindow(prev *File, src []byte, e Edit) (loIdx, hiIdx, lo, topParent int, closes, ok bool) {
+	hs := prev.Headlines
+	h := -1
+	for i := range hs {
+		if hs[i].Line.Start+hs[i].Stars+1 > e.Start {
+			break
+		}
+		if e.OldEnd < hs[i].End || hs[i].End == len(prev.Src) {
+			h = i // a later one that holds the change is nested deeper
+		}
+	}
+	if h < 0 || hs[h].Parent < 0 {
+		return 0, 0, 0, 0, false, false // top level: topWindow's
+	}
+	hiIdx = h + 1
+	for hiIdx < len(hs) && hs[hiIdx].Stars > hs[h].Stars {
+		hiIdx++
+	}
+	oldHi := len(prev.Src)
+	if hiIdx < len(hs) {
+		oldHi = hs[hiIdx].Line.Start
+	}
+	if oldHi <= e.OldEnd && hiIdx < len(hs) {
+		return 0, 0, 0, 0, false, false
+	}
+	delta := e.NewEnd - e.OldEnd
+	lo = hs[h].Line.Start
+	if minStars(src[lo:oldHi+delta]) < hs[h].Stars {
+		return 0, 0, 0, 0, false, false
+	}
+	closes = hiIdx == len(hs) || hs[hiIdx].Stars <= hs[hs[h].Parent].Stars
+	return h, hiIdx, lo, hs[h].Parent, closes, true
+}
+
+// topWindow is the window of the top-level subtrees the change touches.
+func topWindow(prev *File, src []byte, e Edit) (loIdx, hiIdx, lo, topParent int) {
+	hs := prev.Headlines
+	delta := e.NewEnd - e.OldEnd
 	// The window starts at the last top-level headline whose stars and
 	// the space after them the change leaves alone (or at the top of the
 	// file): that headline stays one, so what precedes it keeps its
 	// structure ...
-	loIdx, lo := 0, 0
 	for i := range hs {
 		if hs[i].Line.Start+hs[i].Stars+1 > e.Start {
 			break
@@ -59,7 +148,7 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 	// ... and ends at a later top-level headline that no headline in the
 	// changed window outranks, so that its subtree and all after it keep
 	// their structure.
-	hiIdx := len(hs)
+	hiIdx = len(hs)
 	for i := loIdx; i < len(hs); i++ {
 		if hs[i].Parent < 0 && hs[i].Line.Start > e.OldEnd {
 			hiIdx = i
@@ -72,28 +161,7 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 			hiIdx++
 		}
 	}
-	oldHi := len(prev.Src)
-	if hiIdx < len(hs) {
-		oldHi = hs[hiIdx].Line.Start
-	}
-	newHi := oldHi + delta
-
-	// patchable established what newSource would find: plain UTF-8 with
-	// LF line ends and no "<<<" (so no radio target).
-	p := &parser{src: &source{orig: src, text: src}, t: src, n: len(src), lo: lo, hi: newHi}
-	p.set = settings{todo: prev.Todo, oddLevels: prev.OddLevels, abbrevs: prev.LinkAbbrevs}
-	p.presize()
-	p.scanHeadlines()
-	p.parseSections()
-	if !sameSettings(prev.Keywords, lo, oldHi, p.kws) {
-		return Parse(src)
-	}
-	p.readHeadlines()
-	p.objectPhase()
-
-	m := merger{prev: prev, src: src, e: e, delta: delta, lo: lo, oldHi: oldHi,
-		shift: len(p.hls) - (hiIdx - loIdx), loIdx: loIdx, hiIdx: hiIdx}
-	return m.merge(p)
+	return loIdx, hiIdx, lo, -1
 }
 
 // patchable reports whether Reparse may patch prev for this change.
@@ -184,7 +252,13 @@ type merger struct {
 	delta, shift int
 	lo, oldHi    int
 	loIdx, hiIdx int
-	base, limit  uintptr // prev.Src's memory
+	// topParent is the parent of the window's outermost headlines (-1
+	// for a window of top-level subtrees, H's parent for a nested one).
+	topParent int
+	// cend is where the contents before the window's end end (before
+	// its blank lines), in the new text.
+	cend        int
+	base, limit uintptr // prev.Src's memory
 	// Copies are carved out of these, allocated once.
 	tags    []string
 	drawers []Drawer
@@ -241,9 +315,14 @@ func (m *merger) merge(p *parser) *File {
 		switch {
 		case i < m.loIdx:
 			m.headline(&hs[i], false)
+			if hs[i].End > m.lo {
+				hs[i].End = m.ancestorEnd(i) // an ancestor of a nested window
+			}
 		case i < m.loIdx+len(p.hls):
 			if hs[i].Parent >= 0 {
 				hs[i].Parent += m.loIdx
+			} else {
+				hs[i].Parent = m.topParent
 			}
 		default:
 			m.headline(&hs[i], true)
@@ -362,8 +441,28 @@ func (m *merger) rng(r Range, moved bool) Range {
 	return r
 }
 
+// ancestorEnd is the new end of the subtree of headline i, an ancestor of
+// a nested window: moved by the change when it goes on past the window;
+// otherwise at the window's end — or where the contents before it end,
+// when the window's end closes i's parent too (a subtree ends no later
+// than its parent's contents do).
+func (m *merger) ancestorEnd(i int) int {
+	hs := m.prev.Headlines
+	closed := func(k int) bool { return m.hiIdx == len(hs) || hs[m.hiIdx].Stars <= hs[k].Stars }
+	switch {
+	case !closed(i):
+		return hs[i].End + m.delta
+	case hs[i].Parent >= 0 && closed(hs[i].Parent):
+		return m.cend
+	default:
+		return m.oldHi + m.delta
+	}
+}
+
 func (m *merger) node(n int, moved bool) int {
-	if moved && n >= 0 {
+	// What moved is after the window; what it names before the window
+	// (the parent of a headline after a nested window) stays.
+	if moved && n >= m.hiIdx {
 		return n + m.shift
 	}
 	return n

@@ -3,11 +3,14 @@ package orgast
 import (
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // snapshot is everything a File holds that a caller can observe, with
@@ -161,3 +164,40 @@ func TestDiffEdit(t *testing.T) {
 }
 
 func equalSnapshots(a, b snapshot) bool { return reflect.DeepEqual(a, b) }
+
+// TestNestedReparseEqualsParse edits random nested outlines one byte at a
+// time, anywhere — in deep sections, around the blank lines that close a
+// parent, at the end of the file — and holds Reparse (and its nested
+// windows) to Parse.
+func TestNestedReparseEqualsParse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 22))
+	lines := []string{"", "", "text and more", "- item", "  - nested item", ":PROPERTIES:", ":ID: x", ":END:", "#+begin_src sh", "#+end_src",
+		"#+TITLE: t", "SCHEDULED: <2024-01-01 Mon>", ": fixed <<<radio>>>", "a radio here", "[[*Top][link]]", "<<target>>", "| a | b |"}
+	chars := "\n* :#-x<>[]"
+	for doc := range testenv.Scale(400, 80) {
+		var b strings.Builder
+		for range 4 + rng.IntN(12) {
+			b.WriteString(strings.Repeat("*", 1+rng.IntN(4)) + " Heading " + strconv.Itoa(doc) + "\n")
+			for range rng.IntN(5) {
+				b.WriteString(lines[rng.IntN(len(lines))] + "\n")
+			}
+		}
+		src := []byte(b.String())
+		prev := Parse(src)
+		for range 20 {
+			at := rng.IntN(len(src) + 1)
+			end := min(len(src), at+rng.IntN(2))
+			ins := ""
+			if rng.IntN(3) > 0 {
+				ins = string(chars[rng.IntN(len(chars))])
+			}
+			next := append(append(append([]byte{}, src[:at]...), ins...), src[end:]...)
+			got := Reparse(prev, next, Edit{Start: at, OldEnd: end, NewEnd: at + len(ins)})
+			want := Parse(next)
+			if !equalSnapshots(snap(want), snap(got)) {
+				require.Equal(t, snap(want), snap(got), "edit [%d,%d) → %q of %q", at, end, ins, src)
+			}
+			src, prev = next, got
+		}
+	}
+}

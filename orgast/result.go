@@ -6,6 +6,15 @@ import (
 	"unicode/utf8"
 )
 
+// exact is s, copied to its length when presizing left it much room: a
+// File lives as long as its memex holds it, and the room is never used.
+func exact[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8+8 {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
 // result assembles the File, with every offset mapped back to the file's
 // bytes.
 func (p *parser) result() *File {
@@ -17,7 +26,7 @@ func (p *parser) result() *File {
 		OddLevels:   p.set.oddLevels,
 		LinkAbbrevs: p.set.abbrevs,
 		Headlines:   p.hls,
-		Links:       p.links,
+		Links:       exact(p.links),
 		Targets:     p.targets,
 		Blocks:      p.blocks,
 		Names:       p.names,
@@ -35,7 +44,11 @@ func (p *parser) result() *File {
 	if f.Lines = p.lines; f.Lines == nil {
 		f.Lines = newLineIndex(p.src.orig, p.src.eol, p.enc, p.src.bom)
 	}
-	f.plain = p.enc == encUTF8 && p.src.bom == 0 && p.src.eol == EOLUnix && !p.mayHaveRadio &&
+	// A "<<<" that makes no radio target (in an example, a fixed-width
+	// line, code) leaves the file plain: Reparse looks for radio targets
+	// in the window it parses again, and parses the file in full when an
+	// edit made one.
+	f.plain = p.enc == encUTF8 && p.src.bom == 0 && p.src.eol == EOLUnix && p.radio == nil &&
 		bytes.IndexByte(p.t, '\r') < 0 && utf8.Valid(p.t)
 	return f
 }

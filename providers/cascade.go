@@ -96,7 +96,10 @@ func (c *Cascade) Stream(ctx context.Context, req Request) (*Stream, error) {
 		return nil, ErrNoProvider
 	}
 	start := time.Now()
-	cands := selectCandidates(c.cfg.Providers, c.providers, c.cfg.Rules, req)
+	cands, err := c.restrict(selectCandidates(c.cfg.Providers, c.providers, c.cfg.Rules, req), req)
+	if err != nil {
+		return nil, err
+	}
 	var failures []error
 	for i, cand := range cands {
 		next := noneLeft
@@ -113,6 +116,57 @@ func (c *Cascade) Stream(ctx context.Context, req Request) (*Stream, error) {
 		failures = append(failures, err)
 	}
 	return nil, &CascadeError{Attempts: failures}
+}
+
+// restrict keeps the candidates req allows: those its Provider names (all
+// of the cascade's such providers when no rule's choice is among them) and,
+// with LocalOnly, those marked local. None left is an error saying why.
+func (c *Cascade) restrict(cands []candidate, req Request) ([]candidate, error) {
+	if req.Provider == "" && !req.LocalOnly {
+		return cands, nil
+	}
+	allowed := map[Provider]bool{}
+	idx := make([]int, 0, len(c.providers))
+	if req.Provider != "" {
+		idx = matchRoute(c.cfg.Providers, req.Provider)
+		if len(idx) == 0 {
+			return nil, &Error{Kind: KindConfig, Message: fmt.Sprintf("no provider of the cascade is named %q (the conversation's MODEL)", req.Provider)}
+		}
+	} else {
+		for i := range c.providers {
+			idx = append(idx, i)
+		}
+	}
+	for _, i := range idx {
+		if !req.LocalOnly || c.cfg.Providers[i].IsLocal() {
+			allowed[c.providers[i]] = true
+		}
+	}
+	if len(allowed) == 0 {
+		return nil, &Error{Kind: KindConfig, Message: "the conversation is private and no provider it may use is marked local (an Ollama on loopback, or \"local\": true in the configuration)"}
+	}
+	var out []candidate
+	for _, cand := range cands {
+		if allowed[cand.p] {
+			out = append(out, cand)
+		}
+	}
+	if len(out) == 0 { // the rules chose none of them: the allowed ones, in cascade order
+		for _, p := range c.providers {
+			if allowed[p] {
+				out = append(out, candidate{p: p})
+			}
+		}
+	}
+	return out, nil
+}
+
+// IsLocal reports whether p may see a private conversation: a cascade
+// never counts (it restricts itself per request), a provider counts when
+// it is marked local (ProviderConfig.IsLocal).
+func IsLocal(p Provider) bool {
+	l, ok := p.(interface{ Local() bool })
+	return ok && l.Local()
 }
 
 // try asks one candidate, retrying it on a 429 within the Retry-After cap.

@@ -70,6 +70,24 @@ type ProviderConfig struct {
 	KeyVault string `json:"key_vault,omitempty"`
 	// Alias is an optional short name rules may use instead of Name().
 	Alias string `json:"alias,omitempty"`
+	// Local marks a provider whose model runs on this machine, which may
+	// see a private conversation's history (DESIGN §13). Unset means: an
+	// Ollama on a loopback address, or a replay transcript.
+	Local *bool `json:"local,omitempty"`
+}
+
+// IsLocal reports whether the provider counts as local (see Local).
+func (p ProviderConfig) IsLocal() bool {
+	if p.Local != nil {
+		return *p.Local
+	}
+	switch p.Kind {
+	case ProviderReplay:
+		return true
+	case ProviderOllama:
+		return isLoopback(p.baseURL())
+	}
+	return false
 }
 
 // Name is the provider's identity in logs and answers:

@@ -39,6 +39,7 @@ type httpAPI struct {
 	opts     Options
 	client   *http.Client
 	timeouts Timeouts
+	local    bool
 }
 
 // newHTTPAPI fills in the timeouts' defaults and, when client is nil, makes
@@ -51,9 +52,12 @@ func newHTTPAPI(pc ProviderConfig, client *http.Client, t Timeouts, opts Options
 	return httpAPI{
 		name: pc.Name(), kind: pc.Kind, model: pc.Model, base: pc.baseURL(),
 		key: keyRefFor(pc.Kind, pc.KeyEnv, pc.KeyVault), opts: opts, client: client,
-		timeouts: t,
+		timeouts: t, local: pc.IsLocal(),
 	}
 }
+
+// Local reports whether the provider is marked local (ProviderConfig.IsLocal).
+func (h *httpAPI) Local() bool { return h.local }
 
 // Name identifies the provider (kind:model@base_url).
 func (h *httpAPI) Name() string { return h.name }

@@ -188,6 +188,9 @@ func (e *ReplayEntry) validate() error {
 // Name is "replay:FILE".
 func (r *Replay) Name() string { return r.name }
 
+// Local is true: a transcript on disk sends nothing anywhere.
+func (r *Replay) Local() bool { return true }
+
 // Entries is how many entries the transcript holds.
 func (r *Replay) Entries() int { return len(r.entries) }
 

@@ -80,6 +80,14 @@ type Request struct {
 	// Task labels the request for the selector's rules ("propose", "chat",
 	// "summarise", …); providers themselves ignore it.
 	Task string
+	// Provider, when set, restricts a cascade to the providers it names
+	// (by Name, alias, "kind:model" or kind, as a rule's route does): a
+	// conversation's own choice of model.
+	Provider string
+	// LocalOnly restricts a cascade to the providers marked local
+	// (ProviderConfig.IsLocal): the request carries a private
+	// conversation's history.
+	LocalOnly bool
 }
 
 // StopReason says why a model stopped, the same across APIs.

@@ -4,34 +4,66 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"pp-lsp/server/agent"
 )
 
-// runAsk is `pp-lsp ask [--root DIR]... FILE:LINE TEXT`: one pass of the
-// pipeline (DESIGN §7). The answer streams to stdout; each proposal's
-// verdict and what happened go to stderr.
+// runAsk is `pp-lsp ask [--root DIR]... [--chat FILE | --no-chat]
+// [FILE:LINE] TEXT`: one question through the pipeline (DESIGN §7), in a
+// conversation (§13): a new one unless --chat continues one or --no-chat
+// keeps it out of any. The answer streams to stdout; each proposal's
+// verdict and what happened, the model and its tokens, and the
+// conversation's file go to stderr.
 func runAsk(ctx context.Context, c *cli, args []string) error {
-	const usageLine = "pp-lsp ask [--root DIR]... FILE:LINE TEXT"
+	const usageLine = "pp-lsp ask [--root DIR]... [--chat FILE | --no-chat] [FILE:LINE] TEXT"
 	fs := newFlagSet("ask", usageLine)
 	fs.interspersed = false // the question is free words, "-x" among them
 	roots := fs.rootFlag("")
+	chatFile := fs.String("chat", "", "continue the conversation in `FILE` (FILE:LINE is then optional)")
+	noChat := fs.Bool("no-chat", false, "keep the question out of any conversation")
 	log, err := fs.parseLogged(c, args)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() < 2 {
-		return usageErrorf("needs FILE:LINE and a question (usage: %s)", usageLine)
+	if *chatFile != "" && *noChat {
+		return usageErrorf("--chat and --no-chat contradict each other; give one")
 	}
-	file, line, err := parseFileLine(fs.Arg(0))
-	if err != nil {
-		return err
+	req := agent.AskRequest{Source: agent.SourceCLI, NewChat: !*noChat}
+	ops := fs.Args()
+	if *chatFile != "" {
+		if req.Chat, err = orgFileArg(*chatFile); err != nil {
+			return err
+		}
+		if len(ops) > 1 {
+			// FILE:LINE is optional here: the first word is one when it
+			// names an existing file.
+			if f, l, perr := parseFileLine(ops[0]); perr == nil {
+				if _, serr := os.Stat(f); serr == nil {
+					req.File, req.Line, ops = f, l-1, ops[1:]
+				}
+			}
+		}
+		if len(ops) == 0 {
+			return usageErrorf("needs a question (usage: %s)", usageLine)
+		}
+	} else {
+		if len(ops) < 2 {
+			return usageErrorf("needs FILE:LINE and a question (usage: %s)", usageLine)
+		}
+		file, line, err := parseFileLine(ops[0])
+		if err != nil {
+			return err
+		}
+		req.File, req.Line, ops = file, line-1, ops[1:]
 	}
-	if file, err = orgFileArg(file); err != nil {
-		return err
+	if req.File != "" {
+		if req.File, err = orgFileArg(req.File); err != nil {
+			return err
+		}
 	}
-	text := strings.Join(fs.Args()[1:], " ")
+	req.Text = strings.Join(ops, " ")
 	a, err := agent.Open(ctx, agent.Setup{Roots: *roots, Getenv: c.getenv, RequireProvider: true, Logger: log})
 	if err != nil {
 		return err
@@ -39,13 +71,19 @@ func runAsk(ctx context.Context, c *cli, args []string) error {
 	defer a.Close(ctx)
 
 	out := &trailing{w: c.stdout}
-	res, err := a.Ask(ctx, agent.AskRequest{Source: agent.SourceCLI, File: file, Line: line - 1, Text: text}, out.write)
+	res, err := a.Ask(ctx, req, out.write)
 	out.end()
 	for _, p := range res.Passes {
 		if p.Status == agent.StatusFailed && len(p.Tries) == 0 {
 			continue // nothing was proposed: the error below says what failed
 		}
 		agent.Describe(c.stderr, p)
+	}
+	if res.Model != "" {
+		fmt.Fprintf(c.stderr, "answered by %s: %s\n", res.Model, res.Usage)
+	}
+	if res.Chat != "" {
+		fmt.Fprintf(c.stderr, "chat: %s\n", res.Chat)
 	}
 	if err != nil {
 		return err

@@ -171,13 +171,13 @@ func TestAskWithTheModelDown(t *testing.T) {
 	deadA, deadB := closedPortURL(t), closedPortURL(t)
 	m := newMemexEnv(t, map[string]string{"notes.org": "* Notes\nhello\n"})
 	m.env["PASSEPARTOUT_PROVIDERS"] = "ollama:llama3.2@" + deadA
-	code, stdout, stderr := m.run(t, "ask", "--root", m.root, m.path("notes.org")+":1", "what is this?")
+	code, stdout, stderr := m.run(t, "ask", "--root", m.root, "--no-chat", m.path("notes.org")+":1", "what is this?")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "pp-lsp ask: asking the model: ollama:llama3.2@"+deadA+": unreachable: the connection to "+deadA+" was refused — is the server running at "+deadA+"?\n", stderr)
 
 	m.env["PASSEPARTOUT_PROVIDERS"] = "ollama:llama3.2@" + deadA + ",ollama:qwen3@" + deadB
-	code, _, stderr = m.run(t, "ask", "--root", m.root, m.path("notes.org")+":1", "what is this?")
+	code, _, stderr = m.run(t, "ask", "--root", m.root, "--no-chat", m.path("notes.org")+":1", "what is this?")
 	assert.Equal(t, 1, code)
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	require.Len(t, lines, 2, stderr)

@@ -39,7 +39,7 @@ func TestDemoUnreachableThenKept(t *testing.T) {
 	t.Chdir(cd[1])
 	kept := map[string]string{"HOME": env["HOME"], "PASSEPARTOUT_DATA_DIR": data[1]}
 	commands := regexp.MustCompile(`(?m)^   (pp-lsp .+)$`).FindAllStringSubmatch(tour, -1)
-	require.Len(t, commands, 5, "outline, index, context, plans, doctor")
+	require.Len(t, commands, 6, "outline, index, context, plans, skills, doctor")
 	for _, line := range commands {
 		args := strings.Fields(line[1])[1:]
 		var out, errOut bytes.Buffer
@@ -49,8 +49,8 @@ func TestDemoUnreachableThenKept(t *testing.T) {
 			// No model is configured for the kept memex, nor is pp-lsp
 			// installed: warnings, not failures.
 			assert.Equal(t, 0, code, "%s:\n%s%s", line[1], out.String(), errOut.String())
-			assert.Regexp(t, `(?m)^ok    journal \S+/journal.org: 8 entries, hash chain verified up to the recorded head$`, out.String())
-			assert.Regexp(t, `(?m)^ok    data dir \S+: writable; 1 sealed plan record, 1 journal head`, out.String())
+			assert.Regexp(t, `(?m)^ok    journal \S+/journal.org: 12 entries, hash chain verified up to the recorded head$`, out.String())
+			assert.Regexp(t, `(?m)^ok    data dir \S+: writable; 2 sealed plan records, 1 journal head`, out.String())
 			continue
 		}
 		assert.Equal(t, 0, code, "%s: %s", line[1], errOut.String())

@@ -69,6 +69,9 @@ func TestBadInvocations(t *testing.T) {
 
 		{"index of a missing root", nil, []string{"index", "--root", filepath.Join(home, "gone")}, "pp-lsp index: bad memex root: " + filepath.Join(home, "gone") + " does not exist"},
 		{"index of a file", nil, []string{"index", "--root", note}, "pp-lsp index: bad memex root: " + note + " is not a folder"},
+		{"skills of a missing root", nil, []string{"skills", "--root", filepath.Join(home, "gone")}, "pp-lsp skills: bad memex root: " + filepath.Join(home, "gone") + " does not exist"},
+		{"skills with an operand", nil, []string{"skills", root}, `pp-lsp skills: takes no operands, got "` + root + `" (roots go after --root)`},
+		{"skills with a bad bool", nil, []string{"skills", "--json=maybe"}, `pp-lsp skills: --json: "maybe" is not true or false`},
 		{"index with an operand", nil, []string{"index", root}, `pp-lsp index: takes no operands, got "` + root + `" (roots go after --root)`},
 		{"index with a bad bool", nil, []string{"index", "--json=maybe"}, `pp-lsp index: --json: "maybe" is not true or false`},
 		{"index with a bad log level", nil, []string{"index", "--log-level", "loud"}, `pp-lsp index: --log-level: "loud" is not a log level; use debug, info, warn or error`},
@@ -87,7 +90,10 @@ func TestBadInvocations(t *testing.T) {
 		{"gate with a configuration of the wrong shape", nil, []string{"gate", "--root", root, "--config", badKind}, "pp-lsp gate: " + badKind + ": the gates configuration does not fit: line 1: the value must be an object, not a string"},
 		{"gate with a file for a root", nil, []string{"gate", "--root", note}, "pp-lsp gate: --root " + note + " is not a folder"},
 
-		{"ask without a question", nil, []string{"ask", note + ":1"}, "pp-lsp ask: needs FILE:LINE and a question (usage: pp-lsp ask [--root DIR]... FILE:LINE TEXT)"},
+		{"ask without a question", nil, []string{"ask", note + ":1"}, "pp-lsp ask: needs FILE:LINE and a question (usage: pp-lsp ask [--root DIR]... [--chat FILE | --no-chat] [FILE:LINE] TEXT)"},
+		{"ask in a chat without a question", nil, []string{"ask", "--chat", note}, "pp-lsp ask: needs a question (usage: pp-lsp ask [--root DIR]... [--chat FILE | --no-chat] [FILE:LINE] TEXT)"},
+		{"ask in a chat and in none", nil, []string{"ask", "--chat", note, "--no-chat", "hi"}, "pp-lsp ask: --chat and --no-chat contradict each other; give one"},
+		{"ask in a missing chat", nil, []string{"ask", "--chat", filepath.Join(root, "gone.org"), "hi"}, "pp-lsp ask: cannot read " + filepath.Join(root, "gone.org") + ": it does not exist"},
 		{"ask about a binary file", nil, []string{"ask", "--root", root, binary + ":1", "what?"}, "pp-lsp ask: " + binary + " is not an Org file: it holds NUL bytes…"},
 		{"ask with a missing root", nil, []string{"ask", "--root", filepath.Join(home, "gone"), note + ":1", "hi"}, "pp-lsp ask: --root " + filepath.Join(home, "gone") + " does not exist"},
 		{"ask with a missing transcript", nil, []string{"ask", "--root", root, note + ":1", "hi"}, "pp-lsp ask: cannot read the replay transcript " + missing + ": it does not exist"},

@@ -542,11 +542,17 @@ type worldState struct {
 // records, locks and vectors in the data dir (never the key), the runtime
 // dir (never the token), the processes' temporary folder, and the journal
 // and the plans (checked on their own: see checkOwnFiles).
+var reOwnChat = regexp.MustCompile(`^memex/chats/\d{4}-\d\d-\d\d-tidy-up-my-notes(-\d+)?\.org$`)
+
 func bookkeeping(rel string) bool {
 	switch {
 	case rel == "data/key", rel == "run/passepartout/token":
 		return false
 	case rel == "memex/journal.org", rel == "memex/flightplans.org":
+		return true
+	case rel == "memex/chats", reOwnChat.MatchString(rel):
+		// The conversation each question starts (DESIGN §13), named by
+		// the question, made by the server.
 		return true
 	}
 	for _, dir := range []string{"data", "run", "tmp"} {

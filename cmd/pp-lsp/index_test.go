@@ -25,7 +25,7 @@ func runIndexCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// TestIndexExampleMemex indexes examples/memex: 14 files, 26 IDs and the
+// TestIndexExampleMemex indexes examples/memex: 15 files, 26 IDs and the
 // one deliberately broken id link (inbox.org).
 func TestIndexExampleMemex(t *testing.T) {
 	root := filepath.Join(testenv.ModuleRoot(t), "examples", "memex")
@@ -37,7 +37,7 @@ func TestIndexExampleMemex(t *testing.T) {
 	for _, k := range []string{"files", "headlines", "ids", "links", "id_links", "broken_id_links", "duplicate_ids", "root_hash"} {
 		assert.Contains(t, rep, k)
 	}
-	assert.EqualValues(t, 14, rep["files"])
+	assert.EqualValues(t, 15, rep["files"])
 	assert.EqualValues(t, 26, rep["ids"])
 	assert.EqualValues(t, 1, rep["broken_id_links"])
 	assert.EqualValues(t, 0, rep["duplicate_ids"])

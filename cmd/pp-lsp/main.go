@@ -50,6 +50,7 @@ func commands() map[string]command {
 		"gate":    {"pp-lsp gate [--root DIR] [--config FILE]", "JSON-lines actions on stdin → JSON-lines verdicts on stdout", runGate},
 		"ask":     {"pp-lsp ask [--root DIR]... FILE:LINE TEXT", "one pass of the pipeline, the answer streamed to stdout", runAsk},
 		"plans":   {"pp-lsp plans [--json] [--root DIR] [--run-approved]", "list Flight Plans; execute approved ones", runPlans},
+		"skills":  {"pp-lsp skills [--json] [--root DIR]...", "the skills found in the memex, in the order they apply", runSkills},
 		"serve":   {"pp-lsp serve --tcp ADDR [--root DIR]...", "the framed-TCP daemon alone", runServe},
 		"doctor":  {"pp-lsp doctor [--root DIR]... [--config FILE]", "check configuration, roots, data dir, journal, sandbox, providers, editors", runDoctor},
 		"demo":    {"pp-lsp demo [--keep]", "a guided tour on a temporary copy of examples/memex", runDemo},

@@ -41,7 +41,7 @@ func filePlan(t *testing.T, m *memexEnv) string {
 	require.NoError(t, os.WriteFile(transcript, []byte(
 		`{"match":{"last_contains":"count"},"repeat":true,"reply":{"tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}`+"\n"), 0o644))
 	m.env["PASSEPARTOUT_PROVIDERS"] = "replay:" + transcript
-	code, _, stderr := m.run(t, "ask", "--root", m.root, m.path("notes.org")+":1", "count it")
+	code, _, stderr := m.run(t, "ask", "--root", m.root, "--no-chat", m.path("notes.org")+":1", "count it")
 	require.Equal(t, 0, code, stderr)
 	_, after, ok := strings.Cut(stderr, "filed as Flight Plan ")
 	require.True(t, ok, stderr)

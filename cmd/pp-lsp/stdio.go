@@ -45,7 +45,7 @@ func runStdio(ctx context.Context, c *cli, args []string) error {
 	// editor's settings, served by every front end: the language server
 	// first (its editor ends the process), and with --tcp the bridge.
 	h := host.New(log)
-	srv := lsp.New(lsp.Options{Getenv: c.getenv, ConfigFile: *config, Logger: log, Version: version, Host: h})
+	srv := lsp.New(lsp.Options{Getenv: c.getenv, ConfigFile: *config, Logger: log, Version: version, Host: h, ManageMemory: true})
 	fronts := []host.FrontEnd{srv.FrontEnd(stdioConn{r: c.stdin, w: c.stdout})}
 	if *addr != "" {
 		const hint = "use 'pp-lsp serve --allow-remote' for that"

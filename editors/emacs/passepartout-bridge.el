@@ -464,9 +464,24 @@ payload of the answer (also when the connection closes first)."
           (when (= (window-point w) end)
             (set-window-point w (point-max))))))))
 
+(defun passepartout--figures (answer)
+  "The model, its tokens and the conversation of ANSWER, as \"; …\" or \"\"."
+  (let ((model (plist-get answer :MODEL))
+        (usage (plist-get answer :USAGE))
+        (chat (plist-get answer :CHAT)))
+    (concat
+     (if (stringp model)
+         (format "; %s: %s tokens in, %s out%s" model
+                 (plist-get usage :PROMPT) (plist-get usage :COMPLETION)
+                 (if (plist-get usage :ESTIMATED) " (estimated)" ""))
+       "")
+     (if (stringp chat) (format "; chat: %s" (abbreviate-file-name chat)) ""))))
+
 ;;;###autoload
 (defun passepartout-ask (question)
   "Ask Passepartout QUESTION about point; the answer streams into a buffer.
+Asked from a chat file, it continues that conversation (the daemon reads
+the place); any other question starts one, whose file the answer names.
 Return the answer's buffer."
   (interactive (list (read-string "Ask Passepartout: ")))
   (when (string-empty-p (string-trim question))
@@ -483,17 +498,45 @@ Return the answer's buffer."
                :on-chunk (lambda (text) (passepartout--append buffer text))
                :on-response
                (lambda (answer)
-                 (passepartout--append
-                  buffer
-                  (pcase (plist-get answer :STATUS)
-                    (:OK "\n\n[done]\n")
-                    (:CANCELLED "\n\n[cancelled]\n")
-                    (_ (format "\n\n[error: %s]\n" (plist-get answer :TEXT)))))))))
+                 (passepartout--append buffer (passepartout--ending answer))))))
       (setq passepartout-bridge--last-ask id)
       (with-current-buffer buffer (setq passepartout-answer--request id)))
     (when (called-interactively-p 'interactive)
       (display-buffer buffer))
     buffer))
+
+(defun passepartout--plans-button (label)
+  "Return LABEL as a button that lists the Flight Plans."
+  (with-temp-buffer
+    (insert-text-button label
+                        'action (lambda (_) (pop-to-buffer (passepartout-plans)))
+                        'follow-link t
+                        'help-echo "RET: list the Flight Plans (a approves, r rejects)")
+    (buffer-string)))
+
+(defun passepartout--ending (answer)
+  "Return the lines that end an answer, from the daemon's ANSWER.
+A filed plan is said, with a button to the plans; what ran or was
+refused, in words."
+  (let ((tool (plist-get answer :TOOL))
+        (summary (plist-get answer :SUMMARY)))
+    (pcase (plist-get answer :STATUS)
+      (:OK
+       (pcase (plist-get answer :OUTCOME)
+         (:FILED
+          (concat "\n\n"
+                  (passepartout--plans-button
+                   (format "Plan filed (%s) — RET to list the Flight Plans"
+                           (plist-get answer :PLAN-ID)))
+                  "\n"))
+         (:RAN (format "\n\nRan %s%s\n" tool (if (stringp summary) (concat ": " summary) "")))
+         ((or :DENIED :FAILED :DROPPED)
+          (format "\n\n%s%s\n"
+                  (capitalize (substring (symbol-name (plist-get answer :OUTCOME)) 1))
+                  (if (stringp summary) (concat ": " summary) "")))
+         (_ (concat "\n\n[done" (passepartout--figures answer) "]\n"))))
+      (:CANCELLED "\n\n[cancelled]\n")
+      (_ (format "\n\n[error: %s]\n" (plist-get answer :TEXT))))))
 
 ;;;###autoload
 (defun passepartout-cancel (&optional request-id)
@@ -601,7 +644,21 @@ Return the buffer."
       (with-current-buffer plans
         (passepartout--plans-refresh)
         (tabulated-list-print t)))
+    (passepartout--revert-plans-files)
     answer))
+
+(defun passepartout--revert-plans-files ()
+  "Revert the buffers of flightplans.org the daemon changed on disk.
+Only those with no unsaved change: an edited one is left alone, and
+Emacs says it changed on disk when it is next edited."
+  (dolist (buffer (buffer-list))
+    (with-current-buffer buffer
+      (when (and buffer-file-name
+                 (equal (file-name-nondirectory buffer-file-name) "flightplans.org")
+                 (not (buffer-modified-p))
+                 (file-exists-p buffer-file-name)
+                 (not (verify-visited-file-modtime buffer)))
+        (revert-buffer t t t)))))
 
 ;;;###autoload
 (defun passepartout-approve (plan-id)
@@ -629,12 +686,52 @@ Return the buffer."
   (interactive)
   (let ((answer (passepartout-bridge--ok (passepartout-bridge-request-sync :STATUS nil))))
     (when (called-interactively-p 'interactive)
-      (message "Passepartout %s: up %ss, %s connection(s), %s request(s) running%s"
-               (plist-get answer :VERSION) (plist-get answer :UPTIME-SECONDS)
-               (plist-get answer :CONNECTIONS) (plist-get answer :IN-FLIGHT)
-               (let ((memex (plist-get answer :MEMEX)))
-                 (if memex (format ", memex %S" memex) ""))))
+      (message "%s" (passepartout-status-words answer)))
     answer))
+
+(defun passepartout--count (n one)
+  "Return N things called ONE in words: no ONEs, 1 ONE, or N ONEs."
+  (cond ((not (numberp n)) (format "? %ss" one))
+        ((= n 0) (format "no %ss" one))
+        ((= n 1) (format "1 %s" one))
+        (t (format "%d %ss" n one))))
+
+(defun passepartout--duration (seconds)
+  "Return SECONDS in words, to the largest whole unit."
+  (cond ((not (numberp seconds)) "?")
+        ((< seconds 60) (passepartout--count seconds "second"))
+        ((< seconds 3600) (passepartout--count (/ seconds 60) "minute"))
+        ((< seconds 86400) (passepartout--count (/ seconds 3600) "hour"))
+        (t (passepartout--count (/ seconds 86400) "day"))))
+
+(defun passepartout-status-words (answer)
+  "Return the daemon's :STATUS ANSWER as a sentence."
+  (let ((memex (plist-get answer :MEMEX))
+        ;; :IN-FLIGHT counts the :STATUS request itself.
+        (running (and (numberp (plist-get answer :IN-FLIGHT))
+                      (max 0 (1- (plist-get answer :IN-FLIGHT))))))
+    (concat
+     (format "Passepartout %s, up %s: %s, %s"
+             (plist-get answer :VERSION)
+             (passepartout--duration (plist-get answer :UPTIME-SECONDS))
+             (passepartout--count (plist-get answer :CONNECTIONS) "connection")
+             (if (and (numberp running) (> running 0))
+                 (format "%s running" (passepartout--count running "request"))
+               "nothing running"))
+     (cond
+      (memex
+       (let ((pending (plist-get memex :PLANS-PENDING)))
+         (format "; the memex: %s, %s, %s"
+                 (passepartout--count (plist-get memex :FILES) "file")
+                 (passepartout--count (plist-get memex :HEADLINES) "headline")
+                 (if (and (numberp pending) (> pending 0))
+                     (format "%s waiting for you"
+                             (passepartout--count pending "Flight Plan"))
+                   "no Flight Plan waiting"))))
+      ((plist-get answer :MEMEX-ERROR)
+       (format "; the memex: %s" (plist-get answer :MEMEX-ERROR)))
+      (t ""))
+     ".")))
 
 ;;;###autoload
 (defun passepartout-ping ()

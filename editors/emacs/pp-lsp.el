@@ -16,8 +16,10 @@
 ;; eglot for `org-mode' and adds the commands eglot has no name for:
 ;;
 ;;   `pp-lsp-context'   what the model would see from point, in a buffer
-;;   `pp-lsp-ask'       a question to the model, the answer streamed
-;;   `pp-lsp-cancel'    stop the question being answered
+;;   `pp-lsp-ask'       a question to the model, the answer streamed into
+;;                      an Org buffer (`pp-lsp-answer-mode': q hides it)
+;;   `pp-lsp-follow-up' (C-c C-c there) a question from the same place
+;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-plans'     list the Flight Plans; keys act on the plan of the line:
@@ -28,6 +30,9 @@
 ;;   `pp-lsp-plans-reject'        (r) reject it
 ;;   `pp-lsp-plans-undo'          (u) undo what it changed
 ;;   `pp-lsp-plans-refresh'       (g) list again
+;;   `pp-lsp-chats'     the conversations, the latest first: pick one to visit
+;;   `pp-lsp-skills'    list the skills, in the order they apply, and why one is not used
+;;   `pp-lsp-run-skill' run a skill now
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
 ;;   `pp-lsp-insert-answer' the last answer, below the line of point
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
@@ -38,6 +43,9 @@
 ;;   `pp-lsp-backlinks-visit'   (RET in the backlinks window) visit the entry
 ;;   `pp-lsp-backlinks-refresh' (g in the backlinks window) ask again
 ;;   `pp-lsp-backlinks-at-mouse' (a click on a code lens) its backlinks
+;;
+;; imenu stays Org's own: eglot stays out of it in Org buffers (set
+;; `pp-lsp-org-imenu' to nil for the server's symbols instead).
 ;;
 ;; Headlines and files with an :ID: show "N backlinks" above them (a code
 ;; lens; click it for the backlinks window), unless
@@ -145,7 +153,7 @@ of that folder, and the server is told all of them as its roots."
 (add-hook 'project-find-functions #'pp-lsp--project)
 
 (cl-defmethod eglot-client-capabilities ((_server pp-lsp-server))
-  "Say that this client shows work done progress (for indexing and answers)."
+  "Tell the server this client displays work done progress (indexing, answers)."
   (let ((caps (cl-call-next-method)))
     (plist-put caps :window (list :workDoneProgress t))))
 
@@ -159,18 +167,15 @@ of that folder, and the server is told all of them as its roots."
 
 (cl-defmethod eglot-handle-notification
   ((_server pp-lsp-server) (_method (eql $/progress)) &key token value)
-  "Stream an answer into its buffer; show indexing in the echo area."
+  "Stream the VALUE of progress TOKEN: an answer into its buffer.
+Indexing goes to the echo area."
   (let ((buffer (gethash token pp-lsp--streams))
         (kind (plist-get value :kind))
         (message (plist-get value :message)))
     (cond
      ((and buffer (buffer-live-p buffer))
       (when (and (equal kind "report") (stringp message))
-        (with-current-buffer buffer
-          (let ((inhibit-read-only t))
-            (save-excursion
-              (goto-char (point-max))
-              (insert message))))))
+        (pp-lsp--append buffer message)))
      ((equal kind "begin")
       (message "pp-lsp: %s…" (plist-get value :title)))
      ((equal kind "end")
@@ -187,10 +192,24 @@ modified since is left alone."
       (unless (buffer-modified-p)
         (revert-buffer t t t)))))
 
+(defvar-local pp-lsp--origin-server nil
+  "In a buffer of pp-lsp's own (an answer, a context): the server it came from.")
+
 (defun pp-lsp--server ()
-  "The pp-lsp server of the current buffer, or an error."
+  "The pp-lsp server of the current buffer, or an error.
+In a buffer of pp-lsp's own, the server it came from; in another buffer
+outside every memex, the one pp-lsp server running."
   (let ((server (eglot-current-server)))
     (unless (and server (cl-typep server 'pp-lsp-server))
+      (setq server
+            (or (and (bound-and-true-p pp-lsp--origin-server)
+                     (jsonrpc-running-p pp-lsp--origin-server)
+                     pp-lsp--origin-server)
+                (let ((all (seq-filter (lambda (s) (and (cl-typep s 'pp-lsp-server)
+                                                        (jsonrpc-running-p s)))
+                                       (apply #'append (hash-table-values eglot--servers-by-project)))))
+                  (and all (null (cdr (delete-dups all))) (car all))))))
+    (unless server
       (user-error "No pp-lsp server here: M-x eglot in an Org buffer first"))
     server))
 
@@ -201,9 +220,9 @@ modified since is left alone."
           :position (plist-get params :position))))
 
 (defun pp-lsp--flush (server)
-  "Send SERVER the changes its buffers hold back (eglot waits for idle time).
-The server must know which buffers are modified before it changes
-files: it writes flightplans.org on disk only under an unmodified buffer."
+  "Send SERVER what its buffers hold back (eglot waits for idle time).
+The server must know which buffers are modified before it writes:
+it writes flightplans.org on disk only under an unmodified buffer."
   (dolist (buffer (eglot--managed-buffers server))
     (when (buffer-live-p buffer)
       (with-current-buffer buffer
@@ -222,7 +241,8 @@ files: it writes flightplans.org on disk only under an unmodified buffer."
 With a prefix argument, ask for the token BUDGET."
   (interactive (list (and current-prefix-arg
                           (read-number "Token budget: " 4000))))
-  (let* ((args (append (pp-lsp--place) (and budget (list :budget budget))))
+  (let* ((server (pp-lsp--server))
+         (args (append (pp-lsp--place) (and budget (list :budget budget))))
          (view (pp-lsp--command "passepartout.context" args))
          (text (plist-get view :text))
          (nodes (plist-get view :nodes))
@@ -232,7 +252,9 @@ With a prefix argument, ask for the token BUDGET."
         (erase-buffer)
         (insert text)
         (org-mode)
+        (setq pp-lsp--origin-server server)
         (goto-char (point-min))
+        (pp-lsp--goto-foveal (plist-get (plist-get view :foveal) :title))
         (setq header-line-format
               (format "%s tokens of %s (the whole memex: %s) · %s in full, %s outline, %s titles, %s folded, %s private"
                       (plist-get view :tokens) (plist-get view :budget)
@@ -241,8 +263,24 @@ With a prefix argument, ask for the token BUDGET."
                       (plist-get nodes :title_only) (plist-get nodes :folded)
                       (plist-get nodes :private)))
         (setq buffer-read-only t)))
-    (display-buffer buffer)
+    (let ((window (display-buffer buffer)))
+      (when window
+        (set-window-point window (with-current-buffer buffer (point)))
+        (with-selected-window window (recenter 0))))
     view))
+
+(defun pp-lsp--goto-foveal (title)
+  "Move point to the foveal node, the heading with :FOVEAL: t in its drawer.
+Failing that, the first heading whose title is TITLE."
+  (let ((found (save-excursion
+                 (goto-char (point-min))
+                 (if (re-search-forward "^[ \t]*:FOVEAL:[ \t]+t[ \t]*$" nil t)
+                     (progn (org-back-to-heading t) (point))
+                   (catch 'found
+                     (while (re-search-forward org-heading-regexp nil t)
+                       (when (equal (org-get-heading t t t t) title)
+                         (throw 'found (line-beginning-position)))))))))
+    (when found (goto-char found))))
 
 (defvar pp-lsp--last-token nil
   "The progress token of the latest question.")
@@ -253,26 +291,85 @@ With a prefix argument, ask for the token BUDGET."
 (defvar pp-lsp--token-count 0
   "How many questions this Emacs asked: makes tokens unique.")
 
-;;;###autoload
-(defun pp-lsp-ask (question)
-  "Ask the model QUESTION from point; the answer streams into a buffer.
-An action the gates want you to approve becomes a Flight Plan in
-flightplans.org: approve it there with `pp-lsp-approve' (or by
-switching PLAN to APPROVED and saving the file)."
-  (interactive "sAsk Passepartout: ")
-  (let* ((server (pp-lsp--server))
-         (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
-         (buffer (get-buffer-create "*Passepartout*"))
-         (args (append (pp-lsp--place) (list :text question))))
+(defvar pp-lsp--cancelled (make-hash-table :test #'equal)
+  "Progress tokens of the questions cancelled: their late answers are dropped.")
+
+(defvar pp-lsp-answer-buffer "*Passepartout*"
+  "The name of the buffer answers stream into.")
+
+(defvar-local pp-lsp--origin-place nil
+  "In the answer buffer: the {uri, position} the last question was asked from.")
+
+(defvar pp-lsp-answer-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "q") #'quit-window)
+    (define-key map (kbd "C-c C-k") #'pp-lsp-cancel)
+    (define-key map (kbd "C-c C-c") #'pp-lsp-follow-up)
+    map)
+  "Keys of `pp-lsp-answer-mode'.")
+
+(define-derived-mode pp-lsp-answer-mode org-mode "Passepartout"
+  "Passepartout's answers: each question a heading, the answer below it.
+The answer streams in as the model writes it; the line under it says
+what happened (\"Plan filed — RET to open it\") and which model
+answered.  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] asks a follow-up from the same place, \\[pp-lsp-cancel] stops the
+answer being written, \\[quit-window] hides the buffer.
+\\{pp-lsp-answer-mode-map}"
+  (setq buffer-read-only t)
+  (setq-local org-startup-folded nil)
+  (visual-line-mode 1)
+  (setq header-line-format
+        (substitute-command-keys
+         "Passepartout  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] follow-up  \\[pp-lsp-cancel] cancel  \\[quit-window] quit")))
+
+(defun pp-lsp--answer-buffer ()
+  "The answer buffer, in `pp-lsp-answer-mode'."
+  (let ((buffer (get-buffer-create pp-lsp-answer-buffer)))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t))
-        (goto-char (point-max))
-        (unless (bobp) (insert "\n\n"))
-        (insert "* " question "\n"))
-      (setq buffer-read-only t))
+      (unless (derived-mode-p 'pp-lsp-answer-mode)
+        (pp-lsp-answer-mode)))
+    buffer))
+
+(defun pp-lsp--append (buffer &rest texts)
+  "Insert TEXTS at the end of BUFFER; its windows at the end follow them."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (let* ((inhibit-read-only t)
+             (end (point-max))
+             (follow (seq-filter (lambda (w) (>= (window-point w) end))
+                                 (get-buffer-window-list buffer nil t))))
+        (save-excursion
+          (goto-char end)
+          (apply #'insert texts))
+        (when (>= (point) end) (goto-char (point-max)))
+        (dolist (w follow) (set-window-point w (point-max)))))))
+
+;;;###autoload
+(defun pp-lsp-ask (question &optional place server)
+  "Ask the model QUESTION from point; the answer streams into a buffer.
+The question goes into a conversation, an Org file under chats/: asked
+from a chat file, it continues that one (the model gets its earlier
+turns), otherwise it starts one; see `pp-lsp-chats'.
+PLACE ({uri, position}) and SERVER default to point's.  An action the
+gates want you to approve becomes a Flight Plan in flightplans.org: the
+answer says so, and RET there opens it; approve it with
+`pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
+  (interactive "sAsk Passepartout: ")
+  (let* ((server (or server (pp-lsp--server)))
+         (place (or place (and buffer-file-name (pp-lsp--place))))
+         (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
+         (buffer (pp-lsp--answer-buffer))
+         (args (append place (list :text question))))
+    (with-current-buffer buffer
+      (setq pp-lsp--origin-server server
+            pp-lsp--origin-place place)
+      (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
+                      "* " question "\n"))
     (puthash token buffer pp-lsp--streams)
-    (setq pp-lsp--last-token token)
-    (display-buffer buffer)
+    (setq pp-lsp--last-token token
+          pp-lsp--last-result nil)
+    (unless (get-buffer-window buffer)
+      (display-buffer buffer))
     (pp-lsp--flush server)
     (jsonrpc-async-request
      server :workspace/executeCommand
@@ -280,40 +377,131 @@ switching PLAN to APPROVED and saving the file)."
      :timeout pp-lsp-ask-timeout
      :success-fn (lambda (result)
                    (remhash token pp-lsp--streams)
-                   (pp-lsp--answered buffer result))
+                   (unless (gethash token pp-lsp--cancelled)
+                     (pp-lsp--answered buffer result)))
      :error-fn (lambda (err)
                  (remhash token pp-lsp--streams)
-                 (pp-lsp--note buffer (format "[%s]" (plist-get err :message)))))
+                 (cond
+                  ((eql (plist-get err :code) -32800)
+                   ;; A question stopped on purpose is no error of the
+                   ;; server's: eglot's mode line stays clean.
+                   (setf (jsonrpc-last-error server) nil))
+                  ((not (gethash token pp-lsp--cancelled))
+                   (setq pp-lsp--last-result
+                         (list :outcome "error" :error (plist-get err :message)))
+                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil)))))
     token))
 
-(defun pp-lsp--note (buffer text)
-  "Append TEXT on a line of its own to BUFFER."
-  (when (buffer-live-p buffer)
-    (with-current-buffer buffer
-      (let ((inhibit-read-only t))
-        (goto-char (point-max))
-        (insert "\n" text "\n")))))
+(defun pp-lsp-follow-up (question)
+  "Ask QUESTION from the place the last question was asked from.
+It continues the last question's conversation."
+  (interactive "sFollow-up: ")
+  (let* ((buffer (pp-lsp--answer-buffer))
+         (place (buffer-local-value 'pp-lsp--origin-place buffer))
+         (chat (plist-get pp-lsp--last-result :chat)))
+    (when chat
+      (setq place (append (list :chat chat)
+                          (cl-loop for (k v) on place by #'cddr
+                                   unless (eq k :chat) append (list k v)))))
+    (pp-lsp-ask question place
+                (or (buffer-local-value 'pp-lsp--origin-server buffer)
+                    (pp-lsp--server)))))
+
+(defun pp-lsp--open-plan (uri id)
+  "Visit flightplans.org at URI, on the plan ID."
+  (find-file-other-window (eglot--uri-to-path uri))
+  (goto-char (point-min))
+  (when (re-search-forward (concat "^[ \t]*:ID:[ \t]+" (regexp-quote id) "[ \t]*$") nil t)
+    (org-back-to-heading t)
+    (org-show-context)))
+
+(defun pp-lsp--say (buffer words result)
+  "End the answer in BUFFER with WORDS, and the model of RESULT.
+A filed plan's WORDS are a button that opens it."
+  (let* ((model (plist-get result :model))
+         (model (and model (not (string-empty-p model)) model))
+         (plan (plist-get result :planId))
+         (uri (plist-get result :planUri))
+         (line (cond
+                ((and plan uri)
+                 (with-temp-buffer
+                   (insert-text-button words
+                                       'action (lambda (_) (pp-lsp--open-plan uri plan))
+                                       'follow-link t
+                                       'help-echo "RET: open the plan in flightplans.org")
+                   (buffer-string)))
+                ((and model (equal (plist-get result :outcome) "answered"))
+                 (propertize (format "Answered by %s." model) 'face 'italic))
+                (t (propertize words 'face 'italic)))))
+    (pp-lsp--append buffer "\n\n" line "\n"
+                    (if (and model (not (equal (plist-get result :outcome) "answered")))
+                        (propertize (format "Model: %s.\n" model) 'face 'shadow)
+                      ""))))
+
+(defun pp-lsp--outcome-words (result)
+  "Return in words how a question ended, from its RESULT."
+  (let ((tool (plist-get result :tool))
+        (gate (plist-get result :gate))
+        (reason (plist-get result :reason))
+        (summary (plist-get result :summary)))
+    (pcase (plist-get result :outcome)
+      ("answered" "Answered.")
+      ("ran" (format "Ran %s%s." tool (if (seq-empty-p summary) "" (concat ": " summary))))
+      ("filed" (if (plist-get result :planUri)
+                   "Plan filed — RET to open it"
+                 (format "Plan filed in flightplans.org: %s" (plist-get result :planId))))
+      ("denied" (format "Refused: %s was denied by the %s gate%s." tool gate
+                        (if (seq-empty-p reason) "" (concat " (" reason ")"))))
+      ("cancelled" "Cancelled.")
+      (outcome (format "%s%s." (capitalize (or outcome "ended"))
+                       (if (seq-empty-p summary) "" (concat ": " summary)))))))
 
 (defun pp-lsp--answered (buffer result)
-  "Note in BUFFER how the question ended, from the command's RESULT."
-  (let ((plan (plist-get result :planId)))
-    (pp-lsp--note buffer
-                  (concat (format "[%s" (plist-get result :outcome))
-                          (and (plist-get result :tool)
-                               (format ": %s, %s by %s" (plist-get result :tool)
-                                       (plist-get result :verdict) (plist-get result :gate)))
-                          (and plan (format "; Flight Plan %s waits for your approval" plan))
-                          "]"))
-    (when plan (message "pp-lsp: a Flight Plan waits for your approval in flightplans.org"))
-    (setq pp-lsp--last-result result)))
+  "Say in BUFFER how the question ended, from the command's RESULT."
+  (pp-lsp--say buffer (pp-lsp--outcome-words result) result)
+  (let ((figures (pp-lsp--figures result)))
+    (when (and figures (buffer-live-p buffer))
+      ;; Shown after the line that names the model, not part of the text.
+      (with-current-buffer buffer
+        (let ((end (max (point-min) (1- (point-max)))))
+          (overlay-put (make-overlay end end) 'after-string
+                       (propertize (concat " " figures) 'face 'shadow))))))
+  (when (plist-get result :planId)
+    (message "pp-lsp: a Flight Plan waits for your approval in flightplans.org"))
+  (setq pp-lsp--last-result result))
+
+(defun pp-lsp--figures (result)
+  "What RESULT cost in tokens and its conversation, in one line.
+The line under it names the model."
+  (let ((model (plist-get result :model))
+        (usage (plist-get result :usage))
+        (chat (plist-get result :chat)))
+    (when (or model chat)
+      (concat "— "
+              (and model (format "%s tokens in, %s out%s"
+                                 (plist-get usage :prompt) (plist-get usage :completion)
+                                 (if (eq (plist-get usage :estimated) t) " (estimated)" "")))
+              (and model chat "; ")
+              (and chat (format "chat: %s" (abbreviate-file-name (eglot--uri-to-path chat))))))))
 
 ;;;###autoload
 (defun pp-lsp-cancel ()
-  "Stop the latest question."
+  "Stop the latest question; its answer ends with \"Cancelled.\"."
   (interactive)
-  (when pp-lsp--last-token
-    (jsonrpc-notify (pp-lsp--server) :window/workDoneProgress/cancel
-                    (list :token pp-lsp--last-token))))
+  (if (not (and pp-lsp--last-token (gethash pp-lsp--last-token pp-lsp--streams)))
+      (message "pp-lsp: no question is being answered")
+    (let* ((token pp-lsp--last-token)
+           (buffer (gethash token pp-lsp--streams))
+           (server (or (and (buffer-live-p buffer)
+                            (buffer-local-value 'pp-lsp--origin-server buffer))
+                       (pp-lsp--server))))
+      (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token))
+      ;; Said at once: the server's answer to a cancelled question (its
+      ;; RequestCancelled, or the answer that was on its way) is dropped.
+      (puthash token t pp-lsp--cancelled)
+      (remhash token pp-lsp--streams)
+      (setq pp-lsp--last-result (list :outcome "cancelled"))
+      (pp-lsp--say buffer "Cancelled." nil))))
 
 (defun pp-lsp--decide (command id)
   "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
@@ -325,7 +513,7 @@ switching PLAN to APPROVED and saving the file)."
 
 ;;;###autoload
 (defun pp-lsp-approve (&optional id)
-  "Approve the Flight Plan at point (or the one with ID), which runs it."
+  "Approve the Flight Plan at point (or the one with ID), and so run it."
   (interactive)
   (pp-lsp--decide "passepartout.approve" id))
 
@@ -436,7 +624,7 @@ similar actions, r rejects, u undoes, g lists again."
     run))
 
 (defun pp-lsp-plans-approve ()
-  "Approve the plan of the line: it runs."
+  "Approve the plan of the line and run it."
   (interactive)
   (pp-lsp--plans-decide "passepartout.approve"))
 
@@ -501,6 +689,62 @@ similar actions, r rejects, u undoes, g lists again."
     buffer))
 
 ;;;###autoload
+(defun pp-lsp-skills ()
+  "List the skills of the memex, in the order they apply.
+The skills not used follow, each with why."
+  (interactive)
+  (let ((skills (pp-lsp--command "passepartout.skills" eglot--{}))
+        (buffer (get-buffer-create "*Passepartout skills*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (if (seq-empty-p skills)
+            (insert "No skills: tag a headline :skill: to write one.\n")
+          (seq-doseq (k skills)
+            (insert (format "%-5s %4s  %s  (%s; trigger %s)\n"
+                            (plist-get k :state) (plist-get k :priority) (plist-get k :title)
+                            (if (eq (plist-get k :builtin) t) "built in"
+                              (format "%s:%s" (plist-get k :file) (plist-get k :line)))
+                            (plist-get k :trigger)))
+            (let ((problem (plist-get k :problem)))
+              (unless (or (null problem) (equal problem ""))
+                (insert (format "      %s\n" problem))))))
+        (setq buffer-read-only t)))
+    (display-buffer buffer)
+    skills))
+
+;;;###autoload
+(defun pp-lsp-run-skill (name)
+  "Run the skill NAME (its title or ID) now, as its schedule would.
+Its writes wait as Flight Plans; its SCHEDULED: stays as it is."
+  (interactive
+   (list (completing-read "Run skill: "
+                          (seq-map (lambda (k) (plist-get k :title))
+                                   (pp-lsp--command "passepartout.skills" eglot--{}))
+                          nil t)))
+  (let ((answer (pp-lsp--command "passepartout.runSkill" (list :name name))))
+    (message "pp-lsp: %s: %s" (plist-get answer :skill) (plist-get answer :summary))
+    answer))
+
+;;;###autoload
+(defun pp-lsp-chats ()
+  "List the conversations, the latest asked first, and visit the one picked.
+Asking with `pp-lsp-ask' from inside it continues it."
+  (interactive)
+  (let* ((chats (pp-lsp--command "passepartout.chats" eglot--{}))
+         (choices (mapcar (lambda (c)
+                            (cons (format "%s  (%s turns, %s%s)" (plist-get c :title)
+                                          (plist-get c :turns) (or (plist-get c :last) "none")
+                                          (if (eq (plist-get c :private) t) ", private" ""))
+                                  (eglot--uri-to-path (plist-get c :uri))))
+                          chats)))
+    (if (null choices)
+        (message "pp-lsp: no conversations yet; `pp-lsp-ask' starts one")
+      (when (called-interactively-p 'any)
+        (find-file (cdr (assoc (completing-read "Conversation: " choices nil t) choices)))))
+    chats))
+
+;;;###autoload
 (defun pp-lsp-add-id ()
   "Give the headline at point (or the file, before the first headline) an :ID:."
   (interactive)
@@ -552,12 +796,12 @@ To link an unlinked reference, visit it (RET) and run
     (button-activate button)))
 
 (defun pp-lsp--node-place ()
-  "Where the node at point starts: its headline, or the file's start."
+  "Return where the node at point begins: its headline, or the file's start."
   (save-excursion
     (if (org-before-first-heading-p) (point-min) (org-back-to-heading t) (point))))
 
 (defun pp-lsp--node-title ()
-  "The title of the node at point, as the backlinks header shows it."
+  "Return the title of the node at point, for the backlinks header."
   (save-excursion
     (if (org-before-first-heading-p)
         (or (cadr (assoc "TITLE" (org-collect-keywords '("TITLE"))))
@@ -618,7 +862,7 @@ does; RET on an entry visits it."
     (list :backlinks backlinks :unlinked unlinked)))
 
 (defun pp-lsp-backlinks-refresh ()
-  "Show again the backlinks of the node the buffer shows."
+  "Ask again for the backlinks of the node this buffer is about."
   (interactive)
   (let ((source pp-lsp--backlinks-source))
     (when (and source (buffer-live-p (car source)))
@@ -696,7 +940,7 @@ Never over a file that exists."
   "The keys of a code lens.")
 
 (defun pp-lsp--lens-string (lens)
-  "The text LENS shows: a line, clickable to open the backlinks."
+  "Return the text of LENS: a line, clickable to open the backlinks."
   (concat (propertize (plist-get (plist-get lens :command) :title)
                       'face 'shadow 'mouse-face 'highlight 'keymap pp-lsp--lens-map
                       'help-echo "mouse-1: the backlinks")
@@ -745,6 +989,25 @@ Never over a file that exists."
     (pp-lsp--clear-lenses)))
 
 (add-hook 'eglot-managed-mode-hook #'pp-lsp--managed)
+
+;;; Org's own imenu.
+
+(defcustom pp-lsp-org-imenu t
+  "Whether Org buffers keep Org's own imenu, the outline as Org reads it.
+When nil, eglot's imenu (the server's document symbols, by LSP kind)
+replaces it."
+  :type 'boolean)
+
+(defun pp-lsp--keep-org-imenu ()
+  "Keep Org's own imenu in an Org buffer: eglot stays out of it."
+  (when (and pp-lsp-org-imenu (derived-mode-p 'org-mode))
+    (unless (memq 'imenu eglot-stay-out-of)
+      (setq-local eglot-stay-out-of (cons 'imenu eglot-stay-out-of)))
+    (when (bound-and-true-p eglot--managed-mode)
+      (remove-function (local 'imenu-create-index-function) #'eglot-imenu))))
+
+(add-hook 'org-mode-hook #'pp-lsp--keep-org-imenu)
+(add-hook 'eglot-managed-mode-hook #'pp-lsp--keep-org-imenu)
 
 ;;;###autoload
 (defun pp-lsp-rename-file (new-name)

@@ -357,3 +357,23 @@ func (t *noteTables) site(l noteLink) (memory.LinkSite, bool) {
 	}
 	return memory.LinkSite{From: from, Index: int(l.index)}, true
 }
+
+// Forget drops what the index holds for the file at path, except for its
+// outline keep (nil: every outline of it), and the tables of the last
+// snapshot when they hold another: a buffer's old versions must not
+// outlive its edits in this cache.
+func (x *NoteIndex) Forget(path string, keep *orgast.File) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for org, nf := range x.files {
+		if nf.path == path && org != keep {
+			delete(x.files, org)
+		}
+	}
+	if x.last == nil {
+		return
+	}
+	if n, ok := x.last.snap.File(path); !ok || n.Org() != keep {
+		x.last = nil
+	}
+}

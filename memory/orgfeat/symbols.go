@@ -459,3 +459,17 @@ func HeadlineDetail(h *orgast.Headline) string {
 	}
 	return b.String()
 }
+
+// Forget drops what the index holds for the file at path, except for its
+// outline keep (nil: every outline of it): a buffer's old versions must
+// not outlive its edits in this cache (the next search would drop them,
+// but a session may go long without one).
+func (x *SymbolIndex) Forget(path string, keep *orgast.File) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for org, sf := range x.files {
+		if sf.path == path && org != keep {
+			delete(x.files, org)
+		}
+	}
+}

@@ -16,10 +16,12 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/chat"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
 	"pp-lsp/server/seal"
+	"pp-lsp/server/skills"
 	"pp-lsp/server/workspace"
 )
 
@@ -88,6 +90,7 @@ type Agent struct {
 	memex     Memex
 	ctxsrc    ContextSource
 	files     workspace.Files
+	chats     *chat.Store
 	acts      *actuate.Actuators
 	store     *flightplan.Store
 	journal   *journal.Journal
@@ -117,6 +120,10 @@ type Agent struct {
 	behind plansBehind
 	// closers release what Open opened.
 	closers []func(context.Context) error
+	// skills reads the skills of each snapshot once.
+	skills *skills.Cache
+	// dataDir holds the records of scheduled runs.
+	dataDir string
 }
 
 // New builds an agent.
@@ -202,12 +209,18 @@ func New(opts Options) (*Agent, error) {
 	world := opts.World
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
+	chats, err := chat.New(chat.Config{Roots: roots, Dir: cfg.ChatDir, LockDir: filepath.Join(dataDir, "chats"), Files: files,
+		Reserved: []string{flightplan.FileName, journal.FileName}})
+	if err != nil {
+		return nil, usage(fmt.Errorf("agent: %w", err))
+	}
 	return &Agent{
 		roots: roots, stack: opts.Stack, tools: opts.Stack.Tools(), world: world, provider: opts.Provider, memex: opts.Memex,
-		ctxsrc: ctxsrc, files: files, acts: acts, store: flightplan.OpenStore(dataDir, key),
+		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
+		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
 	}, nil
 }
 
@@ -237,9 +250,10 @@ func (a *Agent) Logs() *LogRing { return a.logs }
 func (a *Agent) HasProvider() bool { return a.provider != nil }
 
 // env prepares the gates' environment over snap.
-func (a *Agent) env(ctx context.Context, snap *memory.Snapshot) (*gates.Env, error) {
+func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.Narrowing) (*gates.Env, error) {
 	w := a.world
 	w.Memex = snap
+	w.Narrowing = narrow
 	env, err := a.stack.NewEnv(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the gates: %w", err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,13 @@ type AskRequest struct {
 	// passes the loop counter on (the bridge's :DEPTH): a question deeper
 	// than MaxDepth is dropped.
 	Depth int
+	// Chat is the conversation the question continues (DESIGN §13): its
+	// file, absolute or relative to the first root. A question asked from
+	// a file in the conversations' folder continues that one. Otherwise
+	// NewChat starts a conversation, and without it the question is in
+	// none.
+	Chat    string
+	NewChat bool
 }
 
 // AskResult is what a question led to.
@@ -53,8 +61,13 @@ type AskResult struct {
 	Verdict gates.Verdict
 	// PlanID is the Flight Plan the action waits as (StatusFiled).
 	PlanID string
-	// Provider names the model that answered last.
-	Provider string
+	// Provider names the model that answered last, Model as
+	// provider:model; Usage is what every model call of the question took.
+	Provider, Model string
+	Usage           Usage
+	// Chat is the conversation file the turn was written to ("" when the
+	// question is in none, or the turn could not be written: logged).
+	Chat string
 	// Tries counts the last pass's proposals; Passes are every pass, in
 	// order (an action whose output went back to the model makes the
 	// next), for a report of each (Describe).
@@ -99,10 +112,26 @@ func times(n int) string {
 // any error.
 func (a *Agent) Ask(ctx context.Context, req AskRequest, emit func(chunk string) error) (AskResult, error) {
 	var said strings.Builder
-	passes, err := a.handle(ctx, Signal{
+	sig := Signal{
 		Source: req.Source, Session: req.Session, RequestID: req.RequestID, Sensor: SensorUserInput,
 		Text: req.Text, File: req.File, Line: req.Line, Character: req.Character, Depth: req.Depth,
-	}, func(s string) error {
+	}
+	var conv *conversation
+	if req.Chat != "" || req.NewChat || req.File != "" {
+		// A conversation needs a well-formed question and a model.
+		s, err := Perceive(sig, a.roots)
+		if err == nil && a.provider == nil {
+			err = ErrNoProvider
+		}
+		if err == nil {
+			sig = s
+			conv, err = a.beginChat(ctx, req, &sig)
+		}
+		if err != nil && !errors.Is(err, ErrDepth) {
+			return AskResult{}, err
+		}
+	}
+	passes, err := a.handle(ctx, sig, func(s string) error {
 		said.WriteString(s)
 		if emit == nil {
 			return nil
@@ -110,6 +139,21 @@ func (a *Agent) Ask(ctx context.Context, req AskRequest, emit func(chunk string)
 		return emit(s)
 	})
 	res := AskResult{Text: said.String(), Passes: passes}
+	for _, p := range passes {
+		res.Usage.Prompt += p.Usage.InputTokens
+		res.Usage.Completion += p.Usage.OutputTokens
+		res.Usage.Estimated = res.Usage.Estimated || p.UsageEstimated
+		if p.Model != "" {
+			res.Model = p.Model
+		}
+	}
+	if conv != nil {
+		if len(passes) > 0 {
+			last := passes[len(passes)-1]
+			res.Status, res.Summary = last.Status, last.Summary()
+		}
+		a.finishChat(ctx, conv, sig, &res, err)
+	}
 	if len(passes) == 0 {
 		return res, err
 	}

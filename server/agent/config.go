@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/chat"
 )
 
 // The environment variables the agent reads (DESIGN §11).
@@ -21,6 +23,12 @@ const (
 	EnvHeartbeat = "HEARTBEAT_INTERVAL"
 	EnvLogLimit  = "CONTEXT_LOG_LIMIT"
 	EnvBudget    = "CONTEXT_BUDGET"
+	// EnvChatBudget is the tokens of earlier turns sent with a follow-up
+	// (DESIGN §13).
+	EnvChatBudget = "CHAT_BUDGET"
+	// EnvChatDir is the folder of conversations under the first root (the
+	// chatDir setting).
+	EnvChatDir = "PASSEPARTOUT_CHAT_DIR"
 )
 
 // Config is the "agent" section of the configuration file, with the
@@ -34,6 +42,11 @@ type Config struct {
 	LogLimit *int `json:"log_limit,omitempty"`
 	// Budget is the context's token budget (CONTEXT_BUDGET).
 	Budget int `json:"context_budget,omitempty"`
+	// ChatBudget is the tokens of a conversation's earlier turns sent with
+	// a follow-up (CHAT_BUDGET); ChatDir the folder of conversations,
+	// relative to the first root (the chatDir setting).
+	ChatBudget int    `json:"chat_budget,omitempty"`
+	ChatDir    string `json:"chat_dir,omitempty"`
 	// ShellTimeout, EvalTimeout and HTTPTimeout bound actions, in seconds.
 	ShellTimeout int `json:"shell_timeout,omitempty"`
 	EvalTimeout  int `json:"eval_timeout,omitempty"`
@@ -90,6 +103,12 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if v := getenv(EnvAssistant); v != "" {
 		c.Assistant = v
 	}
+	if v := getenv(EnvChatDir); v != "" {
+		if !filepath.IsLocal(v) {
+			return fmt.Errorf("%s=%q is not a relative folder inside the first root", EnvChatDir, v)
+		}
+		c.ChatDir = v
+	}
 	if v := getenv(sandbox.EnvMode); v != "" {
 		if _, err := sandbox.ParseMode(v); err != nil {
 			return fmt.Errorf("%s: %w", sandbox.EnvMode, err)
@@ -109,7 +128,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return nil
 	}
 	var limit int = -1
-	if err := errors.Join(num(EnvHeartbeat, &c.HeartbeatSeconds, 1), num(EnvLogLimit, &limit, 0), num(EnvBudget, &c.Budget, 100)); err != nil {
+	if err := errors.Join(num(EnvHeartbeat, &c.HeartbeatSeconds, 1), num(EnvLogLimit, &limit, 0), num(EnvBudget, &c.Budget, 100), num(EnvChatBudget, &c.ChatBudget, 1)); err != nil {
 		return err
 	}
 	if limit >= 0 {
@@ -132,6 +151,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Budget <= 0 {
 		c.Budget = DefaultBudget
+	}
+	if c.ChatBudget == 0 {
+		c.ChatBudget = chat.DefaultBudget
+	}
+	if c.ChatDir == "" {
+		c.ChatDir = chat.DefaultDir
 	}
 	return c
 }

@@ -7,19 +7,23 @@ import (
 
 // Heartbeat runs until ctx ends. At every tick (HEARTBEAT_INTERVAL) it
 // reads again from disk what changed there without anyone saying so
-// (memex Refresh) and picks up approved plans; a NotifyPlansChanged
+// (memex Refresh), picks up approved plans and runs the skills that are
+// due (RunSchedules, also once at its start); a NotifyPlansChanged
 // nudge picks them up at once. Saving the memex's store and embedding
 // stale nodes are memory's own background work (Options.AutoSave and
 // Options.Embed, set up by Open), so the heartbeat does not repeat them.
 func (a *Agent) Heartbeat(ctx context.Context) error {
 	t := time.NewTicker(a.cfg.Heartbeat())
 	defer t.Stop()
+	// A run missed while the server was down runs now, once.
+	a.RunSchedules(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 			a.tick(ctx, true)
+			a.RunSchedules(ctx)
 		case <-a.wake:
 			a.tick(ctx, false)
 		}

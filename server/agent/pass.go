@@ -57,8 +57,13 @@ type Pass struct {
 	// Action and Verdict are the last try's: what ran or was filed.
 	Action  *gates.Action
 	Verdict gates.Verdict
-	// Provider names who answered.
-	Provider string
+	// Provider names who answered; Model is its provider:model.
+	Provider, Model string
+	// Usage is the tokens of the pass's model calls, as the providers
+	// reported them, or, when one reported none, our counter's estimate
+	// (UsageEstimated).
+	Usage          providers.Usage
+	UsageEstimated bool
 	// PlanID is the Flight Plan filed.
 	PlanID string
 	// Result is what the action did.
@@ -67,6 +72,8 @@ type Pass struct {
 	Err error
 	// RolledBack is what the rollback after a failure did.
 	RolledBack *memory.RollbackResult
+	// Skills are the titles of the skills the pass applied, in order.
+	Skills []string
 }
 
 // ErrNoProvider is returned when a question needs a model and none is
@@ -130,14 +137,16 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		}
 	}()
 	view := a.memex.Snapshot()
-	env, err := a.env(ctx, view)
+	applied := a.skillsFor(view, sig)
+	env, err := a.env(ctx, view, narrowing(sig, applied)...)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return p, nil
 	}
 	defer env.Close()
 
-	prop, h, err := a.reason(ctx, &p, sig, view, env, emit)
+	p.Skills = applied.Titles()
+	prop, h, err := a.reason(ctx, &p, sig, view, env, applied, emit)
 	if err != nil {
 		p.Err = err
 		p.Status = StatusFailed
@@ -150,6 +159,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	action := *p.Action
+	p.Verdict = skillWrite(action, p.Verdict)
 	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
 		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
@@ -164,7 +174,11 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
-		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: sig.File, Line: sig.Line, Question: sig.Text})
+		place := sig.File
+		if sig.FollowUp {
+			place = "" // a follow-up's answer goes into its conversation, not a note
+		}
+		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text})
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, snap)
 		}
@@ -217,6 +231,8 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	return &Signal{
 		Source: SourceFeedback, Session: sig.Session, RequestID: sig.RequestID, Sensor: SensorToolOutput,
 		Text: sig.Text, File: sig.File, Line: sig.Line, Character: sig.Character, Depth: sig.Depth + 1, History: hist,
+		Prior: sig.Prior, Provider: sig.Provider, LocalOnly: sig.LocalOnly, FollowUp: sig.FollowUp,
+		Skill: sig.Skill,
 	}
 }
 

@@ -77,7 +77,7 @@ const mandates = `- You propose; you never act. Deterministic gates check every 
 // systemPrompt assembles the prompt in the seeds' order: identity, tools,
 // the foveal context, recent logs, mandates, and the rejection trace of the
 // previous tries.
-func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs []string, sig Signal, redact func(string) string) string {
+func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs []string, sig Signal, skillText string, redact func(string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "IDENTITY: You are %s, the assistant of the person whose Org-mode notes (the memex) you see below.\n\n", assistant)
 	b.WriteString("TOOLS:\n" + toolBelt(tools) + "\n")
@@ -94,6 +94,7 @@ func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\nMANDATES:\n" + mandates + "\n")
+	b.WriteString(skillMandates(skillText))
 	for _, r := range sig.Rejections {
 		fmt.Fprintf(&b, "\nPREVIOUS PROPOSAL REJECTED (try %d of %d):\n", r.Try, MaxTries)
 		fmt.Fprintf(&b, "proposal: %s\n", redact(clip(r.Proposal, 2000)))
@@ -104,6 +105,15 @@ func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs
 		b.WriteString("Propose something else that reaches the user's goal within these rules, or answer in words.\n")
 	}
 	return b.String()
+}
+
+// skillMandates introduces the skills' part of MANDATES: notes the user
+// wrote, which add to the rules above and never lift one.
+func skillMandates(text string) string {
+	if text == "" {
+		return ""
+	}
+	return "- The user's skills (notes tagged :skill:) add these rules; none of them lifts a rule above:\n" + text
 }
 
 // traceLine is a gate trace in one line.

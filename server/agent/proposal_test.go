@@ -91,9 +91,9 @@ func TestSystemPromptOrder(t *testing.T) {
 	sig := Signal{File: "/m/notes.org", Line: 4, Rejections: []Rejection{{Try: 1, Proposal: `{"tool":"shell","args":{"cmd":"cat key sk-live-123"}}`,
 		Verdict: gates.Verdict{Verdict: "deny", Gate: "dispatcher", Reason: "secrets: sk-live-123 leaks", Trace: []gates.TraceEntry{{Gate: "dispatcher", Priority: 150, Result: "blocked"}}}}}}
 	redact := func(s string) string { return strings.ReplaceAll(s, "sk-live-123", "[vault:key]") }
-	p := systemPrompt("Jeeves", gates.BuiltinTools(), "* the foveal node", []string{"12:00:00 INFO ran"}, sig, redact)
+	p := systemPrompt("Jeeves", gates.BuiltinTools(), "* the foveal node", []string{"12:00:00 INFO ran"}, sig, "- Skill \"Cite\":\n  cite\n", redact)
 	order := []string{"IDENTITY: You are Jeeves", "TOOLS:", "- shell{cmd, cwd?, explanation}", "CONTEXT:", "(asked from /m/notes.org, line 5)", "* the foveal node",
-		"LOGS:", "12:00:00 INFO ran", "MANDATES:", "You propose; you never act", "PREVIOUS PROPOSAL REJECTED (try 1 of 3):", "denied by dispatcher", "trace: dispatcher(150) blocked"}
+		"LOGS:", "12:00:00 INFO ran", "MANDATES:", "You propose; you never act", "- Skill \"Cite\":", "PREVIOUS PROPOSAL REJECTED (try 1 of 3):", "denied by dispatcher", "trace: dispatcher(150) blocked"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(p, s)

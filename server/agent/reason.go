@@ -8,6 +8,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/providers"
 	"pp-lsp/server/journal"
+	"pp-lsp/server/skills"
 )
 
 // reason asks the model for a proposal and gates it, up to MaxTries times,
@@ -15,7 +16,7 @@ import (
 // pass's tries, and either its Action and Verdict (allow or ask) or its
 // Status to StatusDenied. The error is the model's failure or the caller's
 // cancellation.
-func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, emit func(string) error) (proposal, *holdback, error) {
+func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, applied skills.Applied, emit func(string) error) (proposal, *holdback, error) {
 	contextText, err := a.ctxsrc.Render(ctx, snap, sig.File, sig.Line, a.cfg.Budget)
 	if err != nil {
 		a.log.Warn("the context could not be rendered", "err", err)
@@ -25,17 +26,19 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 	for try := 1; try <= MaxTries; try++ {
 		out.newTry()
 		req := providers.Request{
-			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, a.redact),
+			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.redact),
 			Messages: messages(sig),
 			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",
+			Provider: sig.Provider, LocalOnly: sig.LocalOnly,
 		}
 		h := &holdback{emit: out.write}
 		resp, err := a.complete(ctx, req, h)
+		p.count(req, resp)
 		if err != nil {
 			return proposal{}, nil, err
 		}
-		p.Provider = resp.Provider
+		p.Provider, p.Model = resp.Provider, modelName(resp)
 		prop := parseProposal(resp)
 		var v gates.Verdict
 		t := Try{N: try}
@@ -52,7 +55,7 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 		}
 		t.Verdict = v
 		p.Tries = append(p.Tries, t)
-		if err := a.journalProposal(ctx, sig, t, prop); err != nil {
+		if err := a.journalProposal(ctx, sig, t, prop, p.Skills); err != nil {
 			// A pass that cannot be journalled does not act.
 			return proposal{}, nil, fmt.Errorf("nothing was done: %w", err)
 		}
@@ -75,17 +78,25 @@ func toolOf(t Try) string {
 	return string(t.Action.Tool)
 }
 
-// messages is the conversation for the model: the history an action's
-// output came back with, or the user's question.
+// messages is the conversation for the model: a conversation's earlier
+// turns (DESIGN §13), then the history an action's output came back with,
+// or the user's question.
 func messages(sig Signal) []providers.Message {
-	if len(sig.History) > 0 {
-		return sig.History
+	now := sig.History
+	if len(now) == 0 {
+		now = []providers.Message{{Role: providers.RoleUser, Content: sig.Text}}
 	}
-	return []providers.Message{{Role: providers.RoleUser, Content: sig.Text}}
+	if len(sig.Prior) == 0 {
+		return now
+	}
+	return append(append(make([]providers.Message, 0, len(sig.Prior)+len(now)), sig.Prior...), now...)
 }
 
 // complete streams one answer, its text through the holdback.
 func (a *Agent) complete(ctx context.Context, req providers.Request, h *holdback) (providers.Response, error) {
+	if err := a.mayAsk(req); err != nil {
+		return providers.Response{}, err
+	}
 	st, err := a.provider.Stream(ctx, req)
 	if err != nil {
 		return providers.Response{}, fmt.Errorf("asking the model: %w", err)
@@ -119,10 +130,10 @@ func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
 	return []byte(a.redact(string(js)))
 }
 
-func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal) error {
+func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal, skills []string) error {
 	e := journal.Entry{
 		Kind: journal.KindProposal, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
-		Try: t.N, Verdict: &t.Verdict,
+		Try: t.N, Verdict: &t.Verdict, Skills: skills,
 		Title: fmt.Sprintf("%s: %s by %s", toolOf(t), t.Verdict.Verdict, t.Verdict.Gate),
 	}
 	if prop.err == nil {

@@ -74,6 +74,19 @@ type Signal struct {
 	// History is the conversation so far when an action's output comes
 	// back: the question, the proposal, the output.
 	History []providers.Message
+	// Prior are a conversation's earlier turns (DESIGN §13), sent before
+	// the question; Provider is the provider the conversation asks for
+	// ("": the cascade's choice), and LocalOnly keeps a private
+	// conversation to the providers marked local.
+	Prior     []providers.Message
+	Provider  string
+	LocalOnly bool
+	// FollowUp marks a question that continues a conversation: its answer
+	// goes into the conversation's file, never into a note (DESIGN §13).
+	FollowUp bool
+	// Skill is the ID or title of the skill whose scheduled run this is
+	// ("" for every other signal): its passes are background passes.
+	Skill string
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

@@ -15,7 +15,9 @@ import (
 //	:ASK      → :OUTCOME (how the last pass ended: :ANSWERED :RAN :FILED
 //	            :DENIED :FAILED :DROPPED :CANCELLED) :PASSES :TRIES :SUMMARY
 //	            (one line, the agent's) and, when there was one, :TOOL,
-//	            :VERDICT :GATE :REASON (the last try's) and :PLAN-ID
+//	            :VERDICT :GATE :REASON (the last try's) and :PLAN-ID; :CHAT
+//	            (the conversation's file), :MODEL (provider:model) and
+//	            :USAGE (:PROMPT :COMPLETION [:ESTIMATED t]) when they apply
 //	:CONTEXT  → :TEXT :BUDGET
 //	:PLANS    → :PLANS ((:ID :STATE :TITLE :TOOL :CREATED :GATE :LINE :EDITED) …)
 //	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT]
@@ -95,7 +97,7 @@ var _ StatusReporter = agentBackend{}
 func (b agentBackend) Ask(ctx context.Context, req AskRequest, emit func(string) error) (plist.Plist, error) {
 	res, err := b.a.Ask(ctx, agent.AskRequest{
 		Source: agent.SourceBridge, Text: req.Text, File: req.File, Line: max(req.Line-1, 0),
-		Session: req.SessionID, Depth: req.Depth,
+		Session: req.SessionID, Depth: req.Depth, Chat: req.Chat, NewChat: !req.NoChat,
 	}, emit)
 	if err != nil {
 		return nil, err
@@ -109,6 +111,16 @@ func (b agentBackend) Ask(ctx context.Context, req AskRequest, emit func(string)
 	}
 	if res.PlanID != "" {
 		pl = pl.Add("PLAN-ID", res.PlanID)
+	}
+	if res.Chat != "" {
+		pl = pl.Add("CHAT", res.Chat)
+	}
+	if res.Model != "" {
+		usage := plist.Plist{}.Add("PROMPT", res.Usage.Prompt).Add("COMPLETION", res.Usage.Completion)
+		if res.Usage.Estimated {
+			usage = usage.Add("ESTIMATED", true)
+		}
+		pl = pl.Add("MODEL", res.Model).Add("USAGE", usage)
 	}
 	return pl.Add("SUMMARY", res.Summary), nil
 }

@@ -143,3 +143,50 @@ func TestTheBridgeWaitsForItsHostsAgent(t *testing.T) {
 	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
 	assert.Equal(t, "the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
 }
+
+// TestTheBridgeHoldsAConversation: an :ASK starts a conversation whose file
+// the answer names with the model and its tokens; :CHAT continues it and
+// the model hears the first turn; :NO-CHAT keeps a question out.
+func TestTheBridgeHoldsAConversation(t *testing.T) {
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg},
+		`{"match":{"last_contains":"hello"},"reply":{"text":"Hello.","usage":{"input_tokens":50,"output_tokens":2}}}`,
+		`{"match":{"last_contains":"again"},"reply":{"text":"Hello again.","usage":{"input_tokens":70,"output_tokens":3}}}`,
+		`{"match":{"last_contains":"alone"},"reply":{"text":"Alone."}}`)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+
+	c.request("1", `:ACTION :ASK :TEXT "hello" :FILE "notes.org" :LINE 2`)
+	_, resp := c.exchange("1")
+	chat, ok := get(resp, "PAYLOAD", "CHAT").(string)
+	require.True(t, ok, "%v", resp)
+	assert.Equal(t, filepath.Join(root, "chats"), filepath.Dir(chat))
+	assert.True(t, strings.HasPrefix(get(resp, "PAYLOAD", "MODEL").(string), "replay:"))
+	assert.Equal(t, int64(50), get(resp, "PAYLOAD", "USAGE", "PROMPT"))
+	assert.Equal(t, int64(2), get(resp, "PAYLOAD", "USAGE", "COMPLETION"))
+
+	c.request("2", `:ACTION :ASK :TEXT "again?" :CHAT "`+chat+`"`)
+	chunks, resp := c.exchange("2")
+	assert.Equal(t, "Hello again.", strings.Join(chunks, ""))
+	assert.Equal(t, chat, get(resp, "PAYLOAD", "CHAT"))
+	assert.Equal(t, int64(70), get(resp, "PAYLOAD", "USAGE", "PROMPT"))
+	b, err := os.ReadFile(chat)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(b), "\n* "), string(b))
+
+	c.request("3", `:ACTION :ASK :TEXT "alone" :NO-CHAT t :FILE "notes.org" :LINE 2`)
+	_, resp = c.exchange("3")
+	assert.Nil(t, get(resp, "PAYLOAD", "CHAT"))
+	entries, err := os.ReadDir(filepath.Join(root, "chats"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+
+	c.request("4", `:ACTION :ASK :TEXT "x" :CHAT 7`)
+	_, resp = c.exchange("4")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Equal(t, ":ASK's :CHAT must be the conversation's file, a non-empty string", get(resp, "PAYLOAD", "TEXT"))
+	c.request("5", `:ACTION :ASK :TEXT "x" :CHAT "/etc/passwd"`)
+	_, resp = c.exchange("5")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), "not an Org file")
+}

@@ -54,6 +54,12 @@ type AskRequest struct {
 	SessionID string
 	// Depth is the envelope's :DEPTH (loop prevention, DESIGN §7).
 	Depth int
+	// Chat (:CHAT) is the conversation the question continues (DESIGN
+	// §13), a file; NoChat (:NO-CHAT t) keeps the question out of any.
+	// Without either the question starts a conversation, unless it is
+	// asked from a chat file, which it continues.
+	Chat   string
+	NoChat bool
 	// Payload is the whole :PAYLOAD, for keys this struct does not name.
 	Payload plist.Plist
 }

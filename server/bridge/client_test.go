@@ -231,6 +231,10 @@ func (b *testBackend) Ask(ctx context.Context, req AskRequest, emit func(string)
 			}
 		}
 		return plist.Plist{}.Add("CHUNKS", n), nil
+	case req.Text == "in a chat":
+		// An agent's answer in a conversation: the model, its tokens, the file.
+		return plist.Plist{}.Add("OUTCOME", plist.Keyword("ANSWERED")).Add("CHAT", "/memex/chats/c.org").
+			Add("MODEL", "ollama:qwen3").Add("USAGE", plist.Plist{}.Add("PROMPT", 12).Add("COMPLETION", 3).Add("ESTIMATED", true)), emit("answered")
 	case strings.HasPrefix(req.Text, "big "):
 		n, _ := strconv.Atoi(strings.TrimPrefix(req.Text, "big "))
 		s := strings.Repeat("é", n/2)

@@ -277,7 +277,16 @@ func (c *conn) serve(k *call, env envelope) (plist.Plist, error) {
 		if !ok {
 			session = c.session
 		}
-		return b.Ask(k.ctx, AskRequest{Text: text, File: file, Line: line, SessionID: session, Depth: env.depth, Payload: p}, k.emit)
+		req := AskRequest{Text: text, File: file, Line: line, SessionID: session, Depth: env.depth, Payload: p}
+		if v, ok := p.Get(kChat); ok && v != nil {
+			if req.Chat, ok = v.(string); !ok || req.Chat == "" {
+				return nil, errors.New(":ASK's :CHAT must be the conversation's file, a non-empty string")
+			}
+		}
+		if v, ok := p.Get(kNoChat); ok && v != nil {
+			req.NoChat = true
+		}
+		return b.Ask(k.ctx, req, k.emit)
 	case actContext:
 		file, line, err := position(p, true)
 		if err != nil {

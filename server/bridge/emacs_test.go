@@ -54,35 +54,12 @@ func TestElispBridgeByteCompiles(t *testing.T) {
 // streamed into a buffer, cancel, the context, plans approved and rejected.
 // The backend records what reached it, which is checked here after.
 func TestElispBridgeAgainstTheDaemon(t *testing.T) {
-	emacs := testenv.NeedCommand(t, "emacs")
-	runtime := t.TempDir()
-	tok, _, err := LoadOrCreateToken(filepath.Join(runtime, "passepartout", "token"))
-	require.NoError(t, err)
 	b := newTestBackend(20 * time.Millisecond)
-	d := startDaemon(t, Config{Backend: b, Token: tok})
-	_, port, err := net.SplitHostPort(d.addr)
-	require.NoError(t, err)
-
 	org := filepath.Join(t.TempDir(), "notes.org")
 	require.NoError(t, os.WriteFile(org, []byte("#+title: Notes\n* Project\n** TODO Bridge\nSome text.\n"), 0o644))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	test, err := filepath.Abs(filepath.Join("testdata", "bridge-test.el"))
-	require.NoError(t, err)
-	bridge := elispBridge(t)
-	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q",
-		"-L", filepath.Dir(bridge), "-l", bridge, "-l", test,
-		"-f", "ert-run-tests-batch-and-exit")
-	cmd.Env = append(os.Environ(),
-		"XDG_RUNTIME_DIR="+runtime,
-		"PP_TEST_PORT="+port,
-		"PP_TEST_ORG_FILE="+org,
-	)
-	out, err := cmd.CombinedOutput()
-	t.Logf("emacs:\n%s", out)
-	require.NoError(t, err, "the ERT tests failed")
-	assert.Regexp(t, `Ran \d+ tests, \d+ results as expected, 0 unexpected`, string(out))
+	out := runBridgeERT(t, b, "bridge-test.el", "PP_TEST_ORG_FILE="+org)
+	assert.Regexp(t, `Ran \d+ tests, \d+ results as expected, 0 unexpected`, out)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -101,4 +78,34 @@ func TestElispBridgeAgainstTheDaemon(t *testing.T) {
 	assert.Equal(t, org, fromOrg.File)
 	assert.Equal(t, 3, fromOrg.Line)
 	assert.NotEmpty(t, fromOrg.SessionID)
+}
+
+// runBridgeERT serves backend on a daemon with a token in its place under
+// a fresh XDG_RUNTIME_DIR, runs the ERT file testdata/test with
+// passepartout-bridge.el in Emacs batch (PP_TEST_PORT the daemon's port,
+// env added), fails the test if any ERT test fails, and returns Emacs's
+// output.
+func runBridgeERT(t *testing.T, backend Backend, test string, env ...string) string {
+	t.Helper()
+	emacs := testenv.NeedCommand(t, "emacs")
+	runtime := t.TempDir()
+	tok, _, err := LoadOrCreateToken(filepath.Join(runtime, "passepartout", "token"))
+	require.NoError(t, err)
+	d := startDaemon(t, Config{Backend: backend, Token: tok})
+	_, port, err := net.SplitHostPort(d.addr)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	file, err := filepath.Abs(filepath.Join("testdata", test))
+	require.NoError(t, err)
+	bridge := elispBridge(t)
+	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q",
+		"-L", filepath.Dir(bridge), "-l", bridge, "-l", file,
+		"-f", "ert-run-tests-batch-and-exit")
+	cmd.Env = append(append(os.Environ(), "XDG_RUNTIME_DIR="+runtime, "PP_TEST_PORT="+port), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("emacs:\n%s", out)
+	require.NoError(t, err, "the ERT tests failed")
+	return string(out)
 }

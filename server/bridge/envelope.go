@@ -32,6 +32,8 @@ const (
 	kLine      plist.Keyword = "LINE"
 	kBudget    plist.Keyword = "BUDGET"
 	kID        plist.Keyword = "ID"
+	kChat      plist.Keyword = "CHAT"
+	kNoChat    plist.Keyword = "NO-CHAT"
 
 	typeRequest  plist.Keyword = "REQUEST"
 	typeEvent    plist.Keyword = "EVENT"

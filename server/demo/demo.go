@@ -105,7 +105,7 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("cannot set up the demo's context renderer: %w", err)
 	}
 
-	steps := []func(context.Context) error{t.outline, t.figures, t.foveal, t.question, t.proposal, t.approval, t.journal}
+	steps := []func(context.Context) error{t.outline, t.figures, t.foveal, t.question, t.proposal, t.approval, t.journal, t.skills}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err

@@ -19,7 +19,7 @@ import (
 // steps are the headings every tour shows, whatever the model does.
 var steps = []string{
 	"1. The outline, as Emacs sees it", "2. The memex", "3. What the model sees from your cursor",
-	"4. A question", "5. A proposal, gated", "6. Approval", "7. The audit journal", "That is the loop",
+	"4. A question", "5. A proposal, gated", "6. Approval", "7. The audit journal", "8. Skills: notes that shape answers", "That is the loop",
 }
 
 // runTour runs a tour with env as the whole environment (HOME and PATH
@@ -57,6 +57,9 @@ func TestTour(t *testing.T) {
 		":SEMANTIC_SCORE:",
 		"related: \"Chapter 2: Deterministic verification\"",
 		"Two things are open",
+		"Applied: Cite the notes",
+		"* Gardener report",
+		"broken-id-link: no node in the memex carries the ID",
 		"→ DENY by dispatcher",
 		"outside the roots",
 		"the number is the priority",

@@ -87,6 +87,7 @@ func (t *tour) outro() {
 	t.printf("   pp-lsp index\n")
 	t.printf("   pp-lsp context %s:%d\n", cursorFile, t.cursor)
 	t.printf("   pp-lsp plans\n")
+	t.printf("   pp-lsp skills\n")
 	t.printf("   pp-lsp doctor\n")
 	t.printf("Next: set up your editor (README.md, \"Editors\") with that memex as its root.\n")
 }

@@ -34,6 +34,9 @@ const (
 	KindForeign Kind = "foreign"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
+	// KindTurn is a conversation's turn (DESIGN §13): the model that
+	// answered and the tokens it took.
+	KindTurn Kind = "turn"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is
@@ -63,6 +66,8 @@ type Entry struct {
 	// Text is free text: a result's output, a reason. It is written in an
 	// example block, bounded by MaxText.
 	Text string
+	// Skills are the titles of the skills that shaped the proposal.
+	Skills []string
 }
 
 // MaxText bounds Entry.Text as written; the rest is cut with a note.
@@ -97,6 +102,13 @@ func render(e Entry, id, prevHash string) []byte {
 		prop("GATE", e.Verdict.Gate)
 	}
 	prop("STATUS", e.Status)
+	if len(e.Skills) > 0 {
+		quoted := make([]string, len(e.Skills))
+		for i, k := range e.Skills {
+			quoted[i] = fmt.Sprintf("%q", k)
+		}
+		prop("SKILLS", strings.Join(quoted, " "))
+	}
 	prop("PREV_HASH", prevHash)
 	b.WriteString(":END:\n")
 	if e.Verdict != nil {

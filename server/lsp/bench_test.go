@@ -121,16 +121,23 @@ func BenchmarkDidChangeToDiagnostics5MB(b *testing.B) {
 }
 
 // reportPercentiles adds p50 and p99 (in ms) to a benchmark's figures.
-func reportPercentiles(b *testing.B, lat []time.Duration) {
+func reportPercentiles(b *testing.B, lat []time.Duration) { reportPercentilesAs(b, lat, "") }
+
+// reportPercentilesAs is reportPercentiles with the figures named
+// NAME-p50-ms and NAME-p99-ms.
+func reportPercentilesAs(b *testing.B, lat []time.Duration, name string) {
 	if len(lat) == 0 {
 		return
+	}
+	if name != "" {
+		name += "-"
 	}
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(0.50), name+"p50-ms")
+	b.ReportMetric(pct(0.99), name+"p99-ms")
 }
 
 // timeCalls times one request, called again and again, with its p50 and

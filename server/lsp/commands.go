@@ -32,6 +32,7 @@ const (
 	CommandReject  = "passepartout.reject"
 	CommandAddID   = "passepartout.addId"
 	CommandPlans   = "passepartout.plans"
+	CommandChats   = "passepartout.chats"
 	// CommandInsertAnswer puts the last answer into a note (answers.go).
 	CommandInsertAnswer = "passepartout.insertAnswer"
 )
@@ -57,7 +58,7 @@ type lspCommand struct {
 func (s *Server) commandTable() []lspCommand {
 	return []lspCommand{
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
-		commandOf(CommandAsk, `{"uri", "position", "text"}`, true, true, s.ask),
+		commandOf(CommandAsk, `{"uri", "position", "text", "chat", "noChat"}`, true, true, s.ask),
 		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, true)
 		}),
@@ -70,6 +71,9 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandUnlinked, `{"uri", "position"}`, false, false, s.unlinked),
 		commandOf(CommandDaily, `{"date"}`, false, false, s.daily),
 		commandOf(CommandCreateNode, `{"uri", "position"}`, false, false, s.createNode),
+		commandOf(CommandSkills, `{}`, true, false, s.skillsCommand),
+		commandOf(CommandRunSkill, `{"name"}`, true, false, s.runSkill),
+		commandOf(CommandChats, `{}`, true, false, s.chats),
 		commandOf(CommandInsertAnswer, `{"uri", "position"}`, false, false, s.insertAnswer),
 	}
 }
@@ -145,6 +149,33 @@ func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protoc
 		items = append(items, planItem{PlanInfo: p, URI: u})
 	}
 	return items, nil
+}
+
+// chatInfo is one conversation in passepartout.chats's answer.
+type chatInfo struct {
+	URI     string `json:"uri"`
+	Title   string `json:"title"`
+	Turns   int    `json:"turns"`
+	Last    string `json:"last,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Private bool   `json:"private,omitempty"`
+}
+
+// chats lists the conversations, the latest first.
+func (s *Server) chats(ctx context.Context, v *view, _ json.RawMessage, _ protocol.ProgressToken) (any, error) {
+	chats, err := v.agent.Chats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []chatInfo{}
+	for _, c := range chats {
+		ci := chatInfo{URI: string(uri.File(c.Path)), Title: c.Title, Turns: c.Turns, Model: c.Model, Private: c.Private}
+		if !c.Last.IsZero() {
+			ci.Last = c.Last.Format("2006-01-02 15:04")
+		}
+		out = append(out, ci)
+	}
+	return out, nil
 }
 
 // errNoAgent answers the agent's commands when it could not be opened.

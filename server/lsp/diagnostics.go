@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,7 +69,9 @@ func newDiagnoser(s *Server) *diagnoser {
 func (d *diagnoser) changed(path string, before *memory.Snapshot) {
 	d.mu.Lock()
 	d.now[path] = true
-	if before != nil {
+	// The oldest snapshot of a path covers every change since: only it
+	// is kept, so a burst of edits holds one old text, not one per edit.
+	if before != nil && !slices.ContainsFunc(d.ripples, func(r ripple) bool { return r.path == path }) {
 		d.ripples = append(d.ripples, ripple{path, before})
 	}
 	d.sweepDue = time.Now().Add(sweepDelay)
@@ -271,7 +274,8 @@ func (d *diagnoser) publish(v *view, path string) {
 
 // diagnostics computes the diagnostics of path: the outline's problems
 // (malformed drawers…), the memex's findings (duplicate IDs, broken
-// links) and, on the Flight Plans file, each plan's state and gate trace.
+// links), the problems of the skills written there and, on the Flight
+// Plans file, each plan's state and gate trace.
 // version is the open buffer's (nil for a file on disk).
 func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 	f, err := v.fileAt(path, "")
@@ -283,12 +287,15 @@ func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 		version = new(f.doc.version)
 	}
 	var out []diagnostic
+	more := 0 // findings past maxDiagnostics, counted, not described
 	for _, p := range f.org.Problems {
 		out = append(out, diagnostic{Range: rangeAt(f.org, p.Range), Severity: int(p.Severity), Code: p.Code, Source: "pp-lsp", Message: p.Message})
 	}
 	switch {
 	case f.inMemex():
-		for _, fd := range v.snap.FileFindings(path) {
+		findings, n := v.snap.FileFindingsN(path, maxDiagnostics)
+		more = n
+		for _, fd := range findings {
 			g := diagnostic{Range: rangeAt(f.org, fd.Range), Severity: int(fd.Severity), Code: fd.Code, Source: "pp-lsp", Message: fd.Message}
 			if v.client.relatedInformation {
 				for _, r := range fd.Related {
@@ -299,6 +306,7 @@ func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 			}
 			out = append(out, g)
 		}
+		out = append(out, skillDiagnostics(v, f, path)...)
 	case v.snap != nil:
 		// A buffer outside the memex: its id links are still checked
 		// against the memex.
@@ -317,7 +325,65 @@ func (v *view) diagnostics(path string) ([]diagnostic, *int32) {
 	slices.SortStableFunc(out, func(a, b diagnostic) int {
 		return cmp.Or(cmp.Compare(a.Range.Start.Line, b.Range.Start.Line), cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	return out, version
+	return capDiagnostics(out, more), version
+}
+
+// maxDiagnostics is the most diagnostics published for one file; the
+// rest are summed up in one more (CodeMoreDiagnostics).
+const maxDiagnostics = 1000
+
+// CodeMoreDiagnostics is the code of the diagnostic that stands for those
+// of a file past maxDiagnostics.
+const CodeMoreDiagnostics = "more-diagnostics"
+
+// capDiagnostics keeps the first maxDiagnostics of a file's diagnostics
+// (in position order) and sums up the rest in one, at the first left out:
+// a file with 150,000 broken links costs its client what a screenful does.
+// more are the memex's findings past them, all broken links (counted by
+// FileFindingsN, never described).
+func capDiagnostics(out []diagnostic, more int) []diagnostic {
+	if len(out) <= maxDiagnostics && more == 0 {
+		return out
+	}
+	rest := out[min(len(out), maxDiagnostics):]
+	severity, links, ids := int(memory.SeverityWarning), true, true
+	if more == 0 {
+		severity = rest[0].Severity
+	}
+	for _, g := range rest {
+		severity = min(severity, g.Severity)
+		switch g.Code {
+		case memory.CodeBrokenIDLink, memory.CodeBrokenFileLink, memory.CodeBrokenSearch, memory.CodeBrokenInternalLink:
+			ids = false
+		case memory.CodeDuplicateID:
+			links = false
+		default:
+			links, ids = false, false
+		}
+	}
+	what := "diagnostics"
+	switch {
+	case links:
+		what = "broken links"
+	case ids:
+		what = "duplicate IDs"
+	}
+	at := out[len(out)-1].Range
+	if len(rest) > 0 {
+		at = rest[0].Range
+	}
+	summary := diagnostic{Range: at, Severity: severity, Code: CodeMoreDiagnostics, Source: "pp-lsp",
+		Message: fmt.Sprintf("… and %s more %s in this file (only the first %s are listed)", groupThousands(len(rest)+more), what, groupThousands(maxDiagnostics))}
+	return append(out[:len(out)-len(rest):len(out)-len(rest)], summary)
+}
+
+// groupThousands writes n with commas between groups of three digits.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // location is the LSP location of a span of a file of the memex.

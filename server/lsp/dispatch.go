@@ -130,6 +130,9 @@ func (s *Server) notification(ctx context.Context, method string, params jsonrpc
 	if state == stateNew && method != protocol.MethodExit {
 		return // before initialize only exit counts (LSP lifecycle)
 	}
+	if method != protocol.MethodTextDocumentDidChange {
+		s.flushAll(ctx) // every notification sees the edits before it
+	}
 	h, ok := s.notes[method]
 	if !ok {
 		s.log.Debug("ignoring a notification", "method", method)
@@ -167,6 +170,7 @@ func (s *Server) request(ctx context.Context, req *jsonrpc2.Request, method stri
 	s.running.add(key, cancel)
 	defer s.running.remove(key)
 
+	s.flushAll(jsonrpc2.DetachContext(ctx)) // the view holds every edit sent before the request
 	var v *view
 	if !c.memex || s.isReady() {
 		v = s.view()

@@ -102,8 +102,11 @@
 //	passepartout.context  {uri, position, budget?} → DESIGN §5's JSON (memory/foveal's View);
 //	                      "text" is exactly what the model would see. The editor
 //	                      commands show it in a read-only Org buffer.
-//	passepartout.ask      {uri?, position?, text} → {outcome, text, tool, verdict, gate, reason,
-//	                      planId, summary, passes, tries}; the answer streams as $/progress
+//	passepartout.ask      {uri?, position?, text, chat?, noChat?} → {status, text, chat, model,
+//	                      usage: {prompt, completion, estimated?}, outcome (= status), tool,
+//	                      verdict, gate, reason, planId, summary, passes, tries}; the question
+//	                      continues the conversation "chat" names or the chat file it is asked
+//	                      from, else starts one (DESIGN §13); the answer streams as $/progress
 //	                      reports (their messages concatenated) on the request's workDoneToken,
 //	                      or a token of the server's; $/cancelRequest or
 //	                      window/workDoneProgress/cancel stop it (RequestCancelled).
@@ -121,6 +124,12 @@
 //	                      made from the noteTemplate setting when missing
 //	passepartout.createNode {uri, position} → {uri}: the Org file an unresolved
 //	                      [[file:…]] link there names, made (never over one that exists)
+//	passepartout.skills   {} → the skills (pp-lsp skills --json): in the order they
+//	                      apply, then those not used, with why
+//	passepartout.runSkill {name} → {skill, status, summary, planId?}: the skill (ID or
+//	                      title) runs now as a background pass; its SCHEDULED: stays
+//	passepartout.chats    {} → [{uri, title, turns, last, model, private}]: the
+//	                      conversations, the latest asked first
 //	passepartout.insertAnswer {uri, position} → {uri, line, endLine, where}: the last
 //	                      answer of this session as a quote block below the line there
 //	                      (an answer is never written into a note otherwise)

@@ -234,6 +234,8 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 	}
 	d := s.openBuffer(ctx, mx, &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version}, []byte(p.TextDocument.Text))
 	s.docs.put(path, d)
+	s.forgetOld(path)
+	s.warnLargeBuffer(path, len(p.TextDocument.Text))
 	s.diags.changed(path, before)
 	if d.memex {
 		s.advanceSeen(mx, before, 1)
@@ -269,29 +271,65 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 	if !ok {
 		return fmt.Errorf("a change arrived for %s, which is not open", path)
 	}
+	// While more messages are queued, edits within a line are folded
+	// (pending.go); any other change first gives the memex those.
+	var direct []protocol.TextDocumentContentChangeEvent
+	for _, ch := range p.ContentChanges {
+		if len(direct) == 0 && s.deferChange(old, p.TextDocument.Version, ch) {
+			continue
+		}
+		direct = append(direct, ch)
+	}
+	if len(direct) > 0 {
+		s.flushPending(ctx, path)
+		s.applyChanges(ctx, path, p.TextDocument.Version, direct)
+	} else if !s.moreInput() {
+		s.flushPending(ctx, path)
+	}
+	// No NotifyPlansChanged here: a plan is approved by saving the file
+	// (didSave), never by a keyword typed into a buffer.
+	return nil
+}
+
+// applyChanges gives the memex (or the loose file) the changes of one
+// didChange at once. The caller holds syncMu.
+func (s *Server) applyChanges(ctx context.Context, path string, version int32, changes []protocol.TextDocumentContentChangeEvent) {
+	s.changeDoc(path, version, func(mx *memory.Memex, d *document) (*document, bool, int) {
+		structural := false
+		for _, ch := range changes {
+			var st bool
+			d, st = s.applyChange(ctx, mx, d, ch)
+			structural = structural || st
+		}
+		return d, structural, len(changes)
+	})
+}
+
+// changeDoc makes the next version of the document open on path: apply
+// changes the memex (or the loose file) and returns the document, whether
+// the change may have moved IDs or files (structural), and how many
+// memex updates it made; then the table, the caches and the diagnostics
+// learn of it. The caller holds syncMu.
+func (s *Server) changeDoc(path string, version int32, apply func(mx *memory.Memex, d *document) (_ *document, structural bool, updates int)) {
+	old, ok := s.docs.get(path)
+	if !ok {
+		return
+	}
 	mx := s.memex()
 	var before *memory.Snapshot
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := &document{uri: old.uri, path: path, version: p.TextDocument.Version, memex: old.memex, loose: old.loose}
-	structural := false
-	for _, ch := range p.ContentChanges {
-		var st bool
-		d, st = s.applyChange(ctx, mx, d, ch)
-		structural = structural || st
-	}
+	d, structural, updates := apply(mx, &document{uri: old.uri, path: path, version: version, memex: old.memex, loose: old.loose})
 	s.docs.put(path, d)
+	s.forgetOld(path)
 	if !structural {
 		before = nil // no ID or file can have moved: nothing ripples
 	}
 	s.diags.changed(path, before)
-	if d.memex {
-		s.advanceSeen(mx, before, len(p.ContentChanges))
+	if d.memex && mx != nil {
+		s.advanceSeen(mx, before, updates)
 	}
-	// No NotifyPlansChanged here: a plan is approved by saving the file
-	// (didSave), never by a keyword typed into a buffer.
-	return nil
 }
 
 // applyChange applies one content change to d, in the memex or in its
@@ -405,6 +443,7 @@ func (s *Server) didClose(ctx context.Context, params jsonrpc2.RawMessage) error
 		return nil
 	}
 	s.docs.put(path, nil)
+	defer s.forgetOld(path)
 	mx := s.memex()
 	if d.memex && mx != nil {
 		before := mx.Snapshot()
@@ -434,6 +473,18 @@ func (s *Server) adoptBuffers(ctx context.Context, mx *memory.Memex) {
 		}
 		s.docs.put(p, &document{uri: d.uri, path: d.path, version: d.version, memex: true})
 	}
+}
+
+// forgetOld drops what the feature caches hold for path's older
+// outlines: the buffer's text as it is now is all they may keep.
+func (s *Server) forgetOld(path string) {
+	var keep *orgast.File
+	if d, ok := s.docs.get(path); ok {
+		keep = s.currentOrg(d)
+	}
+	s.symbols.Forget(path, keep)
+	s.noteIndex.Forget(path, keep)
+	s.outlines.forget(path)
 }
 
 // memex returns the live memex once it is ready (nil before, or when it

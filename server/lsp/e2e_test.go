@@ -21,7 +21,8 @@ import (
 // of examples/memex: open a file, the outline, an id link's target, the
 // backlinks, an ID completed, the context command's answer, a question
 // answered by the replay model, a Flight Plan approved and run, a clean
-// exit. Each prints one line per check; the test reads them.
+// exit; then what each editor's users expect of it (nvimWant, emacsWant).
+// Each prints one line per check; the test reads them.
 
 // e2eEnv builds the binary and a memex for an editor to drive.
 type e2eEnv struct {
@@ -122,11 +123,17 @@ func e2eWant() []string {
 		"APPROVED DONE",
 		"RAN true",
 		"PLANS FILE says DONE: true",
+		"JOURNAL written: true offered: 0",
+		"SKILLS Cite the notes, Gardener, Scribe, Weekly review",
+		"RAN SKILL filed",
 		"EXIT 0",
 	}
 }
 
-func TestEmacsEglot(t *testing.T) {
+// needEglot skips the test (fails it under CI=true) when Emacs or its
+// eglot is missing.
+func needEglot(t *testing.T) {
+	t.Helper()
 	emacs := testenv.NeedCommand(t, "emacs")
 	// Emacs 28 has no eglot of its own: Debian's elpa-eglot provides it.
 	probe := exec.Command(emacs, "--batch", "-Q", "--eval", `(progn (when (file-directory-p "/usr/share/emacs/site-lisp/elpa") (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]")) (when (file-directory-p d) (add-to-list 'load-path d)))) (require 'eglot))`)
@@ -137,11 +144,38 @@ func TestEmacsEglot(t *testing.T) {
 		}
 		t.Skip(why)
 	}
+}
+
+func TestEmacsEglot(t *testing.T) {
+	needEglot(t)
 	e := newE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-e2e.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range e2eWant() {
+	for _, want := range append(e2eWant(), emacsWant()...) {
 		has(t, out, want)
+	}
+}
+
+// emacsWant are the lines of what Emacs's users expect of pp-lsp.el
+// (issue 17): Org's own imenu, the context at the foveal node, an
+// Org-derived answer buffer with its keys and its outcome in words, a
+// filed plan one RET away, a cancel that leaves eglot without an error.
+func emacsWant() []string {
+	return []string{
+		"IMENU equals Org's own: true",
+		"IMENU eglot stays out: true",
+		"CONTEXT point on the node: true",
+		"ANSWER mode pp-lsp-answer-mode org-derived: true",
+		"ANSWER keys quit-window pp-lsp-cancel pp-lsp-follow-up",
+		"ANSWER says answered by the model: true",
+		"ANSWER window at its end: true",
+		"ANSWER eglot manages it: false",
+		"SERVERS 1",
+		"FOLLOW-UP answered",
+		"CANCEL mark true",
+		"CANCEL eglot error: nil",
+		"ANSWER says Plan filed — RET to open it",
+		"PLAN OPENED flightplans.org on its plan: true",
 	}
 }
 
@@ -151,7 +185,40 @@ func TestNeovim(t *testing.T) {
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-e2e.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range e2eWant() {
+	for _, want := range append(e2eWant(), nvimWant()...) {
 		has(t, out, want)
+	}
+}
+
+// nvimWant are the lines of what Neovim's users expect of the plugin
+// (issue 17): completion and keys on attach, one client whatever views
+// are open, the plugin's buffers no files, errors as one message, the
+// answer followed and its cancel marked, help, health and an
+// nvim-lspconfig table, a quiet stderr.
+func nvimWant() []string {
+	return []string{
+		"OMNIFUNC v:lua.require'passepartout'.omnifunc",
+		"KEYMAPS gd=true K=true gr=true <leader>rn=true <leader>ca=true <leader>pc=true <leader>pa=true",
+		"PROGRESS Indexing the memex",
+		"OMNI chose Headline scanner",
+		"OMNI COMPLETED Also [[id:07b04378-ab0a-41fc-96d6-28f4c1e6cd47][Headline scanner]]",
+		"PREVIEW windows 0",
+		"CONTEXT cursor on the node: true",
+		"CONTEXT buftype nofile",
+		`FROM VIEW error notified: true pp-lsp: "no-such-plan" is not a Flight Plan ID (a UUID)`,
+		"ANSWER window at its end: true",
+		"ANSWER buftype nofile",
+		"ANSWER says answered by the model: true",
+		"ANSWER ends Plan filed — <CR> to open it (replay)",
+		"PLAN OPENED flightplans.org on its plan: true",
+		"CLIENTS after the views 1",
+		"CANCEL mark [cancelled]",
+		"HELP passepartout.txt help",
+		"HEALTH pp-lsp found: true",
+		"HEALTH doctor ran: true",
+		"HEALTH no module error: true",
+		"LSPCONFIG org pp-lsp root=memex:true",
+		"LSPCONFIG client pp_lsp omnifunc v:lua.require'passepartout'.omnifunc context from it: true",
+		"STDERR lines other than warnings and errors 0",
 	}
 }

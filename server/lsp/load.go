@@ -131,6 +131,7 @@ func (s *Server) load(ctx context.Context) {
 
 	s.diags.everything()
 	s.spawn(s.watch)
+	s.spawn(func(ctx context.Context) { s.setMemoryBudget(ctx, mx) })
 	// The figures resolve every link of the memex: counted last.
 	f := mx.Snapshot().Figures()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("pp-lsp: the memex under %v holds %d files, %d headlines, %d IDs", roots, f.Files, f.Headlines, f.IDs))

@@ -8,4 +8,4 @@ import (
 )
 
 // TestMain lets the test binary be the sandbox's helper, as pp-lsp is.
-func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main) }
+func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main, testenv.Child("burst", burstChild)) }

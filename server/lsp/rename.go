@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -182,25 +181,11 @@ func idValue(n memory.Node) (orgast.Range, bool) {
 // workspaceEdit replaces every span by text: one TextDocumentEdit per
 // file, versioned when the file is open.
 func (v *view) workspaceEdit(spans []span, text string) protocol.WorkspaceEdit {
-	byFile := map[string][]orgast.Range{}
-	for _, sp := range spans {
-		byFile[sp.path] = append(byFile[sp.path], sp.r)
+	edits := make([]orgfeat.FileEdit, len(spans))
+	for i, sp := range spans {
+		edits[i] = orgfeat.FileEdit{Path: sp.path, TextEdit: memory.TextEdit{Start: sp.r.Start, End: sp.r.End, Text: text}}
 	}
-	var we protocol.WorkspaceEdit
-	for _, path := range slices.Sorted(maps.Keys(byFile)) {
-		f, err := v.fileAt(path, "")
-		if err != nil {
-			continue
-		}
-		rs := byFile[path]
-		slices.SortFunc(rs, func(a, b orgast.Range) int { return cmp.Compare(a.Start, b.Start) })
-		edits := make([]protocol.TextEdit, len(rs))
-		for i, r := range rs {
-			edits[i] = protocol.TextEdit{Range: rangeAt(f.org, r), NewText: text}
-		}
-		we = v.addEdits(we, f, edits)
-	}
-	return we
+	return v.fileEdits(edits)
 }
 
 // addEdits adds edits to one file to we, as a versioned TextDocumentEdit

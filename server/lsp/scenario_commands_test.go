@@ -54,6 +54,7 @@ func scenarioCommands() map[string]scenarioCommand {
 		"apply-action":   {2, (*scenario).cmdActions},
 		"context":        {2, (*scenario).cmdContext},
 		"ask":            {3, (*scenario).cmdAsk},
+		"chat-ask":       {3, (*scenario).cmdAsk},
 		"ask-cancel":     {4, (*scenario).cmdAskCancel},
 		"approve":        {2, (*scenario).cmdApprove},
 		"reject":         {2, (*scenario).cmdApprove},
@@ -73,6 +74,8 @@ func scenarioCommands() map[string]scenarioCommand {
 		"daily":          {1, (*scenario).cmdDaily},
 		"create-node":    {2, (*scenario).cmdCreateNode},
 		"will-rename":    {3, (*scenario).cmdWillRename},
+		"skills":         {1, (*scenario).cmdSkills},
+		"run-skill":      {2, (*scenario).cmdRunSkill},
 		"editor-edits":   {2, (*scenario).cmdEditorEdits},
 	}
 }
@@ -405,10 +408,22 @@ func (sc *scenario) cmdContext(args []string) []string {
 	return out
 }
 
-// cmdAsk serves "ask".
+// reDate is the date a new chat's file name begins with.
+var reDate = regexp.MustCompile(`\d{4}-\d\d-\d\d-`)
+
+// cmdAsk serves "ask" and "chat-ask" (which also shows the conversation,
+// the model and the usage).
 func (sc *scenario) cmdAsk(args []string) []string {
 	c := sc.c
 	arg := map[string]any{"text": args[2]}
+	for _, opt := range args[3:] {
+		switch k, v, _ := strings.Cut(opt, "="); k {
+		case "chat":
+			arg["chat"] = uri.File(sc.abs(v))
+		case "no-chat":
+			arg["noChat"] = true
+		}
+	}
 	if args[1] != "-" {
 		m := sc.mark(args[1])
 		arg["uri"], arg["position"] = uri.File(sc.abs(m.path)), sc.position(m)
@@ -421,6 +436,17 @@ func (sc *scenario) cmdAsk(args []string) []string {
 	sc.lastAsk = res
 	streamed := sc.streamed(before)
 	out := []string{"outcome " + res.Outcome}
+	if args[0] == "chat-ask" {
+		if res.Status != res.Outcome {
+			out = append(out, "status "+res.Status)
+		}
+		if res.Chat != "" {
+			out = append(out, "chat "+reDate.ReplaceAllString(sc.rel(uri.URI(res.Chat).FsPath()), "<date>-"))
+		}
+		if res.Model != "" {
+			out = append(out, fmt.Sprintf("model %s usage %d in %d out estimated %v", res.Model, res.Usage.Prompt, res.Usage.Completion, res.Usage.Estimated))
+		}
+	}
 	if res.Tool != "" {
 		out = append(out, fmt.Sprintf("proposed %s: %s by %s", res.Tool, res.Verdict, res.Gate))
 	}
@@ -777,6 +803,44 @@ func (sc *scenario) cmdDaily(args []string) []string {
 		return []string{"error " + errText(err)}
 	}
 	return []string{sc.rel(uriPath(res.URI))}
+}
+
+// cmdSkills serves "skills".
+func (sc *scenario) cmdSkills([]string) []string {
+	var res []struct {
+		Title, File, Trigger, State, Problem string
+		Line, Priority                       int
+		Builtin                              bool
+	}
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandSkills, "arguments": []any{map[string]any{}}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	var out []string
+	for _, k := range res {
+		where := "built in"
+		if !k.Builtin {
+			where = fmt.Sprintf("%s:%d", sc.rel(k.File), k.Line)
+		}
+		line := fmt.Sprintf("%s %d %s (%s) trigger %q", k.State, k.Priority, k.Title, where, k.Trigger)
+		if k.Problem != "" {
+			line += ": " + k.Problem
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// cmdRunSkill serves "run-skill".
+func (sc *scenario) cmdRunSkill(args []string) []string {
+	var res struct{ Skill, Status, Summary, PlanID string }
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandRunSkill, "arguments": []any{map[string]any{"name": args[1]}}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	out := []string{fmt.Sprintf("%s: %s: %s", res.Skill, res.Status, res.Summary)}
+	if res.PlanID != "" {
+		out = append(out, "plan filed")
+	}
+	return out
 }
 
 // cmdCreateNode serves "create-node".

@@ -70,7 +70,8 @@ import (
 //	actions «m»                             code actions: title [kind] edit|command NAME
 //	apply-action «m» N                      apply the Nth action's edit, or run its command
 //	context «m» [BUDGET]                    passepartout.context: the figures, then the text
-//	ask «m»|- "TEXT"                        passepartout.ask: outcome, streamed text, plan
+//	ask «m»|- "TEXT" [chat=FILE] [no-chat]  passepartout.ask: outcome, streamed text, plan
+//	chat-ask «m»|- "TEXT" [chat=FILE] [no-chat]  the same, with the conversation, the model and the usage
 //	ask-cancel «m» "TEXT" request|progress  an ask cancelled by $/cancelRequest or progress cancel
 //	approve|reject last|«m»                 the last ask's plan, or the plan at «m»
 //	text FILE                               the editor's text of an open FILE
@@ -86,6 +87,8 @@ import (
 //	backlinks «m» / unlinked «m»            passepartout.backlinks / .unlinked: «range» [title]: context
 //	daily [DATE]                            passepartout.daily: the note's path
 //	create-node «m»                         passepartout.createNode: the new file's path
+//	skills                                  passepartout.skills: a line per skill
+//	run-skill NAME                          passepartout.runSkill: the status and summary
 //	will-rename OLD NEW                     willRenameFiles: the edits, applied and saved; then the file renamed on disk
 //	editor-edits apply|decline|cancel|quit  applyEdit: applied, applied: false, eglot's "User cancelled", never (C-g)
 

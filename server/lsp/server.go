@@ -46,6 +46,9 @@ type Options struct {
 	// front ends (`pp-lsp --stdio --tcp ADDR`: the bridge); run them all
 	// with Host.Run(ctx, srv.FrontEnd(rwc), …). nil: a host of its own.
 	Host *host.Host
+	// ManageMemory lets the server set the process's soft memory limit
+	// (budget.go): the binary's choice, not a library's.
+	ManageMemory bool
 }
 
 // Server is one language server session. It is made by New and runs
@@ -82,6 +85,11 @@ type Server struct {
 	// (which takes over the buffers opened before it was ready).
 	syncMu sync.Mutex
 	docs   *docTable
+	// pending are the edits folded while more input was queued, by path
+	// (pending.go); under syncMu.
+	pending map[string]*pendingText
+	// stream is the connection's transport (what input is queued).
+	stream *transport.Stream
 	// disk serialises the reads of changed files; seen is the last
 	// snapshot whose changes were handled (see watch).
 	disk        sync.Mutex
@@ -96,6 +104,7 @@ type Server struct {
 	progress  *progressTokens
 	diags     *diagnoser
 	symbols   *orgfeat.SymbolIndex
+	outlines  outlineCache
 	noteIndex *orgfeat.NoteIndex
 	answer    lastAnswer
 
@@ -136,6 +145,7 @@ func New(opts Options) *Server {
 		exit:        make(chan struct{}),
 		ready:       make(chan struct{}),
 		docs:        newDocTable(),
+		pending:     map[string]*pendingText{},
 		running:     newInflight(),
 		progress:    newProgressTokens(),
 	}
@@ -176,7 +186,8 @@ func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	defer s.bgCancel()
 	// The transport answers malformed messages itself and reads on:
 	// jsonrpc2's own stream ends the connection on the first one.
-	s.conn = jsonrpc2.NewConn(transport.NewStream(rwc, transport.Options{Logger: s.log}), jsonrpc2.WithCodec(codec{}))
+	s.stream = transport.NewStream(rwc, transport.Options{Logger: s.log})
+	s.conn = jsonrpc2.NewConn(s.stream, jsonrpc2.WithCodec(codec{}))
 	connCtx, connCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer connCancel()
 	s.conn.Go(connCtx, s.handle)

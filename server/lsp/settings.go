@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/agent"
 )
 
 // Settings is the one schema of the editor's settings: the
@@ -73,6 +74,11 @@ type Settings struct {
 	// are replaced (default orgfeat.DefaultNoteTemplate: a file-level
 	// :ID: and the #+title:).
 	NoteTemplate string `json:"noteTemplate,omitempty"`
+	// ChatDir is the folder of conversations under the first root
+	// (PASSEPARTOUT_CHAT_DIR, "chats"); ChatBudget the tokens of earlier
+	// turns sent with a follow-up (CHAT_BUDGET, 2000). Read at start.
+	ChatDir    string `json:"chatDir,omitempty"`
+	ChatBudget int    `json:"chatBudget,omitempty"`
 	// ApplyEditTimeoutSeconds bounds how long the server waits for the
 	// editor to answer workspace/applyEdit — the time a user has to answer
 	// its confirmation prompt (default 30).
@@ -84,7 +90,7 @@ func settingKeys() []string {
 	return []string{
 		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
 		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
-		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate", "applyEditTimeout",
+		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate", "chatDir", "chatBudget", "applyEditTimeout",
 	}
 }
 
@@ -130,6 +136,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("the passepartout setting \"heartbeatInterval\" must be positive, not %d", s.HeartbeatSeconds)
 	case s.RescanSeconds < 0:
 		return fmt.Errorf("the passepartout setting \"rescanInterval\" must be positive, not %d", s.RescanSeconds)
+	case s.ChatBudget < 0:
+		return fmt.Errorf("the passepartout setting \"chatBudget\" must be positive, not %d", s.ChatBudget)
 	case s.ApplyEditTimeoutSeconds < 0:
 		return fmt.Errorf("the passepartout setting \"applyEditTimeout\" must be positive, not %d", s.ApplyEditTimeoutSeconds)
 	case s.MaxSymbols < 0:
@@ -163,6 +171,8 @@ func (s Settings) over(o Settings) Settings {
 	setIf(&s.MaxSymbols, o.MaxSymbols)
 	setIf(&s.Sandbox, o.Sandbox)
 	setIf(&s.NoteTemplate, o.NoteTemplate)
+	setIf(&s.ChatDir, o.ChatDir)
+	setIf(&s.ChatBudget, o.ChatBudget)
 	setIf(&s.ApplyEditTimeoutSeconds, o.ApplyEditTimeoutSeconds)
 	return s
 }
@@ -198,6 +208,10 @@ func (s Settings) env(getenv func(string) string) func(string) string {
 	}
 	if s.HeartbeatSeconds > 0 {
 		put("HEARTBEAT_INTERVAL", strconv.Itoa(s.HeartbeatSeconds))
+	}
+	put(agent.EnvChatDir, s.ChatDir)
+	if s.ChatBudget > 0 {
+		put(agent.EnvChatBudget, strconv.Itoa(s.ChatBudget))
 	}
 	return func(k string) string {
 		if v, ok := over[k]; ok {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -55,7 +56,50 @@ func (s *Server) documentSymbol(_ context.Context, v *view, params jsonrpc2.RawM
 	if !v.client.hierarchicalSymbols {
 		return flatSymbols(f), nil
 	}
-	return jsonrpc2.RawMessage(appendOutline(nil, f.org)), nil
+	return jsonrpc2.RawMessage(s.outlines.get(f.path, f.org)), nil
+}
+
+// outlineCache keeps the outline JSON of each file's latest outline: an
+// editor asks for it again and again between edits (breadcrumbs, imenu),
+// and an outline never changes. An entry is replaced by a newer outline
+// and dropped when its buffer changes (forgetOld), so no old text stays.
+type outlineCache struct {
+	mu sync.Mutex
+	m  map[string]outlineEntry
+}
+
+// maxOutlines bounds the outlines kept.
+const maxOutlines = 16
+
+type outlineEntry struct {
+	org  *orgast.File
+	json []byte
+}
+
+// get returns the outline JSON of org, the outline of path. The bytes
+// are shared: never changed.
+func (c *outlineCache) get(path string, org *orgast.File) []byte {
+	c.mu.Lock()
+	if e, ok := c.m[path]; ok && e.org == org {
+		c.mu.Unlock()
+		return e.json
+	}
+	c.mu.Unlock()
+	out := appendOutline(nil, org)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxOutlines {
+		c.m = map[string]outlineEntry{} // a few files at a time: the ones being edited
+	}
+	c.m[path] = outlineEntry{org: org, json: out}
+	return out
+}
+
+// forget drops path's entry.
+func (c *outlineCache) forget(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, path)
 }
 
 // appendOutline appends the DocumentSymbol tree of an Org file as JSON.

@@ -56,6 +56,12 @@
                    "Q: alpha beta gamma delta\n\nalpha beta gamma delta \n\n[done]\n"))
     (should (>= pieces 5))))
 
+(ert-deftest pp-bridge-ask-in-a-chat-shows-the-figures ()
+  (passepartout-ask "in a chat")
+  (pp-test--wait-for (lambda () (string-match-p "\\[done" (pp-test--answer-text))))
+  (should (equal (pp-test--answer-text)
+                 "Q: in a chat\n\nanswered\n\n[done; ollama:qwen3: 12 tokens in, 3 out (estimated); chat: /memex/chats/c.org]\n")))
+
 (ert-deftest pp-bridge-ask-multibyte ()
   (passepartout-ask "héllo wörld 😀 中文")
   (pp-test--wait-for (lambda () (string-match-p "\\[done\\]" (pp-test--answer-text))))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // frameError is a header that cannot be read: the frame is answered -32700
@@ -18,9 +19,14 @@ type frameError struct {
 func (e *frameError) Error() string { return e.why }
 
 // initialBuffer is the buffer a reader starts with; it grows as a large
-// message arrives, and shrinks back after one larger than keptBuffer.
+// message arrives, and shrinks back after one larger than keptBuffer. A
+// read that fills it with more than the message being read (a backlog of
+// small ones: a burst of edits) makes it grow, up to burstBuffer — what a
+// pipe holds on Linux — and never past twice what was received, so that
+// one read takes a burst in whole and Buffered sees what is queued.
 const (
 	initialBuffer = 4096
+	burstBuffer   = 64 << 10
 	keptBuffer    = 4 << 20
 )
 
@@ -38,6 +44,14 @@ type reader struct {
 	start int // first unread byte in buf
 	end   int // end of the bytes read into buf
 	err   error
+
+	// buffered is end-start after the last frame was returned (Buffered).
+	buffered atomic.Int64
+	// received counts the bytes read; backlog is set by a read that
+	// filled the buffer past what was needed, grow when a frame was
+	// returned after one (the buffer grows at its next reset).
+	received      int
+	backlog, grow bool
 
 	// resyncFrom is set after a header that could not be read: the next
 	// call first skips to the next "Content-Length:" from this offset of
@@ -83,6 +97,7 @@ func (r *reader) next() (body []byte, wire, skipped int, err error) {
 	}
 	body = r.buf[r.start : r.start+length]
 	r.start += length
+	r.grow, r.backlog = r.grow || r.backlog, false
 	return body, blank + headerLen + length, skipped, nil
 }
 
@@ -202,6 +217,7 @@ func (r *reader) fillRoom(need, room int) error {
 		r.start, r.end = 0, 0
 		if len(r.buf) > keptBuffer {
 			r.buf = make([]byte, initialBuffer) // give back what a large message took
+			r.grow = false
 		}
 	}
 	for r.end-r.start < need {
@@ -213,6 +229,10 @@ func (r *reader) fillRoom(need, room int) error {
 		}
 		n, err := r.src.Read(r.buf[r.end:])
 		r.end += n
+		r.received += n
+		if r.end == len(r.buf) && r.end-r.start > need {
+			r.backlog = true
+		}
 		if err != nil {
 			r.err = err
 		}
@@ -223,6 +243,14 @@ func (r *reader) fillRoom(need, room int) error {
 // makeRoom moves the unread bytes to the front of the buffer, and doubles
 // it (up to room) when they fill it.
 func (r *reader) makeRoom(room int) {
+	if r.grow && len(r.buf) < burstBuffer && 2*r.received > len(r.buf) {
+		// Room for a burst of messages (see initialBuffer).
+		r.grow = false
+		nb := make([]byte, min(burstBuffer, 2*r.received))
+		r.end = copy(nb, r.buf[r.start:r.end])
+		r.start, r.buf = 0, nb
+		return
+	}
 	if r.start > 0 {
 		r.end = copy(r.buf, r.buf[r.start:r.end])
 		r.start = 0

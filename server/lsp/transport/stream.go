@@ -68,6 +68,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return nil, 0, err
 		}
 		body, n, skipped, err := s.rd.next()
+		s.rd.buffered.Store(int64(s.rd.end - s.rd.start))
 		if skipped > 0 {
 			s.log.Warn("skipped input to the next message header", "bytes", skipped)
 		}
@@ -89,6 +90,13 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 	}
 }
+
+// Buffered reports how many bytes of input are read in but not yet
+// returned by Read: the messages the client sent after the one being
+// handled that are already here. A handler called inline by the reading
+// goroutine (a notification) may ask it; the language server folds
+// queued edits of one document while it is non-zero.
+func (s *Stream) Buffered() int { return int(s.rd.buffered.Load()) }
 
 // refuse logs a rejected message and sends its answer.
 func (s *Stream) refuse(ctx context.Context, r *rejection, size int) {

@@ -428,3 +428,23 @@ func (f *frameReader) next(t *testing.T) string {
 		return ""
 	}
 }
+
+// TestBufferedSeesABurst: the messages a client sent back to back are
+// seen queued (Buffered) while the first is handled, the buffer grows to
+// take a burst in one read, and the last one leaves nothing queued.
+func TestBufferedSeesABurst(t *testing.T) {
+	const n = 600
+	note := `{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"contentChanges":[{"text":"x"}]}}`
+	s := NewStream(&memConn{in: strings.NewReader(strings.Repeat(frameOf(note), n))}, Options{})
+	queued := 0
+	for i := range n {
+		_, _, err := s.Read(context.Background())
+		require.NoError(t, err, "message %d", i)
+		if s.Buffered() > 0 {
+			queued++
+		}
+	}
+	assert.Zero(t, s.Buffered(), "nothing queued after the last")
+	assert.Greater(t, queued, n*9/10, "most messages of the burst found the next one queued")
+	assert.Equal(t, burstBuffer, cap(s.rd.buf), "the buffer grew to take a burst in")
+}

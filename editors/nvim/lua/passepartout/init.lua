@@ -18,6 +18,9 @@
 --   :PassepartoutPlans             list the Flight Plans; on a plan's line <CR> opens it,
 --                                  d shows it, a approves, A approves and allows similar
 --                                  actions, r rejects, u undoes, g lists again
+--   :PassepartoutSkills            list the skills, in the order they apply
+--   :PassepartoutRunSkill {NAME}   run a skill (title or ID) now
+--   :PassepartoutChats             the conversations, the latest first, in the quickfix list
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
 --   :PassepartoutInsertAnswer      the last answer, below the cursor's line
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
@@ -27,6 +30,17 @@
 --                                  tomorrow; today by default), made when missing
 --   :PassepartoutCreateNode        make the file an unresolved [[file:…]] link names
 --   :PassepartoutRenameFile {NEW}  rename the file, fixing the file: links to it
+--
+-- The commands work from any buffer (the plugin's own buffers are not
+-- files: pp-lsp never attaches to them, and their commands go to the
+-- memex they came from); an error is one vim.notify message. When pp-lsp
+-- attaches, 'omnifunc' completes [[id: links by partial title
+-- (<C-x><C-o>) and buffer-local keys are set: gd, K, gr, <leader>rn,
+-- <leader>ca, <leader>pc (context), <leader>pa (ask), <leader>pb
+-- (backlinks); `keymaps = false` in setup sets none. :help passepartout
+-- is the manual, :checkhealth passepartout the check, and
+-- require('passepartout').lspconfig a server configuration for
+-- nvim-lspconfig.
 --
 -- Headlines and files with an :ID: show "N backlinks" as a code lens
 -- (`codelens = false` in setup turns it off); running the lens
@@ -64,6 +78,21 @@ M.config = {
   capabilities = nil,
   -- Show "N backlinks" code lenses above headlines and files with an :ID:.
   codelens = true,
+  -- Buffer-local keys set when pp-lsp attaches to an Org buffer; false
+  -- turns them all off, false for one key turns that one off.
+  keymaps = {
+    definition = 'gd', -- follow the link at the cursor
+    hover = 'K', -- what the link at the cursor points at; a plan's state
+    references = 'gr', -- the backlinks of the node at the cursor
+    rename = '<leader>rn', -- rename the ID (or the file link) everywhere
+    code_action = '<leader>ca', -- add an :ID:, approve or reject a plan, link a mention
+    context = '<leader>pc', -- :PassepartoutContext
+    ask = '<leader>pa', -- :PassepartoutAsk, the question read from a prompt
+    backlinks = '<leader>pb', -- :PassepartoutBacklinks
+  },
+  -- Echo the server's work (indexing the memex) as it goes; the latest is
+  -- also require('passepartout').status(), for a statusline.
+  progress = true,
 }
 
 local name = 'pp-lsp'
@@ -116,23 +145,159 @@ local function init_options()
   return opts
 end
 
+-- The names a pp-lsp client goes by: this plugin's, and nvim-lspconfig's
+-- (require('passepartout').lspconfig registered as `pp_lsp`).
+local names = { ['pp-lsp'] = true, pp_lsp = true }
+
+-- is_view tells the plugin's own buffers (context, answer, backlinks,
+-- plans) and every other buffer that is no file: pp-lsp never attaches
+-- to them.
+local function is_view(bufnr)
+  return vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= ''
+end
+
+-- follow_end keeps the windows of buf at its end while text is added:
+-- a window follows when its cursor was on the last line before.
+local function follow_end(buf, last_before)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      local row = vim.api.nvim_win_get_cursor(w)[1]
+      if row >= last_before or w ~= vim.api.nvim_get_current_win() then
+        vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(buf), 0 })
+      end
+    end
+  end
+end
+
+-- append adds lines to the end of a read-only view buffer; the first
+-- joins the last line when join is true.
+local function append(buf, lines, join)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  if join then
+    local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
+    lines[1] = last .. lines[1]
+    vim.api.nvim_buf_set_lines(buf, -2, -1, false, lines)
+  else
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, lines)
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  follow_end(buf, n)
+end
+
+-- The server's own work (indexing), by token: its title; and the latest
+-- line said about it (status()).
+local works = {}
+M.progress_line = nil
+
+local function show_progress(token, v)
+  if v.kind == 'begin' then
+    works[token] = v.title or 'working'
+  end
+  local title = works[token] or 'working'
+  local line = title
+  if v.message and v.message ~= '' then
+    line = line .. ': ' .. v.message
+  end
+  if v.percentage then
+    line = line .. string.format(' (%d%%)', v.percentage)
+  end
+  if v.kind == 'end' then
+    works[token] = nil
+    if not (v.message and v.message ~= '') then
+      line = title .. ': done'
+    end
+  end
+  M.progress_line = line
+  if M.config.progress then
+    vim.api.nvim_echo({ { 'pp-lsp: ' .. line } }, false, {})
+  end
+end
+
+-- status is the latest word of the server's work, for a statusline:
+--   set statusline+=%{v:lua.require'passepartout'.status()}
+function M.status()
+  return M.progress_line and ('pp-lsp: ' .. M.progress_line) or ''
+end
+
 -- $/progress: an answer being streamed goes into its buffer; anything
--- else goes to Neovim's own handler (the indexing of the memex).
+-- else (the indexing of the memex) to Neovim's own handler, and echoed.
 local function progress_handler(err, result, ctx, config)
   local s = result and streams[result.token]
   if s then
     local v = result.value or {}
-    if v.kind == 'report' and type(v.message) == 'string' and vim.api.nvim_buf_is_valid(s.buf) then
-      local lines = vim.api.nvim_buf_get_lines(s.buf, -2, -1, false)
-      local parts = vim.split(v.message, '\n', { plain = true })
-      parts[1] = (lines[1] or '') .. parts[1]
-      vim.api.nvim_buf_set_option(s.buf, 'modifiable', true)
-      vim.api.nvim_buf_set_lines(s.buf, -2, -1, false, parts)
-      vim.api.nvim_buf_set_option(s.buf, 'modifiable', false)
+    if v.kind == 'end' and s.ended then -- cancelled: its last word
+      streams[result.token] = nil
+    elseif v.kind == 'report' and type(v.message) == 'string' and not s.ended then
+      append(s.buf, vim.split(v.message, '\n', { plain = true }), true)
     end
     return
   end
-  return vim.lsp.handlers['$/progress'](err, result, ctx, config)
+  local ret = vim.lsp.handlers['$/progress'](err, result, ctx, config)
+  if result and type(result.value) == 'table' then
+    show_progress(result.token, result.value)
+  end
+  return ret
+end
+
+-- The keys a buffer gets, by name in config.keymaps.
+local key_actions = {
+  definition = { function() vim.lsp.buf.definition() end, 'follow the link' },
+  hover = { function() vim.lsp.buf.hover() end, 'what the link points at' },
+  references = { function() vim.lsp.buf.references() end, 'backlinks' },
+  rename = { function() vim.lsp.buf.rename() end, 'rename the ID everywhere' },
+  code_action = { function() vim.lsp.buf.code_action() end, 'code actions' },
+  context = { function() M.run(M.context) end, 'what the model would see' },
+  ask = {
+    function()
+      vim.ui.input({ prompt = 'Ask Passepartout: ' }, function(q)
+        if q and q:match('%S') then
+          M.run(M.ask, q)
+        end
+      end)
+    end,
+    'ask a question',
+  },
+  backlinks = { function() M.run(M.backlinks) end, 'the backlinks split' },
+}
+
+-- set_keymaps gives bufnr the keys of config.keymaps.
+local function set_keymaps(bufnr)
+  local keys = M.config.keymaps
+  if type(keys) ~= 'table' then
+    return
+  end
+  for action, lhs in pairs(keys) do
+    local a = key_actions[action]
+    if a and type(lhs) == 'string' and lhs ~= '' then
+      vim.keymap.set('n', lhs, a[1], { buffer = bufnr, desc = 'pp-lsp ' .. action .. ': ' .. a[2], silent = true })
+    end
+  end
+end
+
+-- on_attach is what the plugin does for a buffer pp-lsp attaches to:
+-- completion through 'omnifunc' (<C-x><C-o>), the keys, the code lenses.
+-- Call it from your own on_attach when you start pp-lsp through
+-- nvim-lspconfig.
+function M.on_attach(client, bufnr)
+  vim.api.nvim_buf_set_option(bufnr, 'omnifunc', "v:lua.require'passepartout'.omnifunc")
+  -- No [Scratch] [Preview] window left open after a completion.
+  vim.api.nvim_create_autocmd('CompleteDone', {
+    group = vim.api.nvim_create_augroup('passepartout_complete_' .. bufnr, { clear = true }),
+    buffer = bufnr,
+    callback = function()
+      if vim.fn.pumvisible() == 0 then
+        vim.cmd('silent! pclose')
+      end
+    end,
+  })
+  set_keymaps(bufnr)
+  if M.config.codelens then
+    M.enable_codelens(bufnr)
+  end
 end
 
 -- reload serves passepartout/reload: the server wrote the file while its
@@ -173,9 +338,7 @@ local function client_config(root)
       end
     end,
     on_attach = function(client, bufnr)
-      if M.config.codelens then
-        M.enable_codelens(bufnr)
-      end
+      M.on_attach(client, bufnr)
       if M.config.on_attach then
         M.config.on_attach(client, bufnr)
       end
@@ -191,11 +354,12 @@ local function client_config(root)
   }
 end
 
--- attach starts (or reuses) the server for the buffer's memex.
+-- attach starts (or reuses) the server for the buffer's memex; the
+-- plugin's own buffers and other buffers that are no file are left alone.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local fname = vim.api.nvim_buf_get_name(bufnr)
-  if fname == '' then
+  if fname == '' or is_view(bufnr) then
     return
   end
   local root = root_for(fname)
@@ -215,29 +379,83 @@ function M.attach(bufnr)
   return id
 end
 
--- client returns the pp-lsp client of the buffer.
+local function all_clients()
+  local list = {}
+  local every = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, c in ipairs(every) do
+    if names[c.name] and not c.is_stopped() then
+      table.insert(list, c)
+    end
+  end
+  return list
+end
+
+-- client returns the pp-lsp client for the buffer: the one attached to
+-- it; for the plugin's own buffers, the one they were made by; else the
+-- one whose memex holds the buffer's file, else the only one running.
 function M.client(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr, name = name })[1]
-  end
+  local every = all_clients()
   for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
-    if c.name == name then
+    if names[c.name] then
       return c
     end
+  end
+  local ok, id = pcall(vim.api.nvim_buf_get_var, bufnr, 'passepartout_client')
+  if ok then
+    local c = vim.lsp.get_client_by_id(id)
+    if c and not c.is_stopped() then
+      return c
+    end
+  end
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  if fname ~= '' and not is_view(bufnr) then
+    local dir = vim.fn.fnamemodify(fname, ':p:h')
+    for _, c in ipairs(every) do
+      local root = c.config.root_dir
+      if root and (dir == root or dir:sub(1, #root + 1) == root .. '/') then
+        return c
+      end
+    end
+  end
+  if #every == 1 then
+    return every[1]
   end
 end
 
 local function need_client()
   local c = M.client(0)
   if not c then
-    error('pp-lsp: no pp-lsp server for this buffer (is its filetype org?)', 0)
+    if #all_clients() > 1 then
+      error('pp-lsp: several memexes are open: run this from an Org file of the one you mean', 0)
+    end
+    error('pp-lsp: no pp-lsp server is running: open an Org file of your memex first', 0)
   end
   return c
 end
 
--- place is the cursor as {uri, position} (UTF-16 columns).
+-- run calls fn(...) and says its error, if any, through vim.notify: a
+-- command ends in one message, never a traceback.
+function M.run(fn, ...)
+  local res = { pcall(fn, ...) }
+  if not res[1] then
+    local msg = tostring(res[2]):gsub('^pp%-lsp: ', '')
+    notify(msg, vim.log.levels.ERROR)
+    return nil
+  end
+  return unpack(res, 2)
+end
+
+-- place is the cursor as {uri, position} (UTF-16 columns); in one of the
+-- plugin's buffers, the place it was made from.
 local function place()
+  local ok, from = pcall(vim.api.nvim_buf_get_var, 0, 'passepartout_place')
+  if ok and type(from) == 'table' then
+    return vim.deepcopy(from)
+  end
+  if is_view(0) then
+    return vim.empty_dict()
+  end
   local p = vim.lsp.util.make_position_params(0, 'utf-16')
   return { uri = p.textDocument.uri, position = p.position }
 end
@@ -246,7 +464,7 @@ end
 -- result (raises the server's error).
 local function command(cmd, args, timeout)
   local c = need_client()
-  local res = c.request_sync('workspace/executeCommand', { command = cmd, arguments = { args } }, timeout or 30000, 0)
+  local res = c.request_sync('workspace/executeCommand', { command = cmd, arguments = { args } }, timeout or 30000, vim.api.nvim_get_current_buf())
   if not res then
     error('pp-lsp: ' .. cmd .. ' timed out', 0)
   end
@@ -256,26 +474,61 @@ local function command(cmd, args, timeout)
   return res.result
 end
 
-local function scratch(title, lines, filetype)
-  local buf = vim.fn.bufnr(title)
+-- view_buffer is the plugin's buffer of the name, made when missing: no
+-- file (pp-lsp never attaches to it), hidden when its window closes, q
+-- closes it; it remembers the client and the place it was made from.
+local function view_buffer(title, filetype, from)
+  local buf = vim.fn.bufnr('^' .. vim.fn.escape(title, '[]*?\\') .. '$')
   if buf == -1 then
     buf = vim.api.nvim_create_buf(true, true)
     vim.api.nvim_buf_set_name(buf, title)
+    vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
+    vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
+    vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+    vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+    vim.keymap.set('n', 'q', '<cmd>close<CR>', { buffer = buf, silent = true, desc = 'close' })
   end
-  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', filetype or 'org')
-  if vim.fn.bufwinnr(buf) == -1 then
-    vim.cmd('split')
-    vim.api.nvim_win_set_buf(0, buf)
+  if from then
+    if from.client then
+      vim.api.nvim_buf_set_var(buf, 'passepartout_client', from.client)
+    end
+    if from.place then
+      vim.api.nvim_buf_set_var(buf, 'passepartout_place', from.place)
+    end
+  end
+  if vim.api.nvim_buf_get_option(buf, 'filetype') ~= filetype then
+    vim.api.nvim_buf_set_option(buf, 'filetype', filetype)
   end
   return buf
 end
 
--- context shows what the model would see from the cursor, and returns the
--- server's answer (DESIGN §5's JSON as a table).
+local function show(buf)
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd('split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+end
+
+local function scratch(title, lines, filetype, from)
+  local buf = view_buffer(title, filetype or 'org', from)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  show(buf)
+  return buf
+end
+
+-- from is what a view made from the cursor remembers: the client and the
+-- place.
+local function from_here(c, args)
+  return { client = c.id, place = args.uri and { uri = args.uri, position = args.position } or nil }
+end
+
+-- context shows what the model would see from the cursor, the cursor on
+-- the foveal node, and returns the server's answer (DESIGN §5's JSON as a
+-- table).
 function M.context(budget)
+  local c = need_client()
   local args = place()
   if budget then
     args.budget = budget
@@ -286,12 +539,97 @@ function M.context(budget)
     view.tokens, view.budget, view.full_tokens, n.full or 0, n.outline or 0, n.title_only or 0, n.folded or 0, n.private or 0)
   local lines = vim.split(view.text or '', '\n', { plain = true })
   table.insert(lines, 1, head)
-  scratch('Passepartout context', lines, 'org')
+  local buf = scratch('Passepartout context', lines, 'org', from_here(c, args))
+  -- The foveal node is the headline whose drawer says :FOVEAL: t.
+  local row = 1
+  for i, l in ipairs(lines) do
+    if l:match('^%s*:FOVEAL:%s+t%s*$') then
+      for j = i, 1, -1 do
+        if lines[j]:match('^%*+%s') then
+          row = j
+          break
+        end
+      end
+      break
+    end
+  end
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      vim.api.nvim_win_set_cursor(w, { row, 0 })
+      vim.api.nvim_win_call(w, function() vim.cmd('normal! zt') end)
+    end
+  end
   return view
 end
 
+-- figures is what an answer cost in tokens and the conversation it went
+-- into, in one line (nil when it names neither); the note under it names
+-- the model.
+local function figures(result)
+  if not result.model and not result.chat then
+    return nil
+  end
+  local parts = {}
+  if result.model then
+    local u = result.usage or {}
+    table.insert(parts, string.format('%d tokens in, %d out%s', u.prompt or 0, u.completion or 0,
+      u.estimated and ' (estimated)' or ''))
+  end
+  if result.chat then
+    table.insert(parts, 'chat: ' .. vim.fn.fnamemodify(vim.uri_to_fname(result.chat), ':~'))
+  end
+  return '— ' .. table.concat(parts, '; ')
+end
+
+-- outcome_words says how a question ended, from passepartout.ask's result.
+local function outcome_words(r)
+  local summary = (r.summary and r.summary ~= '') and (': ' .. r.summary) or ''
+  if r.outcome == 'answered' then
+    return 'Answered.'
+  elseif r.outcome == 'filed' then
+    return r.planUri and 'Plan filed — <CR> to open it' or ('Plan filed in flightplans.org: ' .. (r.planId or ''))
+  elseif r.outcome == 'ran' then
+    return 'Ran ' .. (r.tool or 'a tool') .. summary .. '.'
+  elseif r.outcome == 'denied' then
+    return string.format('Refused: %s was denied by the %s gate%s.', r.tool or 'the action', r.gate or '?',
+      (r.reason and r.reason ~= '') and (' (' .. r.reason .. ')') or '')
+  elseif r.outcome == 'cancelled' then
+    return '[cancelled]'
+  end
+  return (r.outcome or 'ended'):gsub('^%l', string.upper) .. summary .. '.'
+end
+
+-- The filed plans an answer buffer names, by line: {uri, id}; <CR> there
+-- opens flightplans.org on the plan.
+local plan_links = {}
+
+local function open_plan_at_cursor()
+  local p = (plan_links[vim.api.nvim_get_current_buf()] or {})[vim.fn.line('.')]
+  if not p then
+    return false
+  end
+  vim.cmd('wincmd p')
+  vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(p.uri)))
+  local line = vim.fn.search('^\\s*:ID:\\s\\+' .. vim.fn.escape(p.id, '\\/.*$^~[]') .. '\\s*$', 'w')
+  if line > 0 then
+    vim.fn.search('^\\*\\+\\s', 'bW')
+  end
+  return true
+end
+
+-- note ends an answer in its buffer with one line saying how it ended.
+local function end_note(s, text)
+  if s.ended then
+    return
+  end
+  s.ended = true
+  append(s.buf, { '', text })
+end
+
 -- ask sends a question from the cursor; the answer streams into the
--- Passepartout buffer. It returns the progress token.
+-- Passepartout buffer, whose windows follow it. Asked from a chat file
+-- (under chats/), it continues that conversation; otherwise it starts one.
+-- It returns the progress token.
 function M.ask(question)
   local c = need_client()
   counter = counter + 1
@@ -299,56 +637,79 @@ function M.ask(question)
   local args = place()
   args.text = question
   local src = vim.api.nvim_get_current_buf()
-  local buf = vim.fn.bufnr('Passepartout')
-  if buf == -1 then
-    buf = vim.api.nvim_create_buf(true, true)
-    vim.api.nvim_buf_set_name(buf, 'Passepartout')
-    vim.api.nvim_buf_set_option(buf, 'filetype', 'org')
-  end
+  local buf = view_buffer('Passepartout', 'org', from_here(c, args))
+  vim.keymap.set('n', '<CR>', function()
+    if not open_plan_at_cursor() then
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'n', false)
+    end
+  end, { buffer = buf, silent = true, desc = 'open the plan named here' })
+  local first = vim.api.nvim_buf_line_count(buf) == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '* ' .. question, '' })
+  vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false,
+    first and { '* ' .. question, '' } or { '', '* ' .. question, '' })
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  streams[token] = { buf = buf }
+  local s = { buf = buf, client = c.id }
+  streams[token] = s
   M.last_token, M.last_result = token, nil
   c.request('workspace/executeCommand', { command = 'passepartout.ask', arguments = { args }, workDoneToken = token },
     function(err, result)
       streams[token] = nil
-      local note
+      if s.ended then -- cancelled: said already
+        return
+      end
       if err then
-        note = '[' .. (err.message or 'failed') .. ']'
         M.last_result = { outcome = 'error', error = err.message }
-      else
-        M.last_result = result
-        note = '[' .. result.outcome
-        if result.tool then
-          note = note .. ': ' .. result.tool .. ', ' .. (result.verdict or '') .. ' by ' .. (result.gate or '')
-        end
-        if result.planId then
-          note = note .. '; Flight Plan ' .. result.planId .. ' waits for your approval'
-          notify('a Flight Plan waits for your approval in flightplans.org')
-        end
-        note = note .. ']'
+        end_note(s, 'Failed: ' .. (err.message or 'no reason given'))
+        return
       end
-      if vim.api.nvim_buf_is_valid(buf) then
-        vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-        vim.api.nvim_buf_set_lines(buf, -1, -1, false, { note })
-        vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+      M.last_result = result
+      local line = figures(result)
+      if line then
+        append(buf, { '', line })
       end
+      local note, model = outcome_words(result), result.model
+      if model and model ~= '' then
+        if result.outcome == 'answered' then
+          note = 'Answered by ' .. model .. '.'
+        else
+          note = note .. ' (' .. model .. ')'
+        end
+      end
+      if result.planId then
+        notify('a Flight Plan waits for your approval in flightplans.org')
+        if result.planUri then
+          s.plan_line = vim.api.nvim_buf_line_count(buf) + 2
+          plan_links[buf] = plan_links[buf] or {}
+          plan_links[buf][s.plan_line] = { uri = result.planUri, id = result.planId }
+        end
+      end
+      end_note(s, note)
     end, src)
   if vim.fn.bufwinnr(buf) == -1 then
     vim.cmd('split')
     vim.api.nvim_win_set_buf(0, buf)
     vim.cmd('wincmd p')
   end
+  follow_end(buf, 0)
   return token
 end
 
--- cancel stops the latest question.
+-- cancel stops the latest question, and says so in its buffer (Neovim
+-- 0.7 drops the server's RequestCancelled answer).
 function M.cancel()
-  local c = M.client(0)
-  if c and M.last_token then
-    c.notify('window/workDoneProgress/cancel', { token = M.last_token })
+  local token = M.last_token
+  local s = token and streams[token]
+  if not s then
+    notify('no question is being answered')
+    return false
   end
+  local c = vim.lsp.get_client_by_id(s.client) or M.client(0)
+  if c then
+    c.notify('window/workDoneProgress/cancel', { token = token })
+  end
+  M.last_result = { outcome = 'cancelled' }
+  end_note(s, '[cancelled]')
+  return true
 end
 
 local function decide(cmd, id)
@@ -511,6 +872,49 @@ function M.plans()
     vim.api.nvim_win_set_buf(0, buf)
   end
   return plans
+end
+
+-- skills lists the skills: in the order they apply, then those not used.
+function M.skills()
+  local skills = command('passepartout.skills', vim.empty_dict())
+  local lines = {}
+  for _, k in ipairs(skills) do
+    local where = k.builtin and 'built in' or string.format('%s:%d', k.file, k.line)
+    table.insert(lines, string.format('%-5s %4d  %s  (%s; trigger %s)', k.state, k.priority, k.title, where, k.trigger))
+    if k.problem ~= '' then
+      table.insert(lines, '      ' .. k.problem)
+    end
+  end
+  if #lines == 0 then
+    lines = { 'No skills: tag a headline :skill: to write one.' }
+  end
+  scratch('Passepartout skills', lines, 'text')
+  return skills
+end
+
+-- run_skill runs the skill (title or ID) now; its writes wait as plans.
+function M.run_skill(name)
+  local res = command('passepartout.runSkill', { name = name })
+  notify(res.skill .. ': ' .. res.summary)
+  return res
+end
+
+-- chats lists the conversations, the latest asked first, in the quickfix
+-- list (:cc N visits one; asking from it continues it), and returns them.
+function M.chats()
+  local chats = command('passepartout.chats', vim.empty_dict())
+  local items = {}
+  for _, c in ipairs(chats) do
+    table.insert(items, { filename = vim.uri_to_fname(c.uri), lnum = 1,
+      text = string.format('%s (%d turns, %s%s)', c.title, c.turns, c.last or 'none', c.private and ', private' or '') })
+  end
+  vim.fn.setqflist({}, ' ', { title = 'Passepartout chats', items = items })
+  if #items == 0 then
+    notify('no conversations yet; :PassepartoutAsk starts one')
+  else
+    vim.cmd('copen')
+  end
+  return chats
 end
 
 -- add_id gives the headline at the cursor an :ID: and returns it.
@@ -717,7 +1121,7 @@ function M.rename_file(new)
     error('pp-lsp: ' .. new .. ' exists already', 0)
   end
   local params = { files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } } }
-  local res = c.request_sync('workspace/willRenameFiles', params, 10000, 0)
+  local res = c.request_sync('workspace/willRenameFiles', params, 10000, vim.api.nvim_get_current_buf())
   if res and res.err then
     error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
   end
@@ -762,14 +1166,120 @@ function M.configure(settings)
   end
 end
 
+-- Completion through 'omnifunc' (set when pp-lsp attaches; <C-x><C-o>).
+--
+-- Neovim 0.7's vim.lsp.omnifunc keeps only the items whose inserted text
+-- starts with the word before the cursor, so after "[[id:Headline scan"
+-- it drops every item (each inserts an ID). This one asks the server,
+-- starts the completion where the items' edits start (the typed title),
+-- and keeps what the server's fuzzy match chose.
+
+local omni = { items = {}, start = 0 }
+
+local kinds = vim.lsp.protocol.CompletionItemKind
+
+function M.omnifunc(findstart, base)
+  if findstart == 1 then
+    omni.items = {}
+    local line = vim.api.nvim_get_current_line()
+    local col = vim.api.nvim_win_get_cursor(0)[2]
+    omni.start = vim.fn.match(line:sub(1, col), '\\k*$')
+    local c = M.client(0)
+    if not c then
+      return -3
+    end
+    local params = vim.lsp.util.make_position_params(0, 'utf-16')
+    local res = c.request_sync('textDocument/completion', params, 5000, vim.api.nvim_get_current_buf())
+    local result = res and not res.err and res.result
+    if not result then
+      return -3
+    end
+    omni.items = result.items or result
+    omni.line, omni.text = params.position.line, line
+    local start
+    for _, it in ipairs(omni.items) do
+      local r = it.textEdit and it.textEdit.range
+      if r and r.start.line == params.position.line then
+        local b = vim.str_byteindex(line, r.start.character, true)
+        start = start and math.min(start, b) or b
+      end
+    end
+    omni.start = math.min(start or omni.start, col)
+    return omni.start
+  end
+  local words = {}
+  for _, it in ipairs(omni.items) do
+    local te = it.textEdit
+    local word = te and te.newText or it.insertText or it.label
+    if te and te.range and te.range.start.line == omni.line then
+      -- An edit starting after the completion's start keeps the text
+      -- between the two.
+      local b = vim.str_byteindex(omni.text, te.range.start.character, true)
+      word = omni.text:sub(omni.start + 1, b) .. word
+    end
+    table.insert(words, {
+      word = word,
+      abbr = it.label,
+      menu = it.detail or '',
+      kind = kinds[it.kind] or '',
+      icase = 1,
+      dup = 1,
+      empty = 1,
+    })
+  end
+  return { words = words, refresh = 'always' }
+end
+
+-- An nvim-lspconfig server configuration of pp-lsp, for those who start
+-- their servers through it:
+--
+--   require('lspconfig.configs').pp_lsp = require('passepartout').lspconfig
+--   require('lspconfig').pp_lsp.setup({ init_options = { roots = { '~/org' } } })
+--
+-- The plugin's commands, keys and completion then work with that client
+-- (its default on_attach is the plugin's; call
+-- require('passepartout').on_attach(client, bufnr) from your own).
+M.lspconfig = {
+  default_config = {
+    cmd = { 'pp-lsp', '--stdio' },
+    filetypes = { 'org' },
+    root_dir = function(fname)
+      return root_for(fname)
+    end,
+    single_file_support = true,
+    init_options = vim.empty_dict(),
+    settings = { passepartout = vim.empty_dict() },
+    handlers = { ['$/progress'] = progress_handler },
+    -- (nvim-lspconfig attaches to no buffer whose buftype is nofile: the
+    -- plugin's views are safe.)
+    on_attach = function(client, bufnr)
+      M.on_attach(client, bufnr)
+    end,
+  },
+  docs = {
+    description = [[
+pp-lsp, Passepartout for Org: the outline, links followed across the memex,
+backlinks, [[id: completion by title, diagnostics, renaming an ID everywhere,
+code actions, and a gated agent (:PassepartoutAsk). See :help passepartout.]],
+    default_config = { root_dir = [[the configured root holding the file, else the nearest .git folder, else the file's folder]] },
+  },
+}
+
+-- Every command says its errors through vim.notify (M.run): one message,
+-- never a traceback.
 local function user_commands()
-  local cmd = vim.api.nvim_create_user_command
+  local cmd = function(cname, fn, opts)
+    vim.api.nvim_create_user_command(cname, function(o) M.run(fn, o) end, opts)
+  end
   cmd('PassepartoutContext', function(o) M.context(tonumber(o.args)) end, { nargs = '?' })
   cmd('PassepartoutAsk', function(o) M.ask(o.args) end, { nargs = '+' })
   cmd('PassepartoutCancel', function() M.cancel() end, {})
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
+  cmd('PassepartoutChats', function() M.chats() end, {})
+  cmd('PassepartoutSkills', function() M.skills() end, {})
+  cmd('PassepartoutRunSkill', function(o) M.run_skill(o.args) end, { nargs = 1 })
   cmd('PassepartoutAddId', function() M.add_id() end, {})
   cmd('PassepartoutInsertAnswer', function() M.insert_answer() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})

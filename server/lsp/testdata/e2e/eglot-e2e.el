@@ -61,14 +61,25 @@
   (let ((server (e2e-visit "projects/pp-lsp.org")))
     (e2e-say "SERVER %s" (plist-get (eglot--server-info server) :name))
 
-    ;; The outline, as imenu sees it through eglot.
-    (let ((index (funcall imenu-create-index-function)))
-      (cl-labels ((walk (items)
+    ;; The outline, as imenu sees it in a buffer eglot manages: Org's
+    ;; own, the same titles as in a plain Org buffer of the file.
+    (cl-labels ((titles (items)
+                  (let (out)
                     (dolist (it items)
-                      (if (imenu--subalist-p it)
-                          (walk (cdr it))
-                        (e2e-say "OUTLINE %s" (car it))))))
-        (walk index)))
+                      (push (car it) out)
+                      (when (imenu--subalist-p it)
+                        (setq out (append (reverse (titles (cdr it))) out))))
+                    (nreverse (delete-dups out)))))
+      (let ((managed (titles (funcall imenu-create-index-function)))
+            (org (let ((file buffer-file-name))
+                   (with-temp-buffer
+                     (insert-file-contents file)
+                     (org-mode)
+                     (titles (org-imenu-get-tree))))))
+        (dolist (title managed) (e2e-say "OUTLINE %s" title))
+        (e2e-say "IMENU equals Org's own: %s" (e2e-bool (and org (equal managed org))))
+        (unless (equal managed org) (e2e-say "IMENU org's: %S" org))
+        (e2e-say "IMENU eglot stays out: %s" (e2e-bool (memq 'imenu eglot-stay-out-of)))))
 
     ;; Jump to an id link's target.
     (goto-char (point-min))
@@ -165,14 +176,43 @@
                (e2e-bool (<= (plist-get view :tokens) (plist-get view :budget))))
       (with-current-buffer "*Passepartout context*"
         (e2e-say "CONTEXT buffer shows the node: %s"
-                 (e2e-bool (string-match-p "Gate every proposal" (buffer-string))))))
+                 (e2e-bool (string-match-p "Gate every proposal" (buffer-string))))
+        (e2e-say "CONTEXT point on the node: %s"
+                 (e2e-bool (and (equal (org-get-heading t t t t) "Gate every proposal")
+                                (= (window-point (get-buffer-window (current-buffer))) (point)))))))
 
     ;; A question answered by the replay model, the answer streamed.
     (pp-lsp-ask "What is left to do here?")
     (e2e-wait "the answer" (lambda () pp-lsp--last-result))
     (e2e-say "ASK %s" (plist-get pp-lsp--last-result :outcome))
     (with-current-buffer "*Passepartout*"
-      (e2e-say "STREAMED %s" (e2e-bool (string-match-p "Two things are open" (buffer-string)))))
+      (e2e-say "STREAMED %s" (e2e-bool (string-match-p "Two things are open" (buffer-string))))
+      (e2e-say "ANSWER mode %s org-derived: %s" major-mode (e2e-bool (derived-mode-p 'org-mode)))
+      (e2e-say "ANSWER keys %s %s %s" (key-binding (kbd "q")) (key-binding (kbd "C-c C-k")) (key-binding (kbd "C-c C-c")))
+      (e2e-say "ANSWER says answered by the model: %s"
+               (e2e-bool (string-match-p "validator\\.\n\nAnswered by replay:.*demo-replay\\.jsonl\\.\n\\'" (buffer-string))))
+      (e2e-say "ANSWER window at its end: %s" (e2e-bool (= (window-point (get-buffer-window (current-buffer))) (point-max)))))
+    (e2e-say "ANSWER eglot manages it: %s" (e2e-bool (buffer-local-value 'eglot--managed-mode (get-buffer "*Passepartout*"))))
+    (e2e-say "SERVERS %d" (length (apply #'append (hash-table-values eglot--servers-by-project))))
+
+    ;; A follow-up from the answer buffer (C-c C-c), asked from the
+    ;; same place; then a question cancelled (C-c C-k): the answer says so
+    ;; and eglot's mode line shows no error once the server has replied.
+    (setq pp-lsp--last-result nil)
+    ;; (The answer went into the node as an edit; batch Emacs runs no idle
+    ;; timer, so eglot's didChange is sent here.)
+    (with-current-buffer (find-buffer-visiting (expand-file-name "projects/pp-lsp.org" e2e-memex))
+      (eglot--signal-textDocument/didChange))
+    (with-current-buffer "*Passepartout*"
+      (funcall (key-binding (kbd "C-c C-c")) "What is left to do here?"))
+    (e2e-wait "the follow-up" (lambda () pp-lsp--last-result))
+    (e2e-say "FOLLOW-UP %s" (plist-get pp-lsp--last-result :outcome))
+    (with-current-buffer "*Passepartout*"
+      (pp-lsp-follow-up "What is left to do here?")
+      (call-interactively (key-binding (kbd "C-c C-k")))
+      (e2e-wait "the server's reply" (lambda () (zerop (hash-table-count (jsonrpc--request-continuations server)))))
+      (e2e-say "CANCEL mark %s" (e2e-bool (string-suffix-p "\n\nCancelled.\n" (buffer-string))))
+      (e2e-say "CANCEL eglot error: %s" (jsonrpc-last-error server)))
 
     ;; A request the gates file as a Flight Plan; approved from Emacs.
     (setq pp-lsp--last-result nil)
@@ -182,12 +222,35 @@
     (e2e-wait "the plan" (lambda () pp-lsp--last-result) 60)
     (let ((plan (plist-get pp-lsp--last-result :planId)))
       (e2e-say "PLANNED %s %s" (plist-get pp-lsp--last-result :outcome) (e2e-bool plan))
+      (with-current-buffer "*Passepartout*"
+        (goto-char (point-max))
+        (e2e-say "ANSWER says %s" (if (re-search-backward "^Plan filed — RET to open it$" nil t) (match-string 0) "nothing"))
+        (push-button (point)))
+      (with-current-buffer (window-buffer (selected-window))
+        (e2e-say "PLAN OPENED %s on its plan: %s" (file-name-nondirectory buffer-file-name)
+                 (e2e-bool (equal (org-entry-get nil "ID") plan)))
+        (kill-buffer))
       (let ((run (pp-lsp-approve plan)))
         (e2e-say "APPROVED %s" (plist-get run :state))))
     (e2e-say "RAN %s" (e2e-bool (file-exists-p (expand-file-name "notes/archive/inbox-2026-11-21.org" e2e-memex))))
     (with-temp-buffer
       (insert-file-contents (expand-file-name "flightplans.org" e2e-memex))
       (e2e-say "PLANS FILE says DONE: %s" (e2e-bool (string-match-p "^\\* DONE " (buffer-string)))))
+
+    ;; The journal has entries now (the proposals above); completion never
+    ;; offers them.
+    (e2e-visit "inbox.org")
+    (goto-char (point-max))
+    (insert "\nx [[id:proposal shell")
+    (let* ((capf (eglot-completion-at-point))
+           (cands (all-completions "" (nth 2 capf))))
+      (e2e-say "JOURNAL written: %s offered: %d"
+               (e2e-bool (file-exists-p (expand-file-name "journal.org" e2e-memex)))
+               (cl-count-if (lambda (c) (string-match-p "\\`\\[[0-9]" c)) cands)))
+    (set-buffer-modified-p nil)
+    ;; The skills, in the order they apply, and the Gardener run now.
+    (e2e-say "SKILLS %s" (mapconcat (lambda (k) (plist-get k :title)) (pp-lsp-skills) ", "))
+    (e2e-say "RAN SKILL %s" (plist-get (pp-lsp-run-skill "Gardener") :status))
 
     ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
     ;; process right after exit, so the status is read here instead.)

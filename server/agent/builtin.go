@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/memory/orgfeat"
+	"pp-lsp/server/internal/orgtext"
+	"pp-lsp/server/skills"
+)
+
+// needsModel reports whether running k asks a model: every skill but the
+// Gardener.
+func needsModel(k *skills.Skill) bool { return !k.Is(skills.Gardener) }
+
+// dailyNote is today's daily note (relative to the first root, and its
+// text as it is now, or the text a new one starts with).
+func (a *Agent) dailyNote(day time.Time) (rel, text string, err error) {
+	path := orgfeat.DailyPath(a.roots[0], day)
+	cur, err := a.files.Read(path)
+	if err != nil {
+		return "", "", err
+	}
+	text = string(cur.Text)
+	if !cur.Exists {
+		text = orgfeat.NoteText("", day.Format(time.DateOnly), uuid.NewString(), day)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	rel, _ = filepath.Rel(a.roots[0], path)
+	return filepath.ToSlash(rel), text, nil
+}
+
+// runGardener is the Gardener: no model. Its report, as a section
+// appended to today's daily note, is proposed as a file_write and gated as
+// a background action (so filed as a Flight Plan), journalled like a
+// model's proposal.
+func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([]Pass, error) {
+	p := Pass{Sensor: SensorSchedule, Skills: []string{k.Title}}
+	snap := a.memex.Snapshot()
+	now := a.now()
+	g := skills.Tend(snap, now, func(path string) (time.Time, bool) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return time.Time{}, false
+		}
+		return fi.ModTime(), true
+	})
+	rel, text, err := a.dailyNote(now)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		return []Pass{p}, nil
+	}
+	action := gates.NewAction(gates.ToolFileWrite,
+		fmt.Sprintf("The Gardener's report for %s: %d findings, %d orphans, %d stale TODOs.", now.Format(time.DateOnly), len(g.Findings), len(g.Orphans), len(g.Stale)),
+		map[string]string{"path": rel, "content": text + g.Org(a.roots[0], now)})
+	env, err := a.env(ctx, snap, backgroundNarrowing)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		return []Pass{p}, nil
+	}
+	defer env.Close()
+	v := a.stack.Check(ctx, action, env)
+	t := Try{N: 1, Proposal: string(action.CanonicalJSON()), Action: &action, Verdict: v}
+	p.Tries, p.Verdict, p.Provider = []Try{t}, v, "gardener"
+	if err := a.journalProposal(ctx, sig, t, proposal{action: action}, p.Skills); err != nil {
+		p.Status, p.Err = StatusFailed, fmt.Errorf("nothing was done: %w", err)
+		return []Pass{p}, nil
+	}
+	if v.Verdict == gates.VerdictDeny {
+		p.Status = StatusDenied
+		return []Pass{p}, nil
+	}
+	// A background write always asks (backgroundNarrowing): the report
+	// waits for the user as a Flight Plan.
+	p.Action = &action
+	id, err := a.file(ctx, sig, action, v)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		return []Pass{p}, nil
+	}
+	p.Status, p.PlanID = StatusFiled, id
+	return []Pass{p}, nil
+}
+
+// maxScribeMaterial bounds what the Scribe hands the model.
+const maxScribeMaterial = 24 << 10
+
+// scribeText is the Scribe's question: the daily note to append to, and
+// yesterday's conversations (the chat files of that day, their public
+// nodes) and journal entries (their headlines), through the vault's
+// redaction.
+func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
+	now := a.now()
+	yesterday := now.AddDate(0, 0, -1).Format(time.DateOnly)
+	rel, _, err := a.dailyNote(now)
+	if err != nil {
+		return "", err
+	}
+	var chats strings.Builder
+	for file := range snap.Files() {
+		base := filepath.Base(file.Path())
+		if file.Private() || !a.chats.InDir(file.Path()) || !strings.HasPrefix(base, yesterday) {
+			continue
+		}
+		fmt.Fprintf(&chats, "** %s (%s)\n", orgtext.Title(file.Title(), 200), file.RelPath())
+		for n := range file.Descendants() {
+			if n.Private() {
+				continue
+			}
+			h := n.OrgHeadline()
+			src := n.Org().Src
+			body := strings.TrimSpace(string(src[h.Section.Start:h.Section.End]))
+			fmt.Fprintf(&chats, "*** %s\n%s\n", orgtext.Title(n.Title(), 200), orgtext.Paragraph(body))
+		}
+	}
+	var entries strings.Builder
+	if b, err := os.ReadFile(a.journal.Path()); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "* ["+yesterday) {
+				entries.WriteString("- " + strings.TrimPrefix(l, "* ") + "\n")
+			}
+		}
+	}
+	material := fmt.Sprintf("YESTERDAY'S CONVERSATIONS (%s):\n%s\nYESTERDAY'S JOURNAL ENTRIES:\n%s", yesterday, orNone(chats.String()), orNone(entries.String()))
+	material = orgtext.Cut(a.redact(material), maxScribeMaterial)
+	return fmt.Sprintf("Run your skill %q now: distil yesterday into a summary for the daily note %s.\n\n%s", skills.Scribe, rel, material), nil
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(none)\n"
+	}
+	return s
+}

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+	"pp-lsp/providers/providertest"
+)
+
+var gardenFiles = map[string]string{
+	"a.org":       "* A\n:PROPERTIES:\n:ID: dup\n:END:\nSee [[id:nowhere]] and [[file:gone.org][gone]] and [[file:b.org][b]].\n",
+	"b.org":       "* B\n:PROPERTIES:\n:ID: dup\n:END:\nBack to [[file:a.org][a]].\n",
+	"old.org":     "* TODO renew the passport\n* DONE old thing\n* TODO call the bank\n",
+	"private.org": "#+filetags: :private:\n* TODO secret errand\nSee [[id:hidden-target]].\n",
+}
+
+// TestGardenerReportsWhatIndexFinds: the Gardener needs no model; its
+// report lists exactly the memex's findings (what `pp-lsp index
+// --findings` prints), the orphans and the stale TODOs, names nothing
+// private, and waits as a Flight Plan appending to today's daily note.
+func TestGardenerReportsWhatIndexFinds(t *testing.T) {
+	fx := newFixture(t, gardenFiles, nil, func(o *Options) { o.Now = fixedNow })
+	old := fixedNow().Add(-100 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(fx.path("old.org"), old, old))
+
+	run, err := fx.agent.RunSkill(context.Background(), "gardener")
+	require.NoError(t, err)
+	require.NoError(t, run.Err)
+	require.Len(t, run.Passes, 1)
+	p := run.Passes[0]
+	require.Equal(t, StatusFiled, p.Status, "%+v", p)
+	require.NotNil(t, p.Action)
+	assert.Equal(t, gates.ToolFileWrite, p.Action.Tool)
+	assert.Equal(t, "daily/2026-11-26.org", p.Action.Arg("path"))
+	report := p.Action.Arg("content")
+
+	var want []string
+	for _, f := range fx.mx.Snapshot().Findings() {
+		if strings.HasSuffix(f.Path, "private.org") {
+			continue
+		}
+		rel, _ := filepath.Rel(fx.root, f.Path)
+		want = append(want, fmt.Sprintf("- [[file:%s::%d][%s:%d]] %s: %s", rel, f.Line+1, rel, f.Line+1, f.Code, f.Message))
+	}
+	require.NotEmpty(t, want)
+	var got []string
+	in := false
+	for _, l := range strings.Split(report, "\n") {
+		switch {
+		case strings.HasPrefix(l, "** Findings"):
+			in = true
+		case strings.HasPrefix(l, "** "):
+			in = false
+		case in:
+			got = append(got, l)
+		}
+	}
+	assert.Equal(t, want, got, "the report's findings are the index's")
+	assert.Contains(t, report, "** Findings (broken links, duplicate IDs): "+fmt.Sprint(len(want)))
+	assert.Contains(t, report, "old.org:1]] old", "old.org is an orphan")
+	assert.NotContains(t, report, "b.org:1]] b\n", "b.org is linked from a.org")
+	assert.Contains(t, report, "[[file:old.org::1][old.org:1]] TODO renew the passport")
+	assert.Contains(t, report, "[[file:old.org::3][old.org:3]] TODO call the bank")
+	assert.NotContains(t, report, "old thing")
+	assert.NotContains(t, report, "secret errand")
+	assert.NotContains(t, report, "hidden-target")
+	assert.True(t, strings.HasPrefix(report, ":PROPERTIES:\n:ID:"), "a new daily note starts as the daily command makes it")
+	assert.Contains(t, fx.read(t, "flightplans.org"), "daily/2026-11-26.org")
+	assert.NoFileExists(t, fx.path("daily/2026-11-26.org"), "nothing is written before the user approves")
+	assert.Equal(t, []string{"proposal", "plan"}, fx.verifyJournal(t))
+}
+
+// TestScribeDistilsYesterday: the Scribe hands the model yesterday's
+// conversations and journal entries (not today's, nothing private), and
+// its proposal waits as a Flight Plan.
+func TestScribeDistilsYesterday(t *testing.T) {
+	write := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
+		Args: `{"path":"daily/2026-11-26.org","content":"* Scribe summary\n- talked\n","explanation":"the Scribe's summary of yesterday"}`}}}
+	provider, srv := openAI(t, write)
+	fx := newFixture(t, map[string]string{
+		"chats/2026-11-25-taxes.org":  "#+title: When are taxes due?\n* When are taxes due?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nYESTERDAY-ANSWER: by the end of May.\n* Private turn :private:\nPRIVATE-TURN-TEXT\n",
+		"chats/2026-11-26-today.org":  "#+title: Today\n* Today's question\nTODAY-ANSWER\n",
+		"chats/2026-11-25-secret.org": "#+filetags: :private:\n* Secret chat\nSECRET-CHAT-TEXT\n",
+	}, provider, func(o *Options) { o.Now = fixedNow })
+	require.NoError(t, os.WriteFile(fx.path("journal.org"), []byte("* [2026-11-25 Wed 09:01] proposal shell: allow by permissions\n* [2026-11-26 Thu 08:00] proposal message: allow\n"), 0o644))
+
+	run, err := fx.agent.RunSkill(context.Background(), "Scribe")
+	require.NoError(t, err)
+	require.NoError(t, run.Err)
+	require.Len(t, run.Passes, 1)
+	assert.Equal(t, StatusFiled, run.Passes[0].Status, "the Scribe's write waits for approval")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	body := string(reqs[0].Body)
+	assert.Contains(t, body, "YESTERDAY-ANSWER")
+	assert.Contains(t, body, "proposal shell: allow by permissions")
+	assert.Contains(t, body, "You are the Scribe", "the built-in's mandate")
+	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow"} {
+		assert.NotContains(t, body, never)
+	}
+}

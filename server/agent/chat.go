@@ -1,0 +1,299 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory/foveal"
+	"pp-lsp/providers"
+	"pp-lsp/server/chat"
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/journal"
+	"pp-lsp/server/workspace"
+)
+
+// Usage is what a question cost in tokens: every model call of its passes,
+// as the providers reported it, or our counter's estimate where one
+// reported nothing (Estimated).
+type Usage struct {
+	Prompt     int  `json:"prompt"`
+	Completion int  `json:"completion"`
+	Estimated  bool `json:"estimated,omitempty"`
+}
+
+// String is "N in, M out" with "(estimated)" when it is.
+func (u Usage) String() string {
+	s := fmt.Sprintf("%d tokens in, %d out", u.Prompt, u.Completion)
+	if u.Estimated {
+		s += " (estimated)"
+	}
+	return s
+}
+
+// count adds one model call's usage to the pass: the provider's figures,
+// or, when it gave none, the estimate of what was sent and received.
+func (p *Pass) count(req providers.Request, resp providers.Response) {
+	if resp.Provider == "" {
+		return
+	}
+	u := resp.Usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		u.InputTokens = foveal.CountTokens(req.System) + chat.Tokens(req.Messages)
+		u.OutputTokens = chat.Tokens([]providers.Message{{Content: resp.Text, ToolCalls: resp.ToolCalls}})
+		p.UsageEstimated = true
+	}
+	p.Usage.InputTokens += u.InputTokens
+	p.Usage.OutputTokens += u.OutputTokens
+}
+
+// modelName is the provider:model that answered ("ollama:llama3.2"), or
+// the replay transcript's name.
+func modelName(resp providers.Response) string {
+	kind, _, _ := strings.Cut(resp.Provider, ":")
+	if kind == providers.ProviderReplay || resp.Model == "" {
+		return resp.Provider
+	}
+	return kind + ":" + resp.Model
+}
+
+// mayAsk refuses a request the configured provider may not take: a
+// private conversation's history goes only to a provider marked local. A
+// cascade restricts itself per request (providers.Cascade.Stream).
+func (a *Agent) mayAsk(req providers.Request) error {
+	if _, cascade := a.provider.(*providers.Cascade); cascade || !req.LocalOnly || providers.IsLocal(a.provider) {
+		return nil
+	}
+	return fmt.Errorf("the conversation is private and %s is not marked local", a.provider.Name())
+}
+
+// conversation is the chat a question belongs to, held for the question.
+type conversation struct {
+	path    string
+	release func()
+	// from is where the turn says it was asked: the cursor, or the first
+	// turn's place when asked from the conversation itself.
+	from     string
+	fromLine int
+}
+
+// ChatDir is the folder of new conversations, absolute.
+func (a *Agent) ChatDir() string { return a.chats.Dir() }
+
+// beginChat finds the conversation of req — the one it names, the chat
+// file it was asked from, or a new one when req.NewChat — takes it (one
+// question at a time per conversation) and puts its earlier turns, model
+// and privacy into sig. It returns nil when the question is in no
+// conversation. sig has been through Perceive.
+func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
+	var p string
+	sig.FollowUp = true
+	switch {
+	case req.Chat != "":
+		r, err := a.chats.Resolve(req.Chat)
+		if err != nil {
+			return nil, usage(err)
+		}
+		p = r
+	case sig.File != "" && a.chats.InDir(sig.File):
+		r, err := a.chats.Resolve(sig.File)
+		if err != nil {
+			return nil, usage(err)
+		}
+		p = r
+	case req.NewChat:
+		sig.FollowUp = false
+		a.actMu.Lock()
+		r, err := a.chats.Create(sig.Text, a.now())
+		if err == nil {
+			a.memex.ReloadFiles(context.WithoutCancel(ctx), r)
+		}
+		a.actMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		p = r
+	default:
+		sig.FollowUp = false
+		return nil, nil
+	}
+	release, err := a.chats.Lock(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.chats.Load(p, a.memex.Snapshot().PrivacyTags())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if req.Chat != "" && !a.chats.InDir(p) && len(c.Turns) == 0 {
+		// A note named by mistake must not grow turns.
+		release()
+		return nil, usage(fmt.Errorf("%s is not a conversation: it is outside %s and holds no turn", p, a.chats.Dir()))
+	}
+	conv := &conversation{path: p, release: release, from: sig.File, fromLine: sig.Line + 1}
+	if sig.File == p || (sig.File == "" && req.Chat != "") {
+		// Asked from the conversation itself, or from nowhere in
+		// particular: the context is the place the conversation began.
+		conv.from, conv.fromLine = "", 0
+		sig.File, sig.Line, sig.Character = "", 0, 0
+		for _, t := range c.Turns {
+			if t.From != "" {
+				conv.from, conv.fromLine = t.From, t.FromLine
+				sig.File, sig.Line = t.From, max(t.FromLine-1, 0)
+				break
+			}
+		}
+	}
+	sig.Prior = c.History(a.cfg.ChatBudget)
+	sig.Provider = c.Model
+	sig.LocalOnly = c.Private
+	return conv, nil
+}
+
+// finishChat appends the question's turn to its conversation and lets it
+// go. A turn that did not complete is appended marked failed.
+func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, res *AskResult, askErr error) {
+	defer conv.release()
+	t := chat.Turn{
+		Question: sig.Text, Asked: a.now(), Model: res.Model,
+		TokensIn: res.Usage.Prompt, TokensOut: res.Usage.Completion, Estimated: res.Usage.Estimated,
+		From: conv.from, FromLine: conv.fromLine, Answer: res.Text,
+	}
+	for _, p := range res.Passes {
+		if act, ok := a.turnAction(p); ok {
+			t.Actions = append(t.Actions, act)
+		}
+	}
+	switch {
+	case askErr != nil:
+		t.Failed = askErr.Error()
+	case res.Status == StatusFailed || res.Status == StatusCancelled:
+		t.Failed = res.Summary
+	}
+	ctx = context.WithoutCancel(ctx)
+	a.actMu.Lock()
+	_, err := a.chats.Append(ctx, conv.path, t)
+	if errors.Is(err, workspace.ErrChangedMeanwhile) {
+		// Someone saved the file between our read and our write: the
+		// turn goes after what they wrote.
+		_, err = a.chats.Append(ctx, conv.path, t)
+	}
+	if err == nil {
+		if !a.isOpen(conv.path) {
+			a.memex.ReloadFiles(ctx, conv.path)
+		}
+	}
+	a.actMu.Unlock()
+	if err != nil {
+		a.log.Error("the conversation's turn could not be written", "chat", conv.path, "err", err)
+		return
+	}
+	res.Chat = conv.path
+	title := fmt.Sprintf("%s: %s", filepath.Base(conv.path), res.Usage)
+	if res.Model != "" {
+		title += " by " + res.Model
+	}
+	a.appendJournal(ctx, journal.Entry{Kind: journal.KindTurn, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
+		Title: title, Status: string(res.Status), Text: conv.path})
+}
+
+// isOpen reports whether an editor has p open.
+func (a *Agent) isOpen(p string) bool {
+	if a.files.Workspace == nil {
+		return false
+	}
+	_, ok := a.files.Workspace.OpenDocument(p)
+	return ok
+}
+
+// maxTurnArgs bounds the arguments a turn keeps of an action.
+const maxTurnArgs = 2 << 10
+
+// turnAction is what a pass did, as a conversation records it; false for
+// a pass that did nothing but answer.
+func (a *Agent) turnAction(p Pass) (chat.Action, bool) {
+	act := p.Action
+	if act == nil && len(p.Tries) > 0 {
+		act = p.Tries[len(p.Tries)-1].Action
+	}
+	if act == nil || act.Tool == gates.ToolMessage {
+		return chat.Action{}, false
+	}
+	out := chat.Action{Tool: string(act.Tool), Args: json.RawMessage(`{}`)}
+	if p.Status != StatusDenied {
+		if js, err := json.Marshal(act.Args); err == nil && len(js) <= maxTurnArgs {
+			out.Args = json.RawMessage(a.redact(string(js)))
+		}
+	}
+	switch {
+	case p.Status == StatusDenied:
+		out.Verb, out.Result = chat.VerbDenied, p.Verdict.Gate+": "+a.redact(p.Verdict.Reason)
+	case p.PlanID != "":
+		out.Verb, out.PlanID, out.PlanTitle = chat.VerbFiled, p.PlanID, flightplan.TitleFor(*act)
+		out.Result = "waits for approval (" + p.Verdict.Gate + ": " + a.redact(p.Verdict.Reason) + ")"
+	case p.Result != nil && p.Err == nil:
+		out.Verb, out.Result = chat.VerbRan, p.Result.Summary
+	case p.Err != nil:
+		out.Verb, out.Result = chat.VerbFailed, a.redact(p.Err.Error())
+	default:
+		return chat.Action{}, false
+	}
+	return out, true
+}
+
+// ChatInfo is one conversation as a list shows it.
+type ChatInfo struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	// Turns counts its turns; Last is when the latest was asked (zero for
+	// none), Model who answered it.
+	Turns   int       `json:"turns"`
+	Last    time.Time `json:"last"`
+	Model   string    `json:"model,omitempty"`
+	Private bool      `json:"private,omitempty"`
+}
+
+// Chats lists the conversations in the conversations' folder, the latest
+// asked first.
+func (a *Agent) Chats(ctx context.Context) ([]ChatInfo, error) {
+	entries, err := os.ReadDir(a.chats.Dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the conversations: %w", err)
+	}
+	tags := a.memex.Snapshot().PrivacyTags()
+	var out []ChatInfo
+	for _, e := range entries {
+		p := filepath.Join(a.chats.Dir(), e.Name())
+		if !e.Type().IsRegular() || !a.chats.InDir(p) || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		c, err := a.chats.Load(p, tags)
+		if err != nil {
+			continue
+		}
+		info := ChatInfo{Path: p, Title: c.Title, Turns: len(c.Turns), Private: c.Private}
+		if n := len(c.Turns); n > 0 {
+			info.Last, info.Model = c.Turns[n-1].Asked, c.Turns[n-1].Model
+		}
+		out = append(out, info)
+	}
+	slices.SortStableFunc(out, func(x, y ChatInfo) int {
+		if c := y.Last.Compare(x.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
+	return out, ctx.Err()
+}

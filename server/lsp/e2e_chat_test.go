@@ -1,0 +1,66 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// chatTranscript answers the two questions of the chat scripts.
+const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"text":"The first answer.","usage":{"input_tokens":900,"output_tokens":4}}}
+{"match":{"last_contains":"second one"},"reply":{"text":"The second answer.","usage":{"input_tokens":950,"output_tokens":4}}}
+`
+
+// newChatE2E is newE2E with the chat scripts' model.
+func newChatE2E(t *testing.T) e2eEnv {
+	t.Helper()
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "chat.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(chatTranscript), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	return e
+}
+
+// chatWant are the lines both chat scripts must print: the second
+// question, asked from the chat file, went into the same conversation,
+// whose open buffer got the turn.
+func chatWant() []string {
+	return []string{
+		"ASK1 answered",
+		"CHAT1 chats/",
+		"FIGURES shown: true",
+		"ASK2 answered",
+		"SAME CHAT true",
+		"ANSWER2 The second answer.",
+		"TURNS 2",
+		"SECOND ANSWER in the file: true",
+		"CHATS 1, turns 2",
+		"EXIT 0",
+	}
+}
+
+func TestEmacsChat(t *testing.T) {
+	needEglot(t)
+	e := newChatE2E(t)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-chat.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	for _, want := range chatWant() {
+		has(t, out, want)
+	}
+}
+
+func TestNeovimChat(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newChatE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-chat.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range chatWant() {
+		has(t, out, want)
+	}
+}

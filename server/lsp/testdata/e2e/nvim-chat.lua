@@ -1,0 +1,96 @@
+-- nvim-chat.lua: a conversation held from Neovim's LSP client, headless.
+--
+-- Run by TestNeovimChat (e2e_chat_test.go) with the environment of
+-- TestNeovim and a replay model that answers the two questions: a
+-- question from a note starts a conversation; :PassepartoutAsk from the
+-- chat file continues it, and the new turn lands in the open buffer;
+-- :PassepartoutChats lists it. One line per check, then "E2E OK".
+
+local memex = os.getenv('PP_LSP_MEMEX')
+vim.opt.runtimepath:append(os.getenv('PP_LSP_NVIM'))
+vim.cmd('filetype on')
+vim.opt.swapfile = false
+
+local function say(fmt, ...)
+  io.stdout:write('\n' .. string.format(fmt, ...) .. '\n')
+end
+
+local function wait(what, cond, ms)
+  if not vim.wait(ms or 30000, cond, 20) then
+    error('timed out waiting for ' .. what)
+  end
+end
+
+local pp = require('passepartout')
+pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { memex } })
+
+local function visit(path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  wait('the pp-lsp client of ' .. path, function()
+    local c = pp.client(0)
+    return c ~= nil and c.initialized
+  end)
+  return pp.client(0)
+end
+
+local function ask(question)
+  vim.cmd('PassepartoutAsk ' .. question)
+  wait('the answer', function() return pp.last_result ~= nil end, 60000)
+  return pp.last_result
+end
+
+local function run()
+  local client = visit(memex .. '/projects/pp-lsp.org')
+  vim.fn.cursor(1, 1)
+  vim.fn.search('Gate every proposal')
+  local first = ask('What does the first question ask?')
+  local chat = vim.uri_to_fname(first.chat)
+  say('ASK1 %s', first.status)
+  say('CHAT1 %s', (chat:gsub('^' .. vim.pesc(memex) .. '/', ''):gsub('[^/]*$', '')))
+  say('MODEL1 %s', first.model)
+  local shown = table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('Passepartout'), 0, -1, false), '\n')
+  say('FIGURES shown: %s', tostring(shown:find('tokens in, %d+ out') ~= nil))
+  vim.cmd('only')
+
+  -- From inside the chat file, the same command continues it.
+  visit(chat)
+  vim.fn.cursor(vim.fn.line('$'), 1)
+  local second = ask('And the second one?')
+  say('ASK2 %s', second.status)
+  say('SAME CHAT %s', tostring(vim.uri_to_fname(second.chat) == chat))
+  say('ANSWER2 %s', second.text)
+  local chatbuf = vim.fn.bufnr(chat)
+  local function turns()
+    local n = 0
+    for _, l in ipairs(vim.api.nvim_buf_get_lines(chatbuf, 0, -1, false)) do
+      if l:match('^%* ') then
+        n = n + 1
+      end
+    end
+    return n
+  end
+  wait('the second turn in the buffer', function() return turns() == 2 end)
+  say('TURNS %d', turns())
+  local text = table.concat(vim.api.nvim_buf_get_lines(chatbuf, 0, -1, false), '\n')
+  say('SECOND ANSWER in the file: %s', tostring(text:find('The second answer.', 1, true) ~= nil))
+  vim.cmd('only')
+  local chats = pp.chats()
+  say('CHATS %d, turns %d', #chats, chats[1].turns)
+
+  vim.lsp.stop_client(client.id)
+  wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
+  say('EXIT %d', pp.exit_code)
+end
+
+local ok, err = pcall(run)
+if ok then
+  say('E2E OK')
+  vim.cmd('qall!')
+else
+  say('E2E FAIL %s', tostring(err))
+  local log = vim.lsp.get_log_path()
+  if vim.fn.filereadable(log) == 1 then
+    say('--- lsp log\n%s', table.concat(vim.fn.readfile(log), '\n'))
+  end
+  vim.cmd('cquit 1')
+end
