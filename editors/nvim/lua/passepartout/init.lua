@@ -796,14 +796,8 @@ function M.plans()
     lines = { 'No Flight Plans.' }
   end
   plans_list.items = items
-  local buf = plans_list.buf
-  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
-    buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buf, 'Passepartout plans')
-    vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
-    vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
-    vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-    vim.api.nvim_buf_set_option(buf, 'filetype', 'passepartout-plans')
+  local buf = view_buffer('Passepartout plans', 'passepartout-plans', { client = plans_list.client_id })
+  if plans_list.buf ~= buf then
     plans_list.buf = buf
     local function key(lhs, fn)
       vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', {
@@ -849,28 +843,13 @@ function M.plans()
       local out = vim.split(text, '\n', { plain = true })
       table.insert(out, '')
       vim.list_extend(out, plan_text(p))
-      local b = vim.fn.bufnr('Passepartout plan')
-      if b == -1 then
-        b = vim.api.nvim_create_buf(false, true)
-        vim.api.nvim_buf_set_name(b, 'Passepartout plan')
-        vim.api.nvim_buf_set_option(b, 'buftype', 'nofile')
-        vim.api.nvim_buf_set_option(b, 'filetype', 'markdown')
-      end
-      vim.api.nvim_buf_set_option(b, 'modifiable', true)
-      vim.api.nvim_buf_set_lines(b, 0, -1, false, out)
-      vim.api.nvim_buf_set_option(b, 'modifiable', false)
-      vim.cmd('split')
-      vim.api.nvim_win_set_buf(0, b)
+      scratch('Passepartout plan', out, 'markdown')
     end)
-    vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<CR>', { noremap = true })
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  if vim.fn.bufwinnr(buf) == -1 then
-    vim.cmd('split')
-    vim.api.nvim_win_set_buf(0, buf)
-  end
+  show(buf)
   return plans
 end
 
