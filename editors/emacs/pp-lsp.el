@@ -528,9 +528,6 @@ The line under it names the model."
 (defvar pp-lsp-plans-buffer "*Passepartout plans*"
   "The name of the Flight Plans list.")
 
-(defvar-local pp-lsp--plans-server nil
-  "In the plans list: the server whose plans it lists.")
-
 (defvar pp-lsp-plans-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'pp-lsp-plans-open)
@@ -556,7 +553,7 @@ again, q quits.
 
 (defun pp-lsp--plans-request (method params)
   "Send METHOD with PARAMS to the plans list's server; its error as a user error."
-  (let ((server (or pp-lsp--plans-server (pp-lsp--server)))
+  (let ((server (pp-lsp--server))
         ;; The user asked for this: the plan's new state is no prompt.
         (eglot-confirm-server-initiated-edits nil))
     (pp-lsp--flush server)
@@ -593,13 +590,12 @@ again, q quits.
 RET visits the plan, d shows it, a approves, A approves and allows
 similar actions, r rejects, u undoes, g lists again."
   (interactive)
-  (let* ((server (if (derived-mode-p 'pp-lsp-plans-mode) pp-lsp--plans-server (pp-lsp--server)))
-         (plans (let ((pp-lsp--plans-server server))
-                  (pp-lsp--plans-command "passepartout.plans" eglot--{})))
+  (let* ((server (pp-lsp--server))
+         (plans (pp-lsp--plans-command "passepartout.plans" eglot--{}))
          (buffer (get-buffer-create pp-lsp-plans-buffer)))
     (with-current-buffer buffer
       (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
-      (setq pp-lsp--plans-server server)
+      (setq pp-lsp--origin-server server)
       (pp-lsp--render-plans plans))
     (display-buffer buffer)
     plans))
