@@ -115,6 +115,9 @@ type Agent struct {
 	startJournalled bool
 	// wake nudges the heartbeat to pick up approved plans now.
 	wake chan struct{}
+	// behind is the server's last write of flightplans.org on disk under
+	// an open buffer (planfile.go).
+	behind plansBehind
 	// closers release what Open opened.
 	closers []func(context.Context) error
 	// skills reads the skills of each snapshot once.

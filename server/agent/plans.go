@@ -54,12 +54,13 @@ type PlanRun struct {
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
-// when it is open).
+// when it is open and modified; the disk's text when the buffer is
+// unmodified or not yet reloaded after the server wrote the file).
 func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 	if err := protect.OwnFile(a.plansPath); err != nil {
 		return nil, err
 	}
-	cur, err := a.files.Read(a.plansPath)
+	cur, err := a.readPlans()
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		}
 		a.actMu.Lock()
 		defer a.actMu.Unlock()
-		cur, err := a.files.Read(a.plansPath)
+		cur, err := a.readPlans()
 		if err != nil {
 			return err
 		}
@@ -161,13 +162,8 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 			return err
 		}
 		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate})
-		if _, err := a.files.Write(ctx, cur, flightplan.AppendTo(cur.Text, plan), workspace.Meta{Label: "Passepartout: a Flight Plan to approve"}); err != nil {
-			return err
-		}
-		if !cur.Open {
-			a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
-		}
-		return nil
+		return a.writePlans(ctx, cur, flightplan.AppendTo(cur.Text, plan), "Passepartout: a Flight Plan to approve",
+			"a new Flight Plan, "+flightplan.TitleFor(action))
 	}()
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
@@ -226,7 +222,7 @@ func (a *Agent) onPlan(ctx context.Context, id string, f func(*flightplan.Plan, 
 	if err := a.ownFiles(); err != nil {
 		return PlanRun{ID: id}, err
 	}
-	cur, err := a.files.Read(a.plansPath)
+	cur, err := a.readPlans()
 	if err != nil {
 		return PlanRun{ID: id}, err
 	}
@@ -614,19 +610,17 @@ func (a *Agent) editPlan(ctx context.Context, id string, changes func(*flightpla
 	defer a.actMu.Unlock()
 	var err error
 	for range 3 {
-		var cur workspace.Current
-		if cur, err = a.files.Read(a.plansPath); err != nil {
+		var cur plansFile
+		if cur, err = a.readPlans(); err != nil {
 			return err
 		}
 		var p *flightplan.Plan
 		if p, err = flightplan.Find(flightplan.Parse(cur.Text), id); err != nil {
 			return err
 		}
-		_, err = a.files.Write(context.WithoutCancel(ctx), cur, changes(p, cur.Text), workspace.Meta{Label: "Passepartout: Flight Plan " + id})
+		err = a.writePlans(context.WithoutCancel(ctx), cur, changes(p, cur.Text), "Passepartout: Flight Plan "+id,
+			"the Flight Plan "+p.Title)
 		if err == nil {
-			if !cur.Open {
-				a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
-			}
 			return nil
 		}
 		if !errors.Is(err, workspace.ErrChangedMeanwhile) {
