@@ -32,8 +32,9 @@ build: ## build bin/pp-lsp
 
 # deps installs what a fresh machine lacks: Go modules, and Debian's
 # emacs-nox, elpa-eglot, elpa-org-roam, neovim and sbcl for the tests that drive them (via apt-get
-# when it can; otherwise those tests skip, except under CI=true).
-deps: ## install what the tests need (Go modules; emacs-nox elpa-eglot elpa-org-roam neovim sbcl)
+# when it can; otherwise those tests skip, except under CI=true), and with npm the pinned
+# TypeScript MCP SDK in ~/.cache/pp-lsp-npm, outside the repository.
+deps: ## install what the tests need (Go modules; emacs-nox elpa-eglot elpa-org-roam neovim sbcl; the TypeScript MCP SDK)
 	@.ci/deps
 
 vet: ## go vet

@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
 )
@@ -38,6 +42,20 @@ func BenchmarkStack(b *testing.B) {
 	benchActions(b, stack, env, actions)
 }
 
+// mixRecords are the records of BenchmarkStack's mix: every record of the
+// shared gate corpus under 64 KiB, in the corpus's order.
+func mixRecords(t testing.TB, shared string) []corpusRecord {
+	var out []corpusRecord
+	for _, recs := range readCorpus(t, filepath.Join(shared, "corpus", "gates")) {
+		for _, r := range recs {
+			if len(r.Action) <= 64<<10 {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
 // BenchmarkStackHot separates what the stack costs from what the machine
 // adds: each action of BenchmarkStack's mix is checked fifteen times in a
 // row, and its cost is the median of those (caches warm, interruptions
@@ -48,19 +66,14 @@ func BenchmarkStack(b *testing.B) {
 // (BenchmarkThreadCPUNoise).
 func BenchmarkStackHot(b *testing.B) {
 	shared := testenv.SharedDir(b)
-	corpus := readCorpus(b, filepath.Join(shared, "corpus", "gates"))
 	stack, env := newCorpusEnv(b, shared)
 	type cost struct {
 		cpu  time.Duration
 		line []byte
 	}
 	var lines [][]byte
-	for _, recs := range corpus {
-		for _, r := range recs {
-			if len(r.Action) <= 64<<10 {
-				lines = append(lines, r.Action)
-			}
-		}
+	for _, r := range mixRecords(b, shared) {
+		lines = append(lines, r.Action)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -74,14 +87,7 @@ func BenchmarkStackHot(b *testing.B) {
 			if err != nil {
 				continue
 			}
-			var runs [15]time.Duration
-			for k := range runs {
-				start := threadCPU()
-				stack.Check(ctx, a, env)
-				runs[k] = threadCPU() - start
-			}
-			slices.Sort(runs[:])
-			costs = append(costs, cost{runs[len(runs)/2], l})
+			costs = append(costs, cost{medianCPU(ctx, stack, a, env, 15), l})
 		}
 	}
 	b.StopTimer()
@@ -188,10 +194,101 @@ func benchLoop(b *testing.B, n int, call func(i int)) {
 	b.ReportMetric(float64(n), "actions")
 }
 
+// medianCPU checks a n times in a row and returns the median of the
+// calling thread's CPU time per check.
+func medianCPU(ctx context.Context, stack *Stack, a Action, env *Env, n int) time.Duration {
+	runs := make([]time.Duration, n)
+	for k := range runs {
+		start := threadCPU()
+		stack.Check(ctx, a, env)
+		runs[k] = threadCPU() - start
+	}
+	slices.Sort(runs)
+	return runs[n/2]
+}
+
 // threadCPU is the CPU time the calling OS thread has used
 // (CLOCK_THREAD_CPUTIME_ID).
 func threadCPU() time.Duration {
 	var ts syscall.Timespec
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
+}
+
+// BenchmarkStackTail is BenchmarkStack over its slowest 2 %: the actions
+// whose median cost (as BenchmarkStackHot measures it) is in the top
+// fiftieth of the mix. Profile it (-cpuprofile) to see where the p99 goes.
+func BenchmarkStackTail(b *testing.B) {
+	shared := testenv.SharedDir(b)
+	stack, env := newCorpusEnv(b, shared)
+	ctx := context.Background()
+	type cost struct {
+		cpu time.Duration
+		a   Action
+	}
+	var costs []cost
+	runtime.LockOSThread()
+	for _, r := range mixRecords(b, shared) {
+		a, err := DecodeJSON(r.Action)
+		if err != nil {
+			continue
+		}
+		costs = append(costs, cost{medianCPU(ctx, stack, a, env, 7), a})
+	}
+	runtime.UnlockOSThread()
+	sort.Slice(costs, func(i, j int) bool { return costs[i].cpu > costs[j].cpu })
+	var actions []Action
+	for _, c := range costs[:len(costs)/50] {
+		actions = append(actions, c.a)
+	}
+	sort.Slice(actions, func(i, j int) bool { return string(actions[i].CanonicalJSON()) < string(actions[j].CanonicalJSON()) })
+	benchActions(b, stack, env, actions)
+}
+
+// TestStackMixForCallgrind checks every action of BenchmarkStack's mix
+// (ordered by record ID) three times in a row, the third inside
+// mixMeasured, with mixMark before it: run under callgrind as
+// gates/README.md's Speed section shows, each dump holds the instructions
+// of one warm check, which repeat from run to run where times do not. The
+// IDs, in order, are written to the file GATES_MIX_IDS names; without it
+// the test is skipped.
+func TestStackMixForCallgrind(t *testing.T) {
+	out := os.Getenv("GATES_MIX_IDS")
+	if out == "" {
+		t.Skip("GATES_MIX_IDS is not set: this test only serves callgrind")
+	}
+	shared := testenv.SharedDir(t)
+	stack, env := newCorpusEnv(t, shared)
+	recs := mixRecords(t, shared)
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	var ids []string
+	var actions []Action
+	for _, r := range recs {
+		if a, err := DecodeJSON(r.Action); err == nil {
+			ids = append(ids, r.ID)
+			actions = append(actions, a)
+		}
+	}
+	require.NoError(t, os.WriteFile(out, []byte(strings.Join(ids, "\n")+"\n"), 0o644))
+	ctx := context.Background()
+	n := 0
+	for _, a := range actions {
+		stack.Check(ctx, a, env)
+		stack.Check(ctx, a, env)
+		n = mixMark(n)
+		mixMeasured(ctx, stack, a, env)
+	}
+	mixMark(n)
+}
+
+// mixMark is where callgrind dumps its counts (--dump-before).
+//
+//go:noinline
+func mixMark(n int) int { return n + 1 }
+
+// mixMeasured is the check callgrind counts (--toggle-collect).
+//
+//go:noinline
+func mixMeasured(ctx context.Context, stack *Stack, a Action, env *Env) Verdict {
+	return stack.Check(ctx, a, env)
 }

@@ -83,9 +83,58 @@ var codeKW = func() *codeKeywords {
 	return k
 }()
 
+// shellArgPattern finds a string handed to a function that runs a shell
+// command. It has no assertions (\b, ^, $), and every match starts with
+// one of shellArgStarts.
+const shellArgPattern = `(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|exec|spawnSync|shell-command(?:-to-string)?|async-shell-command|run-shell-command|uiop:run-program|sb-ext:run-program|uiop:launch-program|system)\s*\(?\s*(?:\(\s*)?(?:list\s+)?(?:f|r|b)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" + `)`
+
+// shellArgStarts are the words the alternatives of shellArgPattern's
+// first group begin with.
+var shellArgStarts = [...]string{"os.", "subprocess.", "exec", "spawnSync", "shell-command", "async-shell-command", "run-shell-command", "uiop:", "sb-ext:", "system"}
+
+// shellArgMatches is FindAllStringSubmatch(line, -1) of shellArgPattern: the
+// anchored pattern is tried only where one of shellArgStarts begins, left
+// to right, from the end of the last match. The unanchored search finds its
+// leftmost match at one of those places (every match starts with one), and
+// there the same match (the pattern has no assertions that look behind).
+func shellArgMatches(line string) [][]string {
+	var out [][]string
+	for pos := 0; pos < len(line); {
+		start := -1
+		for _, w := range shellArgStarts {
+			end := len(line)
+			if start >= 0 {
+				end = min(len(line), start+len(w)-1) // only an earlier start matters
+			}
+			if i := strings.Index(line[pos:end], w); i >= 0 {
+				start = pos + i
+			}
+		}
+		if start < 0 {
+			break
+		}
+		m := reShellArgAt.FindStringSubmatchIndex(line[start:])
+		if m == nil {
+			pos = start + 1
+			continue
+		}
+		match := make([]string, len(m)/2)
+		for i := range match {
+			if m[2*i] >= 0 {
+				match[i] = line[start+m[2*i] : start+m[2*i+1]]
+			}
+		}
+		out = append(out, match)
+		pos = start + m[1]
+	}
+	return out
+}
+
 var (
 	reOpenWrite = regexp.MustCompile(`open\s*\([^()]*,\s*(?:mode\s*=\s*)?['"](?:[rwxab]*[wxa+][rwxab+t]*)['"]`)
-	reShellArg  = regexp.MustCompile(`(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|execSync|exec|spawnSync|shell-command(?:-to-string)?|async-shell-command|run-shell-command|uiop:run-program|sb-ext:run-program|uiop:launch-program|system)\s*\(?\s*(?:\(\s*)?(?:list\s+)?(?:f|r|b)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" + `)`)
+	// reShellArgAt is shellArgPattern anchored, tried where a match can
+	// start (shellArgMatches).
+	reShellArgAt = regexp.MustCompile("^" + shellArgPattern)
 )
 
 // analyzeCode analyses a program in lang (already normalised or not). It
@@ -164,7 +213,7 @@ func analyzeCode(env *Env, lang, code string, depth int) codeReport {
 		}
 	}
 	hits.forLines(code, kw.exec, func(s, e int) bool {
-		for _, m := range reShellArg.FindAllStringSubmatch(code[s:e], -1) {
+		for _, m := range shellArgMatches(code[s:e]) {
 			if sh := unquoteCode(m[1]); strings.TrimSpace(sh) != "" {
 				r.shell = append(r.shell, sh)
 			}

@@ -250,7 +250,7 @@ func checkSecretShortcuts(t testing.TB, text string) {
 		}
 	}
 	if h.has(secretKW.scheme) {
-		got := firstMatchesInLines(&h, text, secretKW.schemeLines, reURLCreds, 8)
+		got := firstMatchesInLines(&h, text, secretKW.schemeLines, reURLCreds, '@', 8)
 		want := reURLCreds.FindAllStringSubmatch(text, 8)
 		if len(got) != len(want) || len(got) > 0 && !slices.EqualFunc(got, want, slices.Equal[[]string]) {
 			t.Fatalf("URL credentials by line %q, in the whole text %q, in %q", got, want, text)
@@ -535,6 +535,7 @@ func FuzzTextScanners(f *testing.F) {
 		checkKeywords(t, text)
 		checkSecretShortcuts(t, text)
 		checkFoldRegexps(t, text)
+		checkShellArgs(t, text)
 		var got []uint64
 		forShingles(text, func(h uint64) bool { got = append(got, h); return true })
 		if want := oracleShingles(text); !slices.Equal(got, want) {
@@ -601,4 +602,45 @@ func FuzzJSONPaths(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkJSONPaths(t, data) })
+}
+
+// oracleShellArg is shellArgPattern searched as written.
+var oracleShellArg = regexp.MustCompile(shellArgPattern)
+
+// checkShellArgs: shellArgMatches finds what the unanchored pattern finds,
+// on text and on each of its lines.
+func checkShellArgs(t testing.TB, text string) {
+	t.Helper()
+	for _, s := range append([]string{text}, strings.Split(text, "\n")...) {
+		if got, want := shellArgMatches(s), oracleShellArg.FindAllStringSubmatch(s, -1); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("shell arguments of %q: got %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestShellArgMatchesAgree: shellArgMatches agrees with the pattern on
+// every action of the shared corpus and on look-alikes of its starts.
+func TestShellArgMatchesAgree(t *testing.T) {
+	for _, s := range []string{
+		`os.system("rm -rf ~")`, `os.os.system('x')`, `myexec("ls")`, "execSync(`ls`)", `exec exec("a") exec('b')`,
+		`subprocess.subprocess.run(["ls"])`, `subprocess.run(f"ls {x}")`, `(shell-command-to-string "ls")`, `(async-shell-command "x")`,
+		`uiop:uiop:run-program "ls"`, `sb-ext:run-program("/bin/sh")`, `system ( ( list "ls" )`, `systemsystem("x")`, `os.popen(r'x\\'y')`,
+		`spawnSync("a") + system("b")`, `"exec("`, `exec(`, `s`, ``, `run-shell-command "a" run-shell-command 'b'`,
+	} {
+		checkShellArgs(t, s)
+	}
+	shared := testenv.SharedDir(t)
+	n := 0
+	for _, recs := range readCorpus(t, filepath.Join(shared, "corpus", "gates")) {
+		for _, r := range recs {
+			checkShellArgs(t, string(r.Action))
+			if a, err := DecodeJSON(r.Action); err == nil {
+				for _, v := range a.Args {
+					checkShellArgs(t, v)
+					n++
+				}
+			}
+		}
+	}
+	require.Positive(t, n)
 }

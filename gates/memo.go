@@ -11,9 +11,12 @@ type checkState struct {
 	// shellRep is where the action's shell analysis writes its report
 	// (shell.memo points at it), kept for the next check's.
 	shellRep shellReport
-	fs       fsView
-	privacy  smallMemo[string, privacyState]
-	lits     codeLits
+	// shellMemo is the room of that analysis's memo of function bodies,
+	// kept for the next check's.
+	shellMemo bodyMemos
+	fs        fsView
+	privacy   smallMemo[string, privacyState]
+	lits      codeLits
 }
 
 // codeLits are the string literals of the code being checked.
@@ -41,6 +44,7 @@ func (st *checkState) reset() {
 		cmds = nil
 	}
 	st.shellRep = shellReport{cmds: cmds[:0]}
+	st.shellMemo.reset()
 }
 
 // smallMemo is a map that stays a slice while it holds few entries: a

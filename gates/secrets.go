@@ -107,8 +107,8 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 	}
 	if hits.has(kw.scheme) {
 		// A URL with credentials lies within one line (the pattern holds
-		// no newline) and holds "://".
-		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, reURLCreds, 8) {
+		// no newline) and holds "://" and "@".
+		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, reURLCreds, '@', 8) {
 			if p := strings.ToLower(m[2]); !reference(m[2]) && !placeholder(m[2]) && p != "password" && p != "pass" && p != "passwd" && p != "pwd" && p != "xxx" && p != "yyy" {
 				return secretHit{rule: "credentials in a URL", strong: true}, true
 			}

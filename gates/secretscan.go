@@ -77,11 +77,15 @@ func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) []
 }
 
 // firstMatchesInLines is re.FindAllStringSubmatch(text, n) for a pattern
-// whose every match lies within one line and holds a keyword of g: the
-// same matches, found on those lines only.
-func firstMatchesInLines(h *kwHits, text string, g kwGroup, re *regexp.Regexp, n int) [][]string {
+// whose every match lies within one line and holds a keyword of g and the
+// byte need: the same matches, found on those lines only (a line without
+// need is not searched).
+func firstMatchesInLines(h *kwHits, text string, g kwGroup, re *regexp.Regexp, need byte, n int) [][]string {
 	var out [][]string
 	h.forLines(text, g, func(s, e int) bool {
+		if strings.IndexByte(text[s:e], need) < 0 {
+			return true
+		}
 		out = append(out, re.FindAllStringSubmatch(text[s:e], n-len(out))...)
 		return len(out) < n
 	})

@@ -93,6 +93,8 @@ type shellAnalyzer struct {
 	// is a change.
 	wrote         bool
 	readProtected []string
+	// memo holds the recorded analyses of function bodies (shellmemo.go).
+	memo bodyMemos
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -135,6 +137,12 @@ func analyzeShellDepth(ctx context.Context, env *Env, cmd, cwd string, depth int
 // analyzeShellInto is analyzeShellDepth writing its report into rep,
 // whose list of commands it reuses (emptied) when it has room.
 func analyzeShellInto(ctx context.Context, env *Env, cmd, cwd string, depth int, rep *shellReport) *shellReport {
+	return analyzeShellMemo(ctx, env, cmd, cwd, depth, rep, true)
+}
+
+// analyzeShellMemo is analyzeShellInto, with the memo of function bodies
+// (shellmemo.go) or without it (the tests' oracle).
+func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int, rep *shellReport, memo bool) *shellReport {
 	// Room for the commands a text this long usually holds (one per 24
 	// bytes), so that the list is rarely copied as it grows.
 	cmds := rep.cmds[:0]
@@ -149,10 +157,21 @@ func analyzeShellInto(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		cwd:    env.cwdDir(cwd),
 		known:  env.knownVars(),
 		rep:    rep,
+		memo:   bodyMemos{off: !memo},
+	}
+	// The check's own analysis records into the check's room.
+	recycled := env.check != nil && rep == &env.check.shellRep
+	if recycled {
+		s.memo = env.check.shellMemo
+		s.memo.reset()
+		s.memo.off = !memo
 	}
 	s.script(ctx, cmd)
 	if s.wrote && len(s.readProtected) > 0 {
 		s.deny("reads %s and writes files: only a human changes Flight Plans and the journal", strings.Join(s.readProtected, ", "))
+	}
+	if recycled {
+		env.check.shellMemo = s.memo
 	}
 	return s.rep
 }
@@ -160,20 +179,21 @@ func analyzeShellInto(ctx context.Context, env *Env, cmd, cwd string, depth int,
 // lookup returns a variable's value: set by the command, a positional
 // parameter, or one the environment knows.
 func (s *shellAnalyzer) lookup(name string) varVal {
+	var v varVal
 	if i, ok := positional(name); ok {
-		return s.pos[i]
+		v = s.pos[i]
+	} else if v, ok = s.vars[name]; !ok {
+		if k, known := lookupKnown(s.known, name); known {
+			v = varVal{val: k, ok: true}
+		}
 	}
-	if v, ok := s.vars[name]; ok {
-		return v
-	}
-	if v, ok := lookupKnown(s.known, name); ok {
-		return varVal{val: v, ok: true}
-	}
-	return varVal{}
+	s.logEffect(shellEffect{kind: logRead, text: name, val: v})
+	return v
 }
 
 // setVar records a variable the command sets.
 func (s *shellAnalyzer) setVar(name string, v varVal) {
+	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return
@@ -196,14 +216,14 @@ func (s *shellAnalyzer) deny(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.rep.denies = appendUnique(s.rep.denies, fmt.Sprintf(format, a...))
+	s.addText(logDeny, fmt.Sprintf(format, a...))
 }
 
 func (s *shellAnalyzer) ask(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.rep.asks = appendUnique(s.rep.asks, fmt.Sprintf(format, a...))
+	s.addText(logAsk, fmt.Sprintf(format, a...))
 }
 
 // script parses and analyses one piece of shell text (the action's cmd, or
@@ -552,10 +572,7 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 		return
 	}
 	name := c.Name.Value
-	if s.funcs == nil {
-		s.funcs = map[string]funcDef{}
-	}
-	s.funcs[name] = funcDef{body: c.Body, src: s.src}
+	s.declare(name, funcDef{body: c.Body, src: s.src})
 	if text, ok := s.source(c.Body); (!ok || strings.Contains(text, name)) && recursesUnbounded(name, c.Body) {
 		s.deny("the function %s calls itself in a pipe or in the background: a fork bomb", name)
 	}
@@ -564,7 +581,7 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	saved := s.nested
 	s.nested = true
 	s.enterFunc(name)
-	s.stmt(c.Body, stdinSrc{})
+	s.body(c.Body)
 	delete(s.inFunc, name)
 	s.nested = saved
 }
@@ -819,7 +836,7 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.deny("%s a whole root (%s)", verb, raw)
 		}
 		if op >= opWrite {
-			s.rep.writes = append(s.rep.writes, l.abs)
+			s.addText(logWrite, l.abs)
 		}
 	}
 }

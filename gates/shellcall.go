@@ -47,10 +47,11 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		argv = append(argv, w.val)
 	}
 	if len(s.rep.cmds) >= maxShellCommands {
+		s.spoil()
 		s.deny("more than %d commands in one action; refusing to check it piecemeal", maxShellCommands)
 		return
 	}
-	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
+	s.addCmd(shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
 	s.redirects(st, argv, in)
 	var here *string
 	for _, r := range st.Redirs {
@@ -69,9 +70,12 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.mentions(argv)
-	if name := argv[0]; s.funcs[name].body != nil && !s.inFunc[name] && s.calls < maxInlineCalls {
-		s.inline(name, argv[1:])
-		return
+	if name := argv[0]; s.funcOf(name).body != nil && !s.inFuncHas(name) {
+		if s.calls < maxInlineCalls {
+			s.inline(name, argv[1:])
+			return
+		}
+		s.spoil()
 	}
 	s.judge(argv, in, here)
 }
@@ -83,19 +87,24 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	saved := s.pos
 	for i := 1; i <= 9; i++ {
 		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
-			s.pos[i] = varVal{val: args[i-1], ok: true}
+			s.setVar(positionals[i], varVal{val: args[i-1], ok: true})
 		} else {
-			s.pos[i] = varVal{}
+			s.setVar(positionals[i], varVal{})
 		}
 	}
 	s.enterFunc(name)
-	def, src := s.funcs[name], s.src
+	def, src := s.funcOf(name), s.src
 	s.src = def.src
-	s.stmt(def.body, stdinSrc{})
+	s.body(def.body)
 	s.src = src
 	delete(s.inFunc, name)
-	s.pos = saved
+	for i := 1; i <= 9; i++ {
+		s.setVar(positionals[i], saved[i])
+	}
 }
+
+// positionals are the names of the positional parameters.
+var positionals = [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 
 // enterFunc marks a function as being analysed, so that a call of it
 // from its own body is not followed again.
@@ -423,7 +432,7 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 					continue
 				}
 				if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
-					s.readProtected = appendUnique(s.readProtected, l.rel)
+					s.addText(logReadProtected, l.rel)
 				}
 				if st := s.env.filePrivacy(l.abs); st.private {
 					s.privateRead("%s is given %s, a private note (%s)", verb, printable(p), st.why)
@@ -458,8 +467,7 @@ func (s *shellAnalyzer) dynamicVerb(argv []string) {
 }
 
 func (s *shellAnalyzer) downloaded(p string) bool {
-	l := s.env.locateFrom(p, s.cwd)
-	return s.downloads[l.abs]
+	return s.downloadedAbs(s.env.locateFrom(p, s.cwd).abs)
 }
 
 func (s *shellAnalyzer) shellVerb(verb string, args []string, in stdinSrc, here *string) {
@@ -707,9 +715,10 @@ func (s *shellAnalyzer) xargs(args []string) {
 
 func (s *shellAnalyzer) judgeNested(argv []string) {
 	if len(s.rep.cmds) >= maxShellCommands {
+		s.spoil()
 		return
 	}
-	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: argv, nested: true})
+	s.addCmd(shellCmd{argv: argv, nested: true})
 	saved := s.nested
 	s.nested = true
 	s.mentions(argv)

@@ -278,7 +278,7 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 			continue
 		}
 		if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
-			s.readProtected = appendUnique(s.readProtected, l.rel)
+			s.addText(logReadProtected, l.rel)
 		}
 		if l.class != pathInside && l.class != pathProtected {
 			continue
@@ -440,7 +440,7 @@ func (s *shellAnalyzer) privateRead(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.rep.private = appendUnique(s.rep.private, fmt.Sprintf(format, a...))
+	s.addText(logPrivate, fmt.Sprintf(format, a...))
 }
 
 // selfMod records a way into the user's own editor or terminal session:
@@ -449,7 +449,7 @@ func (s *shellAnalyzer) selfMod(format string, a ...any) {
 	if s.quiet {
 		return
 	}
-	s.rep.self = appendUnique(s.rep.self, fmt.Sprintf(format, a...))
+	s.addText(logSelf, fmt.Sprintf(format, a...))
 }
 
 // terminalClient judges tmux and screen: a client of the user's terminal
@@ -577,7 +577,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	}
 	saved := s.nested
 	s.nested = true
-	s.rep.cmds = append(s.rep.cmds, shellCmd{argv: cmd, nested: true})
+	s.addCmd(shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
 	s.judge(cmd, in, here)
 	s.nested = saved
@@ -586,6 +586,10 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 // denyingReading judges argv as a command and adopts only its denies: a
 // reading of the words that may or may not be the one that runs.
 func (s *shellAnalyzer) denyingReading(argv []string) {
+	// The reading shares the maps of variables, functions and downloads
+	// without logging what it does to them: an analysis around it is not
+	// remembered.
+	s.spoil()
 	if s.quiet || len(s.rep.cmds) >= maxShellCommands {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 // network judges a command that reaches another machine.
 func (s *shellAnalyzer) network(verb string, args []string) {
 	if !s.quiet {
-		s.rep.egress = appendUnique(s.rep.egress, verb)
+		s.addText(logEgress, verb)
 	}
 	hostsSeen := 0
 	for i := 0; i < len(args); i++ {
@@ -208,11 +208,7 @@ func (s *shellAnalyzer) markDownload(f string) {
 	if f == "" || strings.Contains(f, dynMarker) {
 		return
 	}
-	l := s.env.locateFrom(f, s.cwd)
-	if s.downloads == nil {
-		s.downloads = map[string]bool{}
-	}
-	s.downloads[l.abs] = true
+	s.addDownload(s.env.locateFrom(f, s.cwd).abs)
 }
 
 // url judges one URL a network command contacts.

@@ -426,7 +426,7 @@ func (s *shellAnalyzer) gitOther(sub string, rest []string) {
 		s.deny("git config changes configuration that runs commands (hooks, pagers, helpers)")
 	case gitNetwork[sub]:
 		s.ask("git %s talks to another machine", sub)
-		s.rep.egress = appendUnique(s.rep.egress, "git "+sub)
+		s.addText(logEgress, "git "+sub)
 		if sub == "push" {
 			s.ask("git push publishes the notes")
 		}

@@ -104,6 +104,21 @@ func (s *ToolSpec) Arg(name string) (ArgSpec, bool) {
 	return ArgSpec{}, false
 }
 
+// ArgNames are the names of its arguments in order, an optional one
+// followed by "?": how the prompt's tool belt and MCP's description of
+// propose_action list them.
+func (s *ToolSpec) ArgNames() []string {
+	names := make([]string, 0, len(s.Args))
+	for _, a := range s.Args {
+		n := a.Name
+		if !a.Required {
+			n += "?"
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
 // ArgWith returns the first argument of role r.
 func (s *ToolSpec) ArgWith(r Role) (ArgSpec, bool) {
 	for _, a := range s.Args {

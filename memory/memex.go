@@ -102,6 +102,10 @@ func Open(ctx context.Context, opts Options) (*Memex, error) {
 	return m, nil
 }
 
+// Embedder is what the memex embeds nodes with, for a caller that embeds
+// a query to compare with them (Snapshot.NearestToVector).
+func (m *Memex) Embedder() Embedder { return m.emb }
+
 // Snapshot returns the current snapshot. It never blocks.
 func (m *Memex) Snapshot() *Snapshot { return m.cur.Load() }
 

@@ -119,6 +119,13 @@ func TestBadInvocations(t *testing.T) {
 		{"serve on a port too large", nil, []string{"serve", "--tcp", "127.0.0.1:99999"}, `pp-lsp serve: --tcp: "127.0.0.1:99999" has no port number from 0 to 65535 after the colon`},
 		{"serve on a remote address", nil, []string{"serve", "--root", root, "--tcp", "192.0.2.1:7655"}, "pp-lsp serve: --tcp: 192.0.2.1:7655 is not on this machine's loopback (--allow-remote allows it)"},
 		{"serve on every interface", nil, []string{"serve", "--root", root, "--tcp", ":0"}, "pp-lsp serve: --tcp: :0 listens on every interface, not only this machine's loopback (--allow-remote allows it)"},
+		{"mcp with a missing root", nil, []string{"mcp", "--root", filepath.Join(home, "gone")}, "pp-lsp mcp: --root " + filepath.Join(home, "gone") + " does not exist"},
+		{"mcp with a file as root", nil, []string{"mcp", "--root", note}, "pp-lsp mcp: --root " + note + " is not a folder"},
+		{"mcp with a missing configuration", nil, []string{"mcp", "--config", missing}, "pp-lsp mcp: cannot read the configuration file " + missing + ": it does not exist"},
+		{"mcp with no rescan", nil, []string{"mcp", "--rescan", "0"}, "pp-lsp mcp: --rescan: 0 is not a number of seconds (1 or more)"},
+		{"mcp with a word for a rescan", nil, []string{"mcp", "--rescan", "often"}, `pp-lsp mcp: --rescan: "often" is not a whole number`},
+		{"mcp with an operand", nil, []string{"mcp", "now"}, `pp-lsp mcp: unexpected argument "now"`},
+		{"mcp with a flag it lacks", nil, []string{"mcp", "--tcp", "127.0.0.1:0"}, "pp-lsp mcp: …"},
 		{"serve with a missing root", nil, []string{"serve", "--tcp", "127.0.0.1:0", "--root", filepath.Join(home, "gone")}, "pp-lsp serve: --root " + filepath.Join(home, "gone") + " does not exist"},
 
 		{"--stdio with a word for an address", nil, []string{"--stdio", "--tcp", "notanaddr"}, `pp-lsp --stdio: --tcp: "notanaddr" is not HOST:PORT, e.g. 127.0.0.1:7655`},

@@ -24,11 +24,19 @@
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-approve-always' approve it and allow similar actions from now on
 ;;   `pp-lsp-undo'      undo the latest change an action made (again: redo it)
-;;   `pp-lsp-plans'     list the Flight Plans
+;;   `pp-lsp-plans'     list the Flight Plans; keys act on the plan of the line:
+;;   `pp-lsp-plans-open'          (RET) visit it in flightplans.org
+;;   `pp-lsp-plans-diff'          (d) its verdict, gate trace and action
+;;   `pp-lsp-plans-approve'       (a) approve it: it runs
+;;   `pp-lsp-plans-approve-always' (A) approve it, and allow similar actions
+;;   `pp-lsp-plans-reject'        (r) reject it
+;;   `pp-lsp-plans-undo'          (u) undo what it changed
+;;   `pp-lsp-plans-refresh'       (g) list again
 ;;   `pp-lsp-chats'     the conversations, the latest first: pick one to visit
 ;;   `pp-lsp-skills'    list the skills, in the order they apply, and why one is not used
 ;;   `pp-lsp-run-skill' run a skill now
 ;;   `pp-lsp-add-id'    give the headline at point an :ID:
+;;   `pp-lsp-insert-answer' the last answer, below the line of point
 ;;   `pp-lsp-backlinks' the backlinks and unlinked references of the node
 ;;                      at point, in a side window that follows point
 ;;   `pp-lsp-daily'     today's daily note (with a prefix, another day's)
@@ -96,7 +104,8 @@ passepartout-bridge.el) from the same process and memex."
 Keys: :roots :privacyTags :budget :semanticThreshold :dataDir
 :configFile :providers :embeddingProvider :embeddingModel
 :embeddingBaseUrl :assistant :heartbeatInterval :rescanInterval
-:maxSymbols :noteTemplate.  Vectors for lists, e.g. (:privacyTags [\"private\"])."
+:maxSymbols :noteTemplate :applyEditTimeout.
+Vectors for lists, e.g. (:privacyTags [\"private\"])."
   :type '(plist :key-type symbol :value-type sexp))
 
 (defcustom pp-lsp-memex-roots nil
@@ -174,6 +183,17 @@ Indexing goes to the echo area."
      ((equal kind "end")
       (when (stringp message) (message "pp-lsp: %s" message))))))
 
+(cl-defmethod eglot-handle-notification
+  ((_server pp-lsp-server) (_method (eql passepartout/reload)) &key uri)
+  "Read the file at URI again: the server wrote it while its buffer was unmodified.
+pp-lsp writes flightplans.org on disk (a plan filed, a plan's new
+state) only when the buffer holds what the disk holds; a buffer
+modified since is left alone."
+  (when-let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
+    (with-current-buffer buffer
+      (unless (buffer-modified-p)
+        (revert-buffer t t t)))))
+
 (defvar-local pp-lsp--origin-server nil
   "In a buffer of pp-lsp's own (an answer, a context): the server it came from.")
 
@@ -201,10 +221,21 @@ outside every memex, the one pp-lsp server running."
     (list :uri (plist-get (plist-get params :textDocument) :uri)
           :position (plist-get params :position))))
 
+(defun pp-lsp--flush (server)
+  "Send SERVER what its buffers hold back (eglot waits for idle time).
+The server must know which buffers are modified before it writes:
+it writes flightplans.org on disk only under an unmodified buffer."
+  (dolist (buffer (eglot--managed-buffers server))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (eglot--signal-textDocument/didChange)))))
+
 (defun pp-lsp--command (command arguments)
   "Run COMMAND on the server with one object of ARGUMENTS; return its answer."
-  (jsonrpc-request (pp-lsp--server) :workspace/executeCommand
-                   (list :command command :arguments (vector arguments))))
+  (let ((server (pp-lsp--server)))
+    (pp-lsp--flush server)
+    (jsonrpc-request server :workspace/executeCommand
+                     (list :command command :arguments (vector arguments)))))
 
 ;;;###autoload
 (defun pp-lsp-context (&optional budget)
@@ -341,6 +372,7 @@ answer says so, and RET there opens it; approve it with
           pp-lsp--last-result nil)
     (unless (get-buffer-window buffer)
       (display-buffer buffer))
+    (pp-lsp--flush server)
     (jsonrpc-async-request
      server :workspace/executeCommand
      (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
@@ -476,6 +508,7 @@ The line under it names the model."
 (defun pp-lsp--decide (command id)
   "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
+         (eglot-confirm-server-initiated-edits nil) ; you asked for the change
          (run (pp-lsp--command command args)))
     (message "pp-lsp: %s — %s%s" (plist-get run :state) (plist-get run :summary)
              (if (plist-get run :rule)
@@ -494,6 +527,67 @@ The line under it names the model."
   "Reject the Flight Plan at point (or the one with ID)."
   (interactive)
   (pp-lsp--decide "passepartout.reject" id))
+
+;;; The Flight Plans list: keys that act on the plan of the line.
+
+(defvar pp-lsp-plans-buffer "*Passepartout plans*"
+  "The name of the Flight Plans list.")
+
+(defvar pp-lsp-plans-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'pp-lsp-plans-open)
+    (define-key map (kbd "d") #'pp-lsp-plans-diff)
+    (define-key map (kbd "a") #'pp-lsp-plans-approve)
+    (define-key map (kbd "A") #'pp-lsp-plans-approve-always)
+    (define-key map (kbd "r") #'pp-lsp-plans-reject)
+    (define-key map (kbd "u") #'pp-lsp-plans-undo)
+    (define-key map (kbd "n") #'next-line)
+    (define-key map (kbd "p") #'previous-line)
+    map)
+  "Keys of the Flight Plans list.")
+
+(define-derived-mode pp-lsp-plans-mode special-mode "pp-lsp-plans"
+  "The Flight Plans, one a line, with keys that act on the plan of the line.
+RET visits it in flightplans.org, d shows its verdict, gate trace and
+action, a approves it (it runs), A approves it and allows similar
+actions from now on, r rejects it, u undoes what it did, g lists
+again, q quits.
+\\{pp-lsp-plans-mode-map}"
+  (setq-local revert-buffer-function (lambda (&rest _) (pp-lsp-plans-refresh)))
+  (setq truncate-lines t))
+
+(defun pp-lsp--plans-request (method params)
+  "Send METHOD with PARAMS to the plans list's server; its error as a user error."
+  (let ((server (pp-lsp--server))
+        ;; The user asked for this: the plan's new state is no prompt.
+        (eglot-confirm-server-initiated-edits nil))
+    (pp-lsp--flush server)
+    (condition-case err
+        (jsonrpc-request server method params)
+      (jsonrpc-error
+       (user-error "pp-lsp: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                     (error-message-string err)))))))
+
+(defun pp-lsp--plans-command (command arguments)
+  "Run COMMAND with ARGUMENTS on the plans list's server."
+  (pp-lsp--plans-request :workspace/executeCommand
+                         (list :command command :arguments (vector arguments))))
+
+(defun pp-lsp--render-plans (plans)
+  "Fill the current buffer with PLANS, one a line."
+  (let ((inhibit-read-only t)
+        (line (line-number-at-pos)))
+    (erase-buffer)
+    (if (seq-empty-p plans)
+        (insert "No Flight Plans.\n")
+      (seq-doseq (p plans)
+        (insert (propertize
+                 (format "%-9s %-10s %s%s\n"
+                         (plist-get p :state) (plist-get p :tool) (plist-get p :title)
+                         (if (plist-get p :problem) (format "  [%s]" (plist-get p :problem)) ""))
+                 'pp-lsp-plan p))))
+    (goto-char (point-min))
+    (forward-line (1- line))))
 
 ;;;###autoload
 (defun pp-lsp-undo (&optional id)
@@ -515,22 +609,103 @@ allowed it goes into your configuration file."
 
 ;;;###autoload
 (defun pp-lsp-plans ()
-  "List the Flight Plans."
+  "List the Flight Plans in a buffer whose keys act on them.
+RET visits the plan, d shows it, a approves, A approves and allows
+similar actions, r rejects, u undoes, g lists again."
   (interactive)
-  (let ((plans (pp-lsp--command "passepartout.plans" eglot--{}))
-        (buffer (get-buffer-create "*Passepartout plans*")))
+  (let* ((server (pp-lsp--server))
+         (plans (pp-lsp--plans-command "passepartout.plans" eglot--{}))
+         (buffer (get-buffer-create pp-lsp-plans-buffer)))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
+      (setq pp-lsp--origin-server server)
+      (pp-lsp--render-plans plans))
+    (display-buffer buffer)
+    plans))
+
+(defun pp-lsp-plans-refresh ()
+  "List the Flight Plans again."
+  (interactive)
+  (with-current-buffer (get-buffer-create pp-lsp-plans-buffer)
+    (pp-lsp-plans)))
+
+(defun pp-lsp--plan-here ()
+  "The plan of the current line of the plans list, or a user error."
+  (or (get-text-property (line-beginning-position) 'pp-lsp-plan)
+      (user-error "No Flight Plan on this line")))
+
+(defun pp-lsp--plans-decide (command)
+  "Run COMMAND on the plan of the line, say how it ended, and list again."
+  (let* ((plan (pp-lsp--plan-here))
+         (run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
+    (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
+    (pp-lsp-plans-refresh)
+    run))
+
+(defun pp-lsp-plans-approve ()
+  "Approve the plan of the line and run it."
+  (interactive)
+  (pp-lsp--plans-decide "passepartout.approve"))
+
+(defun pp-lsp-plans-approve-always ()
+  "Approve the plan of the line and allow similar actions from now on."
+  (interactive)
+  (pp-lsp--plans-decide "passepartout.approveAlways"))
+
+(defun pp-lsp-plans-reject ()
+  "Reject the plan of the line."
+  (interactive)
+  (pp-lsp--plans-decide "passepartout.reject"))
+
+(defun pp-lsp-plans-undo ()
+  "Undo what the plan of the line changed."
+  (interactive)
+  (pp-lsp--plans-decide "passepartout.undo"))
+
+(defun pp-lsp-plans-open ()
+  "Visit the plan of the line in flightplans.org."
+  (interactive)
+  (let ((plan (pp-lsp--plan-here)))
+    (find-file-other-window (eglot--uri-to-path (plist-get plan :uri)))
+    (goto-char (point-min))
+    (forward-line (1- (plist-get plan :line)))
+    (when (derived-mode-p 'org-mode) (org-show-context))))
+
+(defun pp-lsp--plan-text (plan)
+  "The subtree of PLAN in flightplans.org, as the editor has it."
+  (let ((file (eglot--uri-to-path (plist-get plan :uri))))
+    (with-temp-buffer
+      (if-let ((b (find-buffer-visiting file)))
+          (insert-buffer-substring b)
+        (insert-file-contents file))
+      (goto-char (point-min))
+      (forward-line (1- (plist-get plan :line)))
+      (let ((start (point)))
+        (forward-line 1)
+        (if (re-search-forward "^\\* " nil t)
+            (goto-char (match-beginning 0))
+          (goto-char (point-max)))
+        (buffer-substring-no-properties start (point))))))
+
+(defun pp-lsp-plans-diff ()
+  "Show the plan of the line: its verdict and gate trace, then the plan itself."
+  (interactive)
+  (let* ((plan (pp-lsp--plan-here))
+         (hover (pp-lsp--plans-request
+                 :textDocument/hover
+                 (list :textDocument (list :uri (plist-get plan :uri))
+                       :position (list :line (1- (plist-get plan :line)) :character 0))))
+         (contents (plist-get hover :contents))
+         (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+         (buffer (get-buffer-create "*Passepartout plan*")))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
         (erase-buffer)
-        (if (seq-empty-p plans)
-            (insert "No Flight Plans.\n")
-          (seq-doseq (p plans)
-            (insert (format "%-9s %-8s %s  (%s, line %s)\n"
-                            (plist-get p :state) (plist-get p :tool)
-                            (plist-get p :title) (plist-get p :id) (plist-get p :line)))))
-        (setq buffer-read-only t)))
+        (insert text "\n\n" (pp-lsp--plan-text plan))
+        (goto-char (point-min)))
+      (special-mode))
     (display-buffer buffer)
-    plans))
+    buffer))
 
 ;;;###autoload
 (defun pp-lsp-skills ()
@@ -882,6 +1057,20 @@ applied and saved, then the file is renamed."
     (rename-file old new)
     (set-visited-file-name new t t)
     new))
+
+;;; Answers: they stay in the answer buffer; inserted only where asked.
+
+;;;###autoload
+(defun pp-lsp-insert-answer ()
+  "Insert the last answer below the line of point, as a quote block.
+An answer is never written into a note otherwise: it stays in the
+*Passepartout* buffer until you put it where you want it."
+  (interactive)
+  (let* ((eglot-confirm-server-initiated-edits nil) ; you asked for this edit
+         (answer (pp-lsp--command "passepartout.insertAnswer" (pp-lsp--place))))
+    (message "pp-lsp: the answer is on lines %d-%d"
+             (1+ (plist-get answer :line)) (1+ (plist-get answer :endLine)))
+    answer))
 
 (provide 'pp-lsp)
 ;;; pp-lsp.el ends here

@@ -21,11 +21,11 @@ type Request struct {
 	// Approval is set only when the action runs from an approved Flight
 	// Plan; http, send and eval (and reads outside the roots) need it.
 	Approval *Approval
-	// File (absolute) and Line (0-based) are where the user asked from:
-	// a message's answer goes into that node when an editor has the file.
+	// File (absolute) and Line (0-based) are where the user asked from (a
+	// message's answer is shown, never written there: DESIGN §13).
 	File string
 	Line int
-	// Question is what the user asked, for the answer's annotation.
+	// Question is what the user asked.
 	Question string
 }
 

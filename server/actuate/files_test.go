@@ -138,34 +138,40 @@ func TestFileRead(t *testing.T) {
 	}
 }
 
-func TestMessage(t *testing.T) {
+func TestMessageIsShownNeverWritten(t *testing.T) {
 	const text = "#+TITLE: t\n* Question here\nWhat is it?\n** Child\n"
-	fx := newFixture(t, map[string]string{"q.org": text}, nil)
-	p := filepath.Join(fx.root, "q.org")
+	fx := newFixture(t, map[string]string{"q.org": text, "flightplans.org": "* PLAN x\n"}, nil)
 	a := gates.Build(gates.MessageArgs{Text: "It is 42.\n* not a headline"}, "answer")
-
-	res, err := fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 1, Question: "what?"})
-	require.NoError(t, err)
-	assert.Equal(t, "answer shown", res.Summary, "no editor has the file: shown only")
-	assert.Equal(t, "It is 42.\n* not a headline", res.Shown)
-
-	fx.ed.Open(p, text)
-	res, err = fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 2, Question: "what?"})
-	require.NoError(t, err)
-	assert.True(t, res.OK)
-	d, _ := fx.ed.OpenDocument(p)
-	assert.Equal(t, "#+TITLE: t\n* Question here\nWhat is it?\n#+begin_quote\nIt is 42.\n,* not a headline\n#+end_quote\n** Child\n", string(d.Text))
-	require.Len(t, fx.ed.Edits(), 1)
-	e := fx.ed.Edits()[0]
-	assert.True(t, e.NeedsConfirmation, "the user confirms an answer going into a note")
-	assert.True(t, e.Open)
-	assert.Equal(t, int32(1), e.Version, "the edit names the buffer's version")
-
-	fx.ed.Decline(true)
-	res, err = fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 2})
-	require.NoError(t, err)
-	assert.False(t, res.OK)
-	assert.Equal(t, a.Arg("text"), res.Shown, "a declined answer is still shown")
+	for _, tc := range []struct {
+		name, file string
+		open       bool
+	}{
+		{name: "no editor has the file", file: "q.org"},
+		{name: "the file is open", file: "q.org", open: true},
+		{name: "asked from flightplans.org", file: "flightplans.org", open: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(fx.root, tc.file)
+			before, err := os.ReadFile(p)
+			require.NoError(t, err)
+			if tc.open {
+				fx.ed.Open(p, string(before))
+			}
+			res, err := fx.act.Run(context.Background(), Request{Action: a, File: p, Line: 2, Question: "what?"})
+			require.NoError(t, err)
+			assert.True(t, res.OK)
+			assert.Equal(t, "answer shown", res.Summary)
+			assert.Equal(t, "It is 42.\n* not a headline", res.Shown)
+			assert.Empty(t, res.Changed)
+			assert.Empty(t, fx.ed.Edits(), "no edit is offered to the editor")
+			after, err := os.ReadFile(p)
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "nothing written on disk")
+			if d, ok := fx.ed.OpenDocument(p); ok {
+				assert.Equal(t, string(before), string(d.Text), "nothing written into the buffer")
+			}
+		})
+	}
 }
 
 func TestCapture(t *testing.T) {
@@ -177,16 +183,6 @@ func TestCapture(t *testing.T) {
 		c.Write([]byte{byte('a' + i%26)})
 	}
 	assert.Equal(t, "abcde\n[… 90 bytes cut …]\nrstuv", c.String())
-}
-
-func TestMessageNeverWritesTheProtectedFiles(t *testing.T) {
-	fx := newFixture(t, map[string]string{"flightplans.org": "* PLAN x\n"}, nil)
-	p := filepath.Join(fx.root, "flightplans.org")
-	fx.ed.Open(p, "* PLAN x\n")
-	res, err := fx.act.Run(context.Background(), Request{Action: gates.Build(gates.MessageArgs{Text: "hi"}, "t"), File: p, Line: 0})
-	require.NoError(t, err)
-	assert.Equal(t, "answer shown", res.Summary)
-	assert.Empty(t, fx.ed.Edits())
 }
 
 // TestPreviewIsWhatTheRunChanges holds Preview to the run: the text

@@ -126,12 +126,17 @@ type Agent struct {
 	startJournalled bool
 	// wake nudges the heartbeat to pick up approved plans now.
 	wake chan struct{}
+	// behind is the server's last write of flightplans.org on disk under
+	// an open buffer (planfile.go).
+	behind plansBehind
 	// closers release what Open opened.
 	closers []func(context.Context) error
 	// skills reads the skills of each snapshot once.
 	skills *skills.Cache
 	// dataDir holds the records of scheduled runs.
 	dataDir string
+	// search is what Search, Node and Backlinks share.
+	search searchState
 }
 
 // New builds an agent.

@@ -13,6 +13,10 @@
 // into an AskRequest (or a plan's ID, a place for Context) and the
 // AskResult, PlanRun, PlanInfo, ContextResult or Overview back into their
 // protocol; what a question led to is summed up once, by Pass.Summary.
+// A client that is itself an agent (MCP) reads the memex through Search,
+// View, Node and Backlinks, which show only public nodes (memexapi.go),
+// and acts only through Propose: its action meets the same gates,
+// actuators, Flight Plans and journal as a model's, gated once (propose.go).
 // The tools it offers, gates and runs are one registry, its stack's
 // (gates.Tools).
 //
@@ -23,9 +27,9 @@
 // file and the live gates (always.go, allowrule.go); every change an
 // action makes to files is a checkpoint that Undo takes back (undo.go).
 //
-// Invariant: nothing a model says runs unless the gates allowed that exact
+// Invariant: nothing a model (or an agent through Propose) says runs unless the gates allowed that exact
 // action, or a human approved that exact action (by its hash) in a Flight
-// Plan and the gates, run again, did not deny it; a model can never approve
+// Plan and the gates, run again, did not deny it; neither can ever approve
 // its own plan (the gates deny writing flightplans.org and journal.org, the
 // actuators refuse it, and a command that touches flightplans.org has the
 // change undone); a plan runs at most once across every process sharing the

@@ -14,7 +14,7 @@ import (
 	"pp-lsp/server/workspace/workspacetest"
 )
 
-func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
+func TestTheAnswerStaysInTheAnswerView(t *testing.T) {
 	ed := workspacetest.New()
 	fx := newFixture(t, map[string]string{"notes.org": notesOrg + "** Child\n"}, replay(t,
 		`{"match":{"last_contains":"what"},"reply":{"text":"Two files: index.org and ideas.org."}}`),
@@ -29,12 +29,11 @@ func TestTheAnswerGoesIntoTheNodeAskedFrom(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusAnswered, lastPass(out).Status)
 	assert.Equal(t, "Two files: index.org and ideas.org.", streamed.String())
-	require.Len(t, ed.Edits(), 1)
-	e := ed.Edits()[0]
-	assert.True(t, e.NeedsConfirmation)
+	assert.Equal(t, "Two files: index.org and ideas.org.", out.Text)
+	assert.Empty(t, ed.Edits(), "no edit of the note after an answer")
 	d, _ := ed.OpenDocument(p)
-	assert.Equal(t, notesOrg+"#+begin_quote\nTwo files: index.org and ideas.org.\n#+end_quote\n** Child\n", string(d.Text))
-	assert.Equal(t, notesOrg+"** Child\n", fx.read(t, "notes.org"), "never written behind the buffer")
+	assert.Equal(t, notesOrg+"** Child\n", string(d.Text))
+	assert.Equal(t, notesOrg+"** Child\n", fx.read(t, "notes.org"))
 }
 
 func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
@@ -74,11 +73,14 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 		return strings.Contains(string(d.Text), "* DONE ")
 	}, 10*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
-	assert.Equal(t, approved, fx.read(t, flightplan.FileName), "DONE went into the buffer, not behind it")
 	d, _ = ed.OpenDocument(plans)
+	assert.Equal(t, string(d.Text), fx.read(t, flightplan.FileName),
+		"the buffer was unmodified: DONE went to disk, and the editor reloaded it")
+	assert.Equal(t, []string{plans + ": a new Flight Plan, Run `make count` in ."}, ed.SaveRequests(),
+		"only the plan filed into the buffer that was not on disk asked for a save")
 	diags = fx.agent.PlanDiagnostics(d.Text)
 	assert.Empty(t, diags, "a finished plan has nothing to say")
-	// The disk still says APPROVED until the user saves again: it never runs twice.
+	// It never runs twice.
 	runs, err = fx.agent.Pickup(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, runs)

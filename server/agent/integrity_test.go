@@ -158,7 +158,9 @@ func TestAnEditedPlanWithItsHashRecomputedGoesBackToPlan(t *testing.T) {
 			edited = strings.Replace(edited, "* PLAN ", "* APPROVED ", 1)
 			require.False(t, flightplan.Parse([]byte(edited))[0].Edited(), "the forger made the file agree with itself")
 			if open {
-				ed.Open(fx.path(flightplan.FileName), edited)
+				// Saved, then changed again in the buffer: the server's
+				// rewrite goes into the modified buffer.
+				ed.Open(fx.path(flightplan.FileName), edited+"\n")
 			}
 			require.NoError(t, os.WriteFile(fx.path(flightplan.FileName), []byte(edited), 0o644))
 			runHeartbeat(t, fx)

@@ -170,28 +170,11 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	// Allowed: act, with a snapshot to roll back to.
-	a.actMu.Lock()
-	a.refreshFirst(ctx, action)
-	snap = a.memex.Snapshot()
-	res, err := func() (actuate.Result, error) {
-		defer a.actMu.Unlock()
-		pre := a.capture(ctx, action, env)
-		place := sig.File
-		if sig.FollowUp {
-			place = "" // a follow-up's answer goes into its conversation, not a note
-		}
-		res, err := a.acts.Run(ctx, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text})
-		if err != nil {
-			p.RolledBack = a.rollbackLocked(ctx, snap)
-		} else {
-			a.recordChange(action, "", res, pre, a.orgChanges(ctx, action, snap))
-		}
-		return res, err
-	}()
-	snap = nil
-	a.gates().Record(action.Tool, a.now())
-	p.Result = &res
-	a.journalResult(ctx, sig, action, "", res, err)
+	place := sig.File
+	if sig.FollowUp {
+		place = "" // a follow-up's answer goes into its conversation, not a note
+	}
+	res, err := a.act(ctx, &p, sig, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text}, &snap)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		if ctx.Err() != nil {
@@ -213,6 +196,32 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, a.feedback(sig, prop, action, res)
 	}
 	return p, nil
+}
+
+// act runs an allowed action with a snapshot to roll back to — *snap
+// while it runs, for the caller's recovery from a panic — and rolls back
+// when it fails; then it counts the action for the rate limits and
+// journals its result in p.
+func (a *Agent) act(ctx context.Context, p *Pass, sig Signal, req actuate.Request, snap **memory.Snapshot) (actuate.Result, error) {
+	a.actMu.Lock()
+	a.refreshFirst(ctx, req.Action)
+	*snap = a.memex.Snapshot()
+	res, err := func() (actuate.Result, error) {
+		defer a.actMu.Unlock()
+		pre := a.capture(ctx, req.Action)
+		res, err := a.acts.Run(ctx, req)
+		if err != nil {
+			p.RolledBack = a.rollbackLocked(ctx, *snap)
+		} else {
+			a.recordChange(req.Action, "", res, pre, a.orgChanges(ctx, req.Action, *snap))
+		}
+		return res, err
+	}()
+	*snap = nil
+	a.gates().Record(req.Action.Tool, a.now())
+	p.Result = &res
+	a.journalResult(ctx, sig, req.Action, "", res, err)
+	return res, err
 }
 
 // feedback is the signal that carries an action's output back to the

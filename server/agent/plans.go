@@ -57,12 +57,13 @@ type PlanRun struct {
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
-// when it is open).
+// when it is open and modified; the disk's text when the buffer is
+// unmodified or not yet reloaded after the server wrote the file).
 func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 	if err := protect.OwnFile(a.plansPath); err != nil {
 		return nil, err
 	}
-	cur, err := a.files.Read(a.plansPath)
+	cur, err := a.readPlans()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		}
 		a.actMu.Lock()
 		defer a.actMu.Unlock()
-		cur, err := a.files.Read(a.plansPath)
+		cur, err := a.readPlans()
 		if err != nil {
 			return err
 		}
@@ -160,13 +161,8 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 			return err
 		}
 		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
-		if _, err := a.files.Write(ctx, cur, flightplan.AppendTo(cur.Text, plan), workspace.Meta{Label: "Passepartout: a Flight Plan to approve"}); err != nil {
-			return err
-		}
-		if !cur.Open {
-			a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
-		}
-		return nil
+		return a.writePlans(ctx, cur, flightplan.AppendTo(cur.Text, plan), "Passepartout: a Flight Plan to approve",
+			"a new Flight Plan, "+flightplan.TitleFor(action))
 	}()
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
@@ -225,7 +221,7 @@ func (a *Agent) onPlan(ctx context.Context, id string, f func(*flightplan.Plan, 
 	if err := a.ownFiles(); err != nil {
 		return PlanRun{ID: id}, err
 	}
-	cur, err := a.files.Read(a.plansPath)
+	cur, err := a.readPlans()
 	if err != nil {
 		return PlanRun{ID: id}, err
 	}
@@ -467,7 +463,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 				a.rollbackLocked(ctx, snap)
 			}
 		}()
-		pre := a.capture(ctx, action, env)
+		pre := a.capture(ctx, action)
 		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 		if err == nil {
 			a.recordChange(action, p.ID, res, pre, a.orgChanges(ctx, action, snap))
@@ -636,19 +632,17 @@ func (a *Agent) editPlan(ctx context.Context, id string, changes func(*flightpla
 	defer a.actMu.Unlock()
 	var err error
 	for range 3 {
-		var cur workspace.Current
-		if cur, err = a.files.Read(a.plansPath); err != nil {
+		var cur plansFile
+		if cur, err = a.readPlans(); err != nil {
 			return err
 		}
 		var p *flightplan.Plan
 		if p, err = flightplan.Find(flightplan.Parse(cur.Text), id); err != nil {
 			return err
 		}
-		_, err = a.files.Write(context.WithoutCancel(ctx), cur, changes(p, cur.Text), workspace.Meta{Label: "Passepartout: Flight Plan " + id})
+		err = a.writePlans(context.WithoutCancel(ctx), cur, changes(p, cur.Text), "Passepartout: Flight Plan "+id,
+			"the Flight Plan "+p.Title)
 		if err == nil {
-			if !cur.Open {
-				a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
-			}
 			return nil
 		}
 		if !errors.Is(err, workspace.ErrChangedMeanwhile) {

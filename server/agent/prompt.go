@@ -49,15 +49,7 @@ func describe(s gates.ToolSpec) string {
 func toolBelt(tools *gates.Tools) string {
 	var b strings.Builder
 	for _, s := range tools.Specs() {
-		names := make([]string, 0, len(s.Args))
-		for _, a := range s.Args {
-			n := a.Name
-			if !a.Required {
-				n += "?"
-			}
-			names = append(names, n)
-		}
-		fmt.Fprintf(&b, "- %s{%s, explanation}: %s\n", s.Name, strings.Join(names, ", "), describe(s))
+		fmt.Fprintf(&b, "- %s{%s, explanation}: %s\n", s.Name, strings.Join(s.ArgNames(), ", "), describe(s))
 	}
 	b.WriteString("Call a tool through the API's tool calls, or answer with exactly one plist such as\n")
 	b.WriteString(`(:TOOL :SHELL :ARGS (:CMD "ls notes" :CWD ".") :EXPLANATION "see what the notes folder holds")` + "\n")

@@ -41,8 +41,8 @@ import (
 //	plans                              Plans: STATE TOOL GATE TITLE [edited] [problem]
 //	hover last                         PlanHover over the last plan's headline in flightplans.org
 //	changes                            Changes: N. TITLE: FILES [plan], newest first
-//	undo [N|ID]                        Undo the latest change, the Nth of "changes", or one by its ID: its
-//	                                   summary or the error
+//	undo [N|ID|plan-of N]              Undo the latest change, the Nth of "changes", one by its ID, or
+//	                                   the latest of the plan that made the Nth: its summary or the error
 //	replace FILE "OLD" "NEW"           on disk, the first OLD in FILE becomes NEW
 //	disk FILE                          FILE's text, or (absent)
 //	journal [titles]                   the journal's entries since the last "journal" (but the starts,
@@ -186,7 +186,16 @@ func (sc *scenario) do(args []string) []string {
 		return lines(strings.Join(out, "\n"), "(none)")
 	case "undo":
 		id := ""
-		if len(args) > 1 {
+		if len(args) > 2 && args[1] == "plan-of" {
+			// undo plan-of N: the plan whose run made the Nth change.
+			n, err := strconv.Atoi(args[2])
+			require.NoError(t, err)
+			list, err := sc.agent.Changes(ctx)
+			require.NoError(t, err)
+			require.LessOrEqual(t, n, len(list))
+			require.NotEmpty(t, list[n-1].PlanID, "change %d was no plan's", n)
+			id = list[n-1].PlanID
+		} else if len(args) > 1 {
 			id = args[1]
 			if n, err := strconv.Atoi(args[1]); err == nil {
 				list, err := sc.agent.Changes(ctx)

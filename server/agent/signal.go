@@ -29,9 +29,11 @@ type Source string
 
 // The sources.
 const (
-	SourceLSP       Source = "lsp"
-	SourceCLI       Source = "cli"
-	SourceBridge    Source = "bridge"
+	SourceLSP    Source = "lsp"
+	SourceCLI    Source = "cli"
+	SourceBridge Source = "bridge"
+	// SourceMCP is a Model Context Protocol client: another agent.
+	SourceMCP       Source = "mcp"
 	SourceHeartbeat Source = "heartbeat"
 	// SourceFeedback is an action's output coming back as the next signal.
 	SourceFeedback Source = "feedback"
@@ -48,6 +50,9 @@ const (
 	SensorUserInput Sensor = "user-input"
 	// SensorToolOutput is the output of an action, for the model to go on.
 	SensorToolOutput Sensor = "tool-output"
+	// SensorProposal is an action another agent proposes (Propose): no
+	// model of ours reasons about it.
+	SensorProposal Sensor = "proposal"
 	// SensorHeartbeat is the periodic tick: maintenance, no model.
 	SensorHeartbeat Sensor = "heartbeat"
 )

@@ -47,10 +47,15 @@ type captured struct {
 
 // capture reads, before a shell command runs, the files the gates found it
 // writes (actMu held). Files too large to keep are left out.
-func (a *Agent) capture(ctx context.Context, action gates.Action, env *gates.Env) []captured {
-	if action.Tool != gates.ToolShell || env == nil {
+func (a *Agent) capture(ctx context.Context, action gates.Action) []captured {
+	if action.Tool != gates.ToolShell {
 		return nil
 	}
+	env, err := a.env(ctx, a.memex.Snapshot())
+	if err != nil {
+		return nil
+	}
+	defer env.Close()
 	var out []captured
 	for _, p := range gates.ShellWrites(ctx, action, env) {
 		if len(out) == maxCapture {
@@ -245,7 +250,8 @@ type UndoResult struct {
 	Summary string `json:"summary"`
 }
 
-// Undo takes back the change with id (the latest for ""): every file it
+// Undo takes back the change with id (the latest for ""; for a plan's ID,
+// the latest change its run made): every file it
 // changed gets its bytes from before the change — through the editor when
 // open, atomically on disk otherwise — but only when each still holds
 // exactly what the change left; otherwise nothing is restored and the
@@ -261,6 +267,15 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	defer lk.Release()
 	cp, err := a.checkpoints.Load(id)
+	if id != "" && errors.Is(err, checkpoint.ErrNotFound) {
+		// A plan's ID names the latest change its run made (the plans
+		// list's undo key): undoing again redoes.
+		if c, ok := a.latestOfPlan(id); ok {
+			cp, err = c, nil
+		} else if _, filed, _ := a.store.Load(id); filed {
+			err = fmt.Errorf("plan %s changed no file that can be undone: %w", id, checkpoint.ErrNotFound)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrBadID) || id != "" && errors.Is(err, checkpoint.ErrNotFound) {
 			return UndoResult{}, usage(err)
@@ -321,6 +336,21 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	res.Summary = fmt.Sprintf("%s: restored %s", title, strings.Join(undone.Files, ", "))
 	a.log.Info("change undone", "change", cp.ID, "files", len(done))
 	return res, nil
+}
+
+// latestOfPlan is the latest change the run of plan id made (or an undo
+// of it made).
+func (a *Agent) latestOfPlan(id string) (checkpoint.Checkpoint, bool) {
+	list, err := a.checkpoints.List()
+	if err != nil {
+		return checkpoint.Checkpoint{}, false
+	}
+	for _, c := range list {
+		if c.PlanID == id {
+			return c, true
+		}
+	}
+	return checkpoint.Checkpoint{}, false
 }
 
 // undoTitle names the undo of a change titled t: undoing an undo redoes.

@@ -1,7 +1,8 @@
 // Package journal is the audit journal, journal.org beside flightplans.org:
 // one Org entry per proposal (with its verdict and gate trace), per Flight
-// Plan filed, approved, rejected or edited, and per result, appended only,
-// each entry chained to the one before it by a hash.
+// Plan filed, approved, rejected or edited, per result, and per read an
+// MCP client made of the memex (a "call": what it asked, what it came to),
+// appended only, each entry chained to the one before it by a hash.
 //
 // # The chain, exactly
 //

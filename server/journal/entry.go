@@ -32,6 +32,9 @@ const (
 	// KindForeign is a plan seen in flightplans.org that the server never
 	// filed (no valid filing record): it never runs.
 	KindForeign Kind = "foreign"
+	// KindCall is a client's request that reads the memex (an MCP
+	// client's search, node, view): who asked what, and what it came to.
+	KindCall Kind = "call"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
 	// KindRule is a permission rule a human added by approving a plan and

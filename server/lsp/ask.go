@@ -103,6 +103,7 @@ func (s *Server) ask(ctx context.Context, v *view, a askArgs, token protocol.Pro
 	if out.PlanID != "" && v.agent.PlansPath() != "" {
 		out.PlanURI = string(uri.File(v.agent.PlansPath()))
 	}
+	s.answer.set(res.Text)
 	return out, nil
 }
 

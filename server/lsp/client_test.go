@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,6 +79,9 @@ func capabilities(k clientKind) map[string]any {
 type clientDoc struct {
 	text    string
 	version int32
+	// saved is the text as last opened, saved or reloaded: the buffer is
+	// modified when text differs.
+	saved string
 }
 
 // note is one notification the server sent.
@@ -101,8 +105,14 @@ type testClient struct {
 	diags    map[string]publishParams // latest, by path
 	config   json.RawMessage          // the answer to workspace/configuration
 	requests []note                   // the server's requests, in order
-	declines bool                     // refuse applyEdit
-	changed  chan struct{}            // closed and replaced on every notification
+	// edits is how the client answers workspace/applyEdit: "" applies
+	// the edit; "decline" answers applied: false; "cancel" answers an
+	// error, as eglot does when the user says no ("User cancelled server
+	// edit"); "quit" never answers, as eglot after C-g at its prompt.
+	edits string
+	// quit is closed when the test ends (a "quit" answer then ends).
+	quit    chan struct{}
+	changed chan struct{} // closed and replaced on every notification
 	// wrote are the files applyWorkspaceEdit changed on disk, for the
 	// scenario's file watcher.
 	wrote []string
@@ -139,7 +149,7 @@ func newTestClient(t testing.TB, opts Options) *testClient {
 	srv := New(opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &testClient{t: t, ctx: ctx, srv: srv, served: make(chan error, 1), docs: map[string]*clientDoc{},
-		diags: map[string]publishParams{}, changed: make(chan struct{})}
+		diags: map[string]publishParams{}, changed: make(chan struct{}), quit: make(chan struct{})}
 	go func() {
 		c.served <- srv.Serve(ctx, pipeConn{Reader: c2sR, Writer: s2cW, closers: []io.Closer{c2sR, s2cW}})
 	}()
@@ -147,6 +157,7 @@ func newTestClient(t testing.TB, opts Options) *testClient {
 	c.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
 	c.conn.Go(ctx, c.handle)
 	t.Cleanup(func() {
+		close(c.quit)
 		c.conn.Close()
 		cancel()
 		select {
@@ -167,7 +178,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // handle answers the server's requests and records its notifications.
-func (c *testClient) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	n := note{method: strings.Clone(req.Method()), params: append(json.RawMessage(nil), req.Params()...), at: time.Now()}
 	if !req.IsCall() {
 		c.mu.Lock()
@@ -181,11 +192,14 @@ func (c *testClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 		close(c.changed)
 		c.changed = make(chan struct{})
 		c.mu.Unlock()
+		if n.method == MethodReload {
+			c.reload(n.params)
+		}
 		return nil, nil
 	}
 	c.mu.Lock()
 	c.requests = append(c.requests, n)
-	config, declines := c.config, c.declines
+	config, edits := c.config, c.edits
 	c.mu.Unlock()
 	switch n.method {
 	case protocol.MethodWorkspaceConfiguration:
@@ -196,8 +210,15 @@ func (c *testClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 	case protocol.MethodClientRegisterCapability, protocol.MethodWindowWorkDoneProgressCreate:
 		return nil, nil
 	case protocol.MethodWorkspaceApplyEdit:
-		if declines {
+		switch edits {
+		case "decline":
 			return map[string]any{"applied": false, "failureReason": "the user declined"}, nil
+		case "cancel":
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: "User cancelled server edit"}
+		case "quit":
+			jsonrpc2.Async(ctx)
+			<-c.quit
+			return nil, errors.New("the test ended")
 		}
 		var p struct {
 			Edit json.RawMessage `json:"edit"`
@@ -310,7 +331,7 @@ func (c *testClient) open(path string) {
 func (c *testClient) openText(path, text string) {
 	c.t.Helper()
 	c.mu.Lock()
-	c.docs[path] = &clientDoc{text: text, version: 1}
+	c.docs[path] = &clientDoc{text: text, version: 1, saved: text}
 	c.mu.Unlock()
 	c.notify(protocol.MethodTextDocumentDidOpen, map[string]any{"textDocument": map[string]any{
 		"uri": uri.File(path), "languageId": "org", "version": 1, "text": text}})
@@ -333,6 +354,55 @@ func (c *testClient) text(path string) (string, bool) {
 		return "", false
 	}
 	return d.text, true
+}
+
+// saved records that the open document was saved: its text is the disk's.
+func (c *testClient) saved(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.docs[path]; ok {
+		d.saved = d.text
+	}
+}
+
+// reload serves passepartout/reload as the editor plugins do: an open,
+// unmodified buffer reads its file again (one didChange of the lines
+// that differ); a modified one is left alone.
+func (c *testClient) reload(params json.RawMessage) {
+	var p struct {
+		URI uri.URI `json:"uri"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return
+	}
+	path := uriPath(p.URI)
+	c.mu.Lock()
+	d, ok := c.docs[path]
+	if !ok || d.text != d.saved {
+		c.mu.Unlock()
+		return
+	}
+	old := d.text
+	onEdit := c.onEdit
+	c.mu.Unlock()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	now := string(data)
+	pre := 0
+	for pre < len(old) && pre < len(now) && old[pre] == now[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(now)-pre && old[len(old)-1-suf] == now[len(now)-1-suf] {
+		suf++
+	}
+	c.edit(path, pre, len(old)-suf, now[pre:len(now)-suf])
+	c.saved(path)
+	if onEdit != nil {
+		onEdit(path, pre, len(old)-suf, now[pre:len(now)-suf])
+	}
 }
 
 // edit replaces text[start:end] of the open document (byte offsets) and

@@ -39,6 +39,8 @@ const (
 	CommandAddID = "passepartout.addId"
 	CommandPlans = "passepartout.plans"
 	CommandChats = "passepartout.chats"
+	// CommandInsertAnswer puts the last answer into a note (answers.go).
+	CommandInsertAnswer = "passepartout.insertAnswer"
 )
 
 // lspCommand is how one command is served.
@@ -82,6 +84,7 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandSkills, `{}`, true, false, s.skillsCommand),
 		commandOf(CommandRunSkill, `{"name"}`, true, false, s.runSkill),
 		commandOf(CommandChats, `{}`, true, false, s.chats),
+		commandOf(CommandInsertAnswer, `{"uri", "position"}`, false, false, s.insertAnswer),
 	}
 }
 
@@ -136,16 +139,26 @@ func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.Ra
 	return c.serve(ctx, v, arg, token)
 }
 
+// planItem is one plan of passepartout.plans: the agent's PlanInfo, and
+// the URI of flightplans.org (the plans lists open it, and hover its
+// headline for the plan's verdict and gate trace).
+type planItem struct {
+	agent.PlanInfo
+	URI string `json:"uri"`
+}
+
 // plans is passepartout.plans: the Flight Plans (whatever its argument).
 func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protocol.ProgressToken) (any, error) {
 	plans, err := v.agent.Plans(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if plans == nil {
-		plans = []agent.PlanInfo{}
+	u := string(uri.File(v.agent.PlansPath()))
+	items := make([]planItem, 0, len(plans))
+	for _, p := range plans {
+		items = append(items, planItem{PlanInfo: p, URI: u})
 	}
-	return plans, nil
+	return items, nil
 }
 
 // undoArgs name the change to undo ("": the latest), or ask for the list.

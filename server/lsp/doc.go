@@ -62,13 +62,14 @@
 //	  "heartbeatInterval": 60,                    // HEARTBEAT_INTERVAL, seconds
 //	  "rescanInterval":    5,                     // seconds between disk rescans when the client cannot watch
 //	  "maxSymbols":        200,                   // the most workspace/symbol answers
+//	  "applyEditTimeout":  30,                    // seconds the server waits for an answer to workspace/applyEdit
 //	  "noteTemplate":      ":PROPERTIES:\n:ID: ${id}\n:END:\n#+title: ${title}\n"
 //	}
 //
 // roots, dataDir, configFile, providers, the embedding settings, assistant
 // and heartbeatInterval are read when the memex opens (give them in
 // initializationOptions); privacyTags, budget, semanticThreshold,
-// rescanInterval and maxSymbols take effect whenever they change. An
+// rescanInterval, maxSymbols and applyEditTimeout take effect whenever they change. An
 // unknown key is reported with window/logMessage and ignored; a value of
 // the wrong type is shown with window/showMessage and the source ignored.
 //
@@ -114,11 +115,12 @@
 //	passepartout.approveAlways the same, and adds the narrowest permission rule that would
 //	                      have allowed the action to the configuration file (→ also "rule");
 //	                      refused for eval, http, send and actions the dispatcher flagged
-//	passepartout.undo     {id?} → {undone, change, summary}: the latest (or the named) change an
-//	                      action made, taken back (open buffers through workspace/applyEdit)
+//	passepartout.undo     {id?} → {undone, change, summary}: the latest change an action made
+//	                      (or the one with id, or the latest of the plan with id), taken back (open buffers through workspace/applyEdit)
 //	                      when every file still holds what it wrote; {list: true} → the changes
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
-//	passepartout.plans    {} → the Flight Plans
+//	passepartout.plans    {} → the Flight Plans: [{id, state, tool, created, title, gate, line,
+//	                      edited, problem?, uri}] (uri: flightplans.org's)
 //	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links
 //	                      landing on the node there (id, file, internal, [[roam:…]] and
 //	                      :ROAM_REFS: links), with the line around each
@@ -134,6 +136,9 @@
 //	                      title) runs now as a background pass; its SCHEDULED: stays
 //	passepartout.chats    {} → [{uri, title, turns, last, model, private}]: the
 //	                      conversations, the latest asked first
+//	passepartout.insertAnswer {uri, position} → {uri, line, endLine, where}: the last
+//	                      answer of this session as a quote block below the line there
+//	                      (an answer is never written into a note otherwise)
 //
 // The agent (server/agent) is opened on the same memex, with the server as
 // its workspace.Workspace: it reads open buffers through OpenDocument and

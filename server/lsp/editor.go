@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"pp-lsp/server/workspace"
 )
@@ -82,11 +84,32 @@ type applyResult struct {
 }
 
 // applyEdit asks the editor to apply we and, when it did, waits until the
-// open buffers in want hold their expected text.
+// open buffers in want hold their expected text. The wait for the
+// editor's answer is bounded (the applyEditTimeout setting, 30 s): an
+// editor asking its user may never answer — eglot sends nothing when the
+// user quits its prompt with C-g — and whoever waits may hold the lock
+// that every action needs. The editor refusing — applied: false, or an
+// error answer such as eglot's "User cancelled server edit" or a version
+// it no longer has — is "not applied", not a failure; no answer in time
+// is an error that says so (the request is cancelled).
 func (s *Server) applyEdit(ctx context.Context, label string, we protocol.WorkspaceEdit, want map[string][]byte) (bool, error) {
+	s.mu.Lock()
+	limit := s.settings.applyEditTimeout()
+	s.mu.Unlock()
 	var res applyResult
 	params := map[string]any{"label": label, "edit": we}
-	if err := protocol.Call(ctx, s.conn, protocol.MethodWorkspaceApplyEdit, params, &res); err != nil {
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	err := protocol.Call(callCtx, s.conn, protocol.MethodWorkspaceApplyEdit, params, &res)
+	cancel()
+	var refused *jsonrpc2.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &refused):
+		s.log.Info("the editor did not apply an edit", "label", label, "reason", refused.Message)
+		return false, nil
+	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		return false, fmt.Errorf("workspace/applyEdit: the editor did not answer within %s (a prompt left unanswered?); the edit %q counts as not made", limit, label)
+	default:
 		return false, fmt.Errorf("workspace/applyEdit: %w", err)
 	}
 	if !res.Applied {
@@ -113,4 +136,29 @@ func (s *Server) applyEdit(ctx context.Context, label string, we protocol.Worksp
 		}
 	}
 	return true, nil
+}
+
+// MethodReload is the server's notification that a file open in an
+// unmodified buffer was written on disk (flightplans.org: a plan filed,
+// a plan's new state): {"uri"}. pp-lsp.el and the Neovim plugin read the
+// file again when the buffer is still unmodified; another editor sees a
+// file changed on disk.
+const MethodReload = "passepartout/reload"
+
+var _ workspace.Notifier = editor{}
+
+// Reload sends passepartout/reload for path.
+func (e editor) Reload(path string) {
+	if err := e.s.conn.Notify(context.Background(), MethodReload, map[string]string{"uri": string(uri.File(path))}); err != nil {
+		e.s.log.Warn("telling the editor to reload a file", "path", path, "err", err)
+	}
+}
+
+// AskToSave shows the user that a buffer the server changed must be saved.
+func (e editor) AskToSave(path, why string) {
+	msg := fmt.Sprintf("pp-lsp changed %s in your unsaved buffer of %s: save the file to keep it on disk (your own unsaved changes there are saved with it).", why, filepath.Base(path))
+	if err := e.s.conn.Notify(context.Background(), protocol.MethodWindowShowMessage,
+		protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); err != nil {
+		e.s.log.Warn("asking the user to save a file", "path", path, "err", err)
+	}
 }

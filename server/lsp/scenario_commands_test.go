@@ -79,6 +79,7 @@ func scenarioCommands() map[string]scenarioCommand {
 		"will-rename":    {3, (*scenario).cmdWillRename},
 		"skills":         {1, (*scenario).cmdSkills},
 		"run-skill":      {2, (*scenario).cmdRunSkill},
+		"editor-edits":   {2, (*scenario).cmdEditorEdits},
 	}
 }
 
@@ -141,6 +142,7 @@ func (sc *scenario) cmdSave(args []string) []string {
 	text, ok := c.text(p)
 	require.True(t, ok)
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	c.saved(p)
 	c.notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": uri.File(p)}})
 	return nil
 }
@@ -456,6 +458,9 @@ func (sc *scenario) cmdAsk(args []string) []string {
 	}
 	out = append(out, "said "+strconv.Quote(res.Text))
 	out = append(out, fmt.Sprintf("streamed the same %v", streamed == res.Text))
+	if res.Outcome == "failed" {
+		out = append(out, "summary "+strings.ReplaceAll(res.Summary, sc.dir, "$TMP"))
+	}
 	return out
 }
 
@@ -905,4 +910,18 @@ func (sc *scenario) cmdWillRename(args []string) []string {
 	c.mu.Unlock()
 	sc.watched()
 	return out
+}
+
+// cmdEditorEdits serves "editor-edits": how the client answers
+// workspace/applyEdit from now on.
+func (sc *scenario) cmdEditorEdits(args []string) []string {
+	mode := args[1]
+	require.Contains(sc.t, []string{"apply", "decline", "cancel", "quit"}, mode)
+	if mode == "apply" {
+		mode = ""
+	}
+	sc.c.mu.Lock()
+	sc.c.edits = mode
+	sc.c.mu.Unlock()
+	return nil
 }

@@ -91,6 +91,7 @@ import (
 //	skills                                  passepartout.skills: a line per skill
 //	run-skill NAME                          passepartout.runSkill: the status and summary
 //	will-rename OLD NEW                     willRenameFiles: the edits, applied and saved; then the file renamed on disk
+//	editor-edits apply|decline|cancel|quit  applyEdit: applied, applied: false, eglot's "User cancelled", never (C-g)
 
 // mark is a marked place: byte offsets into the file's current text.
 type mark struct {

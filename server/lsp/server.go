@@ -106,6 +106,7 @@ type Server struct {
 	symbols   *orgfeat.SymbolIndex
 	outlines  outlineCache
 	noteIndex *orgfeat.NoteIndex
+	answer    lastAnswer
 
 	// bg is the server's lifetime: background work stops when it ends.
 	bg       context.Context

@@ -79,6 +79,10 @@ type Settings struct {
 	// turns sent with a follow-up (CHAT_BUDGET, 2000). Read at start.
 	ChatDir    string `json:"chatDir,omitempty"`
 	ChatBudget int    `json:"chatBudget,omitempty"`
+	// ApplyEditTimeoutSeconds bounds how long the server waits for the
+	// editor to answer workspace/applyEdit — the time a user has to answer
+	// its confirmation prompt (default 30).
+	ApplyEditTimeoutSeconds int `json:"applyEditTimeout,omitempty"`
 }
 
 // settingKeys are the JSON names of Settings, for the unknown-key warning.
@@ -86,7 +90,7 @@ func settingKeys() []string {
 	return []string{
 		"roots", "privacyTags", "budget", "semanticThreshold", "dataDir", "configFile", "providers",
 		"embeddingProvider", "embeddingModel", "embeddingBaseUrl", "assistant", "heartbeatInterval",
-		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate", "chatDir", "chatBudget",
+		"rescanInterval", "maxSymbols", "sandbox", "noteTemplate", "chatDir", "chatBudget", "applyEditTimeout",
 	}
 }
 
@@ -134,6 +138,8 @@ func (s Settings) check() error {
 		return fmt.Errorf("the passepartout setting \"rescanInterval\" must be positive, not %d", s.RescanSeconds)
 	case s.ChatBudget < 0:
 		return fmt.Errorf("the passepartout setting \"chatBudget\" must be positive, not %d", s.ChatBudget)
+	case s.ApplyEditTimeoutSeconds < 0:
+		return fmt.Errorf("the passepartout setting \"applyEditTimeout\" must be positive, not %d", s.ApplyEditTimeoutSeconds)
 	case s.MaxSymbols < 0:
 		return fmt.Errorf("the passepartout setting \"maxSymbols\" must be positive, not %d", s.MaxSymbols)
 	}
@@ -167,6 +173,7 @@ func (s Settings) over(o Settings) Settings {
 	setIf(&s.NoteTemplate, o.NoteTemplate)
 	setIf(&s.ChatDir, o.ChatDir)
 	setIf(&s.ChatBudget, o.ChatBudget)
+	setIf(&s.ApplyEditTimeoutSeconds, o.ApplyEditTimeoutSeconds)
 	return s
 }
 
@@ -243,6 +250,15 @@ func (s Settings) rescan() time.Duration {
 		return time.Duration(s.RescanSeconds) * time.Second
 	}
 	return 5 * time.Second
+}
+
+// applyEditTimeout bounds the wait for the editor's answer to
+// workspace/applyEdit.
+func (s Settings) applyEditTimeout() time.Duration {
+	if s.ApplyEditTimeoutSeconds > 0 {
+		return time.Duration(s.ApplyEditTimeoutSeconds) * time.Second
+	}
+	return 30 * time.Second
 }
 
 // maxSymbols bounds a workspace/symbol answer.

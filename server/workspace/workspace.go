@@ -30,6 +30,19 @@ type Workspace interface {
 	ApplyEdit(ctx context.Context, edit Edit) (applied bool, err error)
 }
 
+// Notifier is implemented by a Workspace whose editor can be told about
+// the writes that concern an open buffer (the language server: a
+// notification its editor plugins act on, and a message for the user).
+type Notifier interface {
+	// Reload tells the editor that path, open in an unmodified buffer, was
+	// written on disk (Meta.Reload): it reads the file again.
+	Reload(path string)
+	// AskToSave tells the user that the server changed the open,
+	// modified buffer of path, and that the change is on disk only once
+	// they save it; why says what changed.
+	AskToSave(path, why string)
+}
+
 // ErrNotApplied is wrapped by Write's error when the editor refused an edit.
 var ErrNotApplied = errors.New("the editor did not apply the edit")
 
@@ -105,6 +118,11 @@ type Meta struct {
 	Confirm            bool
 	Root               *os.Root
 	Rel                string
+	// Reload: the caller read cur from disk although an editor has the
+	// file open, having found its buffer unmodified (it holds what the
+	// disk holds). The new text is written on disk — no edit for the
+	// user to confirm — and the editor is told to reload it (Notifier).
+	Reload bool
 }
 
 // Write changes the file cur was read from by changes (byte offsets into
@@ -131,7 +149,7 @@ func (f Files) Write(ctx context.Context, cur Current, changes []Change, m Meta)
 		}
 		return text, nil
 	}
-	if f.Workspace != nil {
+	if f.Workspace != nil && !m.Reload {
 		// The file may have been opened since it was read: never write
 		// behind a buffer.
 		if _, open := f.Workspace.OpenDocument(cur.Path); open {
@@ -160,6 +178,9 @@ func (f Files) Write(ctx context.Context, cur Current, changes []Change, m Meta)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if n, ok := f.Workspace.(Notifier); ok && m.Reload {
+		n.Reload(cur.Path)
 	}
 	return text, nil
 }

@@ -3,12 +3,17 @@
 // apply (applied as an editor applies them, version checked), and a switch
 // to decline them as a user can.
 //
+// It is also a workspace.Notifier: told to reload a file, it reads the
+// file into the buffer again, as the editor plugins do with an unmodified
+// buffer; asked to have a buffer saved, it records the request.
+//
 // Invariant: an Editor applies an edit only to the buffer and version it
-// names, never touches the disk, and records every edit it was sent.
+// names, never writes the disk, and records every edit it was sent.
 package workspacetest
 
 import (
 	"context"
+	"os"
 	"sync"
 
 	"pp-lsp/server/workspace"
@@ -20,6 +25,47 @@ type Editor struct {
 	buffers map[string]*workspace.Document
 	edits   []workspace.Edit
 	decline bool
+	saves   []string
+	// stale: Reload is ignored (an editor that has not reloaded yet).
+	stale bool
+}
+
+// Stale makes the editor ignore (or, with false, follow again) the
+// server's Reload, as an editor that has not come round to it yet.
+func (e *Editor) Stale(s bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stale = s
+}
+
+var _ workspace.Notifier = (*Editor)(nil)
+
+// Reload implements workspace.Notifier: an open buffer reads its file
+// again (the server sends it only for an unmodified buffer).
+func (e *Editor) Reload(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d, ok := e.buffers[path]; ok && !e.stale {
+		d.Text, d.Version = data, d.Version+1
+	}
+}
+
+// AskToSave implements workspace.Notifier: the request is recorded.
+func (e *Editor) AskToSave(path, why string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.saves = append(e.saves, path+": "+why)
+}
+
+// SaveRequests returns what AskToSave was told, in order ("path: why").
+func (e *Editor) SaveRequests() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.saves...)
 }
 
 // New returns an editor with no buffer open.

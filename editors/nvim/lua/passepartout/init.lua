@@ -17,11 +17,14 @@
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutApproveAlways [ID] approve it and allow similar actions from now on
 --   :PassepartoutUndo [ID]         undo the latest change an action made (again: redo)
---   :PassepartoutPlans             list the Flight Plans
+--   :PassepartoutPlans             list the Flight Plans; on a plan's line <CR> opens it,
+--                                  d shows it, a approves, A approves and allows similar
+--                                  actions, r rejects, u undoes, g lists again
 --   :PassepartoutSkills            list the skills, in the order they apply
 --   :PassepartoutRunSkill {NAME}   run a skill (title or ID) now
 --   :PassepartoutChats             the conversations, the latest first, in the quickfix list
 --   :PassepartoutAddId             give the headline at the cursor an :ID:
+--   :PassepartoutInsertAnswer      the last answer, below the cursor's line
 --   :PassepartoutBacklinks         the backlinks and unlinked references of the
 --                                  node at the cursor, in a side split that
 --                                  follows the cursor (<CR> visits an entry)
@@ -55,7 +58,8 @@
 -- `init_options` and `settings` take the keys of pp-lsp's settings schema
 -- (roots, privacyTags, budget, semanticThreshold, dataDir, configFile,
 -- providers, embeddingProvider, embeddingModel, embeddingBaseUrl,
--- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate); `settings`
+-- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate,
+-- applyEditTimeout); `settings`
 -- may change while the server runs (send them with
 -- require('passepartout').configure({...})).
 
@@ -298,6 +302,20 @@ function M.on_attach(client, bufnr)
   end
 end
 
+-- reload serves passepartout/reload: the server wrote the file while its
+-- buffer was unmodified (a plan filed, a plan's new state); the buffer
+-- reads it again unless it was modified since.
+local function reload(params)
+  local fname = params and params.uri and vim.uri_to_fname(params.uri)
+  local b = fname and vim.fn.bufnr(fname) or -1
+  if b == -1 or not vim.api.nvim_buf_is_loaded(b) or vim.api.nvim_buf_get_option(b, 'modified') then
+    return
+  end
+  vim.api.nvim_buf_call(b, function()
+    vim.cmd('silent! edit')
+  end)
+end
+
 local function client_config(root)
   local settings = M.config.settings or {}
   return {
@@ -308,7 +326,12 @@ local function client_config(root)
     init_options = init_options(),
     settings = { passepartout = settings },
     capabilities = M.config.capabilities,
-    handlers = { ['$/progress'] = progress_handler },
+    handlers = {
+      ['$/progress'] = progress_handler,
+      ['passepartout/reload'] = function(_, params)
+        vim.schedule(function() reload(params) end)
+      end,
+    },
     on_init = function(client)
       -- Neovim 0.7 neither pushes its settings nor says it can be asked
       -- for them: push them once.
@@ -725,17 +748,127 @@ function M.undo(id)
   return res
 end
 
--- plans lists the Flight Plans.
+-- The Flight Plans list: a buffer whose keys act on the plan of the line.
+-- <CR> opens it in flightplans.org, d shows its verdict, gate trace and
+-- action, a approves it (it runs), A approves it and allows similar
+-- actions, r rejects it, u undoes what it changed, g lists again, q
+-- closes. The list remembers the client it came from: its keys work from
+-- its own buffer, which no server is attached to.
+local plans_list = { buf = nil, client_id = nil, items = {} }
+
+-- plans_request sends a request to the list's client and returns its
+-- result; the server's error is raised as it said it.
+local function plans_request(method, params)
+  local c = plans_list.client_id and vim.lsp.get_client_by_id(plans_list.client_id) or need_client()
+  plans_list.client_id = c.id
+  local res = c.request_sync(method, params, 120000, 0)
+  if not res then
+    error('pp-lsp: ' .. method .. ' timed out', 0)
+  end
+  if res.err then
+    error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
+  end
+  return res.result
+end
+
+local function plan_here()
+  local p = plans_list.items[vim.fn.line('.')]
+  if not p then
+    error('pp-lsp: no Flight Plan on this line', 0)
+  end
+  return p
+end
+
+-- plan_text is the plan's subtree in flightplans.org (the buffer when
+-- loaded, else the disk).
+local function plan_text(p)
+  local fname = vim.uri_to_fname(p.uri)
+  local lines
+  local b = vim.fn.bufnr(fname)
+  if b ~= -1 and vim.api.nvim_buf_is_loaded(b) then
+    lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+  else
+    lines = vim.fn.readfile(fname)
+  end
+  local out = {}
+  for i = p.line, #lines do
+    if i > p.line and lines[i]:match('^%* ') then
+      break
+    end
+    table.insert(out, lines[i])
+  end
+  return out
+end
+
+-- plans lists the Flight Plans in the list buffer and returns them.
 function M.plans()
-  local plans = command('passepartout.plans', vim.empty_dict())
-  local lines = {}
+  if not (plans_list.buf and vim.api.nvim_buf_is_valid(plans_list.buf)) or vim.api.nvim_get_current_buf() ~= plans_list.buf then
+    plans_list.client_id = need_client().id
+  end
+  local plans = plans_request('workspace/executeCommand', { command = 'passepartout.plans', arguments = { vim.empty_dict() } })
+  local lines, items = {}, {}
   for _, p in ipairs(plans) do
-    table.insert(lines, string.format('%-9s %-8s %s  (%s, line %d)', p.state, p.tool, p.title, p.id, p.line))
+    table.insert(lines, string.format('%-9s %-10s %s%s', p.state, p.tool, p.title, p.problem and ('  [' .. p.problem .. ']') or ''))
+    items[#lines] = p
   end
   if #lines == 0 then
     lines = { 'No Flight Plans.' }
   end
-  scratch('Passepartout plans', lines, 'text')
+  plans_list.items = items
+  local buf = view_buffer('Passepartout plans', 'passepartout-plans', { client = plans_list.client_id })
+  if plans_list.buf ~= buf then
+    plans_list.buf = buf
+    local function key(lhs, fn)
+      vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', {
+        noremap = true,
+        callback = function()
+          local ok, err = pcall(fn)
+          if not ok then
+            notify(tostring(err):gsub('^pp%-lsp: ', ''), vim.log.levels.ERROR)
+          end
+        end,
+      })
+    end
+    local function decide(cmd)
+      return function()
+        local p = plan_here()
+        local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { { id = p.id } } })
+        M.plans()
+        if not ok then
+          error(run, 0)
+        end
+        notify((run and (run.summary or run.state)) or 'done')
+        M.last_plan_result = run
+      end
+    end
+    key('a', decide('passepartout.approve'))
+    key('A', decide('passepartout.approveAlways'))
+    key('r', decide('passepartout.reject'))
+    key('u', decide('passepartout.undo'))
+    key('g', M.plans)
+    key('<CR>', function()
+      local p = plan_here()
+      vim.cmd('wincmd p')
+      vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(p.uri)))
+      vim.api.nvim_win_set_cursor(0, { p.line, 0 })
+    end)
+    key('d', function()
+      local p = plan_here()
+      local hover = plans_request('textDocument/hover', { textDocument = { uri = p.uri }, position = { line = p.line - 1, character = 0 } })
+      local text = ''
+      if hover and hover.contents then
+        text = type(hover.contents) == 'string' and hover.contents or (hover.contents.value or '')
+      end
+      local out = vim.split(text, '\n', { plain = true })
+      table.insert(out, '')
+      vim.list_extend(out, plan_text(p))
+      scratch('Passepartout plan', out, 'markdown')
+    end)
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  show(buf)
   return plans
 end
 
@@ -787,6 +920,17 @@ function M.add_id()
   local res = command('passepartout.addId', place())
   notify(':ID: ' .. res.id)
   return res.id
+end
+
+-- Answers stay in the Passepartout buffer: one goes into a note only
+-- when the user asks, with insert_answer.
+
+-- insert_answer puts the last answer below the cursor's line as a quote
+-- block and returns the server's answer ({uri, line, endLine, where}).
+function M.insert_answer()
+  local res = command('passepartout.insertAnswer', place())
+  notify(string.format('the answer is on lines %d-%d', res.line + 1, res.endLine + 1))
+  return res
 end
 
 -- Notes: the backlinks split, daily notes, code lenses.
@@ -1137,6 +1281,7 @@ local function user_commands()
   cmd('PassepartoutSkills', function() M.skills() end, {})
   cmd('PassepartoutRunSkill', function(o) M.run_skill(o.args) end, { nargs = 1 })
   cmd('PassepartoutAddId', function() M.add_id() end, {})
+  cmd('PassepartoutInsertAnswer', function() M.insert_answer() end, {})
   cmd('PassepartoutBacklinks', function() M.backlinks() end, {})
   cmd('PassepartoutDaily', function(o) M.daily(o.args) end, { nargs = '?' })
   cmd('PassepartoutCreateNode', function() M.create_node() end, {})

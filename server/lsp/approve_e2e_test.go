@@ -1,0 +1,100 @@
+package lsp
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// The approval end-to-end tests (issue 16): the real editors drive the
+// built binary with a model that proposes `make count` — each run adds a
+// line to out/count.txt — and answers "what is left". They check that an
+// APPROVED left unsaved runs nothing for 3 s and runs once when saved,
+// with DONE on disk and the buffer reloaded; that filing a plan into an
+// unmodified flightplans.org asks nothing; that a quit at eglot's prompt
+// leaves the next ask working; that the plans list approves; and that an
+// answer goes into a note only when asked.
+
+// approvalReplay is the model of the approval tests.
+const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}
+{"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
+`
+
+// newApprovalE2E is newE2E with the approval model and a Makefile.
+func newApprovalE2E(t *testing.T) e2eEnv {
+	t.Helper()
+	e := newE2E(t)
+	replay := filepath.Join(t.TempDir(), "approval-replay.jsonl")
+	require.NoError(t, os.WriteFile(replay, []byte(approvalReplay), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(e.memex, "Makefile"), []byte("count:\n\techo ran >> out/count.txt\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(e.memex, "out"), 0o755))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+replay)
+	return e
+}
+
+func TestEmacsApprovals(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	probe := exec.Command(emacs, "--batch", "-Q", "--eval", `(progn (when (file-directory-p "/usr/share/emacs/site-lisp/elpa") (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]")) (when (file-directory-p d) (add-to-list 'load-path d)))) (require 'eglot))`)
+	if out, err := probe.CombinedOutput(); err != nil {
+		why := "eglot is not installed for Emacs (Debian's elpa-eglot): " + strings.TrimSpace(string(out))
+		if testenv.InCI() {
+			t.Fatal("CI=true: " + why)
+		}
+		t.Skip(why)
+	}
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-approve-e2e.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	for _, want := range []string{
+		"FILED filed",
+		"UNMODIFIED filed without a prompt: true, reloaded: true",
+		"QUIT at the prompt",
+		"AFTER QUIT failed",
+		"NEXT ASK filed",
+		"BUFFER has the plan: true",
+		"UNSAVED ran: false",
+		"SAVED ran ran",
+		"DONE on disk: true, buffer unmodified: true",
+		"LIST APPROVED DONE",
+		"LIST shows DONE: true",
+		"DIFF shows the trace and the action: true",
+		"UNDO answered: true",
+		"RAN twice in all: true",
+		"ANSWER left the note alone: true",
+		"INSERTED at line 7: true",
+		"EXIT 0",
+	} {
+		has(t, out, want)
+	}
+}
+
+func TestNeovimApprovals(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-approve-e2e.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range []string{
+		"FILED filed",
+		"UNMODIFIED filed, reloaded: true",
+		"UNSAVED ran: false",
+		"SAVED ran ran",
+		"DONE on disk: true, buffer unmodified: true",
+		"LIST APPROVED DONE",
+		"LIST shows DONE: true",
+		"DIFF shows the trace and the action: true",
+		"UNDO answered: true",
+		"RAN twice in all: true",
+		"ANSWER left the note alone: true",
+		"INSERTED at line 7: true",
+		"EXIT 0",
+	} {
+		has(t, out, want)
+	}
+}

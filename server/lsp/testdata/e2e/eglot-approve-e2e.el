@@ -1,0 +1,210 @@
+;;; eglot-approve-e2e.el --- approvals and edits through eglot, in batch  -*- lexical-binding: t; -*-
+
+;; Run by TestEmacsApprovals (approve_e2e_test.go):
+;;   emacs --batch -Q -l eglot-approve-e2e.el
+;; with PP_LSP_PROGRAM, PP_LSP_EL and PP_LSP_MEMEX as for eglot-e2e.el,
+;; and a model that proposes `make count' (out/count.txt gets a line a
+;; run) and answers "what is left".  eglot asks before every server edit
+;; (`eglot-confirm-server-initiated-edits' as shipped).  It prints one line
+;; per check, then "E2E OK"; on failure "E2E FAIL …" and the logs.
+
+;;; Code:
+
+(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
+  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
+    (when (file-directory-p d) (add-to-list 'load-path d))))
+(require 'eglot)
+(require 'cl-lib)
+(load (getenv "PP_LSP_EL") nil t)
+
+(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
+(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
+      pp-lsp-memex-roots (list e2e-memex)
+      pp-lsp-initialization-options '(:applyEditTimeout 3)
+      eglot-sync-connect 30
+      eglot-connect-timeout 30
+      eglot-autoreconnect nil
+      eglot-send-changes-idle-time 0.1
+      org-startup-folded nil
+      make-backup-files nil
+      create-lockfiles nil)
+
+(defvar e2e-asked 0
+  "How many times eglot asked whether to apply a server edit.")
+
+(defun e2e-say (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defun e2e-bool (x) (if x "true" "false"))
+
+(defun e2e-wait (what pred &optional seconds)
+  "Wait until PRED holds, serving the server meanwhile."
+  (let ((deadline (+ (float-time) (or seconds 20))))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred) (error "Timed out waiting for %s" what))))
+
+(defun e2e-serve (seconds)
+  "Serve the server for SECONDS."
+  (let ((end (+ (float-time) seconds)))
+    (while (< (float-time) end)
+      (accept-process-output nil 0.05))))
+
+(defun e2e-file (rel)
+  (expand-file-name rel e2e-memex))
+
+(defun e2e-disk (rel)
+  "The text of REL on disk (\"\" when absent)."
+  (if (file-exists-p (e2e-file rel))
+      (with-temp-buffer (insert-file-contents (e2e-file rel)) (buffer-string))
+    ""))
+
+(defun e2e-visit (rel)
+  (find-file (e2e-file rel))
+  (unless (eglot-current-server)
+    (apply #'eglot (eglot--guess-contact)))
+  (eglot-current-server))
+
+(defun e2e-ask (question)
+  "Ask QUESTION from the current buffer and wait for the answer."
+  (setq pp-lsp--last-result nil)
+  (pp-lsp-ask question)
+  (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
+  pp-lsp--last-result)
+
+(defun e2e-command-loop (filter &rest args)
+  "Run FILTER with ARGS as the command loop does: a quit is said, not fatal."
+  (condition-case nil
+      (apply filter args)
+    (quit (e2e-say "QUIT at the prompt"))))
+
+(defun e2e-run ()
+  (e2e-visit "inbox.org")
+  (let ((inbox (current-buffer)))
+    ;; A plan filed while no buffer has flightplans.org: on disk.
+    (let ((res (e2e-ask "count it")))
+      (e2e-say "FILED %s" (plist-get res :outcome)))
+    (e2e-visit "flightplans.org")
+    (let ((plans (current-buffer)))
+      ;; The buffer is unmodified: the next plan goes to disk and the
+      ;; buffer is reloaded; eglot asks nothing.
+      (with-current-buffer inbox
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) (cl-incf e2e-asked) t)))
+          (e2e-ask "count it again")))
+      (e2e-wait "the buffer to reload"
+                (lambda () (with-current-buffer plans
+                             (= 2 (how-many "^\\* PLAN " (point-min) (point-max))))))
+      (e2e-say "UNMODIFIED filed without a prompt: %s, reloaded: %s"
+               (e2e-bool (= e2e-asked 0))
+               (e2e-bool (not (buffer-modified-p plans))))
+
+      ;; A modified buffer: the plan comes as an edit eglot asks about.
+      ;; C-g at the prompt: eglot answers nothing; the server gives up
+      ;; after applyEditTimeout, and the next ask works.
+      (with-current-buffer plans
+        (goto-char (point-max))
+        (insert "\n# my own note\n"))
+      (with-current-buffer inbox
+        (let ((res nil))
+          ;; C-g at the prompt signals quit from inside eglot's process
+          ;; filter; interactive Emacs's command loop then says "Quit"
+          ;; and goes on (batch Emacs would exit): the advice stands in
+          ;; for that loop.  Nothing answers the server's request.
+          (cl-letf (((symbol-function 'y-or-n-p)
+                     (lambda (&rest _) (cl-incf e2e-asked) (signal 'quit nil))))
+            (advice-add 'jsonrpc--process-filter :around #'e2e-command-loop)
+            (setq pp-lsp--last-result nil)
+            (pp-lsp-ask "count a third time")
+            (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
+            (advice-remove 'jsonrpc--process-filter #'e2e-command-loop))
+          (e2e-wait "the answer after the quit" (lambda () pp-lsp--last-result) 60)
+          (setq res pp-lsp--last-result)
+          (e2e-say "AFTER QUIT %s" (plist-get res :outcome)))
+        (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) (cl-incf e2e-asked) t)))
+          (let ((res (e2e-ask "count a fourth time")))
+            (e2e-say "NEXT ASK %s" (plist-get res :outcome)))))
+      (with-current-buffer plans
+        (e2e-say "BUFFER has the plan: %s"
+                 (e2e-bool (= 3 (how-many "^\\* PLAN " (point-min) (point-max)))))
+        (save-buffer))
+
+      ;; APPROVED typed into the buffer, unsaved: nothing runs for 3 s.
+      (with-current-buffer plans
+        (goto-char (point-min))
+        ;; C-c C-t a, as a user does.
+        (re-search-forward "^\\* PLAN ")
+        (org-todo "APPROVED"))
+      (e2e-serve 3)
+      (e2e-say "UNSAVED ran: %s" (e2e-bool (file-exists-p (e2e-file "out/count.txt"))))
+      ;; Saved: it runs once, DONE on disk, the buffer reloaded.
+      (with-current-buffer plans (save-buffer))
+      (e2e-wait "DONE on disk" (lambda () (string-match-p "^\\* DONE " (e2e-disk "flightplans.org"))) 30)
+      (e2e-wait "the buffer to reload"
+                (lambda () (with-current-buffer plans
+                             (save-excursion (goto-char (point-min))
+                                             (re-search-forward "^\\* DONE " nil t)))))
+      (e2e-serve 1)
+      (e2e-say "SAVED ran %s" (string-trim (e2e-disk "out/count.txt")))
+      (e2e-say "DONE on disk: %s, buffer unmodified: %s"
+               (e2e-bool (string-match-p "^\\* DONE " (e2e-disk "flightplans.org")))
+               (e2e-bool (not (buffer-modified-p plans))))
+
+      ;; The plans list: a approves the plan of the line.
+      (with-current-buffer plans
+        (pp-lsp-plans))
+      (with-current-buffer pp-lsp-plans-buffer
+        (goto-char (point-min))
+        (e2e-say "LIST %s" (buffer-substring-no-properties (point) (line-end-position)))
+        (re-search-forward "^PLAN ")
+        (beginning-of-line)
+        (let ((run (pp-lsp-plans-approve)))
+          (e2e-say "LIST APPROVED %s" (plist-get run :state)))
+        (e2e-say "LIST shows DONE: %s" (e2e-bool (= 2 (how-many "^DONE " (point-min) (point-max)))))
+        (goto-char (point-min))
+        (let ((shown (pp-lsp-plans-diff)))
+          (with-current-buffer shown
+            (e2e-say "DIFF shows the trace and the action: %s"
+                     (e2e-bool (and (string-match-p "Verdict" (buffer-string))
+                                    (string-match-p "make count" (buffer-string)))))))
+        ;; u asks the server to undo; whatever it answers is said plainly.
+        (goto-char (point-min))
+        (let ((said (condition-case err (progn (pp-lsp-plans-undo) "done")
+                      (user-error (error-message-string err)))))
+          (e2e-say "UNDO answered: %s" (e2e-bool (and (stringp said) (> (length said) 0))))
+          (e2e-say "UNDO said %s" said)))
+      (e2e-say "RAN twice in all: %s" (e2e-bool (equal (e2e-disk "out/count.txt") "ran\nran\n")))
+
+      ;; An answer stays in *Passepartout*; inserted only where asked.
+      (with-current-buffer inbox
+        (goto-char (point-min))
+        (re-search-forward "^\\* NEXT Email Grace")
+        (let ((before (buffer-string)))
+          (e2e-ask "what is left")
+          (e2e-say "ANSWER left the note alone: %s" (e2e-bool (equal before (buffer-string))))
+          (let ((at (pp-lsp-insert-answer)))
+            (e2e-say "INSERTED at line %d: %s" (1+ (plist-get at :line))
+                     (e2e-bool (string-match-p "#\\+begin_quote\nTwo things: the report and the slides\\.\n#\\+end_quote"
+                                               (buffer-string)))))))
+
+      (let* ((server (eglot-current-server))
+             (proc (jsonrpc--process server)))
+        (jsonrpc-request server :shutdown nil)
+        (jsonrpc-notify server :exit nil)
+        (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
+        (e2e-say "EXIT %s" (process-exit-status proc))))))
+
+(condition-case err
+    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
+  ((error quit)
+   (e2e-say "E2E FAIL %S" err)
+   (let ((server (ignore-errors (with-current-buffer (find-buffer-visiting (e2e-file "inbox.org"))
+                                  (eglot-current-server)))))
+     (when server
+       (with-current-buffer (jsonrpc-events-buffer server)
+         (e2e-say "--- eglot events\n%s" (buffer-string)))
+       (when-let ((stderr (get-buffer (format "*%s stderr*" (jsonrpc-name server)))))
+         (with-current-buffer stderr
+           (e2e-say "--- server stderr\n%s" (buffer-string))))))
+   (kill-emacs 1)))
+
+;;; eglot-approve-e2e.el ends here

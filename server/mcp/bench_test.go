@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/memory"
+	"pp-lsp/memory/memexgen"
+	"pp-lsp/server/agent"
+)
+
+// open100k opens the agent as `pp-lsp mcp` does over memory's benchmark
+// memex (100,000 headlines in 1,000 files, 20 folders, the generator's
+// private nodes among them), every node embedded, and connects a client.
+func open100k(b *testing.B) (*fixture, *memory.Memex) {
+	b.Helper()
+	src := memexgen.BuiltinSource()
+	if dir := filepath.Join("..", "..", "..", "shared", "corpus", "org"); dirExists(dir) {
+		s, err := memexgen.LoadSource(dir)
+		require.NoError(b, err)
+		src = s
+	}
+	o := memexgen.Defaults()
+	o.Files, o.Headlines, o.Dirs, o.Seed = 1000, 100_000, 20, 42
+	g, err := memexgen.Generate(src, o)
+	require.NoError(b, err)
+	op := openAgentOn(b, func(root string) { require.NoError(b, g.WriteDir(root)) })
+	f := start(b, op.agent, nil)
+	f.root = op.root
+	return f, op.memex
+}
+
+func dirExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// queries draws n search queries from the memex: half a public node's
+// title (what an agent that saw a link asks for), half three words of a
+// public node's body (what it asks about).
+func queries(snap *memory.Snapshot, n int) []string {
+	var nodes []memory.Node
+	for nd := range snap.Nodes() {
+		if !nd.Private() && !nd.IsFile() {
+			nodes = append(nodes, nd)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	out := make([]string, 0, n)
+	for len(out) < n {
+		nd := nodes[rng.IntN(len(nodes))]
+		if len(out)%2 == 0 {
+			out = append(out, nd.Title())
+			continue
+		}
+		words := strings.Fields(nd.Body())
+		if len(words) < 3 {
+			continue
+		}
+		i := rng.IntN(len(words) - 2)
+		out = append(out, strings.Join(words[i:i+3], " "))
+	}
+	return out
+}
+
+// measure runs op with 0, 1, 2… for b's loop and reports the median and
+// 99th percentile of its times.
+func measure(b *testing.B, op func(i int) error) {
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		err := op(i)
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportLatency(b, lat)
+}
+
+// callErr is a call's failure: its protocol error, or its tool error.
+func callErr(res *sdk.CallToolResult, err error) error {
+	if err == nil && res.IsError {
+		return errors.New(text(res))
+	}
+	return err
+}
+
+// reportLatency reports the median and 99th percentile of lat.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSearch100k: memex_search on the 100k-headline memex — "call"
+// is the whole tools/call round trip over in-memory transports (the
+// client, the SDK, the guard, the agent's search, the journal entry);
+// "agent" is Agent.Search alone.
+func BenchmarkSearch100k(b *testing.B) {
+	f, mx := open100k(b)
+	qs := queries(mx.Snapshot(), 512)
+	ctx := context.Background()
+	b.Run("call", func(b *testing.B) {
+		measure(b, func(i int) error {
+			return callErr(f.client.CallTool(ctx, &sdk.CallToolParams{Name: "memex_search", Arguments: map[string]any{"query": qs[i%len(qs)]}}))
+		})
+	})
+	b.Run("agent", func(b *testing.B) {
+		measure(b, func(i int) error {
+			_, err := f.agent.Search(ctx, agent.SearchRequest{Query: qs[i%len(qs)]})
+			return err
+		})
+	})
+	// "after-an-edit": each search follows an edit of one note (a new
+	// snapshot, as every rescan that finds the journal grown makes), so it
+	// pays for the title table of the new snapshot; the edit is not timed.
+	b.Run("after-an-edit", func(b *testing.B) {
+		note := filepath.Join(f.root, "scratch.org")
+		var lat []time.Duration
+		for i := 0; b.Loop(); i++ {
+			if _, err := mx.SetBuffer(ctx, note, int32(i+1), fmt.Appendf(nil, "* Scratch %d\n", i)); err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			if _, err := f.agent.Search(ctx, agent.SearchRequest{Query: qs[i%len(qs)]}); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportLatency(b, lat)
+	})
+}
+
+// BenchmarkContext100k: memex_context from random places of the 100k
+// memex at the default budget, as a tools/call round trip ("call") and as
+// Agent.View alone ("agent").
+func BenchmarkContext100k(b *testing.B) {
+	f, mx := open100k(b)
+	snap := mx.Snapshot()
+	var files []memory.Node
+	for fl := range snap.Files() {
+		files = append(files, fl)
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	type place struct {
+		file string
+		line int
+	}
+	places := make([]place, 512)
+	for i := range places {
+		fl := files[rng.IntN(len(files))]
+		places[i] = place{fl.Path(), 1 + rng.IntN(fl.Org().Lines.LineCount())}
+	}
+	ctx := context.Background()
+	b.Run("call", func(b *testing.B) {
+		measure(b, func(i int) error {
+			p := places[i%len(places)]
+			return callErr(f.client.CallTool(ctx, &sdk.CallToolParams{Name: "memex_context", Arguments: map[string]any{"file": p.file, "line": p.line}}))
+		})
+	})
+	b.Run("agent", func(b *testing.B) {
+		measure(b, func(i int) error {
+			p := places[i%len(places)]
+			_, err := f.agent.View(ctx, agent.ContextRequest{File: p.file, Line: p.line - 1})
+			return err
+		})
+	})
+}
+
+// BenchmarkToolsList: the tools/list round trip (the client's first
+// question) over in-memory transports.
+func BenchmarkToolsList(b *testing.B) {
+	a, _, _ := openAgent(b, memexFiles)
+	f := start(b, a, nil)
+	ctx := context.Background()
+	measure(b, func(int) error {
+		res, err := f.client.ListTools(ctx, nil)
+		if err == nil && len(res.Tools) != 6 {
+			err = fmt.Errorf("%d tools listed", len(res.Tools))
+		}
+		return err
+	})
+}
