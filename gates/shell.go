@@ -33,6 +33,9 @@ type shellReport struct {
 	// egress names the commands that reach another machine: a secret in
 	// such a command is leaving.
 	egress []string
+	// writes are the paths inside the roots the command writes or
+	// deletes, canonical, as found (see ShellWrites).
+	writes []string
 }
 
 // shellCmd is one simple command as it would run: its argv after quote
@@ -97,6 +100,28 @@ type shellAnalyzer struct {
 var shellParsers = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
 }}
+
+// ShellWrites lists the files inside the roots a shell action writes or
+// deletes, as the shell vector finds them when it judges the action
+// (canonical, each once, in the order found): what a Flight Plan shows in
+// :WRITES:. It is nil for any other tool and for a command that writes
+// nothing the analysis can name (a path known only when it runs is
+// denied, not listed).
+func ShellWrites(ctx context.Context, a Action, env *Env) []string {
+	args, ok := a.Typed().(ShellArgs)
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range analyzeShell(ctx, env, args.Cmd, args.Cwd).writes {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 // analyzeShell parses cmd as bash and analyses every command it would run.
 func analyzeShell(ctx context.Context, env *Env, cmd, cwd string) *shellReport {
@@ -809,6 +834,9 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 	case pathInside:
 		if op == opDelete && l.rel == "." {
 			s.deny("%s a whole root (%s)", verb, raw)
+		}
+		if op >= opWrite {
+			s.addText(logWrite, l.abs)
 		}
 	}
 }

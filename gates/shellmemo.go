@@ -15,7 +15,7 @@ import (
 // functions it calls (declared or not, being analysed or not), the files
 // it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
-// session, egress), the variables and functions it sets, the files it
+// session, egress, files written), the variables and functions it sets, the files it
 // downloads, whether it writes, where it leaves the working directory, and
 // how many calls it followed. So an analysis is recorded (those reads and
 // effects, in order), and a later analysis of the same body from a state
@@ -48,6 +48,7 @@ const (
 	logSelf                            // text: a way into the user's session
 	logEgress                          // text: an egress command
 	logReadProtected                   // text: a protected file read
+	logWrite                           // text: a file inside the roots written (ShellWrites)
 	logDownload                        // text: a file a download wrote
 )
 
@@ -244,7 +245,7 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 			c := s.rep.cmds[e.idx]
 			c.argv = slices.Clone(c.argv)
 			s.addCmd(c)
-		case logDeny, logAsk, logPrivate, logSelf, logEgress, logReadProtected:
+		case logDeny, logAsk, logPrivate, logSelf, logEgress, logReadProtected, logWrite:
 			s.addText(e.kind, e.text)
 		case logDownload:
 			s.addDownload(e.text)
@@ -281,6 +282,8 @@ func (s *shellAnalyzer) list(kind effectKind) *[]string {
 		return &s.rep.egress
 	case logReadProtected:
 		return &s.readProtected
+	case logWrite:
+		return &s.rep.writes
 	}
 	panic("gates: no list of texts for this log entry")
 }

@@ -2,8 +2,10 @@ package gates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +77,24 @@ func New(cfg Config, opts ...Option) (*Stack, error) {
 	}
 	sort.SliceStable(s.gates, func(i, j int) bool { return s.gates[i].Priority() > s.gates[j].Priority() })
 	return s, nil
+}
+
+// WithAllow returns a stack like s whose permission table also has rules
+// at the end of its allow list: the same tools, logger and rate counter
+// (what ran under s counts under it). A rule that does not parse is an
+// error naming it; a stack built WithGates has no table to add to.
+func (s *Stack) WithAllow(rules ...string) (*Stack, error) {
+	if s.ownGates {
+		return nil, errors.New("this gate stack was built with gates of its own: it has no permission table to add rules to")
+	}
+	cfg := s.cfg
+	cfg.Permissions.Allow = append(slices.Clip(cfg.Permissions.Allow), rules...)
+	n, err := New(cfg, WithTools(s.tools), WithLogger(s.log))
+	if err != nil {
+		return nil, err
+	}
+	n.rate = s.rate
+	return n, nil
 }
 
 // Tools is the registry of the tools the stack judges.

@@ -48,6 +48,12 @@ func TestBadInvocations(t *testing.T) {
 		badConfigEnv[k] = v
 	}
 	writeFile(t, filepath.Join(home, "badcfg", "passepartout"), "config.json", "{\"gates\": nul}")
+	noModelEnv := map[string]string{}
+	for k, v := range okEnv {
+		if k != "PASSEPARTOUT_PROVIDERS" {
+			noModelEnv[k] = v
+		}
+	}
 	badConfigEnv["XDG_CONFIG_HOME"] = filepath.Join(home, "badcfg")
 
 	cases := []struct {
@@ -100,6 +106,13 @@ func TestBadInvocations(t *testing.T) {
 
 		{"plans with an operand", nil, []string{"plans", "now"}, `pp-lsp plans: takes no operands, got "now"`},
 		{"plans with a bad configuration", badConfigEnv, []string{"plans", "--root", root}, "pp-lsp plans: the configuration file …"},
+
+		{"undo with two IDs", nil, []string{"undo", "a", "b"}, `pp-lsp undo: takes at most one change ID, got "a" and "b"`},
+		{"undo --list with an ID", nil, []string{"undo", "--list", "x"}, `pp-lsp undo: --list takes no change ID, got "x"`},
+		{"undo of a word for an ID", noModelEnv, []string{"undo", "--root", root, "nope"}, "pp-lsp undo: \"nope\" is not a change's ID (a UUID; `pp-lsp undo --list` lists them)"},
+		{"undo of an unknown change", noModelEnv, []string{"undo", "--root", root, "0b6f2d1e-3c4a-4e5f-8a9b-0c1d2e3f4a5b"}, "pp-lsp undo: no change has the ID 0b6f2d1e-3c4a-4e5f-8a9b-0c1d2e3f4a5b (it may have been dropped to keep the checkpoints within their size)"},
+		{"undo with a missing root", nil, []string{"undo", "--root", filepath.Join(home, "gone")}, "pp-lsp undo: --root " + filepath.Join(home, "gone") + " does not exist"},
+		{"undo with a bad configuration", badConfigEnv, []string{"undo", "--root", root}, "pp-lsp undo: the configuration file …"},
 
 		{"serve without an address", nil, []string{"serve"}, "pp-lsp serve: --tcp ADDR is required, e.g. --tcp 127.0.0.1:7655"},
 		{"serve on a word", nil, []string{"serve", "--tcp", "notanaddr"}, `pp-lsp serve: --tcp: "notanaddr" is not HOST:PORT, e.g. 127.0.0.1:7655`},

@@ -228,6 +228,9 @@ func hostileFamilies() []family {
 				{name: "file_write fullwidth ｆlightplans.org", prop: fileWrite("ｆlightplans.org", "* APPROVED forged\n")},
 				{name: "file_write the key", prop: fileWrite("@DATA@/key", "0123456789abcdef0123456789abcdef")},
 				{name: "file_write the config", prop: fileWrite("@CONFIG@/config.json", `{"gates":{"permissions":{"allow":["shell(*)"]}}}`)},
+				{name: "forge an undo checkpoint", prop: shell("mkdir -p @DATA@/checkpoints && cp notes/ideas.org @DATA@/checkpoints/x.json"), effect: []string{"data/checkpoints/x.json"}},
+				{name: "read the undo checkpoints", prop: shell("cat @DATA@/checkpoints/*")},
+				{name: "file_read the undo checkpoints", prop: fileRead("@DATA@/checkpoints")},
 			},
 		},
 		{

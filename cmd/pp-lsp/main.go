@@ -51,6 +51,7 @@ func commands() map[string]command {
 		"ask":     {"pp-lsp ask [--root DIR]... FILE:LINE TEXT", "one pass of the pipeline, the answer streamed to stdout", runAsk},
 		"plans":   {"pp-lsp plans [--json] [--root DIR] [--run-approved]", "list Flight Plans; execute approved ones", runPlans},
 		"skills":  {"pp-lsp skills [--json] [--root DIR]...", "the skills found in the memex, in the order they apply", runSkills},
+		"undo":    {"pp-lsp undo [--list] [--json] [--root DIR] [ID]", "undo the latest (or the named) change an action made", runUndo},
 		"serve":   {"pp-lsp serve --tcp ADDR [--root DIR]...", "the framed-TCP daemon alone", runServe},
 		"mcp":     {"pp-lsp mcp [--root DIR]... [--config FILE] [--rescan SECONDS]", "the memex and the gated actions for other agents: MCP on stdin and stdout", runMCP},
 		"doctor":  {"pp-lsp doctor [--root DIR]... [--config FILE]", "check configuration, roots, data dir, journal, sandbox, providers, editors", runDoctor},

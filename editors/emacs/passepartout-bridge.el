@@ -17,8 +17,11 @@
 ;;   `passepartout-ask'      ask a question; the answer streams into a buffer
 ;;   `passepartout-cancel'   cancel the running answer (C-c C-k there)
 ;;   `passepartout-context'  show the context the model would see from point
-;;   `passepartout-plans'    list the Flight Plans; a approves, r rejects
+;;   `passepartout-plans'    list the Flight Plans; a approves, A approves and
+;;                           allows similar actions, r rejects, u undoes
 ;;   `passepartout-approve', `passepartout-reject'   by plan id
+;;   `passepartout-approve-always'   approve and allow similar from now on
+;;   `passepartout-undo'     undo the latest change an action made (again: redo)
 ;;   `passepartout-status', `passepartout-ping'
 ;;   `passepartout-bridge-connect', `passepartout-bridge-disconnect'
 ;;
@@ -582,7 +585,9 @@ Return the buffer."
 (defvar passepartout-plans-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map "a" #'passepartout-approve)
+    (define-key map "A" #'passepartout-approve-always)
     (define-key map "r" #'passepartout-reject)
+    (define-key map "u" #'passepartout-undo)
     map)
   "Keymap of `passepartout-plans-mode'.")
 
@@ -635,10 +640,12 @@ Return the buffer."
                        (delq nil (mapcar (lambda (p) (plist-get p :ID))
                                          passepartout-bridge--plans)))))
 
-(defun passepartout--decide (action plan-id)
-  "Send ACTION (:APPROVE or :REJECT) for PLAN-ID; return the answer."
+(defun passepartout--decide (action plan-id &optional always)
+  "Send ACTION (:APPROVE or :REJECT) for PLAN-ID; return the answer.
+With ALWAYS, approve and allow similar actions from now on."
   (let ((answer (passepartout-bridge--ok
-                 (passepartout-bridge-request-sync action (list :ID plan-id))))
+                 (passepartout-bridge-request-sync
+                  action (if always (list :ID plan-id :ALWAYS t) (list :ID plan-id)))))
         (plans (get-buffer "*passepartout-plans*")))
     (when (buffer-live-p plans)
       (with-current-buffer plans
@@ -667,6 +674,31 @@ Emacs says it changed on disk when it is next edited."
   (let ((answer (passepartout--decide :APPROVE plan-id)))
     (when (called-interactively-p 'interactive)
       (message "Passepartout: approved %s" plan-id))
+    answer))
+
+;;;###autoload
+(defun passepartout-approve-always (plan-id)
+  "Approve the Flight Plan PLAN-ID and allow similar actions from now on.
+The narrowest permission rule that would have allowed it goes into your
+configuration file.  Return the daemon's answer."
+  (interactive (list (passepartout--read-plan-id "Approve and allow similar")))
+  (let ((answer (passepartout--decide :APPROVE plan-id t)))
+    (when (called-interactively-p 'interactive)
+      (message "Passepartout: approved %s; from now on %s is allowed"
+               plan-id (plist-get answer :RULE)))
+    answer))
+
+;;;###autoload
+(defun passepartout-undo (&optional change-id)
+  "Undo the latest change an action made, or the one with CHANGE-ID.
+Each file gets back what it held before, when it still holds what the
+change wrote; undoing an undo redoes.  Return the daemon's answer."
+  (interactive)
+  (let ((answer (passepartout-bridge--ok
+                 (passepartout-bridge-request-sync
+                  :UNDO (and change-id (list :ID change-id))))))
+    (when (called-interactively-p 'interactive)
+      (message "Passepartout: %s" (plist-get answer :SUMMARY)))
     answer))
 
 ;;;###autoload

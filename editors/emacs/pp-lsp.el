@@ -22,6 +22,8 @@
 ;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
+;;   `pp-lsp-approve-always' approve it and allow similar actions from now on
+;;   `pp-lsp-undo'      undo the latest change an action made (again: redo it)
 ;;   `pp-lsp-plans'     list the Flight Plans; keys act on the plan of the line:
 ;;   `pp-lsp-plans-open'          (RET) visit it in flightplans.org
 ;;   `pp-lsp-plans-diff'          (d) its verdict, gate trace and action
@@ -508,7 +510,10 @@ The line under it names the model."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
          (eglot-confirm-server-initiated-edits nil) ; you asked for the change
          (run (pp-lsp--command command args)))
-    (message "pp-lsp: %s — %s" (plist-get run :state) (plist-get run :summary))
+    (message "pp-lsp: %s — %s%s" (plist-get run :state) (plist-get run :summary)
+             (if (plist-get run :rule)
+                 (format " (from now on %s is allowed)" (plist-get run :rule))
+               ""))
     run))
 
 ;;;###autoload
@@ -583,6 +588,24 @@ again, q quits.
                  'pp-lsp-plan p))))
     (goto-char (point-min))
     (forward-line (1- line))))
+
+;;;###autoload
+(defun pp-lsp-undo (&optional id)
+  "Undo the latest change an action made (or the one with ID).
+Every file it changed gets back what it held before, when each still
+holds what the change wrote; undoing an undo redoes."
+  (interactive)
+  (let ((res (pp-lsp--command "passepartout.undo" (if id (list :id id) eglot--{}))))
+    (message "pp-lsp: %s" (plist-get res :summary))
+    res))
+
+;;;###autoload
+(defun pp-lsp-approve-always (&optional id)
+  "Approve the Flight Plan at point (or ID) and allow similar actions.
+The plan runs, and the narrowest permission rule that would have
+allowed it goes into your configuration file."
+  (interactive)
+  (pp-lsp--decide "passepartout.approveAlways" id))
 
 ;;;###autoload
 (defun pp-lsp-plans ()

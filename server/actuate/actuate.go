@@ -35,6 +35,11 @@ type Approval struct {
 	// ActionHash is the hash of the approved action; the actuator checks
 	// that it is the hash of the action it is asked to run.
 	ActionHash string
+	// Before, for a file_write or memory_edit, names the text (HashOf)
+	// the file held when the human saw the plan's diff: a file that holds
+	// anything else now is not changed (ErrTargetChanged). "" checks
+	// nothing.
+	Before string
 }
 
 // Result is what an action did.
@@ -58,6 +63,9 @@ type Result struct {
 	Shown string
 	// Changed lists the files written, absolute.
 	Changed []string
+	// Edits are the files a file_write or memory_edit changed, with their
+	// text before and after.
+	Edits []FileEdit
 	// Warnings are things the user must hear about even though the action
 	// ran (a protected file a command touched, and what was done about it).
 	Warnings []string

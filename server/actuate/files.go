@@ -2,6 +2,8 @@ package actuate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -105,19 +107,100 @@ func withoutPrivate(src []byte, tags []string) (text string, left int, whole boo
 	return b.String(), len(spans), false
 }
 
+// FileEdit is what a file action changes in one file: its text before
+// (the editor's buffer when it is open, else the disk's; nothing when the
+// file does not exist) and after.
+type FileEdit struct {
+	// Path is the file, canonical; Rel is it relative to its root.
+	Path, Rel string
+	// Existed reports that the file was there before.
+	Existed       bool
+	Before, After []byte
+}
+
+// Preview says what a file_write or memory_edit action would change now,
+// without changing anything, by the very steps its run takes. ok is false
+// for any other tool.
+func (a *Actuators) Preview(action gates.Action) (e FileEdit, ok bool, err error) {
+	switch action.Tool {
+	case gates.ToolFileWrite:
+		t, cur, err := a.fileWriteTarget(action)
+		if err != nil {
+			return FileEdit{}, true, err
+		}
+		return FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(action.Typed().(gates.FileWriteArgs).Content)}, true, nil
+	case gates.ToolMemoryEdit:
+		t, cur, change, err := a.memoryEditTarget(action)
+		if err != nil {
+			return FileEdit{}, true, err
+		}
+		edit := workspace.Edit{Path: t.c, Base: cur.Text, Changes: []workspace.Change{change}}
+		after, err := edit.Apply()
+		if err != nil {
+			return FileEdit{}, true, err
+		}
+		return FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after}, true, nil
+	}
+	return FileEdit{}, false, nil
+}
+
+// Filter is what an action's output passes before anyone sees it: vault
+// secrets scrubbed, the text of private notes replaced by [private].
+func (a *Actuators) Filter(s string) string { return a.filter(s) }
+
+// fileWriteTarget resolves where a file_write goes and reads what is there.
+func (a *Actuators) fileWriteTarget(action gates.Action) (target, workspace.Current, error) {
+	args := action.Typed().(gates.FileWriteArgs)
+	t, err := a.paths.writable(args.Path)
+	if err != nil {
+		return target{}, workspace.Current{}, fmt.Errorf("file_write: %w", err)
+	}
+	cur, err := a.read(t.abs, t.c)
+	if err != nil {
+		return target{}, workspace.Current{}, fmt.Errorf("file_write: %w", err)
+	}
+	return t, cur, nil
+}
+
+// checkExpected refuses to change a file whose text is not the one a
+// human approved the change of (Approval.Before).
+func checkExpected(req Request, cur workspace.Current, rel string) error {
+	if req.Approval == nil || req.Approval.Before == "" {
+		return nil
+	}
+	if got := HashOf(cur.Exists, cur.Text); got != req.Approval.Before {
+		return fmt.Errorf("%s: %s changed since the change was approved: %w", req.Action.Tool, rel, ErrTargetChanged)
+	}
+	return nil
+}
+
+// ErrTargetChanged is wrapped by the error of a file action run from a
+// plan whose file no longer holds the text the plan's diff was made from.
+var ErrTargetChanged = errors.New("the file is not what the approved diff was made from")
+
+// HashOf names a file's text for Approval.Before: "absent" for a file
+// that does not exist, else sha256 of its bytes.
+func HashOf(exists bool, text []byte) string {
+	if !exists {
+		return "absent"
+	}
+	sum := sha256.Sum256(text)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // fileWrite replaces a file's whole content, inside the roots: through the
 // editor when the file is open, atomically on disk otherwise.
 func (a *Actuators) fileWrite(ctx context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.FileWriteArgs)
-	t, err := a.paths.writable(args.Path)
+	t, cur, err := a.fileWriteTarget(req.Action)
 	if err != nil {
-		return Result{}, fmt.Errorf("file_write: %w", err)
+		return Result{}, err
 	}
-	cur, err := a.read(t.abs, t.c)
-	if err != nil {
-		return Result{}, fmt.Errorf("file_write: %w", err)
+	if err := checkExpected(req, cur, t.rel); err != nil {
+		return Result{}, err
 	}
-	res := Result{OK: true, Changed: []string{t.c}, Summary: fmt.Sprintf("wrote %d bytes to %s", len(args.Content), t.rel)}
+	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: cur.Exists, Before: cur.Text, After: []byte(args.Content)}
+	res := Result{OK: true, Changed: []string{t.c}, Edits: []FileEdit{edit}, Summary: fmt.Sprintf("wrote %d bytes to %s", len(args.Content), t.rel)}
 	if cur.Open {
 		_, err := a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: 0, End: len(cur.Text), NewText: args.Content}},
 			workspace.Meta{Label: "Passepartout: write " + t.rel, Description: req.Action.Explanation})
@@ -143,35 +226,70 @@ func (a *Actuators) fileWrite(ctx context.Context, req Request) (Result, error) 
 // every other byte of its file.
 func (a *Actuators) memoryEdit(ctx context.Context, req Request) (Result, error) {
 	args := req.Action.Typed().(gates.MemoryEditArgs)
+	t, cur, change, err := a.memoryEditTarget(req.Action)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkExpected(req, cur, t.rel); err != nil {
+		return Result{}, err
+	}
+	var dir *os.Root
+	var name string
+	if !cur.Open {
+		if dir, name, err = a.paths.openFolder(t); err != nil {
+			return Result{}, fmt.Errorf("memory_edit: %w", err)
+		}
+		defer dir.Close()
+	}
+	after, err := a.cfg.Files.Write(ctx, cur, []workspace.Change{change},
+		workspace.Meta{Label: "Passepartout: edit node " + args.ID, Description: req.Action.Explanation, Root: dir, Rel: name})
+	if err != nil {
+		return Result{}, fmt.Errorf("memory_edit: %w", err)
+	}
+	if !cur.Open {
+		a.reload(ctx, t.abs, t.c)
+	}
+	edit := FileEdit{Path: t.c, Rel: t.rel, Existed: true, Before: cur.Text, After: after}
+	return Result{OK: true, Changed: []string{t.c}, Edits: []FileEdit{edit},
+		Summary: fmt.Sprintf("replaced the body of node %s in %s (%d bytes)", args.ID, t.rel, len(change.NewText))}, nil
+}
+
+// memoryEditTarget finds the node a memory_edit replaces the body of: its
+// file, the file's current text and the change.
+func (a *Actuators) memoryEditTarget(action gates.Action) (target, workspace.Current, workspace.Change, error) {
+	args := action.Typed().(gates.MemoryEditArgs)
+	fail := func(err error) (target, workspace.Current, workspace.Change, error) {
+		return target{}, workspace.Current{}, workspace.Change{}, err
+	}
 	if a.cfg.Memex == nil {
-		return Result{}, errors.New("memory_edit: there is no memex to find the node in")
+		return fail(errors.New("memory_edit: there is no memex to find the node in"))
 	}
 	nodes := a.cfg.Memex.Snapshot().NodesByID(args.ID)
 	switch len(nodes) {
 	case 0:
-		return Result{}, fmt.Errorf("memory_edit: no node has the :ID: %q", args.ID)
+		return fail(fmt.Errorf("memory_edit: no node has the :ID: %q", args.ID))
 	case 1:
 	default:
-		return Result{}, fmt.Errorf("memory_edit: %d nodes carry the :ID: %q; which one is meant is not clear", len(nodes), args.ID)
+		return fail(fmt.Errorf("memory_edit: %d nodes carry the :ID: %q; which one is meant is not clear", len(nodes), args.ID))
 	}
 	content, err := bodyText(args.Content)
 	if err != nil {
-		return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+		return fail(fmt.Errorf("memory_edit %s: %w", args.ID, err))
 	}
 	t, err := a.paths.writable(nodes[0].Path())
 	if err != nil {
-		return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+		return fail(fmt.Errorf("memory_edit %s: %w", args.ID, err))
 	}
 	cur, err := a.read(t.abs, t.c)
 	if err != nil {
-		return Result{}, fmt.Errorf("memory_edit: %w", err)
+		return fail(fmt.Errorf("memory_edit: %w", err))
 	}
 	f := orgast.Parse(cur.Text)
 	var start, end int
 	found := 0
 	if id, ok := f.ID(); ok && id == args.ID {
 		if start, end, err = fileBody(f); err != nil {
-			return Result{}, fmt.Errorf("memory_edit %s: %w", args.ID, err)
+			return fail(fmt.Errorf("memory_edit %s: %w", args.ID, err))
 		}
 		found++
 	}
@@ -186,26 +304,10 @@ func (a *Actuators) memoryEdit(ctx context.Context, req Request) (Result, error)
 		}
 	}
 	if found != 1 {
-		return Result{}, fmt.Errorf("memory_edit: the node %q is not (or not once) in %s as it is now", args.ID, t.rel)
+		return fail(fmt.Errorf("memory_edit: the node %q is not (or not once) in %s as it is now", args.ID, t.rel))
 	}
 	if start > 0 && cur.Text[start-1] != '\n' && content != "" {
 		content = "\n" + content
 	}
-	var dir *os.Root
-	var name string
-	if !cur.Open {
-		if dir, name, err = a.paths.openFolder(t); err != nil {
-			return Result{}, fmt.Errorf("memory_edit: %w", err)
-		}
-		defer dir.Close()
-	}
-	_, err = a.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: start, End: end, NewText: content}},
-		workspace.Meta{Label: "Passepartout: edit node " + args.ID, Description: req.Action.Explanation, Root: dir, Rel: name})
-	if err != nil {
-		return Result{}, fmt.Errorf("memory_edit: %w", err)
-	}
-	if !cur.Open {
-		a.reload(ctx, t.abs, t.c)
-	}
-	return Result{OK: true, Changed: []string{t.c}, Summary: fmt.Sprintf("replaced the body of node %s in %s (%d bytes)", args.ID, t.rel, len(content))}, nil
+	return t, cur, workspace.Change{Start: start, End: end, NewText: content}, nil
 }

@@ -184,3 +184,54 @@ func TestCapture(t *testing.T) {
 	}
 	assert.Equal(t, "abcde\n[… 90 bytes cut …]\nrstuv", c.String())
 }
+
+// TestPreviewIsWhatTheRunChanges holds Preview to the run: the text
+// after is what the file holds once the action ran, and a run approved
+// for a text the file no longer holds changes nothing.
+func TestPreviewIsWhatTheRunChanges(t *testing.T) {
+	fx := newFixture(t, map[string]string{
+		"notes/a.org": "* A\n:PROPERTIES:\n:ID: n1\n:END:\nold body\n* B\n",
+		"conf/x.yaml": "k: 1\n",
+	}, nil)
+	for _, tc := range []struct {
+		name   string
+		action gates.Action
+		file   string
+	}{
+		{"file_write", gates.Build(gates.FileWriteArgs{Path: "conf/x.yaml", Content: "k: 2\n"}, "t"), "conf/x.yaml"},
+		{"file_write of a new file", gates.Build(gates.FileWriteArgs{Path: "conf/new.yaml", Content: "n: 1\n"}, "t"), "conf/new.yaml"},
+		{"memory_edit", gates.Build(gates.MemoryEditArgs{ID: "n1", Content: "new body\n"}, "t"), "notes/a.org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(fx.root, tc.file)
+			e, ok, err := fx.act.Preview(tc.action)
+			require.NoError(t, err)
+			require.True(t, ok)
+			before, rerr := os.ReadFile(p)
+			assert.Equal(t, rerr == nil, e.Existed)
+			assert.Equal(t, string(before), string(e.Before))
+
+			// Approved for another text: nothing changes.
+			stale := approve(tc.action)
+			stale.Before = HashOf(true, []byte("something else\n"))
+			_, err = run(t, fx, tc.action, stale)
+			require.ErrorIs(t, err, ErrTargetChanged)
+			now, _ := os.ReadFile(p)
+			assert.Equal(t, string(before), string(now))
+
+			ok2 := approve(tc.action)
+			ok2.Before = HashOf(e.Existed, e.Before)
+			res, err := run(t, fx, tc.action, ok2)
+			require.NoError(t, err)
+			after, err := os.ReadFile(p)
+			require.NoError(t, err)
+			assert.Equal(t, string(e.After), string(after))
+			require.Len(t, res.Edits, 1)
+			assert.Equal(t, string(before), string(res.Edits[0].Before))
+			assert.Equal(t, string(after), string(res.Edits[0].After))
+		})
+	}
+	_, ok, err := fx.act.Preview(gates.Build(gates.ShellArgs{Cmd: "ls", Cwd: "."}, "t"))
+	assert.False(t, ok)
+	assert.NoError(t, err)
+}

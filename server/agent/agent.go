@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pp-lsp/gates"
@@ -17,6 +18,7 @@ import (
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/chat"
+	"pp-lsp/server/checkpoint"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
@@ -73,6 +75,9 @@ type Options struct {
 	// Getenv reads the process environment for the few variables actions
 	// inherit (PATH, locale, HOME); nil is os.Getenv.
 	Getenv func(string) string
+	// ConfigFile is the user's configuration file, where "approve and
+	// allow similar" adds its rules ("": none can be added).
+	ConfigFile string
 	// Protected are further places no shell or eval command may read or
 	// write (the vault, wherever it is); the data, config and runtime
 	// folders of World are always protected.
@@ -82,8 +87,11 @@ type Options struct {
 // Agent runs the pipeline. It is safe for concurrent use: many signals may
 // be handled at once; what they change is serialised.
 type Agent struct {
-	roots     []string
-	stack     *gates.Stack
+	roots []string
+	// stack is the gate stack; approving a plan and allowing similar
+	// actions replaces it by one with the new rule (gates()).
+	stack     atomic.Pointer[gates.Stack]
+	cfgPath   string
 	tools     *gates.Tools
 	world     gates.World
 	provider  providers.Provider
@@ -105,6 +113,9 @@ type Agent struct {
 	// text), so that each is journalled once per process, not every tick.
 	foreignMu sync.Mutex
 	foreign   map[string]bool
+
+	// checkpoints keep what each change did to files, for undo.
+	checkpoints *checkpoint.Store
 
 	// actMu serialises what changes files: an action's run with the
 	// snapshot and rollback around it, and the agent's own appends to the
@@ -216,15 +227,21 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, usage(fmt.Errorf("agent: %w", err))
 	}
-	return &Agent{
-		roots: roots, stack: opts.Stack, tools: opts.Stack.Tools(), world: world, provider: opts.Provider, memex: opts.Memex,
+	a := &Agent{
+		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
 		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
-	}, nil
+	}
+	a.stack.Store(opts.Stack)
+	a.checkpoints = checkpoint.Open(dataDir, key, cfg.CheckpointCap, a.now)
+	return a, nil
 }
+
+// gates is the gate stack now.
+func (a *Agent) gates() *gates.Stack { return a.stack.Load() }
 
 // Tools are the tools the agent offers the model, gates and runs: its gate
 // stack's registry.
@@ -256,7 +273,7 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.
 	w := a.world
 	w.Memex = snap
 	w.Narrowing = narrow
-	env, err := a.stack.NewEnv(ctx, w)
+	env, err := a.gates().NewEnv(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the gates: %w", err)
 	}
@@ -270,6 +287,11 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.
 func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 	a.actMu.Lock()
 	defer a.actMu.Unlock()
+	return a.appendJournalLocked(ctx, e)
+}
+
+// appendJournalLocked is appendJournal with actMu held.
+func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error {
 	if !a.startJournalled {
 		// Every start records how commands are confined (DESIGN §12), with
 		// its first entry: a start that journals nothing writes nothing.

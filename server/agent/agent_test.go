@@ -87,7 +87,7 @@ func TestEditedPlanIsGatedAgain(t *testing.T) {
 		runs                bool
 	}{
 		{"to another command that needs approval", `"make count"`, `"touch out/edited"`, flightplan.StatePlan, "edited after filing", false},
-		{"to a command the gates deny", `"make count"`, `"rm -rf ~"`, flightplan.StateRejected, "denies the edited action", false},
+		{"to a command the gates deny", `"make count"`, `"rm -rf ~"`, flightplan.StateRejected, "the action was edited after filing, and gated again dispatcher denies the action", false},
 		{"to something that is not an action", `"tool": "shell"`, `"tool": "launch"`, flightplan.StateRejected, "holds no valid action", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

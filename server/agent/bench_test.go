@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"pp-lsp/gates"
@@ -26,6 +27,26 @@ func BenchmarkPass(b *testing.B) {
 		out, err := fx.agent.Ask(context.Background(), req, nil)
 		if err != nil || lastPass(out).Status != StatusAnswered {
 			b.Fatalf("%v: %+v", err, lastPass(out))
+		}
+	}
+}
+
+// BenchmarkCommandCheckpoint is what undo adds to every shell or eval
+// command: the memex read again before and after it (here 1,000 notes,
+// none changed) and the two snapshots compared (orgChanges).
+func BenchmarkCommandCheckpoint(b *testing.B) {
+	files := map[string]string{}
+	for i := range 1000 {
+		files[fmt.Sprintf("notes/n%04d.org", i)] = fmt.Sprintf("* Note %d\nSome text of note %d.\n", i, i)
+	}
+	fx := newFixture(b, files, nil)
+	action := gates.Build(gates.ShellArgs{Cmd: "ls notes", Cwd: "."}, "bench")
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		fx.agent.refreshFirst(ctx, action)
+		if got := fx.agent.orgChanges(ctx, action, fx.mx.Snapshot()); len(got) != 0 {
+			b.Fatalf("%d files changed", len(got))
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([
 		return []Pass{p}, nil
 	}
 	defer env.Close()
-	v := a.stack.Check(ctx, action, env)
+	v := a.gates().Check(ctx, action, env)
 	t := Try{N: 1, Proposal: string(action.CanonicalJSON()), Action: &action, Verdict: v}
 	p.Tries, p.Verdict, p.Provider = []Try{t}, v, "gardener"
 	if err := a.journalProposal(ctx, sig, t, proposal{action: action}, p.Skills); err != nil {

@@ -66,6 +66,9 @@ type Config struct {
 	SandboxCPUSeconds   int   `json:"sandbox_cpu_seconds,omitempty"`
 	SandboxMaxFileBytes int64 `json:"sandbox_max_file_bytes,omitempty"`
 	SandboxMaxProcesses int   `json:"sandbox_max_processes,omitempty"`
+	// CheckpointCap bounds the bytes the undo checkpoints keep together
+	// (default checkpoint.DefaultCap, 64 MiB); the oldest go first.
+	CheckpointCap int `json:"checkpoint_cap,omitempty"`
 }
 
 // The defaults.
@@ -90,6 +93,9 @@ func ParseConfig(section []byte) (Config, error) {
 	}
 	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
 		return Config{}, fmt.Errorf("the \"agent\" section of the configuration: %w", err)
+	}
+	if c.CheckpointCap < 0 {
+		return Config{}, errors.New("the \"agent\" section of the configuration: checkpoint_cap must be positive")
 	}
 	if c.SandboxCPUSeconds < 0 || c.SandboxMaxFileBytes < 0 || c.SandboxMaxProcesses < 0 {
 		return Config{}, errors.New("the \"agent\" section of the configuration: the sandbox limits must be positive")
@@ -205,8 +211,16 @@ func ReadConfigFile(path string, optional bool) (FileSections, error) {
 	if err != nil {
 		return s, plainerr.File("read", "the configuration file", path, err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err = configSections(data)
+	if err != nil {
 		return s, plainerr.JSON("the configuration file "+path, data, err)
 	}
 	return s, nil
+}
+
+// configSections reads a configuration file's text into its sections.
+func configSections(data []byte) (FileSections, error) {
+	var s FileSections
+	err := json.Unmarshal(data, &s)
+	return s, err
 }

@@ -20,6 +20,13 @@
 // The tools it offers, gates and runs are one registry, its stack's
 // (gates.Tools).
 //
+// Beyond approving once (DESIGN §8 rev. 2): a file_write or memory_edit
+// plan shows the diff of what it would change, made again with the gates
+// when the file changed before it runs (preview.go); ApproveAlways adds
+// the narrowest rule that would have allowed a plan to the configuration
+// file and the live gates (always.go, allowrule.go); every change an
+// action makes to files is a checkpoint that Undo takes back (undo.go).
+//
 // Invariant: nothing a model (or an agent through Propose) says runs unless the gates allowed that exact
 // action, or a human approved that exact action (by its hash) in a Flight
 // Plan and the gates, run again, did not deny it; neither can ever approve

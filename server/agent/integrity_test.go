@@ -365,10 +365,11 @@ func TestAnApprovalWrittenByARunningActionNeverCounts(t *testing.T) {
 	real, err = actuate.New(actuate.Config{Roots: []string{fx.root}, Memex: fx.mx, Getenv: func(k string) string { return fx.env[k] }})
 	require.NoError(t, err)
 	// File the plan with make count asked about, by a stack that asks.
-	fx.agent.stack, err = gates.New(gates.DefaultConfig())
+	asking, err := gates.New(gates.DefaultConfig())
 	require.NoError(t, err)
+	fx.agent.stack.Store(asking)
 	id := fileAPlan(t, fx)
-	fx.agent.stack = stack
+	fx.agent.stack.Store(stack)
 	runHeartbeat(t, fx)
 
 	done := make(chan struct{})

@@ -204,17 +204,21 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 // journals its result in p.
 func (a *Agent) act(ctx context.Context, p *Pass, sig Signal, req actuate.Request, snap **memory.Snapshot) (actuate.Result, error) {
 	a.actMu.Lock()
+	a.refreshFirst(ctx, req.Action)
 	*snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
+		pre := a.capture(ctx, req.Action)
 		res, err := a.acts.Run(ctx, req)
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, *snap)
+		} else {
+			a.recordChange(req.Action, "", res, pre, a.orgChanges(ctx, req.Action, *snap))
 		}
 		return res, err
 	}()
 	*snap = nil
-	a.stack.Record(req.Action.Tool, a.now())
+	a.gates().Record(req.Action.Tool, a.now())
 	p.Result = &res
 	a.journalResult(ctx, sig, req.Action, "", res, err)
 	return res, err

@@ -51,6 +51,9 @@ type PlanRun struct {
 	Verdict *gates.Verdict
 	// Err is why the plan could not be handled.
 	Err error
+	// Rule is the permission rule added when the plan was approved with
+	// similar actions allowed from then on (ApproveAlways).
+	Rule string
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
@@ -109,11 +112,6 @@ func (a *Agent) ownFiles() error {
 	return errors.Join(protect.OwnFile(a.plansPath), protect.OwnFile(a.journal.Path()))
 }
 
-// PlanHover is the hover text over a plan's headline at the 0-based line.
-func (a *Agent) PlanHover(text []byte, line int) (string, bool) {
-	return flightplan.Hover(text, line, a.store)
-}
-
 // IsPlansFile reports whether path is this agent's flightplans.org.
 func (a *Agent) IsPlansFile(path string) bool {
 	return filepath.Clean(path) == a.plansPath
@@ -137,6 +135,7 @@ func (a *Agent) NotifyPlansChanged() {
 func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gates.Verdict) (string, error) {
 	v = needsHuman(action, v)
 	id := uuid.NewString()
+	pv := a.preview(ctx, action)
 	lk, err := a.store.Lock(ctx, a.plansPath)
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
@@ -155,13 +154,13 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		// The records first: a plan in the file always has its filing
 		// record (one without a plan is harmless).
 		now := a.now()
-		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now}); err != nil {
+		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}); err != nil {
 			return err
 		}
 		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now}); err != nil {
 			return err
 		}
-		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate})
+		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
 		return a.writePlans(ctx, cur, flightplan.AppendTo(cur.Text, plan), "Passepartout: a Flight Plan to approve",
 			"a new Flight Plan, "+flightplan.TitleFor(action))
 	}()
@@ -398,7 +397,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		return a.repair(ctx, p, run)
 	}
 	if p.ActionErr != nil || st.Edited {
-		return a.refile(ctx, p, run)
+		return a.refile(ctx, p, run, false)
 	}
 	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindApproval, PlanID: p.ID, Tool: p.Tool, ActionHash: st.Record.ActionHash,
 		Status: string(flightplan.StateApproved), Title: p.Title + " (approved " + how + ")"}); err != nil {
@@ -412,7 +411,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	defer env.Close()
 	action := *p.Action
-	v := a.stack.Recheck(ctx, action, env)
+	v := a.gates().Recheck(ctx, action, env)
 	run.Verdict = &v
 	if !v.Allowed() {
 		return a.finish(ctx, p, run, flightplan.StateFailed, &v, fmt.Sprintf("not run: gated again at approval, %s denies it: %s", v.Gate, v.Reason), "")
@@ -433,6 +432,10 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 			return run
 		}
 	}
+	if a.targetChanged(action, st.Record) {
+		a.actMu.Unlock()
+		return a.refile(ctx, p, run, true)
+	}
 	if err := a.store.Claim(p.ID, action.Hash(), now); err != nil {
 		a.actMu.Unlock()
 		if errors.Is(err, flightplan.ErrAlreadyRan) {
@@ -448,6 +451,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	}
 	a.log.Info("running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
 
+	a.refreshFirst(ctx, action)
 	snap := a.memex.Snapshot()
 	res, err := func() (res actuate.Result, err error) {
 		defer a.actMu.Unlock()
@@ -459,9 +463,14 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 				a.rollbackLocked(ctx, snap)
 			}
 		}()
-		return a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash()}})
+		pre := a.capture(ctx, action)
+		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
+		if err == nil {
+			a.recordChange(action, p.ID, res, pre, a.orgChanges(ctx, action, snap))
+		}
+		return res, err
 	}()
-	a.stack.Record(action.Tool, a.now())
+	a.gates().Record(action.Tool, a.now())
 	run.Ran = true
 	state := flightplan.StateDone
 	if err != nil || !res.OK {
@@ -534,17 +543,26 @@ func (a *Agent) repair(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 // approval. The approval it came with never counts: when flightplans.org on
 // disk still holds it (the rewrite went to an editor's buffer), the new
 // record names that text as a stale approval.
-func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) PlanRun {
+//
+// With fileChanged, the block is the action filed but the file its diff
+// was made from changed since (a file_write or memory_edit): the approval
+// was of another change, so the same steps make the plan show what it
+// would change now.
+func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun, fileChanged bool) PlanRun {
+	what := "the action was edited after filing"
+	if fileChanged {
+		what = "the file changed since the plan was filed"
+	}
 	var v gates.Verdict
 	if p.ActionErr != nil {
-		v = a.stack.Malformed(p.ActionErr)
+		v = a.gates().Malformed(p.ActionErr)
 	} else {
 		env, err := a.env(ctx, a.memex.Snapshot())
 		if err != nil {
 			run.Err = err
 			return run
 		}
-		v = a.stack.Check(ctx, *p.Action, env)
+		v = a.gates().Check(ctx, *p.Action, env)
 		env.Close()
 	}
 	run.Verdict = &v
@@ -554,31 +572,35 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 			fmt.Sprintf("REJECTED: the action block was edited after filing and holds no valid action (%s)", p.ActionErr), "")
 	case v.Verdict == gates.VerdictDeny:
 		return a.finish(ctx, p, run, flightplan.StateRejected, &v,
-			fmt.Sprintf("REJECTED: the action was edited after filing, and %s denies the edited action: %s", v.Gate, v.Reason), "")
+			fmt.Sprintf("REJECTED: %s, and gated again %s denies the action: %s", what, v.Gate, v.Reason), "")
 	}
 	action := *p.Action
 	v = needsHuman(action, v)
 	run.Verdict = &v
-	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now()}
-	if disk, ok, _ := protect.ReadOwnFile(a.plansPath); ok {
-		if q, err := flightplan.Find(flightplan.Parse(disk), p.ID); err == nil && q.State == flightplan.StateApproved {
-			rec.StaleApproval = journal.HashOf(q.Text(disk))
-		}
-	}
+	pv := a.preview(ctx, action)
+	rec := flightplan.FilingRecord{ID: p.ID, ActionHash: action.Hash(), Gate: v.Gate, Filed: a.now(), Before: pv.before, StaleApproval: a.staleApproval(p.ID)}
 	if err := a.store.SaveFiling(rec); err != nil {
 		run.Err = err
 		return run
 	}
 	note := fmt.Sprintf("edited after filing: gated again, %s by %s: %s. Filed afresh as the action above: approve it again to run it.", v.Verdict, v.Gate, v.Reason)
+	journalled := flightplan.TitleFor(action) + ": edited, gated again, filed afresh"
+	if fileChanged {
+		note = fmt.Sprintf("not run: the file changed since the plan was filed. Gated again, %s by %s: %s. The diff above is what it would change now: approve again to run it.", v.Verdict, v.Gate, v.Reason)
+		journalled = p.Title + ": the file changed since filing, gated again, diff made afresh"
+	}
 	err := a.editPlan(ctx, p.ID, func(q *flightplan.Plan, src []byte) []workspace.Change {
-		return []workspace.Change{
+		cs := []workspace.Change{
 			q.SetState(flightplan.StatePlan),
 			q.SetTitle(src, flightplan.TitleFor(action)),
 			q.SetProperty(src, "ACTION_HASH", action.Hash()),
 			q.SetProperty(src, "TOOL", string(action.Tool)),
 			q.SetProperty(src, "GATE", v.Gate),
-			q.Note(src, a.now(), note, ""),
 		}
+		if len(pv.writes) > 0 || len(q.Writes) > 0 {
+			cs = append(cs, q.SetProperty(src, "WRITES", flightplan.JoinWrites(pv.writes)))
+		}
+		return append(cs, q.SetDiff(pv.diff), q.Note(src, a.now(), note, ""))
 	})
 	if err != nil {
 		run.Err = fmt.Errorf("plan %s was filed afresh, but writing that into %s failed: %w", p.ID, flightplan.FileName, err)
@@ -590,7 +612,7 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun) Pla
 		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindEdit, PlanID: p.ID, Tool: string(action.Tool), ActionHash: action.Hash(),
-		Status: string(flightplan.StatePlan), Verdict: &v, Title: flightplan.TitleFor(action) + ": edited, gated again, filed afresh", Action: a.journalAction(action, v)})
+		Status: string(flightplan.StatePlan), Verdict: &v, Title: journalled, Action: a.journalAction(action, v)})
 	run.State, run.Title, run.Tool, run.Summary = flightplan.StatePlan, flightplan.TitleFor(action), string(action.Tool), note
 	return run
 }

@@ -91,10 +91,10 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 	t := Try{N: 1}
 	var prop proposal
 	if decodeErr != nil {
-		t.Verdict, t.Proposal = a.stack.Malformed(decodeErr), string(req.Action)
+		t.Verdict, t.Proposal = a.gates().Malformed(decodeErr), string(req.Action)
 		prop.err = decodeErr
 	} else {
-		t.Verdict = a.stack.Check(ctx, action, env)
+		t.Verdict = a.gates().Check(ctx, action, env)
 		if t.Verdict.Action != nil {
 			action = *t.Verdict.Action
 		}

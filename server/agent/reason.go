@@ -43,10 +43,10 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 		var v gates.Verdict
 		t := Try{N: try}
 		if prop.err != nil {
-			v = a.stack.Malformed(prop.err)
+			v = a.gates().Malformed(prop.err)
 			t.Proposal = prop.raw
 		} else {
-			v = a.stack.Check(ctx, prop.action, env)
+			v = a.gates().Check(ctx, prop.action, env)
 			act := prop.action
 			if v.Action != nil {
 				act = *v.Action

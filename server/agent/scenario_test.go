@@ -34,11 +34,15 @@ import (
 //
 //	ask FILE:LINE|- "TEXT" [depth=N]   Ask (LINE 1-based): each pass as agent.Describe reports it, then
 //	                                   what was said and the summary, or the error
-//	approve|reject last|N|ID           Approve or Reject the last plan filed, the Nth (from 1), or one by
-//	                                   its ID: STATE ran=BOOL: SUMMARY, or the error
+//	approve|reject|always last|N|ID    Approve, Reject or ApproveAlways the last plan filed, the Nth (from
+//	                                   1), or one by its ID: STATE ran=BOOL: SUMMARY (and the rule added),
+//	                                   or the error
 //	pickup                             Pickup: each plan handled as agent.DescribeRun reports it
 //	plans                              Plans: STATE TOOL GATE TITLE [edited] [problem]
 //	hover last                         PlanHover over the last plan's headline in flightplans.org
+//	changes                            Changes: N. TITLE: FILES [plan], newest first
+//	undo [N|ID|plan-of N]              Undo the latest change, the Nth of "changes", one by its ID, or
+//	                                   the latest of the plan that made the Nth: its summary or the error
 //	replace FILE "OLD" "NEW"           on disk, the first OLD in FILE becomes NEW
 //	disk FILE                          FILE's text, or (absent)
 //	journal [titles]                   the journal's entries since the last "journal" (but the starts,
@@ -124,18 +128,21 @@ func (sc *scenario) do(args []string) []string {
 	switch args[0] {
 	case "ask":
 		return sc.ask(args[1:])
-	case "approve", "reject":
+	case "approve", "reject", "always":
 		require.Len(t, args, 2, "%s last|N|ID", args[0])
 		id := sc.plan(args[1])
-		decide := sc.agent.Approve
-		if args[0] == "reject" {
-			decide = sc.agent.Reject
-		}
+		decide := map[string]func(context.Context, string) (agent.PlanRun, error){
+			"approve": sc.agent.Approve, "reject": sc.agent.Reject, "always": sc.agent.ApproveAlways,
+		}[args[0]]
 		run, err := decide(ctx, id)
 		if err != nil {
 			return []string{"error: " + err.Error()}
 		}
-		return []string{fmt.Sprintf("%s ran=%v: %s", run.State, run.Ran, run.Summary)}
+		out := []string{fmt.Sprintf("%s ran=%v: %s", run.State, run.Ran, run.Summary)}
+		if run.Rule != "" {
+			out = append(out, "rule added: "+run.Rule)
+		}
+		return out
 	case "pickup":
 		runs, err := sc.agent.Pickup(ctx)
 		if err != nil {
@@ -163,6 +170,45 @@ func (sc *scenario) do(args []string) []string {
 			out = append(out, l)
 		}
 		return out
+	case "changes":
+		list, err := sc.agent.Changes(ctx)
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		var out []string
+		for i, c := range list {
+			l := fmt.Sprintf("%d. %s: %s", i+1, c.Title, strings.Join(c.Files, ", "))
+			if c.PlanID != "" {
+				l += " [plan]"
+			}
+			out = append(out, l)
+		}
+		return lines(strings.Join(out, "\n"), "(none)")
+	case "undo":
+		id := ""
+		if len(args) > 2 && args[1] == "plan-of" {
+			// undo plan-of N: the plan whose run made the Nth change.
+			n, err := strconv.Atoi(args[2])
+			require.NoError(t, err)
+			list, err := sc.agent.Changes(ctx)
+			require.NoError(t, err)
+			require.LessOrEqual(t, n, len(list))
+			require.NotEmpty(t, list[n-1].PlanID, "change %d was no plan's", n)
+			id = list[n-1].PlanID
+		} else if len(args) > 1 {
+			id = args[1]
+			if n, err := strconv.Atoi(args[1]); err == nil {
+				list, err := sc.agent.Changes(ctx)
+				require.NoError(t, err)
+				require.LessOrEqual(t, n, len(list))
+				id = list[n-1].ID
+			}
+		}
+		res, err := sc.agent.Undo(ctx, id)
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		return []string{res.Summary}
 	case "hover":
 		text, err := os.ReadFile(sc.agent.PlansPath())
 		require.NoError(t, err)

@@ -147,7 +147,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	a, err := New(Options{
 		Roots: st.roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
 		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
-		Protected: []string{vaultPath},
+		Protected: []string{vaultPath}, ConfigFile: st.cfgPath,
 	})
 	if err != nil {
 		for _, c := range closers {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"net"
+	"time"
 
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
@@ -20,7 +21,10 @@ import (
 //	            :USAGE (:PROMPT :COMPLETION [:ESTIMATED t]) when they apply
 //	:CONTEXT  → :TEXT :BUDGET
 //	:PLANS    → :PLANS ((:ID :STATE :TITLE :TOOL :CREATED :GATE :LINE :EDITED) …)
-//	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT]
+//	:UNDO [:ID change] → :UNDONE (change) [:CHANGE (change)] :SUMMARY;
+//	:UNDO :LIST t → :CHANGES ((:ID :TIME :TITLE :FILES [:PLAN-ID] [:UNDOES]) …)
+//	:APPROVE, :REJECT → :ID :STATE :RAN :SUMMARY [:OUTPUT] (:APPROVE :ALWAYS t: also :RULE,
+//	                    the permission rule added)
 //	:STATUS   → :MEMEX (:FILES :HEADLINES :ROOT-HASH :PLANS-PENDING)
 //
 // :LINE is 1-based on the wire (0 or absent: no line); the agent's lines
@@ -49,7 +53,13 @@ func (f frontEnd) Serve(ctx context.Context) error { return f.srv.Serve(ctx, f.l
 
 type hostBackend struct{ h *host.Host }
 
-var _ StatusReporter = hostBackend{}
+var (
+	_ StatusReporter = hostBackend{}
+	_ AlwaysApprover = hostBackend{}
+	_ AlwaysApprover = agentBackend{}
+	_ Undoer         = hostBackend{}
+	_ Undoer         = agentBackend{}
+)
 
 // with calls f on the host's agent once it is up.
 func (b hostBackend) with(ctx context.Context, f func(agentBackend) (plist.Plist, error)) (plist.Plist, error) {
@@ -74,6 +84,18 @@ func (b hostBackend) Plans(ctx context.Context) (plist.Plist, error) {
 
 func (b hostBackend) Approve(ctx context.Context, id string) (plist.Plist, error) {
 	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Approve(ctx, id) })
+}
+
+func (b hostBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveAlways(ctx, id) })
+}
+
+func (b hostBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Undo(ctx, id) })
+}
+
+func (b hostBackend) Changes(ctx context.Context) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.Changes(ctx) })
 }
 
 func (b hostBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
@@ -154,6 +176,54 @@ func (b agentBackend) Approve(ctx context.Context, id string) (plist.Plist, erro
 	return runPlist(r), nil
 }
 
+func (b agentBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
+	r, err := b.a.ApproveAlways(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runPlist(r), nil
+}
+
+func (b agentBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
+	res, err := b.a.Undo(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pl := plist.Plist{}.Add("UNDONE", changePlist(res.Undone))
+	if res.Change.ID != "" {
+		pl = pl.Add("CHANGE", changePlist(res.Change))
+	}
+	return pl.Add("SUMMARY", res.Summary), nil
+}
+
+func (b agentBackend) Changes(ctx context.Context) (plist.Plist, error) {
+	changes, err := b.a.Changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var list []any
+	for _, c := range changes {
+		list = append(list, changePlist(c))
+	}
+	return plist.Plist{}.Add("CHANGES", list), nil
+}
+
+// changePlist is one change as the wire says it.
+func changePlist(c agent.ChangeInfo) plist.Plist {
+	files := make([]any, len(c.Files))
+	for i, f := range c.Files {
+		files[i] = f
+	}
+	pl := plist.Plist{}.Add("ID", c.ID).Add("TIME", c.Time.UTC().Format(time.RFC3339)).Add("TITLE", c.Title).Add("FILES", files)
+	if c.PlanID != "" {
+		pl = pl.Add("PLAN-ID", c.PlanID)
+	}
+	if c.Undoes != "" {
+		pl = pl.Add("UNDOES", c.Undoes)
+	}
+	return pl
+}
+
 func (b agentBackend) Reject(ctx context.Context, id string) (plist.Plist, error) {
 	r, err := b.a.Reject(ctx, id)
 	if err != nil {
@@ -166,6 +236,9 @@ func runPlist(r agent.PlanRun) plist.Plist {
 	pl := plist.Plist{}.Add("ID", r.ID).Add("STATE", string(r.State)).Add("RAN", r.Ran).Add("SUMMARY", r.Summary)
 	if r.Output != "" {
 		pl = pl.Add("OUTPUT", r.Output)
+	}
+	if r.Rule != "" {
+		pl = pl.Add("RULE", r.Rule)
 	}
 	return pl
 }

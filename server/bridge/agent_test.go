@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,6 +143,93 @@ func TestTheBridgeWaitsForItsHostsAgent(t *testing.T) {
 	_, resp = c.exchange("1")
 	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
 	assert.Equal(t, "the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
+}
+
+// TestApproveAlwaysOverTheBridge: (:ACTION :APPROVE :ID … :ALWAYS t) runs
+// the plan and adds its rule to the configuration file, said as :RULE; a
+// value of :ALWAYS other than t or nil is refused, and so is a plan no
+// rule is offered for (http always needs a human).
+func TestApproveAlwaysOverTheBridge(t *testing.T) {
+	testenv.NeedCommand(t, "make")
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg, "Makefile": countMakefile, "out/.keep": ""},
+		`{"match":{"last_role":"tool"},"repeat":true,"reply":{"text":"Counted."}}`, countTranscript,
+		`{"match":{"last_contains":"fetch"},"reply":{"tool_calls":[{"name":"http","arguments":{"method":"GET","url":"https://example.org/","explanation":"fetch"}}]}}`)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+	file := func(rid, text string) string {
+		c.request(rid, `:ACTION :ASK :TEXT "`+text+`" :FILE "notes.org" :LINE 2`)
+		_, resp := c.exchange(rid)
+		id, ok := get(resp, "PAYLOAD", "PLAN-ID").(string)
+		require.True(t, ok, "%v", resp)
+		return id
+	}
+	id := file("1", "count it")
+
+	c.request("2", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS 1`)
+	_, resp := c.exchange("2")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Equal(t, ":ALWAYS must be t or nil", get(resp, "PAYLOAD", "TEXT"))
+	assert.NoFileExists(t, filepath.Join(root, "out/count.txt"))
+
+	c.request("3", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS t`)
+	_, resp = c.exchange("3")
+	assert.Equal(t, "DONE", get(resp, "PAYLOAD", "STATE"))
+	assert.Equal(t, "shell(make count)", get(resp, "PAYLOAD", "RULE"))
+	cfg, err := os.ReadFile(filepath.Join(filepath.Dir(root), "config", "passepartout", "config.json"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"gates": {"permissions": {"allow": ["shell(make count)"]}}}`+"\n", string(cfg))
+
+	id = file("4", "fetch it")
+	c.request("5", `:ACTION :APPROVE :ID "`+id+`" :ALWAYS t`)
+	_, resp = c.exchange("5")
+	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+	assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), "http always needs a human's approval")
+}
+
+// TestUndoOverTheBridge: (:ACTION :UNDO :LIST t) lists the changes,
+// (:ACTION :UNDO) takes back the latest, and again redoes it; a malformed
+// :ID or :LIST is one clear sentence.
+func TestUndoOverTheBridge(t *testing.T) {
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg},
+		`{"match":{"last_role":"tool"},"repeat":true,"reply":{"text":"Written."}}`,
+		`{"match":{"last_contains":"write"},"reply":{"tool_calls":[{"name":"file_write","arguments":{"path":"new.org","content":"* New\n","explanation":"a note"}}]}}`)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+	c.request("1", `:ACTION :ASK :TEXT "write a note" :FILE "notes.org" :LINE 2`)
+	c.exchange("1")
+	require.FileExists(t, filepath.Join(root, "new.org"))
+
+	c.request("2", `:ACTION :UNDO :LIST t`)
+	_, resp := c.exchange("2")
+	changes, _ := get(resp, "PAYLOAD", "CHANGES").(plist.List)
+	require.Len(t, changes, 1, "%v", resp)
+	ch := mustPlist(t, changes[0])
+	assert.Equal(t, "Write `new.org`", get(ch, "TITLE"))
+	assert.Equal(t, plist.List{"new.org"}, get(ch, "FILES"))
+
+	c.request("3", `:ACTION :UNDO`)
+	_, resp = c.exchange("3")
+	assert.Equal(t, "undo of Write `new.org`: restored new.org", get(resp, "PAYLOAD", "SUMMARY"), "%v", resp)
+	assert.NoFileExists(t, filepath.Join(root, "new.org"))
+
+	c.request("4", `:ACTION :UNDO`)
+	_, resp = c.exchange("4")
+	assert.Equal(t, "redo of Write `new.org`: restored new.org", get(resp, "PAYLOAD", "SUMMARY"))
+	assert.FileExists(t, filepath.Join(root, "new.org"))
+
+	for i, tc := range []struct{ payload, text string }{
+		{`:ACTION :UNDO :ID 7`, ":ID must be a change's ID, as a string (or absent: the latest change)"},
+		{`:ACTION :UNDO :LIST 1`, ":LIST must be t or nil"},
+		{`:ACTION :UNDO :ID "nope"`, "\"nope\" is not a change's ID (a UUID; `pp-lsp undo --list` lists them)"},
+	} {
+		id := fmt.Sprint(10 + i)
+		c.request(id, tc.payload)
+		_, resp := c.exchange(id)
+		assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
+		assert.Equal(t, tc.text, get(resp, "PAYLOAD", "TEXT"))
+	}
 }
 
 // TestTheBridgeHoldsAConversation: an :ASK starts a conversation whose file

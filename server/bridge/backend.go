@@ -35,6 +35,20 @@ type Backend interface {
 	Reject(ctx context.Context, planID string) (plist.Plist, error)
 }
 
+// AlwaysApprover is implemented by a Backend that can approve a plan and
+// allow similar actions from then on (:APPROVE :ID plan :ALWAYS t).
+type AlwaysApprover interface {
+	ApproveAlways(ctx context.Context, planID string) (plist.Plist, error)
+}
+
+// Undoer is implemented by a Backend that keeps what actions changed:
+// (:ACTION :UNDO [:ID change]) takes the latest (or the named) change back,
+// (:ACTION :UNDO :LIST t) lists the changes.
+type Undoer interface {
+	Undo(ctx context.Context, changeID string) (plist.Plist, error)
+	Changes(ctx context.Context) (plist.Plist, error)
+}
+
 // StatusReporter is implemented by a Backend that has figures for :STATUS
 // (the memex's files, headlines, root hash…); they are sent as :MEMEX.
 type StatusReporter interface {

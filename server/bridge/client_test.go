@@ -201,6 +201,8 @@ type testBackend struct {
 	asks      []AskRequest
 	contexts  []ContextRequest
 	approved  []string
+	always    []string
+	undone    []string
 	rejected  []string
 	cancelled chan error // the ctx error an ask saw when it stopped early
 	started   chan string
@@ -283,6 +285,24 @@ func (b *testBackend) Approve(_ context.Context, id string) (plist.Plist, error)
 	}
 	b.approved = append(b.approved, id)
 	return plist.Plist{}.Add("ID", id).Add("STATE", "APPROVED"), nil
+}
+
+func (b *testBackend) ApproveAlways(_ context.Context, id string) (plist.Plist, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.always = append(b.always, id)
+	return plist.Plist{}.Add("ID", id).Add("STATE", "DONE").Add("RULE", "shell(make test)"), nil
+}
+
+func (b *testBackend) Undo(_ context.Context, id string) (plist.Plist, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.undone = append(b.undone, id)
+	return plist.Plist{}.Add("SUMMARY", "undo of Write `a.org`: restored a.org"), nil
+}
+
+func (b *testBackend) Changes(context.Context) (plist.Plist, error) {
+	return plist.Plist{}.Add("CHANGES", plist.List{}), nil
 }
 
 func (b *testBackend) Reject(_ context.Context, id string) (plist.Plist, error) {

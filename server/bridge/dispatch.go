@@ -15,7 +15,7 @@ import (
 var errStreamClosed = errors.New("the request is already answered (cancelled?)")
 
 // actionList names the actions for the unknown-action error.
-const actionList = ":ASK :CONTEXT :APPROVE :REJECT :PLANS :CANCEL :STATUS :PING"
+const actionList = ":ASK :CONTEXT :APPROVE :REJECT :PLANS :UNDO :CANCEL :STATUS :PING"
 
 // dispatch serves one message from an authenticated client. Nothing a
 // client sends here closes the connection: a message that is not a request
@@ -61,7 +61,7 @@ func (c *conn) dispatch(p plist.Plist) {
 	case actCancel:
 		c.s.served.Add(1)
 		c.cancelRequest(id, env.payload)
-	case actStatus, actAsk, actContext, actPlans, actApprove, actReject:
+	case actStatus, actAsk, actContext, actPlans, actApprove, actReject, actUndo:
 		c.start(id, key, action, env)
 	case actHandshake:
 		c.respond(id, action, statusError, "the connection is already authenticated", nil)
@@ -303,12 +303,45 @@ func (c *conn) serve(k *call, env envelope) (plist.Plist, error) {
 		return b.Context(k.ctx, ContextRequest{File: file, Line: line, Budget: budget, Payload: p})
 	case actPlans:
 		return b.Plans(k.ctx)
+	case actUndo:
+		u, ok := b.(Undoer)
+		if !ok {
+			return nil, errors.New("this server keeps no changes to undo")
+		}
+		var id string
+		if v, present := p.Get(kID); present && v != nil {
+			if id, ok = v.(string); !ok || id == "" {
+				return nil, errors.New(":ID must be a change's ID, as a string (or absent: the latest change)")
+			}
+		}
+		switch list, _ := p.Get(kList); list {
+		case nil, false:
+			return u.Undo(k.ctx, id)
+		case true:
+			if id != "" {
+				return nil, errors.New(":LIST t takes no :ID")
+			}
+			return u.Changes(k.ctx)
+		default:
+			return nil, errors.New(":LIST must be t or nil")
+		}
 	case actApprove, actReject:
 		planID, ok := p.String(kID)
 		if !ok || planID == "" {
 			return nil, fmt.Errorf(":%s needs :ID, the Flight Plan's id, as a string", k.action)
 		}
 		if k.action == actApprove {
+			switch always, _ := p.Get(kAlways); always {
+			case nil, false:
+			case true:
+				aa, ok := b.(AlwaysApprover)
+				if !ok {
+					return nil, errors.New("this server cannot approve and allow similar actions (:ALWAYS)")
+				}
+				return aa.ApproveAlways(k.ctx, planID)
+			default:
+				return nil, errors.New(":ALWAYS must be t or nil")
+			}
 			return b.Approve(k.ctx, planID)
 		}
 		return b.Reject(k.ctx, planID)

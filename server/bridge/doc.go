@@ -67,6 +67,9 @@
 //	:CONTEXT :FILE f :LINE n [:BUDGET n]  the backend's rendering, as :TEXT
 //	:PLANS                        the backend's Flight Plans, as :PLANS
 //	:APPROVE :ID plan / :REJECT :ID plan  the backend's verdict
+//	:APPROVE :ID plan :ALWAYS t   approve and allow similar actions from then on (AlwaysApprover)
+//	:UNDO [:ID change]            take back the latest (or the named) change an action made (Undoer);
+//	                              :LIST t lists the changes instead
 //
 // :CANCEL names the request to cancel by its :REQUEST-ID in :TARGET (its own
 // :REQUEST-ID is its own). The target's context ends, its stream gets its

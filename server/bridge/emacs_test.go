@@ -51,7 +51,8 @@ func TestElispBridgeByteCompiles(t *testing.T) {
 // TestElispBridgeAgainstTheDaemon runs testdata/bridge-test.el (ERT, in
 // Emacs batch mode) with passepartout-bridge.el against this package's
 // daemon: handshake with the token from its file, status, ping, an ask
-// streamed into a buffer, cancel, the context, plans approved and rejected.
+// streamed into a buffer, cancel, the context, plans approved and rejected,
+// approved with similar actions allowed, changes undone.
 // The backend records what reached it, which is checked here after.
 func TestElispBridgeAgainstTheDaemon(t *testing.T) {
 	b := newTestBackend(20 * time.Millisecond)
@@ -65,6 +66,8 @@ func TestElispBridgeAgainstTheDaemon(t *testing.T) {
 	defer b.mu.Unlock()
 	assert.Equal(t, []string{"p-1"}, b.approved)
 	assert.Equal(t, []string{"p-2"}, b.rejected)
+	assert.Equal(t, []string{"p-3"}, b.always)
+	assert.Equal(t, []string{"", "c-1"}, b.undone)
 	require.Len(t, b.contexts, 1)
 	assert.Equal(t, org, b.contexts[0].File)
 	assert.Equal(t, 3, b.contexts[0].Line)

@@ -32,6 +32,8 @@ const (
 	kLine      plist.Keyword = "LINE"
 	kBudget    plist.Keyword = "BUDGET"
 	kID        plist.Keyword = "ID"
+	kAlways    plist.Keyword = "ALWAYS"
+	kList      plist.Keyword = "LIST"
 	kChat      plist.Keyword = "CHAT"
 	kNoChat    plist.Keyword = "NO-CHAT"
 
@@ -48,6 +50,7 @@ const (
 	actApprove   plist.Keyword = "APPROVE"
 	actReject    plist.Keyword = "REJECT"
 	actPlans     plist.Keyword = "PLANS"
+	actUndo      plist.Keyword = "UNDO"
 	actCancel    plist.Keyword = "CANCEL"
 	actStatus    plist.Keyword = "STATUS"
 	actPing      plist.Keyword = "PING"

@@ -140,10 +140,38 @@ func Hover(src []byte, line int, store *Store) (string, bool) {
 		default:
 			fmt.Fprintf(&b, "The action is the one filed (`%s`).\n", st.Record.ActionHash)
 		}
+		if len(p.Writes) > 0 {
+			b.WriteString("\nThe gates found that it writes:\n")
+			for _, w := range p.Writes {
+				fmt.Fprintf(&b, "- `%s`\n", w)
+			}
+		}
+		if p.Diff != "" {
+			b.WriteString("\nWhat it changes:\n\n" + Fence("diff", p.Diff))
+		}
 		if rec != nil && rec.Result != "" {
 			fmt.Fprintf(&b, "\nResult: %s\n", rec.Result)
 		}
 		return b.String(), true
 	}
 	return "", false
+}
+
+// Fence is text in a Markdown code fence longer than any run of
+// backticks inside it.
+func Fence(lang, text string) string {
+	n := 3
+	for run, i := 0, 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", n)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return f + lang + "\n" + text + f + "\n"
 }

@@ -57,6 +57,12 @@ type Plan struct {
 	// not decode (ActionErr says why).
 	Action    *gates.Action
 	ActionErr error
+	// Diff is the #+begin_src diff block after the action's, unescaped:
+	// what a file_write or memory_edit would change ("" when none).
+	Diff string
+	// Writes are the paths of :WRITES: (a shell plan's, as the gates found
+	// them).
+	Writes []string
 	// Line is the 0-based line of the headline.
 	Line int
 
@@ -65,6 +71,11 @@ type Plan struct {
 	subtree  orgast.Range
 	drawer   *orgast.Drawer
 	notesAt  int // where notes are appended: after the subtree's last non-blank line
+	// diffBlock is the diff block's bytes (#+begin_src to the line after
+	// #+end_src), empty when there is none; afterAction is where one
+	// goes: the line after the action block's #+end_src.
+	diffBlock   orgast.Range
+	afterAction int
 }
 
 // Edited reports whether the action in the block does not hash to the
@@ -83,6 +94,7 @@ func ValidID(id string) bool {
 }
 
 var (
+	reBeginDiff = regexp.MustCompile(`(?im)\A(?:[ \t]*\r?\n)*[ \t]*#\+begin_src[ \t]+diff\b[^\n]*\n`)
 	reBeginJSON = regexp.MustCompile(`(?im)^[ \t]*#\+begin_src[ \t]+json\b[^\n]*\n`)
 	reEndSrc    = regexp.MustCompile(`(?im)^[ \t]*#\+end_src[ \t]*\r?$`)
 )
@@ -107,13 +119,19 @@ func Parse(src []byte) []Plan {
 			p.Tool, _ = h.Drawer.Get("TOOL")
 			p.Gate, _ = h.Drawer.Get("GATE")
 			p.ActionHash, _ = h.Drawer.Get("ACTION_HASH")
+			if w, ok := h.Drawer.Get("WRITES"); ok {
+				p.Writes = SplitWrites(w)
+			}
 		}
-		section := src[orgtext.BodyStart(src, h):h.Section.End]
+		body := orgtext.BodyStart(src, h)
+		section := src[body:h.Section.End]
 		if loc := reBeginJSON.FindIndex(section); loc != nil {
 			p.Explanation = strings.TrimSpace(string(section[:loc[0]]))
 			rest := section[loc[1]:]
 			if end := reEndSrc.FindIndex(rest); end != nil {
 				p.ActionText = orgtext.Unblock(string(rest[:end[0]]))
+				p.afterAction = orgtext.NextLine(src, body+loc[1]+end[1])
+				p.readDiff(src, h.Section.End)
 				a, err := gates.DecodeJSON([]byte(p.ActionText))
 				if err != nil {
 					p.ActionErr = err
@@ -131,6 +149,22 @@ func Parse(src []byte) []Plan {
 		out = append(out, p)
 	}
 	return out
+}
+
+// readDiff reads the diff block that starts right after the action's
+// block, if one does.
+func (p *Plan) readDiff(src []byte, end int) {
+	rest := src[p.afterAction:end]
+	loc := reBeginDiff.FindIndex(rest)
+	if loc == nil {
+		return
+	}
+	stop := reEndSrc.FindIndex(rest[loc[1]:])
+	if stop == nil {
+		return
+	}
+	p.Diff = orgtext.Unblock(string(rest[loc[1] : loc[1]+stop[0]]))
+	p.diffBlock = orgast.Range{Start: p.afterAction, End: orgtext.NextLine(src, p.afterAction+loc[1]+stop[1])}
 }
 
 // Find returns the plan with the given ID; more than one is an error
@@ -175,6 +209,11 @@ type Filing struct {
 	Action  gates.Action
 	// Gate is the gate that asked (the verdict's deciding gate).
 	Gate string
+	// Diff is the unified diff of what a file_write or memory_edit would
+	// change ("": none shown); Writes the paths a shell command writes, as
+	// the gates found them.
+	Diff   string
+	Writes []string
 }
 
 // Render writes a new plan, exactly as DESIGN §8 lays it out.
@@ -188,6 +227,9 @@ func Render(f Filing) []byte {
 	prop("TOOL", string(f.Action.Tool))
 	prop("GATE", f.Gate)
 	prop("ACTION_HASH", f.Action.Hash())
+	if len(f.Writes) > 0 {
+		prop("WRITES", JoinWrites(f.Writes))
+	}
 	b.WriteString(":END:\n")
 	if e := strings.TrimSpace(f.Action.Explanation); e != "" {
 		b.WriteString(orgtext.Paragraph(e))
@@ -195,7 +237,49 @@ func Render(f Filing) []byte {
 	b.WriteString("#+begin_src json\n")
 	b.WriteString(orgtext.Block(ActionJSON(f.Action)))
 	b.WriteString("#+end_src\n")
+	b.WriteString(DiffBlock(f.Diff))
 	return []byte(b.String())
+}
+
+// DiffBlock is the #+begin_src diff block showing diff ("" for none).
+func DiffBlock(diff string) string {
+	if diff == "" {
+		return ""
+	}
+	return "#+begin_src diff\n" + orgtext.Block(diff) + "#+end_src\n"
+}
+
+// SetDiff is the change that puts diff (a unified diff, "" for none) in
+// the plan's diff block, replacing the one it has.
+func (p *Plan) SetDiff(diff string) workspace.Change {
+	if p.diffBlock.Len() > 0 {
+		return workspace.Change{Start: p.diffBlock.Start, End: p.diffBlock.End, NewText: DiffBlock(diff)}
+	}
+	at := p.afterAction
+	if at == 0 {
+		at = p.notesAt
+	}
+	return workspace.Change{Start: at, End: at, NewText: DiffBlock(diff)}
+}
+
+// JoinWrites is :WRITES:'s value: the paths separated by spaces, a space
+// or a percent sign inside one escaped as Org's multivalued properties
+// have it (%20, %25).
+func JoinWrites(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = strings.NewReplacer("%", "%25", " ", "%20", "\t", "%09").Replace(p)
+	}
+	return strings.Join(q, " ")
+}
+
+// SplitWrites reads :WRITES:'s value back.
+func SplitWrites(v string) []string {
+	var out []string
+	for _, f := range strings.Fields(v) {
+		out = append(out, strings.NewReplacer("%20", " ", "%09", "\t", "%25", "%").Replace(f))
+	}
+	return out
 }
 
 // ActionJSON is the action as a plan shows it: the canonical JSON, indented

@@ -310,3 +310,37 @@ func TestSetTitle(t *testing.T) {
 	out = apply(t, bare, p.SetState(StatePlan), p.SetTitle(bare, "Run it"))
 	assert.True(t, strings.HasPrefix(string(out), "* PLAN Run it\n"), "%q", out)
 }
+
+func TestDiffBlockAndWritesRoundTrip(t *testing.T) {
+	f := testFiling()
+	f.Writes = []string{"out/a.txt", "out/a b%.txt"}
+	f.Diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-* old\n+#+end_src\n"
+	src := apply(t, nil, AppendTo(nil, Render(f))...)
+	assert.Contains(t, string(src), ":WRITES:      out/a.txt out/a%20b%25.txt\n")
+	plans := Parse(src)
+	require.Len(t, plans, 1)
+	p := plans[0]
+	assert.Equal(t, f.Writes, p.Writes)
+	assert.Equal(t, f.Diff, p.Diff, "the diff reads back, its Org-looking lines escaped in the file")
+	assert.False(t, p.Edited())
+
+	cases := []struct{ name, diff string }{
+		{"replaced", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"},
+		{"removed", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := apply(t, src, p.SetDiff(c.diff), p.Note(src, f.Created, "a note", ""))
+			q := Parse(out)
+			require.Len(t, q, 1)
+			assert.Equal(t, c.diff, q[0].Diff)
+			assert.Equal(t, p.ActionText, q[0].ActionText)
+			assert.Contains(t, string(out), "- [2026-11-21 Sat 20:40] a note\n")
+		})
+	}
+	// A plan filed without a diff gets one after its action block.
+	plain := apply(t, nil, AppendTo(nil, Render(testFiling()))...)
+	q := Parse(plain)[0]
+	out := apply(t, plain, q.SetDiff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
+	assert.True(t, strings.HasSuffix(string(out), "#+end_src\n#+begin_src diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n#+end_src\n"))
+}

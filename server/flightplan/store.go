@@ -180,7 +180,11 @@ type FilingRecord struct {
 	// edit: that approval was given to the edited block before the gates
 	// saw it, so it does not count (see Plan.Text).
 	StaleApproval string `json:"stale_approval,omitempty"`
-	Seal          string `json:"seal"`
+	// Before names the text (actuate.HashOf) the target file of a
+	// file_write or memory_edit held when its diff was made: the diff the
+	// human approves is the change only while the file holds that text.
+	Before string `json:"before,omitempty"`
+	Seal   string `json:"seal"`
 }
 
 // filingPurpose is the purpose filing records are sealed for.

@@ -37,6 +37,12 @@ const (
 	KindCall Kind = "call"
 	// KindStart is a server's start: how it confines commands (DESIGN §12).
 	KindStart Kind = "start"
+	// KindRule is a permission rule a human added by approving a plan and
+	// allowing similar actions from then on.
+	KindRule Kind = "rule"
+	// KindUndo is a change an action made, undone by a human (or an undo
+	// undone: redone).
+	KindUndo Kind = "undo"
 	// KindTurn is a conversation's turn (DESIGN §13): the model that
 	// answered and the tokens it took.
 	KindTurn Kind = "turn"

@@ -40,10 +40,11 @@ type placeArgs struct {
 }
 
 // codeAction offers, at the cursor: an :ID: for the headline (or the file)
-// that has none; Approve and Reject on a Flight Plan waiting for approval;
+// that has none; Approve and Reject on a Flight Plan waiting for approval
+// (and "approve and allow similar" where the agent offers a rule);
 // the notes' actions (noteActions): link an unlinked mention, create the
 // node a link names.
-func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
+func (s *Server) codeAction(ctx context.Context, v *view, params jsonrpc2.RawMessage) (any, error) {
 	var p protocol.CodeActionParams
 	if err := decode(protocol.MethodTextDocumentCodeAction, params, &p); err != nil {
 		return nil, err
@@ -62,6 +63,10 @@ func (s *Server) codeAction(_ context.Context, v *view, params jsonrpc2.RawMessa
 					Command: &command{Title: "Approve", Command: CommandApprove, Arguments: []any{arg}}},
 				codeAction{Title: "Reject the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
 					Command: &command{Title: "Reject", Command: CommandReject, Arguments: []any{arg}}})
+			if rule, err := v.agent.SimilarRule(ctx, plan.ID); err == nil {
+				actions = append(actions, codeAction{Title: "Approve and allow similar from now on (" + rule + "): " + plan.Title,
+					Kind: string(protocol.CodeActionKindQuickFix), Command: &command{Title: "Approve and allow similar", Command: CommandApproveAlways, Arguments: []any{arg}}})
+			}
 		}
 	}
 	if ch, ok := orgfeat.AddID(f.org, f.org.NodeAt(off), uuid.NewString()); ok {

@@ -30,9 +30,15 @@ const (
 	CommandAsk     = "passepartout.ask"
 	CommandApprove = "passepartout.approve"
 	CommandReject  = "passepartout.reject"
-	CommandAddID   = "passepartout.addId"
-	CommandPlans   = "passepartout.plans"
-	CommandChats   = "passepartout.chats"
+	// CommandApproveAlways approves a plan and allows similar actions from
+	// then on (agent.ApproveAlways).
+	CommandApproveAlways = "passepartout.approveAlways"
+	// CommandUndo takes back the latest (or the named) change an action
+	// made (agent.Undo).
+	CommandUndo  = "passepartout.undo"
+	CommandAddID = "passepartout.addId"
+	CommandPlans = "passepartout.plans"
+	CommandChats = "passepartout.chats"
 	// CommandInsertAnswer puts the last answer into a note (answers.go).
 	CommandInsertAnswer = "passepartout.insertAnswer"
 )
@@ -60,11 +66,15 @@ func (s *Server) commandTable() []lspCommand {
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
 		commandOf(CommandAsk, `{"uri", "position", "text", "chat", "noChat"}`, true, true, s.ask),
 		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
-			return s.decide(ctx, v, a, true)
+			return s.decide(ctx, v, a, decideApprove)
 		}),
 		commandOf(CommandReject, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
-			return s.decide(ctx, v, a, false)
+			return s.decide(ctx, v, a, decideReject)
 		}),
+		commandOf(CommandApproveAlways, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+			return s.decide(ctx, v, a, decideAlways)
+		}),
+		commandOf(CommandUndo, `{"id"?, "list"?}`, true, false, s.undo),
 		commandOf(CommandAddID, `{"uri", "position"}`, false, false, s.addID),
 		commandOf(CommandPlans, `{}`, true, false, s.plans),
 		commandOf(CommandBacklinks, `{"uri", "position"}`, false, false, s.backlinks),
@@ -151,6 +161,38 @@ func (s *Server) plans(ctx context.Context, v *view, _ json.RawMessage, _ protoc
 	return items, nil
 }
 
+// undoArgs name the change to undo ("": the latest), or ask for the list.
+type undoArgs struct {
+	ID   string `json:"id"`
+	List bool   `json:"list"`
+}
+
+// undone is the answer of passepartout.undo.
+type undone struct {
+	// Undone is the change taken back; Change the undo's own.
+	Undone  agent.ChangeInfo `json:"undone"`
+	Change  agent.ChangeInfo `json:"change,omitzero"`
+	Summary string           `json:"summary"`
+}
+
+// undo is passepartout.undo: {"list": true} lists the changes; otherwise
+// the latest (or the named) change is taken back — open buffers through
+// workspace/applyEdit — or refused, naming the file that changed since.
+func (s *Server) undo(ctx context.Context, v *view, a undoArgs, _ protocol.ProgressToken) (any, error) {
+	if a.List {
+		return v.agent.Changes(ctx)
+	}
+	res, err := v.agent.Undo(ctx, a.ID)
+	if err != nil {
+		if errors.Is(err, agent.ErrUsage) {
+			return nil, userErrorf("%v", err)
+		}
+		return nil, err // refused or failed: RequestFailed, as a plan that cannot run
+	}
+	s.showMessage(protocol.MessageTypeInfo, "pp-lsp: "+res.Summary)
+	return undone{Undone: res.Undone, Change: res.Change, Summary: res.Summary}, nil
+}
+
 // chatInfo is one conversation in passepartout.chats's answer.
 type chatInfo struct {
 	URI     string `json:"uri"`
@@ -225,11 +267,22 @@ type decision struct {
 	Ran     bool   `json:"ran"`
 	Summary string `json:"summary"`
 	Output  string `json:"output,omitempty"`
+	// Rule is the permission rule added (approveAlways).
+	Rule string `json:"rule,omitempty"`
 }
 
-// decide approves (and runs) or rejects a Flight Plan on the user's
-// command.
-func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool) (any, error) {
+// decisionKind is what decide does.
+type decisionKind int
+
+const (
+	decideApprove decisionKind = iota
+	decideReject
+	decideAlways
+)
+
+// decide approves (and runs), rejects, or approves while allowing
+// similar actions, a Flight Plan on the user's command.
+func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decisionKind) (any, error) {
 	id := a.ID
 	if id == "" && a.URI != "" && a.Position != nil {
 		f, err := v.fileArg(a.URI)
@@ -250,10 +303,13 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool
 	}
 	var run agent.PlanRun
 	var err error
-	if approve {
+	switch how {
+	case decideApprove:
 		run, err = v.agent.Approve(ctx, id)
-	} else {
+	case decideReject:
 		run, err = v.agent.Reject(ctx, id)
+	case decideAlways:
+		run, err = v.agent.ApproveAlways(ctx, id)
 	}
 	if err != nil {
 		return nil, err
@@ -261,5 +317,8 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, approve bool
 	if run.Err != nil {
 		return nil, fmt.Errorf("the plan %s: %w", id, run.Err)
 	}
-	return decision{ID: run.ID, Title: run.Title, State: string(run.State), Ran: run.Ran, Summary: run.Summary, Output: run.Output}, nil
+	if run.Rule != "" {
+		s.showMessage(protocol.MessageTypeInfo, "pp-lsp: from now on "+run.Rule+" is allowed (added to your configuration file)")
+	}
+	return decision{ID: run.ID, Title: run.Title, State: string(run.State), Ran: run.Ran, Summary: run.Summary, Output: run.Output, Rule: run.Rule}, nil
 }

@@ -112,6 +112,12 @@
 //	                      window/workDoneProgress/cancel stop it (RequestCancelled).
 //	passepartout.approve  {id} or {uri, position} in flightplans.org → {id, title, state, ran, summary, output}
 //	passepartout.reject   the same
+//	passepartout.approveAlways the same, and adds the narrowest permission rule that would
+//	                      have allowed the action to the configuration file (→ also "rule");
+//	                      refused for eval, http, send and actions the dispatcher flagged
+//	passepartout.undo     {id?} → {undone, change, summary}: the latest change an action made
+//	                      (or the one with id, or the latest of the plan with id), taken back (open buffers through workspace/applyEdit)
+//	                      when every file still holds what it wrote; {list: true} → the changes
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
 //	passepartout.plans    {} → the Flight Plans: [{id, state, tool, created, title, gate, line,
 //	                      edited, problem?, uri}] (uri: flightplans.org's)

@@ -18,6 +18,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"pp-lsp/server/agent"
 )
 
 // scenarioCommand is one command of the scenario language (see the
@@ -58,6 +60,7 @@ func scenarioCommands() map[string]scenarioCommand {
 		"ask-cancel":     {4, (*scenario).cmdAskCancel},
 		"approve":        {2, (*scenario).cmdApprove},
 		"reject":         {2, (*scenario).cmdApprove},
+		"undo":           {1, (*scenario).cmdUndo},
 		"sleep":          {2, (*scenario).cmdSleep},
 		"text":           {2, (*scenario).cmdText},
 		"disk":           {2, (*scenario).cmdText},
@@ -488,6 +491,33 @@ func (sc *scenario) cmdApprove(args []string) []string {
 	return sc.describeDecision(res)
 }
 
+// cmdUndo serves "undo [list|ID]".
+func (sc *scenario) cmdUndo(args []string) []string {
+	arg := map[string]any{}
+	switch {
+	case len(args) > 1 && args[1] == "list":
+		arg["list"] = true
+	case len(args) > 1:
+		arg["id"] = args[1]
+	}
+	var res json.RawMessage
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandUndo, "arguments": []any{arg}}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	if arg["list"] == true {
+		var list []agent.ChangeInfo
+		require.NoError(sc.t, json.Unmarshal(res, &list))
+		out := []string{}
+		for _, c := range list {
+			out = append(out, c.Title+": "+strings.Join(c.Files, ", "))
+		}
+		return out
+	}
+	var u undone
+	require.NoError(sc.t, json.Unmarshal(res, &u))
+	return []string{u.Summary}
+}
+
 // cmdSleep serves "sleep".
 func (sc *scenario) cmdSleep(args []string) []string {
 	t := sc.t
@@ -657,7 +687,11 @@ func (sc *scenario) describeEdit(raw json.RawMessage) []string {
 func (sc *scenario) describeDecision(raw json.RawMessage) []string {
 	var d decision
 	require.NoError(sc.t, json.Unmarshal(raw, &d))
-	return []string{fmt.Sprintf("%s ran=%v: %s", d.State, d.Ran, d.Summary)}
+	out := []string{fmt.Sprintf("%s ran=%v: %s", d.State, d.Ran, d.Summary)}
+	if d.Rule != "" {
+		out = append(out, "rule added: "+d.Rule)
+	}
+	return out
 }
 
 // streamed concatenates the messages of the $/progress reports of the

@@ -74,6 +74,7 @@ import (
 //	chat-ask «m»|- "TEXT" [chat=FILE] [no-chat]  the same, with the conversation, the model and the usage
 //	ask-cancel «m» "TEXT" request|progress  an ask cancelled by $/cancelRequest or progress cancel
 //	approve|reject last|«m»                 the last ask's plan, or the plan at «m»
+//	undo [list|ID]                          passepartout.undo: its summary, or each change's title: files
 //	text FILE                               the editor's text of an open FILE
 //	disk FILE                               the file's text on disk (the same)
 //	notify METHOD JSON / request METHOD JSON  raw messages ($URI(«m»), $POS(«m»), $TMP substituted)

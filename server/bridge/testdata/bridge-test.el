@@ -107,6 +107,15 @@
                            :type 'passepartout-bridge-error)))
     (should (equal (cadr err) "no Flight Plan has the id missing"))))
 
+(ert-deftest pp-bridge-approve-always-and-undo ()
+  (let ((answer (passepartout-approve-always "p-3")))
+    (should (equal (plist-get answer :STATE) "DONE"))
+    (should (equal (plist-get answer :RULE) "shell(make test)")))
+  (should (equal (plist-get (passepartout-undo) :SUMMARY)
+                 "undo of Write `a.org`: restored a.org"))
+  (should (equal (plist-get (passepartout-undo "c-1") :SUMMARY)
+                 "undo of Write `a.org`: restored a.org")))
+
 (ert-deftest pp-bridge-unknown-action-keeps-the-connection ()
   (let ((answer (passepartout-bridge-request-sync :FROBNICATE nil)))
     (should (eq (plist-get answer :STATUS) :ERROR))

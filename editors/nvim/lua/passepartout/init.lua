@@ -15,6 +15,8 @@
 --   :PassepartoutCancel            stop the question being answered
 --   :PassepartoutApprove [ID]      approve the Flight Plan at the cursor (runs it)
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
+--   :PassepartoutApproveAlways [ID] approve it and allow similar actions from now on
+--   :PassepartoutUndo [ID]         undo the latest change an action made (again: redo)
 --   :PassepartoutPlans             list the Flight Plans; on a plan's line <CR> opens it,
 --                                  d shows it, a approves, A approves and allows similar
 --                                  actions, r rejects, u undoes, g lists again
@@ -715,7 +717,8 @@ end
 local function decide(cmd, id)
   local args = id and id ~= '' and { id = id } or place()
   local run = command(cmd, args, 120000)
-  notify(run.state .. ' — ' .. (run.summary or ''))
+  local rule = run.rule and (' (from now on ' .. run.rule .. ' is allowed)') or ''
+  notify(run.state .. ' — ' .. (run.summary or '') .. rule)
   return run
 end
 
@@ -727,6 +730,22 @@ end
 -- reject rejects the plan with the id, or the plan at the cursor.
 function M.reject(id)
   return decide('passepartout.reject', id)
+end
+
+-- approve_always approves the plan and allows similar actions from now on
+-- (the narrowest permission rule that would have allowed it goes into the
+-- configuration file).
+function M.approve_always(id)
+  return decide('passepartout.approveAlways', id)
+end
+
+-- undo takes back the latest change an action made (or the one with the
+-- id); undoing an undo redoes.
+function M.undo(id)
+  local args = id and id ~= '' and { id = id } or vim.empty_dict()
+  local res = command('passepartout.undo', args, 120000)
+  notify(res.summary or '')
+  return res
 end
 
 -- The Flight Plans list: a buffer whose keys act on the plan of the line.
@@ -1255,6 +1274,8 @@ local function user_commands()
   cmd('PassepartoutCancel', function() M.cancel() end, {})
   cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
   cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
+  cmd('PassepartoutApproveAlways', function(o) M.approve_always(o.args) end, { nargs = '?' })
+  cmd('PassepartoutUndo', function(o) M.undo(o.args) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutChats', function() M.chats() end, {})
   cmd('PassepartoutSkills', function() M.skills() end, {})

@@ -1,0 +1,365 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"pp-lsp/gates"
+	"pp-lsp/memory"
+	"pp-lsp/server/actuate"
+	"pp-lsp/server/checkpoint"
+	"pp-lsp/server/flightplan"
+	"pp-lsp/server/journal"
+	"pp-lsp/server/protect"
+	"pp-lsp/server/workspace"
+)
+
+// Undo (DESIGN §8 rev. 2): every pass and plan run that changed files
+// records a checkpoint (server/checkpoint) — a file_write's and a
+// memory_edit's file exactly as the actuator changed it; for a shell or
+// eval command, the files the gates found it writes, read before and after
+// the run, and every Org file of the memex it changed.
+// Undo restores the files of the latest (or a named) change when each
+// still holds exactly what that change wrote, refusing otherwise and naming
+// the file; the undo is a change of its own, journalled and recorded, so
+// that undoing it redoes the first.
+
+// ErrUndoRefused is wrapped by Undo's error when a file is not what the
+// change left: nothing was restored.
+var ErrUndoRefused = errors.New("undo refused")
+
+// maxCapture bounds the files of one shell command read for its checkpoint.
+const maxCapture = 64
+
+// captured is a file as it was before an action ran.
+type captured struct {
+	path    string
+	existed bool
+	text    []byte
+}
+
+// capture reads, before a shell command runs, the files the gates found it
+// writes (actMu held). Files too large to keep are left out.
+func (a *Agent) capture(ctx context.Context, action gates.Action) []captured {
+	if action.Tool != gates.ToolShell {
+		return nil
+	}
+	env, err := a.env(ctx, a.memex.Snapshot())
+	if err != nil {
+		return nil
+	}
+	defer env.Close()
+	var out []captured
+	for _, p := range gates.ShellWrites(ctx, action, env) {
+		if len(out) == maxCapture {
+			break
+		}
+		c, ok := readCapped(p)
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// readCapped reads a regular file of at most checkpoint.MaxFile bytes
+// (not following a final symlink); a file that is not there is captured as
+// absent.
+func readCapped(p string) (captured, bool) {
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return captured{path: p}, true
+	case err != nil, !fi.Mode().IsRegular(), fi.Size() > checkpoint.MaxFile:
+		return captured{}, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > checkpoint.MaxFile {
+		return captured{}, false
+	}
+	return captured{path: p, existed: true, text: b}, true
+}
+
+// maxOrgScan bounds the memex whose Org files are read again around every
+// command (BenchmarkCommandCheckpoint: about 11 ms for 1,000 notes on this
+// loaded 2-core machine); in a larger one, a command's checkpoint holds
+// only the files the gates found it writes.
+const maxOrgScan = 20_000
+
+// runsCommand reports whether the action runs a command, which may write
+// files the gates cannot name (a make recipe, a script).
+func runsCommand(action gates.Action) bool {
+	return action.Tool == gates.ToolShell || action.Tool == gates.ToolEval
+}
+
+// scansOrg reports whether the Org files are read again around action.
+func (a *Agent) scansOrg(action gates.Action) bool {
+	return runsCommand(action) && a.memex.Snapshot().FileCount() <= maxOrgScan
+}
+
+// refreshFirst brings the memex up to the disk before a command runs
+// (actMu held), so that the snapshot taken then holds every Org file as it
+// is before the command: the "before" of what it changes (orgChanges), and
+// what a rollback returns to.
+func (a *Agent) refreshFirst(ctx context.Context, action gates.Action) {
+	if !a.scansOrg(action) {
+		return
+	}
+	if _, err := a.memex.Refresh(ctx); err != nil && ctx.Err() == nil {
+		a.log.Warn("the memex could not be read again before a command", "err", err)
+	}
+}
+
+// orgChanges lists the Org files of the memex a command changed (actMu
+// held): the memex read again after it ran, compared with the snapshot
+// taken before it (refreshFirst). Files open in an editor (the memex holds
+// the buffer, not the disk) and flightplans.org and journal.org (never an
+// action's) are left out.
+func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *memory.Snapshot) []checkpoint.File {
+	if before == nil || !runsCommand(action) || before.FileCount() > maxOrgScan {
+		return nil
+	}
+	after, err := a.memex.Refresh(context.WithoutCancel(ctx))
+	if err != nil {
+		a.log.Warn("the memex could not be read again after a command: the Org files it changed cannot be undone", "err", err)
+		return nil
+	}
+	own := map[string]bool{protect.Canonical(a.plansPath): true, protect.Canonical(a.journal.Path()): true}
+	paths := map[string]bool{}
+	for _, s := range []*memory.Snapshot{before, after} {
+		for n := range s.Files() {
+			paths[n.Path()] = true
+		}
+	}
+	var out []checkpoint.File
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		if _, buf := before.BufferVersion(p); buf {
+			continue
+		}
+		if _, buf := after.BufferVersion(p); buf {
+			continue
+		}
+		b, inBefore := before.File(p)
+		f, inAfter := after.File(p)
+		if inBefore && inAfter && bytes.Equal(b.Text(), f.Text()) {
+			continue
+		}
+		c := protect.Canonical(p)
+		if own[c] {
+			continue
+		}
+		f0 := checkpoint.File{Path: c, Existed: inBefore, Exists: inAfter}
+		if inBefore {
+			f0.Before = b.Text()
+		}
+		if inAfter {
+			f0.After = f.Text()
+		}
+		if len(f0.Before) > checkpoint.MaxFile || len(f0.After) > checkpoint.MaxFile {
+			continue
+		}
+		out = append(out, f0)
+	}
+	return out
+}
+
+// recordChange records what an action that ran changed (actMu held), from
+// the actuator's edits, the files captured before it ran and the Org files
+// it changed (orgChanges; a file also captured is taken from the capture,
+// the disk's own bytes). A change that cannot be recorded is logged: it has
+// already happened.
+func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Result, pre []captured, org []checkpoint.File) {
+	var files []checkpoint.File
+	seen := map[string]bool{}
+	for _, e := range res.Edits {
+		files = append(files, checkpoint.File{Path: e.Path, Existed: e.Existed, Before: e.Before, Exists: true, After: e.After})
+	}
+	for _, c := range pre {
+		now, ok := readCapped(c.path)
+		if !ok {
+			continue
+		}
+		seen[c.path] = true
+		files = append(files, checkpoint.File{Path: c.path, Existed: c.existed, Before: c.text, Exists: now.existed, After: now.text})
+	}
+	for _, f := range org {
+		if !seen[f.Path] {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Files: files})
+	if err != nil {
+		a.log.Warn("the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
+		return
+	}
+	if id != "" {
+		a.log.Info("checkpoint recorded", "change", id, "files", len(files))
+	}
+}
+
+// ChangeInfo is one change undo can take back, as listed.
+type ChangeInfo struct {
+	ID    string    `json:"id"`
+	Time  time.Time `json:"time"`
+	Title string    `json:"title"`
+	// PlanID is the plan whose run made it; Undoes the change it undid.
+	PlanID string `json:"planId,omitempty"`
+	Undoes string `json:"undoes,omitempty"`
+	// Files are the files it changed, relative to their root.
+	Files []string `json:"files"`
+}
+
+// Changes lists the changes undo can take back, newest first.
+func (a *Agent) Changes(_ context.Context) ([]ChangeInfo, error) {
+	list, err := a.checkpoints.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []ChangeInfo{}
+	for _, c := range list {
+		out = append(out, a.changeInfo(c))
+	}
+	return out, nil
+}
+
+func (a *Agent) changeInfo(c checkpoint.Checkpoint) ChangeInfo {
+	info := ChangeInfo{ID: c.ID, Time: c.Time, Title: c.Title, PlanID: c.PlanID, Undoes: c.Undoes}
+	for _, p := range c.Paths() {
+		info.Files = append(info.Files, a.shortName(p))
+	}
+	return info
+}
+
+// UndoResult is what an undo did.
+type UndoResult struct {
+	// Undone is the change taken back; Change is the undo's own (undo it
+	// to redo the first).
+	Undone ChangeInfo `json:"undone"`
+	Change ChangeInfo `json:"change,omitzero"`
+	// Summary says so in one line.
+	Summary string `json:"summary"`
+}
+
+// Undo takes back the change with id (the latest for ""; for a plan's ID,
+// the latest change its run made): every file it
+// changed gets its bytes from before the change — through the editor when
+// open, atomically on disk otherwise — but only when each still holds
+// exactly what the change left; otherwise nothing is restored and the
+// error (ErrUndoRefused) names the file that changed since. The undo is
+// journalled first and recorded as a change of its own.
+func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
+	// Another process sharing the data directory (the CLI beside the
+	// language server) undoes under the same lock: never both at once, and
+	// the latest change is the latest once the lock is held.
+	lk, err := a.store.Lock(ctx, a.checkpoints.Dir())
+	if err != nil {
+		return UndoResult{}, err
+	}
+	defer lk.Release()
+	cp, err := a.checkpoints.Load(id)
+	if id != "" && errors.Is(err, checkpoint.ErrNotFound) {
+		// A plan's ID names the latest change its run made (the plans
+		// list's undo key): undoing again redoes.
+		if c, ok := a.latestOfPlan(id); ok {
+			cp, err = c, nil
+		} else if _, filed, _ := a.store.Load(id); filed {
+			err = fmt.Errorf("plan %s changed no file that can be undone: %w", id, checkpoint.ErrNotFound)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrBadID) || id != "" && errors.Is(err, checkpoint.ErrNotFound) {
+			return UndoResult{}, usage(err)
+		}
+		return UndoResult{}, err
+	}
+	a.actMu.Lock()
+	defer a.actMu.Unlock()
+	curs := make([]workspace.Current, len(cp.Files))
+	for i, f := range cp.Files {
+		name := a.shortName(f.Path)
+		cur, err := a.acts.Current(f.Path)
+		if err != nil {
+			return UndoResult{}, fmt.Errorf("%w: %s cannot be restored: %v", ErrUndoRefused, name, err)
+		}
+		if cur.Exists != f.Exists || !bytes.Equal(cur.Text, f.After) {
+			why := "it changed since"
+			if !cur.Exists {
+				why = "it was removed since"
+			}
+			return UndoResult{}, fmt.Errorf("%w: %s is not what %q left (%s); nothing was restored", ErrUndoRefused, name, cp.Title, why)
+		}
+		if !f.Existed && cur.Open {
+			return UndoResult{}, fmt.Errorf("%w: %s is open in the editor and the change made it: close it, then undo again", ErrUndoRefused, name)
+		}
+		curs[i] = cur
+	}
+	title := undoTitle(cp.Title)
+	undone := a.changeInfo(cp)
+	if err := a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID,
+		Title: fmt.Sprintf("%s: %s (change %s)", title, strings.Join(undone.Files, ", "), cp.ID)}); err != nil {
+		return UndoResult{}, fmt.Errorf("nothing was restored: %w", err)
+	}
+	var done []checkpoint.File
+	var failed error
+	for i, f := range cp.Files {
+		if err := a.acts.Restore(ctx, curs[i], f.Before, f.Existed, "Passepartout: "+title); err != nil {
+			failed = fmt.Errorf("restoring %s: %w", a.shortName(f.Path), err)
+			break
+		}
+		done = append(done, checkpoint.File{Path: f.Path, Existed: f.Exists, Before: f.After, Exists: f.Existed, After: f.Before})
+	}
+	res := UndoResult{Undone: undone}
+	if len(done) > 0 {
+		newID, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: title, PlanID: cp.PlanID, Undoes: cp.ID, Files: done})
+		if err != nil {
+			a.log.Warn("the undo cannot itself be undone: its checkpoint was not recorded", "err", err)
+		}
+		if c, err := a.checkpoints.Load(newID); err == nil && newID != "" {
+			res.Change = a.changeInfo(c)
+		}
+	}
+	if failed != nil {
+		a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED",
+			Title: fmt.Sprintf("%s stopped: %v (%d of %d files restored)", title, failed, len(done), len(cp.Files))})
+		return res, fmt.Errorf("%s stopped after %d of %d files: %w", title, len(done), len(cp.Files), failed)
+	}
+	res.Summary = fmt.Sprintf("%s: restored %s", title, strings.Join(undone.Files, ", "))
+	a.log.Info("change undone", "change", cp.ID, "files", len(done))
+	return res, nil
+}
+
+// latestOfPlan is the latest change the run of plan id made (or an undo
+// of it made).
+func (a *Agent) latestOfPlan(id string) (checkpoint.Checkpoint, bool) {
+	list, err := a.checkpoints.List()
+	if err != nil {
+		return checkpoint.Checkpoint{}, false
+	}
+	for _, c := range list {
+		if c.PlanID == id {
+			return c, true
+		}
+	}
+	return checkpoint.Checkpoint{}, false
+}
+
+// undoTitle names the undo of a change titled t: undoing an undo redoes.
+func undoTitle(t string) string {
+	switch {
+	case strings.HasPrefix(t, "undo of "):
+		return "redo of " + strings.TrimPrefix(t, "undo of ")
+	case strings.HasPrefix(t, "redo of "):
+		return "undo of " + strings.TrimPrefix(t, "redo of ")
+	}
+	return "undo of " + t
+}
