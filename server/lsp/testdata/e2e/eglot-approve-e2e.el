@@ -10,67 +10,19 @@
 
 ;;; Code:
 
-(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
-  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
-    (when (file-directory-p d) (add-to-list 'load-path d))))
-(require 'eglot)
-(require 'cl-lib)
-(load (getenv "PP_LSP_EL") nil t)
-
-(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
-(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
-      pp-lsp-memex-roots (list e2e-memex)
-      pp-lsp-initialization-options '(:applyEditTimeout 3)
-      eglot-sync-connect 30
-      eglot-connect-timeout 30
-      eglot-autoreconnect nil
-      eglot-send-changes-idle-time 0.1
-      org-startup-folded nil
-      make-backup-files nil
-      create-lockfiles nil)
+(load (expand-file-name "e2e-common.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(setq pp-lsp-initialization-options '(:applyEditTimeout 3))
+;; eglot asks before every server edit, as shipped.
+(custom-reevaluate-setting 'eglot-confirm-server-initiated-edits)
 
 (defvar e2e-asked 0
   "How many times eglot asked whether to apply a server edit.")
-
-(defun e2e-say (fmt &rest args)
-  (princ (concat (apply #'format fmt args) "\n")))
-
-(defun e2e-bool (x) (if x "true" "false"))
-
-(defun e2e-wait (what pred &optional seconds)
-  "Wait until PRED holds, serving the server meanwhile."
-  (let ((deadline (+ (float-time) (or seconds 20))))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (unless (funcall pred) (error "Timed out waiting for %s" what))))
 
 (defun e2e-serve (seconds)
   "Serve the server for SECONDS."
   (let ((end (+ (float-time) seconds)))
     (while (< (float-time) end)
       (accept-process-output nil 0.05))))
-
-(defun e2e-file (rel)
-  (expand-file-name rel e2e-memex))
-
-(defun e2e-disk (rel)
-  "The text of REL on disk (\"\" when absent)."
-  (if (file-exists-p (e2e-file rel))
-      (with-temp-buffer (insert-file-contents (e2e-file rel)) (buffer-string))
-    ""))
-
-(defun e2e-visit (rel)
-  (find-file (e2e-file rel))
-  (unless (eglot-current-server)
-    (apply #'eglot (eglot--guess-contact)))
-  (eglot-current-server))
-
-(defun e2e-ask (question)
-  "Ask QUESTION from the current buffer and wait for the answer."
-  (setq pp-lsp--last-result nil)
-  (pp-lsp-ask question)
-  (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
-  pp-lsp--last-result)
 
 (defun e2e-command-loop (filter &rest args)
   "Run FILTER with ARGS as the command loop does: a quit is said, not fatal."
@@ -193,18 +145,6 @@
         (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
         (e2e-say "EXIT %s" (process-exit-status proc))))))
 
-(condition-case err
-    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
-  ((error quit)
-   (e2e-say "E2E FAIL %S" err)
-   (let ((server (ignore-errors (with-current-buffer (find-buffer-visiting (e2e-file "inbox.org"))
-                                  (eglot-current-server)))))
-     (when server
-       (with-current-buffer (jsonrpc-events-buffer server)
-         (e2e-say "--- eglot events\n%s" (buffer-string)))
-       (when-let ((stderr (get-buffer (format "*%s stderr*" (jsonrpc-name server)))))
-         (with-current-buffer stderr
-           (e2e-say "--- server stderr\n%s" (buffer-string))))))
-   (kill-emacs 1)))
+(e2e-main)
 
 ;;; eglot-approve-e2e.el ends here

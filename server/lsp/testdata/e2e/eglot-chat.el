@@ -10,40 +10,7 @@
 
 ;;; Code:
 
-(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
-  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
-    (when (file-directory-p d) (add-to-list 'load-path d))))
-(require 'eglot)
-(require 'cl-lib)
-(load (getenv "PP_LSP_EL") nil t)
-
-(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
-(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
-      pp-lsp-memex-roots (list e2e-memex)
-      eglot-confirm-server-initiated-edits nil
-      eglot-sync-connect 30
-      eglot-connect-timeout 30
-      eglot-autoreconnect nil
-      eglot-send-changes-idle-time 0.1
-      org-startup-folded nil
-      make-backup-files nil
-      create-lockfiles nil)
-
-(defun e2e-say (fmt &rest args)
-  (princ (concat (apply #'format fmt args) "\n")))
-
-(defun e2e-wait (what pred &optional seconds)
-  (let ((deadline (+ (float-time) (or seconds 30))))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (unless (funcall pred) (error "Timed out waiting for %s" what))))
-
-(defun e2e-ask (question)
-  "Ask QUESTION from point and wait for the answer."
-  (setq pp-lsp--last-result nil)
-  (pp-lsp-ask question)
-  (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
-  pp-lsp--last-result)
+(load (expand-file-name "e2e-common.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 
 (defun e2e-run ()
   (find-file (expand-file-name "projects/pp-lsp.org" e2e-memex))
@@ -92,14 +59,6 @@
       (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
       (e2e-say "EXIT %s" (process-exit-status proc)))))
 
-(condition-case err
-    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
-  (error
-   (e2e-say "E2E FAIL %S" err)
-   (let ((server (ignore-errors (eglot-current-server))))
-     (when server
-       (with-current-buffer (jsonrpc-events-buffer server)
-         (e2e-say "--- eglot events\n%s" (buffer-string)))))
-   (kill-emacs 1)))
+(e2e-main)
 
 ;;; eglot-chat.el ends here

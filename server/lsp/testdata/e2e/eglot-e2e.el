@@ -10,46 +10,8 @@
 
 ;;; Code:
 
-;; Debian's elpa-eglot (Emacs 28 has no eglot of its own).
-(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
-  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
-    (when (file-directory-p d) (add-to-list 'load-path d))))
-(require 'eglot)
+(load (expand-file-name "e2e-common.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 (require 'xref)
-(require 'cl-lib)
-(load (getenv "PP_LSP_EL") nil t)
-
-(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
-(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
-      pp-lsp-memex-roots (list e2e-memex)
-      eglot-confirm-server-initiated-edits nil
-      eglot-sync-connect 30
-      eglot-connect-timeout 30
-      eglot-autoreconnect nil
-      eglot-send-changes-idle-time 0.1
-      org-startup-folded nil
-      make-backup-files nil
-      create-lockfiles nil)
-
-(defun e2e-say (fmt &rest args)
-  (princ (concat (apply #'format fmt args) "\n")))
-
-(defun e2e-wait (what pred &optional seconds)
-  "Wait until PRED holds, serving the server meanwhile."
-  (let ((deadline (+ (float-time) (or seconds 20))))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (unless (funcall pred) (error "Timed out waiting for %s" what))))
-
-(defun e2e-visit (rel)
-  (find-file (expand-file-name rel e2e-memex))
-  (unless (eglot-current-server)
-    (apply #'eglot (eglot--guess-contact)))
-  (eglot-current-server))
-
-(defun e2e-bool (x)
-  "X as the scripts of both editors print a truth."
-  (if x "true" "false"))
 
 (defun e2e-rel (file)
   (file-relative-name file e2e-memex))
@@ -260,17 +222,6 @@
       (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
       (e2e-say "EXIT %s" (process-exit-status proc)))))
 
-(condition-case err
-    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
-  (error
-   (e2e-say "E2E FAIL %S" err)
-   (let ((server (ignore-errors (eglot-current-server))))
-     (when server
-       (with-current-buffer (jsonrpc-events-buffer server)
-         (e2e-say "--- eglot events\n%s" (buffer-string)))
-       (when-let ((stderr (get-buffer (format "*%s stderr*" (jsonrpc-name server)))))
-         (with-current-buffer stderr
-           (e2e-say "--- server stderr\n%s" (buffer-string))))))
-   (kill-emacs 1)))
+(e2e-main)
 
 ;;; eglot-e2e.el ends here

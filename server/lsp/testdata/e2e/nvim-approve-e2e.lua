@@ -7,20 +7,8 @@
 -- run) and answers "what is left". It prints one line per check, then
 -- "E2E OK"; on failure "E2E FAIL …" and the LSP log, and exits 1.
 
-local memex = os.getenv('PP_LSP_MEMEX')
-vim.opt.runtimepath:append(os.getenv('PP_LSP_NVIM'))
-vim.cmd('filetype on')
-vim.opt.swapfile = false
-
-local function say(fmt, ...)
-  io.stdout:write('\n' .. string.format(fmt, ...) .. '\n')
-end
-
-local function wait(what, cond, ms)
-  if not vim.wait(ms or 20000, cond, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
+local e2e = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/e2e-common.lua')
+local memex, pp, say, wait, visit = e2e.memex, e2e.pp, e2e.say, e2e.wait, e2e.visit
 
 local function disk(rel)
   local p = memex .. '/' .. rel
@@ -44,18 +32,6 @@ end
 local notes = {}
 vim.notify = function(msg)
   table.insert(notes, msg)
-end
-
-local pp = require('passepartout')
-pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { memex } })
-
-local function visit(path)
-  vim.cmd('edit ' .. vim.fn.fnameescape(memex .. '/' .. path))
-  wait('the pp-lsp client of ' .. path, function()
-    local c = pp.client(0)
-    return c ~= nil and c.initialized
-  end)
-  return pp.client(0)
 end
 
 local function ask(question)
@@ -146,18 +122,8 @@ local function run()
   say('EXIT %d', pp.exit_code)
 end
 
-local ok, err = pcall(run)
-if ok then
-  say('E2E OK')
-  vim.cmd('qall!')
-else
-  say('E2E FAIL %s', tostring(err))
+e2e.main(run, function()
   for _, n in ipairs(notes) do
     say('NOTE %s', n)
   end
-  local log = vim.lsp.get_log_path()
-  if vim.fn.filereadable(log) == 1 then
-    say('--- lsp log\n%s', table.concat(vim.fn.readfile(log), '\n'))
-  end
-  vim.cmd('cquit 1')
-end
+end)

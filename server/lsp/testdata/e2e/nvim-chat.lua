@@ -6,24 +6,10 @@
 -- chat file continues it, and the new turn lands in the open buffer;
 -- :PassepartoutChats lists it. One line per check, then "E2E OK".
 
-local memex = os.getenv('PP_LSP_MEMEX')
-vim.opt.runtimepath:append(os.getenv('PP_LSP_NVIM'))
-vim.cmd('filetype on')
-vim.opt.swapfile = false
+local e2e = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/e2e-common.lua')
+local memex, pp, say, wait = e2e.memex, e2e.pp, e2e.say, e2e.wait
 
-local function say(fmt, ...)
-  io.stdout:write('\n' .. string.format(fmt, ...) .. '\n')
-end
-
-local function wait(what, cond, ms)
-  if not vim.wait(ms or 30000, cond, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
-
-local pp = require('passepartout')
-pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { memex } })
-
+-- visit edits an absolute path (the chat file is found by its URI).
 local function visit(path)
   vim.cmd('edit ' .. vim.fn.fnameescape(path))
   wait('the pp-lsp client of ' .. path, function()
@@ -82,15 +68,4 @@ local function run()
   say('EXIT %d', pp.exit_code)
 end
 
-local ok, err = pcall(run)
-if ok then
-  say('E2E OK')
-  vim.cmd('qall!')
-else
-  say('E2E FAIL %s', tostring(err))
-  local log = vim.lsp.get_log_path()
-  if vim.fn.filereadable(log) == 1 then
-    say('--- lsp log\n%s', table.concat(vim.fn.readfile(log), '\n'))
-  end
-  vim.cmd('cquit 1')
-end
+e2e.main(run)

@@ -7,37 +7,11 @@
 -- examples/memex). It prints one line per check, then "E2E OK"; on
 -- failure "E2E FAIL …" and the LSP log, and exits 1.
 
-local memex = os.getenv('PP_LSP_MEMEX')
-vim.opt.runtimepath:append(os.getenv('PP_LSP_NVIM'))
-vim.cmd('filetype on')
-vim.opt.swapfile = false
-
--- say writes one line; Neovim's own messages share stdout without line
--- ends, hence the leading one.
-local function say(fmt, ...)
-  io.stdout:write('\n' .. string.format(fmt, ...) .. '\n')
-end
+local e2e = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/e2e-common.lua')
+local memex, pp, say, wait, visit = e2e.memex, e2e.pp, e2e.say, e2e.wait, e2e.visit
 
 local function rel(path)
   return (path:gsub('^' .. vim.pesc(memex) .. '/', ''))
-end
-
-local function wait(what, cond, ms)
-  if not vim.wait(ms or 20000, cond, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
-
-local pp = require('passepartout')
-pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { memex } })
-
-local function visit(path)
-  vim.cmd('edit ' .. vim.fn.fnameescape(memex .. '/' .. path))
-  wait('the pp-lsp client of ' .. path, function()
-    local c = pp.client(0)
-    return c ~= nil and c.initialized
-  end)
-  return pp.client(0)
 end
 
 local function request(method, params)
@@ -330,15 +304,4 @@ local function run()
   wait('the lspconfig client to stop', function() return vim.lsp.get_client_by_id(id) == nil end, 10000)
 end
 
-local ok, err = pcall(run)
-if ok then
-  say('E2E OK')
-  vim.cmd('qall!')
-else
-  say('E2E FAIL %s', tostring(err))
-  local log = vim.lsp.get_log_path()
-  if vim.fn.filereadable(log) == 1 then
-    say('--- lsp log\n%s', table.concat(vim.fn.readfile(log), '\n'))
-  end
-  vim.cmd('cquit 1')
-end
+e2e.main(run)

@@ -11,45 +11,13 @@
 
 ;;; Code:
 
-(when (file-directory-p "/usr/share/emacs/site-lisp/elpa")
-  (dolist (d (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[a-z]"))
-    (when (file-directory-p d) (add-to-list 'load-path d))))
-(require 'eglot)
-(require 'cl-lib)
-(load (getenv "PP_LSP_EL") nil t)
-
-(defvar e2e-memex (file-name-as-directory (getenv "PP_LSP_MEMEX")))
-(setq pp-lsp-program (getenv "PP_LSP_PROGRAM")
-      pp-lsp-memex-roots (list e2e-memex)
-      eglot-confirm-server-initiated-edits nil
-      eglot-sync-connect 30
-      eglot-connect-timeout 30
-      eglot-autoreconnect nil
-      eglot-send-changes-idle-time 0.1
-      make-backup-files nil
-      create-lockfiles nil)
-
-(defun e2e-say (fmt &rest args)
-  (princ (concat (apply #'format fmt args) "\n")))
-
-(defun e2e-wait (what pred &optional seconds)
-  (let ((deadline (+ (float-time) (or seconds 20))))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (unless (funcall pred) (error "Timed out waiting for %s" what))))
-
-(defun e2e-bool (x) (if x "true" "false"))
+(load (expand-file-name "e2e-common.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
 
 (defun e2e-sync ()
   "Send the buffer's pending changes now (batch Emacs runs eglot's idle
 timer only while it waits), and let the server read them."
   (eglot--signal-textDocument/didChange)
   (accept-process-output nil 0.3))
-
-(defun e2e-disk (rel)
-  (with-temp-buffer
-    (insert-file-contents (expand-file-name rel e2e-memex))
-    (buffer-string)))
 
 (defun e2e-run ()
   (find-file (expand-file-name "inbox.org" e2e-memex))
@@ -101,14 +69,6 @@ timer only while it waits), and let the server read them."
                                                   (buffer-string)))))
   (e2e-say "COUNTED %s" (e2e-bool (file-exists-p (expand-file-name "out/count.txt" e2e-memex)))))
 
-(condition-case err
-    (progn (e2e-run) (e2e-say "E2E OK") (kill-emacs 0))
-  (error
-   (e2e-say "E2E FAIL %S" err)
-   (let ((server (ignore-errors (eglot-current-server))))
-     (when server
-       (with-current-buffer (jsonrpc-events-buffer server)
-         (e2e-say "--- eglot events\n%s" (buffer-string)))))
-   (kill-emacs 1)))
+(e2e-main)
 
 ;;; undo-e2e.el ends here

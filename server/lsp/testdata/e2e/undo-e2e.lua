@@ -7,20 +7,8 @@
 -- plan for `make count` is approved with M.approve_always. One line per
 -- check, then "E2E OK".
 
-local memex = os.getenv('PP_LSP_MEMEX')
-vim.opt.runtimepath:append(os.getenv('PP_LSP_NVIM'))
-vim.cmd('filetype on')
-vim.opt.swapfile = false
-
-local function say(fmt, ...)
-  io.stdout:write('\n' .. string.format(fmt, ...) .. '\n')
-end
-
-local function wait(what, cond, ms)
-  if not vim.wait(ms or 20000, cond, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
+local e2e = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/e2e-common.lua')
+local memex, pp, say, wait = e2e.memex, e2e.pp, e2e.say, e2e.wait
 
 local function text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
@@ -39,9 +27,6 @@ end
 local function settle()
   vim.wait(600, function() return false end, 20)
 end
-
-local pp = require('passepartout')
-pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { memex } })
 
 local function run()
   vim.cmd('edit ' .. vim.fn.fnameescape(memex .. '/inbox.org'))
@@ -86,15 +71,4 @@ local function run()
   say('COUNTED %s', bool(vim.fn.filereadable(memex .. '/out/count.txt') == 1))
 end
 
-local ok, err = pcall(run)
-if ok then
-  say('E2E OK')
-  vim.cmd('qall!')
-else
-  say('E2E FAIL %s', tostring(err))
-  local log = vim.lsp.get_log_path()
-  if vim.fn.filereadable(log) == 1 then
-    say('--- lsp log\n%s', table.concat(vim.fn.readfile(log), '\n'))
-  end
-  vim.cmd('cquit 1')
-end
+e2e.main(run)
