@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,6 +108,9 @@ type scenario struct {
 	archive *txtar.Archive
 	files   map[string][]byte // every section, by name
 	marks   map[string]*mark
+	// marksMu guards the marks: the client's handler shifts them when
+	// the server edits or reloads a file, beside the scenario's own edits.
+	marksMu sync.Mutex
 	c       *testClient
 	kind    clientKind
 	lastAsk askResult
@@ -216,6 +220,8 @@ func (sc *scenario) strip(name, text string) string {
 
 // shift moves the marks of path past an edit of [s, e) into text.
 func (sc *scenario) shift(abs string, s, e int, text string) {
+	sc.marksMu.Lock()
+	defer sc.marksMu.Unlock()
 	rel := sc.rel(abs)
 	delta := len(text) - (e - s)
 	move := func(x int, isStart bool) int {
@@ -271,7 +277,9 @@ func (sc *scenario) currentText(rel string) string {
 func (sc *scenario) mark(arg string) *mark {
 	sc.t.Helper()
 	name := strings.TrimSuffix(strings.TrimPrefix(arg, "«"), "»")
+	sc.marksMu.Lock()
 	m, ok := sc.marks[name]
+	sc.marksMu.Unlock()
 	require.True(sc.t, ok, "no mark «%s»", name)
 	return m
 }
