@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -98,7 +100,19 @@ func TestHostileAgentOverMCP(t *testing.T) {
 			for _, q := range privateWords {
 				call(t, "memex_search", map[string]any{"query": q, "k": 100})
 			}
-			call(t, "memex_context", map[string]any{"file": "notes/bank.org", "line": 1, "budget": 100000})
+			// The journal now holds those words, and flightplans.org the
+			// plan: once the memex has reread the root (a new note is
+			// found), neither file may be part of any view — the
+			// periphery, a related note — whatever budget is asked.
+			require.NoError(t, os.WriteFile(filepath.Join(w.root, "notes", "reread.org"), []byte("* Wombat signpost\n"), 0o644))
+			require.Eventually(t, func() bool {
+				return strings.Contains(call(t, "memex_search", map[string]any{"query": "Wombat signpost"}), "reread.org")
+			}, 30*time.Second, 200*time.Millisecond, "the memex rereads the root")
+			for _, f := range []string{"notes/bank.org", "notes/ideas.org", "notes/reread.org"} {
+				out := call(t, "memex_context", map[string]any{"file": f, "line": 1, "budget": 100000})
+				assert.NotContains(t, out, "Audit Journal", "%s: the journal in a view", f)
+				assert.NotContains(t, out, "make count", "%s: a plan in a view", f)
+			}
 			for _, f := range []string{"../home/.ssh/id_rsa", w.home + "/.ssh/id_rsa", w.run + "/passepartout/token", "flightplans.org", "journal.org"} {
 				out := call(t, "memex_context", map[string]any{"file": f, "line": 1})
 				assert.Contains(t, out, "is not a file of the memex")
@@ -115,7 +129,7 @@ func (w *world) mcp(t *testing.T) (*sdk.ClientSession, *daemon) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(exe, "mcp", "--root", w.root)
+	cmd := exec.Command(exe, "mcp", "--root", w.root, "--rescan", "1")
 	cmd.Env, cmd.Dir = w.environ(nil), w.base
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -331,7 +331,7 @@ func (c *chooser) view(at memory.Node) *View {
 	v.Nodes.Folded = c.info.publicFiles + c.info.publicHeadlines - len(list)
 	if at.Valid() {
 		v.Foveal = Foveal{File: at.Path(), Line: at.Line() + 1}
-		if !at.Private() {
+		if !withheld(at) {
 			v.Foveal.ID, v.Foveal.Title = at.Key(), at.Title()
 		}
 	}

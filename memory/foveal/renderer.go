@@ -211,6 +211,9 @@ func (r *Renderer) info(snap *memory.Snapshot) *snapInfo {
 		}
 		info.files = append(info.files, fileInfo{node: f, stats: st})
 		info.private += st.private
+		if f.InServerFile() {
+			continue
+		}
 		info.fullTokens += st.fullTokens
 		if !f.Private() {
 			info.publicFiles++

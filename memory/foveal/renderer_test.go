@@ -275,3 +275,39 @@ func TestSubtreeFigures(t *testing.T) {
 	}
 	assert.Greater(t, checked, 200)
 }
+
+// TestServerFilesWithheld: the plans and the audit journal at the top of a
+// root are never shown to a model — not as the periphery of a note's view,
+// not as a related note (their words are the note's own here, so the
+// embedding finds them), and not when the cursor is in them — while a
+// note of that name deeper in the memex is a note like any other.
+func TestServerFilesWithheld(t *testing.T) {
+	files := map[string][]byte{
+		"notes/bank.org":      []byte("* Bank\nThe quokka ledger and the marmalade account.\n"),
+		"journal.org":         []byte("* Audit Journal\n** call memex_search quokka marmalade\n:PROPERTIES:\n:ID: j1\n:END:\nThe quokka ledger and the marmalade account, journalled.\n"),
+		"flightplans.org":     []byte("* Flight Plans\n** PLAN Run quokka-forge\n:PROPERTIES:\n:ID: p1\n:END:\nThe quokka ledger and the marmalade account, planned.\n"),
+		"archive/journal.org": []byte("* Old journal\nA note the user keeps under that name.\n"),
+	}
+	root, snap := openMemex(t, files, nil)
+	r, err := NewRenderer(Options{Threshold: 0.01})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, cur := range []Cursor{
+		{Path: filepath.Join(root, "notes/bank.org"), Line: 1},
+		{Path: filepath.Join(root, "journal.org"), Line: 4},
+		{Path: filepath.Join(root, "flightplans.org"), Line: 1},
+	} {
+		t.Run(filepath.Base(cur.Path), func(t *testing.T) {
+			v, err := r.View(ctx, snap, cur, 100000)
+			require.NoError(t, err)
+			for _, w := range []string{"Audit Journal", "memex_search", "journalled", "Flight Plans", "quokka-forge", "planned", ":ID: j1", ":ID: p1"} {
+				assert.NotContains(t, v.Text, w)
+			}
+			for _, s := range v.Semantic {
+				assert.NotContains(t, []string{"j1", "p1"}, s.ID, "a related note in the server's files")
+			}
+			assert.Contains(t, v.Text, "** Old journal", "a journal.org below the top is the user's note")
+			assert.GreaterOrEqual(t, v.Nodes.Folded, 0)
+		})
+	}
+}

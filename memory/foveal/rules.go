@@ -16,7 +16,7 @@ import (
 // rule, is shown in its place).
 func (c *chooser) choose(ctx context.Context, at memory.Node, opts Options) error {
 	c.anchor = c.makeAnchor(at)
-	if at.Valid() && !at.Private() {
+	if at.Valid() && !withheld(at) {
 		if !c.fovealRule(at) {
 			c.tierB(at)
 			return nil
@@ -357,7 +357,7 @@ func (c *chooser) relatedRule(ctx context.Context, at memory.Node, opts Options)
 	}
 	for i, nb := range nbs {
 		n := nb.Node
-		if n.Private() {
+		if withheld(n) {
 			continue
 		}
 		c.begin()
@@ -434,7 +434,7 @@ func (c *chooser) outlineRule() {
 	defer c.release(h)
 	for fi := range c.info.files {
 		f := c.info.files[fi].node
-		if f.Private() {
+		if withheld(f) {
 			continue
 		}
 		r := ref{int32(fi), 0}
@@ -506,3 +506,10 @@ func (c *chooser) pushChildren(h *candHeap, s *shown, f form) {
 		}
 	}
 }
+
+// withheld reports whether n is never shown, not even with the cursor on
+// it: a private node, or a node of the server's own files (the plans and
+// the audit journal, memory.ServerFiles). The journal holds what every
+// front end was asked and did — another agent's queries, the plans'
+// actions — and is no note of the user's for a model to read.
+func withheld(n memory.Node) bool { return n.Private() || n.InServerFile() }

@@ -67,7 +67,7 @@ func (x *NoteIndex) fileOf(file memory.Node) *noteFile {
 	if nf := x.files[org]; nf != nil {
 		return nf
 	}
-	nf := &noteFile{path: file.Path(), org: org, hidden: Hidden(file)}
+	nf := &noteFile{path: file.Path(), org: org, hidden: file.InServerFile()}
 	n := 1 + len(org.Headlines)
 	nf.titles = make([]string, n)
 	nf.aliases = make([][]string, n)

@@ -197,7 +197,7 @@ func TestUnlinkedIsAScanOfTheProse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sample []memory.Node
 	for n := range snap.Nodes() {
-		if n.Title() == "Gate every proposal" && !Hidden(n) {
+		if n.Title() == "Gate every proposal" && !n.InServerFile() {
 			sample = append(sample, n)
 		}
 	}
@@ -226,7 +226,7 @@ func scanMentions(snap *memory.Snapshot, n memory.Node, names []string) map[stri
 	out := map[string]bool{}
 	own := n.Range()
 	for f := range snap.Files() {
-		if Hidden(f) {
+		if f.InServerFile() {
 			continue
 		}
 		src := f.Org().Src

@@ -1,7 +1,6 @@
 package orgfeat
 
 import (
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -268,27 +267,4 @@ func readLispString(s string) (string, int) {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// HiddenFiles are the server's own files in each root (DESIGN §8):
-// flightplans.org and journal.org, which completion, symbols and search
-// never offer (DESIGN §14). server/protect.Names is the same list.
-var HiddenFiles = []string{"flightplans.org", "journal.org"}
-
-// Hidden reports whether n is in one of HiddenFiles at the top of its
-// root (its name compared without case, as the protected places are).
-func Hidden(n memory.Node) bool {
-	if !n.Valid() || n.Loose() {
-		return false
-	}
-	rel := n.RelPath()
-	if strings.Contains(rel, "/") {
-		return false
-	}
-	for _, h := range HiddenFiles {
-		if strings.EqualFold(path.Base(rel), h) {
-			return true
-		}
-	}
-	return false
 }

@@ -31,7 +31,7 @@ type symbolFile struct {
 	container string // the file's title, shown beside each headline
 	org       *orgast.File
 	names     []string // headline i's name
-	// hidden: one of HiddenFiles, never offered.
+	// hidden: one of memory.ServerFiles, never offered.
 	hidden bool
 	// titled: the file has a #+title:, and is a symbol by it.
 	titled bool
@@ -62,7 +62,7 @@ func (x *SymbolIndex) of(snap *memory.Snapshot) []*symbolFile {
 		org := f.Org()
 		sf := x.files[org]
 		if sf == nil {
-			sf = &symbolFile{path: f.Path(), rel: f.RelPath(), container: f.Title(), org: org, names: make([]string, len(org.Headlines)), hidden: Hidden(f)}
+			sf = &symbolFile{path: f.Path(), rel: f.RelPath(), container: f.Title(), org: org, names: make([]string, len(org.Headlines)), hidden: f.InServerFile()}
 			for i := range org.Headlines {
 				sf.names[i] = HeadlineName(&org.Headlines[i])
 			}

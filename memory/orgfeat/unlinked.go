@@ -331,7 +331,7 @@ func (x *NoteIndex) Unlinked(snap *memory.Snapshot, n memory.Node) []Mention {
 // file mentions, without linking to them, and the mention's range: what
 // "Link this mention" offers. At most a few nodes, titles first.
 func (x *NoteIndex) MentionAt(snap *memory.Snapshot, file memory.Node, off int) ([]memory.Node, orgast.Range) {
-	if snap == nil || !file.Valid() || file.Loose() || Hidden(file) {
+	if snap == nil || !file.Valid() || file.Loose() || file.InServerFile() {
 		return nil, orgast.Range{}
 	}
 	t := x.tables(snap)

@@ -114,7 +114,7 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 	byKey := map[string]*scored{}
 	var order []*scored
 	add := func(n memory.Node, s float64) {
-		if n.Private() || orgfeat.Hidden(n.File()) {
+		if n.Private() || n.InServerFile() {
 			return
 		}
 		key := n.Key()
@@ -187,7 +187,7 @@ func (a *Agent) publicNode(id string) (memory.Node, *memory.Snapshot, error) {
 		return memory.Node{}, nil, errors.New("the id is empty")
 	}
 	n, ok := snap.NodeByKey(id)
-	if !ok || n.Private() || orgfeat.Hidden(n.File()) {
+	if !ok || n.Private() || n.InServerFile() {
 		// A private node is not found, exactly as an unknown one: the
 		// answer tells nothing about it.
 		return memory.Node{}, nil, notFound{clipID(id)}
@@ -262,7 +262,7 @@ func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
 	var out []Backlink
 	for _, bl := range orgfeat.Backlinks(orgfeat.Scope{Memex: snap, Notes: st.notes}, n) {
 		from := bl.Site.From
-		if from.Private() || orgfeat.Hidden(from.File()) {
+		if from.Private() || from.InServerFile() {
 			continue
 		}
 		line := from.Org().Lines.Line(bl.Range.Start) + 1
@@ -290,7 +290,7 @@ func (a *Agent) View(ctx context.Context, req ContextRequest) (*foveal.View, err
 	file = filepath.Clean(file)
 	snap := a.memex.Snapshot()
 	f, ok := snap.File(file)
-	if !ok || orgfeat.Hidden(f) {
+	if !ok || f.InServerFile() {
 		return nil, fmt.Errorf("%s is %w (the Org files under %s)", file, ErrOutside, strings.Join(a.roots, ", "))
 	}
 	v, ok := a.ctxsrc.(interface {

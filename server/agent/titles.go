@@ -51,7 +51,7 @@ func (x *titleIndex) of(snap *memory.Snapshot) []*fileNames {
 	next := make(map[*orgast.File]*fileNames, snap.FileCount())
 	list := make([]*fileNames, 0, snap.FileCount())
 	for f := range snap.Files() {
-		if orgfeat.Hidden(f) {
+		if f.InServerFile() {
 			continue
 		}
 		fn := x.files[f.Org()]

@@ -181,7 +181,7 @@ func (s *Server) createNote(v *view, path, text string) error {
 	if root == "" {
 		return userErrorf("%s is outside the memex: pp-lsp makes notes only under its roots", path)
 	}
-	for _, h := range orgfeat.HiddenFiles {
+	for _, h := range memory.ServerFiles() {
 		if strings.EqualFold(rel, h) {
 			return userErrorf("%s is pp-lsp's own file: it is never made as a note", rel)
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"pp-lsp/memory"
-	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/internal/orgtext"
 )
 
@@ -46,7 +45,7 @@ func Tend(snap *memory.Snapshot, now time.Time, modified func(path string) (time
 		g.Findings = append(g.Findings, f)
 	}
 	for file := range snap.Files() {
-		if file.Private() || orgfeat.Hidden(file) {
+		if file.Private() || file.InServerFile() {
 			continue
 		}
 		linked := false

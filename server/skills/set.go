@@ -10,7 +10,6 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
-	"pp-lsp/memory/orgfeat"
 )
 
 // Set is every skill of one memex snapshot and the built-ins it does not
@@ -66,7 +65,7 @@ func Read(snap *memory.Snapshot, tools *gates.Tools, builtins []*Skill) *Set {
 	var all []*Skill
 	for n := range snap.Nodes() {
 		h := n.OrgHeadline()
-		if h == nil || !hasSkillTag(h.Tags) || n.Private() || h.Commented || h.Archived || orgfeat.Hidden(n.File()) {
+		if h == nil || !hasSkillTag(h.Tags) || n.Private() || h.Commented || h.Archived || n.InServerFile() {
 			continue
 		}
 		all = append(all, fromNode(n, tools))
