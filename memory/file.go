@@ -401,8 +401,8 @@ func (f *fileIndex) bodySegments(i int32, fn func(orgast.Range) bool) {
 	if i > 0 {
 		h := &org.Headlines[i-1]
 		s, e := h.Section.Start, h.Section.End
-		if h.Planning.Range.End > s && h.Planning.Range.Start < e {
-			s = f.lineAfter(h.Planning.Range.End)
+		if h.Planning().Range.End > s && h.Planning().Range.Start < e {
+			s = f.lineAfter(h.Planning().Range.End)
 		}
 		if h.Drawer != nil && h.Drawer.Range.End > s && h.Drawer.Range.Start < e {
 			s = f.lineAfter(h.Drawer.Range.End)

@@ -181,7 +181,9 @@ type Headline struct {
 	Tags      []string
 	Commented bool // the title starts with COMMENT
 	Archived  bool // tagged ARCHIVE
-	Planning  Planning
+	// plan is the planning line, nil when there is none (most headlines
+	// have none: held out of line, it costs a pointer, not 112 bytes).
+	plan *Planning
 	// Drawer is the property drawer directly after the headline or its
 	// planning line, nil when there is none.
 	Drawer *Drawer
@@ -199,6 +201,15 @@ type Headline struct {
 	// headline of the same or a higher level, without the blank lines that
 	// belong to an enclosing headline.
 	End int
+}
+
+// Planning returns the headline's planning line (the zero Planning when
+// there is none).
+func (h *Headline) Planning() Planning {
+	if h.plan == nil {
+		return Planning{}
+	}
+	return *h.plan
 }
 
 // Subtree is the span from the headline line to the end of its subtree.

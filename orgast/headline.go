@@ -73,9 +73,12 @@ func (p *parser) readHeadline(i int) {
 		oa, oz = oz, oa
 	}
 	hp.titleObj = Range{oa, oz}
-	h.Planning = p.planning(b)
+	pl := p.planning(b)
+	if pl != (Planning{}) {
+		h.plan = &pl
+	}
 	if h.Drawer == nil {
-		p.checkMissingDrawer(b, h.Planning)
+		p.checkMissingDrawer(b, pl)
 	}
 }
 

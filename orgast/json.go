@@ -99,7 +99,7 @@ func (f *File) headlineJSON(w *jsonWriter, h *Headline) {
 	for _, ts := range [...]struct {
 		key string
 		t   Timestamp
-	}{{"scheduled", h.Planning.Scheduled}, {"deadline", h.Planning.Deadline}, {"closed", h.Planning.Closed}} {
+	}{{"scheduled", h.Planning().Scheduled}, {"deadline", h.Planning().Deadline}, {"closed", h.Planning().Closed}} {
 		w.raw(`,"` + ts.key + `":`)
 		w.strOrNull(ts.t.Raw, !ts.t.IsZero())
 	}

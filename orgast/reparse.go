@@ -536,9 +536,12 @@ func (m *merger) headline(h *Headline, moved bool) {
 		}
 		h.Tags = m.tags[first:len(m.tags):len(m.tags)]
 	}
-	pl := &h.Planning
-	pl.Scheduled, pl.Deadline, pl.Closed = m.timestamp(pl.Scheduled, moved), m.timestamp(pl.Deadline, moved), m.timestamp(pl.Closed, moved)
-	pl.Range = m.rng(pl.Range, moved)
+	if h.plan != nil { // a copy: the old version keeps its own
+		pl := *h.plan
+		pl.Scheduled, pl.Deadline, pl.Closed = m.timestamp(pl.Scheduled, moved), m.timestamp(pl.Deadline, moved), m.timestamp(pl.Closed, moved)
+		pl.Range = m.rng(pl.Range, moved)
+		h.plan = &pl
+	}
 	h.Drawer = m.drawer(h.Drawer, moved)
 	h.Parent = m.node(h.Parent, moved)
 	h.Line, h.TitleRange, h.Section = m.rng(h.Line, moved), m.rng(h.TitleRange, moved), m.rng(h.Section, moved)

@@ -146,10 +146,12 @@ func (f *File) remap(m func(int) int) {
 		r(&h.TitleRange)
 		r(&h.Section)
 		h.End = m(h.End)
-		r(&h.Planning.Range)
-		r(&h.Planning.Scheduled.Range)
-		r(&h.Planning.Deadline.Range)
-		r(&h.Planning.Closed.Range)
+		if pl := h.plan; pl != nil { // the parse's own: changed in place
+			r(&pl.Range)
+			r(&pl.Scheduled.Range)
+			r(&pl.Deadline.Range)
+			r(&pl.Closed.Range)
+		}
 		drawer(h.Drawer)
 	}
 	for i := range f.Links {

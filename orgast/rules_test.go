@@ -115,7 +115,7 @@ func TestPlanning(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := Parse([]byte(tt.src))
 			require.NotEmpty(t, f.Headlines)
-			pl := f.Headlines[0].Planning
+			pl := f.Headlines[0].Planning()
 			assert.Equal(t, tt.scheduled, pl.Scheduled.Raw)
 			assert.Equal(t, tt.deadline, pl.Deadline.Raw)
 			assert.Equal(t, tt.closed, pl.Closed.Raw)

@@ -115,10 +115,10 @@ func orgHeadline(n memory.Node) *orgast.Headline {
 // as written, without its indentation.
 func appendPlanning(dst []byte, n memory.Node) []byte {
 	h := orgHeadline(n)
-	if h == nil || h.Planning.Range.Len() == 0 {
+	if h == nil || h.Planning().Range.Len() == 0 {
 		return dst
 	}
-	line := strings.TrimSpace(string(n.Org().Src[h.Planning.Range.Start:h.Planning.Range.End]))
+	line := strings.TrimSpace(string(n.Org().Src[h.Planning().Range.Start:h.Planning().Range.End]))
 	if line == "" {
 		return dst
 	}

@@ -47,9 +47,9 @@ func AddID(org *orgast.File, h int, id string) (_ memory.TextEdit, ok bool) {
 	}
 	hd := &org.Headlines[h]
 	at, indent := hd.Line.End, drawerIndent(org, hd)
-	if hd.Planning.Range.End > 0 {
-		at = hd.Planning.Range.End
-		pl := org.Lines.LineRange(org.Lines.Line(hd.Planning.Range.Start))
+	if hd.Planning().Range.End > 0 {
+		at = hd.Planning().Range.End
+		pl := org.Lines.LineRange(org.Lines.Line(hd.Planning().Range.Start))
 		indent = leadingBlanks(src[pl.Start:pl.End])
 	}
 	start := lineAfter(org, at)
@@ -71,7 +71,7 @@ func drawerIndent(org *orgast.File, hd *orgast.Headline) string {
 	for _, planning := range []bool{false, true} {
 		for i := range org.Headlines {
 			o := &org.Headlines[i]
-			r := o.Planning.Range
+			r := o.Planning().Range
 			switch {
 			case !planning && o.Drawer != nil:
 				r = o.Drawer.Range

@@ -63,8 +63,8 @@ func proseGaps(org *orgast.File) []orgast.Range {
 	for i := range org.Headlines {
 		h := &org.Headlines[i]
 		gaps = append(gaps, orgast.Range{Start: h.Line.Start, End: h.TitleRange.Start}, orgast.Range{Start: h.TitleRange.End, End: h.Line.End})
-		if h.Planning.Range.End > h.Planning.Range.Start {
-			gaps = append(gaps, h.Planning.Range)
+		if h.Planning().Range.End > h.Planning().Range.Start {
+			gaps = append(gaps, h.Planning().Range)
 		}
 		if h.Drawer != nil {
 			gaps = append(gaps, h.Drawer.Range)

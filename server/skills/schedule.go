@@ -80,8 +80,8 @@ func (k *Skill) locate(src []byte) (stamp, planning orgast.Range, err error) {
 	if r.End <= len(src) && r.Start < r.End && string(src[r.Start:r.End]) == k.Scheduled {
 		f := orgast.Parse(src)
 		for i := range f.Headlines {
-			if h := &f.Headlines[i]; h.Planning.Scheduled.Range == r {
-				return r, h.Planning.Range, nil
+			if h := &f.Headlines[i]; h.Planning().Scheduled.Range == r {
+				return r, h.Planning().Range, nil
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func (k *Skill) locate(src []byte) (stamp, planning orgast.Range, err error) {
 	found := -1
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
-		if h.Title == k.Title && h.Planning.Scheduled.Raw == k.Scheduled && hasSkillTag(h.Tags) {
+		if h.Title == k.Title && h.Planning().Scheduled.Raw == k.Scheduled && hasSkillTag(h.Tags) {
 			if found >= 0 {
 				return r, r, ErrMoved
 			}
@@ -100,7 +100,7 @@ func (k *Skill) locate(src []byte) (stamp, planning orgast.Range, err error) {
 		return r, r, ErrMoved
 	}
 	h := &f.Headlines[found]
-	return h.Planning.Scheduled.Range, h.Planning.Range, nil
+	return h.Planning().Scheduled.Range, h.Planning().Range, nil
 }
 
 // unschedule removes "SCHEDULED: <…>" from the planning line, and the line

@@ -170,8 +170,8 @@ func fromNode(n memory.Node, tools *gates.Tools) *Skill {
 	if v, ok := h.Drawer.Get("DEPENDS_ON"); ok {
 		s.DependsOn = orgfeat.SplitAndUnquote(v)
 	}
-	if h.Planning.Scheduled.Raw != "" {
-		s.Scheduled, s.ScheduledRange = h.Planning.Scheduled.Raw, h.Planning.Scheduled.Range
+	if h.Planning().Scheduled.Raw != "" {
+		s.Scheduled, s.ScheduledRange = h.Planning().Scheduled.Raw, h.Planning().Scheduled.Range
 		s.checkSchedule()
 	}
 	s.readBody(n, f, h, tools)
@@ -251,8 +251,8 @@ func bodyStart(src []byte, h *orgast.Headline) int {
 		return len(src)
 	}
 	start := next(h.Line.End)
-	if h.Planning.Range.End > 0 {
-		start = max(start, next(h.Planning.Range.End))
+	if h.Planning().Range.End > 0 {
+		start = max(start, next(h.Planning().Range.End))
 	}
 	if h.Drawer != nil {
 		start = max(start, next(h.Drawer.Range.End))

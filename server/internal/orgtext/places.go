@@ -40,8 +40,8 @@ func ContentEnd(src []byte, start, end int) int {
 // its planning line and its property drawer.
 func BodyStart(src []byte, h *orgast.Headline) int {
 	start := NextLine(src, h.Line.End)
-	if h.Planning.Range.End > 0 {
-		start = max(start, NextLine(src, h.Planning.Range.End))
+	if h.Planning().Range.End > 0 {
+		start = max(start, NextLine(src, h.Planning().Range.End))
 	}
 	if h.Drawer != nil {
 		start = max(start, NextLine(src, h.Drawer.Range.End))
