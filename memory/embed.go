@@ -358,7 +358,6 @@ func (m *Memex) publishVectors(items []embedItem, fresh map[ContentKey]*[vecmath
 		touched[it.f.path] = true
 	}
 	b := newBuilder(cur)
-	b.vectorsOnly = true
 	any := false
 	for p := range touched {
 		e, ok := cur.entry(p)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -174,25 +173,4 @@ func TestPrivateTextNeverReachesTheEmbedder(t *testing.T) {
 	assert.Equal(t, []string{"private"}, s2.PrivacyTags())
 	_, has := m.Snapshot().Vector(diary)
 	assert.True(t, has, "now public: embedded")
-}
-
-// TestTextGenerationIgnoresVectors checks that the embedding worker's
-// snapshots keep the text generation (they add vectors only) while an
-// edit moves it by one, as the language server's watcher relies on.
-func TestTextGenerationIgnoresVectors(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"notes.org": "* Garden\nSoil and water.\n* Paths\nGravel.\n"})
-	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: trigram.New()})
-	ctx := context.Background()
-	require.NoError(t, m.WaitEmbedded(ctx))
-	path := filepath.Join(root, "notes.org")
-	opened, err := m.SetBuffer(ctx, path, 1, []byte("* Garden\nSoil and water.\n* Paths\nGravel.\n"))
-	require.NoError(t, err)
-	edited, err := m.EditBuffer(ctx, path, 2, TextEdit{Start: 9, End: 9, Text: "Rich "})
-	require.NoError(t, err)
-	require.NoError(t, m.WaitEmbedded(ctx))
-	after := m.Snapshot()
-	assert.Equal(t, opened.TextGeneration()+1, edited.TextGeneration(), "an edit is one text change")
-	assert.Greater(t, after.Generation(), edited.Generation(), "the edited node was embedded in a snapshot of its own")
-	assert.Equal(t, edited.TextGeneration(), after.TextGeneration(), "vectors alone keep the text generation")
 }

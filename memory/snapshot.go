@@ -16,10 +16,7 @@ import (
 // this one (the gopls model).
 type Snapshot struct {
 	gen uint64
-	// textGen counts the snapshots that changed some file's text or the
-	// set of files: one that only adds vectors keeps its base's.
-	textGen uint64
-	cfg     *config
+	cfg *config
 
 	files pmap[*fileEntry]
 	// order lists file paths by root, then by path relative to the root.
@@ -88,12 +85,6 @@ func (c *config) projector(dim int) *vecmath.Projector {
 // Generation counts the snapshots of one memex: each update adds one.
 func (s *Snapshot) Generation() uint64 { return s.gen }
 
-// TextGeneration counts the snapshots of one memex that changed a file's
-// text or the set of files: a snapshot that only adds the embedding
-// worker's vectors keeps the one before's. Two snapshots of one memex
-// with the same TextGeneration hold the same outlines.
-func (s *Snapshot) TextGeneration() uint64 { return s.textGen }
-
 // Roots returns the memex roots, absolute, in the order given.
 func (s *Snapshot) Roots() []string {
 	out := make([]string, len(s.cfg.roots))
@@ -132,8 +123,6 @@ type snapBuilder struct {
 	// orderDirty: files were added or removed; order is re-sorted at build.
 	orderDirty bool
 	skipped    []Finding
-	// vectorsOnly: the snapshot built differs from base in vectors only.
-	vectorsOnly bool
 }
 
 func newBuilder(base *Snapshot) *snapBuilder {
@@ -250,7 +239,6 @@ func listRemove(m *pmapBuilder[[]string], key, path string) {
 func (b *snapBuilder) build(gen uint64) *Snapshot {
 	s := &Snapshot{
 		gen:       gen,
-		textGen:   b.base.textGen + 1,
 		cfg:       b.cfg,
 		files:     b.files.build(gen),
 		ids:       b.ids.build(gen),
@@ -258,9 +246,6 @@ func (b *snapBuilder) build(gen uint64) *Snapshot {
 		fileLinks: b.fileLinks.build(gen),
 		order:     b.order,
 		skipped:   b.skipped,
-	}
-	if b.vectorsOnly {
-		s.textGen = b.base.textGen
 	}
 	if b.orderDirty {
 		order := make([]string, 0, s.files.len())
@@ -324,7 +309,7 @@ func bulkSnapshot(cfg *config, entries []*fileEntry, skipped []Finding, gen uint
 		}
 		*out = b.build(gen)
 	}
-	s := &Snapshot{gen: gen, textGen: gen, cfg: cfg, files: files.build(gen), order: order, skipped: skipped}
+	s := &Snapshot{gen: gen, cfg: cfg, files: files.build(gen), order: order, skipped: skipped}
 	var wg sync.WaitGroup
 	wg.Go(func() { finish(ids, &s.ids) })
 	wg.Go(func() { finish(idLinks, &s.idLinks) })

@@ -87,15 +87,13 @@ type seen struct {
 }
 
 // advanceSeen moves the seen snapshot from before to the memex's current
-// one when the caller's n updates are all that changed a text in between
-// (the embedding worker's snapshots add vectors only): the caller handled
-// them itself. So during a burst of edits the seen snapshot follows the
-// edits, and keeps no older version of the buffer alive (issue 23).
+// one when the caller's n updates are all that happened in between: the
+// caller handled them itself.
 func (s *Server) advanceSeen(mx *memory.Memex, before *memory.Snapshot, n int) {
 	after := mx.Snapshot()
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
-	if s.seen.snap != nil && s.seen.snap.TextGeneration() == before.TextGeneration() && after.TextGeneration() == before.TextGeneration()+uint64(n) {
+	if s.seen.snap == before && after.Generation() == before.Generation()+uint64(n) {
 		s.seen.snap = after
 	}
 }
@@ -143,8 +141,8 @@ func (s *Server) noteChanges() {
 	before := s.seen.snap
 	s.seen.snap = after
 	s.seen.mu.Unlock()
-	if before == nil || before.TextGeneration() == after.TextGeneration() {
-		return // the same texts: vectors alone moved, if anything
+	if before == nil || before == after {
+		return
 	}
 	var changed []string
 	for f := range after.Files() {
