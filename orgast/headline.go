@@ -108,7 +108,9 @@ func (p *parser) headlineTags(x, e int) (int, int, bool) {
 // splitTags is (org-split-string s ":"): separators at the ends are
 // dropped, empty strings between two colons kept.
 func splitTags(s string) []string {
-	out := make([]string, 0, strings.Count(s, ":")+1) // no room left over: the File keeps it
+	// Room for exactly the tags of ":a:b:" (one fewer than its colons):
+	// the File keeps the slice.
+	out := make([]string, 0, max(strings.Count(s, ":")-1, 1))
 	start := 0
 	if len(s) > 0 && s[0] == ':' {
 		start = 1
