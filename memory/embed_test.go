@@ -123,8 +123,9 @@ func TestWrongDimensionIsRefused(t *testing.T) {
 	require.Eventually(t, func() bool { return m.EmbeddingStatus().LastError != nil }, 5*time.Second, time.Millisecond)
 	assert.Contains(t, m.EmbeddingStatus().LastError.Error(), "dimension 100")
 	m.store.mu.Lock()
-	for _, v := range m.store.vecs {
-		assert.Len(t, v, trigram.Dim)
+	assert.Equal(t, trigram.Dim, m.store.dim, "the store's vectors are the embedder's dimension")
+	for k := range m.store.vecs {
+		assert.Len(t, m.store.get(k), trigram.Dim)
 	}
 	m.store.mu.Unlock()
 }

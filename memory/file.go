@@ -95,7 +95,6 @@ const (
 
 // linkInfo is the memex's reading of one orgast link.
 type linkInfo struct {
-	kind linkKind
 	// target is the key the link contributes to the global indexes: the
 	// ID of an id link, the absolute, clean target path of a file link
 	// (its search is org.Links[i].Search), "" for other kinds. Like every
@@ -104,6 +103,7 @@ type linkInfo struct {
 	target string
 	// shard is shardOf(target): where the global indexes keep it.
 	shard uint8
+	kind  linkKind // beside shard: 24 bytes a link, not 32
 }
 
 // internalLink is where a link within its own file lands: a node index,

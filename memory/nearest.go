@@ -94,8 +94,8 @@ func (s *Snapshot) NearestToVector(ctx context.Context, v []float32, opts Neares
 	}
 	segs, _ := s.segments()
 	for _, sg := range segs {
-		if len(sg.vecs.vecs[0]) != len(v) {
-			return nil, fmt.Errorf("nearest to a vector of dimension %d: the memex's vectors have %d", len(v), len(sg.vecs.vecs[0]))
+		if sg.vecs.dim != len(v) {
+			return nil, fmt.Errorf("nearest to a vector of dimension %d: the memex's vectors have %d", len(v), sg.vecs.dim)
 		}
 		break
 	}
@@ -185,7 +185,7 @@ func (s *Snapshot) search(ctx context.Context, q []float32, qsig []uint64, self 
 		if node.Same(self) {
 			return
 		}
-		score := kernel.DotHalf(q, sg.vecs.vecs[r])
+		score := kernel.DotHalf(q, sg.vecs.vec(r))
 		if opts.MinScore != 0 && score < opts.MinScore {
 			return
 		}

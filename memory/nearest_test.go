@@ -139,7 +139,7 @@ func TestMinScoreReach(t *testing.T) {
 	segs, _ := s.segments()
 	for _, sg := range segs {
 		for r := range sg.vecs.nodes {
-			v := vecmath.FromHalf(sg.vecs.vecs[r], nil)
+			v := vecmath.FromHalf(sg.vecs.vec(r), nil)
 			q = v
 			var vc float64
 			for i := range v {
@@ -233,7 +233,7 @@ func TestSignaturesAreConsistent(t *testing.T) {
 	var sig [8]uint64
 	for _, sg := range segs {
 		for r := range sg.vecs.nodes {
-			proj.Signature(vecmath.FromHalf(sg.vecs.vecs[r], nil), sig[:], nil)
+			proj.Signature(vecmath.FromHalf(sg.vecs.vec(r), nil), sig[:], nil)
 			require.Equal(t, sig[:], sg.vecs.sigOf(r))
 		}
 	}

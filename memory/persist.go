@@ -403,7 +403,7 @@ func exportShard(ctx context.Context, st *vectorStore, shard int, keys []Content
 	st.mu.Lock()
 	docs := make([]chromem.Document, 0, len(keys))
 	for _, k := range keys {
-		if h := st.vecs[k]; h != nil {
+		if h := st.get(k); h != nil {
 			docs = append(docs, chromem.Document{ID: k.String(), Embedding: vecmath.FromHalf(h, nil)})
 		}
 	}

@@ -38,10 +38,14 @@ type vecChunk struct {
 // vecRows are rows of a segment, shared by the segments of every version
 // whose rows they are. Immutable.
 type vecRows struct {
-	nodes []int32    // plus the chunk's base
-	vecs  [][]uint16 // half precision, shared with the store
-	sigs  []uint64   // rows × SigWords
+	nodes []int32  // plus the chunk's base
+	vecs  []vecRef // half precision, shared with the store
+	dim   int      // every row's dimension
+	sigs  []uint64 // rows × SigWords
 }
+
+// vec returns row r's vector.
+func (v *vecRows) vec(r int) []uint16 { return vecOf(v.vecs[r], v.dim) }
 
 // sigOf returns row r's signature.
 func (v *vecRows) sigOf(r int) []uint64 { return v.sigs[r*vecmath.SigWords : (r+1)*vecmath.SigWords] }
@@ -79,7 +83,7 @@ func (v *vecSeg) vector(i int32) ([]uint16, []uint64, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	return ch.rows.vecs[r], ch.rows.sigOf(r), true
+	return ch.rows.vec(r), ch.rows.sigOf(r), true
 }
 
 // eachRow calls fn with every row, in node order.
@@ -89,7 +93,7 @@ func (v *vecSeg) eachRow(fn func(node int32, vec []uint16, sig []uint64)) {
 	}
 	for _, c := range v.chunks {
 		for r, n := range c.rows.nodes {
-			fn(c.base+n, c.rows.vecs[r], c.rows.sigOf(r))
+			fn(c.base+n, c.rows.vec(r), c.rows.sigOf(r))
 		}
 	}
 }
@@ -189,12 +193,16 @@ func eligible(f *fileIndex, i int32) bool {
 
 // addRow appends a row to the open chunk.
 func (b *segBuilder) addRow(i int32, v []uint16, sig []uint64) {
+	if len(b.open.nodes) > 0 && len(v) != b.open.dim {
+		b.close() // a chunk's rows share one dimension
+	}
 	if b.open.nodes == nil {
-		b.open = vecRows{nodes: make([]int32, 0, chunkRows), vecs: make([][]uint16, 0, chunkRows),
+		b.open = vecRows{nodes: make([]int32, 0, chunkRows), vecs: make([]vecRef, 0, chunkRows),
 			sigs: make([]uint64, 0, chunkRows*vecmath.SigWords)}
 	}
+	b.open.dim = len(v)
 	b.open.nodes = append(b.open.nodes, i)
-	b.open.vecs = append(b.open.vecs, v)
+	b.open.vecs = append(b.open.vecs, refOf(v))
 	b.open.sigs = append(b.open.sigs, sig...)
 	b.n++
 	if len(b.open.nodes) == chunkRows {
@@ -210,7 +218,7 @@ func (b *segBuilder) close() {
 	if len(b.open.nodes) == 0 {
 		return
 	}
-	rows := &vecRows{nodes: slices.Clone(b.open.nodes), vecs: slices.Clone(b.open.vecs), sigs: slices.Clone(b.open.sigs)}
+	rows := &vecRows{nodes: slices.Clone(b.open.nodes), vecs: slices.Clone(b.open.vecs), dim: b.open.dim, sigs: slices.Clone(b.open.sigs)}
 	b.chunks = append(b.chunks, vecChunk{rows: rows})
 	clear(b.open.vecs) // the store's vectors: not held past the chunk
 	b.open = vecRows{nodes: b.open.nodes[:0], vecs: b.open.vecs[:0], sigs: b.open.sigs[:0]}
@@ -222,7 +230,7 @@ func (b *segBuilder) close() {
 func (b *segBuilder) share(c vecChunk, shift int32) {
 	if n := len(b.open.nodes); n > 0 && n < chunkMin {
 		for r, i := range c.rows.nodes {
-			b.addRow(c.base+i+shift, c.rows.vecs[r], c.rows.sigOf(r))
+			b.addRow(c.base+i+shift, c.rows.vec(r), c.rows.sigOf(r))
 		}
 		return
 	}
@@ -247,7 +255,7 @@ func (b *segBuilder) keep(src *vecSeg, n0, n1, shift int32) {
 		}
 		for r, i := range c.rows.nodes {
 			if i += c.base; i >= n0 && i < n1 {
-				b.addRow(i+shift, c.rows.vecs[r], c.rows.sigOf(r))
+				b.addRow(i+shift, c.rows.vec(r), c.rows.sigOf(r))
 			}
 		}
 	}

@@ -286,11 +286,19 @@ func bulkSnapshot(cfg *config, entries []*fileEntry, skipped []Finding, gen uint
 		files.set(p, e)
 		order = append(order, p)
 	}
+	// A key's first path is a one-element view of order (lists are
+	// never changed in place; a second path copies it): most keys have
+	// one path, and 100k of them would otherwise take as many
+	// allocations.
 	gather := func(m map[string][]string, keys func(*fileKeys) []string) {
-		for _, p := range order {
+		for j, p := range order {
 			e, _ := files.get(p)
 			for _, k := range keys(e.idx.keys) {
-				m[k] = append(m[k], p)
+				if l, ok := m[k]; ok {
+					m[k] = append(l, p)
+				} else {
+					m[k] = order[j : j+1 : j+1]
+				}
 			}
 		}
 	}

@@ -172,15 +172,16 @@ type Headline struct {
 	// Todo is the TODO keyword ("" when none) and TodoType its kind.
 	Todo     string
 	TodoType TodoType
+	// (The flags sit beside TodoType, in what would be padding.)
+	Commented bool // the title starts with COMMENT
+	Archived  bool // tagged ARCHIVE
 	// Priority is the cookie's character ([#A] → 'A'), 0 when none.
 	Priority rune
 	// Title is the raw title: between keyword, priority or COMMENT and the
 	// tags, trimmed (org-element's :raw-value).
 	Title string
 	// Tags are the headline's own tags, in order.
-	Tags      []string
-	Commented bool // the title starts with COMMENT
-	Archived  bool // tagged ARCHIVE
+	Tags []string
 	// plan is the planning line, nil when there is none (most headlines
 	// have none: held out of line, it costs a pointer, not 112 bytes).
 	plan *Planning
@@ -240,6 +241,9 @@ const (
 // Link is one link object.
 type Link struct {
 	Format LinkFormat
+	// HasSearch tells an empty Search from none (beside Format, in what
+	// would be padding).
+	HasSearch bool
 	// Type is Org's link type: a registered one (https, file, id …) as
 	// written, or Org's own fuzzy, custom-id, coderef, radio.
 	Type string
@@ -247,8 +251,7 @@ type Link struct {
 	Path string
 	// Search is the search option after "::" in file links (*Heading,
 	// #custom-id, 123, /regexp/); HasSearch tells "" from none.
-	Search    string
-	HasSearch bool
+	Search string
 	// Application is the "sys" of file+sys: links.
 	Application string
 	// Raw is the link as written, abbreviations expanded (:raw-link).

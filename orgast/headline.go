@@ -1,5 +1,7 @@
 package orgast
 
+import "strings"
+
 // readHeadline reads headline i's line as org-element-headline-parser
 // does, then its planning line and what follows it.
 func (p *parser) readHeadline(i int) {
@@ -106,7 +108,9 @@ func (p *parser) headlineTags(x, e int) (int, int, bool) {
 // splitTags is (org-split-string s ":"): separators at the ends are
 // dropped, empty strings between two colons kept.
 func splitTags(s string) []string {
-	var out []string
+	// Room for exactly the tags of ":a:b:" (one fewer than its colons):
+	// the File keeps the slice.
+	out := make([]string, 0, max(strings.Count(s, ":")-1, 1))
 	start := 0
 	if len(s) > 0 && s[0] == ':' {
 		start = 1
@@ -119,6 +123,9 @@ func splitTags(s string) []string {
 	}
 	if start < len(s) {
 		out = append(out, s[start:])
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -119,3 +119,31 @@ func TestConcurrentReaders(t *testing.T) {
 	_, _, col16 := f.Lines.Position(14) // after é t é, a space and 😀
 	assert.Equal(t, 6, col16)
 }
+
+// TestLineStartsWidths checks that the 4-byte line starts and the 8-byte
+// ones a text over 4 GiB gets answer alike (no test makes such a text: the
+// wide form is made directly).
+func TestLineStartsWidths(t *testing.T) {
+	offs := []int{0, 3, 4, 10, 11, 40, 1 << 20}
+	narrow := makeLineStarts(1<<21, len(offs))
+	wide := lineStarts{wide: make([]int, 0, len(offs))}
+	require.NotNil(t, narrow.narrow)
+	require.Nil(t, narrow.wide)
+	for _, o := range offs {
+		narrow.add(o)
+		wide.add(o)
+	}
+	require.Equal(t, len(offs), narrow.len())
+	require.Equal(t, len(offs), wide.len())
+	for i, o := range offs {
+		assert.Equal(t, o, narrow.at(i))
+		assert.Equal(t, o, wide.at(i))
+	}
+	for _, tt := range []struct{ off, want int }{
+		{-5, 0}, {0, 0}, {1, 1}, {4, 2}, {5, 3}, {11, 4}, {12, 5}, {1 << 20, 6}, {1<<20 + 1, 7}, {1 << 40, 7},
+	} {
+		assert.Equal(t, tt.want, narrow.search(tt.off), "narrow search(%d)", tt.off)
+		assert.Equal(t, tt.want, wide.search(tt.off), "wide search(%d)", tt.off)
+	}
+	assert.NotNil(t, makeLineStarts(1<<33, 1).wide, "a text over 4 GiB gets 8-byte starts")
+}

@@ -128,8 +128,8 @@ func (p *parser) scanHeadlines() {
 		// The line index of the whole text is at hand: its line starts
 		// are where headlines can be.
 		p.heads = make([]headPos, 0, 64)
-		for _, b := range p.lines.starts {
-			if b < p.n && t[b] == '*' {
+		for i := range p.lines.starts.len() {
+			if b := p.lines.starts.at(i); b < p.n && t[b] == '*' {
 				try(b)
 			}
 		}

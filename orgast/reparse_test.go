@@ -33,7 +33,7 @@ type snapshot struct {
 	EOL               EOL
 	TitleKw, TagsKw   int
 	Plain             bool
-	LineStarts        []int
+	LineStarts        lineStarts
 	LineSize, LineBOM int
 	LineCRLF          bool
 }

@@ -6,10 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// exact is s, copied to its length when presizing left it much room: a
-// File lives as long as its memex holds it, and the room is never used.
+// exact is s, copied to its length when presizing left it room beyond a
+// 32nd of its length: a File lives as long as its memex holds it, and the
+// room is never used (presizing leaves a small file's links room for
+// eight more: 1.5 MB of 2,000 files of 30 links each).
 func exact[T any](s []T) []T {
-	if cap(s)-len(s) <= len(s)/8+8 {
+	if cap(s)-len(s) <= len(s)/32 {
 		return s
 	}
 	return append(make([]T, 0, len(s)), s...)

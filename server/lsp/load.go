@@ -65,6 +65,12 @@ func (s *Server) load(ctx context.Context) {
 		Roots: roots, ConfigFile: cfgFile, Getenv: env, Logger: s.log, Serve: true,
 		PrivacyTags: set.PrivacyTags, Sandbox: set.Sandbox, Progress: func(d, n int) { done.Store(int64(d)); total.Store(int64(n)) },
 	}
+	restorePace, paced := s.paceLoad(), false
+	defer func() {
+		if !paced {
+			restorePace()
+		}
+	}()
 	mx, err := agent.OpenMemex(ctx, setup)
 	close(stop)
 	<-stopped
@@ -132,6 +138,8 @@ func (s *Server) load(ctx context.Context) {
 	s.diags.everything()
 	s.spawn(s.watch)
 	s.spawn(func(ctx context.Context) { s.setMemoryBudget(ctx, mx) })
+	paced = true
+	s.spawn(func(ctx context.Context) { restoreAfterEmbedding(ctx, mx, restorePace) })
 	// The figures resolve every link of the memex: counted last.
 	f := mx.Snapshot().Figures()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("pp-lsp: the memex under %v holds %d files, %d headlines, %d IDs", roots, f.Files, f.Headlines, f.IDs))
