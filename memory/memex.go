@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -379,6 +380,16 @@ func (m *Memex) SetBuffer(ctx context.Context, path string, version int32, text 
 	sl, err := m.bufferSlot(path)
 	if err != nil {
 		return nil, err
+	}
+	if sl.had && sl.old.idx.privacy == sl.cfg.privacy && bytes.Equal(sl.old.idx.org.Src, text) {
+		// The editor opened the file as the memex holds it (from the
+		// disk, most often): the outline, index and vectors are shared,
+		// not made again — for a 12 MB file, a second version of it.
+		e := *sl.old
+		e.buffer = &bufferState{version: version}
+		b := newBuilder(sl.cur)
+		b.put(&e)
+		return m.publish(b.build(m.nextGen())), nil
 	}
 	src := append([]byte(nil), text...)
 	var org *orgast.File

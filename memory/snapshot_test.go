@@ -123,6 +123,38 @@ func TestReadersNeverWaitForWriters(t *testing.T) {
 	assert.Positive(t, reads.Load())
 }
 
+// TestBufferOfTheDiskTextIsShared checks that a buffer opened with the
+// text the memex holds shares its outline and index (a large file is not
+// parsed and indexed a second time when an editor opens it), yet is a
+// buffer: its version is kept, and its edits and a close work as usual.
+func TestBufferOfTheDiskTextIsShared(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "n.org")
+	text := "* Disk\n:PROPERTIES:\n:ID: disk-1\n:END:\nSee [[id:disk-1]].\n"
+	testenv.WriteTree(t, root, map[string]string{"n.org": text})
+	m := openMemex(t, Options{Roots: []string{root}})
+	ctx := context.Background()
+	before, ok := m.Snapshot().File(path)
+	require.True(t, ok)
+	s, err := m.SetBuffer(ctx, path, 7, []byte(text))
+	require.NoError(t, err)
+	n, ok := s.File(path)
+	require.True(t, ok)
+	assert.Same(t, before.Org(), n.Org(), "the outline is shared")
+	v, ok := s.BufferVersion(path)
+	assert.True(t, ok)
+	assert.Equal(t, int32(7), v)
+	assert.Empty(t, s.FileFindings(path))
+	s, err = m.EditBuffer(ctx, path, 8, TextEdit{Start: 2, End: 6, Text: "Buffer"})
+	require.NoError(t, err)
+	n, _ = s.NodeAt(path, 1)
+	assert.Equal(t, "Buffer", n.Title())
+	s, err = m.CloseBuffer(ctx, path)
+	require.NoError(t, err)
+	n, _ = s.NodeAt(path, 1)
+	assert.Equal(t, "Disk", n.Title(), "closed: the disk's again")
+}
+
 // TestBufferOverlaysDisk checks the overlay rules: an open buffer's text
 // is the file's content whatever happens on disk; closing it brings the
 // disk's content back; a buffer may exist before its file does.

@@ -101,11 +101,13 @@ func (p *parser) run() {
 }
 
 // presize sizes the slices once from rough counts over the window:
-// paragraphs, rows and items come every few lines, most links have "[[".
+// paragraphs, rows and items come every few lines, most links have "[["
+// (counted: a link-dense file's list then never grows by copies, each of
+// which is garbage as large as the file's links).
 func (p *parser) presize() {
 	n := p.hi - p.lo
 	p.conts = make([]container, 0, n/256+8)
-	p.links = make([]Link, 0, n/512+8)
+	p.links = make([]Link, 0, bytes.Count(p.t[p.lo:p.hi], []byte("[["))+n/4096+8)
 }
 
 // scanHeadlines finds every headline: each line of stars and a space is one

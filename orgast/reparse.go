@@ -51,6 +51,12 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 	if hiIdx < len(hs) {
 		oldHi = hs[hiIdx].Line.Start
 	}
+	if wholeWindow(lo, oldHi, len(prev.Src)) {
+		// Edits all over the file (a burst an editor folded into one):
+		// merging would copy the window's outline once more for little
+		// kept.
+		return Parse(src)
+	}
 	newHi := oldHi + delta
 
 	// patchable established what newSource would find: plain UTF-8 with
@@ -80,6 +86,12 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 	m := merger{prev: prev, src: src, e: e, delta: delta, lo: lo, oldHi: oldHi,
 		shift: len(p.hls) - (hiIdx - loIdx), loIdx: loIdx, hiIdx: hiIdx, topParent: topParent, cend: cend}
 	return m.merge(p)
+}
+
+// wholeWindow reports whether a window [lo, hi) of a file of n bytes
+// leaves so little of it (under an eighth) that parsing it all costs less.
+func wholeWindow(lo, hi, n int) bool {
+	return n > 0 && n-(hi-lo) < n/8
 }
 
 // nestedWindow is the window of the smallest subtree that holds the

@@ -8,72 +8,106 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 
 	"go.lsp.dev/protocol"
 
 	"pp-lsp/memory"
 )
 
-// The memory budget (issues 22 and 23). Once the memex is indexed and
-// embedded, a process that manages its memory (Options.ManageMemory: the
-// binary) gives back what indexing left as garbage, then sets Go's soft
-// memory limit after every collection from the heap it found live
-// (budgetFor), unless GOMEMLIMIT is set: a small heap (the public corpus,
-// 30 MB live) gets smallHeadroom above it, so that typing's garbage does
-// not double the process (16 MiB was too tight: the collector ran at
-// every keystroke and the p50 of an edit's diagnostics went from 4 ms to
-// 30–60 ms); a large one four times itself, at least
-// minBudget — a guard against growth without end, not a squeeze: a burst
-// of edits to a 12 MB buffer needs about three times the idle heap live
-// (the text before the burst, the current one, the one being made), and a
-// limit below that makes the collector run without pause and the server
-// fall seconds behind the typing (measured: 4 s instead of 1 s with 3 ×).
-// A heap that grows past its limit raises it at the next collection.
+// The memory budget (issues 22 and 23). Once the memex is indexed, a
+// process that manages its memory (Options.ManageMemory: the binary) sets
+// Go's soft memory limit after every collection (budgetFor), unless
+// GOMEMLIMIT is set, and once it has embedded what it had queued gives
+// back what indexing left as garbage. A small heap (the public corpus,
+// 30 MB live) gets smallHeadroom above the live heap, so that typing's
+// garbage does not double the process (16 MiB was too tight: the
+// collector ran at every keystroke and the p50 of an edit's diagnostics
+// went from 4 ms to 30–60 ms). A large one gets budgetFactor times its
+// settled heap — the least live heap the collections of the last
+// settleWindow found — and at least minBudget: a burst of edits to a
+// large buffer holds two versions of it live for a second or two (the
+// one the memex holds and the one being made), and a limit that followed
+// the live heap up would let the garbage of making each version double
+// the process (a 12 MB buffer's burst: 600–780 MB instead of < 400 MB).
+// The limit never falls below the live heap plus smallHeadroom, so the
+// collector never runs without pause. A heap that grows and stays raises
+// the limit once the window has passed.
 // An open buffer larger than bufferWarnBytes is indexed as any other,
 // with one warning saying what it costs.
 const (
-	minBudget     = 384 << 20
+	minBudget     = 300 << 20
+	budgetFactor  = 3
 	smallHeap     = 64 << 20
 	smallHeadroom = 24 << 20
+	settleWindow  = 30 * time.Second
 	// bufferWarnBytes is the size from which a buffer gets a warning: its
 	// index takes about indexPerByte times its text.
 	bufferWarnBytes = 8 << 20
 	indexPerByte    = 25
 )
 
-// budgetFor is the soft memory limit for a live heap of live bytes.
-func budgetFor(live int64) int64 {
+// budgetFor is the soft memory limit for a heap of live bytes at the
+// last collection and of settled bytes (see settledHeap).
+func budgetFor(live, settled int64) int64 {
 	if live < smallHeap {
 		return live + smallHeadroom
 	}
-	return max(int64(minBudget), 4*live)
+	return max(int64(minBudget), budgetFactor*settled, live+smallHeadroom)
 }
 
-// setMemoryBudget gives back the memory indexing left, once the memex has
-// embedded what it had queued, and keeps the soft limit at budgetFor of
-// the live heap from then on, until ctx ends.
+// settledHeap is the least live heap the collections of the last
+// settleWindow found. One goroutine at a time calls add.
+type settledHeap struct {
+	samples []heapSample
+}
+
+type heapSample struct {
+	at   time.Time
+	live int64
+}
+
+// add records a collection's live heap and returns the settled heap.
+func (h *settledHeap) add(at time.Time, live int64) int64 {
+	keep := h.samples[:0]
+	for _, s := range h.samples {
+		if at.Sub(s.at) < settleWindow {
+			keep = append(keep, s)
+		}
+	}
+	h.samples = append(keep, heapSample{at, live})
+	least := live
+	for _, s := range h.samples {
+		least = min(least, s.live)
+	}
+	return least
+}
+
+// setMemoryBudget keeps the soft limit at budgetFor of the live heap
+// from now on, until ctx ends, and gives back the memory indexing left
+// once the memex has embedded what it had queued.
 func (s *Server) setMemoryBudget(ctx context.Context, mx *memory.Memex) {
 	if !s.opts.ManageMemory {
 		return
 	}
-	if err := mx.WaitEmbedded(ctx); err != nil {
-		return
+	if s.getenv("GOMEMLIMIT") == "" {
+		var h settledHeap
+		apply := func() {
+			live := liveHeap()
+			debug.SetMemoryLimit(budgetFor(live, h.add(time.Now(), live)))
+		}
+		apply()
+		afterEachGC(ctx, apply)
+		defer debug.SetMemoryLimit(math.MaxInt64)
 	}
-	// Indexing and embedding are done: what they left as garbage goes
-	// back to the system now, not whenever the scavenger gets to it.
-	debug.FreeOSMemory()
-	if s.getenv("GOMEMLIMIT") != "" {
-		return
+	if mx.WaitEmbedded(ctx) == nil {
+		// Indexing and embedding are done: what they left as garbage
+		// goes back to the system now, not whenever the scavenger gets
+		// to it.
+		debug.FreeOSMemory()
+		s.log.Info("memory budget set", "live_heap_mb", liveHeap()>>20, "soft_limit_mb", debug.SetMemoryLimit(-1)>>20)
 	}
-	apply := func() {
-		live := liveHeap()
-		debug.SetMemoryLimit(budgetFor(live))
-	}
-	apply()
-	s.log.Info("memory budget set", "live_heap_mb", liveHeap()>>20, "soft_limit_mb", debug.SetMemoryLimit(-1)>>20)
-	afterEachGC(ctx, apply)
 	<-ctx.Done()
-	debug.SetMemoryLimit(math.MaxInt64)
 }
 
 // afterEachGC calls f after every garbage collection until ctx ends: a

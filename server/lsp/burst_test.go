@@ -105,6 +105,12 @@ func burstChild(args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// PP_BURST_PEAKPROFILE names a file for a heap profile taken when the
+	// heap in use is at its highest (sampled every 20 ms): what a burst's
+	// peak is made of.
+	if f := os.Getenv("PP_BURST_PEAKPROFILE"); f != "" {
+		go peakProfile(f)
+	}
 	srv := New(Options{WorkDir: args[0], ManageMemory: true})
 	got := make(chan *burstHold, 1)
 	go func() {
@@ -143,6 +149,25 @@ func burstChild(args []string) int {
 	runtime.KeepAlive(h)
 	fmt.Fprintf(os.Stderr, "\nburst-report sha=%s heap=%d hwm_kb=%d\n", sum, ms.HeapInuse, procStatusKB("VmHWM"))
 	return 0
+}
+
+// peakProfile writes a heap profile to path whenever the heap in use
+// passes its highest so far by 8 MB, so that the file holds the peak's.
+func peakProfile(path string) {
+	var top uint64
+	var ms runtime.MemStats
+	for range time.Tick(20 * time.Millisecond) {
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse < top+8<<20 {
+			continue
+		}
+		top = ms.HeapInuse
+		if out, err := os.Create(path); err == nil {
+			pprof.Lookup("heap").WriteTo(out, 0)
+			out.Close()
+		}
+		fmt.Fprintf(os.Stderr, "burst-peak heap=%d MB\n", top>>20)
+	}
 }
 
 // burstHold keeps the memex (and so its last snapshot) past the session.

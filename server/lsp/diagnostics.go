@@ -117,6 +117,12 @@ func (d *diagnoser) run(ctx context.Context) {
 			timer.Reset(time.Until(due))
 		}
 
+		// What the ripples need of their snapshots is taken now, and the
+		// snapshots let go: during a burst of edits to a large buffer they
+		// would keep its older versions alive while the diagnostics are
+		// computed (issue 23).
+		was := rippleBefore(ripples)
+		ripples = nil
 		v := d.s.view()
 		done := map[string]bool{}
 		publish := func(path string) {
@@ -139,45 +145,59 @@ func (d *diagnoser) run(ctx context.Context) {
 			}
 		}
 		if v.snap != nil {
-			for _, p := range rippleFiles(v.snap, ripples) {
+			for _, p := range rippleFiles(v.snap, was) {
 				publish(p)
 			}
 		}
 	}
 }
 
-// rippleFiles are the files other than the changed ones whose
-// diagnostics a change may have moved: those linking to an ID the change
-// made appear or vanish, and those carrying such an ID too.
-func rippleFiles(after *memory.Snapshot, ripples []ripple) []string {
-	// The oldest snapshot of each path covers all its changes since.
-	oldest := map[string]*memory.Snapshot{}
+// rippleState is what a ripple needs of the snapshot before its
+// change: whether the file was in the memex, and the IDs it carried.
+type rippleState struct {
+	existed bool
+	ids     map[string]bool
+}
+
+// rippleBefore takes from each path's oldest snapshot (which covers
+// every change since) what rippleFiles compares.
+func rippleBefore(ripples []ripple) map[string]rippleState {
+	out := map[string]rippleState{}
 	for _, r := range ripples {
-		if _, ok := oldest[r.path]; !ok {
-			oldest[r.path] = r.before
+		if _, ok := out[r.path]; !ok {
+			out[r.path] = rippleState{existed: hasFile(r.before, r.path), ids: fileIDs(r.before, r.path)}
 		}
 	}
+	return out
+}
+
+// rippleFiles are the files other than the changed ones whose
+// diagnostics a change may have moved: those linking to an ID the change
+// made appear or vanish, and those carrying such an ID too; when the
+// file appeared or vanished, those linking to it. They are looked up in
+// after: a file whose own links or IDs changed since is scheduled by its
+// own change.
+func rippleFiles(after *memory.Snapshot, was map[string]rippleState) []string {
 	out := map[string]bool{}
-	for path, before := range oldest {
-		was, is := fileIDs(before, path), fileIDs(after, path)
-		for id := range was {
+	for path, before := range was {
+		is := fileIDs(after, path)
+		for id := range before.ids {
 			if !is[id] {
-				idFiles(before, id, out)
 				idFiles(after, id, out)
 			}
 		}
 		for id := range is {
-			if !was[id] {
-				idFiles(before, id, out)
+			if !before.ids[id] {
 				idFiles(after, id, out)
 			}
 		}
-		if _, ok := before.File(path); ok != hasFile(after, path) {
-			fileFiles(before, path, out)
-			fileFiles(after, path, out)
+		if before.existed != hasFile(after, path) {
+			for _, l := range after.FileLinksTo(path) {
+				out[l.From.Path()] = true
+			}
 		}
 	}
-	for path := range oldest {
+	for path := range was {
 		delete(out, path)
 	}
 	return slices.Sorted(maps.Keys(out))
@@ -206,22 +226,13 @@ func fileIDs(s *memory.Snapshot, path string) map[string]bool {
 	return ids
 }
 
-// idFiles adds the files carrying id and those linking to it.
+// idFiles adds the files carrying id and those with an id link to it.
 func idFiles(s *memory.Snapshot, id string, out map[string]bool) {
 	for _, n := range s.NodesByID(id) {
 		out[n.Path()] = true
-		for _, l := range s.Backlinks(n) {
-			out[l.From.Path()] = true
-		}
 	}
-}
-
-// fileFiles adds the files linking to the file at path.
-func fileFiles(s *memory.Snapshot, path string, out map[string]bool) {
-	if f, ok := s.File(path); ok {
-		for _, l := range s.Backlinks(f) {
-			out[l.From.Path()] = true
-		}
+	for _, l := range s.IDLinks(id) {
+		out[l.From.Path()] = true
 	}
 }
 

@@ -284,7 +284,7 @@ func (s *Server) didChange(ctx context.Context, params jsonrpc2.RawMessage) erro
 		s.flushPending(ctx, path)
 		s.applyChanges(ctx, path, p.TextDocument.Version, direct)
 	} else if !s.moreInput() {
-		s.flushPending(ctx, path)
+		s.flushSoon(ctx, path)
 	}
 	// No NotifyPlansChanged here: a plan is approved by saving the file
 	// (didSave), never by a keyword typed into a buffer.

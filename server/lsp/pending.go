@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -26,6 +27,19 @@ import (
 // edits are given to the memex and the next ones start again.
 const maxPendingLines = 4096
 
+// A large buffer's folded edits (at least lingerBytes of text, two edits
+// or more: a burst) wait lingerFor after the client's queue runs dry, so
+// that the rest of a burst a client is still sending joins them: each
+// flush of edits all over a 12 MB buffer parses and indexes it whole
+// (0.5–1 s), and makes a version as large as the one it replaces. They
+// never wait more than lingerMax in all, and any other message gives the
+// memex them first, as before.
+const (
+	lingerBytes = 1 << 20
+	lingerFor   = 25 * time.Millisecond
+	lingerMax   = 250 * time.Millisecond
+)
+
 // pendingText is a document's edits not yet given to the memex. All of
 // them lie within lines, so the line numbers of base still hold.
 type pendingText struct {
@@ -38,6 +52,13 @@ type pendingText struct {
 	// structural: some edit touched a line that starts (before or after)
 	// with a star or a colon (see isStructural).
 	structural bool
+	// since is when the first edit was folded.
+	since time.Time
+}
+
+// lingers reports whether p may wait for more edits (see lingerFor).
+func (p *pendingText) lingers(now time.Time) bool {
+	return p.edits >= 2 && len(p.base.Src) >= lingerBytes && now.Sub(p.since) < lingerMax
 }
 
 // text is the document as the pending edits leave it.
@@ -84,7 +105,7 @@ func (s *Server) deferChange(d *document, version int32, ch protocol.TextDocumen
 		if base == nil || !foldable(base) {
 			return false
 		}
-		p = &pendingText{base: base, lines: map[int][]byte{}}
+		p = &pendingText{base: base, lines: map[int][]byte{}, since: time.Now()}
 	}
 	line := int(c.Range.Start.Line)
 	if line >= p.base.Lines.LineCount() {
@@ -183,6 +204,32 @@ func (s *Server) flushPending(ctx context.Context, path string) {
 			}
 		}
 		return s.openBuffer(ctx, mx, d, p.text()), p.structural, 1
+	})
+}
+
+// flushSoon gives the memex path's pending text now, or, when it may
+// linger, lingerFor from now unless another edit joined it meanwhile (that
+// edit's didChange decided again). The caller holds syncMu.
+func (s *Server) flushSoon(ctx context.Context, path string) {
+	p := s.pending[path]
+	if p == nil || !p.lingers(time.Now()) {
+		s.flushPending(ctx, path)
+		return
+	}
+	edits := p.edits
+	s.spawn(func(ctx context.Context) {
+		t := time.NewTimer(lingerFor)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.syncMu.Lock()
+		defer s.syncMu.Unlock()
+		if s.pending[path] == p && p.edits == edits {
+			s.flushPending(ctx, path)
+		}
 	})
 }
 

@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -19,5 +21,30 @@ func TestUTF16ColumnAsOrgast(t *testing.T) {
 		for col := range 24 {
 			assert.Equal(t, f.Lines.OffsetUTF16(1, col)-start, utf16Column([]byte(line), col), "%q column %d", line, col)
 		}
+	}
+}
+
+// TestPendingLingers: only a burst (two edits or more) to a large buffer
+// waits for the rest of the burst, and never past lingerMax.
+func TestPendingLingers(t *testing.T) {
+	now := time.Now()
+	large := orgast.Parse(bytes.Repeat([]byte("* Heading\nbody\n"), lingerBytes/15+1))
+	small := orgast.Parse([]byte("* Heading\nbody\n"))
+	for _, tc := range []struct {
+		name  string
+		base  *orgast.File
+		edits int
+		age   time.Duration
+		want  bool
+	}{
+		{"a burst to a large buffer", large, 40, 10 * time.Millisecond, true},
+		{"one edit", large, 1, 0, false},
+		{"a small buffer", small, 40, 0, false},
+		{"waited long enough", large, 40, lingerMax, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &pendingText{base: tc.base, edits: tc.edits, since: now.Add(-tc.age)}
+			assert.Equal(t, tc.want, p.lingers(now))
+		})
 	}
 }

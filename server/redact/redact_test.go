@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -256,4 +258,29 @@ func BenchmarkCacheFor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCacheLetsOldSnapshotsGo checks that the cache never keeps the
+// snapshot it read alive itself: an editor's burst of edits to a large
+// buffer must not leave an old version of it pinned here (issue 23).
+func TestCacheLetsOldSnapshotsGo(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes.org"), []byte("* Vault :private:\nThe key is under the third stair.\n"), 0o644))
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var c redact.Cache
+	old := func() weak.Pointer[memory.Snapshot] {
+		snap := mx.Snapshot()
+		f := c.For(snap)
+		assert.Same(t, f, c.For(snap), "made once per snapshot")
+		return weak.Make(snap)
+	}()
+	_, err = mx.SetBuffer(ctx, filepath.Join(root, "notes.org"), 1, []byte("* Vault :private:\nThe key is under the fourth stair.\n"))
+	require.NoError(t, err)
+	runtime.GC()
+	assert.Nil(t, old.Value(), "the cache let the old snapshot go")
+	_, n := c.For(mx.Snapshot()).Redact("cat: The key is under the fourth stair.")
+	assert.Positive(t, n, "the next snapshot's notes are redacted")
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"pp-lsp/memory"
 )
@@ -52,8 +53,10 @@ func fromSnapshot(s *memory.Snapshot, looseFiles, looseTexts []string) *Filter {
 // see whether those changed, reading only the files whose size, time or
 // identity did.
 type Cache struct {
-	mu    sync.Mutex
-	snap  *memory.Snapshot
+	mu sync.Mutex
+	// snap is held weakly: the cache never keeps an old snapshot (and
+	// the old versions of a large buffer edited since) alive.
+	snap  weak.Pointer[memory.Snapshot]
 	f     *Filter
 	loose map[string]looseFile
 	// looseFiles and looseTexts are what the filter was made with.
@@ -69,8 +72,8 @@ func (c *Cache) For(s *memory.Snapshot) *Filter {
 	defer c.mu.Unlock()
 	files, texts, seen := looseScan(s, c.loose)
 	c.loose = seen
-	if c.snap != s || !slices.Equal(files, c.looseFiles) || !slices.Equal(texts, c.looseTexts) {
-		c.snap, c.f = s, fromSnapshot(s, files, texts)
+	if c.snap.Value() != s || !slices.Equal(files, c.looseFiles) || !slices.Equal(texts, c.looseTexts) {
+		c.snap, c.f = weak.Make(s), fromSnapshot(s, files, texts)
 		c.looseFiles, c.looseTexts = files, texts
 	}
 	return c.f

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
@@ -412,12 +413,14 @@ func (k *Skill) rendered() string {
 }
 
 // Cache keeps the Set of the latest snapshot it was asked about: a pass
-// reads the skills of its snapshot once, whoever asks.
+// reads the skills of its snapshot once, whoever asks. The snapshot is
+// held weakly: the cache never keeps an old snapshot (and the old
+// versions of a large buffer edited since) alive.
 type Cache struct {
 	tools    *gates.Tools
 	builtins []*Skill
 	mu       sync.Mutex
-	snap     *memory.Snapshot
+	snap     weak.Pointer[memory.Snapshot]
 	set      *Set
 }
 
@@ -430,8 +433,8 @@ func NewCache(tools *gates.Tools, builtins []*Skill) *Cache {
 func (c *Cache) For(snap *memory.Snapshot) *Set {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != snap || c.set == nil {
-		c.snap, c.set = snap, Read(snap, c.tools, c.builtins)
+	if c.snap.Value() != snap || c.set == nil {
+		c.snap, c.set = weak.Make(snap), Read(snap, c.tools, c.builtins)
 	}
 	return c.set
 }

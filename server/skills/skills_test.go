@@ -2,9 +2,12 @@ package skills
 
 import (
 	"context"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -262,4 +265,30 @@ func TestAdvance(t *testing.T) {
 	k, _ := set.Find("S")
 	_, _, err := k.Advance([]byte("* S :skill:\nSCHEDULED: <2026-11-30 Mon +1d>\n"), now, time.UTC)
 	assert.ErrorIs(t, err, ErrMoved, "someone moved it meanwhile: left alone")
+}
+
+// TestCacheLetsOldSnapshotsGo checks that the cache answers from the
+// snapshot it read while that lives, and never keeps it alive itself:
+// an editor's burst of edits to a large buffer must not leave an old
+// version of it pinned here (issue 23).
+func TestCacheLetsOldSnapshotsGo(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{"notes.org": "* Cite sources :skill:\nCite every source.\n"})
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	t.Cleanup(func() { mx.Close(ctx) })
+	c := NewCache(gates.BuiltinTools(), nil)
+	old := func() weak.Pointer[memory.Snapshot] {
+		snap := mx.Snapshot()
+		set := c.For(snap)
+		require.Len(t, set.Skills, 1)
+		assert.Same(t, set, c.For(snap), "read once per snapshot")
+		return weak.Make(snap)
+	}()
+	_, err = mx.SetBuffer(ctx, filepath.Join(root, "notes.org"), 1, []byte("* Cite sources :skill:\nCite every source, always.\n"))
+	require.NoError(t, err)
+	runtime.GC()
+	assert.Nil(t, old.Value(), "the cache let the old snapshot go")
+	assert.Contains(t, c.For(mx.Snapshot()).Skills[0].Mandate, "always", "the next snapshot is read afresh")
 }
