@@ -527,7 +527,9 @@ func TestShellAllowIndexAgreesWithTheTable(t *testing.T) {
 
 // FuzzTextScanners runs every equivalence above on arbitrary text.
 func FuzzTextScanners(f *testing.F) {
-	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key"} {
+	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key",
+		"$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21",
+		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
