@@ -264,6 +264,11 @@ func checkSecretShortcuts(t testing.TB, text string) {
 			t.Fatalf("the %s rule matches %q, which fails its precondition", r.name, text)
 		}
 	}
+	for _, m := range reK8sData.FindAllStringSubmatch(text, -1) {
+		if (len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3) && !k8sDataCandidate(text) {
+			t.Fatalf("the Kubernetes Secret data rule reports %q in %q, which k8sDataCandidate misses", m[1], text)
+		}
+	}
 	if oracleVaultLegacy.MatchString(text) && !dotThen24(text) {
 		t.Fatalf("a Vault legacy token the rule finds fails dotThen24 in %q", text)
 	}
@@ -529,7 +534,9 @@ func TestShellAllowIndexAgreesWithTheTable(t *testing.T) {
 func FuzzTextScanners(f *testing.F) {
 	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key",
 		"$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21",
-		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x"} {
+		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x",
+		"kind: Secret\ndata:\n  password: cGFzc3dvcmQ=\n", "kind: 'Secret'\ndata:\n  key: |\n    QWxhZGRpbjpvcGVuU2VzYW1lMTIz\n", "kind: secret\n  token: \"AbCd1234EfGh\"  \n",
+		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
