@@ -249,8 +249,7 @@ func BenchmarkStackTail(b *testing.B) {
 // (ordered by record ID) three times in a row, the third inside
 // mixMeasured, with mixMark before it: run under callgrind as
 // gates/README.md's Speed section shows, each dump holds the instructions
-// of one warm check, which repeat from run to run where times do not (the
-// collector runs, uncounted, before each measured check). The
+// of one warm check, which repeat from run to run where times do not. The
 // IDs, in order, are written to the file GATES_MIX_IDS names; without it
 // the test is skipped.
 func TestStackMixForCallgrind(t *testing.T) {
@@ -281,10 +280,6 @@ func TestStackMixForCallgrind(t *testing.T) {
 	for _, a := range actions {
 		stack.Check(ctx, a, env)
 		stack.Check(ctx, a, env)
-		// A collection just before, uncounted: each measured check starts
-		// from a swept heap with room in it, rather than paying, now and
-		// then, for spans the heap grows by.
-		runtime.GC()
 		n = mixMark(n)
 		mixMeasured(ctx, stack, a, env)
 	}
