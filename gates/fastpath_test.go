@@ -551,6 +551,7 @@ func FuzzTextScanners(f *testing.F) {
 			t.Fatalf("shingles of %q: got %v, want %v", text, got, want)
 		}
 		checkShellShortcuts(t, text)
+		checkPlainASCII(t, text)
 	})
 }
 
@@ -652,4 +653,34 @@ func TestShellArgMatchesAgree(t *testing.T) {
 		}
 	}
 	require.Positive(t, n)
+}
+
+// checkPlainASCII: plainASCII, eight bytes at a time, says what a loop
+// over each byte says.
+func checkPlainASCII(t testing.TB, text string) {
+	for i := 0; i <= min(len(text), 9); i++ {
+		if got, want := plainASCII(text[i:]), plainASCIIRef(text[i:]); got != want {
+			t.Fatalf("plainASCII(%q) = %v, a byte at a time %v", text[i:], got, want)
+		}
+	}
+}
+
+func plainASCIIRef(s string) bool {
+	for _, c := range []byte(s) {
+		if c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlainASCII(t *testing.T) {
+	for _, s := range []string{"", "abc", "abcdefgh", "abcdefghi", "abcdefg\x7f", "abcdefg\x1f", "abc\tdef\nghijklmnop", "~~~~~~~~ ", "\x7f", "héllo world!", " !\"#$%&'()*+,-./0123456789:;<=>?@[\\]^_`{|}~"} {
+		checkPlainASCII(t, s)
+		for i := range 256 {
+			b := []byte(s + "12345678")
+			b[len(b)-1-(i%8)] = byte(i)
+			checkPlainASCII(t, string(b))
+		}
+	}
 }
