@@ -270,6 +270,11 @@ func TestStackMixForCallgrind(t *testing.T) {
 		}
 	}
 	require.NoError(t, os.WriteFile(out, []byte(strings.Join(ids, "\n")+"\n"), 0o644))
+	// Locked to its thread: callgrind toggles collection per thread, and
+	// a goroutine resumed on another thread after a system call would
+	// have the rest of its check left uncounted.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	ctx := context.Background()
 	n := 0
 	for _, a := range actions {

@@ -264,6 +264,11 @@ func checkSecretShortcuts(t testing.TB, text string) {
 			t.Fatalf("the %s rule matches %q, which fails its precondition", r.name, text)
 		}
 	}
+	for _, m := range reK8sData.FindAllStringSubmatch(text, -1) {
+		if (len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3) && !k8sDataCandidate(text) {
+			t.Fatalf("the Kubernetes Secret data rule reports %q in %q, which k8sDataCandidate misses", m[1], text)
+		}
+	}
 	if oracleVaultLegacy.MatchString(text) && !dotThen24(text) {
 		t.Fatalf("a Vault legacy token the rule finds fails dotThen24 in %q", text)
 	}
@@ -527,7 +532,11 @@ func TestShellAllowIndexAgreesWithTheTable(t *testing.T) {
 
 // FuzzTextScanners runs every equivalence above on arbitrary text.
 func FuzzTextScanners(f *testing.F) {
-	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key"} {
+	for _, s := range []string{"password = \"hunter22!\"", "curl https://u:p@h/x -u a:b", "f() { f|f& };f", "eyJabcdefghij.eyJabcd.x", "From: a@b\nTo: c@d\n", "x=$(ls) <(y)", "The İNSERT key",
+		"$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21",
+		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x",
+		"kind: Secret\ndata:\n  password: cGFzc3dvcmQ=\n", "kind: 'Secret'\ndata:\n  key: |\n    QWxhZGRpbjpvcGVuU2VzYW1lMTIz\n", "kind: secret\n  token: \"AbCd1234EfGh\"  \n",
+		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -542,6 +551,7 @@ func FuzzTextScanners(f *testing.F) {
 			t.Fatalf("shingles of %q: got %v, want %v", text, got, want)
 		}
 		checkShellShortcuts(t, text)
+		checkPlainASCII(t, text)
 	})
 }
 
@@ -643,4 +653,34 @@ func TestShellArgMatchesAgree(t *testing.T) {
 		}
 	}
 	require.Positive(t, n)
+}
+
+// checkPlainASCII: plainASCII, eight bytes at a time, says what a loop
+// over each byte says.
+func checkPlainASCII(t testing.TB, text string) {
+	for i := 0; i <= min(len(text), 9); i++ {
+		if got, want := plainASCII(text[i:]), plainASCIIRef(text[i:]); got != want {
+			t.Fatalf("plainASCII(%q) = %v, a byte at a time %v", text[i:], got, want)
+		}
+	}
+}
+
+func plainASCIIRef(s string) bool {
+	for _, c := range []byte(s) {
+		if c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlainASCII(t *testing.T) {
+	for _, s := range []string{"", "abc", "abcdefgh", "abcdefghi", "abcdefg\x7f", "abcdefg\x1f", "abc\tdef\nghijklmnop", "~~~~~~~~ ", "\x7f", "héllo world!", " !\"#$%&'()*+,-./0123456789:;<=>?@[\\]^_`{|}~"} {
+		checkPlainASCII(t, s)
+		for i := range 256 {
+			b := []byte(s + "12345678")
+			b[len(b)-1-(i%8)] = byte(i)
+			checkPlainASCII(t, string(b))
+		}
+	}
 }

@@ -24,16 +24,19 @@ type prefixRule struct {
 // withNeed sets a rule's cheap precondition.
 func withNeed(r prefixRule, need func(string) bool) prefixRule { r.need = need; return r }
 
-// dollarWordDollar says whether some '$' is followed by letters, digits,
-// '_' or '-' and another '$': what every password hash ($6$…, $2b$…,
-// $argon2id$…) starts with. Shell text is full of '$', rarely of this.
-func dollarWordDollar(text string) bool {
+// passwordHashStart says whether some '$' is followed by one of the
+// password hash rule's scheme ids (1, 2b, 6, apr1, argon2id, pbkdf2…),
+// another '$' and eight bytes that are neither white space nor quotes:
+// what every text the rule matches holds. Shell text is full of
+// "$name$other" ("$salt$Password"), which this does not let through to
+// the pattern.
+func passwordHashStart(text string) bool {
 	for i := strings.IndexByte(text, '$'); i >= 0; {
 		j := i + 1
 		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
 			j++
 		}
-		if j > i+1 && j < len(text) && text[j] == '$' {
+		if j > i+1 && j < len(text) && text[j] == '$' && passwordHashID(text[i+1:j]) && hashTail(text[j+1:]) {
 			return true
 		}
 		k := strings.IndexByte(text[j:], '$')
@@ -43,6 +46,33 @@ func dollarWordDollar(text string) bool {
 		i = j + k
 	}
 	return false
+}
+
+// passwordHashID says whether id is a scheme id of the password hash
+// rule's pattern, exactly as the pattern spells them.
+func passwordHashID(id string) bool {
+	switch id {
+	case "1", "2", "2a", "2b", "2x", "2y", "5", "6", "7", "8", "9", "y", "apr1", "md5", "sha1",
+		"argon2id", "argon2i", "argon2d", "krb5asrep", "krb5tgs", "krb5pa", "scrypt":
+		return true
+	}
+	return strings.HasPrefix(id, "pbkdf2")
+}
+
+// hashTail says whether s starts with eight bytes none of which is white
+// space (as \s reads it) or a quote: eight runes of [^\s'"] are at least
+// that.
+func hashTail(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	for _, c := range []byte(s[:8]) {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r', '\'', '"':
+			return false
+		}
+	}
+	return true
 }
 
 // dotThen24 says whether some '.' follows an s (or ſ, which (?i) folds to
@@ -180,7 +210,7 @@ var prefixRules = []prefixRule{
 	pr("NuGet key", "oy2", `\boy2[a-z0-9]{43}\b`),
 	pr("New Relic license key", "NRAL", `\b[A-Za-z0-9]{36}NRAL\b`),
 	pr("Microsoft Teams webhook", "webhook.office.com", `[a-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{40,}`),
-	withNeed(pr("password hash", "$", `\$(?:1|2[abxy]?|5|6|7|8|9|y|apr1|md5|sha1|argon2(?:id|i|d)|pbkdf2[-\w]*|krb5(?:asrep|tgs|pa)|scrypt)\$[^\s'"]{8,}`), dollarWordDollar),
+	withNeed(pr("password hash", "$", `\$(?:1|2[abxy]?|5|6|7|8|9|y|apr1|md5|sha1|argon2(?:id|i|d)|pbkdf2[-\w]*|krb5(?:asrep|tgs|pa)|scrypt)\$[^\s'"]{8,}`), passwordHashStart),
 	pr(".NET credentials", "Credential", `NetworkCredential\(\s*"[^"]+"\s*,\s*"[^"$]{4,}"`),
 	pr("directory credentials", "DirectoryEntry", `DirectoryEntry\(\s*"[^"]*"\s*,\s*"[^"]+"\s*,\s*"[^"$]{4,}"`),
 	lk(pr("netrc credentials", "machine", `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+[^\s$]{4,}`), "machine"),

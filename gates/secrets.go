@@ -165,7 +165,7 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 		}
 		note(h)
 	}
-	if hits.has(kw.kind) && hits.has(kw.secret) && reK8sSecret.MatchString(text) {
+	if hits.has(kw.kind) && hits.has(kw.secret) && k8sDataCandidate(text) && reK8sSecret.MatchString(text) {
 		for _, m := range reK8sData.FindAllStringSubmatch(text, 16) {
 			if len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3 {
 				return secretHit{rule: "Kubernetes Secret data", strong: true}, true
@@ -488,6 +488,57 @@ func mixed(v string) int {
 		}
 	}
 	return l + u + d + o
+}
+
+// k8sDataCandidate says whether text holds a value the Kubernetes Secret
+// data rule could report: a run of 8 or more [A-Za-z0-9+/] that starts
+// after ':', white space, '>', '|' or a quote (or the text's start),
+// followed by at most two '=' and no further one, which ends in '=' or is
+// 12 long and mixes three kinds of character. Every match of reK8sData's
+// group is such a run with its '='s (the bytes the pattern allows before
+// the group are not in the run's class, and what it allows after the
+// group is neither), so a text without one reports nothing, whatever the
+// pattern finds; the pattern (a multi-line backtracking search) is not
+// run on it.
+func k8sDataCandidate(text string) bool {
+	for i := 0; i < len(text); {
+		if !isB64Std(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isB64Std(text[j]) {
+			j++
+		}
+		start := i
+		i = j
+		if j-start < 8 {
+			continue
+		}
+		if start > 0 {
+			switch text[start-1] {
+			case ':', ' ', '\t', '\n', '\v', '\f', '\r', '>', '|', '\'', '"':
+			default:
+				continue
+			}
+		}
+		k := j
+		for k < len(text) && k-j < 3 && text[k] == '=' {
+			k++
+		}
+		if k-j > 2 {
+			continue
+		}
+		v := text[start:k]
+		if len(v) >= 8 && v[len(v)-1] == '=' || len(v) >= 12 && mixed(v) >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+func isB64Std(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
 }
 
 // longestMixedSegment is the length of the longest segment of tok (split at

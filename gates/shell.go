@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -868,13 +869,7 @@ func printable(s string) string { return strings.ReplaceAll(s, dynMarker, "$?") 
 func hiddenChars(s string) (bool, string) {
 	// ASCII first: only its control characters can hide anything, and
 	// most commands are ASCII through and through.
-	i := 0
-	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
-		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
-			break
-		}
-	}
-	if i == len(s) {
+	if plainASCII(s) {
 		return false, ""
 	}
 	for _, r := range s {
@@ -889,6 +884,35 @@ func hiddenChars(s string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// plainASCII says whether s is ASCII without control characters other
+// than tab and newline. It reads eight bytes at a time: a word none of
+// whose bytes is 0x80 or more, under 0x20 or 0x7f is passed at once; any
+// other word is read byte by byte.
+func plainASCII(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		// A byte of x is 0x80 or more, under 0x20, or 0x7f (x+1 then
+		// has its high bit: 0x7f+1 = 0x80, the high bits added per byte
+		// without carries because x has none set).
+		if x&highs == 0 && (x-0x20*ones)&^x&highs == 0 && (x+ones)&highs == 0 {
+			continue
+		}
+		for _, c := range []byte(s[i : i+8]) {
+			if c >= utf8.RuneSelf || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+				return false
+			}
+		}
+	}
+	for _, c := range []byte(s[i:]) {
+		if c >= utf8.RuneSelf || c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // stripHidden is the visible reading of a command: invisible characters

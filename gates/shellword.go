@@ -25,29 +25,73 @@ type word struct {
 // all give "rm"), and command substitutions are analysed as commands of
 // their own while their output is computed when it is static.
 func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
-	var out word
+	var b wordBuilder
 	if w == nil {
-		return out
+		return b.w
 	}
 	for _, p := range w.Parts {
-		s.evalPart(p, false, &out)
+		s.evalPart(p, false, &b)
 	}
-	return out
+	return b.done()
 }
 
-func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *word) {
+// wordBuilder gathers the pieces of a word's value and joins them once at
+// the end: a word of many parts ("PID: $pid, $cmdline") would otherwise
+// build a string per part.
+type wordBuilder struct {
+	w     word // dyn and split; val is set by done
+	parts [8]string
+	n     int
+	more  []string
+	size  int
+}
+
+func (b *wordBuilder) add(v string) {
+	if v == "" {
+		return
+	}
+	b.size += len(v)
+	if b.n < len(b.parts) {
+		b.parts[b.n] = v
+		b.n++
+		return
+	}
+	b.more = append(b.more, v)
+}
+
+// done returns the word, its value the pieces in order.
+func (b *wordBuilder) done() word {
+	switch {
+	case b.n == 0:
+	case b.n == 1:
+		b.w.val = b.parts[0]
+	default:
+		var sb strings.Builder
+		sb.Grow(b.size)
+		for _, p := range b.parts[:b.n] {
+			sb.WriteString(p)
+		}
+		for _, p := range b.more {
+			sb.WriteString(p)
+		}
+		b.w.val = sb.String()
+	}
+	return b.w
+}
+
+func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilder) {
 	switch x := p.(type) {
 	case *syntax.Lit:
 		if quoted {
-			out.val += unescapeDouble(x.Value)
+			out.add(unescapeDouble(x.Value))
 		} else {
-			out.val += unescapeBare(x.Value)
+			out.add(unescapeBare(x.Value))
 		}
 	case *syntax.SglQuoted:
 		if x.Dollar {
-			out.val += decodeANSIC(x.Value)
+			out.add(decodeANSIC(x.Value))
 		} else {
-			out.val += x.Value
+			out.add(x.Value)
 		}
 	case *syntax.DblQuoted:
 		for _, q := range x.Parts {
@@ -56,38 +100,38 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *word) {
 	case *syntax.ParamExp:
 		v, ok := s.param(x)
 		if !ok {
-			out.dyn = true
-			out.val += dynMarker
+			out.w.dyn = true
+			out.add(dynMarker)
 			return
 		}
-		out.val += v
+		out.add(v)
 		if !quoted {
-			out.split = true
+			out.w.split = true
 		}
 	case *syntax.CmdSubst:
 		v, ok := s.substitute(x.Stmts)
 		if !ok {
-			out.dyn = true
-			out.val += dynMarker
+			out.w.dyn = true
+			out.add(dynMarker)
 			return
 		}
-		out.val += v
+		out.add(v)
 		if !quoted {
-			out.split = true
+			out.w.split = true
 		}
 	case *syntax.ArithmExp:
 		s.walkNode(x)
-		out.dyn = true
-		out.val += "0"
+		out.w.dyn = true
+		out.add("0")
 	case *syntax.ProcSubst:
 		s.stmts(x.Stmts, stdinNone)
-		out.val += "/dev/fd/63"
+		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
-		out.val += x.Op.String() + x.Pattern.Value + ")"
-		out.dyn = true
+		out.add(x.Op.String() + x.Pattern.Value + ")")
+		out.w.dyn = true
 	default:
-		out.dyn = true
-		out.val += dynMarker
+		out.w.dyn = true
+		out.add(dynMarker)
 	}
 }
 
