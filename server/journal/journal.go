@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,13 +41,28 @@ type Journal struct {
 	dataDir string
 	key     *seal.Key
 	now     func() time.Time
+	// syncDelay bounds how long an entry AppendDeferred wrote waits for
+	// its fsync.
+	syncDelay time.Duration
+
+	// mu guards what follows: the deferred entries not yet fsynced.
+	mu sync.Mutex
+	// pending reports entries (and heads) written but not yet fsynced;
+	// timer is the sync due for them, syncErr the last one's failure.
+	pending bool
+	timer   *time.Timer
+	syncErr error
 }
+
+// SyncDelay is the longest an entry written by AppendDeferred waits before
+// it and its head are fsynced (an Append, Sync or Close syncs sooner).
+const SyncDelay = 250 * time.Millisecond
 
 // Open returns the journal at path (absolute; the file is made at the first
 // append). Its head is recorded under dataDir, sealed with key ("" records
 // none, and Verify can then only check the links between entries).
 func Open(path, dataDir string, key *seal.Key) *Journal {
-	return &Journal{path: path, dataDir: dataDir, key: key, now: time.Now}
+	return &Journal{path: path, dataDir: dataDir, key: key, now: time.Now, syncDelay: SyncDelay}
 }
 
 // Path is the journal file.
@@ -135,11 +152,121 @@ func HashOf(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Append writes e as the journal's next entry and returns its ID. It
-// refuses a journal.org that is a symlink or has another hard link, and,
-// with a data directory, works only with the install's key: an entry
-// whose head cannot be recorded is not written.
+// Append writes e as the journal's next entry and returns its ID, durably:
+// the entry and its head are fsynced before it returns (and so is every
+// entry AppendDeferred wrote before it). It refuses a journal.org that is
+// a symlink or has another hard link, and, with a data directory, works
+// only with the install's key: an entry whose head cannot be recorded is
+// not written.
 func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
+	return j.append(ctx, e, true)
+}
+
+// AppendDeferred writes e as the journal's next entry, chained and with its
+// head recorded, as Append does, but leaves the fsyncs for later: the
+// entry and its head are written (write(2) and rename(2): every process,
+// and every later append or Verify, sees them at once, and they survive the
+// writer's being killed) and fsynced within SyncDelay, or by the next
+// Append, Sync or Close, whichever comes first. Only what changes nothing
+// may be written so (a client's read of the memex): an operating-system
+// crash or power loss within that delay may lose such entries, and then
+// Verify reports the head and the file disagreeing as it would a
+// truncation (see the package doc).
+func (j *Journal) AppendDeferred(ctx context.Context, e Entry) (string, error) {
+	return j.append(ctx, e, false)
+}
+
+// Sync fsyncs what AppendDeferred wrote and has not been synced yet: the
+// journal file, then its head and the head's folder. It takes no lock
+// (appends go on meanwhile; an fsync covers whatever the file holds).
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	if j.timer != nil {
+		j.timer.Stop()
+		j.timer = nil
+	}
+	if !j.pending {
+		err := j.syncErr
+		j.syncErr = nil
+		j.mu.Unlock()
+		return err
+	}
+	j.pending = false
+	j.mu.Unlock()
+	err := j.syncFiles()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err != nil {
+		j.pending = true // the next Append or Sync tries again
+	}
+	err = errors.Join(j.syncErr, err)
+	j.syncErr = nil
+	return err
+}
+
+// Close syncs what AppendDeferred left unsynced; the journal stays usable.
+func (j *Journal) Close() error { return j.Sync() }
+
+// syncFiles fsyncs the journal file, then its head file and the head's
+// folder.
+func (j *Journal) syncFiles() error {
+	if err := fsyncPath(j.path, protect.NoFollow); err != nil {
+		return fmt.Errorf("journal %s: fsync: %w", j.path, err)
+	}
+	if j.dataDir == "" {
+		return nil
+	}
+	hp := headPath(j.dataDir, j.path)
+	if err := fsyncPath(hp, protect.NoFollow); err != nil {
+		return fmt.Errorf("journal %s: fsync of its head: %w", j.path, err)
+	}
+	if err := fsyncPath(filepath.Dir(hp), 0); err != nil {
+		return fmt.Errorf("journal %s: fsync of its head's folder: %w", j.path, err)
+	}
+	return nil
+}
+
+// fsyncPath opens p read-only (with flags) and fsyncs it.
+func fsyncPath(p string, flags int) error {
+	f, err := os.OpenFile(p, os.O_RDONLY|flags, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// deferred notes an entry written without fsync, and schedules its sync
+// unless one is due already. Called with the journal's flock held.
+func (j *Journal) deferred() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pending = true
+	if j.timer == nil {
+		j.timer = time.AfterFunc(j.syncDelay, func() {
+			if err := j.Sync(); err != nil {
+				j.mu.Lock()
+				j.syncErr = err // Close and the next Sync report it
+				j.mu.Unlock()
+			}
+		})
+	}
+}
+
+// synced notes that a durable append synced everything before it. Called
+// with the journal's flock held, so no deferred entry came in between.
+func (j *Journal) synced() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pending = false
+	if j.timer != nil {
+		j.timer.Stop()
+		j.timer = nil
+	}
+}
+
+// append is Append (durable) and AppendDeferred (not).
+func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, error) {
 	if e.Time.IsZero() {
 		e.Time = j.now()
 	}
@@ -195,8 +322,10 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 	if _, err := f.Write(data); err != nil {
 		return "", fmt.Errorf("journal %s: appending: %w", j.path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)
+		}
 	}
 	if j.dataDir != "" {
 		next.Entries, next.LastHash = entries+1, HashOf(data[len(prefix):])
@@ -206,11 +335,54 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(hp), 0o700); err != nil {
 			return id, fmt.Errorf("journal: recording its head: %w", err)
 		}
-		if err := workspace.WriteFile(hp, append(b, '\n'), 0o600); err != nil {
+		if err := writeHead(hp, append(b, '\n'), durable); err != nil {
 			return id, fmt.Errorf("journal: recording its head: %w", err)
 		}
 	}
+	if durable {
+		j.synced()
+	} else {
+		j.deferred()
+	}
 	return id, nil
+}
+
+// writeHead replaces the head record hp with data, atomically: durably
+// (workspace.WriteFile: the temp file and the folder fsynced), or, for a
+// deferred entry, written and renamed into place without fsync (Sync does
+// it later).
+func writeHead(hp string, data []byte, durable bool) (err error) {
+	if durable {
+		return workspace.WriteFile(hp, data, 0o600)
+	}
+	root, err := os.OpenRoot(filepath.Dir(hp))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	name := filepath.Base(hp)
+	tmp := "." + name + ".pp-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			root.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmp, name)
 }
 
 // anomaly compares the journal, before an append, with its recorded head h

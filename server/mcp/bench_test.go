@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/memory"
+	"pp-lsp/memory/foveal"
 	"pp-lsp/memory/memexgen"
 	"pp-lsp/server/agent"
 )
@@ -123,6 +125,14 @@ func BenchmarkSearch100k(b *testing.B) {
 			return err
 		})
 	})
+	// "journal": the call's journal entry alone (Agent.Record), what the
+	// round trip adds to the search before the answer leaves.
+	b.Run("journal", func(b *testing.B) {
+		measure(b, func(i int) error {
+			return f.agent.Record(ctx, agent.Call{Source: agent.SourceMCP, Session: "bench", Name: "memex_search",
+				Args: fmt.Sprintf(`{"query":%q}`, qs[i%len(qs)]), Outcome: "10 hits"})
+		})
+	})
 	// "after-an-edit": each search follows an edit of one note (a new
 	// snapshot, as every rescan that finds the journal grown makes), so it
 	// pays for the title table of the new snapshot; the edit is not timed.
@@ -174,6 +184,21 @@ func BenchmarkContext100k(b *testing.B) {
 		measure(b, func(i int) error {
 			p := places[i%len(places)]
 			_, err := f.agent.View(ctx, agent.ContextRequest{File: p.file, Line: p.line - 1})
+			return err
+		})
+	})
+	// "json": the view's JSON alone, as the SDK encodes a result (once as
+	// structuredContent, once as its text).
+	views := make([]*foveal.View, 64)
+	for i := range views {
+		p := places[i]
+		v, err := f.agent.View(ctx, agent.ContextRequest{File: p.file, Line: p.line - 1})
+		require.NoError(b, err)
+		views[i] = v
+	}
+	b.Run("json", func(b *testing.B) {
+		measure(b, func(i int) error {
+			_, err := json.Marshal(views[i%len(views)])
 			return err
 		})
 	})

@@ -1,0 +1,196 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+	"pp-lsp/server/seal"
+)
+
+// deferredAppender is the appender child with AppendDeferred: n entries
+// (0: until it is killed), then Close.
+func deferredAppender(p string, n int, data string) int {
+	key, err := seal.LoadOrCreate(data)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	j := Open(p, data, key)
+	for i := 0; n == 0 || i < n; i++ {
+		if _, err := j.AppendDeferred(context.Background(), Entry{Kind: KindCall, Title: fmt.Sprintf("memex_search child %d", i)}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	if err := j.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// pending reports whether j has entries written and not yet fsynced, and
+// a sync due for them.
+func pending(j *Journal) (bool, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.pending, j.timer != nil
+}
+
+// TestDeferredAppendsAreChainedAndSynced: a deferred entry is in the file,
+// chained and recorded in the head, as soon as AppendDeferred returns; its
+// fsync waits for the next durable Append, Sync or Close.
+func TestDeferredAppendsAreChainedAndSynced(t *testing.T) {
+	ctx := context.Background()
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	j := Open(p, data, mustKey(t, data))
+	j.syncDelay = time.Hour // only an Append, Sync or Close syncs here
+
+	deferred := func(title string) func() error {
+		return func() error { _, err := j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: title}); return err }
+	}
+	durable := func(title string) func() error {
+		return func() error { _, err := j.Append(ctx, Entry{Kind: KindProposal, Title: title}); return err }
+	}
+	steps := []struct {
+		name    string
+		do      func() error
+		pending bool
+	}{
+		{"deferred", deferred("memex_search a"), true},
+		{"deferred again", deferred("memex_search b"), true},
+		{"durable", durable("shell ls"), false},
+		{"deferred after it", deferred("node_read c"), true},
+		{"sync", j.Sync, false},
+		{"deferred last", deferred("backlinks d"), true},
+		{"close", j.Close, false},
+	}
+	entries := 0
+	for _, st := range steps {
+		require.NoError(t, st.do(), st.name)
+		if st.name != "sync" && st.name != "close" {
+			entries++
+		}
+		pend, due := pending(j)
+		assert.Equal(t, st.pending, pend, "%s: pending", st.name)
+		assert.Equal(t, st.pending, due, "%s: a sync due", st.name)
+		rep, err := Verify(ctx, p, data)
+		require.NoError(t, err)
+		assert.True(t, rep.OK(), "%s: %+v %+v", st.name, rep.Broken, rep.FirstUnrecorded)
+		assert.Equal(t, entries, rep.Entries, st.name)
+		assert.Equal(t, entries, rep.HeadEntries, st.name)
+		assert.Equal(t, HeadOK, rep.Head, st.name)
+	}
+	assert.Contains(t, string(mustRead(t, p)), "backlinks d")
+}
+
+// TestADeferredEntryIsSyncedWithinTheDelay: without any other append, the
+// sync scheduled by AppendDeferred runs on its own.
+func TestADeferredEntryIsSyncedWithinTheDelay(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	j := Open(filepath.Join(dir, FileName), data, mustKey(t, data))
+	j.syncDelay = time.Millisecond
+	_, err := j.AppendDeferred(context.Background(), Entry{Kind: KindCall, Title: "memex_search a"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { p, due := pending(j); return !p && !due }, 10*time.Second, time.Millisecond)
+	assert.NoError(t, j.Close())
+}
+
+// TestDeferredAndDurableAppendsFromThreeProcesses: deferred entries of two
+// processes and durable ones of a third chain, and no append takes
+// another's deferred entry for one it did not write.
+func TestDeferredAndDurableAppendsFromThreeProcesses(t *testing.T) {
+	ctx := context.Background()
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	j := Open(p, data, mustKey(t, data))
+	cmds := make([]interface{ Wait() error }, 0, 2)
+	for range 2 {
+		c := testenv.ChildCommand(t, "appender", nil, p, "25", data, "deferred")
+		c.Stderr = os.Stderr
+		require.NoError(t, c.Start())
+		cmds = append(cmds, c)
+	}
+	for i := range 25 {
+		var err error
+		if i%2 == 0 {
+			_, err = j.Append(ctx, Entry{Kind: KindResult, Title: fmt.Sprintf("parent %d", i)})
+		} else {
+			_, err = j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: fmt.Sprintf("parent call %d", i)})
+		}
+		require.NoError(t, err)
+	}
+	for _, c := range cmds {
+		require.NoError(t, c.Wait())
+	}
+	require.NoError(t, j.Close())
+	rep, err := Verify(ctx, p, data)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v %+v %+v", rep.Broken, rep.FirstUnrecorded, rep.Anomalies)
+	assert.Equal(t, 75, rep.Entries)
+	assert.Equal(t, 75, rep.HeadEntries)
+}
+
+// TestADeferredAppenderKilled: a process appending deferred entries is
+// killed (SIGKILL) in the middle. What it wrote is in the page cache, so
+// nothing written is lost: the chain holds and the head is the file's last
+// entry, or (killed between writing an entry and recording the head) the
+// one before it, and then Verify names that last entry as unrecorded — as
+// for a durable Append killed at the same point — and the next append
+// records it as an anomaly, which doctor reports from then on.
+func TestADeferredAppenderKilled(t *testing.T) {
+	ctx := context.Background()
+	for round := range 3 {
+		dir, data := t.TempDir(), t.TempDir()
+		p := filepath.Join(dir, FileName)
+		c := testenv.ChildCommand(t, "appender", nil, p, "0", data, "deferred")
+		c.Stderr = os.Stderr
+		require.NoError(t, c.Start())
+		// Kill it once it has written some entries, at whatever point of
+		// an append it then is.
+		for {
+			b, err := os.ReadFile(p)
+			if err == nil && bytes.Count(b, []byte("\n* ")) >= 20*(round+1) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		require.NoError(t, c.Process.Kill())
+		assert.Error(t, c.Wait(), "it was killed")
+
+		rep, err := Verify(ctx, p, data)
+		require.NoError(t, err)
+		require.Nil(t, rep.Broken, "round %d: the chain holds", round)
+		assert.Empty(t, rep.Anomalies)
+		assert.Equal(t, HeadOK, rep.Head, "round %d", round)
+		assert.LessOrEqual(t, rep.Unrecorded, 1, "round %d: at most the entry being recorded", round)
+		assert.Equal(t, rep.Entries, rep.HeadEntries+rep.Unrecorded)
+
+		// The next start appends on: its append chains to the last entry
+		// and, if one was unrecorded, keeps the finding.
+		j := Open(p, data, mustKey(t, data))
+		_, err = j.Append(ctx, Entry{Kind: KindStart, Title: "sandbox"})
+		require.NoError(t, err)
+		after, err := Verify(ctx, p, data)
+		require.NoError(t, err)
+		assert.Nil(t, after.Broken)
+		assert.Zero(t, after.Unrecorded)
+		assert.Equal(t, rep.Entries+1, after.HeadEntries)
+		if rep.Unrecorded == 1 {
+			require.Len(t, after.Anomalies, 1)
+			assert.Equal(t, rep.Entries, after.Anomalies[0].Entry)
+		} else {
+			assert.True(t, after.OK(), "round %d: %+v", round, after.Anomalies)
+		}
+	}
+}
