@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,6 +177,7 @@ func TestADeferredAppenderKilled(t *testing.T) {
 		assert.LessOrEqual(t, rep.Unrecorded, 1, "round %d: at most the entry being recorded", round)
 		assert.Equal(t, rep.Entries, rep.HeadEntries+rep.Unrecorded)
 
+		t.Logf("round %d: %d entries, %d unrecorded", round, rep.Entries, rep.Unrecorded)
 		// The next start appends on: its append chains to the last entry
 		// and, if one was unrecorded, keeps the finding.
 		j := Open(p, data, mustKey(t, data))
@@ -193,4 +195,58 @@ func TestADeferredAppenderKilled(t *testing.T) {
 			assert.True(t, after.OK(), "round %d: %+v", round, after.Anomalies)
 		}
 	}
+}
+
+// TestAppendAfterLargeEntries: the last entry is found however large it
+// is (it is read backwards in growing steps), so the next append chains to
+// it and takes its count from the head.
+func TestAppendAfterLargeEntries(t *testing.T) {
+	ctx := context.Background()
+	for _, size := range []int{10, 4 << 10, 70 << 10, 2 << 20} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			dir, data := t.TempDir(), t.TempDir()
+			p := filepath.Join(dir, FileName)
+			j := Open(p, data, mustKey(t, data))
+			for i := range 3 {
+				_, err := j.AppendDeferred(ctx, Entry{Kind: KindResult, Title: fmt.Sprint("big ", i), Text: strings.Repeat("output line\n", size/12+1)})
+				require.NoError(t, err)
+			}
+			_, err := j.Append(ctx, Entry{Kind: KindResult, Title: "small"})
+			require.NoError(t, err)
+			rep, err := Verify(ctx, p, data)
+			require.NoError(t, err)
+			assert.True(t, rep.OK(), "%+v %+v", rep.Broken, rep.Anomalies)
+			assert.Equal(t, 4, rep.HeadEntries)
+		})
+	}
+}
+
+// TestADeferredHeadOverwritesInPlace: a deferred entry's head is written
+// over the recorded one; a shorter record is padded to the file's length
+// with spaces, and still verifies.
+func TestADeferredHeadOverwritesInPlace(t *testing.T) {
+	ctx := context.Background()
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	key := mustKey(t, data)
+	j := Open(p, data, key)
+	_, err := j.Append(ctx, Entry{Kind: KindResult, Title: "first"})
+	require.NoError(t, err)
+	hp := headPath(data, p)
+	// A longer record in the head's place (as an older head with more in
+	// it would be): the deferred head is shorter.
+	long := append(bytes.TrimRight(mustRead(t, hp), "\n"), []byte(strings.Repeat(" ", 500)+"\n")...)
+	require.NoError(t, os.WriteFile(hp, long, 0o600))
+	_, err = j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: "memex_search x"})
+	require.NoError(t, err)
+	b := mustRead(t, hp)
+	assert.Len(t, b, len(long), "overwritten in place, padded")
+	h, hs := readHead(data, p, key)
+	assert.Equal(t, headValid, hs)
+	assert.Equal(t, 2, h.Entries)
+	require.NoError(t, j.Close())
+	rep, err := Verify(ctx, p, data)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v", rep.Broken)
+	assert.Equal(t, 2, rep.HeadEntries)
 }

@@ -347,14 +347,46 @@ func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, er
 	return id, nil
 }
 
-// writeHead replaces the head record hp with data, atomically: durably
-// (workspace.WriteFile: the temp file and the folder fsynced), or, for a
-// deferred entry, written and renamed into place without fsync (Sync does
-// it later).
-func writeHead(hp string, data []byte, durable bool) (err error) {
+// writeHead records data as the head hp. Durably, it replaces the file
+// atomically (workspace.WriteFile: a temp file fsynced, renamed, the folder
+// fsynced). For a deferred entry it overwrites the head in place, with one
+// pwrite(2) of the whole record, padded with spaces to the file's length
+// (a JSON value may be followed by spaces), and no fsync (Sync does it
+// later): every reader of a head holds the journal's lock, as the writer
+// does, and a killed process cannot leave half of one write(2). A head not
+// yet recorded is made as the durable path makes it, without the fsyncs.
+func writeHead(hp string, data []byte, durable bool) error {
 	if durable {
 		return workspace.WriteFile(hp, data, 0o600)
 	}
+	f, err := os.OpenFile(hp, os.O_WRONLY|protect.NoFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newHead(hp, data)
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", hp)
+	}
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if pad := int(fi.Size()) - len(data); pad > 0 {
+		data = append(append(data[:len(data)-1:len(data)-1], bytes.Repeat([]byte{' '}, pad)...), '\n')
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// newHead makes the head record hp, not there yet, with data: written to
+// a temp file and renamed into place, without fsync.
+func newHead(hp string, data []byte) (err error) {
 	root, err := os.OpenRoot(filepath.Dir(hp))
 	if err != nil {
 		return err
@@ -426,11 +458,14 @@ func (j *Journal) lastEntry(f *os.File, size int64, h head, hs headState) ([]byt
 	if size == 0 {
 		return nil, 0, nil
 	}
-	const chunk = 64 << 10
+	// An entry is a few hundred bytes: the first read takes 4 KiB, and
+	// each further one 16 times more, up to 1 MiB.
+	chunk := int64(4 << 10)
 	var tail []byte
 	pos := size
 	for {
-		step := min(int64(chunk), pos)
+		step := min(chunk, pos)
+		chunk = min(chunk*16, 1<<20)
 		pos -= step
 		buf := make([]byte, step, int64(len(tail))+step)
 		if _, err := f.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
