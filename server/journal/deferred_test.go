@@ -250,3 +250,31 @@ func TestADeferredHeadOverwritesInPlace(t *testing.T) {
 	assert.True(t, rep.OK(), "%+v", rep.Broken)
 	assert.Equal(t, 2, rep.HeadEntries)
 }
+
+// TestADeferredHeadIsNeverWrittenThroughALink: a head hard-linked to
+// another file (something else planted in the data directory) is replaced,
+// not written through: the other file keeps its bytes.
+func TestADeferredHeadIsNeverWrittenThroughALink(t *testing.T) {
+	ctx := context.Background()
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	j := Open(p, data, mustKey(t, data))
+	_, err := j.Append(ctx, Entry{Kind: KindResult, Title: "first"})
+	require.NoError(t, err)
+	hp := headPath(data, p)
+	victim := filepath.Join(t.TempDir(), "bashrc")
+	require.NoError(t, os.WriteFile(victim, []byte("export PATH=/usr/bin\n"), 0o600))
+	require.NoError(t, os.Remove(hp))
+	require.NoError(t, os.Link(victim, hp))
+	_, err = j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: "memex_search x"})
+	require.NoError(t, err)
+	assert.Equal(t, "export PATH=/usr/bin\n", string(mustRead(t, victim)))
+	fi, err := os.Lstat(hp)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode().IsRegular())
+	require.NoError(t, j.Close())
+	rep, err := Verify(ctx, p, data)
+	require.NoError(t, err)
+	assert.Nil(t, rep.Broken)
+	assert.Equal(t, 2, rep.HeadEntries, "the head was replaced and names the new entry")
+}

@@ -354,7 +354,8 @@ func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, er
 // (a JSON value may be followed by spaces), and no fsync (Sync does it
 // later): every reader of a head holds the journal's lock, as the writer
 // does, and a killed process cannot leave half of one write(2). A head not
-// yet recorded is made as the durable path makes it, without the fsyncs.
+// yet recorded, or not a regular file of one link, is replaced as the
+// durable path replaces it, without the fsyncs.
 func writeHead(hp string, data []byte, durable bool) error {
 	if durable {
 		return workspace.WriteFile(hp, data, 0o600)
@@ -366,10 +367,14 @@ func writeHead(hp string, data []byte, durable bool) error {
 	if err != nil {
 		return err
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", hp)
+	if protect.CheckOpenOwn(f, hp) != nil {
+		// Not a regular file of one link: another name (a hard link)
+		// would be written through. The head is replaced instead, which
+		// leaves whatever it was linked to alone.
+		f.Close()
+		return newHead(hp, data)
 	}
+	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return err
