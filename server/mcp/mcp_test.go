@@ -524,3 +524,27 @@ func TestTheRootsAreWatched(t *testing.T) {
 		return err == nil
 	}, 10*time.Second, 10*time.Millisecond)
 }
+
+// TestSearchIsNotCrowdedOutByTheJournal: once the journal, which quotes
+// every query, is read back into the memex (a rescan) and embedded, its
+// entries are never hits, and never take the place of one.
+func TestSearchIsNotCrowdedOutByTheJournal(t *testing.T) {
+	o := openAgentOn(t, func(root string) { testenv.WriteTree(t, root, memexFiles) })
+	f := start(t, o.agent, nil)
+	ctx := context.Background()
+	const q = "wooden canvas rigging masts" // found by meaning: the sail
+	for range 12 {
+		ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
+	}
+	require.NoError(t, f.agent.Refresh(ctx))
+	require.NoError(t, o.memex.WaitEmbedded(ctx))
+	b, err := os.ReadFile(f.agent.JournalPath())
+	require.NoError(t, err)
+	require.Equal(t, 12, strings.Count(string(b), q), "the journal quotes the query")
+	_, inMemex := o.memex.Snapshot().File(f.agent.JournalPath())
+	require.True(t, inMemex, "the journal is read into the memex")
+	out := ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
+	require.Len(t, out.Hits, 1)
+	assert.Equal(t, "sail", out.Hits[0].ID)
+}
+
