@@ -547,4 +547,3 @@ func TestSearchIsNotCrowdedOutByTheJournal(t *testing.T) {
 	require.Len(t, out.Hits, 1)
 	assert.Equal(t, "sail", out.Hits[0].ID)
 }
-
