@@ -164,9 +164,10 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 
 // AppendDeferred writes e as the journal's next entry, chained and with its
 // head recorded, as Append does, but leaves the fsyncs for later: the
-// entry and its head are written (write(2) and rename(2): every process,
-// and every later append or Verify, sees them at once, and they survive the
-// writer's being killed) and fsynced within SyncDelay, or by the next
+// entry and its head are written (write(2) of the entry, one pwrite(2) of
+// the head over the recorded one: every process, and every later append or
+// Verify, sees them at once, and they survive the writer's being killed)
+// and fsynced within SyncDelay, or by the next
 // Append, Sync or Close, whichever comes first. Only what changes nothing
 // may be written so (a client's read of the memex): an operating-system
 // crash or power loss within that delay may lose such entries, and then
