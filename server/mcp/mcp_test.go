@@ -23,8 +23,10 @@ import (
 )
 
 // TestMain lets the test binary be the sandbox's helper, as pp-lsp is: the
-// shell actions proposed here run confined, as they do for a user.
-func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main) }
+// shell actions proposed here run confined, as they do for a user; and the
+// MCP server a benchmark's client talks to in another process
+// (serveChild).
+func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main, testenv.Child("mcp-server", serveChild)) }
 
 // The memex of these tests: public notes linking to each other, a private
 // subtree inside a public one, a wholly private file, and a file holding
