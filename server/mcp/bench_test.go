@@ -29,6 +29,20 @@ import (
 // private nodes among them), every node embedded, and connects a client.
 func open100k(b *testing.B) (*fixture, *memory.Memex) {
 	b.Helper()
+	g := generate100k(b)
+	op := openAgentOn(b, func(root string) { require.NoError(b, g.WriteDir(root)) })
+	f := start(b, op.agent, nil)
+	f.root = op.root
+	// What generating, indexing and embedding left is collected before
+	// anything is timed (the server gives it back once embedded, too:
+	// server/lsp's budget.go), so the figures are a settled server's.
+	runtime.GC()
+	return f, op.memex
+}
+
+// generate100k is memory's benchmark memex, made (not yet written).
+func generate100k(b *testing.B) *memexgen.Memex {
+	b.Helper()
 	src := memexgen.BuiltinSource()
 	if dir := filepath.Join("..", "..", "..", "shared", "corpus", "org"); dirExists(dir) {
 		s, err := memexgen.LoadSource(dir)
@@ -39,14 +53,28 @@ func open100k(b *testing.B) (*fixture, *memory.Memex) {
 	o.Files, o.Headlines, o.Dirs, o.Seed = 1000, 100_000, 20, 42
 	g, err := memexgen.Generate(src, o)
 	require.NoError(b, err)
-	op := openAgentOn(b, func(root string) { require.NoError(b, g.WriteDir(root)) })
-	f := start(b, op.agent, nil)
-	f.root = op.root
-	// What generating, indexing and embedding left is collected before
-	// anything is timed (the server gives it back once embedded, too:
-	// server/lsp's budget.go), so the figures are a settled server's.
-	runtime.GC()
-	return f, op.memex
+	return g
+}
+
+// place is where a memex_context call asks from: a file and a 1-based line.
+type place struct {
+	file string
+	line int
+}
+
+// placesIn draws n places from the files of snap, the same ones each time.
+func placesIn(snap *memory.Snapshot, n int) []place {
+	var files []memory.Node
+	for fl := range snap.Files() {
+		files = append(files, fl)
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	places := make([]place, n)
+	for i := range places {
+		fl := files[rng.IntN(len(files))]
+		places[i] = place{fl.Path(), 1 + rng.IntN(fl.Org().Lines.LineCount())}
+	}
+	return places
 }
 
 func dirExists(dir string) bool {
@@ -185,21 +213,7 @@ func BenchmarkSearch100k(b *testing.B) {
 // Agent.View alone ("agent").
 func BenchmarkContext100k(b *testing.B) {
 	f, mx := open100k(b)
-	snap := mx.Snapshot()
-	var files []memory.Node
-	for fl := range snap.Files() {
-		files = append(files, fl)
-	}
-	rng := rand.New(rand.NewPCG(3, 5))
-	type place struct {
-		file string
-		line int
-	}
-	places := make([]place, 512)
-	for i := range places {
-		fl := files[rng.IntN(len(files))]
-		places[i] = place{fl.Path(), 1 + rng.IntN(fl.Org().Lines.LineCount())}
-	}
+	places := placesIn(mx.Snapshot(), 512)
 	ctx := context.Background()
 	b.Run("call", func(b *testing.B) {
 		measure(b, func(i int) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +17,6 @@ import (
 
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
-	"pp-lsp/memory/memexgen"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
 )
@@ -89,16 +87,7 @@ func threadsCPU(pid int) time.Duration {
 // CPU figures are the server process's.
 func BenchmarkStdio100k(b *testing.B) {
 	ctx := context.Background()
-	src := memexgen.BuiltinSource()
-	if dir := filepath.Join("..", "..", "..", "shared", "corpus", "org"); dirExists(dir) {
-		s, err := memexgen.LoadSource(dir)
-		require.NoError(b, err)
-		src = s
-	}
-	o := memexgen.Defaults()
-	o.Files, o.Headlines, o.Dirs, o.Seed = 1000, 100_000, 20, 42
-	g, err := memexgen.Generate(src, o)
-	require.NoError(b, err)
+	g := generate100k(b)
 	dir, err := filepath.EvalSymlinks(b.TempDir())
 	require.NoError(b, err)
 	root := filepath.Join(dir, "memex")
@@ -109,23 +98,9 @@ func BenchmarkStdio100k(b *testing.B) {
 	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
 	require.NoError(b, err)
 	snap := mx.Snapshot()
-	qs := queries(snap, 512)
-	var files []memory.Node
-	for fl := range snap.Files() {
-		files = append(files, fl)
-	}
-	rng := rand.New(rand.NewPCG(3, 5))
-	type place struct {
-		file string
-		line int
-	}
-	places := make([]place, 512)
-	for i := range places {
-		fl := files[rng.IntN(len(files))]
-		places[i] = place{fl.Path(), 1 + rng.IntN(fl.Org().Lines.LineCount())}
-	}
+	qs, places := queries(snap, 512), placesIn(snap, 512)
 	require.NoError(b, mx.Close(ctx))
-	snap, files, mx = nil, nil, nil
+	snap, mx = nil, nil
 	runtime.GC()
 
 	cmd := testenv.ChildCommand(b, "mcp-server", nil, dir, root)
