@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,4 +278,44 @@ func TestADeferredHeadIsNeverWrittenThroughALink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, rep.Broken)
 	assert.Equal(t, 2, rep.HeadEntries, "the head was replaced and names the new entry")
+}
+
+// TestConcurrentDeferredAppendsAndSyncs: goroutines of one process append
+// deferred and durable entries and sync, all at once, with the timer's
+// syncs among them; the chain holds and the head counts every entry.
+func TestConcurrentDeferredAppendsAndSyncs(t *testing.T) {
+	ctx := context.Background()
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	j := Open(p, data, mustKey(t, data))
+	j.syncDelay = time.Millisecond
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for i := range 10 {
+				var err error
+				switch (g + i) % 3 {
+				case 0:
+					_, err = j.Append(ctx, Entry{Kind: KindResult, Title: fmt.Sprintf("g%d-%d", g, i)})
+				case 1:
+					_, err = j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: fmt.Sprintf("g%d-%d", g, i)})
+				default:
+					if _, err = j.AppendDeferred(ctx, Entry{Kind: KindCall, Title: fmt.Sprintf("g%d-%d", g, i)}); err == nil {
+						err = j.Sync()
+					}
+				}
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, j.Close())
+	pend, due := pending(j)
+	assert.False(t, pend)
+	assert.False(t, due)
+	rep, err := Verify(ctx, p, data)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v %+v", rep.Broken, rep.FirstUnrecorded)
+	assert.Equal(t, 60, rep.Entries)
+	assert.Equal(t, 60, rep.HeadEntries)
 }
