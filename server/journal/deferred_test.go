@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,13 +147,14 @@ func TestDeferredAndDurableAppendsFromThreeProcesses(t *testing.T) {
 // TestADeferredAppenderKilled: a process appending deferred entries is
 // killed (SIGKILL) in the middle. What it wrote is in the page cache, so
 // nothing written is lost: the chain holds and the head is the file's last
-// entry, or (killed between writing an entry and recording the head) the
-// one before it, and then Verify names that last entry as unrecorded — as
-// for a durable Append killed at the same point — and the next append
-// records it as an anomaly, which doctor reports from then on.
+// entry — or, killed between writing an entry and recording it, the one
+// before, which named the entry coming (Next): Verify counts that entry as
+// pp-lsp's (Interrupted), never as one someone else appended, and so does
+// the next append.
 func TestADeferredAppenderKilled(t *testing.T) {
 	ctx := context.Background()
-	for round := range 3 {
+	interrupted := 0
+	for round := range 6 {
 		dir, data := t.TempDir(), t.TempDir()
 		p := filepath.Join(dir, FileName)
 		c := testenv.ChildCommand(t, "appender", nil, p, "0", data, "deferred")
@@ -172,29 +174,94 @@ func TestADeferredAppenderKilled(t *testing.T) {
 
 		rep, err := Verify(ctx, p, data)
 		require.NoError(t, err)
-		require.Nil(t, rep.Broken, "round %d: the chain holds", round)
-		assert.Empty(t, rep.Anomalies)
+		assert.True(t, rep.OK(), "round %d: %+v %+v %+v", round, rep.Broken, rep.FirstUnrecorded, rep.Anomalies)
 		assert.Equal(t, HeadOK, rep.Head, "round %d", round)
-		assert.LessOrEqual(t, rep.Unrecorded, 1, "round %d: at most the entry being recorded", round)
-		assert.Equal(t, rep.Entries, rep.HeadEntries+rep.Unrecorded)
+		assert.Equal(t, rep.Entries, rep.HeadEntries, "round %d: every entry is pp-lsp's", round)
+		if rep.Interrupted {
+			interrupted++
+		}
 
-		t.Logf("round %d: %d entries, %d unrecorded", round, rep.Entries, rep.Unrecorded)
 		// The next start appends on: its append chains to the last entry
-		// and, if one was unrecorded, keeps the finding.
+		// and finds nothing wrong.
 		j := Open(p, data, mustKey(t, data))
 		_, err = j.Append(ctx, Entry{Kind: KindStart, Title: "sandbox"})
 		require.NoError(t, err)
 		after, err := Verify(ctx, p, data)
 		require.NoError(t, err)
-		assert.Nil(t, after.Broken)
-		assert.Zero(t, after.Unrecorded)
+		assert.True(t, after.OK(), "round %d: %+v %+v", round, after.Broken, after.Anomalies)
+		assert.False(t, after.Interrupted)
 		assert.Equal(t, rep.Entries+1, after.HeadEntries)
-		if rep.Unrecorded == 1 {
-			require.Len(t, after.Anomalies, 1)
-			assert.Equal(t, rep.Entries, after.Anomalies[0].Entry)
-		} else {
-			assert.True(t, after.OK(), "round %d: %+v", round, after.Anomalies)
-		}
+	}
+	t.Logf("%d of 6 kills came between an entry and its head", interrupted)
+}
+
+// TestAnInterruptedAppendIsToldFromAForeignEntry: the entry after a head
+// that names it as the one coming is pp-lsp's; any other entry there — a
+// different one in its place, or more after it — is unrecorded, and the
+// next append records the finding.
+func TestAnInterruptedAppendIsToldFromAForeignEntry(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name        string
+		next        func(third []byte) string // the Next of the head before the third entry
+		extra       bool                      // a chained entry appended after the third
+		unrecorded  int
+		interrupted bool
+	}{
+		{"the entry named", func(e []byte) string { return HashOf(e) }, false, 0, true},
+		{"another entry", func(e []byte) string { return HashOf(append([]byte("x"), e...)) }, false, 1, false},
+		{"no entry named", func([]byte) string { return "" }, false, 1, false},
+		{"the entry named and one more", func(e []byte) string { return HashOf(e) }, true, 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, data := t.TempDir(), t.TempDir()
+			p := filepath.Join(dir, FileName)
+			key := mustKey(t, data)
+			j := Open(p, data, key)
+			for i := range 2 {
+				_, err := j.Append(ctx, Entry{Kind: KindResult, Title: fmt.Sprint("entry ", i)})
+				require.NoError(t, err)
+			}
+			h, hs := readHead(data, p, key)
+			require.Equal(t, headValid, hs)
+			_, err := j.Append(ctx, Entry{Kind: KindResult, Title: "entry 2"})
+			require.NoError(t, err)
+			_, ents, _ := split(mustRead(t, p))
+			require.Len(t, ents, 3)
+			// As if the third append had been killed after writing its
+			// entry: the head is the one it wrote first.
+			h.Next = c.next(ents[2])
+			h.Seal = key.Sum(headPurpose, h.sealed())
+			b, err := json.Marshal(h)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(headPath(data, p), b, 0o600))
+			if c.extra {
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+				require.NoError(t, err)
+				_, err = f.WriteString("* forged\n:PROPERTIES:\n:PREV_HASH:   " + HashOf(ents[2]) + "\n:END:\n")
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			}
+			rep, err := Verify(ctx, p, data)
+			require.NoError(t, err)
+			assert.Nil(t, rep.Broken)
+			assert.Equal(t, HeadOK, rep.Head)
+			assert.Equal(t, c.unrecorded, rep.Unrecorded)
+			assert.Equal(t, c.interrupted, rep.Interrupted)
+			_, err = j.Append(ctx, Entry{Kind: KindStart, Title: "sandbox"})
+			require.NoError(t, err)
+			after, err := Verify(ctx, p, data)
+			require.NoError(t, err)
+			assert.Nil(t, after.Broken)
+			assert.Zero(t, after.Unrecorded)
+			if c.unrecorded == 0 {
+				assert.True(t, after.OK(), "%+v", after.Anomalies)
+			} else {
+				require.Len(t, after.Anomalies, 1, "the finding is kept")
+				assert.Equal(t, c.unrecorded, max(after.Anomalies[0].Count, 1))
+			}
+		})
 	}
 }
 

@@ -42,12 +42,17 @@
 // server stops, so a clean stop leaves everything synced and Verify OK.
 //
 // After a crash: a process killed (SIGKILL, OOM) loses nothing it wrote,
-// deferred or not — the kernel has the bytes. If it died between writing an
-// entry and recording the head, Verify names that entry as unrecorded and
-// the next append records the finding (an anomaly) in every later head, as
-// for a durable entry (TestADeferredAppenderKilled). An operating-system
-// crash or power loss may lose the deferred entries (and heads) of the last
-// SyncDelay: the file may then end before the entry the head names, which
+// deferred or not — the kernel has the bytes. Each append first records a
+// head that names the entry it is about to write (its hash, as Next,
+// sealed), so that if it dies between writing the entry and recording it,
+// Verify knows that entry for pp-lsp's (Report.Interrupted, counted as
+// recorded) and the next append records it, rather than calling it an
+// entry someone else appended; any other entry there is unrecorded, as
+// before (TestADeferredAppenderKilled,
+// TestAnInterruptedAppendIsToldFromAForeignEntry); an older pp-lsp, which
+// does not know Next, would take such a head for a forged one. An
+// operating-system crash or power loss may lose the deferred entries (and
+// heads) of the last SyncDelay: the file may then end before the entry the head names, which
 // Verify reports as entries removed from its end (a truncation, which it
 // cannot tell from one), or, with a head older than the file, as
 // unrecorded entries. No durable entry is ever lost that way: each one's

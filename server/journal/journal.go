@@ -77,7 +77,13 @@ type head struct {
 	// Anomalies are what appends found wrong before they wrote; every
 	// later head carries them on (at most maxAnomalies, the first ones).
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	Seal      string    `json:"seal,omitempty"`
+	// Next is the hash of the entry an append is about to write, in the
+	// head it records just before writing it (the head that records the
+	// entry has none): an entry right after the head with this hash is
+	// pp-lsp's, written by an append that stopped (killed) before it could
+	// record it.
+	Next string `json:"next,omitempty"`
+	Seal string `json:"seal,omitempty"`
 }
 
 // Anomaly is something an append found wrong with the journal before it
@@ -320,6 +326,18 @@ func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, er
 	}
 	id := uuid.NewString()
 	data := append(prefix, render(e, id, HashOf(last))...)
+	if j.dataDir != "" && hs == headValid && prefix == nil && h.Entries == entries && h.LastHash == HashOf(last) {
+		// The head first names the entry about to be written (Next), so
+		// that an append killed before recording it leaves an entry Verify
+		// knows for pp-lsp's, not one someone else appended.
+		pre := next
+		pre.Entries, pre.LastHash, pre.Next = h.Entries, h.LastHash, HashOf(data)
+		pre.Seal = j.key.Sum(headPurpose, pre.sealed())
+		b, _ := json.Marshal(pre)
+		if err := writeHead(headPath(j.dataDir, j.path), append(b, '\n'), false); err != nil {
+			return "", fmt.Errorf("journal: recording its head: %w", err)
+		}
+	}
 	if _, err := f.Write(data); err != nil {
 		return "", fmt.Errorf("journal %s: appending: %w", j.path, err)
 	}
@@ -441,10 +459,13 @@ func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []b
 		return Anomaly{Entry: h.Entries, Found: now, What: "the journal could not be read back to compare it with its recorded head: " + err.Error()}, true
 	}
 	_, ents, _ := split(data)
+	rec := recordedEntries(h, ents)
 	switch {
-	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > h.Entries:
-		return Anomaly{Entry: h.Entries + 1, Count: len(ents) - h.Entries, Hash: HashOf(ents[h.Entries]), Found: now,
-			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-h.Entries, h.Entries)}, true
+	case rec == len(ents) && rec > h.Entries:
+		return Anomaly{}, false // pp-lsp's own entry, which an append killed could not record
+	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > rec:
+		return Anomaly{Entry: rec + 1, Count: len(ents) - rec, Hash: HashOf(ents[rec]), Found: now,
+			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-rec, rec)}, true
 	case h.Entries > len(ents):
 		return Anomaly{Entry: len(ents), Found: now,
 			What: fmt.Sprintf("the journal held %d entries but %d were recorded: entries were removed from its end", len(ents), h.Entries)}, true
@@ -453,6 +474,16 @@ func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []b
 			What: fmt.Sprintf("entry %d was not the entry pp-lsp recorded as the head: it was changed", h.Entries)}, true
 	}
 	return Anomaly{}, false
+}
+
+// recordedEntries is how many of ents head h records: its count, and one
+// more when the entry after it is the one h names as Next (an append that
+// wrote it and was killed before recording it) and h's own entry is there.
+func recordedEntries(h head, ents [][]byte) int {
+	if h.Next != "" && h.Entries >= 1 && h.Entries < len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && HashOf(ents[h.Entries]) == h.Next {
+		return h.Entries + 1
+	}
+	return h.Entries
 }
 
 // lastEntry returns the bytes of the file's last entry (or its whole
@@ -576,6 +607,11 @@ type Report struct {
 	FirstUnrecorded *Break
 	// Anomalies are what earlier appends found (see Anomaly).
 	Anomalies []Anomaly
+	// Interrupted reports that the last entry was written by an append
+	// that was killed before it recorded the entry in the head (the head
+	// named it as the one coming): pp-lsp's, counted in HeadEntries; the
+	// next append records it.
+	Interrupted bool
 }
 
 // OK reports whether the chain holds, the head (if recorded) matches and
@@ -711,12 +747,18 @@ func verifyData(ctx context.Context, rep Report, data []byte, dataDir string) (R
 	default:
 		rep.Head = HeadOK
 	}
-	if n := len(entries) - h.Entries; n > 0 {
+	rec := h.Entries
+	if rep.Head == HeadOK {
+		if rec = recordedEntries(h, entries); rec > h.Entries {
+			rep.HeadEntries, rep.Interrupted = rec, true
+		}
+	}
+	if n := len(entries) - rec; n > 0 {
 		rep.Unrecorded = n
-		rep.FirstUnrecorded = entryBreak(entries, lines, h.Entries+1)
-		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", h.Entries)
+		rep.FirstUnrecorded = entryBreak(entries, lines, rec+1)
+		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", rec)
 		if n > 1 {
-			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, h.Entries)
+			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, rec)
 		}
 	}
 	return rep, nil
