@@ -34,28 +34,31 @@
 //
 // Speed (`go test -bench 'Search100k|Context100k|Stdio100k|ToolsList'
 // ./server/mcp/`: 100,000 headlines in 1,000 files, every node embedded).
-// This 2-core machine is shared with other builds, whose load (a load
-// average of 5 to 11 while these were measured) moves the p99s
-// several-fold, so each figure also comes as CPU time per call
-// (cpu-p50/cpu-p99), which load moves much less. In one process over the
-// SDK's in-memory transports, at a load of about 5: memex_search's round
-// trip p50 3.3 ms, p99 12.5–16.5 ms (the process's CPU, client's and
-// server's, 3.3 / 9–9.4 ms), its own work (Agent.Search) 2.4 / 4.7 ms;
-// memex_context's round trip p50 4.4–4.7 ms, p99 20–29 ms (CPU 4.4–4.7 /
-// 9.4–12.4 ms), the view (Agent.View) 2.4 / 3.3 ms at its quietest; a
-// call's journal entry (Agent.Record) 0.04 / 0.11–0.16 ms (it was 0.9 /
-// 1.8 ms with its two fsyncs, 1.7–5 ms loaded); the view's JSON 0.02 /
-// 0.05 ms; tools/list p50 1.9 ms. With the server a child process on stdio
-// (BenchmarkStdio100k, as Claude Code runs it, the rescan every 5 s
-// included; load 9–11): memex_search p50 3.2–4.3 ms, the server's CPU 3.5–3.9
-// / 7–9 ms a call; memex_context p50 4.7–6.0 ms, CPU 4.2–5.1 / 8.7–13 ms.
-// What the round trip adds to the work is mostly the SDK's: each of its
-// JSON decodings (about ten a call, client and server) makes a decoder
-// whose buffer is at least 32 KiB, 0.45–0.65 MB of garbage a call, so a
-// collection of the memex's 170 MB live heap comes every 300 or so calls
-// and the calls it overlaps are in the p99 (in one process, GOGC=300 gave
-// memex_search a p99 of 8.3–9.4 ms at a load of 3.5–5.4); the rescan's
-// reading of the grown journal is in it too.
+// This 2-core machine is shared with other builds, whose load moves the
+// p99s several-fold, so each figure also comes as CPU time per call
+// (cpu-p50/cpu-p99), which load moves much less. At the quietest it got
+// (load average 2–3.5), client and server in one process over the SDK's
+// in-memory transports: memex_search's round trip p50 3.0–3.1 ms, p99
+// 6.2–10.8 ms (the process's CPU, client's and server's, 3.0–3.2 / 9.6–10.5
+// ms; at a load of 5 to 11 the p99 was 12–47 ms), Agent.Search alone 2.2–2.9
+// / 3.7–5.7 ms; memex_context's round trip p50 4.3–5.0 ms, p99 11.4–17 ms
+// (CPU 4.4–5.1 / 7.8–11.5 ms; 20–145 ms loaded), Agent.View alone 2.5–3.0 /
+// 5.2–7.2 ms; a call's journal entry (Agent.Record) 0.04 / 0.11–0.16 ms
+// (0.9 / 1.8 ms, 1.7–5 ms loaded, when it was fsynced twice); the view's
+// JSON 0.02 / 0.05 ms; tools/list p50 1.7–2.2 ms. With the server a child
+// process on stdio (BenchmarkStdio100k, as Claude Code runs it, with its
+// rescan every 5 s): memex_search p50 4.3–5.3 ms, p99 11–15 ms (the server's
+// CPU 4.4–5.3 / 10.5–11.8 ms); memex_context p50 6.3–7.8 ms, p99 15–22 ms
+// (CPU 5.7–7.4 / 11–21 ms: the rescan, which reads the journal grown by
+// every call back into the memex and embeds its entries, is in that p99;
+// without it 10.8 ms). Before this (the journal fsynced twice per call, the
+// SDK's typed handlers), at a load of 0.2–2: memex_search p50 6.8 ms, p99
+// 10.8 ms; memex_context 6.5 / 17.4 ms. What the round trip adds to the
+// work is now mostly the SDK's: each of its JSON decodings (about ten a
+// call, client and server) makes a decoder whose buffer is at least 32
+// KiB, 0.45–0.65 MB of garbage a call, so a collection of the memex's 170
+// MB live heap comes every 300 or so calls and the calls it overlaps are
+// in the p99.
 //
 // Invariant: a client gets nothing the agent's own model could not — no
 // private node in any result nor told apart from a missing one, no byte
