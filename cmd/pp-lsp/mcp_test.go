@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/server/journal"
 )
 
 // mcpMemex is the memex the MCP tests serve: public notes that link to each
@@ -321,4 +323,43 @@ func TestMCPRunsAPlanTheHumanApproved(t *testing.T) {
 	out, err := os.ReadFile(m.path("out/count.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "ran\n", string(out), "it ran exactly once")
+}
+
+// TestMCPJournalAfterAStopAndAKill: the reads of `pp-lsp mcp` are
+// journalled before they are answered and fsynced a moment later
+// (journal.AppendDeferred). After the client closes stdin (a clean stop)
+// doctor finds the journal whole; after the server is killed (SIGKILL)
+// once its answers are out, too: every answered call's entry is there,
+// chained and recorded in the head.
+func TestMCPJournalAfterAStopAndAKill(t *testing.T) {
+	m := mcpEnv(t)
+	ctx := context.Background()
+	serve := func(t *testing.T, calls int) (*sdk.ClientSession, *exec.Cmd) {
+		cmd := m.ppLspCommand(t, "mcp", "--root", m.root)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+		require.NoError(t, err)
+		for i := range calls {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "memex_search", Arguments: map[string]any{"query": fmt.Sprint("Garden ", i)}})
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+		}
+		return cs, cmd
+	}
+	doctor := func(t *testing.T, entries int) {
+		t.Helper()
+		code, out, _ := m.run(t, "doctor", "--root", m.root)
+		assert.Contains(t, out, fmt.Sprintf("ok    journal %s: %d entries, hash chain verified up to the recorded head", m.path(journal.FileName), entries), "code %d:\n%s", code, out)
+	}
+
+	cs, _ := serve(t, 5)
+	require.NoError(t, cs.Close(), "stdin closed: the server stops")
+	doctor(t, 6) // its start and five calls
+
+	cs, cmd := serve(t, 5)
+	require.NoError(t, cmd.Process.Kill())
+	cs.Close()
+	b, err := os.ReadFile(m.path(journal.FileName))
+	require.NoError(t, err)
+	assert.Equal(t, 10, strings.Count(string(b), `call memex_search {"query":"Garden `), "every answered call")
+	doctor(t, 12)
 }

@@ -290,8 +290,23 @@ func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 	return a.appendJournalLocked(ctx, e)
 }
 
+// appendJournalDeferred is appendJournal for an entry that records a read,
+// which changes nothing: it is written (chained, its head recorded) before
+// it returns, and fsynced within journal.SyncDelay, or by the next entry
+// that must be durable (every other kind), or when the agent closes.
+func (a *Agent) appendJournalDeferred(ctx context.Context, e journal.Entry) error {
+	a.actMu.Lock()
+	defer a.actMu.Unlock()
+	return a.writeJournal(ctx, e, false)
+}
+
 // appendJournalLocked is appendJournal with actMu held.
 func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error {
+	return a.writeJournal(ctx, e, true)
+}
+
+// writeJournal writes e, durably or deferred, with actMu held.
+func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool) error {
 	if !a.startJournalled {
 		// Every start records how commands are confined (DESIGN §12), with
 		// its first entry: a start that journals nothing writes nothing.
@@ -302,7 +317,11 @@ func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error 
 			a.log.Error("the audit journal could not be written", "err", err)
 		}
 	}
-	if _, err := a.journal.Append(context.WithoutCancel(ctx), e); err != nil {
+	write := a.journal.Append
+	if !durable {
+		write = a.journal.AppendDeferred
+	}
+	if _, err := write(context.WithoutCancel(ctx), e); err != nil {
 		a.log.Error("the audit journal could not be written", "err", err)
 		return fmt.Errorf("the audit journal could not be written: %w", err)
 	}

@@ -164,13 +164,16 @@ type Call struct {
 }
 
 // Record journals a call. A call that cannot be journalled is an error:
-// the front end then answers nothing.
+// the front end then answers nothing. A call reads and changes nothing, so
+// its entry is written before Record returns but fsynced a moment later
+// (journal.AppendDeferred: within journal.SyncDelay, or with the next
+// entry that must be durable, or at Close).
 func (a *Agent) Record(ctx context.Context, c Call) error {
 	status := "ok"
 	if c.Failed {
 		status = "error"
 	}
-	return a.appendJournal(ctx, journal.Entry{
+	return a.appendJournalDeferred(ctx, journal.Entry{
 		Kind: journal.KindCall, Source: string(c.Source), Session: c.Session, RequestID: c.RequestID, Status: status,
 		Title: fmt.Sprintf("%s %s: %s", c.Name, c.Args, c.Outcome),
 	})

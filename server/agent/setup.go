@@ -280,6 +280,8 @@ func (a *Agent) Close(ctx context.Context) error {
 		errs = append(errs, c(ctx))
 	}
 	a.closers = nil
+	// The calls journalled but not yet fsynced are synced now.
+	errs = append(errs, a.journal.Close())
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,13 +41,28 @@ type Journal struct {
 	dataDir string
 	key     *seal.Key
 	now     func() time.Time
+	// syncDelay bounds how long an entry AppendDeferred wrote waits for
+	// its fsync.
+	syncDelay time.Duration
+
+	// mu guards what follows: the deferred entries not yet fsynced.
+	mu sync.Mutex
+	// pending reports entries (and heads) written but not yet fsynced;
+	// timer is the sync due for them, syncErr the last one's failure.
+	pending bool
+	timer   *time.Timer
+	syncErr error
 }
+
+// SyncDelay is the longest an entry written by AppendDeferred waits before
+// it and its head are fsynced (an Append, Sync or Close syncs sooner).
+const SyncDelay = 250 * time.Millisecond
 
 // Open returns the journal at path (absolute; the file is made at the first
 // append). Its head is recorded under dataDir, sealed with key ("" records
 // none, and Verify can then only check the links between entries).
 func Open(path, dataDir string, key *seal.Key) *Journal {
-	return &Journal{path: path, dataDir: dataDir, key: key, now: time.Now}
+	return &Journal{path: path, dataDir: dataDir, key: key, now: time.Now, syncDelay: SyncDelay}
 }
 
 // Path is the journal file.
@@ -60,7 +77,13 @@ type head struct {
 	// Anomalies are what appends found wrong before they wrote; every
 	// later head carries them on (at most maxAnomalies, the first ones).
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	Seal      string    `json:"seal,omitempty"`
+	// Next is the hash of the entry an append is about to write, in the
+	// head it records just before writing it (the head that records the
+	// entry has none): an entry right after the head with this hash is
+	// pp-lsp's, written by an append that stopped (killed) before it could
+	// record it.
+	Next string `json:"next,omitempty"`
+	Seal string `json:"seal,omitempty"`
 }
 
 // Anomaly is something an append found wrong with the journal before it
@@ -135,11 +158,122 @@ func HashOf(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Append writes e as the journal's next entry and returns its ID. It
-// refuses a journal.org that is a symlink or has another hard link, and,
-// with a data directory, works only with the install's key: an entry
-// whose head cannot be recorded is not written.
+// Append writes e as the journal's next entry and returns its ID, durably:
+// the entry and its head are fsynced before it returns (and so is every
+// entry AppendDeferred wrote before it). It refuses a journal.org that is
+// a symlink or has another hard link, and, with a data directory, works
+// only with the install's key: an entry whose head cannot be recorded is
+// not written.
 func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
+	return j.append(ctx, e, true)
+}
+
+// AppendDeferred writes e as the journal's next entry, chained and with its
+// head recorded, as Append does, but leaves the fsyncs for later: the
+// entry and its head are written (write(2) of the entry, one pwrite(2) of
+// the head over the recorded one: every process, and every later append or
+// Verify, sees them at once, and they survive the writer's being killed)
+// and fsynced within SyncDelay, or by the next
+// Append, Sync or Close, whichever comes first. Only what changes nothing
+// may be written so (a client's read of the memex): an operating-system
+// crash or power loss within that delay may lose such entries, and then
+// Verify reports the head and the file disagreeing as it would a
+// truncation (see the package doc).
+func (j *Journal) AppendDeferred(ctx context.Context, e Entry) (string, error) {
+	return j.append(ctx, e, false)
+}
+
+// Sync fsyncs what AppendDeferred wrote and has not been synced yet: the
+// journal file, then its head and the head's folder. It takes no lock
+// (appends go on meanwhile; an fsync covers whatever the file holds).
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	if j.timer != nil {
+		j.timer.Stop()
+		j.timer = nil
+	}
+	if !j.pending {
+		err := j.syncErr
+		j.syncErr = nil
+		j.mu.Unlock()
+		return err
+	}
+	j.pending = false
+	j.mu.Unlock()
+	err := j.syncFiles()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err != nil {
+		j.pending = true // the next Append or Sync tries again
+	}
+	err = errors.Join(j.syncErr, err)
+	j.syncErr = nil
+	return err
+}
+
+// Close syncs what AppendDeferred left unsynced; the journal stays usable.
+func (j *Journal) Close() error { return j.Sync() }
+
+// syncFiles fsyncs the journal file, then its head file and the head's
+// folder.
+func (j *Journal) syncFiles() error {
+	if err := fsyncPath(j.path, protect.NoFollow); err != nil {
+		return fmt.Errorf("journal %s: fsync: %w", j.path, err)
+	}
+	if j.dataDir == "" {
+		return nil
+	}
+	hp := headPath(j.dataDir, j.path)
+	if err := fsyncPath(hp, protect.NoFollow); err != nil {
+		return fmt.Errorf("journal %s: fsync of its head: %w", j.path, err)
+	}
+	if err := fsyncPath(filepath.Dir(hp), 0); err != nil {
+		return fmt.Errorf("journal %s: fsync of its head's folder: %w", j.path, err)
+	}
+	return nil
+}
+
+// fsyncPath opens p read-only (with flags) and fsyncs it.
+func fsyncPath(p string, flags int) error {
+	f, err := os.OpenFile(p, os.O_RDONLY|flags, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// deferred notes an entry written without fsync, and schedules its sync
+// unless one is due already. Called with the journal's flock held.
+func (j *Journal) deferred() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pending = true
+	if j.timer == nil {
+		j.timer = time.AfterFunc(j.syncDelay, func() {
+			if err := j.Sync(); err != nil {
+				j.mu.Lock()
+				j.syncErr = err // Close and the next Sync report it
+				j.mu.Unlock()
+			}
+		})
+	}
+}
+
+// synced notes that a durable append synced everything before it. Called
+// with the journal's flock held, so no deferred entry came in between.
+func (j *Journal) synced() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pending = false
+	if j.timer != nil {
+		j.timer.Stop()
+		j.timer = nil
+	}
+}
+
+// append is Append (durable) and AppendDeferred (not).
+func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, error) {
 	if e.Time.IsZero() {
 		e.Time = j.now()
 	}
@@ -192,11 +326,25 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 	}
 	id := uuid.NewString()
 	data := append(prefix, render(e, id, HashOf(last))...)
+	if j.dataDir != "" && hs == headValid && prefix == nil && h.Entries == entries && h.LastHash == HashOf(last) {
+		// The head first names the entry about to be written (Next), so
+		// that an append killed before recording it leaves an entry Verify
+		// knows for pp-lsp's, not one someone else appended.
+		pre := next
+		pre.Entries, pre.LastHash, pre.Next = h.Entries, h.LastHash, HashOf(data)
+		pre.Seal = j.key.Sum(headPurpose, pre.sealed())
+		b, _ := json.Marshal(pre)
+		if err := writeHead(headPath(j.dataDir, j.path), append(b, '\n'), false); err != nil {
+			return "", fmt.Errorf("journal: recording its head: %w", err)
+		}
+	}
 	if _, err := f.Write(data); err != nil {
 		return "", fmt.Errorf("journal %s: appending: %w", j.path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)
+		}
 	}
 	if j.dataDir != "" {
 		next.Entries, next.LastHash = entries+1, HashOf(data[len(prefix):])
@@ -206,11 +354,91 @@ func (j *Journal) Append(ctx context.Context, e Entry) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(hp), 0o700); err != nil {
 			return id, fmt.Errorf("journal: recording its head: %w", err)
 		}
-		if err := workspace.WriteFile(hp, append(b, '\n'), 0o600); err != nil {
+		if err := writeHead(hp, append(b, '\n'), durable); err != nil {
 			return id, fmt.Errorf("journal: recording its head: %w", err)
 		}
 	}
+	if durable {
+		j.synced()
+	} else {
+		j.deferred()
+	}
 	return id, nil
+}
+
+// writeHead records data as the head hp. Durably, it replaces the file
+// atomically (workspace.WriteFile: a temp file fsynced, renamed, the folder
+// fsynced). For a deferred entry it overwrites the head in place, with one
+// pwrite(2) of the whole record, padded with spaces to the file's length
+// (a JSON value may be followed by spaces), and no fsync (Sync does it
+// later): every reader of a head holds the journal's lock, as the writer
+// does, and a killed process cannot leave half of one write(2). A head not
+// yet recorded, or not a regular file of one link, is replaced as the
+// durable path replaces it, without the fsyncs.
+func writeHead(hp string, data []byte, durable bool) error {
+	if durable {
+		return workspace.WriteFile(hp, data, 0o600)
+	}
+	f, err := os.OpenFile(hp, os.O_WRONLY|protect.NoFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newHead(hp, data)
+	}
+	if err != nil {
+		return err
+	}
+	if protect.CheckOpenOwn(f, hp) != nil {
+		// Not a regular file of one link: another name (a hard link)
+		// would be written through. The head is replaced instead, which
+		// leaves whatever it was linked to alone.
+		f.Close()
+		return newHead(hp, data)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if pad := int(fi.Size()) - len(data); pad > 0 {
+		data = append(append(data[:len(data)-1:len(data)-1], bytes.Repeat([]byte{' '}, pad)...), '\n')
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// newHead makes the head record hp, not there yet, with data: written to
+// a temp file and renamed into place, without fsync.
+func newHead(hp string, data []byte) (err error) {
+	root, err := os.OpenRoot(filepath.Dir(hp))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	name := filepath.Base(hp)
+	tmp := "." + name + ".pp-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			root.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmp, name)
 }
 
 // anomaly compares the journal, before an append, with its recorded head h
@@ -231,10 +459,13 @@ func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []b
 		return Anomaly{Entry: h.Entries, Found: now, What: "the journal could not be read back to compare it with its recorded head: " + err.Error()}, true
 	}
 	_, ents, _ := split(data)
+	rec := recordedEntries(h, ents)
 	switch {
-	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > h.Entries:
-		return Anomaly{Entry: h.Entries + 1, Count: len(ents) - h.Entries, Hash: HashOf(ents[h.Entries]), Found: now,
-			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-h.Entries, h.Entries)}, true
+	case rec == len(ents) && rec > h.Entries:
+		return Anomaly{}, false // pp-lsp's own entry, which an append killed could not record
+	case h.Entries >= 1 && h.Entries <= len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && len(ents) > rec:
+		return Anomaly{Entry: rec + 1, Count: len(ents) - rec, Hash: HashOf(ents[rec]), Found: now,
+			What: fmt.Sprintf("%d unrecorded entries followed the recorded head (entry %d)", len(ents)-rec, rec)}, true
 	case h.Entries > len(ents):
 		return Anomaly{Entry: len(ents), Found: now,
 			What: fmt.Sprintf("the journal held %d entries but %d were recorded: entries were removed from its end", len(ents), h.Entries)}, true
@@ -243,6 +474,16 @@ func (j *Journal) anomaly(f *os.File, size int64, h head, hs headState, last []b
 			What: fmt.Sprintf("entry %d was not the entry pp-lsp recorded as the head: it was changed", h.Entries)}, true
 	}
 	return Anomaly{}, false
+}
+
+// recordedEntries is how many of ents head h records: its count, and one
+// more when the entry after it is the one h names as Next (an append that
+// wrote it and was killed before recording it) and h's own entry is there.
+func recordedEntries(h head, ents [][]byte) int {
+	if h.Next != "" && h.Entries >= 1 && h.Entries < len(ents) && HashOf(ents[h.Entries-1]) == h.LastHash && HashOf(ents[h.Entries]) == h.Next {
+		return h.Entries + 1
+	}
+	return h.Entries
 }
 
 // lastEntry returns the bytes of the file's last entry (or its whole
@@ -254,11 +495,14 @@ func (j *Journal) lastEntry(f *os.File, size int64, h head, hs headState) ([]byt
 	if size == 0 {
 		return nil, 0, nil
 	}
-	const chunk = 64 << 10
+	// An entry is a few hundred bytes: the first read takes 4 KiB, and
+	// each further one 16 times more, up to 1 MiB.
+	chunk := int64(4 << 10)
 	var tail []byte
 	pos := size
 	for {
-		step := min(int64(chunk), pos)
+		step := min(chunk, pos)
+		chunk = min(chunk*16, 1<<20)
 		pos -= step
 		buf := make([]byte, step, int64(len(tail))+step)
 		if _, err := f.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
@@ -363,6 +607,11 @@ type Report struct {
 	FirstUnrecorded *Break
 	// Anomalies are what earlier appends found (see Anomaly).
 	Anomalies []Anomaly
+	// Interrupted reports that the last entry was written by an append
+	// that was killed before it recorded the entry in the head (the head
+	// named it as the one coming): pp-lsp's, counted in HeadEntries; the
+	// next append records it.
+	Interrupted bool
 }
 
 // OK reports whether the chain holds, the head (if recorded) matches and
@@ -498,12 +747,18 @@ func verifyData(ctx context.Context, rep Report, data []byte, dataDir string) (R
 	default:
 		rep.Head = HeadOK
 	}
-	if n := len(entries) - h.Entries; n > 0 {
+	rec := h.Entries
+	if rep.Head == HeadOK {
+		if rec = recordedEntries(h, entries); rec > h.Entries {
+			rep.HeadEntries, rep.Interrupted = rec, true
+		}
+	}
+	if n := len(entries) - rec; n > 0 {
 		rep.Unrecorded = n
-		rep.FirstUnrecorded = entryBreak(entries, lines, h.Entries+1)
-		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", h.Entries)
+		rep.FirstUnrecorded = entryBreak(entries, lines, rec+1)
+		rep.FirstUnrecorded.Reason = fmt.Sprintf("it follows the head recorded in the data directory (entry %d): pp-lsp did not record it", rec)
 		if n > 1 {
-			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, h.Entries)
+			rep.FirstUnrecorded.Reason = fmt.Sprintf("it and the %d entries after it follow the head recorded in the data directory (entry %d): pp-lsp did not record them", n-1, rec)
 		}
 	}
 	return rep, nil

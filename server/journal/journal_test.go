@@ -27,14 +27,19 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m, testenv.Child("appender", appender)) }
 
 // appender appends N entries to the journal at PATH, sealing its head
-// with the key in DATA: args PATH N DATA.
+// with the key in DATA: args PATH N DATA [deferred]. With "deferred" it
+// appends with AppendDeferred and closes the journal at the end; N 0 is
+// for ever (until it is killed).
 func appender(args []string) int {
-	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "want PATH N DATA")
+	if len(args) != 3 && (len(args) != 4 || args[3] != "deferred") {
+		fmt.Fprintln(os.Stderr, "want PATH N DATA [deferred]")
 		return 2
 	}
 	p, data := args[0], args[2]
 	n, _ := strconv.Atoi(args[1])
+	if len(args) == 4 {
+		return deferredAppender(p, n, data)
+	}
 	key, err := seal.LoadOrCreate(data)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

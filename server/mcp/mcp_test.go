@@ -23,8 +23,10 @@ import (
 )
 
 // TestMain lets the test binary be the sandbox's helper, as pp-lsp is: the
-// shell actions proposed here run confined, as they do for a user.
-func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main) }
+// shell actions proposed here run confined, as they do for a user; and the
+// MCP server a benchmark's client talks to in another process
+// (serveChild).
+func TestMain(m *testing.M) { testenv.Main(m, sandbox.Main, testenv.Child("mcp-server", serveChild)) }
 
 // The memex of these tests: public notes linking to each other, a private
 // subtree inside a public one, a wholly private file, and a file holding
@@ -523,4 +525,27 @@ func TestTheRootsAreWatched(t *testing.T) {
 		_, err := a.Node(ctx, "fresh")
 		return err == nil
 	}, 10*time.Second, 10*time.Millisecond)
+}
+
+// TestSearchIsNotCrowdedOutByTheJournal: once the journal, which quotes
+// every query, is read back into the memex (a rescan) and embedded, its
+// entries are never hits, and never take the place of one.
+func TestSearchIsNotCrowdedOutByTheJournal(t *testing.T) {
+	o := openAgentOn(t, func(root string) { testenv.WriteTree(t, root, memexFiles) })
+	f := start(t, o.agent, nil)
+	ctx := context.Background()
+	const q = "wooden canvas rigging masts" // found by meaning: the sail
+	for range 12 {
+		ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
+	}
+	require.NoError(t, f.agent.Refresh(ctx))
+	require.NoError(t, o.memex.WaitEmbedded(ctx))
+	b, err := os.ReadFile(f.agent.JournalPath())
+	require.NoError(t, err)
+	require.Equal(t, 12, strings.Count(string(b), q), "the journal quotes the query")
+	_, inMemex := o.memex.Snapshot().File(f.agent.JournalPath())
+	require.True(t, inMemex, "the journal is read into the memex")
+	out := ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
+	require.Len(t, out.Hits, 1)
+	assert.Equal(t, "sail", out.Hits[0].ID)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"pp-lsp/gates"
@@ -186,7 +187,7 @@ func checker[In any](name string) func(json.RawMessage) error {
 var readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 
 func (s *Server) addTools() {
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "memex_search", Title: "Search the memex", Description: descSearch, Annotations: readOnly}, read(s, "memex_search",
+	addRead(s, &sdk.Tool{Name: "memex_search", Title: "Search the memex", Description: descSearch, Annotations: readOnly},
 		func(ctx context.Context, a *agent.Agent, in SearchArgs) (SearchResult, string, error) {
 			hits, err := a.Search(ctx, agent.SearchRequest{Query: in.Query, K: in.K})
 			out := SearchResult{Hits: make([]Hit, 0, len(hits))}
@@ -194,8 +195,8 @@ func (s *Server) addTools() {
 				out.Hits = append(out.Hits, Hit{ID: h.ID, Title: h.Title, File: h.File, Line: h.Line, Score: h.Score})
 			}
 			return out, fmt.Sprintf("%d hits", len(hits)), err
-		}))
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "memex_context", Title: "The view from a place in the memex", Description: descContext, Annotations: readOnly}, read(s, "memex_context",
+		})
+	addRead(s, &sdk.Tool{Name: "memex_context", Title: "The view from a place in the memex", Description: descContext, Annotations: readOnly},
 		func(ctx context.Context, a *agent.Agent, in ContextArgs) (foveal.View, string, error) {
 			if in.Line < 1 {
 				return foveal.View{}, "", fmt.Errorf("line %d is not a line number: lines count from 1", in.Line)
@@ -211,16 +212,16 @@ func (s *Server) addTools() {
 				v.Semantic = []foveal.Related{}
 			}
 			return *v, fmt.Sprintf("%d tokens", v.Tokens), nil
-		}))
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "node_read", Title: "Read a node", Description: descNodeRead, Annotations: readOnly}, read(s, "node_read",
+		})
+	addRead(s, &sdk.Tool{Name: "node_read", Title: "Read a node", Description: descNodeRead, Annotations: readOnly},
 		func(ctx context.Context, a *agent.Agent, in IDArgs) (NodeResult, string, error) {
 			n, err := a.Node(ctx, in.ID)
 			if err != nil {
 				return NodeResult{}, "", err
 			}
 			return NodeResult{ID: n.ID, Title: n.Title, File: n.File, Line: n.Line, Text: n.Text}, fmt.Sprintf("%d bytes", len(n.Text)), nil
-		}))
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "backlinks", Title: "Links to a node", Description: descBacklinks, Annotations: readOnly}, read(s, "backlinks",
+		})
+	addRead(s, &sdk.Tool{Name: "backlinks", Title: "Links to a node", Description: descBacklinks, Annotations: readOnly},
 		func(ctx context.Context, a *agent.Agent, in IDArgs) (BacklinksResult, string, error) {
 			bls, err := a.Backlinks(ctx, in.ID)
 			out := BacklinksResult{Backlinks: make([]BacklinkItem, 0, len(bls))}
@@ -228,17 +229,56 @@ func (s *Server) addTools() {
 				out.Backlinks = append(out.Backlinks, BacklinkItem{ID: b.ID, Title: b.Title, File: b.File, Line: b.Line, Context: b.Context})
 			}
 			return out, fmt.Sprintf("%d backlinks", len(bls)), err
-		}))
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "plans_list", Title: "List the Flight Plans", Description: descPlans, Annotations: readOnly}, read(s, "plans_list",
+		})
+	addRead(s, &sdk.Tool{Name: "plans_list", Title: "List the Flight Plans", Description: descPlans, Annotations: readOnly},
 		func(ctx context.Context, a *agent.Agent, _ NoArgs) (PlansResult, string, error) {
 			plans, err := a.Plans(ctx)
 			if plans == nil {
 				plans = []agent.PlanInfo{}
 			}
 			return PlansResult{Plans: plans}, fmt.Sprintf("%d plans", len(plans)), err
-		}))
+		})
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "propose_action", Title: "Propose a gated action", Description: describePropose(s.opts.Tools),
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(true)}}, s.propose)
+}
+
+// addRead registers t, a tool that reads the memex, with f as its work
+// (see read). Unlike sdk.AddTool's typed handlers — which check the
+// arguments against the input schema and the result against the output
+// schema by decoding each into maps and encoding it again, several passes
+// over a view of tens of kilobytes — it reads the arguments once with
+// decodeArgs (as strict as the schema: the guard has refused anything
+// else already) and encodes the result once, for structuredContent and
+// its text alike. The client is shown the same schemas: jsonschema's of
+// the same types, as the SDK derives them (TestReadToolsKeepTheSDKsSchemas).
+func addRead[In, Out any](s *Server, t *sdk.Tool, f func(context.Context, *agent.Agent, In) (Out, string, error)) {
+	in, err := jsonschema.For[In](&jsonschema.ForOptions{})
+	if err == nil {
+		t.InputSchema = in
+		var out *jsonschema.Schema
+		out, err = jsonschema.For[Out](&jsonschema.ForOptions{})
+		t.OutputSchema = out
+	}
+	if err != nil {
+		// The types are this package's own: a test would have failed.
+		panic(fmt.Sprintf("the schema of %s: %v", t.Name, err))
+	}
+	h := read(s, t.Name, f)
+	s.srv.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args, err := decodeArgs[In](t.Name, req.Params.Arguments)
+		if err != nil {
+			return toolError(err), nil
+		}
+		res, out, _ := h(ctx, req, args)
+		if res != nil {
+			return res, nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return toolError(fmt.Errorf("the result of %s could not be encoded: %w", t.Name, err)), nil
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+	})
 }
 
 // read is a tool that reads the memex: it waits for the agent, runs f,
