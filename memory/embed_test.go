@@ -175,3 +175,38 @@ func TestPrivateTextNeverReachesTheEmbedder(t *testing.T) {
 	_, has := m.Snapshot().Vector(diary)
 	assert.True(t, has, "now public: embedded")
 }
+
+// TestServerFilesAreNeverEmbedded: the plans and the audit journal at the
+// top of a root are never sent to the embedder nor searched by meaning —
+// the journal grows at every call — while a note of the same name below
+// the top is embedded like any other.
+func TestServerFilesAreNeverEmbedded(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{
+		"notes.org":       "* Tomatoes\nTomatoes and soil moisture.\n",
+		"journal.org":     "* Audit Journal\n** JOURNAL-ENTRY tomatoes and soil moisture\n",
+		"FlightPlans.org": "* Flight Plans\n** PLAN-ENTRY tomatoes and soil moisture\n",
+		"old/journal.org": "* Old journal\nKEPT-NOTE tomatoes and soil moisture.\n",
+	})
+	emb := &flakyEmbedder{inner: trigram.New()}
+	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb})
+	require.NoError(t, m.WaitEmbedded(context.Background()))
+	sent := strings.Join(emb.texts, "\n")
+	assert.NotContains(t, sent, "JOURNAL-ENTRY")
+	assert.NotContains(t, sent, "PLAN-ENTRY")
+	assert.Contains(t, sent, "KEPT-NOTE", "a journal.org below the top is a note")
+	s := m.Snapshot()
+	for n := range s.Nodes() {
+		_, has := s.Vector(n)
+		if n.InServerFile() {
+			assert.False(t, has, n.Title())
+		}
+	}
+	from, _ := s.NodeAt(root+"/notes.org", 0)
+	res, err := s.Nearest(context.Background(), from, NearestOptions{K: 10, Exact: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	for _, r := range res {
+		assert.False(t, r.Node.InServerFile(), r.Node.Title())
+	}
+}

@@ -188,7 +188,7 @@ type segBuilder struct {
 // eligible reports whether node i should have a vector.
 func eligible(f *fileIndex, i int32) bool {
 	nd := &f.nodes[i]
-	return !nd.private && nd.embeddable
+	return !nd.private && nd.embeddable && !f.serverFile()
 }
 
 // addRow appends a row to the open chunk.

@@ -12,16 +12,18 @@ func ServerFiles() []string { return []string{"flightplans.org", "journal.org"} 
 // InServerFile reports whether n is in one of ServerFiles at the top of
 // its root (its name compared without case, as the protected places are).
 // A file of that name deeper in a root is a note like any other.
-func (n Node) InServerFile() bool {
-	if !n.Valid() || n.Loose() {
-		return false
-	}
-	rel := n.RelPath()
-	if strings.Contains(rel, "/") {
+func (n Node) InServerFile() bool { return n.Valid() && n.f.serverFile() }
+
+// serverFile reports whether f is one of ServerFiles at the top of its
+// root. Their nodes are never embedded: the journal grows by an entry at
+// every call and action, and would otherwise dirty the vector store (a
+// rewrite of every vector at each save) and fill the neighbour search.
+func (f *fileIndex) serverFile() bool {
+	if f.root < 0 || strings.Contains(f.rel, "/") {
 		return false
 	}
 	for _, name := range ServerFiles() {
-		if strings.EqualFold(rel, name) {
+		if strings.EqualFold(f.rel, name) {
 			return true
 		}
 	}
