@@ -244,10 +244,12 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 }
 
 // openBuffer gives the buffer's text to the memex when the file is one
-// of its files, and makes it a loose file otherwise.
+// of its files, and makes it a loose file otherwise. Either keeps text
+// itself, not a copy: the caller hands it over (a fresh slice: didOpen's
+// decoded text, a pending text) and never writes to it again.
 func (s *Server) openBuffer(ctx context.Context, mx *memory.Memex, d *document, text []byte) *document {
 	if mx != nil {
-		_, err := mx.SetBuffer(ctx, d.path, d.version, text)
+		_, err := mx.SetBufferOwned(ctx, d.path, d.version, text)
 		if err == nil {
 			d.memex, d.loose = true, nil
 			return d
