@@ -221,7 +221,11 @@ func docNote[P any](method string, params jsonrpc2.RawMessage, doc func(*P) uri.
 }
 
 func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error {
-	p, path, err := docNote(protocol.MethodTextDocumentDidOpen, params, func(p *protocol.DidOpenTextDocumentParams) uri.URI { return p.TextDocument.URI })
+	p, err := decodeOpen(params)
+	if err != nil {
+		return err
+	}
+	path, err := pathOf(p.uri)
 	if err != nil {
 		return err
 	}
@@ -232,10 +236,11 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := s.openBuffer(ctx, mx, &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version}, []byte(p.TextDocument.Text))
+	size := len(p.text)
+	d := s.openBuffer(ctx, mx, &document{uri: p.uri, path: path, version: p.version}, p.text)
 	s.docs.put(path, d)
 	s.forgetOld(path)
-	s.warnLargeBuffer(path, len(p.TextDocument.Text))
+	s.warnLargeBuffer(path, size)
 	s.diags.changed(path, before)
 	if d.memex {
 		s.advanceSeen(mx, before, 1)
