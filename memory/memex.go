@@ -375,6 +375,18 @@ type TextEdit struct {
 // meanwhile never replace it. The file must be one the memex would hold
 // (under a root, visible, *.org); it need not exist on disk yet.
 func (m *Memex) SetBuffer(ctx context.Context, path string, version int32, text []byte) (*Snapshot, error) {
+	return m.setBuffer(path, version, text, false)
+}
+
+// SetBufferOwned is SetBuffer for a caller that hands text over: the
+// memex keeps text itself, not a copy (a 12 MB buffer's flush makes one
+// version of it, not two), so the caller must never write to text again.
+// The memex never writes to a text it holds: each edit makes a new one.
+func (m *Memex) SetBufferOwned(ctx context.Context, path string, version int32, text []byte) (*Snapshot, error) {
+	return m.setBuffer(path, version, text, true)
+}
+
+func (m *Memex) setBuffer(path string, version int32, text []byte, owned bool) (*Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sl, err := m.bufferSlot(path)
@@ -391,7 +403,10 @@ func (m *Memex) SetBuffer(ctx context.Context, path string, version int32, text 
 		b.put(&e)
 		return m.publish(b.build(m.nextGen())), nil
 	}
-	src := append([]byte(nil), text...)
+	src := text
+	if !owned {
+		src = append([]byte(nil), text...)
+	}
 	var org *orgast.File
 	var edit *orgast.Edit
 	if sl.had {

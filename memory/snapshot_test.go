@@ -244,3 +244,46 @@ func TestRefreshAndReload(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.org", "d.org"}, relFiles(s3))
 }
+
+// TestSetBufferOwnership checks who owns a buffer's text: SetBuffer keeps
+// a copy (the caller's slice may change afterwards), SetBufferOwned keeps
+// the caller's slice itself, and no later edit or version of the buffer
+// writes to a text an older snapshot holds.
+func TestSetBufferOwnership(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		owned bool
+	}{{"copied", false}, {"owned", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			path := filepath.Join(root, "n.org")
+			m := openMemex(t, Options{Roots: []string{root}})
+			ctx := context.Background()
+			const first = "* Alpha\nSome words.\n* Beta\nMore words.\n"
+			text := []byte(first)
+			set := m.SetBuffer
+			if tc.owned {
+				set = m.SetBufferOwned
+			}
+			s1, err := set(ctx, path, 1, text)
+			require.NoError(t, err)
+			f1, ok := s1.File(path)
+			require.True(t, ok)
+			held := f1.Org().Src
+			require.Equal(t, first, string(held))
+			assert.Equal(t, tc.owned, &held[0] == &text[0], "the memex holds the caller's slice only when handed over")
+
+			_, err = m.EditBuffer(ctx, path, 2, TextEdit{Start: 2, End: 7, Text: "Gamma"})
+			require.NoError(t, err)
+			s3, err := m.SetBufferOwned(ctx, path, 3, []byte("* Delta\nSome words.\n* Beta\nMore words.\n"))
+			require.NoError(t, err)
+			n, ok := s3.NodeAt(path, 0)
+			require.True(t, ok)
+			assert.Equal(t, "Delta", n.Title())
+			assert.Equal(t, first, string(held), "later versions never write to an older snapshot's text")
+			n, ok = s1.NodeAt(path, 0)
+			require.True(t, ok)
+			assert.Equal(t, "Alpha", n.Title(), "the older snapshot still reads its own text")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"sync"
+	"weak"
 
 	"pp-lsp/memory"
 	"pp-lsp/memory/orgfeat"
@@ -16,11 +17,14 @@ import (
 // only), and a snapshot's list of files is made from them on its first
 // search. (ByName makes one table of every name of the memex per snapshot:
 // on 100,000 headlines a search after an edit, or after the rescan that
-// finds the journal grown, paid ~0.1 s for it.)
+// finds the journal grown, paid ~0.1 s for it.) The snapshot and the
+// outlines are held weakly, and the names are copies, never views of an
+// outline's text: the index never keeps an old snapshot, nor the old
+// versions of a large buffer edited since, alive (issue 23).
 type titleIndex struct {
 	mu    sync.Mutex
-	files map[*orgast.File]*fileNames
-	snap  *memory.Snapshot
+	files map[weak.Pointer[orgast.File]]*fileNames
+	snap  weak.Pointer[memory.Snapshot]
 	list  []*fileNames
 }
 
@@ -28,7 +32,7 @@ type titleIndex struct {
 // (i+1) titles and aliases.
 type fileNames struct {
 	path   string
-	org    *orgast.File
+	org    weak.Pointer[orgast.File]
 	byName map[string][]nameHit
 }
 
@@ -45,38 +49,45 @@ func nameKey(s string) string { return strings.ToLower(strings.Join(strings.Fiel
 func (x *titleIndex) of(snap *memory.Snapshot) []*fileNames {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.snap == snap {
+	if x.snap.Value() == snap && x.list != nil {
 		return x.list
 	}
-	next := make(map[*orgast.File]*fileNames, snap.FileCount())
+	next := make(map[weak.Pointer[orgast.File]]*fileNames, snap.FileCount())
 	list := make([]*fileNames, 0, snap.FileCount())
 	for f := range snap.Files() {
 		if f.InServerFile() {
 			continue
 		}
-		fn := x.files[f.Org()]
+		org := weak.Make(f.Org())
+		fn := x.files[org]
 		if fn == nil {
 			fn = namesOf(f)
 		}
-		next[f.Org()] = fn
+		next[org] = fn
 		list = append(list, fn)
 	}
-	x.files, x.snap, x.list = next, snap, list
+	x.files, x.snap, x.list = next, weak.Make(snap), list
 	return list
 }
 
-// namesOf reads the names of file f's nodes.
+// namesOf reads the names of file f's nodes. The keys are copies: a
+// title is a view of the outline's text, which a key must not pin.
 func namesOf(f memory.Node) *fileNames {
-	fn := &fileNames{path: f.Path(), org: f.Org(), byName: map[string][]nameHit{}}
+	fn := &fileNames{path: strings.Clone(f.Path()), org: weak.Make(f.Org()), byName: map[string][]nameHit{}}
+	put := func(name string, h nameHit) {
+		key := nameKey(name)
+		if key == "" {
+			return
+		}
+		// Always a copy: assigning to a string key the map has replaces
+		// the key with the one assigned.
+		fn.byName[strings.Clone(key)] = append(fn.byName[key], h)
+	}
 	add := func(n memory.Node) {
 		k := int32(n.Headline() + 1)
-		if key := nameKey(n.Title()); key != "" {
-			fn.byName[key] = append(fn.byName[key], nameHit{node: k})
-		}
+		put(n.Title(), nameHit{node: k})
 		for _, a := range orgfeat.Aliases(n) {
-			if key := nameKey(a); key != "" {
-				fn.byName[key] = append(fn.byName[key], nameHit{node: k, alias: true})
-			}
+			put(a, nameHit{node: k, alias: true})
 		}
 	}
 	add(f)
@@ -98,11 +109,11 @@ func (x *titleIndex) byName(snap *memory.Snapshot, name string) ([]memory.Node, 
 	for _, fn := range x.of(snap) {
 		for _, h := range fn.byName[key] {
 			n, ok := snap.File(fn.path)
-			if !ok || n.Org() != fn.org {
+			if !ok || n.Org() != fn.org.Value() {
 				continue
 			}
 			if h.node > 0 {
-				if n, ok = snap.NodeAtOffset(fn.path, fn.org.Headlines[h.node-1].Line.Start); !ok {
+				if n, ok = snap.NodeAtOffset(fn.path, n.Org().Headlines[h.node-1].Line.Start); !ok {
 					continue
 				}
 			}

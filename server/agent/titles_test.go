@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +16,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/memory/memexgen"
 	"pp-lsp/memory/orgfeat"
+	"pp-lsp/orgast"
 )
 
 // TestTitleIndexIsByName: the agent's title index finds exactly the nodes
@@ -71,4 +74,47 @@ func TestTitleIndexIsByName(t *testing.T) {
 	got, aliased := x.byName(mx.Snapshot(), "the note")
 	assert.Empty(t, got, "the alias went with the edit")
 	assert.Empty(t, aliased)
+}
+
+// TestTitleIndexLetsOldVersionsGo checks that the title index answers
+// from the outlines it read while they live, and never keeps an old
+// snapshot, nor an edited buffer's old outline and text, alive itself
+// (issue 23: a burst of edits to a large buffer).
+func TestTitleIndexLetsOldVersionsGo(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "notes.org")
+	// "seedlings": one lower-case word, whose key would be a view of the
+	// text were it not copied.
+	testenv.WriteTree(t, root, map[string]string{
+		"notes.org": "* Garden Plans\n:PROPERTIES:\n:ROAM_ALIASES: \"Vegetable Beds\"\n:END:\n* seedlings\n",
+		"other.org": "* Soil\n",
+	})
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var x titleIndex
+	oldSnap, oldOrg, oldText := func() (weak.Pointer[memory.Snapshot], weak.Pointer[orgast.File], weak.Pointer[byte]) {
+		snap := mx.Snapshot()
+		got, aliased := x.byName(snap, "vegetable beds")
+		require.Len(t, got, 1)
+		assert.Equal(t, []bool{true}, aliased)
+		f, ok := snap.File(path)
+		require.True(t, ok)
+		return weak.Make(snap), weak.Make(f.Org()), weak.Make(&f.Org().Src[0])
+	}()
+	_, err = mx.SetBuffer(ctx, path, 1, []byte("* Orchard Plans\n"))
+	require.NoError(t, err)
+	runtime.GC()
+	assert.Nil(t, oldSnap.Value(), "the index let the old snapshot go")
+	assert.Nil(t, oldOrg.Value(), "the index let the old outline go")
+	assert.Nil(t, oldText.Value(), "no name views the old text")
+	snap := mx.Snapshot()
+	got, _ := x.byName(snap, "vegetable beds")
+	assert.Empty(t, got, "the next snapshot is read afresh")
+	got, _ = x.byName(snap, "orchard  PLANS")
+	require.Len(t, got, 1)
+	assert.Equal(t, "Orchard Plans", got[0].Title())
+	got, _ = x.byName(snap, "soil")
+	assert.Len(t, got, 1, "an unchanged file is still found")
 }

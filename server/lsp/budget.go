@@ -36,7 +36,7 @@ import (
 // An open buffer larger than bufferWarnBytes is indexed as any other,
 // with one warning saying what it costs.
 const (
-	minBudget     = 300 << 20
+	minBudget     = 256 << 20
 	budgetFactor  = 3
 	smallHeap     = 64 << 20
 	smallHeadroom = 24 << 20

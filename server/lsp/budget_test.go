@@ -23,7 +23,7 @@ func TestBudgetFollowsTheSettledHeap(t *testing.T) {
 	}{
 		{"small heap", nil, 0, 30 * mb, 54 * mb},
 		{"large heap alone", nil, 0, 200 * mb, 600 * mb},
-		{"the floor", nil, 0, 100 * mb, minBudget},
+		{"the floor", nil, 0, 80 * mb, minBudget},
 		{"a burst does not raise it", []heapSample{{t0, 120 * mb}}, time.Second, 300 * mb, 360 * mb},
 		{"never under live plus headroom", []heapSample{{t0, 70 * mb}}, time.Second, 400 * mb, 424 * mb},
 		{"a heap that stays raises it", []heapSample{{t0, 120 * mb}, {t0.Add(20 * time.Second), 300 * mb}}, 40 * time.Second, 300 * mb, 900 * mb},

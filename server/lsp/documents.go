@@ -221,7 +221,11 @@ func docNote[P any](method string, params jsonrpc2.RawMessage, doc func(*P) uri.
 }
 
 func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error {
-	p, path, err := docNote(protocol.MethodTextDocumentDidOpen, params, func(p *protocol.DidOpenTextDocumentParams) uri.URI { return p.TextDocument.URI })
+	p, err := decodeOpen(params)
+	if err != nil {
+		return err
+	}
+	path, err := pathOf(p.uri)
 	if err != nil {
 		return err
 	}
@@ -232,10 +236,11 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 	if mx != nil {
 		before = mx.Snapshot()
 	}
-	d := s.openBuffer(ctx, mx, &document{uri: p.TextDocument.URI, path: path, version: p.TextDocument.Version}, []byte(p.TextDocument.Text))
+	size := len(p.text)
+	d := s.openBuffer(ctx, mx, &document{uri: p.uri, path: path, version: p.version}, p.text)
 	s.docs.put(path, d)
 	s.forgetOld(path)
-	s.warnLargeBuffer(path, len(p.TextDocument.Text))
+	s.warnLargeBuffer(path, size)
 	s.diags.changed(path, before)
 	if d.memex {
 		s.advanceSeen(mx, before, 1)
@@ -244,10 +249,12 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 }
 
 // openBuffer gives the buffer's text to the memex when the file is one
-// of its files, and makes it a loose file otherwise.
+// of its files, and makes it a loose file otherwise. Either keeps text
+// itself, not a copy: the caller hands it over (a fresh slice: didOpen's
+// decoded text, a pending text) and never writes to it again.
 func (s *Server) openBuffer(ctx context.Context, mx *memory.Memex, d *document, text []byte) *document {
 	if mx != nil {
-		_, err := mx.SetBuffer(ctx, d.path, d.version, text)
+		_, err := mx.SetBufferOwned(ctx, d.path, d.version, text)
 		if err == nil {
 			d.memex, d.loose = true, nil
 			return d

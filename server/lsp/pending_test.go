@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"pp-lsp/orgast"
 )
@@ -45,6 +46,34 @@ func TestPendingLingers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &pendingText{base: tc.base, edits: tc.edits, since: now.Add(-tc.age)}
 			assert.Equal(t, tc.want, p.lingers(now))
+		})
+	}
+}
+
+// TestPendingTextIsFresh checks that the text a flush hands over to the
+// memex (SetBufferOwned, no copy) is a slice of its own: it never shares
+// memory with the text the memex held before, so neither can change the
+// other.
+func TestPendingTextIsFresh(t *testing.T) {
+	const src = "* One\nbody one\n* Two\nbody two\n"
+	for _, tc := range []struct {
+		name  string
+		lines map[int][]byte
+		want  string
+	}{
+		{"no line changed", nil, src},
+		{"one line", map[int][]byte{1: []byte("body 1")}, "* One\nbody 1\n* Two\nbody two\n"},
+		{"first and last", map[int][]byte{0: []byte("* Uno"), 3: []byte("body dos")}, "* Uno\nbody one\n* Two\nbody dos\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := orgast.Parse([]byte(src))
+			p := &pendingText{base: base, lines: tc.lines}
+			got := p.text()
+			require.Equal(t, tc.want, string(got))
+			for i := range got {
+				got[i] = 'x'
+			}
+			assert.Equal(t, src, string(base.Src), "the flushed text shares nothing with the held one")
 		})
 	}
 }
