@@ -331,6 +331,41 @@ func oracleTokens(text string, min, limit int) []string {
 	return out
 }
 
+// TestTokenRunsAtEveryOffset: hexAndTokens reads one byte in 16 between
+// runs; runs of every length around 16 and 32, at every offset and with
+// gaps of every width, are found as reading every byte found them (the
+// hex rule included: the runs hold a hex secret after the word token).
+func TestTokenRunsAtEveryOffset(t *testing.T) {
+	const hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	for _, n := range []int{1, 2, 15, 16, 17, 31, 32, 33, 40, 64, 65} {
+		for _, gap := range []int{1, 2, 7, 15, 16, 17, 31, 33} {
+			for off := 0; off < 34; off++ {
+				run := strings.Repeat("a1", n)[:n]
+				if n >= 32 && n <= 64 {
+					run = hex[:n]
+				}
+				var b strings.Builder
+				b.WriteString(strings.Repeat(" ", off))
+				for k := 0; k < 5; k++ {
+					b.WriteString(run)
+					b.WriteString(strings.Repeat("\n", gap)[:gap])
+					b.WriteString(run[:min(len(run), k*7)])
+					b.WriteString(strings.Repeat(" ", gap))
+				}
+				for _, text := range []string{b.String(), "token " + b.String(), b.String()[off:]} {
+					got, gotOK, toks := hexAndTokens(text, nil)
+					want, wantOK := oracleHexNearSecretWord(text, asciiLower(text))
+					require.Equal(t, want, got, "%q", text)
+					require.Equal(t, wantOK, gotOK, "%q", text)
+					if !gotOK {
+						require.Equal(t, oracleTokens(text, 16, 64), toks, "%q", text)
+					}
+				}
+			}
+		}
+	}
+}
+
 // oracleBridgeApproval is bridgeApproval as first written.
 func oracleBridgeApproval(text string) (string, bool) {
 	low := strings.ToLower(text)

@@ -29,10 +29,19 @@ type kwMatcher struct {
 	kws    []kwSpec
 	class  [256]uint8 // byte → class; 0 is every byte no keyword holds
 	nclass int
-	next   []uint16 // state*nclass + class → state; state 0 is the root
+	// dense is the transition table, a row of nclass entries per state:
+	// state*nclass + class → the next state. State 0 is the root, and
+	// class 0 leads every state back to it.
+	dense []uint16
+	// rows is the same table when it holds at most 1<<16 entries (nil
+	// otherwise): row + class → the next state's row (its number times
+	// nclass), so that the scan adds instead of multiplying, indexed by a
+	// uint16 into an array of 1<<16 entries, which the scan reads without
+	// a bounds check; only the rows in use are ever written or read.
+	rows *[1 << 16]uint16
 	// The states where keywords end are numbered last, from outStart:
-	// the scan tells one by comparing its number, not by reading a table
-	// at every byte.
+	// the scan tells one by comparing its row, not by reading a table at
+	// every byte.
 	outStart int
 	outOff   []uint32 // state-outStart → its outputs: outs[outOff[i]:outOff[i+1]]
 	outs     []kwID   // keywords ending at a state, suffix links included
@@ -122,7 +131,7 @@ func (b *kwBuilder) build() *kwMatcher {
 	// Breadth first: failure links, the dense transition table, and each
 	// state's outputs extended by its failure state's.
 	nc := m.nclass
-	m.next = make([]uint16, len(nodes)*nc)
+	dense := make([]uint16, len(nodes)*nc)
 	fail := make([]int, len(nodes))
 	outs := make([][]kwID, len(nodes))
 	queue := []int{0}
@@ -134,13 +143,13 @@ func (b *kwBuilder) build() *kwMatcher {
 			v, ok := nodes[u].child[uint8(c)]
 			if !ok {
 				if u != 0 {
-					m.next[u*nc+c] = m.next[fail[u]*nc+c]
+					dense[u*nc+c] = dense[fail[u]*nc+c]
 				}
 				continue
 			}
-			m.next[u*nc+c] = uint16(v)
+			dense[u*nc+c] = uint16(v)
 			if u != 0 {
-				fail[v] = int(m.next[fail[u]*nc+c])
+				fail[v] = int(dense[fail[u]*nc+c])
 			}
 			outs[v] = append(append([]kwID(nil), nodes[v].out...), outs[fail[v]]...)
 			queue = append(queue, v)
@@ -169,13 +178,18 @@ func (b *kwBuilder) build() *kwMatcher {
 	for n, s := range order {
 		renum[s] = uint16(n)
 	}
-	next := make([]uint16, len(m.next))
+	m.dense = make([]uint16, len(dense))
 	for n, s := range order {
 		for c := 0; c < nc; c++ {
-			next[n*nc+c] = renum[m.next[s*nc+c]]
+			m.dense[n*nc+c] = renum[dense[s*nc+c]]
 		}
 	}
-	m.next = next
+	if len(m.dense) <= 1<<16 {
+		m.rows = new([1 << 16]uint16)
+		for i, s := range m.dense {
+			m.rows[i] = s * uint16(nc)
+		}
+	}
 	m.outOff = make([]uint32, len(nodes)-m.outStart+1)
 	for i, s := range order[m.outStart:] {
 		m.outs = append(m.outs, outs[s]...)
@@ -208,54 +222,79 @@ type kwHits struct {
 	occ  []kwOcc // ordered by end
 }
 
-// scan finds every keyword in text, into h.
+// scan finds every keyword in text, into h. Per byte it reads the
+// byte's class and the next state, and compares that with outStart.
 func (m *kwMatcher) scan(text string, h *kwHits) {
 	h.seen = [maxKeywords / 64]uint64{}
 	h.occ = h.occ[:0]
-	nc, outStart := m.nclass, m.outStart
-	next, class, outOff := m.next, &m.class, m.outOff
-	s := 0
-	for i := 0; i < len(text); i++ {
-		c := class[text[i]]
-		if c == 0 {
-			s = 0
-			continue
-		}
-		s = int(next[s*nc+int(c)])
-		if s >= outStart {
-			for _, id := range m.outs[outOff[s-outStart]:outOff[s-outStart+1]] {
-				k := m.kws[id]
-				if !k.fold && text[i+1-len(k.text):i+1] != k.text {
-					continue
-				}
-				h.seen[id/64] |= 1 << (id % 64)
-				if h.occ == nil {
-					h.occ = make([]kwOcc, 0, 16)
-				}
-				h.occ = append(h.occ, kwOcc{id: id, end: int32(i + 1)})
+	nc, outStart, class := m.nclass, m.outStart, &m.class
+	if rows := m.rows; rows != nil {
+		outRow := outStart * nc
+		s := 0
+		for i := 0; i < len(text); i++ {
+			if s = int(rows[uint16(s+int(class[text[i]]))]); s >= outRow {
+				m.record(text, i, s/nc, h)
 			}
 		}
+		return
+	}
+	next := m.dense
+	s := 0
+	for i := 0; i < len(text); i++ {
+		if s = int(next[s*nc+int(class[text[i]])]); s >= outStart {
+			m.record(text, i, s, h)
+		}
+	}
+}
+
+// record notes the keywords ending at text[i], where the scan reached
+// state s (one where keywords end).
+func (m *kwMatcher) record(text string, i, s int, h *kwHits) {
+	st := s - m.outStart
+	for _, id := range m.outs[m.outOff[st]:m.outOff[st+1]] {
+		k := m.kws[id]
+		if !k.fold && text[i+1-len(k.text):i+1] != k.text {
+			continue
+		}
+		h.seen[id/64] |= 1 << (id % 64)
+		if h.occ == nil {
+			h.occ = make([]kwOcc, 0, 16)
+		}
+		h.occ = append(h.occ, kwOcc{id: id, end: int32(i + 1)})
 	}
 }
 
 // contains says whether any keyword occurs in text, without recording
 // where.
 func (m *kwMatcher) contains(text string) bool {
-	nc := m.nclass
+	nc, outStart, class := m.nclass, m.outStart, &m.class
+	if rows := m.rows; rows != nil {
+		outRow := outStart * nc
+		s := 0
+		for i := 0; i < len(text); i++ {
+			if s = int(rows[uint16(s+int(class[text[i]]))]); s >= outRow && m.endsAt(text, i, s/nc) {
+				return true
+			}
+		}
+		return false
+	}
+	next := m.dense
 	s := 0
 	for i := 0; i < len(text); i++ {
-		c := m.class[text[i]]
-		if c == 0 {
-			s = 0
-			continue
+		if s = int(next[s*nc+int(class[text[i]])]); s >= outStart && m.endsAt(text, i, s) {
+			return true
 		}
-		s = int(m.next[s*nc+int(c)])
-		if s >= m.outStart {
-			for _, id := range m.outs[m.outOff[s-m.outStart]:m.outOff[s-m.outStart+1]] {
-				if k := m.kws[id]; k.fold || text[i+1-len(k.text):i+1] == k.text {
-					return true
-				}
-			}
+	}
+	return false
+}
+
+// endsAt says whether a keyword of state s (one where keywords end) ends
+// at text[i].
+func (m *kwMatcher) endsAt(text string, i, s int) bool {
+	st := s - m.outStart
+	for _, id := range m.outs[m.outOff[st]:m.outOff[st+1]] {
+		if k := m.kws[id]; k.fold || text[i+1-len(k.text):i+1] == k.text {
+			return true
 		}
 	}
 	return false

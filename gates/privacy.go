@@ -54,15 +54,17 @@ func buildPrivacyIndex(ctx context.Context, texts []string) (*privacyIndex, erro
 	}
 	idx.filter = make([]uint64, words)
 	for h := range idx.shingles {
-		b := h % uint64(words*64)
+		b := h & uint64(words*64-1)
 		idx.filter[b/64] |= 1 << (b % 64)
 	}
 	return idx, nil
 }
 
 // mayHold says whether shingle h may be indexed (false: it is not).
+// The filter's length in bits is a power of two: h's low bits pick the
+// bit, without a division at every word of the text.
 func (p *privacyIndex) mayHold(h uint64) bool {
-	b := h % uint64(len(p.filter)*64)
+	b := h & uint64(len(p.filter)*64-1)
 	return p.filter[b/64]&(1<<(b%64)) != 0
 }
 
@@ -103,21 +105,39 @@ func (p *privacyIndex) quotes(text string) bool {
 // the normalised text, in order, until fn returns false. The text is
 // normalised as it is read: every rune lower-cased (unicode.ToLower, as
 // strings.ToLower does), words split at every rune that is not a letter
-// or a digit. Nothing is allocated.
+// or a digit. Nothing is allocated. A run of ASCII letters and digits is
+// hashed in one tight loop over a table (shingleBytes), its first bytes
+// copied to the word's head after; a byte of a longer rune takes the
+// rune's way, on the same word.
 func forShingles(text string, fn func(uint64) bool) {
 	var w shingler
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-				w.addByte(c)
-			} else if !w.endWord(fn) {
+		k := shingleBytes[text[i]]
+		if k == 0 {
+			if !w.endWord(fn) {
 				return
 			}
 			i++
+			continue
+		}
+		if k < utf8.RuneSelf {
+			start := i
+			h := w.hash
+			if w.n == 0 {
+				h = fnvOffset
+			}
+			for ; i < len(text); i++ {
+				k = shingleBytes[text[i]]
+				if k == 0 || k >= utf8.RuneSelf {
+					break
+				}
+				h = (h ^ uint64(k)) * fnvPrime
+			}
+			n0 := w.n
+			for j := start; j < i && n0+j-start < len(w.head); j++ {
+				w.head[n0+j-start] = shingleBytes[text[j]]
+			}
+			w.hash, w.n = h, n0+i-start
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -134,6 +154,23 @@ func forShingles(text string, fn func(uint64) bool) {
 	}
 	w.endWord(fn)
 }
+
+// shingleBytes maps an ASCII letter or digit to its lower case, any other
+// ASCII byte to 0 (it ends a word), and every byte 0x80 or more to 0x80
+// (part of a longer rune, decoded).
+var shingleBytes = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch b := byte(c); {
+		case b >= utf8.RuneSelf:
+			t[c] = utf8.RuneSelf
+		case b >= 'A' && b <= 'Z':
+			t[c] = b + 'a' - 'A'
+		case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+			t[c] = b
+		}
+	}
+	return t
+}()
 
 // shingler holds the word being read and the last four words' hashes.
 type shingler struct {

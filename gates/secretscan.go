@@ -292,16 +292,30 @@ var byteClasses = func() (t [256]uint8) {
 // run at least 32 long; every such run is read. The second takes the
 // first 64 runs at least 16 long, appended to toks, for tokenSecret; they
 // are returned only when no hex secret is found.
+//
+// Only runs at least 16 long matter, and any such run holds one of every
+// 16 positions in a row: the pass reads one byte in 16 (the probe) until
+// one is a token character, then reads that run to both ends, and probes
+// again 16 bytes past its end. A probe that is not a token character
+// rules out any long run starting in the 15 bytes before it; a run read
+// whole rules out any other starting in it. So every run at least 16 long
+// is found, once, in order, as reading every byte found them.
 func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
-	for t := 0; t < len(text); {
-		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
-			t++
+	const minRun = 16
+	for p := minRun - 1; p < len(text); {
+		if byteClasses[text[p]]&classToken == 0 {
+			p += minRun
+			continue
 		}
-		start := t
+		start, t := p, p+1
+		for start > 0 && byteClasses[text[start-1]]&classToken != 0 {
+			start--
+		}
 		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
 			t++
 		}
-		if t-start < 16 {
+		p = t + minRun
+		if t-start < minRun {
 			continue
 		}
 		if len(toks) < 64 {
