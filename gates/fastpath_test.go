@@ -241,6 +241,12 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	low := asciiLower(text)
 	var h kwHits
 	secretKW.m.scan(text, &h)
+	cands := secretKW.candidateRules(&h)
+	for i := range prefixRules {
+		if got, want := cands[i/64]&(1<<(i%64)) != 0, h.any(secretKW.rules[i]); got != want {
+			t.Fatalf("prefix rule %s: a candidate %v, its keywords occur %v in %q", prefixRules[i].name, got, want, text)
+		}
+	}
 	// Keys: every word-ish run of the text, as assignPairs cuts them.
 	for _, key := range strings.FieldsFunc(text, func(r rune) bool {
 		return r > unicode.MaxASCII || !(isWordByte(byte(r)) || r == '.' || r == '-' || r == '[')
@@ -262,6 +268,14 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	for _, r := range prefixRules {
 		if r.need != nil && r.re.MatchString(text) && !r.need(text) {
 			t.Fatalf("the %s rule matches %q, which fails its precondition", r.name, text)
+		}
+	}
+	for _, n := range []int{-1, 1, 2, 16} {
+		if got, want := urlCreds.FindAllStringSubmatch(text, n), reURLCreds.FindAllStringSubmatch(text, n); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("URL credentials anchored at each scheme: %q, the pattern finds %q in %q", got, want, text)
+		}
+		if got, want := k8sData.FindAllStringSubmatch(text, n), reK8sData.FindAllStringSubmatch(text, n); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("Kubernetes Secret data anchored at each line: %q, the pattern finds %q in %q", got, want, text)
 		}
 	}
 	for _, m := range reK8sData.FindAllStringSubmatch(text, -1) {
@@ -571,7 +585,9 @@ func FuzzTextScanners(f *testing.F) {
 		"$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21",
 		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x",
 		"kind: Secret\ndata:\n  password: cGFzc3dvcmQ=\n", "kind: 'Secret'\ndata:\n  key: |\n    QWxhZGRpbjpvcGVuU2VzYW1lMTIz\n", "kind: secret\n  token: \"AbCd1234EfGh\"  \n",
-		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n"} {
+		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n",
+		"kind: Secret\ndata:\n\n  a.b: |\n\n    QWxhZGRpbjpv\n  'c': \"abcdefgh12==\"  \n\nd: x\n", "x: abcdefgh\n\n\ny:\n  abcdefghi=\n",
+		"git+ssh://u:p@h https://a:b@c/d 1a.b-c://x:y@z ://u:v@w http://x:y:z@a@b", "s3://k:s@b\tftp://a:b@c\nhttp://u:p@\"h\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

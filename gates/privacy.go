@@ -114,10 +114,11 @@ func forShingles(text string, fn func(uint64) bool) {
 	for i := 0; i < len(text); {
 		k := shingleBytes[text[i]]
 		if k == 0 {
-			if !w.endWord(fn) {
+			if w.n != 0 && !w.endWord(fn) {
 				return
 			}
-			i++
+			for i++; i < len(text) && shingleBytes[text[i]] == 0; i++ {
+			}
 			continue
 		}
 		if k < utf8.RuneSelf {
@@ -178,7 +179,7 @@ type shingler struct {
 	n      int                  // its length in bytes
 	head   [8]byte              // its first bytes: enough for any stopword
 	words  [shingleWords]uint64 // hashes of the last words, oldest first
-	common [shingleWords]bool   // which of them are stopwords
+	common uint8                // which of them are stopwords: bit 0 the newest
 	count  int
 }
 
@@ -206,13 +207,16 @@ func (w *shingler) endWord(fn func(uint64) bool) bool {
 	}
 	common := w.n == 1 || w.n <= maxStopword && w.n <= len(w.head) && isStopword(w.head[:w.n], w.hash)
 	copy(w.words[:], w.words[1:])
-	copy(w.common[:], w.common[1:])
-	w.words[shingleWords-1], w.common[shingleWords-1] = w.hash, common
+	w.words[shingleWords-1] = w.hash
+	w.common <<= 1
+	if common {
+		w.common |= 1
+	}
 	w.n = 0
 	if w.count++; w.count < shingleWords {
 		return true
 	}
-	if w.common == [shingleWords]bool{true, true, true, true} {
+	if w.common&(1<<shingleWords-1) == 1<<shingleWords-1 {
 		return true
 	}
 	return fn(shingleHash(w.words))
