@@ -136,9 +136,8 @@ func (b *kwBuilder) build() *kwMatcher {
 	outs := make([][]kwID, len(nodes))
 	queue := []int{0}
 	outs[0] = nodes[0].out
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
+	for q := 0; q < len(queue); q++ {
+		u := queue[q]
 		for c := 1; c < nc; c++ {
 			v, ok := nodes[u].child[uint8(c)]
 			if !ok {
@@ -161,15 +160,17 @@ func (b *kwBuilder) build() *kwMatcher {
 		m.class[c] = m.class[c+'a'-'A']
 	}
 	// Renumber: the states without outputs first (the root, which has
-	// none, stays 0), then those with.
+	// none, stays 0), then those with; each part breadth first, so that
+	// the shallow states, where a scan of ordinary text spends most
+	// bytes, share the first rows of the table and its cache lines.
 	order := make([]int, 0, len(nodes)) // new number → old
-	for s := range nodes {
+	for _, s := range queue {
 		if len(outs[s]) == 0 {
 			order = append(order, s)
 		}
 	}
 	m.outStart = len(order)
-	for s := range nodes {
+	for _, s := range queue {
 		if len(outs[s]) > 0 {
 			order = append(order, s)
 		}

@@ -134,9 +134,13 @@ func forShingles(text string, fn func(uint64) bool) {
 				}
 				h = (h ^ uint64(k)) * fnvPrime
 			}
+			// The head is read only for a word of at most maxStopword
+			// bytes: a longer one's is not kept.
 			n0 := w.n
-			for j := start; j < i && n0+j-start < len(w.head); j++ {
-				w.head[n0+j-start] = shingleBytes[text[j]]
+			if n := n0 + i - start; n <= maxStopword && n <= len(w.head) {
+				for j := start; j < i; j++ {
+					w.head[n0+j-start] = shingleBytes[text[j]]
+				}
 			}
 			w.hash, w.n = h, n0+i-start
 			continue
@@ -206,8 +210,7 @@ func (w *shingler) endWord(fn func(uint64) bool) bool {
 		return true
 	}
 	common := w.n == 1 || w.n <= maxStopword && w.n <= len(w.head) && isStopword(w.head[:w.n], w.hash)
-	copy(w.words[:], w.words[1:])
-	w.words[shingleWords-1] = w.hash
+	w.words[0], w.words[1], w.words[2], w.words[3] = w.words[1], w.words[2], w.words[3], w.hash
 	w.common <<= 1
 	if common {
 		w.common |= 1
@@ -225,11 +228,8 @@ func (w *shingler) endWord(fn func(uint64) bool) bool {
 // shingleHash combines the hashes of a shingle's words, in order: a
 // multiply-xor chain, then one full mix.
 func shingleHash(words [shingleWords]uint64) uint64 {
-	h := words[0]
-	for _, x := range words[1:] {
-		h = h*0x9e3779b97f4a7c15 ^ x
-	}
-	return mix64(h)
+	const k = 0x9e3779b97f4a7c15
+	return mix64(((words[0]*k^words[1])*k^words[2])*k ^ words[3])
 }
 
 // mix64 is the splitmix64 finaliser: every input bit reaches every output
