@@ -84,11 +84,11 @@ func (b *kwBuilder) add(text string, fold bool) kwID {
 
 // group adds keywords of one kind and returns them as a set.
 func (b *kwBuilder) group(fold bool, texts ...string) kwGroup {
-	var g kwGroup
+	var ids []kwID
 	for _, t := range texts {
-		g.ids = append(g.ids, b.add(t, fold))
+		ids = append(ids, b.add(t, fold))
 	}
-	return g
+	return newKwGroup(ids...)
 }
 
 // build compiles the automaton over the lower-cased keywords; exact
@@ -305,26 +305,33 @@ func (m *kwMatcher) endsAt(text string, i, s int) bool {
 func (h *kwHits) has(id kwID) bool { return h.seen[id/64]&(1<<(id%64)) != 0 }
 
 // kwGroup is a set of keywords that one check looks for together.
-type kwGroup struct{ ids []kwID }
+type kwGroup struct {
+	ids []kwID
+	set *[maxKeywords / 64]uint64 // the same keywords, as a bit set by id (nil: none)
+}
+
+func newKwGroup(ids ...kwID) kwGroup {
+	g := kwGroup{ids: ids, set: new([maxKeywords / 64]uint64)}
+	for _, id := range ids {
+		g.set[id/64] |= 1 << (id % 64)
+	}
+	return g
+}
 
 // any says whether any keyword of g occurs.
 func (h *kwHits) any(g kwGroup) bool {
-	for _, id := range g.ids {
-		if h.has(id) {
+	if g.set == nil {
+		return false
+	}
+	for i, x := range g.set {
+		if h.seen[i]&x != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-func (g kwGroup) holds(id kwID) bool {
-	for _, x := range g.ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
+func (g kwGroup) holds(id kwID) bool { return g.set != nil && g.set[id/64]&(1<<(id%64)) != 0 }
 
 // forLines calls fn with the bounds of every line of text holding a
 // keyword of g (the line without its newline), in order, once per line,
