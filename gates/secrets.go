@@ -51,10 +51,62 @@ var (
 	reK8sData    = regexp.MustCompile(`(?m)^` + k8sDataBody + `$`)
 	k8sData      = lineAnchored{re: regexp.MustCompile(`^` + k8sDataBody + `(?m:$)`)}
 	reToken      = regexp.MustCompile(`[A-Za-z0-9+/=_.~-]{16,}`)
-	reSaidSecret = mustCompileFoldAt(`\b(?:password|passcode|pin|secret key|security code|api key|access code|verification code|one-time code|otp|2fa code|recovery code)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`, "password", "passcode", "pin", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code")
+	reSaidSecret = withPre(mustCompileFoldAt(`\b(?:`+strings.Join(saidWords, "|")+`)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`, saidWords...), saidSecretAt)
 	reConnPass   = withNeedByte(mustCompileFold(`(?:^|;)\s*(?:password|pwd)\s*=\s*([^;'"\s]+)\s*;`), ';')
 	reCredFlag   = mustCompileFold(`(?:\bpsexec\b[^\n]*\s-p\s+\S+|\s-password\s+\S+|\s--password[= ]\S+|\s-p\s*'[^']+'|mysql[^\n]*\s-p\S+)`)
 )
+
+// saidWords start the pattern of a password or code written out.
+var saidWords = []string{"password", "passcode", "pin", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code"}
+
+// saidSecretAt says whether reSaidSecret's pattern, anchored, can match
+// the lower-cased low at c: one of saidWords, blanks (\s), "is", ':' or
+// '=', blanks, a quote or not, and four value characters. Each part is
+// forced (the blanks before a separator that is not blank, the quote
+// before a value that holds none), so this is exactly whether it
+// matches, read without the regexp package.
+func saidSecretAt(low string, c int) bool {
+	for _, w := range saidWords {
+		if !strings.HasPrefix(low[c:], w) {
+			continue
+		}
+		j := skipRegexpSpace(low, c+len(w))
+		switch {
+		case strings.HasPrefix(low[j:], "is"):
+			j += 2
+		case j < len(low) && (low[j] == ':' || low[j] == '='):
+			j++
+		default:
+			continue
+		}
+		j = skipRegexpSpace(low, j)
+		if j < len(low) && (low[j] == '"' || low[j] == '\'') {
+			j++
+		}
+		n := 0
+		for ; j < len(low) && n < 4 && saidValueByte(low[j]); j++ {
+			n++
+		}
+		if n == 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// skipRegexpSpace skips what \s matches: tab, newline, form feed,
+// carriage return and space.
+func skipRegexpSpace(s string, j int) int {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\f' || s[j] == '\r') {
+		j++
+	}
+	return j
+}
+
+// saidValueByte is [A-Za-z0-9@#$%^&*_+=!-].
+func saidValueByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("@#$%^&*_+=!-", c) >= 0
+}
 
 // k8sDataBody is the Kubernetes Secret data pattern between its (?m)^
 // and its $.
