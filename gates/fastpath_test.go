@@ -124,6 +124,18 @@ func checkKeywords(t testing.TB, text string) {
 	} {
 		var h kwHits
 		set.m.scan(text, &h)
+		var serial kwHits
+		set.m.scanSerial(text, &serial)
+		if set.m.rows != nil && len(text)/2 >= set.m.maxLen-1 {
+			var pair kwHits
+			set.m.scanPair(text, &pair)
+			if pair.seen != serial.seen || !slices.Equal(pair.occ, serial.occ) {
+				t.Fatalf("the scan in two halves found %v, one after the other %v in %q", pair.occ, serial.occ, text)
+			}
+		}
+		if h.seen != serial.seen || !slices.Equal(h.occ, serial.occ) {
+			t.Fatalf("scan found %v, one after the other %v in %q", h.occ, serial.occ, text)
+		}
 		any := false
 		for id, k := range set.m.kws {
 			hay := text

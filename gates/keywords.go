@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -45,6 +46,7 @@ type kwMatcher struct {
 	outStart int
 	outOff   []uint32 // state-outStart → its outputs: outs[outOff[i]:outOff[i+1]]
 	outs     []kwID   // keywords ending at a state, suffix links included
+	maxLen   int      // the longest keyword's length
 }
 
 // kwBuilder collects keywords and compiles them once.
@@ -97,6 +99,7 @@ func (b *kwBuilder) build() *kwMatcher {
 	m := &kwMatcher{kws: b.kws}
 	m.nclass = 1
 	for _, k := range b.kws {
+		m.maxLen = max(m.maxLen, len(k.text))
 		for i := 0; i < len(k.text); i++ {
 			c := asciiLowerByte(k.text[i])
 			if m.class[c] == 0 {
@@ -223,9 +226,21 @@ type kwHits struct {
 	occ  []kwOcc // ordered by end
 }
 
+// kwPairMin is the shortest text scanned as two interleaved halves.
+const kwPairMin = 256
+
 // scan finds every keyword in text, into h. Per byte it reads the
 // byte's class and the next state, and compares that with outStart.
 func (m *kwMatcher) scan(text string, h *kwHits) {
+	if m.rows != nil && len(text) >= kwPairMin && m.maxLen <= kwPairMin/4 {
+		m.scanPair(text, h)
+		return
+	}
+	m.scanSerial(text, h)
+}
+
+// scanSerial is scan, one byte after the other.
+func (m *kwMatcher) scanSerial(text string, h *kwHits) {
 	h.seen = [maxKeywords / 64]uint64{}
 	h.occ = h.occ[:0]
 	nc, outStart, class := m.nclass, m.outStart, &m.class
@@ -245,6 +260,48 @@ func (m *kwMatcher) scan(text string, h *kwHits) {
 		if s = int(next[s*nc+int(class[text[i]])]); s >= outStart {
 			m.record(text, i, s, h)
 		}
+	}
+}
+
+// scanPair is scan as two scans, of the first half and of the second,
+// run in one loop: each byte's state depends on the one before, and two
+// such chains, independent, keep the processor busy where one waits on
+// its loads. The state after a byte is the longest suffix of the text
+// read so far that begins a keyword (or is one), at most maxLen bytes:
+// so the second scan, started from the root maxLen-1 bytes before the
+// half, has read maxLen bytes at the half's first byte and is in the
+// same state as the whole scan from there on. The first reports the keywords ending in
+// the first half, the second those ending after it; the occurrences,
+// each scan's in order and the first's all before the second's, are put
+// back in the order of their ends.
+func (m *kwMatcher) scanPair(text string, h *kwHits) {
+	h.seen = [maxKeywords / 64]uint64{}
+	h.occ = h.occ[:0]
+	nc, rows, class := m.nclass, m.rows, &m.class
+	outRow := m.outStart * nc
+	mid := len(text) / 2
+	b0 := mid - (m.maxLen - 1)
+	mixed := false // the second scan recorded before the first ended
+	sa, sb := 0, 0
+	for i := 0; i < mid; i++ {
+		sa = int(rows[uint16(sa+int(class[text[i]]))])
+		j := b0 + i
+		sb = int(rows[uint16(sb+int(class[text[j]]))])
+		if sa >= outRow {
+			m.record(text, i, sa/nc, h)
+		}
+		if sb >= outRow && j >= mid {
+			m.record(text, j, sb/nc, h)
+			mixed = true
+		}
+	}
+	for j := b0 + mid; j < len(text); j++ {
+		if sb = int(rows[uint16(sb+int(class[text[j]]))]); sb >= outRow {
+			m.record(text, j, sb/nc, h)
+		}
+	}
+	if mixed {
+		slices.SortStableFunc(h.occ, func(a, b kwOcc) int { return int(a.end) - int(b.end) })
 	}
 }
 
