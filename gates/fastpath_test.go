@@ -176,6 +176,15 @@ func TestKeywordMatcherAgreesWithContains(t *testing.T) {
 	for _, text := range equivalenceTexts(t) {
 		checkKeywords(t, text)
 	}
+	// Texts full of keywords, at every length around the two halves'
+	// seam: the second half's scan notes more than it keeps on the stack.
+	for _, unit := range []string{"password token key ", "AKIA-u ://eyJ", "x", "sk-ant-api03-"} {
+		for n := 1; n < 80; n++ {
+			text := strings.Repeat(unit, n)
+			checkKeywords(t, text)
+			checkKeywords(t, text[1:])
+		}
+	}
 }
 
 // oracleSecretWord is the pattern secretWord replaced.

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -270,10 +269,10 @@ func (m *kwMatcher) scanSerial(text string, h *kwHits) {
 // read so far that begins a keyword (or is one), at most maxLen bytes:
 // so the second scan, started from the root maxLen-1 bytes before the
 // half, has read maxLen bytes at the half's first byte and is in the
-// same state as the whole scan from there on. The first reports the keywords ending in
-// the first half, the second those ending after it; the occurrences,
-// each scan's in order and the first's all before the second's, are put
-// back in the order of their ends.
+// same state as the whole scan from there on. The first records the
+// keywords ending in the first half as it goes; the second notes where
+// and in which state it met keywords after the half, and they are
+// recorded once the first is done, in order.
 func (m *kwMatcher) scanPair(text string, h *kwHits) {
 	h.seen = [maxKeywords / 64]uint64{}
 	h.occ = h.occ[:0]
@@ -281,7 +280,10 @@ func (m *kwMatcher) scanPair(text string, h *kwHits) {
 	outRow := m.outStart * nc
 	mid := len(text) / 2
 	b0 := mid - (m.maxLen - 1)
-	mixed := false // the second scan recorded before the first ended
+	type pending struct{ j, s int32 }
+	var pend [32]pending // on the stack; more only for a text full of keywords
+	var more []pending
+	np := 0
 	sa, sb := 0, 0
 	for i := 0; i < mid; i++ {
 		sa = int(rows[uint16(sa+int(class[text[i]]))])
@@ -291,17 +293,24 @@ func (m *kwMatcher) scanPair(text string, h *kwHits) {
 			m.record(text, i, sa/nc, h)
 		}
 		if sb >= outRow && j >= mid {
-			m.record(text, j, sb/nc, h)
-			mixed = true
+			if p := (pending{int32(j), int32(sb / nc)}); np < len(pend) {
+				pend[np] = p
+				np++
+			} else {
+				more = append(more, p)
+			}
 		}
+	}
+	for _, p := range pend[:np] {
+		m.record(text, int(p.j), int(p.s), h)
+	}
+	for _, p := range more {
+		m.record(text, int(p.j), int(p.s), h)
 	}
 	for j := b0 + mid; j < len(text); j++ {
 		if sb = int(rows[uint16(sb+int(class[text[j]]))]); sb >= outRow {
 			m.record(text, j, sb/nc, h)
 		}
-	}
-	if mixed {
-		slices.SortStableFunc(h.occ, func(a, b kwOcc) int { return int(a.end) - int(b.end) })
 	}
 }
 
