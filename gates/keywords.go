@@ -225,8 +225,11 @@ type kwHits struct {
 	occ  []kwOcc // ordered by end
 }
 
-// kwPairMin is the shortest text scanned as two interleaved halves.
-const kwPairMin = 256
+// kwPairMin is the shortest text scanned as two interleaved halves: the
+// pair takes about 40 % more instructions than one scan, and from a few
+// kilobytes on half the time (a 21 KB mail: 53 → 28 µs); below, where
+// keywords come every few dozen bytes, the time is about the same.
+const kwPairMin = 4096
 
 // scan finds every keyword in text, into h. Per byte it reads the
 // byte's class and the next state, and compares that with outStart.
@@ -284,15 +287,24 @@ func (m *kwMatcher) scanPair(text string, h *kwHits) {
 	var pend [32]pending // on the stack; more only for a text full of keywords
 	var more []pending
 	np := 0
+	ta, tb := text[:mid], text[b0:b0+mid]
 	sa, sb := 0, 0
-	for i := 0; i < mid; i++ {
-		sa = int(rows[uint16(sa+int(class[text[i]]))])
-		j := b0 + i
-		sb = int(rows[uint16(sb+int(class[text[j]]))])
+	for i := 0; ; i++ {
+		// The tight loop holds no call: its values stay in registers.
+		for ; i < len(ta); i++ {
+			sa = int(rows[uint16(sa+int(class[ta[i]]))])
+			sb = int(rows[uint16(sb+int(class[tb[i]]))])
+			if sa >= outRow || sb >= outRow {
+				break
+			}
+		}
+		if i >= len(ta) {
+			break
+		}
 		if sa >= outRow {
 			m.record(text, i, sa/nc, h)
 		}
-		if sb >= outRow && j >= mid {
+		if j := b0 + i; sb >= outRow && j >= mid {
 			if p := (pending{int32(j), int32(sb / nc)}); np < len(pend) {
 				pend[np] = p
 				np++
