@@ -159,11 +159,14 @@ func (f *foldRegexp) FindStringSubmatch(s string) []string {
 
 // submatches cuts a match's groups out of s, as regexp does ("" for a
 // group that took no part).
-func submatches(s string, idx []int) []string {
+func submatches(s string, idx []int) []string { return submatchesAt(s, 0, idx) }
+
+// submatchesAt is submatches of a match found in s[off:].
+func submatchesAt(s string, off int, idx []int) []string {
 	out := make([]string, len(idx)/2)
 	for i := range out {
 		if idx[2*i] >= 0 {
-			out[i] = s[idx[2*i]:idx[2*i+1]]
+			out[i] = s[off+idx[2*i] : off+idx[2*i+1]]
 		}
 	}
 	return out

@@ -503,13 +503,7 @@ func (a schemeAnchored) FindAllStringSubmatch(s string, n int) [][]string {
 		if idx == nil {
 			continue
 		}
-		m := make([]string, len(idx)/2)
-		for j := range m {
-			if idx[2*j] >= 0 {
-				m[j] = s[r+idx[2*j] : r+idx[2*j+1]]
-			}
-		}
-		out = append(out, m)
+		out = append(out, submatchesAt(s, r, idx))
 		pos = r + idx[1]
 		from = max(from, pos)
 	}
@@ -530,13 +524,7 @@ func (a lineAnchored) FindAllStringSubmatch(s string, n int) [][]string {
 		idx := a.re.FindStringSubmatchIndex(s[ls:])
 		next := ls
 		if idx != nil {
-			m := make([]string, len(idx)/2)
-			for j := range m {
-				if idx[2*j] >= 0 {
-					m[j] = s[ls+idx[2*j] : ls+idx[2*j+1]]
-				}
-			}
-			out = append(out, m)
+			out = append(out, submatchesAt(s, ls, idx))
 			next = ls + idx[1]
 			if next > 0 && s[next-1] == '\n' {
 				ls = next // a line starts where the match ended
