@@ -118,13 +118,7 @@ func shellArgMatches(line string) [][]string {
 			pos = start + 1
 			continue
 		}
-		match := make([]string, len(m)/2)
-		for i := range match {
-			if m[2*i] >= 0 {
-				match[i] = line[start+m[2*i] : start+m[2*i+1]]
-			}
-		}
-		out = append(out, match)
+		out = append(out, submatchesAt(line, start, m))
 		pos = start + m[1]
 	}
 	return out

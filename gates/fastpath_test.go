@@ -124,6 +124,18 @@ func checkKeywords(t testing.TB, text string) {
 	} {
 		var h kwHits
 		set.m.scan(text, &h)
+		var serial kwHits
+		set.m.scanSerial(text, &serial)
+		if set.m.rows != nil && len(text)/2 >= set.m.maxLen-1 {
+			var pair kwHits
+			set.m.scanPair(text, &pair)
+			if pair.seen != serial.seen || !slices.Equal(pair.occ, serial.occ) {
+				t.Fatalf("the scan in two halves found %v, one after the other %v in %q", pair.occ, serial.occ, text)
+			}
+		}
+		if h.seen != serial.seen || !slices.Equal(h.occ, serial.occ) {
+			t.Fatalf("scan found %v, one after the other %v in %q", h.occ, serial.occ, text)
+		}
 		any := false
 		for id, k := range set.m.kws {
 			hay := text
@@ -163,6 +175,15 @@ func checkKeywords(t testing.TB, text string) {
 func TestKeywordMatcherAgreesWithContains(t *testing.T) {
 	for _, text := range equivalenceTexts(t) {
 		checkKeywords(t, text)
+	}
+	// Texts full of keywords, at every length around the two halves'
+	// seam: the second half's scan notes more than it keeps on the stack.
+	for _, unit := range []string{"password token key ", "AKIA-u ://eyJ", "x", "sk-ant-api03-"} {
+		for n := 1; n < 80; n++ {
+			text := strings.Repeat(unit, n)
+			checkKeywords(t, text)
+			checkKeywords(t, text[1:])
+		}
 	}
 }
 
@@ -241,6 +262,12 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	low := asciiLower(text)
 	var h kwHits
 	secretKW.m.scan(text, &h)
+	cands := secretKW.candidateRules(&h)
+	for i := range prefixRules {
+		if got, want := cands[i/64]&(1<<(i%64)) != 0, h.any(secretKW.rules[i]); got != want {
+			t.Fatalf("prefix rule %s: a candidate %v, its keywords occur %v in %q", prefixRules[i].name, got, want, text)
+		}
+	}
 	// Keys: every word-ish run of the text, as assignPairs cuts them.
 	for _, key := range strings.FieldsFunc(text, func(r rune) bool {
 		return r > unicode.MaxASCII || !(isWordByte(byte(r)) || r == '.' || r == '-' || r == '[')
@@ -262,6 +289,14 @@ func checkSecretShortcuts(t testing.TB, text string) {
 	for _, r := range prefixRules {
 		if r.need != nil && r.re.MatchString(text) && !r.need(text) {
 			t.Fatalf("the %s rule matches %q, which fails its precondition", r.name, text)
+		}
+	}
+	for _, n := range []int{-1, 1, 2, 16} {
+		if got, want := urlCreds.FindAllStringSubmatch(text, n), reURLCreds.FindAllStringSubmatch(text, n); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("URL credentials anchored at each scheme: %q, the pattern finds %q in %q", got, want, text)
+		}
+		if got, want := k8sData.FindAllStringSubmatch(text, n), reK8sData.FindAllStringSubmatch(text, n); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Fatalf("Kubernetes Secret data anchored at each line: %q, the pattern finds %q in %q", got, want, text)
 		}
 	}
 	for _, m := range reK8sData.FindAllStringSubmatch(text, -1) {
@@ -331,6 +366,41 @@ func oracleTokens(text string, min, limit int) []string {
 	return out
 }
 
+// TestTokenRunsAtEveryOffset: hexAndTokens reads one byte in 16 between
+// runs; runs of every length around 16 and 32, at every offset and with
+// gaps of every width, are found as reading every byte found them (the
+// hex rule included: the runs hold a hex secret after the word token).
+func TestTokenRunsAtEveryOffset(t *testing.T) {
+	const hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	for _, n := range []int{1, 2, 15, 16, 17, 31, 32, 33, 40, 64, 65} {
+		for _, gap := range []int{1, 2, 7, 15, 16, 17, 31, 33} {
+			for off := 0; off < 34; off++ {
+				run := strings.Repeat("a1", n)[:n]
+				if n >= 32 && n <= 64 {
+					run = hex[:n]
+				}
+				var b strings.Builder
+				b.WriteString(strings.Repeat(" ", off))
+				for k := 0; k < 5; k++ {
+					b.WriteString(run)
+					b.WriteString(strings.Repeat("\n", gap)[:gap])
+					b.WriteString(run[:min(len(run), k*7)])
+					b.WriteString(strings.Repeat(" ", gap))
+				}
+				for _, text := range []string{b.String(), "token " + b.String(), b.String()[off:]} {
+					got, gotOK, toks := hexAndTokens(text, nil)
+					want, wantOK := oracleHexNearSecretWord(text, asciiLower(text))
+					require.Equal(t, want, got, "%q", text)
+					require.Equal(t, wantOK, gotOK, "%q", text)
+					if !gotOK {
+						require.Equal(t, oracleTokens(text, 16, 64), toks, "%q", text)
+					}
+				}
+			}
+		}
+	}
+}
+
 // oracleBridgeApproval is bridgeApproval as first written.
 func oracleBridgeApproval(text string) (string, bool) {
 	low := strings.ToLower(text)
@@ -348,6 +418,14 @@ func fmtPair(why string, ok bool) string { return fmt.Sprintf("%v %q", ok, why) 
 // called as the scanner calls it, with the (?i) pattern it stands for, on
 // one line.
 func checkFoldRegexps(t testing.TB, line string) {
+	if isASCII(line) {
+		low := asciiLower(line)
+		for c := range len(low) + 1 {
+			if got, want := saidSecretAt(low, c), reSaidSecret.anchored.MatchString(low[c:]); got != want {
+				t.Fatalf("saidSecretAt(%q, %d) = %v, the anchored pattern says %v", low, c, got, want)
+			}
+		}
+	}
 	for _, re := range []*foldRegexp{reAuthHeader, reSaidSecret, reConnPass} {
 		if got, want := re.FindAllStringSubmatch(line, 8), re.ci.FindAllStringSubmatch(line, 8); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
 			t.Fatalf("%s on %q: %q, the (?i) pattern finds %q", re.lower, line, got, want)
@@ -536,7 +614,9 @@ func FuzzTextScanners(f *testing.F) {
 		"$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21",
 		"echo \"$salt$Password\" | sha384sum", "$2b$10$N9qo8uLOickgx2ZMRZoMye", "$pbkdf2-sha256$29000$N2Y", "$y$j9T$abcdefgh\"x",
 		"kind: Secret\ndata:\n  password: cGFzc3dvcmQ=\n", "kind: 'Secret'\ndata:\n  key: |\n    QWxhZGRpbjpvcGVuU2VzYW1lMTIz\n", "kind: secret\n  token: \"AbCd1234EfGh\"  \n",
-		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n"} {
+		"kind: SecretStore\n  key: secret/mysecret\n  name: ExternalSecret\n", "kind: Secret\nx: abc==\ny: abcdefgh===\n",
+		"kind: Secret\ndata:\n\n  a.b: |\n\n    QWxhZGRpbjpv\n  'c': \"abcdefgh12==\"  \n\nd: x\n", "x: abcdefgh\n\n\ny:\n  abcdefghi=\n",
+		"git+ssh://u:p@h https://a:b@c/d 1a.b-c://x:y@z ://u:v@w http://x:y:z@a@b", "Your PIN is 1234; OTP: '9@x!' api key\t=\n\"abc-\" recovery code isabcd passcode= ab", "s3://k:s@b\tftp://a:b@c\nhttp://u:p@\"h\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

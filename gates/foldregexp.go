@@ -34,7 +34,14 @@ type foldRegexp struct {
 	starts    *kwMatcher     // the words every match starts with, or nil
 	anchored  *regexp.Regexp // lower, anchored at the start, without its \b
 	need      byte           // a byte every match holds, or 0
+	// pre, when set, says whether anchored can match low (ASCII, lower
+	// case) at c, without running it; exactly, or at least whenever it
+	// can.
+	pre func(low string, c int) bool
 }
+
+// withPre sets f's test of a start before its anchored pattern runs.
+func withPre(f *foldRegexp, pre func(low string, c int) bool) *foldRegexp { f.pre = pre; return f }
 
 // withNeedByte sets a byte every match of f holds: a text without it is
 // not searched.
@@ -86,7 +93,7 @@ func (f *foldRegexp) findAllAt(low string, n int) [][]int {
 	var out [][]int
 	pos := 0
 	for i, c := range cands {
-		if c < pos || i > 0 && c == cands[i-1] {
+		if c < pos || i > 0 && c == cands[i-1] || f.pre != nil && !f.pre(low, c) {
 			continue
 		}
 		idx := f.anchored.FindStringSubmatchIndex(low[c:])
@@ -152,11 +159,14 @@ func (f *foldRegexp) FindStringSubmatch(s string) []string {
 
 // submatches cuts a match's groups out of s, as regexp does ("" for a
 // group that took no part).
-func submatches(s string, idx []int) []string {
+func submatches(s string, idx []int) []string { return submatchesAt(s, 0, idx) }
+
+// submatchesAt is submatches of a match found in s[off:].
+func submatchesAt(s string, off int, idx []int) []string {
 	out := make([]string, len(idx)/2)
 	for i := range out {
 		if idx[2*i] >= 0 {
-			out[i] = s[idx[2*i]:idx[2*i+1]]
+			out[i] = s[off+idx[2*i] : off+idx[2*i+1]]
 		}
 	}
 	return out

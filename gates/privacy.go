@@ -54,15 +54,17 @@ func buildPrivacyIndex(ctx context.Context, texts []string) (*privacyIndex, erro
 	}
 	idx.filter = make([]uint64, words)
 	for h := range idx.shingles {
-		b := h % uint64(words*64)
+		b := h & uint64(words*64-1)
 		idx.filter[b/64] |= 1 << (b % 64)
 	}
 	return idx, nil
 }
 
 // mayHold says whether shingle h may be indexed (false: it is not).
+// The filter's length in bits is a power of two: h's low bits pick the
+// bit, without a division at every word of the text.
 func (p *privacyIndex) mayHold(h uint64) bool {
-	b := h % uint64(len(p.filter)*64)
+	b := h & uint64(len(p.filter)*64-1)
 	return p.filter[b/64]&(1<<(b%64)) != 0
 }
 
@@ -103,21 +105,44 @@ func (p *privacyIndex) quotes(text string) bool {
 // the normalised text, in order, until fn returns false. The text is
 // normalised as it is read: every rune lower-cased (unicode.ToLower, as
 // strings.ToLower does), words split at every rune that is not a letter
-// or a digit. Nothing is allocated.
+// or a digit. Nothing is allocated. A run of ASCII letters and digits is
+// hashed in one tight loop over a table (shingleBytes), its first bytes
+// copied to the word's head after; a byte of a longer rune takes the
+// rune's way, on the same word.
 func forShingles(text string, fn func(uint64) bool) {
 	var w shingler
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-				w.addByte(c)
-			} else if !w.endWord(fn) {
+		k := shingleBytes[text[i]]
+		if k == 0 {
+			if w.n != 0 && !w.endWord(fn) {
 				return
 			}
-			i++
+			for i++; i < len(text) && shingleBytes[text[i]] == 0; i++ {
+			}
+			continue
+		}
+		if k < utf8.RuneSelf {
+			start := i
+			h := w.hash
+			if w.n == 0 {
+				h = fnvOffset
+			}
+			for ; i < len(text); i++ {
+				k = shingleBytes[text[i]]
+				if k == 0 || k >= utf8.RuneSelf {
+					break
+				}
+				h = (h ^ uint64(k)) * fnvPrime
+			}
+			// The head is read only for a word of at most maxStopword
+			// bytes: a longer one's is not kept.
+			n0 := w.n
+			if n := n0 + i - start; n <= maxStopword && n <= len(w.head) {
+				for j := start; j < i; j++ {
+					w.head[n0+j-start] = shingleBytes[text[j]]
+				}
+			}
+			w.hash, w.n = h, n0+i-start
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -135,13 +160,30 @@ func forShingles(text string, fn func(uint64) bool) {
 	w.endWord(fn)
 }
 
+// shingleBytes maps an ASCII letter or digit to its lower case, any other
+// ASCII byte to 0 (it ends a word), and every byte 0x80 or more to 0x80
+// (part of a longer rune, decoded).
+var shingleBytes = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch b := byte(c); {
+		case b >= utf8.RuneSelf:
+			t[c] = utf8.RuneSelf
+		case b >= 'A' && b <= 'Z':
+			t[c] = b + 'a' - 'A'
+		case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+			t[c] = b
+		}
+	}
+	return t
+}()
+
 // shingler holds the word being read and the last four words' hashes.
 type shingler struct {
 	hash   uint64               // FNV-1a of the word so far
 	n      int                  // its length in bytes
 	head   [8]byte              // its first bytes: enough for any stopword
 	words  [shingleWords]uint64 // hashes of the last words, oldest first
-	common [shingleWords]bool   // which of them are stopwords
+	common uint8                // which of them are stopwords: bit 0 the newest
 	count  int
 }
 
@@ -168,14 +210,16 @@ func (w *shingler) endWord(fn func(uint64) bool) bool {
 		return true
 	}
 	common := w.n == 1 || w.n <= maxStopword && w.n <= len(w.head) && isStopword(w.head[:w.n], w.hash)
-	copy(w.words[:], w.words[1:])
-	copy(w.common[:], w.common[1:])
-	w.words[shingleWords-1], w.common[shingleWords-1] = w.hash, common
+	w.words[0], w.words[1], w.words[2], w.words[3] = w.words[1], w.words[2], w.words[3], w.hash
+	w.common <<= 1
+	if common {
+		w.common |= 1
+	}
 	w.n = 0
 	if w.count++; w.count < shingleWords {
 		return true
 	}
-	if w.common == [shingleWords]bool{true, true, true, true} {
+	if w.common&(1<<shingleWords-1) == 1<<shingleWords-1 {
 		return true
 	}
 	return fn(shingleHash(w.words))
@@ -184,11 +228,8 @@ func (w *shingler) endWord(fn func(uint64) bool) bool {
 // shingleHash combines the hashes of a shingle's words, in order: a
 // multiply-xor chain, then one full mix.
 func shingleHash(words [shingleWords]uint64) uint64 {
-	h := words[0]
-	for _, x := range words[1:] {
-		h = h*0x9e3779b97f4a7c15 ^ x
-	}
-	return mix64(h)
+	const k = 0x9e3779b97f4a7c15
+	return mix64(((words[0]*k^words[1])*k^words[2])*k ^ words[3])
 }
 
 // mix64 is the splitmix64 finaliser: every input bit reaches every output

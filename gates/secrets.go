@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,16 +43,74 @@ var (
 	rePEM        = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
 	reJWTAt      = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.`)
 	reURLCreds   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://([^/\s:@'"]+):([^/\s'"]+)@[^\s/'"]+`)
+	urlCreds     = schemeAnchored{re: regexp.MustCompile(`^` + reURLCreds.String())}
 	reAuthHeader = mustCompileFoldAt(`\b(?:authorization|x-[a-z-]*(?:key|token|auth)[a-z-]*|api-?key|token|private-token|x-api-key|apikey)['"]?\s*[:=]\s*['"]?\s*(?:(?:bearer|basic|token|api-token|bot|digest|sso-key|key)\s+)?([A-Za-z0-9._~+/=:-]{8,})`, "authorization", "x-", "api", "token", "private-token")
 	reGradle     = regexp.MustCompile(`(?s)credentials\s*\{\s*username\s+["'][^"']+["']\s*password\s+["']([^"']+)["']`)
 	reXMLPass    = mustCompileFold(`key="[^"]*password[^"]*"\s+value="([^"]+)"`)
 	reK8sSecret  = regexp.MustCompile(`(?is)kind:\s*['"]?secret['"]?`)
-	reK8sData    = regexp.MustCompile(`(?m)^\s*(?:data:)?\s*['"]?[.\w-]+['"]?:\s*[>|]?\s*\n?\s*['"]?([A-Za-z0-9+/]{8,}={0,2})['"]?\s*$`)
+	reK8sData    = regexp.MustCompile(`(?m)^` + k8sDataBody + `$`)
+	k8sData      = lineAnchored{re: regexp.MustCompile(`^` + k8sDataBody + `(?m:$)`)}
 	reToken      = regexp.MustCompile(`[A-Za-z0-9+/=_.~-]{16,}`)
-	reSaidSecret = mustCompileFoldAt(`\b(?:password|passcode|pin|secret key|security code|api key|access code|verification code|one-time code|otp|2fa code|recovery code)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`, "password", "passcode", "pin", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code")
+	reSaidSecret = withPre(mustCompileFoldAt(`\b(?:`+strings.Join(saidWords, "|")+`)\s*(?:is|:|=)\s*['"]?([A-Za-z0-9@#$%^&*_+=!-]{4,})`, saidWords...), saidSecretAt)
 	reConnPass   = withNeedByte(mustCompileFold(`(?:^|;)\s*(?:password|pwd)\s*=\s*([^;'"\s]+)\s*;`), ';')
 	reCredFlag   = mustCompileFold(`(?:\bpsexec\b[^\n]*\s-p\s+\S+|\s-password\s+\S+|\s--password[= ]\S+|\s-p\s*'[^']+'|mysql[^\n]*\s-p\S+)`)
 )
+
+// saidWords start the pattern of a password or code written out.
+var saidWords = []string{"password", "passcode", "pin", "secret key", "security code", "api key", "access code", "verification code", "one-time code", "otp", "2fa code", "recovery code"}
+
+// saidSecretAt says whether reSaidSecret's pattern, anchored, can match
+// the lower-cased low at c: one of saidWords, blanks (\s), "is", ':' or
+// '=', blanks, a quote or not, and four value characters. Each part is
+// forced (the blanks before a separator that is not blank, the quote
+// before a value that holds none), so this is exactly whether it
+// matches, read without the regexp package.
+func saidSecretAt(low string, c int) bool {
+	for _, w := range saidWords {
+		if !strings.HasPrefix(low[c:], w) {
+			continue
+		}
+		j := skipRegexpSpace(low, c+len(w))
+		switch {
+		case strings.HasPrefix(low[j:], "is"):
+			j += 2
+		case j < len(low) && (low[j] == ':' || low[j] == '='):
+			j++
+		default:
+			continue
+		}
+		j = skipRegexpSpace(low, j)
+		if j < len(low) && (low[j] == '"' || low[j] == '\'') {
+			j++
+		}
+		n := 0
+		for ; j < len(low) && n < 4 && saidValueByte(low[j]); j++ {
+			n++
+		}
+		if n == 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// skipRegexpSpace skips what \s matches: tab, newline, form feed,
+// carriage return and space.
+func skipRegexpSpace(s string, j int) int {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\f' || s[j] == '\r') {
+		j++
+	}
+	return j
+}
+
+// saidValueByte is [A-Za-z0-9@#$%^&*_+=!-].
+func saidValueByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("@#$%^&*_+=!-", c) >= 0
+}
+
+// k8sDataBody is the Kubernetes Secret data pattern between its (?m)^
+// and its $.
+const k8sDataBody = `\s*(?:data:)?\s*['"]?[.\w-]+['"]?:\s*[>|]?\s*\n?\s*['"]?([A-Za-z0-9+/]{8,}={0,2})['"]?\s*`
 
 // Replacers the scan uses (immutable, safe for concurrent use).
 var (
@@ -75,19 +134,18 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 	var hitsBuf kwHits
 	hits := &hitsBuf
 	kw.m.scan(text, hits)
-	for i, r := range prefixRules {
-		if !hits.any(kw.rules[i]) || r.need != nil && !r.need(text) {
-			continue
-		}
-		for _, loc := range ruleMatches(r, kw.rules[i], hits, text) {
-			m := text[loc[0]:loc[1]]
-			if r.wordStart && loc[0] > 0 && isWordByte(text[loc[0]-1]) {
+	// The prefix rules some keyword of which occurs, in order.
+	rules := kw.candidateRules(hits)
+	for w := range rules {
+		for ; rules[w] != 0; rules[w] &= rules[w] - 1 {
+			i := w*64 + bits.TrailingZeros64(rules[w])
+			r := prefixRules[i]
+			if r.need != nil && !r.need(text) {
 				continue
 			}
-			if placeholder(m) || r.idCheck && identifierLike(m) || placeholderTail(text[loc[1]:]) {
-				continue
+			if h, ok := prefixRuleHit(r, kw.rules[i], hits, text); ok {
+				return h, true
 			}
-			return secretHit{rule: r.name, strong: true}, true
 		}
 	}
 	if hits.has(kw.privateKey) {
@@ -108,7 +166,7 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 	if hits.has(kw.scheme) {
 		// A URL with credentials lies within one line (the pattern holds
 		// no newline) and holds "://" and "@".
-		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, reURLCreds, '@', 8) {
+		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, urlCreds, '@', 8) {
 			if p := strings.ToLower(m[2]); !reference(m[2]) && !placeholder(m[2]) && p != "password" && p != "pass" && p != "passwd" && p != "pwd" && p != "xxx" && p != "yyy" {
 				return secretHit{rule: "credentials in a URL", strong: true}, true
 			}
@@ -166,7 +224,7 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 		note(h)
 	}
 	if hits.has(kw.kind) && hits.has(kw.secret) && k8sDataCandidate(text) && reK8sSecret.MatchString(text) {
-		for _, m := range reK8sData.FindAllStringSubmatch(text, 16) {
+		for _, m := range k8sData.FindAllStringSubmatch(text, 16) {
 			if len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3 {
 				return secretHit{rule: "Kubernetes Secret data", strong: true}, true
 			}
@@ -189,6 +247,21 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 		note(secretHit{rule: "password given on a command line"})
 	}
 	return weak, haveWeak
+}
+
+// prefixRuleHit runs one prefix rule whose keywords occur in text.
+func prefixRuleHit(r prefixRule, g kwGroup, hits *kwHits, text string) (secretHit, bool) {
+	for _, loc := range ruleMatches(r, g, hits, text) {
+		m := text[loc[0]:loc[1]]
+		if r.wordStart && loc[0] > 0 && isWordByte(text[loc[0]-1]) {
+			continue
+		}
+		if placeholder(m) || r.idCheck && identifierLike(m) || placeholderTail(text[loc[1]:]) {
+			continue
+		}
+		return secretHit{rule: r.name, strong: true}, true
+	}
+	return secretHit{}, false
 }
 
 // jwtIn says whether text holds a JSON Web Token: \beyJ….eyJ….…, tried

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"math/bits"
 	"regexp"
 	"strings"
 )
@@ -31,6 +32,10 @@ func asciiLower(s string) string {
 type secretKeywords struct {
 	m     *kwMatcher
 	rules []kwGroup // by index in prefixRules: on the text, or folded for lk rules
+	// ruleSets holds, for each keyword, the prefix rules it is a keyword
+	// of, as a bit set by index in prefixRules: the rules a text may
+	// match are the union over the keywords it holds.
+	ruleSets [][ruleWords]uint64
 	// Single keywords gating a structural rule.
 	privateKey, jwt, scheme, dashU kwID // on the text
 	schemeLines                    kwGroup
@@ -42,13 +47,16 @@ type secretKeywords struct {
 var secretKW = func() *secretKeywords {
 	b := newKwBuilder()
 	k := &secretKeywords{}
+	if len(prefixRules) > ruleWords*64 {
+		panic("gates: too many prefix rules for the rule sets")
+	}
 	for _, r := range prefixRules {
 		k.rules = append(k.rules, b.group(r.lkw, r.kws...))
 	}
 	k.privateKey = b.add("PRIVATE KEY", false)
 	k.jwt = b.add("eyJ", false)
 	k.scheme = b.add("://", false)
-	k.schemeLines = kwGroup{ids: []kwID{k.scheme}}
+	k.schemeLines = newKwGroup(k.scheme)
 	k.dashU = b.add("-u", false)
 	k.creds = b.add("credentials", true)
 	k.kind = b.add("kind:", true)
@@ -61,8 +69,34 @@ var secretKW = func() *secretKeywords {
 	k.assign = b.group(true, assignKeywords...)
 	k.credFlag = b.group(true, "psexec", "-password", "--password", "-p '", "mysql")
 	k.m = b.build()
+	k.ruleSets = make([][ruleWords]uint64, len(k.m.kws))
+	for i, g := range k.rules {
+		for _, id := range g.ids {
+			k.ruleSets[id][i/64] |= 1 << (i % 64)
+		}
+	}
 	return k
 }()
+
+// ruleWords bounds the prefix rules at ruleWords*64.
+const ruleWords = 2
+
+// candidateRules is the set of prefix rules some keyword of which the
+// scan found, by index in prefixRules: the rules whose any(kw.rules[i])
+// holds.
+func (k *secretKeywords) candidateRules(h *kwHits) (set [ruleWords]uint64) {
+	for w, seen := range h.seen {
+		for ; seen != 0; seen &= seen - 1 {
+			id := w*64 + bits.TrailingZeros64(seen)
+			if id < len(k.ruleSets) {
+				for j, x := range k.ruleSets[id] {
+					set[j] |= x
+				}
+			}
+		}
+	}
+	return set
+}
 
 // findInLines is FindAllStringSubmatch over the lines holding a keyword of
 // g, at most 8 matches a line, stopping once total are found (counted
@@ -80,7 +114,9 @@ func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) []
 // whose every match lies within one line and holds a keyword of g and the
 // byte need: the same matches, found on those lines only (a line without
 // need is not searched).
-func firstMatchesInLines(h *kwHits, text string, g kwGroup, re *regexp.Regexp, need byte, n int) [][]string {
+func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
+	FindAllStringSubmatch(string, int) [][]string
+}, need byte, n int) [][]string {
 	var out [][]string
 	h.forLines(text, g, func(s, e int) bool {
 		if strings.IndexByte(text[s:e], need) < 0 {
@@ -292,16 +328,30 @@ var byteClasses = func() (t [256]uint8) {
 // run at least 32 long; every such run is read. The second takes the
 // first 64 runs at least 16 long, appended to toks, for tokenSecret; they
 // are returned only when no hex secret is found.
+//
+// Only runs at least 16 long matter, and any such run holds one of every
+// 16 positions in a row: the pass reads one byte in 16 (the probe) until
+// one is a token character, then reads that run to both ends, and probes
+// again 16 bytes past its end. A probe that is not a token character
+// rules out any long run starting in the 15 bytes before it; a run read
+// whole rules out any other starting in it. So every run at least 16 long
+// is found, once, in order, as reading every byte found them.
 func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
-	for t := 0; t < len(text); {
-		for t < len(text) && byteClasses[text[t]]&classToken == 0 {
-			t++
+	const minRun = 16
+	for p := minRun - 1; p < len(text); {
+		if byteClasses[text[p]]&classToken == 0 {
+			p += minRun
+			continue
 		}
-		start := t
+		start, t := p, p+1
+		for start > 0 && byteClasses[text[start-1]]&classToken != 0 {
+			start--
+		}
 		for t < len(text) && byteClasses[text[t]]&classToken != 0 {
 			t++
 		}
-		if t-start < 16 {
+		p = t + minRun
+		if t-start < minRun {
 			continue
 		}
 		if len(toks) < 64 {
@@ -397,5 +447,96 @@ func ruleMatches(r prefixRule, g kwGroup, h *kwHits, text string) [][]int {
 		}
 		return len(out) < 8
 	})
+	return out
+}
+
+// Patterns with no literal prefix are tried by the regexp package at every
+// byte of the text, each try costing tens of instructions: on a line
+// holding a 300-byte token, or a Kubernetes Secret with a 2 KB value, that
+// was most of a check. The two below find the same matches, trying the
+// pattern only where a match can start.
+
+// schemeAnchored is FindAllStringSubmatch of the pattern
+// [A-Za-z][A-Za-z0-9+.-]*://REST, given re = ^ and that pattern. A match
+// starts at a letter of the run of scheme characters ([A-Za-z0-9+.-])
+// just before a "://", and whichever letter of the run it starts at, it
+// holds the whole rest of the run (the run is followed by ':', which is
+// not a scheme character) and then the same REST: from the leftmost
+// letter of the run, at or after the end of the last match, the pattern
+// matches if it matches from any. So each "://" is tried once, anchored
+// at that letter, in order: the leftmost matches, as the search finds
+// them.
+type schemeAnchored struct{ re *regexp.Regexp }
+
+func schemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+func (a schemeAnchored) FindAllStringSubmatch(s string, n int) [][]string {
+	var out [][]string
+	pos := 0
+	for from := 0; n < 0 || len(out) < n; {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			break
+		}
+		p := from + i
+		from = p + 3
+		r := p
+		for r > pos && schemeByte(s[r-1]) {
+			r--
+		}
+		for r < p && !(s[r] >= 'a' && s[r] <= 'z' || s[r] >= 'A' && s[r] <= 'Z') {
+			r++
+		}
+		if r == p {
+			continue
+		}
+		// No part of the pattern after the scheme holds white space (as
+		// \s reads it), and it has no assertion: a match lies within
+		// the run of other bytes, which is all the pattern is given.
+		e := p + 3
+		for e < len(s) && !(s[e] == ' ' || s[e] == '\t' || s[e] == '\n' || s[e] == '\f' || s[e] == '\r') {
+			e++
+		}
+		idx := a.re.FindStringSubmatchIndex(s[r:e])
+		if idx == nil {
+			continue
+		}
+		out = append(out, submatchesAt(s, r, idx))
+		pos = r + idx[1]
+		from = max(from, pos)
+	}
+	return out
+}
+
+// lineAnchored is FindAllStringSubmatch of a pattern (?m)^BODY$ whose
+// matches are never empty, given re = ^BODY(?m:$): a match starts at a
+// line start, so the pattern is tried anchored at each line start at or
+// after the end of the last match, in order (the same leftmost match, as
+// ^ anchors the substring where (?m)^ anchored the line, and $ reads the
+// same end of line or of text).
+type lineAnchored struct{ re *regexp.Regexp }
+
+func (a lineAnchored) FindAllStringSubmatch(s string, n int) [][]string {
+	var out [][]string
+	for ls := 0; ls <= len(s) && (n < 0 || len(out) < n); {
+		idx := a.re.FindStringSubmatchIndex(s[ls:])
+		next := ls
+		if idx != nil {
+			out = append(out, submatchesAt(s, ls, idx))
+			next = ls + idx[1]
+			if next > 0 && s[next-1] == '\n' {
+				ls = next // a line starts where the match ended
+				continue
+			}
+		}
+		// The next line start after next.
+		j := strings.IndexByte(s[next:], '\n')
+		if j < 0 {
+			break
+		}
+		ls = next + j + 1
+	}
 	return out
 }

@@ -219,7 +219,7 @@ func (policyGate) Name() string  { return gatePolicy }
 func (policyGate) Priority() int { return prioPolicy }
 
 func (policyGate) Check(_ context.Context, a Action, _ *Env) Result {
-	if visibleLen(a.Explanation) == 0 {
+	if !hasVisible(a.Explanation) {
 		if a.Explanation == "" {
 			return Denied("the action has no explanation; every action must say why it is proposed")
 		}
@@ -228,17 +228,17 @@ func (policyGate) Check(_ context.Context, a Action, _ *Env) Result {
 	return Passed("")
 }
 
-// visibleLen counts the characters that show: letters, digits, marks,
-// punctuation and symbols. Spaces, controls and invisible format characters
-// (zero-width space, joiners, BOM) do not count.
-func visibleLen(s string) int {
-	n := 0
+// hasVisible says whether s has a character that shows: a letter, digit,
+// mark, punctuation or symbol. Spaces, controls and invisible format
+// characters (zero-width space, joiners, BOM) do not count. It stops at
+// the first: an explanation is usually visible from its first byte.
+func hasVisible(s string) bool {
 	for _, r := range s {
 		if isVisible(r) {
-			n++
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 func isVisible(r rune) bool {
