@@ -345,7 +345,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 					s.stmts(c.Do, stdinNone)
 				}
 				s.setVar(wi.Name.Value, varVal{})
-				return
+				break // on to the loop's redirections
 			}
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
