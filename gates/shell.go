@@ -96,6 +96,15 @@ type shellAnalyzer struct {
 	readProtected []string
 	// memo holds the recorded analyses of function bodies (shellmemo.go).
 	memo bodyMemos
+	// trail lists every variable setting with the value before it, so
+	// that a construct whose settings may not happen (a branch, a loop)
+	// or do not last (a subshell, a pipeline stage, a function's locals)
+	// can be undone or made unknown after it (shellscope.go).
+	trail []varChange
+	// locals are the variables declared local by the calls being
+	// inlined, with their values before, restored when the call returns.
+	locals  []varChange
+	calling int // calls being inlined
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -199,6 +208,7 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		s.pos[i] = v
 		return
 	}
+	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
 	if s.vars == nil {
 		s.vars = map[string]varVal{}
 	}
@@ -317,46 +327,67 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.pipeline(st)
 		} else {
 			s.stmt(c.X, in)
-			s.stmt(c.Y, stdinSrc{})
+			// The right side runs or not, as the left one ends.
+			var b branches
+			s.branch(&b, func() { s.stmt(c.Y, stdinSrc{}) })
+			s.branchesEnd(&b)
 		}
 	case *syntax.Subshell:
+		mark := len(s.trail)
 		s.stmts(c.Stmts, in.kind)
+		s.undoVars(mark) // a subshell's settings stay in it
 	case *syntax.Block:
 		s.stmts(c.Stmts, in.kind)
 	case *syntax.IfClause:
+		// Each clause is judged from the state before the if (no clause
+		// sees another's settings); after it, what any clause set is
+		// known only when it runs.
+		var b branches
 		for ic := c; ic != nil; ic = ic.Else {
-			s.stmts(ic.Cond, stdinNone)
-			s.stmts(ic.Then, stdinNone)
+			s.branch(&b, func() {
+				s.stmts(ic.Cond, stdinNone)
+				s.stmts(ic.Then, stdinNone)
+			})
 		}
+		s.branchesEnd(&b)
 	case *syntax.WhileClause:
-		s.stmts(c.Cond, stdinNone)
 		if endless(c) {
 			s.deny("an endless loop (%s true with no way out) exhausts the machine", map[bool]string{true: "until", false: "while"}[c.Until])
 		}
-		s.stmts(c.Do, stdinNone)
+		s.loop(func() {
+			s.stmts(c.Cond, stdinNone)
+			s.stmts(c.Do, stdinNone)
+		})
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
 			if values, known := s.loopValues(wi); known {
 				// A loop over a few words known now is judged once for
 				// each, with its variable set: for f in notes/*.md reads
 				// those files, not any file.
+				mark := len(s.trail)
 				for _, v := range values {
 					s.setVar(wi.Name.Value, varVal{val: v, ok: true})
 					s.stmts(c.Do, stdinNone)
 				}
 				s.setVar(wi.Name.Value, varVal{})
+				if breaks(c.Do) {
+					// A break may leave any iteration's settings.
+					s.forgetVars(mark)
+				}
 				break // on to the loop's redirections
 			}
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
 			s.walkNode(c.Loop)
 		}
-		s.stmts(c.Do, stdinNone)
+		s.loop(func() { s.stmts(c.Do, stdinNone) })
 	case *syntax.CaseClause:
 		s.evalWord(c.Word)
+		var b branches
 		for _, it := range c.Items {
-			s.stmts(it.Stmts, stdinNone)
+			s.branch(&b, func() { s.stmts(it.Stmts, stdinNone) })
 		}
+		s.branchesEnd(&b)
 	case *syntax.FuncDecl:
 		s.funcDecl(c)
 	case *syntax.DeclClause:
@@ -498,7 +529,11 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	collectPipe(st, &stages)
 	in := stdinSrc{}
 	for _, stg := range stages {
+		// Each stage runs in a subshell of its own (bash(1), Pipelines;
+		// lastpipe is off in a script): its settings stay in it.
+		mark := len(s.trail)
 		s.stmt(stg, in)
+		s.undoVars(mark)
 		in = s.describeOutput(stg, in)
 	}
 }
@@ -582,7 +617,9 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	saved := s.nested
 	s.nested = true
 	s.enterFunc(name)
+	mark := len(s.trail)
 	s.body(c.Body)
+	s.undoVars(mark) // declaring runs nothing: its settings come with its calls
 	delete(s.inFunc, name)
 	s.nested = saved
 }
@@ -628,12 +665,20 @@ func recursesUnbounded(name string, body *syntax.Stmt) bool {
 
 func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	exported := c.Variant.Value == "export"
+	// In a function, local, declare and typeset make a variable its own
+	// (bash(1), "local"; declare -g is the one exception).
+	local := c.Variant.Value == "local" || c.Variant.Value == "declare" || c.Variant.Value == "typeset"
 	for _, as := range c.Args {
 		if as.Name == nil {
 			if as.Value != nil {
-				s.evalWord(as.Value)
+				if w := s.evalWord(as.Value); strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
+					local = c.Variant.Value == "local"
+				}
 			}
 			continue
+		}
+		if local && s.calling > 0 {
+			s.locals = append(s.locals, varChange{name: as.Name.Value, old: s.current(as.Name.Value)})
 		}
 		s.assign(as, exported)
 	}

@@ -95,7 +95,15 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	s.enterFunc(name)
 	def, src := s.funcOf(name), s.src
 	s.src = def.src
+	locals := len(s.locals)
+	s.calling++
 	s.body(def.body)
+	s.calling--
+	// The call's locals end with it: the values before come back.
+	for i := len(s.locals) - 1; i >= locals; i-- {
+		s.setVar(s.locals[i].name, s.locals[i].old)
+	}
+	s.locals = s.locals[:locals]
 	s.src = src
 	delete(s.inFunc, name)
 	for i := 1; i <= 9; i++ {

@@ -1,0 +1,136 @@
+package gates
+
+import (
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Where a variable setting holds. The analysis follows a command in the
+// order it is written, but bash does not run every part of it, nor keep
+// every setting: a subshell's or a pipeline stage's settings end with it,
+// a function's locals end with the call, a branch runs or not, a loop runs
+// its body any number of times. A value the analysis cannot be sure of is
+// made unknown (known only when it runs), which the vectors judge as the
+// worst it could be: `x=/; (x=out/ok); rm -rf "$x"` removes /.
+
+// varChange is one setting of a variable and its value before.
+type varChange struct {
+	name string
+	old  varVal
+}
+
+// current is a variable's value as lookup finds it, without logging the
+// read.
+func (s *shellAnalyzer) current(name string) varVal {
+	if v, ok := s.vars[name]; ok {
+		return v
+	}
+	if k, known := lookupKnown(s.known, name); known {
+		return varVal{val: k, ok: true}
+	}
+	return varVal{}
+}
+
+// undoVars gives every variable set since mark its value from before.
+func (s *shellAnalyzer) undoVars(mark int) {
+	end := len(s.trail)
+	for i := end - 1; i >= mark; i-- {
+		c := s.trail[i]
+		if s.current(c.name) != c.old {
+			s.setVar(c.name, c.old)
+		}
+	}
+	// The undoing's own settings stay on the trail: an enclosing
+	// construct sees the names as set, with their values unchanged.
+}
+
+// forgetVars makes unknown every variable set since mark whose value is
+// not the one it had then.
+func (s *shellAnalyzer) forgetVars(mark int) {
+	for _, c := range s.changedSince(mark) {
+		s.setVar(c.name, varVal{})
+	}
+}
+
+// changedSince lists the variables set since mark whose value now is not
+// the one they had then, each once (with that value).
+func (s *shellAnalyzer) changedSince(mark int) []varChange {
+	span := s.trail[mark:]
+	var out []varChange
+	var seen map[string]bool
+	if len(span) > 16 {
+		seen = make(map[string]bool, len(span))
+	}
+	for i, c := range span {
+		if seen != nil {
+			if seen[c.name] {
+				continue
+			}
+			seen[c.name] = true
+		} else if slices.ContainsFunc(span[:i], func(x varChange) bool { return x.name == c.name }) {
+			continue
+		}
+		if s.current(c.name) != c.old {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// branches gathers what the alternatives of one construct set.
+type branches struct {
+	changed []string
+}
+
+// branch judges one alternative from the state before it, notes what it
+// changed, and restores that state.
+func (s *shellAnalyzer) branch(b *branches, judge func()) {
+	mark := len(s.trail)
+	judge()
+	for _, c := range s.changedSince(mark) {
+		b.changed = append(b.changed, c.name)
+	}
+	s.undoVars(mark)
+}
+
+// branchesEnd makes unknown what any alternative changed: whether it ran
+// is known only when the command runs.
+func (s *shellAnalyzer) branchesEnd(b *branches) {
+	for _, name := range b.changed {
+		if s.current(name) != (varVal{}) {
+			s.setVar(name, varVal{})
+		}
+	}
+}
+
+// loop judges a loop's body (and condition), which may run any number of
+// times: once from the state before it; when that changed variables,
+// again with them unknown (a later round sees an earlier one's values),
+// and they stay unknown after it.
+func (s *shellAnalyzer) loop(judge func()) {
+	var b branches
+	s.branch(&b, judge)
+	if len(b.changed) == 0 {
+		return
+	}
+	s.branchesEnd(&b)
+	s.branch(&b, judge)
+	s.branchesEnd(&b)
+}
+
+// breaks says whether a loop body may leave the loop early.
+func breaks(body []*syntax.Stmt) bool {
+	found := false
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+				if v := c.Args[0].Lit(); v == "break" || v == "return" || v == "exit" {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
