@@ -105,6 +105,11 @@ type shellAnalyzer struct {
 	// inlined, with their values before, restored when the call returns.
 	locals  []varChange
 	calling int // calls being inlined
+	// loops counts the loops being judged for the first time; loopReads
+	// lists the variables read meanwhile (see loop).
+	loops      int
+	loopReads  []string
+	loopRounds int // loop bodies judged (see loop)
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -198,6 +203,9 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 		}
 	}
 	s.logEffect(shellEffect{kind: logRead, text: name, val: v})
+	if s.loops > 0 {
+		s.loopReads = append(s.loopReads, name)
+	}
 	return v
 }
 

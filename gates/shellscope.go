@@ -34,15 +34,14 @@ func (s *shellAnalyzer) current(name string) varVal {
 
 // undoVars gives every variable set since mark its value from before.
 func (s *shellAnalyzer) undoVars(mark int) {
-	end := len(s.trail)
-	for i := end - 1; i >= mark; i-- {
-		c := s.trail[i]
-		if s.current(c.name) != c.old {
-			s.setVar(c.name, c.old)
+	for i := len(s.trail) - 1; i >= mark; i-- {
+		if c := s.trail[i]; s.current(c.name) != c.old {
+			s.setVar(c.name, c.old) // through setVar: the memo logs it
 		}
 	}
-	// The undoing's own settings stay on the trail: an enclosing
-	// construct sees the names as set, with their values unchanged.
+	// Every value is the one at mark again: for the constructs around,
+	// nothing was set.
+	s.trail = s.trail[:mark]
 }
 
 // forgetVars makes unknown every variable set since mark whose value is
@@ -105,19 +104,46 @@ func (s *shellAnalyzer) branchesEnd(b *branches) {
 }
 
 // loop judges a loop's body (and condition), which may run any number of
-// times: once from the state before it; when that changed variables,
-// again with them unknown (a later round sees an earlier one's values),
-// and they stay unknown after it.
+// times: once from the state before it; when that changed variables and
+// read any of them, again with them unknown (a later round sees an
+// earlier one's values); they stay unknown after it. A round that read
+// none of them judges the same with them unknown: the analysis sees the
+// state only through what it reads.
 func (s *shellAnalyzer) loop(judge func()) {
-	var b branches
-	s.branch(&b, judge)
-	if len(b.changed) == 0 {
+	// Loops in loops are judged 2^depth times: past a bound, refused
+	// (unjudged: the refusal is the verdict), not followed for minutes.
+	s.loopRounds++
+	if s.loopRounds > maxLoopRounds {
+		if s.loopRounds == maxLoopRounds+1 {
+			s.deny("loops nested too deeply to judge every round (more than %d rounds); failing closed", maxLoopRounds)
+		}
 		return
 	}
-	s.branchesEnd(&b)
+	var b branches
+	reads := len(s.loopReads)
+	s.loops++
 	s.branch(&b, judge)
+	s.loops--
+	again := false
+	for _, name := range b.changed {
+		if slices.Contains(s.loopReads[reads:], name) {
+			again = true
+			break
+		}
+	}
+	if s.loops == 0 {
+		s.loopReads = s.loopReads[:0]
+	}
 	s.branchesEnd(&b)
+	if again {
+		s.branch(&b, judge)
+		s.branchesEnd(&b)
+	}
 }
+
+// maxLoopRounds bounds the loop bodies judged in one command: eight
+// loops deep, each changing what the next round reads.
+const maxLoopRounds = 256
 
 // breaks says whether a loop body may leave the loop early.
 func breaks(body []*syntax.Stmt) bool {

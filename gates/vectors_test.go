@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,6 +125,10 @@ func TestShellVector(t *testing.T) {
 		{"while body that sets nothing", sh(`x=out/ok; while [ -e a ]; do rm -rf "$x"; done`), VerdictAsk, "rm deletes files"},
 		{"known for loop left by break", sh(`x=/; for i in a b; do x=out/ok; break; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"known for loop runs every round", sh(`x=/; for i in a b; do x=out/ok; done; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		// Each loop whose round reads what the round before set is judged
+		// twice, loops in loops 2^depth times: bounded, not minutes.
+		{"loops nested past the bound", sh(nestedLoops(20)), VerdictDeny, "nested too deeply"},
+		{"loops nested within the bound", sh(nestedLoops(3)), VerdictAsk, ""},
 		{"dd disk", sh("dd if=/dev/zero of=/dev/sda bs=1M"), VerdictDeny, "raw device"},
 		{"mkfs", sh("mkfs.ext4 /dev/sda1"), VerdictDeny, ""},
 		{"parse error", sh("echo 'unclosed"), VerdictDeny, "does not parse"},
@@ -301,4 +306,16 @@ func TestGlobPath(t *testing.T) {
 	}
 	assert.True(t, wildcard("https://api.example.com/*", "https://api.example.com/v1/x"))
 	assert.False(t, wildcard("https://api.example.com/*", "https://evil.example/https://api.example.com/"))
+}
+
+// nestedLoops is n while loops, one in another, each appending to its own
+// variable (so that every round reads the round before).
+func nestedLoops(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `while [ -e out/a%d ]; do x%d="$x%d"a; `, i, i, i)
+	}
+	b.WriteString("echo $x1; ")
+	b.WriteString(strings.Repeat("done; ", n))
+	return b.String()
 }
