@@ -104,7 +104,7 @@ type shellAnalyzer struct {
 	// locals are the variables declared local by the calls being
 	// inlined, with their values before, restored when the call returns.
 	locals  []varChange
-	calling int // calls being inlined
+	calling int // function bodies being analysed
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops      int
@@ -625,9 +625,12 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	saved := s.nested
 	s.nested = true
 	s.enterFunc(name)
-	mark := len(s.trail)
+	mark, locals := len(s.trail), len(s.locals)
+	s.calling++
 	s.body(c.Body)
+	s.calling--
 	s.undoVars(mark) // declaring runs nothing: its settings come with its calls
+	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
 	s.nested = saved
 }
@@ -686,7 +689,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 			continue
 		}
 		if local && s.calling > 0 {
-			s.locals = append(s.locals, varChange{name: as.Name.Value, old: s.current(as.Name.Value)})
+			s.declareLocal(as.Name.Value)
 		}
 		s.assign(as, exported)
 	}

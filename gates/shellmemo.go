@@ -50,6 +50,7 @@ const (
 	logReadProtected                   // text: a protected file read
 	logWrite                           // text: a file inside the roots written (ShellWrites)
 	logDownload                        // text: a file a download wrote
+	logLocal                           // text: a variable declared local to the call being analysed
 )
 
 // shellEffect is one entry of the analysis log.
@@ -251,6 +252,8 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 			s.addDownload(e.text)
 		case logFunc:
 			s.declare(e.text, e.def())
+		case logLocal:
+			s.declareLocal(e.text)
 		}
 	}
 	s.calls += m.calls

@@ -32,6 +32,14 @@ func (s *shellAnalyzer) current(name string) varVal {
 	return varVal{}
 }
 
+// declareLocal notes a variable local to the function body being
+// analysed, with its value before, for the call's end (inline). Logged:
+// a replayed body declares its locals too.
+func (s *shellAnalyzer) declareLocal(name string) {
+	s.logEffect(shellEffect{kind: logLocal, text: name})
+	s.locals = append(s.locals, varChange{name: name, old: s.current(name)})
+}
+
 // undoVars gives every variable set since mark its value from before.
 func (s *shellAnalyzer) undoVars(mark int) {
 	for i := len(s.trail) - 1; i >= mark; i-- {
