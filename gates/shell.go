@@ -378,9 +378,11 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 					s.stmts(c.Do, stdinNone)
 				}
 				s.setVar(wi.Name.Value, varVal{})
-				if breaks(c.Do) {
+				if changed := s.changedSince(mark); len(changed) > 0 && breaks(c.Do) {
 					// A break may leave any iteration's settings.
-					s.forgetVars(mark)
+					for _, v := range changed {
+						s.setVar(v.name, varVal{})
+					}
 				}
 				break // on to the loop's redirections
 			}

@@ -52,14 +52,6 @@ func (s *shellAnalyzer) undoVars(mark int) {
 	s.trail = s.trail[:mark]
 }
 
-// forgetVars makes unknown every variable set since mark whose value is
-// not the one it had then.
-func (s *shellAnalyzer) forgetVars(mark int) {
-	for _, c := range s.changedSince(mark) {
-		s.setVar(c.name, varVal{})
-	}
-}
-
 // changedSince lists the variables set since mark whose value now is not
 // the one they had then, each once (with that value).
 func (s *shellAnalyzer) changedSince(mark int) []varChange {
