@@ -679,13 +679,15 @@ func recursesUnbounded(name string, body *syntax.Stmt) bool {
 func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	exported := c.Variant.Value == "export"
 	// In a function, local, declare and typeset make a variable its own
-	// (bash(1), "local"; declare -g is the one exception).
+	// (bash(1), "local"; declare -g is the one exception). An option
+	// known only when it runs may be -g: then the setting is taken to
+	// last, the stricter reading.
 	local := c.Variant.Value == "local" || c.Variant.Value == "declare" || c.Variant.Value == "typeset"
 	for _, as := range c.Args {
 		if as.Name == nil {
 			if as.Value != nil {
-				if w := s.evalWord(as.Value); strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
-					local = c.Variant.Value == "local"
+				if w := s.evalWord(as.Value); w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
+					local = false
 				}
 			}
 			continue

@@ -115,6 +115,7 @@ func TestShellVector(t *testing.T) {
 		{"function local holds inside the call", sh(`f(){ local x=out/ok; rm -rf "$x"; }; f; f`), VerdictAsk, "rm deletes files"},
 		{"function global lasts", sh(`x=/; f(){ x=out/ok; }; f; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
 		{"function declare -g lasts", sh(`x=/; f(){ declare -g x=out/ok; }; f; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"function declare with an option known only when it runs may last", sh(`x=out/ok; f(){ declare $(cat out/flag) x=/; }; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"declared function's body does not run", sh(`x=/; f(){ x=out/ok; }; rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"if branch may not run", sh(`x=/; if [ -e a ]; then x=out/ok; fi; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"else branch sees the state before the if", sh(`x=/; if [ -e a ]; then x=out/ok; else rm -rf "$x"; fi`), VerdictDeny, "rm -r /"},
