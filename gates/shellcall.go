@@ -70,13 +70,30 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.mentions(argv)
-	if name := argv[0]; s.funcOf(name).body != nil && !s.inFuncHas(name) {
-		if s.calls < maxInlineCalls {
-			s.inline(name, argv[1:])
-			return
-		}
-		s.spoil()
+	name := argv[0]
+	def := s.funcOf(name)
+	if def.unknown {
+		s.deny("calls %s, a function declared differently in alternatives: which body runs is known only when it runs", printable(name))
+		return
 	}
+	if def.body != nil && !s.inFuncHas(name) {
+		if s.calls < maxInlineCalls {
+			// A function that may not be there (declared in a branch,
+			// removed by unset in one) runs or not: its settings are
+			// judged as a branch's, and the program of that name too. A
+			// special builtin is found before a function in POSIX mode.
+			if !def.alsoProgram && !posixSpecialBuiltins[name] {
+				s.inline(name, argv[1:])
+				return
+			}
+			var b branches
+			s.branch(&b, func() { s.inline(name, argv[1:]) })
+			s.branchesEnd(&b)
+		} else {
+			s.spoil()
+		}
+	}
+	s.builtin(argv)
 	s.judge(argv, in, here)
 }
 
@@ -312,7 +329,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	case kind&kindAwk != 0:
 		s.awk(args)
 	case verb == "eval":
-		s.payload(strings.Join(args, " "), "eval")
+		s.sameShellPayload(strings.Join(args, " "), "eval")
 	case verb == "source" || verb == ".":
 		if len(args) > 0 {
 			s.touch(args[0], opExec, "sources")
@@ -324,13 +341,13 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	case verb == "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a, "="); ok {
-				s.payload(v, "alias")
+				s.sameShellPayload(v, "alias")
 			}
 		}
 		s.ask("defines an alias")
 	case verb == "trap":
 		if len(args) > 0 {
-			s.payload(args[0], "trap")
+			s.sameShellPayload(args[0], "trap")
 		}
 	case verb == "sed":
 		s.sed(args)
