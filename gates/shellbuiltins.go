@@ -328,11 +328,9 @@ func (s *shellAnalyzer) shift(args []string) {
 	for i := 1; i <= 9; i++ {
 		v := varVal{}
 		if i+n <= 9 {
-			v = s.pos[i+n]
+			v = s.lookup(positionals[i+n]) // logged: a recorded body depends on it
 		}
-		if s.pos[i] != v {
-			s.setVar(positionals[i], v)
-		}
+		s.setVar(positionals[i], v)
 	}
 }
 

@@ -43,6 +43,17 @@ func memoScripts() []string {
 		"f() { sudo \"$@\"; }\nf ls\nf rm -rf /",
 		"f() { PATH=/tmp; ls; }\nf\nf",
 		"function a { b; }\nfunction b { c; }\nfunction c { cat $1; }\na\nb private.org\nc notes/todo.org\na",
+		// What builtins, branches and other shells change (shellbuiltins.go).
+		"f() { shift; cat \"$1\"; }\nf a private.org\nf private.org notes/todo.org\nf a notes/todo.org",
+		"f() { read X; }\ng() { cat $X; }\nX=notes/todo.org\ng\nf\ng",
+		"f() { if c; then g() { cat private.org; }; fi; }\nf\ng\nf\ng",
+		"g() { echo; }\nf() { unset -f g; }\ng\nf\ng\ncat() { :; }\nf\ncat private.org",
+		"f() { bash -c 'X=private.org'; cat $X; }\nX=notes/todo.org\nf\nf",
+		"f() { source ./lib.sh; cat $X; }\nX=notes/todo.org\nf\nf",
+		"f() { local -n r=$1; r=private.org; }\nX=notes/todo.org\nf X\ncat $X\nf X",
+		"f() { declare -i n; n=$1; }\nf 3\nf 'a[$(rm -rf ~)]'",
+		"f() { set -- \"$2\" \"$1\"; cat \"$1\"; }\nf notes/todo.org private.org\nf private.org notes/todo.org",
+		"f() { (( X++ )); }\nX=1\nf\ncat $X\nf",
 	}
 }
 
