@@ -104,9 +104,9 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	saved := s.pos
 	for i := 1; i <= 9; i++ {
 		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
-			s.setVar(positionals[i], varVal{val: args[i-1], ok: true})
+			s.bindPositional(i, varVal{val: args[i-1], ok: true})
 		} else {
-			s.setVar(positionals[i], varVal{})
+			s.bindPositional(i, varVal{})
 		}
 	}
 	s.enterFunc(name)
@@ -124,8 +124,20 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	s.src = src
 	delete(s.inFunc, name)
 	for i := 1; i <= 9; i++ {
-		s.setVar(positionals[i], saved[i])
+		s.bindPositional(i, saved[i])
 	}
+}
+
+// bindPositional sets $i for an inlined call (or back after it). Unlike
+// setVar it leaves nothing on the trail: the call gives every parameter
+// its value back at its end, so for the constructs around it nothing
+// changed.
+func (s *shellAnalyzer) bindPositional(i int, v varVal) {
+	if s.pos[i] == v {
+		return
+	}
+	s.logEffect(shellEffect{kind: logSet, text: positionals[i], val: v})
+	s.pos[i] = v
 }
 
 // positionals are the names of the positional parameters.
