@@ -144,7 +144,7 @@ func (e *Env) cwdDir(cwd string) string {
 	}
 	c, ok := e.expand(cwd)
 	if !ok {
-		return "/nonexistent-dynamic-cwd"
+		return unknownCwd
 	}
 	if !filepath.IsAbs(c) {
 		c = filepath.Join(e.firstRoot(), c)
@@ -208,6 +208,9 @@ func (e *Env) knownVars() []knownVar {
 		{"XDG_DATA_HOME", filepath.Dir(e.world.DataDir)},
 		{"XDG_RUNTIME_DIR", filepath.Dir(e.world.RuntimeDir)},
 		{"PWD", e.firstRoot()},
+		// The action's environment has no CDPATH (server/actuate
+		// cleanEnv): until the command sets it, every cd is by the path.
+		{"CDPATH", ""},
 	}
 }
 

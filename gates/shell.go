@@ -174,6 +174,10 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		rep:    rep,
 		memo:   bodyMemos{off: !memo},
 	}
+	if k, _ := lookupKnown(s.known, "PWD"); k != s.cwd {
+		// bash sets $PWD to where it starts.
+		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
+	}
 	// The check's own analysis records into the check's room.
 	recycled := env.check != nil && rep == &env.check.shellRep
 	if recycled {
@@ -217,6 +221,13 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		return
 	}
 	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
+	if name == cwdName {
+		s.cwd = unknownCwd
+		if v.ok {
+			s.cwd = v.val
+		}
+		return
+	}
 	if s.vars == nil {
 		s.vars = map[string]varVal{}
 	}
@@ -295,9 +306,27 @@ func syntaxErr(err error) string {
 	return msg
 }
 
-// payload analyses shell text that a command would run (bash -c, eval,
-// watch, a literal piped into sh…): nested execution always needs a human.
+// payload analyses shell text that another process runs (bash -c, watch,
+// a literal piped into sh, git -c…): nested execution always needs a
+// human, and what the text sets (variables, the working directory) ends
+// with that process.
 func (s *shellAnalyzer) payload(text, how string) {
+	mark := len(s.trail)
+	s.evalText(text, how)
+	s.undoVars(mark)
+}
+
+// laterText analyses shell text this shell may run later, or never (a
+// trap, an alias): what it sets is known only when it runs.
+func (s *shellAnalyzer) laterText(text, how string) {
+	var b branches
+	s.branch(&b, func() { s.evalText(text, how) })
+	s.branchesEnd(&b)
+}
+
+// evalText analyses shell text this shell runs (eval): what it sets
+// holds.
+func (s *shellAnalyzer) evalText(text, how string) {
 	if s.quiet {
 		return
 	}
@@ -325,6 +354,9 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 	}
 	if st.Background {
 		s.ask("runs a command in the background")
+		// It runs in a subshell of its own: its settings stay in it.
+		mark := len(s.trail)
+		defer s.undoVars(mark)
 	}
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -474,7 +506,7 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 			s.substitute(x.Stmts)
 			return false
 		case *syntax.ProcSubst:
-			s.stmts(x.Stmts, stdinNone)
+			s.procSubst(x)
 			return false
 		}
 		return true
@@ -740,6 +772,10 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case name == "CDPATH" && (v.dyn || v.val != ""):
+		// Every later relative cd searches its list (bash(1), cd): the
+		// working directory would be known only when it runs.
+		s.deny("setting CDPATH steers every later cd to a directory of its list")
 	case commandVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
 		if v.dyn {
 			s.deny("%s is set to a command that cannot be known before it runs", name)

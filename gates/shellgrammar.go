@@ -31,6 +31,9 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	case verb == "find":
 		s.find(args)
 		return
+	case verb == "cd" || verb == "pushd" || verb == "popd":
+		s.chdir(verb, pc)
+		return
 	case verb == "tmux" || verb == "screen":
 		s.terminalClient(verb, args)
 		return
@@ -139,7 +142,7 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 				s.ask("%s %s sets the system clock", verb, printable(o.word))
 			}
 		case opdCwd:
-			s.enter(o.word)
+			s.enter(o.word) // cd and pushd are judged by chdir
 		}
 	}
 	// A recursive search given no file searches the working directory:
@@ -238,17 +241,72 @@ func hasValueOpt(pc parsedCmd, name string) bool {
 	return false
 }
 
-// enter judges a change of the working directory (cd, pushd) and follows
-// it: later relative paths are judged from there, inside the roots or not.
-func (s *shellAnalyzer) enter(dir string) {
-	s.touch(dir, opRead, "enters")
-	if strings.Contains(dir, dynMarker) {
-		s.cwd = "/nonexistent-dynamic-cwd"
+// chdir judges cd, pushd and popd (bash(1) 5.2) and follows where they
+// leave the working directory. What the analysis does not model exactly
+// leaves it known only when the command runs: cd - (it goes to $OLDPWD),
+// a directory stack rotated or popped, pushd with no directory, an option
+// the table does not know, more than one directory.
+func (s *shellAnalyzer) chdir(verb string, pc parsedCmd) {
+	for _, o := range pc.operands {
+		s.touch(o.word, opRead, "enters")
+	}
+	if (verb == "pushd" || verb == "popd") && hasValueOpt(pc, "-n") {
+		return // -n: the stack changes, the directory does not
+	}
+	if verb == "popd" || len(pc.unknown) > 0 || len(pc.operands) > 1 {
+		s.setCwd(unknownCwd)
 		return
 	}
-	if l := s.env.locateFrom(dir, s.cwd); l.abs != "" {
-		s.cwd = l.abs
+	if len(pc.operands) == 0 {
+		if verb == "pushd" {
+			s.setCwd(unknownCwd) // swaps the top two of the stack
+			return
+		}
+		home := s.lookup("HOME") // cd with no directory enters $HOME
+		if !home.ok || home.val == "" {
+			s.setCwd(unknownCwd)
+			return
+		}
+		s.enter(home.val)
+		return
 	}
+	dir := pc.operands[0].word
+	if verb == "cd" && dir == "-" || verb == "pushd" && (strings.HasPrefix(dir, "+") || strings.HasPrefix(dir, "-")) {
+		s.setCwd(unknownCwd)
+		return
+	}
+	s.enter(dir)
+}
+
+// enter follows a change of the working directory to dir: later relative
+// paths are judged from there, inside the roots or not. A directory that
+// does not exist now may be made by the command, or the change may fail
+// and leave the shell where it was, and a relative one is searched for in
+// $CDPATH when that is set: then where the command goes on is known only
+// when it runs.
+func (s *shellAnalyzer) enter(dir string) {
+	if strings.Contains(dir, dynMarker) || dir == "" {
+		s.setCwd(unknownCwd)
+		return
+	}
+	if !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "$") {
+		if cdpath := s.lookup("CDPATH"); !cdpath.ok || cdpath.val != "" {
+			s.setCwd(unknownCwd)
+			return
+		}
+	}
+	l := s.env.locateFrom(dir, s.cwd)
+	if l.abs == "" || !s.env.isDir(l.abs) {
+		s.setCwd(unknownCwd)
+		return
+	}
+	s.setCwd(l.abs)
+}
+
+// isDir says whether the canonical path abs is a directory now.
+func (e *Env) isDir(abs string) bool {
+	n := e.view().lstat(abs)
+	return n.err == nil && n.mode.IsDir()
 }
 
 // readFile judges one file a command reads the content of: the paths
@@ -579,7 +637,13 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.nested = true
 	s.addCmd(shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
+	mark := len(s.trail)
 	s.judge(cmd, in, here)
+	if verb != "builtin" && verb != "command" {
+		// Another process runs the command: a builtin it names (cd)
+		// does not change this shell.
+		s.undoVars(mark)
+	}
 	s.nested = saved
 }
 

@@ -13,6 +13,33 @@ import (
 // its body any number of times. A value the analysis cannot be sure of is
 // made unknown (known only when it runs), which the vectors judge as the
 // worst it could be: `x=/; (x=out/ok); rm -rf "$x"` removes /.
+//
+// The working directory is scoped the same way, by the same code: a
+// change of it is a setting of the name cwdName on the trail, so that
+// `(cd out); rm -rf ../x` is judged from where bash runs it.
+
+// cwdName is the trail's name for the working directory. No shell
+// variable can have it (it holds a NUL).
+const cwdName = "\x00cwd"
+
+// unknownCwd spells a working directory known only when the command runs.
+// It lies below no root, so a relative path from it is judged outside the
+// roots: a delete or write there is denied, a read is asked.
+const unknownCwd = "/nonexistent-dynamic-cwd"
+
+// setCwd changes the working directory as cd does ("" or unknownCwd:
+// known only when it runs), on the trail like any setting, and with it
+// $PWD and $OLDPWD, which cd sets.
+func (s *shellAnalyzer) setCwd(dir string) {
+	old := s.current(cwdName)
+	if dir == "" || dir == unknownCwd {
+		s.setVar(cwdName, varVal{})
+	} else {
+		s.setVar(cwdName, varVal{val: dir, ok: true})
+	}
+	s.setVar("OLDPWD", old)
+	s.setVar("PWD", s.current(cwdName))
+}
 
 // varChange is one setting of a variable and its value before.
 type varChange struct {
@@ -23,6 +50,12 @@ type varChange struct {
 // current is a variable's value as lookup finds it, without logging the
 // read.
 func (s *shellAnalyzer) current(name string) varVal {
+	if name == cwdName {
+		if s.cwd == unknownCwd {
+			return varVal{}
+		}
+		return varVal{val: s.cwd, ok: true}
+	}
 	if v, ok := s.vars[name]; ok {
 		return v
 	}
@@ -126,7 +159,9 @@ func (s *shellAnalyzer) loop(judge func()) {
 	s.loops--
 	again := false
 	for _, name := range b.changed {
-		if slices.Contains(s.loopReads[reads:], name) {
+		// Every relative path reads the working directory: a round that
+		// moves it is judged again from where it may leave it.
+		if name == cwdName || slices.Contains(s.loopReads[reads:], name) {
 			again = true
 			break
 		}

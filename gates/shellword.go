@@ -124,7 +124,7 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 		out.w.dyn = true
 		out.add("0")
 	case *syntax.ProcSubst:
-		s.stmts(x.Stmts, stdinNone)
+		s.procSubst(x)
 		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
 		out.add(x.Op.String() + x.Pattern.Value + ")")
@@ -170,7 +170,10 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		s.deny("an empty command substitution $( ) is malformed; refusing to guess what runs")
 		return "", false
 	}
+	// A command substitution runs in a subshell: its settings stay in it.
+	mark := len(s.trail)
 	s.stmts(stmts, stdinNone)
+	s.undoVars(mark)
 	if len(stmts) != 1 {
 		return "", false
 	}
@@ -216,6 +219,14 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		}
 	}
 	return strings.TrimRight(text, "\n"), ok
+}
+
+// procSubst analyses the statements of <(…) or >(…), which run in a
+// subshell: their settings stay in it.
+func (s *shellAnalyzer) procSubst(x *syntax.ProcSubst) {
+	mark := len(s.trail)
+	s.stmts(x.Stmts, stdinNone)
+	s.undoVars(mark)
 }
 
 // peekWord evaluates a word without analysing its substitutions again.
