@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -330,6 +331,9 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 		s.readTree(dir, what+" a file named only when it runs: it may be", treeShows{anyOne: true}, walkFilter{})
 		return
 	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		s.readFromAnywhere(raw, what)
+	}
 	for _, p := range s.expandGlob(raw) {
 		l := s.env.locateFrom(p, s.cwd)
 		if l.abs == "" {
@@ -353,6 +357,79 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 	}
 }
 
+// relativeWord says whether a path word is read from the working
+// directory.
+func relativeWord(raw string) bool {
+	return !strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "~") && !strings.HasPrefix(raw, "$")
+}
+
+// readFromAnywhere judges a relative read from a working directory known
+// only when the command runs: that may be any folder of the roots, so a
+// private note anywhere in them whose path ends as the word does may be
+// the file read.
+func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
+	q := filepath.Clean(raw)
+	for strings.HasPrefix(q, "../") {
+		q = q[3:]
+	}
+	if q == "." || q == ".." {
+		return // a folder: a program that does not recurse reads nothing of it
+	}
+	base := filepath.Base(q)
+	if !hasGlob(raw) {
+		base = escapeGlob(base)
+	}
+	parts := strings.Split(q, "/")
+	for _, root := range s.env.roots {
+		found, complete := s.env.privateBelow(root, walkFilter{include: []string{base}}, nil)
+		for _, fp := range found {
+			if endsLike(fp, parts, !hasGlob(raw)) {
+				if r, err := filepath.Rel(root, fp); err == nil {
+					fp = r
+				}
+				s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), fp)
+				return
+			}
+		}
+		if !complete || len(found) >= 4 {
+			s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
+			return
+		}
+	}
+}
+
+// endsLike says whether the path p ends with the components parts, read
+// as globs unless literal.
+func endsLike(p string, parts []string, literal bool) bool {
+	comps := strings.Split(p, "/")
+	if len(comps) < len(parts) {
+		return false
+	}
+	comps = comps[len(comps)-len(parts):]
+	for i, part := range parts {
+		if literal {
+			if comps[i] != part {
+				return false
+			}
+		} else if ok, _ := path.Match(part, comps[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeGlob quotes the glob characters of a literal name.
+func escapeGlob(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // readTree judges a directory a command reads every file below (grep -r,
 // rg): a private note anywhere below it is a private read, unless what the
 // command shows of it cannot hold any of it (treeShows). A file named
@@ -363,6 +440,13 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 	}
 	s.touch(raw, opRead, what)
 	if strings.Contains(raw, dynMarker) {
+		return
+	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		// From a folder known only when it runs: it may be a root.
+		for _, root := range s.env.roots {
+			s.readTree(root, what, shows, f)
+		}
 		return
 	}
 	for _, p := range s.expandGlob(raw) {

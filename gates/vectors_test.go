@@ -173,6 +173,12 @@ func TestShellVector(t *testing.T) {
 		{"PWD follows cd", sh(`cd /; rm -rf "$PWD"/x`), VerdictDeny, "outside the roots"},
 		{"PWD follows cd, twin", sh(`cd notes; rm -rf "$PWD"/x`), VerdictAsk, "rm deletes files"},
 		{"unknown cwd, relative delete", sh(`cd "$(cat f)"; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"unknown cwd, relative read of a private note", sh(`cd "$(cat f)"; cat personal.org`), VerdictDeny, "it may be journal/personal.org, a private note"},
+		{"unknown cwd, relative read through ..", sh(`cd "$(cat f)"; cat ../journal/personal.org`), VerdictDeny, "it may be journal/personal.org"},
+		{"unknown cwd, relative glob", sh(`cd "$(cat f)"; cat *.org`), VerdictDeny, "private note"},
+		{"unknown cwd, recursive search", sh(`cd "$(cat f)"; grep -r biopsy .`), VerdictDeny, "private notes among them"},
+		{"unknown cwd, redirected read", sh(`cd "$(cat f)"; head < personal.org`), VerdictDeny, "private note"},
+		{"unknown cwd, relative read of a note that is not private", sh(`cd "$(cat f)"; cat todo.org`), VerdictAsk, "cat reads todo.org, outside the roots"},
 		{"git -C is for git only", sh(`git -C notes rm x; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"git -C reads there", sh(`git -C notes log --oneline -n 3`), VerdictAsk, "no permission rule"},
 		// Each loop whose round reads what the round before set is judged
