@@ -321,7 +321,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 			}
 		}
 		s.ask("sources a script into the shell")
-		s.setCwd(unknownCwd) // the script may change directory
+		s.setCwd(unknownCwd, "") // the script may change directory
 	case verb == "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a, "="); ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -255,17 +256,17 @@ func (s *shellAnalyzer) chdir(verb string, pc parsedCmd) {
 		return // -n: the stack changes, the directory does not
 	}
 	if verb == "popd" || len(pc.unknown) > 0 || len(pc.operands) > 1 {
-		s.setCwd(unknownCwd)
+		s.setCwd(unknownCwd, "")
 		return
 	}
 	if len(pc.operands) == 0 {
 		if verb == "pushd" {
-			s.setCwd(unknownCwd) // swaps the top two of the stack
+			s.setCwd(unknownCwd, "") // swaps the top two of the stack
 			return
 		}
 		home := s.lookup("HOME") // cd with no directory enters $HOME
 		if !home.ok || home.val == "" {
-			s.setCwd(unknownCwd)
+			s.setCwd(unknownCwd, "")
 			return
 		}
 		s.enter(home.val)
@@ -273,7 +274,7 @@ func (s *shellAnalyzer) chdir(verb string, pc parsedCmd) {
 	}
 	dir := pc.operands[0].word
 	if verb == "cd" && dir == "-" || verb == "pushd" && (strings.HasPrefix(dir, "+") || strings.HasPrefix(dir, "-")) {
-		s.setCwd(unknownCwd)
+		s.setCwd(unknownCwd, "")
 		return
 	}
 	s.enter(dir)
@@ -282,26 +283,73 @@ func (s *shellAnalyzer) chdir(verb string, pc parsedCmd) {
 // enter follows a change of the working directory to dir: later relative
 // paths are judged from there, inside the roots or not. A directory that
 // does not exist now may be made by the command, or the change may fail
-// and leave the shell where it was, and a relative one is searched for in
-// $CDPATH when that is set: then where the command goes on is known only
-// when it runs.
+// and leave the shell where it was; a relative one is searched for in
+// $CDPATH when that is set; bash reads a ".." in it from $PWD, the path
+// as written, and cd -P and the kernel from the directory a symlink leads
+// to: when those may differ, or in any of those cases, where the command
+// goes on is known only when it runs.
 func (s *shellAnalyzer) enter(dir string) {
 	if strings.Contains(dir, dynMarker) || dir == "" {
-		s.setCwd(unknownCwd)
+		s.setCwd(unknownCwd, "")
 		return
 	}
-	if !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "$") {
+	logical := ""
+	if relativeWord(dir) {
 		if cdpath := s.lookup("CDPATH"); !cdpath.ok || cdpath.val != "" {
-			s.setCwd(unknownCwd)
+			s.setCwd(unknownCwd, "")
 			return
 		}
+		if pwd := s.lookup("PWD"); pwd.ok && filepath.IsAbs(pwd.val) {
+			logical = filepath.Join(pwd.val, dir)
+		}
+	} else if filepath.IsAbs(dir) {
+		logical = filepath.Clean(dir)
+	}
+	if s.dotsMayDiffer(dir) {
+		s.setCwd(unknownCwd, "")
+		return
 	}
 	l := s.env.locateFrom(dir, s.cwd)
 	if l.abs == "" || !s.env.isDir(l.abs) {
-		s.setCwd(unknownCwd)
+		s.setCwd(unknownCwd, "")
 		return
 	}
-	s.setCwd(l.abs)
+	if logical != "" && s.env.locateFrom(logical, "/").abs != l.abs {
+		logical = "" // $PWD was set to somewhere else
+	}
+	s.setCwd(l.abs, logical)
+}
+
+// dotsMayDiffer says whether a directory word holding ".." may lead
+// elsewhere than the analysis reads it (lexically, from the canonical
+// working directory): when $PWD is not that directory (it was entered
+// through a symlink), or a part of the word before a ".." is a symlink.
+func (s *shellAnalyzer) dotsMayDiffer(dir string) bool {
+	parts := strings.Split(dir, "/")
+	if !slices.Contains(parts, "..") {
+		return false
+	}
+	base := s.cwd
+	switch {
+	case filepath.IsAbs(dir):
+		base = "/"
+	case !relativeWord(dir):
+		return true // ~ or $: not worth reading more closely
+	default:
+		if pwd := s.lookup("PWD"); !pwd.ok || pwd.val != s.cwd {
+			return true
+		}
+	}
+	for i, p := range parts {
+		if p != ".." {
+			continue
+		}
+		prefix := filepath.Join(append([]string{base}, parts[:i]...)...)
+		if _, sawLink := s.env.view().resolveExisting(prefix); sawLink {
+			return true
+		}
+	}
+	return false
 }
 
 // isDir says whether the canonical path abs is a directory now.

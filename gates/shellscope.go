@@ -27,18 +27,20 @@ const cwdName = "\x00cwd"
 // roots: a delete or write there is denied, a read is asked.
 const unknownCwd = "/nonexistent-dynamic-cwd"
 
-// setCwd changes the working directory as cd does ("" or unknownCwd:
-// known only when it runs), on the trail like any setting, and with it
-// $PWD and $OLDPWD, which cd sets.
-func (s *shellAnalyzer) setCwd(dir string) {
-	old := s.current(cwdName)
+// setCwd changes the working directory as cd does, to the canonical
+// directory dir ("" or unknownCwd: known only when it runs), on the trail
+// like any setting, and with it $OLDPWD and $PWD, which cd sets to the
+// logical path (through symlinks as written; "" when not known).
+func (s *shellAnalyzer) setCwd(dir, logical string) {
+	old := s.current("PWD")
 	if dir == "" || dir == unknownCwd {
 		s.setVar(cwdName, varVal{})
+		logical = ""
 	} else {
 		s.setVar(cwdName, varVal{val: dir, ok: true})
 	}
 	s.setVar("OLDPWD", old)
-	s.setVar("PWD", s.current(cwdName))
+	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
 }
 
 // varChange is one setting of a variable and its value before.

@@ -3,10 +3,13 @@ package gates
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type vectorCase struct {
@@ -31,6 +34,38 @@ func runVectorCases(t *testing.T, cases []vectorCase) {
 }
 
 func sh(cmd string) Action { return act(ToolShell, "cmd", cmd, "cwd", ".") }
+
+// TestShellCwdThroughSymlinks: bash reads a ".." in cd's directory from
+// $PWD, the path as written, while cd -P and every other program read it
+// from where a symlink leads; when the two may differ, where the command
+// goes on is known only when it runs.
+func TestShellCwdThroughSymlinks(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "work", "deep", "er"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+	require.NoError(t, os.Symlink("work/deep/er", filepath.Join(root, "lnk")))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(root, "etc-link")))
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	env, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { env.Close() })
+	for _, tc := range []vectorCase{
+		{"cd .. after a symlink goes back by the path", sh(`cd lnk; cd ..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd .. after a folder", sh(`cd work/deep; cd ..; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"cd -P through a symlink's ..", sh(`cd -P etc-link/..; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"cd through a symlink's ..", sh(`cd lnk/..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd through a folder's ..", sh(`cd work/deep/..; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"PWD is the path as written", sh(`cd lnk; rm -rf "$PWD"/x`), VerdictAsk, "rm deletes files"},
+		{"PWD set elsewhere", sh(`PWD=/; cd notes; cd ..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), tc.a, env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
 
 func TestPathsVector(t *testing.T) {
 	runVectorCases(t, []vectorCase{
