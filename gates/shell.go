@@ -366,11 +366,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			s.pipeline(st)
 		} else {
-			s.stmt(c.X, in)
-			// The right side runs or not, as the left one ends.
-			var b branches
-			s.branch(&b, func() { s.stmt(c.Y, stdinSrc{}) })
-			s.branchesEnd(&b)
+			s.andOr(c, in)
 		}
 	case *syntax.Subshell:
 		mark := len(s.trail)
@@ -379,17 +375,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 	case *syntax.Block:
 		s.stmts(c.Stmts, in.kind)
 	case *syntax.IfClause:
-		// Each clause is judged from the state before the if (no clause
-		// sees another's settings); after it, what any clause set is
-		// known only when it runs.
-		var b branches
-		for ic := c; ic != nil; ic = ic.Else {
-			s.branch(&b, func() {
-				s.stmts(ic.Cond, stdinNone)
-				s.stmts(ic.Then, stdinNone)
-			})
-		}
-		s.branchesEnd(&b)
+		s.ifClause(c)
 	case *syntax.WhileClause:
 		if endless(c) {
 			s.deny("an endless loop (%s true with no way out) exhausts the machine", map[bool]string{true: "until", false: "while"}[c.Until])

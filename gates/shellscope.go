@@ -138,6 +138,90 @@ func (s *shellAnalyzer) branchesEnd(b *branches) {
 	}
 }
 
+// ifClause judges an if: each clause from the state before it, after
+// the conditions before it ran and failed (what they set is known only
+// when it runs: a condition may fail part way, a failed cd stays where
+// it was); after it, what any clause set is known only when it runs.
+func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
+	var b branches
+	var failed []varChange // what the conditions before may have set
+	for ic := c; ic != nil; ic = ic.Else {
+		s.branch(&b, func() {
+			for _, v := range failed {
+				s.setVar(v.name, varVal{})
+			}
+			mark := len(s.trail)
+			s.stmts(ic.Cond, stdinNone)
+			failed = append(failed, s.changedSince(mark)...)
+			s.stmts(ic.Then, stdinNone)
+		})
+	}
+	s.branchesEnd(&b)
+}
+
+// andOr judges a && or || list. In a && b && c each command runs only
+// when all before it succeeded: from the state they leave. In a || b, b
+// runs only when a failed, maybe part way: from a state where what a set
+// is known only when it runs. What a right side sets is known only when
+// it runs, but after `a || exit` the shell goes on only when a succeeded.
+func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
+	var b branches
+	if c.Op == syntax.AndStmt {
+		chain := andChain(c, nil)
+		s.stmt(chain[0], in)
+		s.branch(&b, func() {
+			for _, st := range chain[1:] {
+				s.stmt(st, stdinSrc{})
+			}
+		})
+		s.branchesEnd(&b)
+		return
+	}
+	mark := len(s.trail)
+	s.stmt(c.X, in)
+	failed := s.changedSince(mark)
+	s.branch(&b, func() {
+		for _, v := range failed {
+			s.setVar(v.name, varVal{})
+		}
+		s.stmt(c.Y, stdinSrc{})
+	})
+	if !s.exits(c.Y) {
+		s.branchesEnd(&b)
+	}
+}
+
+// andChain lists the commands of a && b && c in order.
+func andChain(c *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && plainStmt(c.X) {
+		out = andChain(x, out)
+	} else {
+		out = append(out, c.X)
+	}
+	return append(out, c.Y)
+}
+
+// plainStmt says whether a statement is its command alone: not negated,
+// not in the background, not redirected.
+func plainStmt(st *syntax.Stmt) bool {
+	return !st.Negated && !st.Background && !st.Coprocess && len(st.Redirs) == 0
+}
+
+// exits says whether a statement always ends the shell: exit (the
+// builtin, not a function of that name), or a { …; } block ending so.
+func (s *shellAnalyzer) exits(st *syntax.Stmt) bool {
+	if st == nil || st.Background || st.Coprocess {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		return len(c.Args) > 0 && c.Args[0].Lit() == "exit" && s.funcOf("exit").body == nil
+	case *syntax.Block:
+		return len(c.Stmts) > 0 && s.exits(c.Stmts[len(c.Stmts)-1])
+	}
+	return false
+}
+
 // loop judges a loop's body (and condition), which may run any number of
 // times: once from the state before it; when that changed variables and
 // read any of them, again with them unknown (a later round sees an
