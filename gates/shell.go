@@ -424,7 +424,10 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		s.stmt(c.Stmt, in)
 	case *syntax.CoprocClause:
 		s.ask("starts a coprocess")
+		mark := len(s.trail)
 		s.stmt(c.Stmt, in)
+		s.undoVars(mark) // it runs in a subshell of its own
+
 	case *syntax.TestClause:
 		if c.X == nil {
 			s.deny("an empty test clause is malformed; failing closed")

@@ -329,6 +329,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 			}
 		}
 		s.ask("defines an alias")
+		s.setCwd(unknownCwd, "") // an alias of cd, or of a command, may move it (expand_aliases)
 	case verb == "trap":
 		if len(args) > 0 {
 			s.laterText(args[0], "trap")
