@@ -43,6 +43,15 @@ func memoScripts() []string {
 		"f() { sudo \"$@\"; }\nf ls\nf rm -rf /",
 		"f() { PATH=/tmp; ls; }\nf\nf",
 		"function a { b; }\nfunction b { c; }\nfunction c { cat $1; }\na\nb private.org\nc notes/todo.org\na",
+		"f() { (cd journal); cat personal.org; }\nf\ncd journal\nf\ncd ..\nf",
+		"f() { cd journal || return; cat personal.org; }\nf\nf\ncd ..\nf",
+		"f() { if [ -e a ]; then cd journal; fi; cat personal.org; }\nf\nf",
+		"f() { pushd journal; popd; cat personal.org; pushd -n notes; }\nf\nf",
+		"f() { cd \"$1\"; rm -rf ../x; }\nf notes\nf notes\nf journal\ncd ..\nf work\nf",
+		"f() { bash -c 'cd journal'; cat personal.org; x=$(cd journal); }\nf\ncd journal\nf",
+		"f() { while [ -e a ]; do cat personal.org; cd journal; done; }\nf\nf",
+		"f() { cd; cd -; cd journal/..; cat \"$PWD\"/x \"$OLDPWD\"/y; }\nf\nf\ncd notes\nf",
+		"f() { test -d journal && cd journal && cat personal.org; }\ng() { f; cd ..; }\ng\ng\nf",
 	}
 }
 
