@@ -427,7 +427,6 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		mark := len(s.trail)
 		s.stmt(c.Stmt, in)
 		s.undoVars(mark) // it runs in a subshell of its own
-
 	case *syntax.TestClause:
 		if c.X == nil {
 			s.deny("an empty test clause is malformed; failing closed")

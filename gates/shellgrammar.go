@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -782,15 +783,17 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 // denyingReading judges argv as a command and adopts only its denies: a
 // reading of the words that may or may not be the one that runs.
 func (s *shellAnalyzer) denyingReading(argv []string) {
-	// The reading shares the maps of variables, functions and downloads
-	// without logging what it does to them: an analysis around it is not
+	// The reading shares the maps of functions and downloads without
+	// logging what it does to them: an analysis around it is not
 	// remembered.
 	s.spoil()
 	if s.quiet || len(s.rep.cmds) >= maxShellCommands {
 		return
 	}
+	// Its variables are a copy: a reading that may not be the one that
+	// runs sets nothing here (cd sets $PWD).
 	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
-		rep: &shellReport{}, vars: s.vars, funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
+		rep: &shellReport{}, vars: maps.Clone(s.vars), funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
 	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {
 		s.deny("%s", d)

@@ -17,11 +17,12 @@ import (
 // report (commands, denies, asks, private reads, ways into the user's
 // session, egress, files written), the variables and functions it sets
 // (the working directory among them, as cwdName), the files it downloads,
-// whether it writes, and how many calls it followed. So an analysis is recorded (those reads and
-// effects, in order), and a later analysis of the same body from a state
-// where those reads give the same answers replays the record instead of
-// walking the body again: the same report, the same state after, in the
-// same order. Nothing is remembered across actions.
+// whether it writes, and how many calls it followed. So an analysis is
+// recorded (those reads and effects, in order), and a later analysis of
+// the same body from a state where those reads give the same answers
+// replays the record instead of walking the body again: the same report,
+// the same state after, in the same order. Nothing is remembered across
+// actions.
 //
 // A record is not kept when the analysis met a limit (calls followed,
 // commands counted), ran a reading of its own (denyingReading shares the

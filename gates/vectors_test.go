@@ -203,6 +203,7 @@ func TestShellVector(t *testing.T) {
 		{"coprocess cd does not last", sh(`coproc cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"an alias may replace cd", sh("shopt -s expand_aliases; alias cd=true\ncd notes; rm -rf ../x"), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"a function may replace cd", sh(`cd(){ :; }; cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"a reading of a wrapper's words sets nothing", sh(`r=$PWD; cd /; nice -Q cd "$r/notes"; rm -rf "$PWD"/x`), VerdictDeny, "outside the roots"},
 		{"cd under env is another process", sh(`env cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"cd under builtin holds", sh(`builtin cd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
 		{"CDPATH steers cd", sh(`CDPATH=/ cd etc; rm -rf x`), VerdictDeny, "CDPATH"},
