@@ -939,7 +939,11 @@ func rawDisk(p string) bool {
 // locateFrom locates a path relative to an absolute directory.
 func (e *Env) locateFrom(raw, dir string) loc {
 	if !strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "~") && !strings.HasPrefix(raw, "$") {
-		raw = filepath.Join(dir, raw)
+		if hasDotDot(raw) {
+			raw = dir + "/" + raw // not cleaned: locate reads ".." as the kernel does
+		} else {
+			raw = filepath.Join(dir, raw)
+		}
 	}
 	return e.locate(raw, ".")
 }

@@ -83,6 +83,13 @@ func TestPathsVector(t *testing.T) {
 		{"symlink to the key", act(ToolFileRead, "path", "notes/key.txt"), VerdictDeny, "credential"},
 		{"symlink out of the root", act(ToolFileRead, "path", "etc-link/hostname"), VerdictAsk, "outside"},
 		{"read outside", act(ToolFileRead, "path", "/etc/hosts"), VerdictAsk, "outside"},
+		// ".." is read as the kernel reads it: from where a symlink
+		// before it leads (etc-link/.. is /), not lexically.
+		{"dots after a symlink out of the root", act(ToolFileRead, "path", "etc-link/../etc/hostname"), VerdictAsk, "outside"},
+		{"dots after a symlink, shell read", sh("cat etc-link/../etc/shadow"), VerdictDeny, "system credential"},
+		{"dots after a symlink, shell delete", sh("rm -rf etc-link/../x"), VerdictDeny, "rm deletes etc-link/../x, outside the roots"},
+		{"dots after a folder", sh("cat notes/../inbox.org"), VerdictAllow, ""},
+
 		{"write note", act(ToolFileWrite, "path", "notes/new.org", "content", "* x\n"), VerdictAllow, ""},
 		{"write markdown", act(ToolFileWrite, "path", "drafts/a.md", "content", "# x\n"), VerdictAllow, ""},
 		{"write script asks", act(ToolFileWrite, "path", "tools/run.sh", "content", "echo\n"), VerdictAsk, "no permission rule"},
