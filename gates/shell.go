@@ -183,6 +183,10 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		rep:    rep,
 		memo:   bodyMemos{off: !memo},
 	}
+	if k, _ := lookupKnown(s.known, "PWD"); k != s.cwd {
+		// bash sets $PWD to where it starts.
+		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
+	}
 	// The check's own analysis records into the check's room.
 	recycled := env.check != nil && rep == &env.check.shellRep
 	if recycled {
@@ -231,6 +235,13 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
+		return
+	}
+	if name == cwdName {
+		s.cwd = unknownCwd
+		if v.ok {
+			s.cwd = v.val
+		}
 		return
 	}
 	if s.vars == nil {
@@ -327,35 +338,45 @@ func (s *shellAnalyzer) subshell(stmts []*syntax.Stmt) {
 
 // payload analyses shell text that another shell process runs (bash -c,
 // watch, a literal piped into sh, a program's shell command…): nested
-// execution always needs a human. That shell inherits only the
-// environment: the command's own variables, positional parameters and
-// functions are unknown or absent to it (x=out/ok; bash -c 'rm -rf
-// "$x"/..' removes /), and nothing it sets comes back.
+// execution always needs a human. That shell starts where this one is and
+// inherits only the environment: the command's own variables, positional
+// parameters and functions are unknown or absent to it (x=out/ok; bash -c
+// 'rm -rf "$x"/..' removes /), and nothing it sets, nor where it goes,
+// comes back.
 func (s *shellAnalyzer) payload(text, how string) {
 	if s.quiet {
 		return
 	}
-	mark := len(s.trail)
+	mark, cwd := len(s.trail), s.cwd
 	vars, funcs, pos, inFunc, locals, calling := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling
 	// A recorded body replays its log in this analyzer's state: the other
 	// shell's settings would be replayed into it.
 	s.spoil()
 	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = nil, nil, [10]varVal{}, nil, nil, 0
-	s.nestedScript(text, how)
+	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
+		if v, ok := vars[name]; ok {
+			s.setVar(name, v)
+		}
+	}
+	s.evalText(text, how)
 	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = vars, funcs, pos, inFunc, locals, calling
-	s.trail = s.trail[:mark]
+	s.trail, s.cwd = s.trail[:mark], cwd
 }
 
-// sameShellPayload analyses shell text the shell itself runs (eval, a
-// trap, an alias): its settings hold as any other command's.
-func (s *shellAnalyzer) sameShellPayload(text, how string) {
+// laterText analyses shell text this shell may run later, or never (a
+// trap, an alias): what it sets is known only when it runs.
+func (s *shellAnalyzer) laterText(text, how string) {
+	var b branches
+	s.branch(&b, func() { s.evalText(text, how) })
+	s.branchesEnd(&b)
+}
+
+// evalText analyses shell text this shell runs (eval, a mapfile
+// callback): what it sets holds.
+func (s *shellAnalyzer) evalText(text, how string) {
 	if s.quiet {
 		return
 	}
-	s.nestedScript(text, how)
-}
-
-func (s *shellAnalyzer) nestedScript(text, how string) {
 	s.ask("%s runs a nested command", how)
 	saved := s.nested
 	s.depth++
@@ -380,6 +401,9 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 	}
 	if st.Background {
 		s.ask("runs a command in the background")
+		// It runs in a subshell of its own: its settings stay in it.
+		mark := len(s.trail)
+		defer s.undoVars(mark)
 	}
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -389,11 +413,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			s.pipeline(st)
 		} else {
-			s.stmt(c.X, in)
-			// The right side runs or not, as the left one ends.
-			var b branches
-			s.branch(&b, func() { s.stmt(c.Y, stdinSrc{}) })
-			s.branchesEnd(&b)
+			s.andOr(c, in)
 		}
 	case *syntax.Subshell:
 		mark := len(s.trail)
@@ -402,17 +422,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 	case *syntax.Block:
 		s.stmts(c.Stmts, in.kind)
 	case *syntax.IfClause:
-		// Each clause is judged from the state before the if (no clause
-		// sees another's settings); after it, what any clause set is
-		// known only when it runs.
-		var b branches
-		for ic := c; ic != nil; ic = ic.Else {
-			s.branch(&b, func() {
-				s.stmts(ic.Cond, stdinNone)
-				s.stmts(ic.Then, stdinNone)
-			})
-		}
-		s.branchesEnd(&b)
+		s.ifClause(c)
 	case *syntax.WhileClause:
 		if endless(c) {
 			s.deny("an endless loop (%s true with no way out) exhausts the machine", map[bool]string{true: "until", false: "while"}[c.Until])
@@ -851,6 +861,10 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case name == "CDPATH" && (v.dyn || v.val != ""):
+		// Every later relative cd searches its list (bash(1), cd): the
+		// working directory would be known only when it runs.
+		s.deny("setting CDPATH steers every later cd to a directory of its list")
 	case commandVars[name] || strings.HasPrefix(name, "GIT_CONFIG_"):
 		if v.dyn {
 			s.deny("%s is set to a command that cannot be known before it runs", name)
@@ -1026,7 +1040,11 @@ func rawDisk(p string) bool {
 // locateFrom locates a path relative to an absolute directory.
 func (e *Env) locateFrom(raw, dir string) loc {
 	if !strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "~") && !strings.HasPrefix(raw, "$") {
-		raw = filepath.Join(dir, raw)
+		if hasDotDot(raw) {
+			raw = dir + "/" + raw // not cleaned: locate reads ".." as the kernel does
+		} else {
+			raw = filepath.Join(dir, raw)
+		}
 	}
 	return e.locate(raw, ".")
 }

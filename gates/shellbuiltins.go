@@ -203,7 +203,7 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 				for _, v := range mapfileCallbackArgs {
 					s.setVar(v, varVal{})
 				}
-				s.sameShellPayload(val+` "$`+mapfileCallbackArgs[0]+`" "$`+mapfileCallbackArgs[1]+`"`, verb+" -C")
+				s.evalText(val+` "$`+mapfileCallbackArgs[0]+`" "$`+mapfileCallbackArgs[1]+`"`, verb+" -C")
 			case c == 'C' && verb == "compgen":
 				s.payload(val, "compgen -C")
 			case c == 'F' && verb == "compgen":
@@ -419,9 +419,10 @@ func (s *shellAnalyzer) forgetPositionals() {
 
 // forgetState is forgetVars for a command that may set anything (a
 // sourced script, a program known only when it runs): every function it
-// may have redeclared is unknown too.
+// may have redeclared is unknown too, and where the shell is.
 func (s *shellAnalyzer) forgetState() {
 	s.forgetVars()
+	s.setCwd(unknownCwd, "")
 	names := make([]string, 0, len(s.funcs))
 	for n, def := range s.funcs {
 		if def != (funcDef{}) && !def.unknown {

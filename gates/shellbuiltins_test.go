@@ -86,6 +86,7 @@ func TestShellStateChanges(t *testing.T) {
 		// Whatever a script or a program known only when it runs may set.
 		{"source", sh(`x=out/ok; source ./f.sh; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"dynamic program", sh(`x=out/ok; $c x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"dynamic program may be cd", sh(`$c out; rm -rf ../x`), VerdictDeny, "outside the roots"},
 		{"source, twin", sh(`x=out/ok; rm -rf "$x"; source ./f.sh`), VerdictAsk, "sources"},
 		// Builtins that change what runs.
 		{"hash -p", sh(`hash -p /bin/rm ls; ls -rf ~`), VerdictDeny, "hash -p"},

@@ -341,7 +341,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	case kind&kindAwk != 0:
 		s.awk(args)
 	case verb == "eval":
-		s.sameShellPayload(strings.Join(args, " "), "eval")
+		s.evalText(strings.Join(args, " "), "eval")
 	case verb == "source" || verb == ".":
 		if len(args) > 0 {
 			s.touch(args[0], opExec, "sources")
@@ -350,16 +350,18 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 			}
 		}
 		s.ask("sources a script into the shell")
+		s.setCwd(unknownCwd, "") // the script may change directory
 	case verb == "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a, "="); ok {
-				s.sameShellPayload(v, "alias")
+				s.laterText(v, "alias")
 			}
 		}
 		s.ask("defines an alias")
+		s.setCwd(unknownCwd, "") // an alias of cd, or of a command, may move it (expand_aliases)
 	case verb == "trap":
 		if len(args) > 0 {
-			s.sameShellPayload(args[0], "trap")
+			s.laterText(args[0], "trap")
 		}
 	case verb == "sed":
 		s.sed(args)
@@ -759,6 +761,8 @@ func (s *shellAnalyzer) judgeNested(argv []string) {
 	saved := s.nested
 	s.nested = true
 	s.mentions(argv)
+	mark := len(s.trail)
 	s.judge(argv, stdinSrc{}, nil)
+	s.undoVars(mark) // another process runs it: a cd it names holds there
 	s.nested = saved
 }

@@ -15,13 +15,14 @@ import (
 // functions it calls (declared or not, being analysed or not), the files
 // it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
-// session, egress, files written), the variables and functions it sets, the files it
-// downloads, whether it writes, where it leaves the working directory, and
-// how many calls it followed. So an analysis is recorded (those reads and
-// effects, in order), and a later analysis of the same body from a state
-// where those reads give the same answers replays the record instead of
-// walking the body again: the same report, the same state after, in the
-// same order. Nothing is remembered across actions.
+// session, egress, files written), the variables and functions it sets
+// (the working directory among them, as cwdName), the files it downloads,
+// whether it writes, and how many calls it followed. So an analysis is
+// recorded (those reads and effects, in order), and a later analysis of
+// the same body from a state where those reads give the same answers
+// replays the record instead of walking the body again: the same report,
+// the same state after, in the same order. Nothing is remembered across
+// actions.
 //
 // A record is not kept when the analysis met a limit (calls followed,
 // commands counted), ran a reading of its own (denyingReading shares the
@@ -87,7 +88,6 @@ type bodyMemo struct {
 	calls      int // calls it followed
 	cmds       int // commands it listed
 	wrote      bool
-	cwdAfter   string
 	invalid    bool
 }
 
@@ -162,7 +162,7 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 	// A body can only unmark functions (a function declared anew inside
 	// its own body): the same count is the same set.
 	if !m.invalid && countTrue(s.inFunc) == inFunc {
-		m.end, m.calls, m.cmds, m.wrote, m.cwdAfter = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote, s.cwd
+		m.end, m.calls, m.cmds, m.wrote = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote
 		s.memo.memos = append(s.memo.memos, m)
 	}
 }
@@ -274,7 +274,6 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 	if m.wrote {
 		s.wrote = true
 	}
-	s.cwd = m.cwdAfter
 }
 
 // The analyzer's changes to its report and state, logged.

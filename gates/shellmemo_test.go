@@ -54,6 +54,15 @@ func memoScripts() []string {
 		"f() { declare -i n; n=$1; }\nf 3\nf 'a[$(rm -rf ~)]'",
 		"f() { set -- \"$2\" \"$1\"; cat \"$1\"; }\nf notes/todo.org private.org\nf private.org notes/todo.org",
 		"f() { (( X++ )); }\nX=1\nf\ncat $X\nf",
+		"f() { (cd journal); cat personal.org; }\nf\ncd journal\nf\ncd ..\nf",
+		"f() { cd journal || return; cat personal.org; }\nf\nf\ncd ..\nf",
+		"f() { if [ -e a ]; then cd journal; fi; cat personal.org; }\nf\nf",
+		"f() { pushd journal; popd; cat personal.org; pushd -n notes; }\nf\nf",
+		"f() { cd \"$1\"; rm -rf ../x; }\nf notes\nf notes\nf journal\ncd ..\nf work\nf",
+		"f() { bash -c 'cd journal'; cat personal.org; x=$(cd journal); }\nf\ncd journal\nf",
+		"f() { while [ -e a ]; do cat personal.org; cd journal; done; }\nf\nf",
+		"f() { cd; cd -; cd journal/..; cat \"$PWD\"/x \"$OLDPWD\"/y; }\nf\nf\ncd notes\nf",
+		"f() { test -d journal && cd journal && cat personal.org; }\ng() { f; cd ..; }\ng\ng\nf",
 	}
 }
 

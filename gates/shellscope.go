@@ -13,6 +13,35 @@ import (
 // its body any number of times. A value the analysis cannot be sure of is
 // made unknown (known only when it runs), which the vectors judge as the
 // worst it could be: `x=/; (x=out/ok); rm -rf "$x"` removes /.
+//
+// The working directory is scoped the same way, by the same code: a
+// change of it is a setting of the name cwdName on the trail, so that
+// `(cd out); rm -rf ../x` is judged from where bash runs it.
+
+// cwdName is the trail's name for the working directory. No shell
+// variable can have it (it holds a NUL).
+const cwdName = "\x00cwd"
+
+// unknownCwd spells a working directory known only when the command runs.
+// It lies below no root, so a relative path from it is judged outside the
+// roots: a delete or write there is denied, a read is asked.
+const unknownCwd = "/nonexistent-dynamic-cwd"
+
+// setCwd changes the working directory as cd does, to the canonical
+// directory dir ("" or unknownCwd: known only when it runs), on the trail
+// like any setting, and with it $OLDPWD and $PWD, which cd sets to the
+// logical path (through symlinks as written; "" when not known).
+func (s *shellAnalyzer) setCwd(dir, logical string) {
+	old := s.current("PWD")
+	if dir == "" || dir == unknownCwd {
+		s.setVar(cwdName, varVal{})
+		logical = ""
+	} else {
+		s.setVar(cwdName, varVal{val: dir, ok: true})
+	}
+	s.setVar("OLDPWD", old)
+	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
+}
 
 // varChange is one setting of a variable (or positional parameter) and
 // its value before, or, when fn is set, one declaration (or removal) of a
@@ -29,6 +58,12 @@ type varChange struct {
 func (s *shellAnalyzer) current(name string) varVal {
 	if i, ok := positional(name); ok {
 		return s.pos[i]
+	}
+	if name == cwdName {
+		if s.cwd == unknownCwd {
+			return varVal{}
+		}
+		return varVal{val: s.cwd, ok: true}
 	}
 	if v, ok := s.vars[name]; ok {
 		return v
@@ -176,6 +211,90 @@ func mergeDefs(before funcDef, defs []funcDef) funcDef {
 	return out
 }
 
+// ifClause judges an if: each clause from the state before it, after
+// the conditions before it ran and failed (what they set is known only
+// when it runs: a condition may fail part way, a failed cd stays where
+// it was); after it, what any clause set is known only when it runs.
+func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
+	var b branches
+	var failed []varChange // what the conditions before may have set
+	for ic := c; ic != nil; ic = ic.Else {
+		s.branch(&b, func() {
+			for _, v := range failed {
+				s.setVar(v.name, varVal{})
+			}
+			mark := len(s.trail)
+			s.stmts(ic.Cond, stdinNone)
+			failed = append(failed, s.changedSince(mark)...)
+			s.stmts(ic.Then, stdinNone)
+		})
+	}
+	s.branchesEnd(&b)
+}
+
+// andOr judges a && or || list. In a && b && c each command runs only
+// when all before it succeeded: from the state they leave. In a || b, b
+// runs only when a failed, maybe part way: from a state where what a set
+// is known only when it runs. What a right side sets is known only when
+// it runs, but after `a || exit` the shell goes on only when a succeeded.
+func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
+	var b branches
+	if c.Op == syntax.AndStmt {
+		chain := andChain(c, nil)
+		s.stmt(chain[0], in)
+		s.branch(&b, func() {
+			for _, st := range chain[1:] {
+				s.stmt(st, stdinSrc{})
+			}
+		})
+		s.branchesEnd(&b)
+		return
+	}
+	mark := len(s.trail)
+	s.stmt(c.X, in)
+	failed := s.changedSince(mark)
+	s.branch(&b, func() {
+		for _, v := range failed {
+			s.setVar(v.name, varVal{})
+		}
+		s.stmt(c.Y, stdinSrc{})
+	})
+	if !s.exits(c.Y) {
+		s.branchesEnd(&b)
+	}
+}
+
+// andChain lists the commands of a && b && c in order.
+func andChain(c *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && plainStmt(c.X) {
+		out = andChain(x, out)
+	} else {
+		out = append(out, c.X)
+	}
+	return append(out, c.Y)
+}
+
+// plainStmt says whether a statement is its command alone: not negated,
+// not in the background, not redirected.
+func plainStmt(st *syntax.Stmt) bool {
+	return !st.Negated && !st.Background && !st.Coprocess && len(st.Redirs) == 0
+}
+
+// exits says whether a statement always ends the shell: exit (the
+// builtin, not a function of that name), or a { …; } block ending so.
+func (s *shellAnalyzer) exits(st *syntax.Stmt) bool {
+	if st == nil || st.Background || st.Coprocess {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		return len(c.Args) > 0 && c.Args[0].Lit() == "exit" && s.funcOf("exit").body == nil
+	case *syntax.Block:
+		return len(c.Stmts) > 0 && s.exits(c.Stmts[len(c.Stmts)-1])
+	}
+	return false
+}
+
 // loop judges a loop's body (and condition), which may run any number of
 // times: once from the state before it; when that changed variables and
 // read any of them, again with them unknown (a later round sees an
@@ -199,7 +318,9 @@ func (s *shellAnalyzer) loop(judge func()) {
 	s.loops--
 	again := false
 	for _, name := range b.changed {
-		if slices.Contains(s.loopReads[reads:], name) {
+		// Every relative path reads the working directory: a round that
+		// moves it is judged again from where it may leave it.
+		if name == cwdName || slices.Contains(s.loopReads[reads:], name) {
 			again = true
 			break
 		}

@@ -258,6 +258,14 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 	return strings.TrimRight(text, "\n"), ok
 }
 
+// procSubst analyses the statements of <(…) or >(…), which run in a
+// subshell: their settings stay in it.
+func (s *shellAnalyzer) procSubst(x *syntax.ProcSubst) {
+	mark := len(s.trail)
+	s.stmts(x.Stmts, stdinNone)
+	s.undoVars(mark)
+}
+
 // peekWord evaluates a word without analysing its substitutions again.
 func (s *shellAnalyzer) peekWord(w *syntax.Word) word {
 	saved := s.quiet
