@@ -93,8 +93,8 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			s.spoil()
 		}
 	}
-	s.builtin(argv)
 	s.judge(argv, in, here)
+	s.builtin(argv) // what it changes holds after it
 }
 
 // inline analyses a call of a function declared in the same command with
