@@ -824,6 +824,8 @@ var programTable = []programSpec{
 		-e
 		-@
 		-n`},
+	{names: "popd", source: "bash(1) 5.2, popd builtin: popd [-n] [+N | -N]", rules: rulesBuiltin, operands: "text*", opts: `
+		-n`},
 
 	// ---- find (GNU findutils 4.9): its expression is judged by find() in
 	// shellverbs.go from findPrimaries below; this entry is its leading

@@ -72,8 +72,10 @@ func (e *Env) locate1(raw, cwd string) loc {
 		return l
 	}
 	if !filepath.IsAbs(p) {
-		base := e.cwdDir(cwd)
-		p = filepath.Join(base, p)
+		p = e.cwdDir(cwd) + "/" + p
+	}
+	if hasDotDot(p) {
+		p = e.physicalDots(p)
 	}
 	p = stripProcRoot(filepath.Clean(p))
 	abs, sawLink, whole := e.view().resolve(p)
@@ -107,6 +109,36 @@ func (e *Env) locate1(raw, cwd string) loc {
 		}
 	}
 	return l
+}
+
+// hasDotDot says whether a path has a ".." component.
+func hasDotDot(p string) bool {
+	for p != "" {
+		var c string
+		c, p, _ = strings.Cut(p, "/")
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// physicalDots reads the ".." components of the absolute path p as the
+// kernel does: from where the path before it leads, through symlinks
+// (etc-link/../x is /x when etc-link leads to /etc), not lexically.
+func (e *Env) physicalDots(p string) string {
+	cur := "/"
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			r, _ := e.view().resolveExisting(cur)
+			cur = filepath.Dir(r)
+		default:
+			cur = filepath.Join(cur, c)
+		}
+	}
+	return cur
 }
 
 // hardLinkOf says whether the file (dev, ino) is one of the protected
@@ -144,7 +176,7 @@ func (e *Env) cwdDir(cwd string) string {
 	}
 	c, ok := e.expand(cwd)
 	if !ok {
-		return "/nonexistent-dynamic-cwd"
+		return unknownCwd
 	}
 	if !filepath.IsAbs(c) {
 		c = filepath.Join(e.firstRoot(), c)
@@ -208,6 +240,9 @@ func (e *Env) knownVars() []knownVar {
 		{"XDG_DATA_HOME", filepath.Dir(e.world.DataDir)},
 		{"XDG_RUNTIME_DIR", filepath.Dir(e.world.RuntimeDir)},
 		{"PWD", e.firstRoot()},
+		// The action's environment has no CDPATH (server/actuate
+		// cleanEnv): until the command sets it, every cd is by the path.
+		{"CDPATH", ""},
 	}
 }
 

@@ -2,7 +2,10 @@ package gates
 
 import (
 	"fmt"
+	"maps"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -31,19 +34,14 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	case verb == "find":
 		s.find(args)
 		return
+	case verb == "cd" || verb == "pushd" || verb == "popd":
+		s.chdir(verb, pc)
+		return
 	case verb == "tmux" || verb == "screen":
 		s.terminalClient(verb, args)
 		return
 	}
 	s.applyUses(verb, pc)
-	if verb == "printf" {
-		for _, v := range pc.values {
-			if v.opt == "-v" {
-				s.checkEnvVar(v.val, word{})
-				s.setVar(v.val, varVal{})
-			}
-		}
-	}
 	s.applyOperands(verb, pc, in)
 }
 
@@ -139,7 +137,7 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 				s.ask("%s %s sets the system clock", verb, printable(o.word))
 			}
 		case opdCwd:
-			s.enter(o.word)
+			s.enter(o.word) // cd and pushd are judged by chdir
 		}
 	}
 	// A recursive search given no file searches the working directory:
@@ -238,17 +236,119 @@ func hasValueOpt(pc parsedCmd, name string) bool {
 	return false
 }
 
-// enter judges a change of the working directory (cd, pushd) and follows
-// it: later relative paths are judged from there, inside the roots or not.
-func (s *shellAnalyzer) enter(dir string) {
-	s.touch(dir, opRead, "enters")
-	if strings.Contains(dir, dynMarker) {
-		s.cwd = "/nonexistent-dynamic-cwd"
+// chdir judges cd, pushd and popd (bash(1) 5.2) and follows where they
+// leave the working directory. What the analysis does not model exactly
+// leaves it known only when the command runs: cd - (it goes to $OLDPWD),
+// a directory stack rotated or popped, pushd with no directory, an option
+// the table does not know, more than one directory.
+func (s *shellAnalyzer) chdir(verb string, pc parsedCmd) {
+	for _, o := range pc.operands {
+		s.touch(o.word, opRead, "enters")
+	}
+	if (verb == "pushd" || verb == "popd") && hasValueOpt(pc, "-n") {
+		return // -n: the stack changes, the directory does not
+	}
+	if verb == "popd" || len(pc.unknown) > 0 || len(pc.operands) > 1 {
+		s.setCwd(unknownCwd, "")
 		return
 	}
-	if l := s.env.locateFrom(dir, s.cwd); l.abs != "" {
-		s.cwd = l.abs
+	if len(pc.operands) == 0 {
+		if verb == "pushd" {
+			s.setCwd(unknownCwd, "") // swaps the top two of the stack
+			return
+		}
+		home := s.lookup("HOME") // cd with no directory enters $HOME
+		if !home.ok || home.val == "" {
+			s.setCwd(unknownCwd, "")
+			return
+		}
+		s.enter(home.val)
+		return
 	}
+	dir := pc.operands[0].word
+	if verb == "cd" && dir == "-" || verb == "pushd" && (strings.HasPrefix(dir, "+") || strings.HasPrefix(dir, "-")) {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	s.enter(dir)
+}
+
+// enter follows a change of the working directory to dir: later relative
+// paths are judged from there, inside the roots or not. A directory that
+// does not exist now may be made by the command, or the change may fail
+// and leave the shell where it was; a relative one is searched for in
+// $CDPATH when that is set; bash reads a ".." in it from $PWD, the path
+// as written, and cd -P and the kernel from the directory a symlink leads
+// to: when those may differ, or in any of those cases, where the command
+// goes on is known only when it runs.
+func (s *shellAnalyzer) enter(dir string) {
+	if strings.Contains(dir, dynMarker) || dir == "" {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	logical := ""
+	if relativeWord(dir) {
+		if cdpath := s.lookup("CDPATH"); !cdpath.ok || cdpath.val != "" {
+			s.setCwd(unknownCwd, "")
+			return
+		}
+		if pwd := s.lookup("PWD"); pwd.ok && filepath.IsAbs(pwd.val) {
+			logical = filepath.Join(pwd.val, dir)
+		}
+	} else if filepath.IsAbs(dir) {
+		logical = filepath.Clean(dir)
+	}
+	if s.dotsMayDiffer(dir) {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	l := s.env.locateFrom(dir, s.cwd)
+	if l.abs == "" || !s.env.isDir(l.abs) {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	if logical != "" && s.env.locateFrom(logical, "/").abs != l.abs {
+		logical = "" // $PWD was set to somewhere else
+	}
+	s.setCwd(l.abs, logical)
+}
+
+// dotsMayDiffer says whether a directory word holding ".." may lead
+// elsewhere than the analysis reads it (lexically, from the canonical
+// working directory): when $PWD is not that directory (it was entered
+// through a symlink), or a part of the word before a ".." is a symlink.
+func (s *shellAnalyzer) dotsMayDiffer(dir string) bool {
+	parts := strings.Split(dir, "/")
+	if !slices.Contains(parts, "..") {
+		return false
+	}
+	base := s.cwd
+	switch {
+	case filepath.IsAbs(dir):
+		base = "/"
+	case !relativeWord(dir):
+		return true // ~ or $: not worth reading more closely
+	default:
+		if pwd := s.lookup("PWD"); !pwd.ok || pwd.val != s.cwd {
+			return true
+		}
+	}
+	for i, p := range parts {
+		if p != ".." {
+			continue
+		}
+		prefix := filepath.Join(append([]string{base}, parts[:i]...)...)
+		if _, sawLink := s.env.view().resolveExisting(prefix); sawLink {
+			return true
+		}
+	}
+	return false
+}
+
+// isDir says whether the canonical path abs is a directory now.
+func (e *Env) isDir(abs string) bool {
+	n := e.view().lstat(abs)
+	return n.err == nil && n.mode.IsDir()
 }
 
 // readFile judges one file a command reads the content of: the paths
@@ -271,6 +371,9 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 		}
 		s.readTree(dir, what+" a file named only when it runs: it may be", treeShows{anyOne: true}, walkFilter{})
 		return
+	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		s.readFromAnywhere(raw, what)
 	}
 	for _, p := range s.expandGlob(raw) {
 		l := s.env.locateFrom(p, s.cwd)
@@ -295,6 +398,79 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 	}
 }
 
+// relativeWord says whether a path word is read from the working
+// directory.
+func relativeWord(raw string) bool {
+	return !strings.HasPrefix(raw, "/") && !strings.HasPrefix(raw, "~") && !strings.HasPrefix(raw, "$")
+}
+
+// readFromAnywhere judges a relative read from a working directory known
+// only when the command runs: that may be any folder of the roots, so a
+// private note anywhere in them whose path ends as the word does may be
+// the file read.
+func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
+	q := filepath.Clean(raw)
+	for strings.HasPrefix(q, "../") {
+		q = q[3:]
+	}
+	if q == "." || q == ".." {
+		return // a folder: a program that does not recurse reads nothing of it
+	}
+	base := filepath.Base(q)
+	if !hasGlob(raw) {
+		base = escapeGlob(base)
+	}
+	parts := strings.Split(q, "/")
+	for _, root := range s.env.roots {
+		found, complete := s.env.privateBelow(root, walkFilter{include: []string{base}}, nil)
+		for _, fp := range found {
+			if endsLike(fp, parts, !hasGlob(raw)) {
+				if r, err := filepath.Rel(root, fp); err == nil {
+					fp = r
+				}
+				s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), fp)
+				return
+			}
+		}
+		if !complete || len(found) >= 4 {
+			s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
+			return
+		}
+	}
+}
+
+// endsLike says whether the path p ends with the components parts, read
+// as globs unless literal.
+func endsLike(p string, parts []string, literal bool) bool {
+	comps := strings.Split(p, "/")
+	if len(comps) < len(parts) {
+		return false
+	}
+	comps = comps[len(comps)-len(parts):]
+	for i, part := range parts {
+		if literal {
+			if comps[i] != part {
+				return false
+			}
+		} else if ok, _ := path.Match(part, comps[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeGlob quotes the glob characters of a literal name.
+func escapeGlob(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // readTree judges a directory a command reads every file below (grep -r,
 // rg): a private note anywhere below it is a private read, unless what the
 // command shows of it cannot hold any of it (treeShows). A file named
@@ -305,6 +481,13 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 	}
 	s.touch(raw, opRead, what)
 	if strings.Contains(raw, dynMarker) {
+		return
+	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		// From a folder known only when it runs: it may be a root.
+		for _, root := range s.env.roots {
+			s.readTree(root, what, shows, f)
+		}
 		return
 	}
 	for _, p := range s.expandGlob(raw) {
@@ -579,22 +762,30 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.nested = true
 	s.addCmd(shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
+	mark := len(s.trail)
 	s.judge(cmd, in, here)
+	if verb != "builtin" && verb != "command" {
+		// Another process runs the command: a builtin it names (cd)
+		// does not change this shell.
+		s.undoVars(mark)
+	}
 	s.nested = saved
 }
 
 // denyingReading judges argv as a command and adopts only its denies: a
 // reading of the words that may or may not be the one that runs.
 func (s *shellAnalyzer) denyingReading(argv []string) {
-	// The reading shares the maps of variables, functions and downloads
-	// without logging what it does to them: an analysis around it is not
+	// The reading shares the maps of functions and downloads without
+	// logging what it does to them: an analysis around it is not
 	// remembered.
 	s.spoil()
 	if s.quiet || len(s.rep.cmds) >= maxShellCommands {
 		return
 	}
+	// Its variables are a copy: a reading that may not be the one that
+	// runs sets nothing here (cd sets $PWD).
 	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
-		rep: &shellReport{}, vars: s.vars, funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
+		rep: &shellReport{}, vars: maps.Clone(s.vars), funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
 	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {
 		s.deny("%s", d)

@@ -15,13 +15,14 @@ import (
 // functions it calls (declared or not, being analysed or not), the files
 // it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
-// session, egress, files written), the variables and functions it sets, the files it
-// downloads, whether it writes, where it leaves the working directory, and
-// how many calls it followed. So an analysis is recorded (those reads and
-// effects, in order), and a later analysis of the same body from a state
-// where those reads give the same answers replays the record instead of
-// walking the body again: the same report, the same state after, in the
-// same order. Nothing is remembered across actions.
+// session, egress, files written), the variables and functions it sets
+// (the working directory among them, as cwdName), the files it downloads,
+// whether it writes, and how many calls it followed. So an analysis is
+// recorded (those reads and effects, in order), and a later analysis of
+// the same body from a state where those reads give the same answers
+// replays the record instead of walking the body again: the same report,
+// the same state after, in the same order. Nothing is remembered across
+// actions.
 //
 // A record is not kept when the analysis met a limit (calls followed,
 // commands counted), ran a reading of its own (denyingReading shares the
@@ -62,8 +63,22 @@ type shellEffect struct {
 	body *syntax.Stmt
 }
 
-// def is the function of a logFuncRead or logFunc entry.
-func (e *shellEffect) def() funcDef { return funcDef{body: e.body, src: e.val.val} }
+// def is the function of a logFuncRead or logFunc entry (its flags in idx).
+func (e *shellEffect) def() funcDef {
+	return funcDef{body: e.body, src: e.val.val, alsoProgram: e.idx&1 != 0, unknown: e.idx&2 != 0}
+}
+
+// funcEffect is the log entry of kind (logFuncRead, logFunc) for def.
+func funcEffect(kind effectKind, name string, def funcDef) shellEffect {
+	var flags int32
+	if def.alsoProgram {
+		flags |= 1
+	}
+	if def.unknown {
+		flags |= 2
+	}
+	return shellEffect{kind: kind, text: name, body: def.body, val: varVal{val: def.src}, idx: flags}
+}
 
 // bodyMemo is an analysis of a body, recorded or being recorded: the
 // entries [start, end) of the log are what it read and did, in order.
@@ -73,7 +88,6 @@ type bodyMemo struct {
 	calls      int // calls it followed
 	cmds       int // commands it listed
 	wrote      bool
-	cwdAfter   string
 	invalid    bool
 }
 
@@ -148,7 +162,7 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 	// A body can only unmark functions (a function declared anew inside
 	// its own body): the same count is the same set.
 	if !m.invalid && countTrue(s.inFunc) == inFunc {
-		m.end, m.calls, m.cmds, m.wrote, m.cwdAfter = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote, s.cwd
+		m.end, m.calls, m.cmds, m.wrote = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote
 		s.memo.memos = append(s.memo.memos, m)
 	}
 }
@@ -216,7 +230,7 @@ func countTrue(m map[string]bool) int {
 // funcOf is the function declared as name (body nil when none is).
 func (s *shellAnalyzer) funcOf(name string) funcDef {
 	def := s.funcs[name]
-	s.logEffect(shellEffect{kind: logFuncRead, text: name, body: def.body, val: varVal{val: def.src}})
+	s.logEffect(funcEffect(logFuncRead, name, def))
 	return def
 }
 
@@ -260,7 +274,6 @@ func (s *shellAnalyzer) replay(m *bodyMemo) {
 	if m.wrote {
 		s.wrote = true
 	}
-	s.cwd = m.cwdAfter
 }
 
 // The analyzer's changes to its report and state, logged.
@@ -310,6 +323,7 @@ func (s *shellAnalyzer) declare(name string, def funcDef) {
 	if s.funcs == nil {
 		s.funcs = map[string]funcDef{}
 	}
+	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def
-	s.logEffect(shellEffect{kind: logFunc, text: name, body: def.body, val: varVal{val: def.src}})
+	s.logEffect(funcEffect(logFunc, name, def))
 }

@@ -43,6 +43,26 @@ func memoScripts() []string {
 		"f() { sudo \"$@\"; }\nf ls\nf rm -rf /",
 		"f() { PATH=/tmp; ls; }\nf\nf",
 		"function a { b; }\nfunction b { c; }\nfunction c { cat $1; }\na\nb private.org\nc notes/todo.org\na",
+		// What builtins, branches and other shells change (shellbuiltins.go).
+		"f() { shift; cat \"$1\"; }\nf a private.org\nf private.org notes/todo.org\nf a notes/todo.org",
+		"f() { read X; }\ng() { cat $X; }\nX=notes/todo.org\ng\nf\ng",
+		"f() { if c; then g() { cat private.org; }; fi; }\nf\ng\nf\ng",
+		"g() { echo; }\nf() { unset -f g; }\ng\nf\ng\ncat() { :; }\nf\ncat private.org",
+		"f() { bash -c 'X=private.org'; cat $X; }\nX=notes/todo.org\nf\nf",
+		"f() { source ./lib.sh; cat $X; }\nX=notes/todo.org\nf\nf",
+		"f() { local -n r=$1; r=private.org; }\nX=notes/todo.org\nf X\ncat $X\nf X",
+		"f() { declare -i n; n=$1; }\nf 3\nf 'a[$(rm -rf ~)]'",
+		"f() { set -- \"$2\" \"$1\"; cat \"$1\"; }\nf notes/todo.org private.org\nf private.org notes/todo.org",
+		"f() { (( X++ )); }\nX=1\nf\ncat $X\nf",
+		"f() { (cd journal); cat personal.org; }\nf\ncd journal\nf\ncd ..\nf",
+		"f() { cd journal || return; cat personal.org; }\nf\nf\ncd ..\nf",
+		"f() { if [ -e a ]; then cd journal; fi; cat personal.org; }\nf\nf",
+		"f() { pushd journal; popd; cat personal.org; pushd -n notes; }\nf\nf",
+		"f() { cd \"$1\"; rm -rf ../x; }\nf notes\nf notes\nf journal\ncd ..\nf work\nf",
+		"f() { bash -c 'cd journal'; cat personal.org; x=$(cd journal); }\nf\ncd journal\nf",
+		"f() { while [ -e a ]; do cat personal.org; cd journal; done; }\nf\nf",
+		"f() { cd; cd -; cd journal/..; cat \"$PWD\"/x \"$OLDPWD\"/y; }\nf\nf\ncd notes\nf",
+		"f() { test -d journal && cd journal && cat personal.org; }\ng() { f; cd ..; }\ng\ng\nf",
 	}
 }
 

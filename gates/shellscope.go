@@ -13,16 +13,58 @@ import (
 // its body any number of times. A value the analysis cannot be sure of is
 // made unknown (known only when it runs), which the vectors judge as the
 // worst it could be: `x=/; (x=out/ok); rm -rf "$x"` removes /.
+//
+// The working directory is scoped the same way, by the same code: a
+// change of it is a setting of the name cwdName on the trail, so that
+// `(cd out); rm -rf ../x` is judged from where bash runs it.
 
-// varChange is one setting of a variable and its value before.
+// cwdName is the trail's name for the working directory. No shell
+// variable can have it (it holds a NUL).
+const cwdName = "\x00cwd"
+
+// unknownCwd spells a working directory known only when the command runs.
+// It lies below no root, so a relative path from it is judged outside the
+// roots: a delete or write there is denied, a read is asked.
+const unknownCwd = "/nonexistent-dynamic-cwd"
+
+// setCwd changes the working directory as cd does, to the canonical
+// directory dir ("" or unknownCwd: known only when it runs), on the trail
+// like any setting, and with it $OLDPWD and $PWD, which cd sets to the
+// logical path (through symlinks as written; "" when not known).
+func (s *shellAnalyzer) setCwd(dir, logical string) {
+	old := s.current("PWD")
+	if dir == "" || dir == unknownCwd {
+		s.setVar(cwdName, varVal{})
+		logical = ""
+	} else {
+		s.setVar(cwdName, varVal{val: dir, ok: true})
+	}
+	s.setVar("OLDPWD", old)
+	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
+}
+
+// varChange is one setting of a variable (or positional parameter) and
+// its value before, or, when fn is set, one declaration (or removal) of a
+// function and its definition before: functions hold where variables hold.
 type varChange struct {
-	name string
-	old  varVal
+	name   string
+	old    varVal
+	fn     bool
+	oldDef funcDef
 }
 
 // current is a variable's value as lookup finds it, without logging the
 // read.
 func (s *shellAnalyzer) current(name string) varVal {
+	if i, ok := positional(name); ok {
+		return s.pos[i]
+	}
+	if name == cwdName {
+		if s.cwd == unknownCwd {
+			return varVal{}
+		}
+		return varVal{val: s.cwd, ok: true}
+	}
 	if v, ok := s.vars[name]; ok {
 		return v
 	}
@@ -43,7 +85,13 @@ func (s *shellAnalyzer) declareLocal(name string) {
 // undoVars gives every variable set since mark its value from before.
 func (s *shellAnalyzer) undoVars(mark int) {
 	for i := len(s.trail) - 1; i >= mark; i-- {
-		if c := s.trail[i]; s.current(c.name) != c.old {
+		c := s.trail[i]
+		switch {
+		case c.fn:
+			if s.funcs[c.name] != c.oldDef {
+				s.declare(c.name, c.oldDef) // through declare: the memo logs it
+			}
+		case s.current(c.name) != c.old:
 			s.setVar(c.name, c.old) // through setVar: the memo logs it
 		}
 	}
@@ -52,34 +100,47 @@ func (s *shellAnalyzer) undoVars(mark int) {
 	s.trail = s.trail[:mark]
 }
 
-// changedSince lists the variables set since mark whose value now is not
-// the one they had then, each once (with that value).
+// changedSince lists the variables set and functions declared since mark
+// whose value or definition now is not the one they had then, each once
+// (with that value).
 func (s *shellAnalyzer) changedSince(mark int) []varChange {
 	span := s.trail[mark:]
 	var out []varChange
-	var seen map[string]bool
+	type key struct {
+		name string
+		fn   bool
+	}
+	var seen map[key]bool
 	if len(span) > 16 {
-		seen = make(map[string]bool, len(span))
+		seen = make(map[key]bool, len(span))
 	}
 	for i, c := range span {
 		if seen != nil {
-			if seen[c.name] {
+			if seen[key{c.name, c.fn}] {
 				continue
 			}
-			seen[c.name] = true
-		} else if slices.ContainsFunc(span[:i], func(x varChange) bool { return x.name == c.name }) {
+			seen[key{c.name, c.fn}] = true
+		} else if slices.ContainsFunc(span[:i], func(x varChange) bool { return x.name == c.name && x.fn == c.fn }) {
 			continue
 		}
-		if s.current(c.name) != c.old {
+		if c.fn && s.funcs[c.name] != c.oldDef || !c.fn && s.current(c.name) != c.old {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// branches gathers what the alternatives of one construct set.
+// branches gathers what the alternatives of one construct set: the
+// variables, and for each function declared the definitions the
+// alternatives ended with.
 type branches struct {
 	changed []string
+	funcs   []funcAlternatives
+}
+
+type funcAlternatives struct {
+	name string
+	defs []funcDef
 }
 
 // branch judges one alternative from the state before it, notes what it
@@ -88,19 +149,150 @@ func (s *shellAnalyzer) branch(b *branches, judge func()) {
 	mark := len(s.trail)
 	judge()
 	for _, c := range s.changedSince(mark) {
+		if c.fn {
+			b.addFunc(c.name, s.funcs[c.name])
+			continue
+		}
 		b.changed = append(b.changed, c.name)
 	}
 	s.undoVars(mark)
 }
 
+func (b *branches) addFunc(name string, def funcDef) {
+	for i := range b.funcs {
+		if b.funcs[i].name == name {
+			b.funcs[i].defs = append(b.funcs[i].defs, def)
+			return
+		}
+	}
+	b.funcs = append(b.funcs, funcAlternatives{name: name, defs: []funcDef{def}})
+}
+
 // branchesEnd makes unknown what any alternative changed: whether it ran
-// is known only when the command runs.
+// is known only when the command runs. A function an alternative declared
+// or removed may or may not be there after (see mergeDefs).
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
 		if s.current(name) != (varVal{}) {
 			s.setVar(name, varVal{})
 		}
 	}
+	for _, f := range b.funcs {
+		before := s.funcs[f.name]
+		if def := mergeDefs(before, f.defs); def != before {
+			s.declare(f.name, def)
+		}
+	}
+}
+
+// mergeDefs is what a function is after a construct whose alternatives
+// left it as defs, or as before: one body, when only one is possible (a
+// call runs it, or the program of that name too when some alternative had
+// no function); unknown when two differ (a call of it is refused).
+func mergeDefs(before funcDef, defs []funcDef) funcDef {
+	var out funcDef
+	absent := false
+	for _, d := range append(defs, before) {
+		switch {
+		case d.unknown:
+			return funcDef{unknown: true}
+		case d.body == nil:
+			absent = true
+		case out.body == nil:
+			out = d
+		case out.body != d.body || out.src != d.src:
+			return funcDef{unknown: true}
+		}
+		absent = absent || d.alsoProgram
+	}
+	if out.body != nil {
+		out.alsoProgram = absent
+	}
+	return out
+}
+
+// ifClause judges an if: each clause from the state before it, after
+// the conditions before it ran and failed (what they set is known only
+// when it runs: a condition may fail part way, a failed cd stays where
+// it was); after it, what any clause set is known only when it runs.
+func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
+	var b branches
+	var failed []varChange // what the conditions before may have set
+	for ic := c; ic != nil; ic = ic.Else {
+		s.branch(&b, func() {
+			for _, v := range failed {
+				s.setVar(v.name, varVal{})
+			}
+			mark := len(s.trail)
+			s.stmts(ic.Cond, stdinNone)
+			failed = append(failed, s.changedSince(mark)...)
+			s.stmts(ic.Then, stdinNone)
+		})
+	}
+	s.branchesEnd(&b)
+}
+
+// andOr judges a && or || list. In a && b && c each command runs only
+// when all before it succeeded: from the state they leave. In a || b, b
+// runs only when a failed, maybe part way: from a state where what a set
+// is known only when it runs. What a right side sets is known only when
+// it runs, but after `a || exit` the shell goes on only when a succeeded.
+func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
+	var b branches
+	if c.Op == syntax.AndStmt {
+		chain := andChain(c, nil)
+		s.stmt(chain[0], in)
+		s.branch(&b, func() {
+			for _, st := range chain[1:] {
+				s.stmt(st, stdinSrc{})
+			}
+		})
+		s.branchesEnd(&b)
+		return
+	}
+	mark := len(s.trail)
+	s.stmt(c.X, in)
+	failed := s.changedSince(mark)
+	s.branch(&b, func() {
+		for _, v := range failed {
+			s.setVar(v.name, varVal{})
+		}
+		s.stmt(c.Y, stdinSrc{})
+	})
+	if !s.exits(c.Y) {
+		s.branchesEnd(&b)
+	}
+}
+
+// andChain lists the commands of a && b && c in order.
+func andChain(c *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && plainStmt(c.X) {
+		out = andChain(x, out)
+	} else {
+		out = append(out, c.X)
+	}
+	return append(out, c.Y)
+}
+
+// plainStmt says whether a statement is its command alone: not negated,
+// not in the background, not redirected.
+func plainStmt(st *syntax.Stmt) bool {
+	return !st.Negated && !st.Background && !st.Coprocess && len(st.Redirs) == 0
+}
+
+// exits says whether a statement always ends the shell: exit (the
+// builtin, not a function of that name), or a { …; } block ending so.
+func (s *shellAnalyzer) exits(st *syntax.Stmt) bool {
+	if st == nil || st.Background || st.Coprocess {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		return len(c.Args) > 0 && c.Args[0].Lit() == "exit" && s.funcOf("exit").body == nil
+	case *syntax.Block:
+		return len(c.Stmts) > 0 && s.exits(c.Stmts[len(c.Stmts)-1])
+	}
+	return false
 }
 
 // loop judges a loop's body (and condition), which may run any number of
@@ -126,7 +318,9 @@ func (s *shellAnalyzer) loop(judge func()) {
 	s.loops--
 	again := false
 	for _, name := range b.changed {
-		if slices.Contains(s.loopReads[reads:], name) {
+		// Every relative path reads the working directory: a round that
+		// moves it is judged again from where it may leave it.
+		if name == cwdName || slices.Contains(s.loopReads[reads:], name) {
 			again = true
 			break
 		}

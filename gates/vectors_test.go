@@ -3,10 +3,13 @@ package gates
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type vectorCase struct {
@@ -32,6 +35,38 @@ func runVectorCases(t *testing.T, cases []vectorCase) {
 
 func sh(cmd string) Action { return act(ToolShell, "cmd", cmd, "cwd", ".") }
 
+// TestShellCwdThroughSymlinks: bash reads a ".." in cd's directory from
+// $PWD, the path as written, while cd -P and every other program read it
+// from where a symlink leads; when the two may differ, where the command
+// goes on is known only when it runs.
+func TestShellCwdThroughSymlinks(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "work", "deep", "er"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+	require.NoError(t, os.Symlink("work/deep/er", filepath.Join(root, "lnk")))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(root, "etc-link")))
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	env, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { env.Close() })
+	for _, tc := range []vectorCase{
+		{"cd .. after a symlink goes back by the path", sh(`cd lnk; cd ..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd .. after a folder", sh(`cd work/deep; cd ..; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"cd -P through a symlink's ..", sh(`cd -P etc-link/..; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"cd through a symlink's ..", sh(`cd lnk/..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd through a folder's ..", sh(`cd work/deep/..; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"PWD is the path as written", sh(`cd lnk; rm -rf "$PWD"/x`), VerdictAsk, "rm deletes files"},
+		{"PWD set elsewhere", sh(`PWD=/; cd notes; cd ..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), tc.a, env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
+
 func TestPathsVector(t *testing.T) {
 	runVectorCases(t, []vectorCase{
 		{"read inside", act(ToolFileRead, "path", "notes/todo.org"), VerdictAllow, ""},
@@ -48,6 +83,13 @@ func TestPathsVector(t *testing.T) {
 		{"symlink to the key", act(ToolFileRead, "path", "notes/key.txt"), VerdictDeny, "credential"},
 		{"symlink out of the root", act(ToolFileRead, "path", "etc-link/hostname"), VerdictAsk, "outside"},
 		{"read outside", act(ToolFileRead, "path", "/etc/hosts"), VerdictAsk, "outside"},
+		// ".." is read as the kernel reads it: from where a symlink
+		// before it leads (etc-link/.. is /), not lexically.
+		{"dots after a symlink out of the root", act(ToolFileRead, "path", "etc-link/../etc/hostname"), VerdictAsk, "outside"},
+		{"dots after a symlink, shell read", sh("cat etc-link/../etc/shadow"), VerdictDeny, "system credential"},
+		{"dots after a symlink, shell delete", sh("rm -rf etc-link/../x"), VerdictDeny, "rm deletes etc-link/../x, outside the roots"},
+		{"dots after a folder", sh("cat notes/../inbox.org"), VerdictAllow, ""},
+
 		{"write note", act(ToolFileWrite, "path", "notes/new.org", "content", "* x\n"), VerdictAllow, ""},
 		{"write markdown", act(ToolFileWrite, "path", "drafts/a.md", "content", "# x\n"), VerdictAllow, ""},
 		{"write script asks", act(ToolFileWrite, "path", "tools/run.sh", "content", "echo\n"), VerdictAsk, "no permission rule"},
@@ -129,6 +171,71 @@ func TestShellVector(t *testing.T) {
 		{"while body that sets nothing", sh(`x=out/ok; while [ -e a ]; do rm -rf "$x"; done`), VerdictAsk, "rm deletes files"},
 		{"known for loop left by break", sh(`x=/; for i in a b; do x=out/ok; break; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"known for loop runs every round", sh(`x=/; for i in a b; do x=out/ok; done; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		// The working directory is a setting like any other: it holds
+		// only where bash keeps it. A relative path judged from where
+		// the analysis thinks the shell is, not where it is, hides a
+		// delete outside the roots as an ask.
+		{"cd holds", sh(`cd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"subshell cd does not last", sh(`(cd notes); rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"subshell cd holds inside it", sh(`(cd notes; rm -rf ../x)`), VerdictAsk, "rm deletes files"},
+		{"bash -c cd does not last", sh(`bash -c 'cd notes'; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"bash -c cd holds inside it", sh(`bash -c 'cd notes; rm -rf ../x'`), VerdictAsk, "rm deletes files"},
+		{"bash -c setting does not last", sh(`x=/; bash -c 'x=out/ok'; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"eval cd holds", sh(`eval 'cd notes'; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"pipeline stage cd does not last", sh(`cd notes | true; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"background cd does not last", sh(`cd notes & rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"declared function's cd does not run", sh(`f(){ cd notes; }; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"called function's cd holds", sh(`f(){ cd notes; }; f; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"replayed function's cd holds", sh(`f(){ cd notes; rm -rf ../x; cd ..; }; f; f; cd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"replayed function's cd, from elsewhere", sh(`f(){ cd ..; }; cd notes; f; cd notes; f; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"if branch cd may not run", sh(`if [ -e a ]; then cd notes; fi; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"if branch cd holds inside it", sh(`if [ -e a ]; then cd notes; rm -rf ../x; fi`), VerdictAsk, "rm deletes files"},
+		{"and-list cd may not run", sh(`[ -d notes ] && cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"and-list cd holds along the list", sh(`test -d notes && cd notes && rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"and-list setting holds along the list", sh(`x=/; test -e a && x=out/ok && rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"or-list right side runs when the cd failed", sh(`cd notes || rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"or-list cd or exit holds", sh(`cd notes || exit 1; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"or-list cd or a block that exits holds", sh(`cd notes || { echo no; exit 1; }; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"or-list cd or a function named exit", sh(`exit(){ :; }; cd notes || exit; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"else runs after the condition's cd failed", sh(`if cd notes; then :; else rm -rf ../x; fi`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"then runs after the condition's cd", sh(`if cd notes; then rm -rf ../x; fi`), VerdictAsk, "rm deletes files"},
+		{"else runs after the condition's settings", sh(`x=out/ok; if x=/; false; then :; else rm -rf "$x"; fi`), VerdictDeny, "known only when it runs"},
+		{"case item cd may not run", sh(`case a in a) cd notes;; esac; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"while body's cd moves a later round", sh(`cd notes; while [ -e a ]; do rm -rf ../x; cd ..; done`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"while body without cd", sh(`cd notes; while [ -e a ]; do rm -rf ../x; done`), VerdictAsk, "rm deletes files"},
+		{"known for loop's cds followed", sh(`for d in notes work; do cd $d; rm -rf ../x; cd ..; done`), VerdictAsk, "rm deletes files"},
+		{"command substitution cd does not last", sh(`echo $(cd notes); rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"command substitution setting does not last", sh(`x=/; y=$(x=out/ok); rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"process substitution cd does not last", sh(`cat <(cd notes); rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"coprocess cd does not last", sh(`coproc cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"an alias may replace cd", sh("shopt -s expand_aliases; alias cd=true\ncd notes; rm -rf ../x"), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"a function may replace cd", sh(`cd(){ :; }; cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"a reading of a wrapper's words sets nothing", sh(`r=$PWD; cd /; nice -Q cd "$r/notes"; rm -rf "$PWD"/x`), VerdictDeny, "outside the roots"},
+		{"cd under env is another process", sh(`env cd notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd under builtin holds", sh(`builtin cd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"CDPATH steers cd", sh(`CDPATH=/ cd etc; rm -rf x`), VerdictDeny, "CDPATH"},
+		{"CDPATH exported steers cd", sh(`export CDPATH=/; cd etc; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"cd without CDPATH", sh(`cd journal; rm -rf x`), VerdictAsk, "rm deletes files"},
+		{"cd - goes to OLDPWD", sh(`OLDPWD=/; cd -; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"cd alone goes home", sh(`cd; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"popd", sh(`pushd notes; popd; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"pushd holds", sh(`pushd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
+		{"pushd -n does not move", sh(`pushd -n notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"pushd +1 rotates the stack", sh(`pushd notes; pushd +1; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd to a folder that is not there may fail", sh(`cd nosuchdir; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"sourced script may cd", sh(`cd notes; . ./env.sh; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"trap may cd any time", sh(`cd notes; trap 'cd /' DEBUG; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"PWD follows cd", sh(`cd /; rm -rf "$PWD"/x`), VerdictDeny, "outside the roots"},
+		{"PWD follows cd, twin", sh(`cd notes; rm -rf "$PWD"/x`), VerdictAsk, "rm deletes files"},
+		{"unknown cwd, relative delete", sh(`cd "$(cat f)"; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"unknown cwd, relative read of a private note", sh(`cd "$(cat f)"; cat personal.org`), VerdictDeny, "it may be journal/personal.org, a private note"},
+		{"unknown cwd, relative read through ..", sh(`cd "$(cat f)"; cat ../journal/personal.org`), VerdictDeny, "it may be journal/personal.org"},
+		{"unknown cwd, relative glob", sh(`cd "$(cat f)"; cat *.org`), VerdictDeny, "private note"},
+		{"unknown cwd, recursive search", sh(`cd "$(cat f)"; grep -r biopsy .`), VerdictDeny, "private notes among them"},
+		{"unknown cwd, redirected read", sh(`cd "$(cat f)"; head < personal.org`), VerdictDeny, "private note"},
+		{"unknown cwd, relative read of a note that is not private", sh(`cd "$(cat f)"; cat todo.org`), VerdictAsk, "cat reads todo.org, outside the roots"},
+		{"git -C is for git only", sh(`git -C notes rm x; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"git -C reads there", sh(`git -C notes log --oneline -n 3`), VerdictAsk, "no permission rule"},
 		// Each loop whose round reads what the round before set is judged
 		// twice, loops in loops 2^depth times: bounded, not minutes.
 		{"loops nested past the bound", sh(nestedLoops(20)), VerdictDeny, "nested too deeply"},
