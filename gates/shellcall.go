@@ -26,9 +26,16 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	}
 	argv := make([]string, 0, len(c.Args))
 	anyDyn := false
+	var numArgs uint16 // which of argv[1:10] are numbers known only when they run
 	for i, a := range c.Args {
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
+		if w.num && !w.split && i >= 1 && i <= 9 && len(argv) == i {
+			numArgs |= 1 << i
+		}
+		if w.dyn && w.split && i >= 1 {
+			numArgs |= 1 // it may be any number of words
+		}
 		if w.split && !w.dyn && i > 0 {
 			argv = append(argv, strings.Fields(w.val)...)
 			continue
@@ -83,11 +90,11 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			// judged as a branch's, and the program of that name too. A
 			// special builtin is found before a function in POSIX mode.
 			if !def.alsoProgram && !posixSpecialBuiltins[name] {
-				s.inline(name, argv[1:])
+				s.inline(name, argv[1:], numArgs)
 				return
 			}
 			var b branches
-			s.branch(&b, func() { s.inline(name, argv[1:]) })
+			s.branch(&b, func() { s.inline(name, argv[1:], numArgs) })
 			s.branchesEnd(&b)
 		} else {
 			s.spoil()
@@ -99,14 +106,18 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 
 // inline analyses a call of a function declared in the same command with
 // its positional parameters bound to the call's arguments.
-func (s *shellAnalyzer) inline(name string, args []string) {
+func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 	s.calls++
 	saved := s.pos
 	for i := 1; i <= 9; i++ {
-		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
+		switch {
+		case i <= len(args) && !strings.Contains(args[i-1], dynMarker):
 			s.bindPositional(i, varVal{val: args[i-1], ok: true})
-		} else {
-			s.bindPositional(i, varVal{})
+		case i > len(args):
+			// Unset (empty) when no argument may be several words.
+			s.bindPositional(i, varVal{num: numArgs&1 == 0})
+		default:
+			s.bindPositional(i, varVal{num: numArgs&(1<<i) != 0})
 		}
 	}
 	s.enterFunc(name)

@@ -71,7 +71,14 @@ func (s *shellAnalyzer) current(name string) varVal {
 	if k, known := lookupKnown(s.known, name); known {
 		return varVal{val: k, ok: true}
 	}
-	return varVal{}
+	return s.neverSet()
+}
+
+// neverSet is the value of a variable the command has not set: empty when
+// it runs (the action's environment is the one cleanEnv builds), unless a
+// command that may set any variable ran (anySet).
+func (s *shellAnalyzer) neverSet() varVal {
+	return varVal{num: !s.anySet}
 }
 
 // declareLocal notes a variable local to the function body being
@@ -135,6 +142,7 @@ func (s *shellAnalyzer) changedSince(mark int) []varChange {
 // alternatives ended with.
 type branches struct {
 	changed []string
+	nonNum  []string // of changed, those some alternative left other than a number
 	funcs   []funcAlternatives
 }
 
@@ -154,6 +162,9 @@ func (s *shellAnalyzer) branch(b *branches, judge func()) {
 			continue
 		}
 		b.changed = append(b.changed, c.name)
+		if !isNumber(s.current(c.name)) {
+			b.nonNum = append(b.nonNum, c.name)
+		}
 	}
 	s.undoVars(mark)
 }
@@ -173,8 +184,10 @@ func (b *branches) addFunc(name string, def funcDef) {
 // or removed may or may not be there after (see mergeDefs).
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
-		if s.current(name) != (varVal{}) {
-			s.setVar(name, varVal{})
+		// A number in every alternative (and before) is a number after.
+		v := varVal{num: isNumber(s.current(name)) && !slices.Contains(b.nonNum, name)}
+		if s.current(name) != v {
+			s.setVar(name, v)
 		}
 	}
 	for _, f := range b.funcs {
@@ -184,6 +197,9 @@ func (s *shellAnalyzer) branchesEnd(b *branches) {
 		}
 	}
 }
+
+// isNumber says whether a value is a number (or empty) when it runs.
+func isNumber(v varVal) bool { return v.num || v.ok && numeric(v.val) }
 
 // mergeDefs is what a function is after a construct whose alternatives
 // left it as defs, or as before: one body, when only one is possible (a

@@ -2,6 +2,7 @@ package gates
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +19,7 @@ type word struct {
 	val   string
 	dyn   bool
 	split bool
+	num   bool // dyn, but a number when it runs (see varVal.num)
 }
 
 // evalWord computes a word's value with the analyzer's known variables.
@@ -39,11 +41,19 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 // the end: a word of many parts ("PID: $pid, $cmdline") would otherwise
 // build a string per part.
 type wordBuilder struct {
-	w     word // dyn and split; val is set by done
-	parts [8]string
-	n     int
-	more  []string
-	size  int
+	w      word // dyn and split; val and num are set by done
+	parts  [8]string
+	n      int
+	more   []string
+	size   int
+	nonNum bool // a part may be other than digits
+}
+
+// text notes a part's text (or an unknown part, text not known) for num.
+func (b *wordBuilder) text(v string, known bool) {
+	if !known || !numeric(v) {
+		b.nonNum = true
+	}
 }
 
 func (b *wordBuilder) add(v string) {
@@ -61,6 +71,7 @@ func (b *wordBuilder) add(v string) {
 
 // done returns the word, its value the pieces in order.
 func (b *wordBuilder) done() word {
+	b.w.num = b.w.dyn && !b.nonNum
 	switch {
 	case b.n == 0:
 	case b.n == 1:
@@ -82,17 +93,19 @@ func (b *wordBuilder) done() word {
 func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilder) {
 	switch x := p.(type) {
 	case *syntax.Lit:
+		v := unescapeBare(x.Value)
 		if quoted {
-			out.add(unescapeDouble(x.Value))
-		} else {
-			out.add(unescapeBare(x.Value))
+			v = unescapeDouble(x.Value)
 		}
+		out.text(v, true)
+		out.add(v)
 	case *syntax.SglQuoted:
+		v := x.Value
 		if x.Dollar {
-			out.add(decodeANSIC(x.Value))
-		} else {
-			out.add(x.Value)
+			v = decodeANSIC(x.Value)
 		}
+		out.text(v, true)
+		out.add(v)
 	case *syntax.DblQuoted:
 		for _, q := range x.Parts {
 			s.evalPart(q, true, out)
@@ -100,16 +113,23 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 	case *syntax.ParamExp:
 		v, ok := s.param(x)
 		if !ok {
+			if !s.paramIsNum(x) {
+				out.nonNum = true
+			}
 			out.w.dyn = true
 			out.add(dynMarker)
 			return
 		}
+		out.text(v, true)
 		out.add(v)
 		if !quoted {
 			out.w.split = true
 		}
 	case *syntax.CmdSubst:
 		v, ok := s.substitute(x.Stmts)
+		if ok || !s.printsNumber(x.Stmts) {
+			out.text(v, ok)
+		}
 		if !ok {
 			out.w.dyn = true
 			out.add(dynMarker)
@@ -125,14 +145,99 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 		out.add("0")
 	case *syntax.ProcSubst:
 		s.subshell(x.Stmts)
+		out.nonNum = true
 		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
 		out.add(x.Op.String() + x.Pattern.Value + ")")
 		out.w.dyn = true
+		out.nonNum = true
 	default:
 		out.w.dyn = true
+		out.nonNum = true
 		out.add(dynMarker)
 	}
+}
+
+// numeric says whether v is a (possibly empty) run of decimal digits,
+// signed or not.
+func numeric(v string) bool {
+	return strings.Trim(strings.TrimLeft(v, "+-"), "0123456789") == ""
+}
+
+// printsNumber says whether statements are one printf whose format
+// prints only numbers (%d, %i, %u, %o, with flags and widths) and digits,
+// spaces or newlines: $(printf '%d' "'$c") is a number, whatever c is.
+func (s *shellAnalyzer) printsNumber(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 {
+		return false
+	}
+	call, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 || len(stmts[0].Redirs) > 0 || call.Args[0].Lit() != "printf" {
+		return false
+	}
+	f := s.peekWord(call.Args[1])
+	if f.dyn || !strings.Contains(f.val, "%") {
+		return false
+	}
+	format := strings.ReplaceAll(f.val, `\n`, "\n")
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		switch {
+		case c == '%':
+			i++
+			for i < len(format) && strings.IndexByte("0123456789 +-#.", format[i]) >= 0 {
+				i++
+			}
+			if i >= len(format) || strings.IndexByte("diuo", format[i]) < 0 {
+				return false
+			}
+		case c >= '0' && c <= '9', c == ' ', c == '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// numericParams are bash's parameters whose value is always a number.
+var numericParams = map[string]bool{
+	"#": true, "?": true, "$": true, "!": true, "RANDOM": true, "SRANDOM": true, "SECONDS": true,
+	"LINENO": true, "BASHPID": true, "PPID": true, "UID": true, "EUID": true, "OPTIND": true,
+	"COLUMNS": true, "LINES": true, "SHLVL": true, "EPOCHSECONDS": true,
+}
+
+// paramIsNum says whether an expansion param left unknown is a number
+// when it runs: ${#x}, a numeric parameter, a variable whose value is.
+func (s *shellAnalyzer) paramIsNum(x *syntax.ParamExp) bool {
+	if x.Param == nil {
+		return false
+	}
+	if x.Length || numericParams[x.Param.Value] {
+		return true
+	}
+	// A plain expansion, or an element (of an array of numbers, or of a
+	// number), with or without a default.
+	plain := !x.Excl && !x.Width && x.Slice == nil && x.Repl == nil && x.Names == 0
+	if !plain {
+		return false
+	}
+	if x.Exp != nil {
+		// ${x:-0}: the variable's value or the word, both numbers.
+		if x.Exp.Op != syntax.DefaultUnset && x.Exp.Op != syntax.DefaultUnsetOrNull || x.Exp.Word == nil {
+			return false
+		}
+		w := s.peekWord(x.Exp.Word)
+		v := s.current(x.Param.Value)
+		return (w.num || !w.dyn && numeric(w.val)) && (v.num || v.ok && numeric(v.val)) &&
+			!slices.Contains(s.namerefs, x.Param.Value)
+	}
+	if slices.Contains(s.namerefs, x.Param.Value) {
+		return false
+	}
+	if i, ok := positional(x.Param.Value); ok {
+		return s.pos[i].num
+	}
+	return s.current(x.Param.Value).num
 }
 
 // dynMarker stands in a word for a part whose value is unknown; it can
@@ -165,7 +270,7 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 // assignment of ${x:=word}, and the prompt expansion of ${x@P}, which runs
 // the command substitutions the value holds.
 func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
-	s.arith(x.Index)
+	s.subscript(name, x.Index)
 	if x.Slice != nil {
 		s.arith(x.Slice.Offset)
 		s.arith(x.Slice.Length)
@@ -256,14 +361,6 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		}
 	}
 	return strings.TrimRight(text, "\n"), ok
-}
-
-// procSubst analyses the statements of <(…) or >(…), which run in a
-// subshell: their settings stay in it.
-func (s *shellAnalyzer) procSubst(x *syntax.ProcSubst) {
-	mark := len(s.trail)
-	s.stmts(x.Stmts, stdinNone)
-	s.undoVars(mark)
 }
 
 // peekWord evaluates a word without analysing its substitutions again.
