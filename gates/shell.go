@@ -113,9 +113,11 @@ type shellAnalyzer struct {
 	calling int // function bodies being analysed
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
-	loops      int
-	loopReads  []string
-	loopRounds int // loop bodies judged (see loop)
+	loops     int
+	loopReads []string
+	// loopArithReads lists the variables arithmetic read meanwhile.
+	loopArithReads []string
+	loopRounds     int // loop bodies judged (see loop)
 	// integers are the variables declared -i anywhere in the command
 	// (whether or not that declaration ran): a value assigned to one is
 	// evaluated as arithmetic.
@@ -854,27 +856,28 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		v = s.evalWord(as.Value)
 	} else if as.Array != nil {
 		s.walkNode(as.Array)
-		v.dyn, v.num = true, s.numericArray(as.Array)
+		v.dyn = true
 	}
+	num := v.dyn && (as.Array != nil && s.numericArray(as.Array) || as.Value != nil && s.wordIsNum(as.Value))
 	s.checkEnvVar(name, v)
 	if slices.Contains(s.integers, name) {
 		// The value is evaluated as arithmetic, and the result is a number.
-		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: v.num})
-		v.num = true
+		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
+		num = true
 	}
 	if as.Index != nil {
 		s.subscript(name, as.Index)
 		// An element: the array's value is its first. Numbers stay numbers.
-		s.setVar(name, varVal{num: isNumber(s.lookup(name)) && isNumber(varVal{val: v.val, ok: !v.dyn, num: v.num})})
+		s.setVar(name, varVal{num: isNumber(s.lookup(name)) && isNumber(varVal{val: v.val, ok: !v.dyn, num: num})})
 		return
 	}
 	if as.Append {
 		prev := s.lookup(name)
 		ok := prev.ok && !v.dyn
-		s.setVar(name, varVal{val: prev.val + v.val, ok: ok, num: !ok && isNumber(prev) && (v.num || !v.dyn && numeric(v.val))})
+		s.setVar(name, varVal{val: prev.val + v.val, ok: ok, num: !ok && isNumber(prev) && isNumber(varVal{val: v.val, ok: !v.dyn, num: num})})
 		return
 	}
-	s.setVar(name, varVal{val: v.val, ok: !v.dyn, num: v.dyn && v.num})
+	s.setVar(name, varVal{val: v.val, ok: !v.dyn, num: num})
 }
 
 // numericArray says whether every element of an array literal is a
@@ -884,7 +887,7 @@ func (s *shellAnalyzer) numericArray(a *syntax.ArrayExpr) bool {
 		if e.Value == nil {
 			continue
 		}
-		if w := s.peekWord(e.Value); !(w.num || !w.dyn && numeric(w.val)) {
+		if !s.wordIsNum(e.Value) {
 			return false
 		}
 	}

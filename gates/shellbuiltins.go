@@ -471,8 +471,12 @@ func (s *shellAnalyzer) arith(n syntax.Node) {
 			}
 		case *syntax.Word:
 			// A name, or an element a[i] (its subscript is arithmetic too).
-			for _, name := range arithNames(x.Lit()) {
-				s.arithValue(name, s.lookup(name))
+			if lit := x.Lit(); syntax.ValidName(lit) {
+				s.arithValue(lit, s.lookup(lit))
+			} else {
+				for _, name := range arithNames(lit) {
+					s.arithValue(name, s.lookup(name))
+				}
 			}
 		case *syntax.ParamExp:
 			if x.Param == nil {
@@ -504,6 +508,9 @@ func (s *shellAnalyzer) subscript(array string, index syntax.ArithmExpr) {
 func arithNames(lit string) []string {
 	if syntax.ValidName(lit) {
 		return []string{lit}
+	}
+	if strings.IndexByte(lit, '[') < 0 {
+		return nil // a number, or not a name
 	}
 	var names []string
 	for _, f := range strings.FieldsFunc(lit, func(r rune) bool {
@@ -544,6 +551,9 @@ func (s *shellAnalyzer) arithAssigns(target syntax.ArithmExpr, reads bool) {
 // known to be a number (read from a file, printed by a command, a
 // function's argument): v='a[$(rm -rf ~)]' runs rm.
 func (s *shellAnalyzer) arithValue(name string, v varVal) {
+	if s.loops > 0 {
+		s.loopArithReads = append(s.loopArithReads, name)
+	}
 	switch {
 	case v.ok && !plainArith(v.val):
 		s.deny("the value of %s is evaluated as arithmetic and holds an assignment, a subscript or a command", name)
@@ -566,7 +576,7 @@ func plainArith(v string) bool {
 func (s *shellAnalyzer) arithWord(w *syntax.Word) {
 	v := s.peekWord(w)
 	if v.dyn {
-		if !v.num {
+		if !s.wordIsNum(w) {
 			s.deny("[[ evaluates %s as arithmetic, known only when it runs: a value such as a[$(…)] would run a command", printable(strings.ReplaceAll(v.val, dynMarker, "$?")))
 		}
 		return

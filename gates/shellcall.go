@@ -30,7 +30,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	for i, a := range c.Args {
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
-		if w.num && !w.split && i >= 1 && i <= 9 && len(argv) == i {
+		if w.dyn && !w.split && i >= 1 && i <= 9 && len(argv) == i && s.wordIsNum(a) {
 			numArgs |= 1 << i
 		}
 		if w.dyn && w.split && i >= 1 {

@@ -143,6 +143,9 @@ func (s *shellAnalyzer) changedSince(mark int) []varChange {
 type branches struct {
 	changed []string
 	nonNum  []string // of changed, those some alternative left other than a number
+	// numOnly are those of changed whose value stayed unknown, only
+	// whether it is a number changed: that matters to arithmetic alone.
+	numOnly []string
 	funcs   []funcAlternatives
 }
 
@@ -162,8 +165,12 @@ func (s *shellAnalyzer) branch(b *branches, judge func()) {
 			continue
 		}
 		b.changed = append(b.changed, c.name)
-		if !isNumber(s.current(c.name)) {
+		end := s.current(c.name)
+		if !isNumber(end) {
 			b.nonNum = append(b.nonNum, c.name)
+		}
+		if !end.ok && !c.old.ok && end.val == c.old.val {
+			b.numOnly = append(b.numOnly, c.name)
 		}
 	}
 	s.undoVars(mark)
@@ -328,7 +335,7 @@ func (s *shellAnalyzer) loop(judge func()) {
 		return
 	}
 	var b branches
-	reads := len(s.loopReads)
+	reads, arithReads := len(s.loopReads), len(s.loopArithReads)
 	s.loops++
 	s.branch(&b, judge)
 	s.loops--
@@ -336,13 +343,19 @@ func (s *shellAnalyzer) loop(judge func()) {
 	for _, name := range b.changed {
 		// Every relative path reads the working directory: a round that
 		// moves it is judged again from where it may leave it.
-		if name == cwdName || slices.Contains(s.loopReads[reads:], name) {
+		read := slices.Contains(s.loopReads[reads:], name)
+		if read && slices.Contains(b.numOnly, name) {
+			// Still unknown, and no longer a number: only arithmetic
+			// that read it judges differently.
+			read = slices.Contains(s.loopArithReads[arithReads:], name)
+		}
+		if name == cwdName || read {
 			again = true
 			break
 		}
 	}
 	if s.loops == 0 {
-		s.loopReads = s.loopReads[:0]
+		s.loopReads, s.loopArithReads = s.loopReads[:0], s.loopArithReads[:0]
 	}
 	s.branchesEnd(&b)
 	if again {

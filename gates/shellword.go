@@ -19,7 +19,6 @@ type word struct {
 	val   string
 	dyn   bool
 	split bool
-	num   bool // dyn, but a number when it runs (see varVal.num)
 }
 
 // evalWord computes a word's value with the analyzer's known variables.
@@ -41,19 +40,11 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 // the end: a word of many parts ("PID: $pid, $cmdline") would otherwise
 // build a string per part.
 type wordBuilder struct {
-	w      word // dyn and split; val and num are set by done
-	parts  [8]string
-	n      int
-	more   []string
-	size   int
-	nonNum bool // a part may be other than digits
-}
-
-// text notes a part's text (or an unknown part, text not known) for num.
-func (b *wordBuilder) text(v string, known bool) {
-	if !known || !numeric(v) {
-		b.nonNum = true
-	}
+	w     word // dyn and split; val is set by done
+	parts [8]string
+	n     int
+	more  []string
+	size  int
 }
 
 func (b *wordBuilder) add(v string) {
@@ -71,7 +62,6 @@ func (b *wordBuilder) add(v string) {
 
 // done returns the word, its value the pieces in order.
 func (b *wordBuilder) done() word {
-	b.w.num = b.w.dyn && !b.nonNum
 	switch {
 	case b.n == 0:
 	case b.n == 1:
@@ -93,19 +83,17 @@ func (b *wordBuilder) done() word {
 func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilder) {
 	switch x := p.(type) {
 	case *syntax.Lit:
-		v := unescapeBare(x.Value)
 		if quoted {
-			v = unescapeDouble(x.Value)
+			out.add(unescapeDouble(x.Value))
+		} else {
+			out.add(unescapeBare(x.Value))
 		}
-		out.text(v, true)
-		out.add(v)
 	case *syntax.SglQuoted:
-		v := x.Value
 		if x.Dollar {
-			v = decodeANSIC(x.Value)
+			out.add(decodeANSIC(x.Value))
+		} else {
+			out.add(x.Value)
 		}
-		out.text(v, true)
-		out.add(v)
 	case *syntax.DblQuoted:
 		for _, q := range x.Parts {
 			s.evalPart(q, true, out)
@@ -113,23 +101,16 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 	case *syntax.ParamExp:
 		v, ok := s.param(x)
 		if !ok {
-			if !s.paramIsNum(x) {
-				out.nonNum = true
-			}
 			out.w.dyn = true
 			out.add(dynMarker)
 			return
 		}
-		out.text(v, true)
 		out.add(v)
 		if !quoted {
 			out.w.split = true
 		}
 	case *syntax.CmdSubst:
 		v, ok := s.substitute(x.Stmts)
-		if ok || !s.printsNumber(x.Stmts) {
-			out.text(v, ok)
-		}
 		if !ok {
 			out.w.dyn = true
 			out.add(dynMarker)
@@ -145,15 +126,12 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 		out.add("0")
 	case *syntax.ProcSubst:
 		s.subshell(x.Stmts)
-		out.nonNum = true
 		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
 		out.add(x.Op.String() + x.Pattern.Value + ")")
 		out.w.dyn = true
-		out.nonNum = true
 	default:
 		out.w.dyn = true
-		out.nonNum = true
 		out.add(dynMarker)
 	}
 }
@@ -161,7 +139,51 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 // numeric says whether v is a (possibly empty) run of decimal digits,
 // signed or not.
 func numeric(v string) bool {
-	return strings.Trim(strings.TrimLeft(v, "+-"), "0123456789") == ""
+	i := 0
+	for i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	for ; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// wordIsNum says whether a word is a number when it runs (see
+// varVal.num): digits, arithmetic, numeric parameters and variables,
+// $(printf '%d' …).
+func (s *shellAnalyzer) wordIsNum(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if !s.partIsNum(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *shellAnalyzer) partIsNum(p syntax.WordPart) bool {
+	switch x := p.(type) {
+	case *syntax.Lit:
+		return numeric(x.Value)
+	case *syntax.SglQuoted:
+		return !x.Dollar && numeric(x.Value)
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			if !s.partIsNum(q) {
+				return false
+			}
+		}
+		return true
+	case *syntax.ParamExp:
+		return s.paramIsNum(x)
+	case *syntax.CmdSubst:
+		return s.printsNumber(x.Stmts)
+	case *syntax.ArithmExp:
+		return true
+	}
+	return false
 }
 
 // printsNumber says whether statements are one printf whose format
@@ -226,18 +248,13 @@ func (s *shellAnalyzer) paramIsNum(x *syntax.ParamExp) bool {
 		if x.Exp.Op != syntax.DefaultUnset && x.Exp.Op != syntax.DefaultUnsetOrNull || x.Exp.Word == nil {
 			return false
 		}
-		w := s.peekWord(x.Exp.Word)
-		v := s.current(x.Param.Value)
-		return (w.num || !w.dyn && numeric(w.val)) && (v.num || v.ok && numeric(v.val)) &&
+		return s.wordIsNum(x.Exp.Word) && isNumber(s.current(x.Param.Value)) &&
 			!slices.Contains(s.namerefs, x.Param.Value)
 	}
 	if slices.Contains(s.namerefs, x.Param.Value) {
 		return false
 	}
-	if i, ok := positional(x.Param.Value); ok {
-		return s.pos[i].num
-	}
-	return s.current(x.Param.Value).num
+	return isNumber(s.current(x.Param.Value))
 }
 
 // dynMarker stands in a word for a part whose value is unknown; it can
