@@ -26,15 +26,18 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	}
 	argv := make([]string, 0, len(c.Args))
 	anyDyn := false
-	var numArgs uint16 // which of argv[1:10] are numbers known only when they run
+	// dynArgs: which of argv[1:10] are single words known only when they
+	// run (a function call asks which of them are numbers); bit 0: some
+	// argument may be any number of words.
+	var dynArgs uint16
 	for i, a := range c.Args {
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
-		if w.dyn && !w.split && i >= 1 && i <= 9 && len(argv) == i && s.wordIsNum(a) {
-			numArgs |= 1 << i
+		if w.dyn && !w.split && i >= 1 && i <= 9 && len(argv) == i {
+			dynArgs |= 1 << i
 		}
 		if w.dyn && w.split && i >= 1 {
-			numArgs |= 1 // it may be any number of words
+			dynArgs |= 1
 		}
 		if w.split && !w.dyn && i > 0 {
 			argv = append(argv, strings.Fields(w.val)...)
@@ -84,6 +87,12 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		return
 	}
 	if def.body != nil && !s.inFuncHas(name) {
+		numArgs := dynArgs & 1
+		for i := 1; i <= 9 && i < len(c.Args); i++ {
+			if dynArgs&(1<<i) != 0 && s.wordIsNum(c.Args[i]) {
+				numArgs |= 1 << i
+			}
+		}
 		if s.calls < maxInlineCalls {
 			// A function that may not be there (declared in a branch,
 			// removed by unset in one) runs or not: its settings are
