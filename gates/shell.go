@@ -52,6 +52,11 @@ type shellCmd struct {
 type varVal struct {
 	val string
 	ok  bool
+	// num: known only when it runs, but a number or empty (an arithmetic
+	// result, a variable never set): arithmetic that evaluates it runs
+	// nothing. Any other value known only when it runs may hold a
+	// subscript such as a[$(rm -rf ~)], which arithmetic runs.
+	num bool
 }
 
 // stdin describes what a pipeline stage reads: nothing special, static
@@ -108,9 +113,11 @@ type shellAnalyzer struct {
 	calling int // function bodies being analysed
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
-	loops      int
-	loopReads  []string
-	loopRounds int // loop bodies judged (see loop)
+	loops     int
+	loopReads []string
+	// loopArithReads lists the variables arithmetic read meanwhile.
+	loopArithReads []string
+	loopRounds     int // loop bodies judged (see loop)
 	// integers are the variables declared -i anywhere in the command
 	// (whether or not that declaration ran): a value assigned to one is
 	// evaluated as arithmetic.
@@ -119,6 +126,12 @@ type shellAnalyzer struct {
 	// markNameref); forgetting is set while forgetVars runs.
 	namerefs   []string
 	forgetting bool
+	// anySet: a command that may set any variable ran (a sourced script, a
+	// program known only when it runs): a variable not set by the command
+	// may hold anything.
+	anySet bool
+	// assocs are the arrays declared -A anywhere in the command.
+	assocs []string
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -183,6 +196,9 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		rep:    rep,
 		memo:   bodyMemos{off: !memo},
 	}
+	for i := 1; i <= 9; i++ {
+		s.pos[i] = varVal{num: true} // bash -c CMD: none given, empty
+	}
 	if k, _ := lookupKnown(s.known, "PWD"); k != s.cwd {
 		// bash sets $PWD to where it starts.
 		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
@@ -215,6 +231,8 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 	} else if v, ok = s.vars[name]; !ok {
 		if k, known := lookupKnown(s.known, name); known {
 			v = varVal{val: k, ok: true}
+		} else {
+			v = s.neverSet()
 		}
 	}
 	s.logEffect(shellEffect{kind: logRead, text: name, val: v})
@@ -723,9 +741,19 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	s.nested = true
 	s.enterFunc(name)
 	mark, locals := len(s.trail), len(s.locals)
+	// Where it is declared, its arguments are unknown. Arithmetic on
+	// them is judged at each call, with the call's arguments (num: no
+	// finding here for what every call shows).
+	pos := s.pos
+	for i := 1; i <= 9; i++ {
+		s.bindPositional(i, varVal{num: true})
+	}
 	s.calling++
 	s.body(c.Body)
 	s.calling--
+	for i := 1; i <= 9; i++ {
+		s.bindPositional(i, pos[i])
+	}
 	s.undoVars(mark) // declaring runs nothing: its settings come with its calls
 	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
@@ -780,6 +808,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	local := c.Variant.Value == "local" || c.Variant.Value == "declare" || c.Variant.Value == "typeset"
 	integer := false // -i: its values are evaluated as arithmetic
 	nameref := false // -n: see markNameref
+	assoc := false   // -A: its subscripts are strings, not arithmetic
 	for _, as := range c.Args {
 		if as.Name == nil {
 			if as.Value != nil {
@@ -793,6 +822,9 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "i") {
 					integer = true
 				}
+				if !w.dyn && strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "A") {
+					assoc = true
+				}
 			}
 			continue
 		}
@@ -801,6 +833,9 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 		}
 		if nameref {
 			s.markNameref(as.Name.Value)
+		}
+		if assoc && !slices.Contains(s.assocs, as.Name.Value) {
+			s.assocs = append(s.assocs, as.Name.Value)
 		}
 		if integer && !slices.Contains(s.integers, as.Name.Value) {
 			s.integers = append(s.integers, as.Name.Value)
@@ -823,21 +858,40 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		s.walkNode(as.Array)
 		v.dyn = true
 	}
+	num := v.dyn && (as.Array != nil && s.numericArray(as.Array) || as.Value != nil && s.wordIsNum(as.Value))
 	s.checkEnvVar(name, v)
-	if slices.Contains(s.integers, name) && !v.dyn {
-		s.arithValue(name, varVal{val: v.val, ok: true})
+	if slices.Contains(s.integers, name) {
+		// The value is evaluated as arithmetic, and the result is a number.
+		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
+		num = true
 	}
 	if as.Index != nil {
-		s.arith(as.Index)
-		s.setVar(name, varVal{}) // an element: the array's value is its first
+		s.subscript(name, as.Index)
+		// An element: the array's value is its first. Numbers stay numbers.
+		s.setVar(name, varVal{num: isNumber(s.lookup(name)) && isNumber(varVal{val: v.val, ok: !v.dyn, num: num})})
 		return
 	}
 	if as.Append {
 		prev := s.lookup(name)
-		s.setVar(name, varVal{val: prev.val + v.val, ok: prev.ok && !v.dyn})
+		ok := prev.ok && !v.dyn
+		s.setVar(name, varVal{val: prev.val + v.val, ok: ok, num: !ok && isNumber(prev) && isNumber(varVal{val: v.val, ok: !v.dyn, num: num})})
 		return
 	}
-	s.setVar(name, varVal{val: v.val, ok: !v.dyn})
+	s.setVar(name, varVal{val: v.val, ok: !v.dyn, num: num})
+}
+
+// numericArray says whether every element of an array literal is a
+// number (declare -A m=([a]=0 [b]=1)).
+func (s *shellAnalyzer) numericArray(a *syntax.ArrayExpr) bool {
+	for _, e := range a.Elems {
+		if e.Value == nil {
+			continue
+		}
+		if !s.wordIsNum(e.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // hijackVars change which program runs or inject code into every program.

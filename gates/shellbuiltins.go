@@ -232,6 +232,9 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 		}
 		name, _, _ := strings.Cut(n, "[") // an array element sets the array
 		s.checkEnvVar(name, word{dyn: true})
+		if slices.Contains(s.integers, name) {
+			s.arithValue(name, varVal{})
+		}
 		s.setVar(name, varVal{})
 	}
 }
@@ -393,6 +396,11 @@ func (s *shellAnalyzer) forgetVars() {
 	s.forgetting = true
 	defer func() { s.forgetting = false }()
 	s.spoil()
+	if !s.anySet {
+		// Recorded bodies read variables never set as empty.
+		s.anySet = true
+		s.memo.memos = s.memo.memos[:0]
+	}
 	names := make([]string, 0, len(s.vars)+len(s.known))
 	for n := range s.vars {
 		names = append(names, n)
@@ -455,28 +463,70 @@ func (s *shellAnalyzer) arith(n syntax.Node) {
 			return false
 		case *syntax.BinaryArithm:
 			if x.Op == syntax.Assgn || x.Op >= syntax.AddAssgn && x.Op <= syntax.PowAssgn {
-				s.arithAssigns(x.X)
+				s.arithAssigns(x.X, x.Op != syntax.Assgn)
 			}
 		case *syntax.UnaryArithm:
 			if x.Op == syntax.Inc || x.Op == syntax.Dec {
-				s.arithAssigns(x.X)
+				s.arithAssigns(x.X, true)
 			}
 		case *syntax.Word:
-			if name := x.Lit(); syntax.ValidName(name) {
-				s.arithValue(name, s.lookup(name))
+			// A name, or an element a[i] (its subscript is arithmetic too).
+			if lit := x.Lit(); syntax.ValidName(lit) {
+				s.arithValue(lit, s.lookup(lit))
+			} else {
+				for _, name := range arithNames(lit) {
+					s.arithValue(name, s.lookup(name))
+				}
 			}
 		case *syntax.ParamExp:
-			if v, ok := s.param(x); ok && x.Param != nil {
-				s.arithValue(x.Param.Value, varVal{val: v, ok: true})
+			if x.Param == nil {
+				return false
 			}
+			v, ok := s.param(x)
+			s.arithValue(x.Param.Value, varVal{val: v, ok: ok, num: !ok && s.paramIsNum(x)})
 			return false
 		}
 		return true
 	})
 }
 
-// arithAssigns makes unknown the variable an arithmetic assignment sets.
-func (s *shellAnalyzer) arithAssigns(target syntax.ArithmExpr) {
+// subscript analyses an array subscript: arithmetic, except for an
+// associative array's (declared -A), a string.
+func (s *shellAnalyzer) subscript(array string, index syntax.ArithmExpr) {
+	if index == nil {
+		return
+	}
+	if slices.Contains(s.assocs, array) {
+		s.walkNode(index)
+		return
+	}
+	s.arith(index)
+}
+
+// arithNames are the variable names an arithmetic operand's text reads:
+// NAME, or NAME[SUBSCRIPT] and the names in the subscript.
+func arithNames(lit string) []string {
+	if syntax.ValidName(lit) {
+		return []string{lit}
+	}
+	if strings.IndexByte(lit, '[') < 0 {
+		return nil // a number, or not a name
+	}
+	var names []string
+	for _, f := range strings.FieldsFunc(lit, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if syntax.ValidName(f) {
+			names = append(names, f)
+		}
+	}
+	return names
+}
+
+// arithAssigns makes the variable an arithmetic assignment sets a number
+// known only when it runs; reads says the assignment evaluates its value
+// first (+=, ++).
+func (s *shellAnalyzer) arithAssigns(target syntax.ArithmExpr, reads bool) {
 	w, ok := target.(*syntax.Word)
 	if !ok {
 		s.forgetVars()
@@ -488,15 +538,27 @@ func (s *shellAnalyzer) arithAssigns(target syntax.ArithmExpr) {
 		s.forgetVars()
 		return
 	}
+	if reads {
+		s.arithValue(name, s.lookup(name))
+	}
 	s.checkEnvVar(name, word{dyn: true})
-	s.setVar(name, varVal{})
+	s.setVar(name, varVal{num: true})
 }
 
-// arithValue refuses a known value evaluated as arithmetic that does more
-// than name a number or a variable.
+// arithValue refuses a value evaluated as arithmetic that may do more than
+// name a number or a variable: a known one holding an assignment, a
+// subscript or a command, or one known only when it runs that is not
+// known to be a number (read from a file, printed by a command, a
+// function's argument): v='a[$(rm -rf ~)]' runs rm.
 func (s *shellAnalyzer) arithValue(name string, v varVal) {
-	if v.ok && !plainArith(v.val) {
+	if s.loops > 0 {
+		s.loopArithReads = append(s.loopArithReads, name)
+	}
+	switch {
+	case v.ok && !plainArith(v.val):
 		s.deny("the value of %s is evaluated as arithmetic and holds an assignment, a subscript or a command", name)
+	case !v.ok && !v.num && !numericParams[name]:
+		s.deny("arithmetic evaluates %s, known only when it runs: a value such as a[$(…)] would run a command", name)
 	}
 }
 
@@ -514,6 +576,9 @@ func plainArith(v string) bool {
 func (s *shellAnalyzer) arithWord(w *syntax.Word) {
 	v := s.peekWord(w)
 	if v.dyn {
+		if !s.wordIsNum(w) {
+			s.deny("[[ evaluates %s as arithmetic, known only when it runs: a value such as a[$(…)] would run a command", printable(strings.ReplaceAll(v.val, dynMarker, "$?")))
+		}
 		return
 	}
 	if !plainArith(v.val) {

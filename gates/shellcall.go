@@ -26,9 +26,19 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	}
 	argv := make([]string, 0, len(c.Args))
 	anyDyn := false
+	// dynArgs: which of argv[1:10] are single words known only when they
+	// run (a function call asks which of them are numbers); bit 0: some
+	// argument may be any number of words.
+	var dynArgs uint16
 	for i, a := range c.Args {
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
+		if w.dyn && !w.split && i >= 1 && i <= 9 && len(argv) == i {
+			dynArgs |= 1 << i
+		}
+		if w.dyn && w.split && i >= 1 {
+			dynArgs |= 1
+		}
 		if w.split && !w.dyn && i > 0 {
 			argv = append(argv, strings.Fields(w.val)...)
 			continue
@@ -77,17 +87,23 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		return
 	}
 	if def.body != nil && !s.inFuncHas(name) {
+		numArgs := dynArgs & 1
+		for i := 1; i <= 9 && i < len(c.Args); i++ {
+			if dynArgs&(1<<i) != 0 && s.wordIsNum(c.Args[i]) {
+				numArgs |= 1 << i
+			}
+		}
 		if s.calls < maxInlineCalls {
 			// A function that may not be there (declared in a branch,
 			// removed by unset in one) runs or not: its settings are
 			// judged as a branch's, and the program of that name too. A
 			// special builtin is found before a function in POSIX mode.
 			if !def.alsoProgram && !posixSpecialBuiltins[name] {
-				s.inline(name, argv[1:])
+				s.inline(name, argv[1:], numArgs)
 				return
 			}
 			var b branches
-			s.branch(&b, func() { s.inline(name, argv[1:]) })
+			s.branch(&b, func() { s.inline(name, argv[1:], numArgs) })
 			s.branchesEnd(&b)
 		} else {
 			s.spoil()
@@ -99,14 +115,18 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 
 // inline analyses a call of a function declared in the same command with
 // its positional parameters bound to the call's arguments.
-func (s *shellAnalyzer) inline(name string, args []string) {
+func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 	s.calls++
 	saved := s.pos
 	for i := 1; i <= 9; i++ {
-		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
+		switch {
+		case i <= len(args) && !strings.Contains(args[i-1], dynMarker):
 			s.bindPositional(i, varVal{val: args[i-1], ok: true})
-		} else {
-			s.bindPositional(i, varVal{})
+		case i > len(args):
+			// Unset (empty) when no argument may be several words.
+			s.bindPositional(i, varVal{num: numArgs&1 == 0})
+		default:
+			s.bindPositional(i, varVal{num: numArgs&(1<<i) != 0})
 		}
 	}
 	s.enterFunc(name)

@@ -71,7 +71,14 @@ func (s *shellAnalyzer) current(name string) varVal {
 	if k, known := lookupKnown(s.known, name); known {
 		return varVal{val: k, ok: true}
 	}
-	return varVal{}
+	return s.neverSet()
+}
+
+// neverSet is the value of a variable the command has not set: empty when
+// it runs (the action's environment is the one cleanEnv builds), unless a
+// command that may set any variable ran (anySet).
+func (s *shellAnalyzer) neverSet() varVal {
+	return varVal{num: !s.anySet}
 }
 
 // declareLocal notes a variable local to the function body being
@@ -135,6 +142,10 @@ func (s *shellAnalyzer) changedSince(mark int) []varChange {
 // alternatives ended with.
 type branches struct {
 	changed []string
+	nonNum  []string // of changed, those some alternative left other than a number
+	// numOnly are those of changed whose value stayed unknown, only
+	// whether it is a number changed: that matters to arithmetic alone.
+	numOnly []string
 	funcs   []funcAlternatives
 }
 
@@ -154,6 +165,13 @@ func (s *shellAnalyzer) branch(b *branches, judge func()) {
 			continue
 		}
 		b.changed = append(b.changed, c.name)
+		end := s.current(c.name)
+		if !isNumber(end) {
+			b.nonNum = append(b.nonNum, c.name)
+		}
+		if !end.ok && !c.old.ok && end.val == c.old.val {
+			b.numOnly = append(b.numOnly, c.name)
+		}
 	}
 	s.undoVars(mark)
 }
@@ -173,8 +191,10 @@ func (b *branches) addFunc(name string, def funcDef) {
 // or removed may or may not be there after (see mergeDefs).
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
-		if s.current(name) != (varVal{}) {
-			s.setVar(name, varVal{})
+		// A number in every alternative (and before) is a number after.
+		v := varVal{num: isNumber(s.current(name)) && !slices.Contains(b.nonNum, name)}
+		if s.current(name) != v {
+			s.setVar(name, v)
 		}
 	}
 	for _, f := range b.funcs {
@@ -184,6 +204,9 @@ func (s *shellAnalyzer) branchesEnd(b *branches) {
 		}
 	}
 }
+
+// isNumber says whether a value is a number (or empty) when it runs.
+func isNumber(v varVal) bool { return v.num || v.ok && numeric(v.val) }
 
 // mergeDefs is what a function is after a construct whose alternatives
 // left it as defs, or as before: one body, when only one is possible (a
@@ -312,7 +335,7 @@ func (s *shellAnalyzer) loop(judge func()) {
 		return
 	}
 	var b branches
-	reads := len(s.loopReads)
+	reads, arithReads := len(s.loopReads), len(s.loopArithReads)
 	s.loops++
 	s.branch(&b, judge)
 	s.loops--
@@ -320,13 +343,19 @@ func (s *shellAnalyzer) loop(judge func()) {
 	for _, name := range b.changed {
 		// Every relative path reads the working directory: a round that
 		// moves it is judged again from where it may leave it.
-		if name == cwdName || slices.Contains(s.loopReads[reads:], name) {
+		read := slices.Contains(s.loopReads[reads:], name)
+		if read && slices.Contains(b.numOnly, name) {
+			// Still unknown, and no longer a number: only arithmetic
+			// that read it judges differently.
+			read = slices.Contains(s.loopArithReads[arithReads:], name)
+		}
+		if name == cwdName || read {
 			again = true
 			break
 		}
 	}
 	if s.loops == 0 {
-		s.loopReads = s.loopReads[:0]
+		s.loopReads, s.loopArithReads = s.loopReads[:0], s.loopArithReads[:0]
 	}
 	s.branchesEnd(&b)
 	if again {

@@ -2,6 +2,7 @@ package gates
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -135,6 +136,127 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 	}
 }
 
+// numeric says whether v is a (possibly empty) run of decimal digits,
+// signed or not.
+func numeric(v string) bool {
+	i := 0
+	for i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	for ; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// wordIsNum says whether a word is a number when it runs (see
+// varVal.num): digits, arithmetic, numeric parameters and variables,
+// $(printf '%d' …).
+func (s *shellAnalyzer) wordIsNum(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if !s.partIsNum(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *shellAnalyzer) partIsNum(p syntax.WordPart) bool {
+	switch x := p.(type) {
+	case *syntax.Lit:
+		return numeric(x.Value)
+	case *syntax.SglQuoted:
+		return !x.Dollar && numeric(x.Value)
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			if !s.partIsNum(q) {
+				return false
+			}
+		}
+		return true
+	case *syntax.ParamExp:
+		return s.paramIsNum(x)
+	case *syntax.CmdSubst:
+		return s.printsNumber(x.Stmts)
+	case *syntax.ArithmExp:
+		return true
+	}
+	return false
+}
+
+// printsNumber says whether statements are one printf whose format
+// prints only numbers (%d, %i, %u, %o, with flags and widths) and digits,
+// spaces or newlines: $(printf '%d' "'$c") is a number, whatever c is.
+func (s *shellAnalyzer) printsNumber(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 {
+		return false
+	}
+	call, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 || len(stmts[0].Redirs) > 0 || call.Args[0].Lit() != "printf" {
+		return false
+	}
+	f := s.peekWord(call.Args[1])
+	if f.dyn || !strings.Contains(f.val, "%") {
+		return false
+	}
+	format := strings.ReplaceAll(f.val, `\n`, "\n")
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		switch {
+		case c == '%':
+			i++
+			for i < len(format) && strings.IndexByte("0123456789 +-#.", format[i]) >= 0 {
+				i++
+			}
+			if i >= len(format) || strings.IndexByte("diuo", format[i]) < 0 {
+				return false
+			}
+		case c >= '0' && c <= '9', c == ' ', c == '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// numericParams are bash's parameters whose value is always a number.
+var numericParams = map[string]bool{
+	"#": true, "?": true, "$": true, "!": true, "RANDOM": true, "SRANDOM": true, "SECONDS": true,
+	"LINENO": true, "BASHPID": true, "PPID": true, "UID": true, "EUID": true, "OPTIND": true,
+	"COLUMNS": true, "LINES": true, "SHLVL": true, "EPOCHSECONDS": true,
+}
+
+// paramIsNum says whether an expansion param left unknown is a number
+// when it runs: ${#x}, a numeric parameter, a variable whose value is.
+func (s *shellAnalyzer) paramIsNum(x *syntax.ParamExp) bool {
+	if x.Param == nil {
+		return false
+	}
+	if x.Length || numericParams[x.Param.Value] {
+		return true
+	}
+	// A plain expansion, or an element (of an array of numbers, or of a
+	// number), with or without a default.
+	plain := !x.Excl && !x.Width && x.Slice == nil && x.Repl == nil && x.Names == 0
+	if !plain {
+		return false
+	}
+	if x.Exp != nil {
+		// ${x:-0}: the variable's value or the word, both numbers.
+		if x.Exp.Op != syntax.DefaultUnset && x.Exp.Op != syntax.DefaultUnsetOrNull || x.Exp.Word == nil {
+			return false
+		}
+		return s.wordIsNum(x.Exp.Word) && isNumber(s.current(x.Param.Value)) &&
+			!slices.Contains(s.namerefs, x.Param.Value)
+	}
+	if slices.Contains(s.namerefs, x.Param.Value) {
+		return false
+	}
+	return isNumber(s.current(x.Param.Value))
+}
+
 // dynMarker stands in a word for a part whose value is unknown; it can
 // never be part of a real path or command name.
 const dynMarker = "\x00?"
@@ -165,7 +287,7 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 // assignment of ${x:=word}, and the prompt expansion of ${x@P}, which runs
 // the command substitutions the value holds.
 func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
-	s.arith(x.Index)
+	s.subscript(name, x.Index)
 	if x.Slice != nil {
 		s.arith(x.Slice.Offset)
 		s.arith(x.Slice.Length)
@@ -256,14 +378,6 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		}
 	}
 	return strings.TrimRight(text, "\n"), ok
-}
-
-// procSubst analyses the statements of <(…) or >(…), which run in a
-// subshell: their settings stay in it.
-func (s *shellAnalyzer) procSubst(x *syntax.ProcSubst) {
-	mark := len(s.trail)
-	s.stmts(x.Stmts, stdinNone)
-	s.undoVars(mark)
 }
 
 // peekWord evaluates a word without analysing its substitutions again.
