@@ -353,6 +353,19 @@ func (s *shellAnalyzer) dotsMayDiffer(dir string) bool {
 	return false
 }
 
+// workIn moves the working directory to dir as chdir(2) does for a
+// wrapper's command (env -C, sudo -D): no $CDPATH, ".." read through
+// symlinks as locate reads it; a directory not there now fails the
+// wrapper, which is known only when it runs.
+func (s *shellAnalyzer) workIn(dir string) {
+	l := s.env.locateFrom(dir, s.cwd)
+	if strings.Contains(dir, dynMarker) || dir == "" || l.abs == "" || !s.env.isDir(l.abs) {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	s.setCwd(l.abs, l.abs)
+}
+
 // isDir says whether the canonical path abs is a directory now.
 func (e *Env) isDir(abs string) bool {
 	n := e.view().lstat(abs)
@@ -771,6 +784,14 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.addCmd(shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
 	mark := len(s.trail)
+	for _, u := range pc.uses {
+		if u.eff == effCwd {
+			s.workIn(u.word) // env -C, sudo -D, unshare --wd: the command runs there
+		}
+	}
+	if verb == "nsenter" && (hasValueOpt(pc, "-w") || hasValueOpt(pc, "--wd") || hasValueOpt(pc, "-W") || hasValueOpt(pc, "--wdns")) {
+		s.setCwd(unknownCwd, "") // a directory of another process or namespace
+	}
 	s.judge(cmd, in, here)
 	if verb != "builtin" && verb != "command" {
 		// Another process runs the command: a builtin it names (cd)
