@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -316,12 +318,38 @@ func (s *shellAnalyzer) payload(text, how string) {
 	s.undoVars(mark)
 }
 
-// laterText analyses shell text this shell may run later, or never (a
-// trap, an alias): what it sets is known only when it runs.
+// laterText analyses shell text this shell may run later, at any point,
+// or never (a trap, an alias): from a state where every variable and the
+// working directory are known only when it runs (trap 'rm -rf "$x"' EXIT
+// runs with the last x), and what it sets is known only when it runs
+// after it.
 func (s *shellAnalyzer) laterText(text, how string) {
-	var b branches
-	s.branch(&b, func() { s.evalText(text, how) })
-	s.branchesEnd(&b)
+	mark := len(s.trail)
+	names := slices.Sorted(maps.Keys(s.vars))
+	for _, k := range s.known {
+		names = append(names, k.name)
+	}
+	for _, name := range names {
+		s.setVar(name, varVal{})
+	}
+	saved := s.pos
+	for i := 1; i <= 9; i++ {
+		s.setVar(positionals[i], varVal{})
+	}
+	s.setVar(cwdName, varVal{})
+	inner := len(s.trail)
+	s.evalText(text, how)
+	var set []string
+	for _, c := range s.trail[inner:] {
+		set = append(set, c.name)
+	}
+	for i := 1; i <= 9; i++ {
+		s.setVar(positionals[i], saved[i])
+	}
+	s.undoVars(mark)
+	for _, name := range set {
+		s.setVar(name, varVal{})
+	}
 }
 
 // evalText analyses shell text this shell runs (eval): what it sets
