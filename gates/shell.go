@@ -674,6 +674,9 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	// unknown), and again at each call with the call's arguments.
 	saved := s.nested
 	s.nested = true
+	// Whether it was being analysed is read (for the memo): declaring it
+	// unmarks it after, which changes the calls of it that follow.
+	s.inFuncHas(name)
 	s.enterFunc(name)
 	mark, locals := len(s.trail), len(s.locals)
 	s.calling++

@@ -151,7 +151,9 @@ func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
 				s.setVar(v.name, varVal{})
 			}
 			mark := len(s.trail)
-			s.stmts(ic.Cond, stdinNone)
+			for _, st := range ic.Cond {
+				s.stmtThen(st, stdinSrc{})
+			}
 			failed = append(failed, s.changedSince(mark)...)
 			s.stmts(ic.Then, stdinNone)
 		})
@@ -168,10 +170,10 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	var b branches
 	if c.Op == syntax.AndStmt {
 		chain := andChain(c, nil)
-		s.stmt(chain[0], in)
+		s.stmtThen(chain[0], in)
 		s.branch(&b, func() {
 			for _, st := range chain[1:] {
-				s.stmt(st, stdinSrc{})
+				s.stmtThen(st, stdinSrc{})
 			}
 		})
 		s.branchesEnd(&b)
@@ -188,6 +190,20 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	})
 	if !s.exits(c.Y) {
 		s.branchesEnd(&b)
+	}
+}
+
+// stmtThen judges a statement the analysis goes on from as if it
+// succeeded (a condition, a link of a && list). A negated one (! cmd)
+// succeeds when its command fails, maybe part way: what it set is known
+// only when it runs (! cd d && rm -rf ../x runs rm where cd failed).
+func (s *shellAnalyzer) stmtThen(st *syntax.Stmt, in stdinSrc) {
+	mark := len(s.trail)
+	s.stmt(st, in)
+	if st.Negated {
+		for _, c := range s.changedSince(mark) {
+			s.setVar(c.name, varVal{})
+		}
 	}
 }
 

@@ -198,6 +198,8 @@ func TestShellVector(t *testing.T) {
 		{"or-list cd or a block that exits holds", sh(`cd notes || { echo no; exit 1; }; rm -rf ../x`), VerdictAsk, "rm deletes files"},
 		{"or-list cd or a function named exit", sh(`exit(){ :; }; cd notes || exit; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"else runs after the condition's cd failed", sh(`if cd notes; then :; else rm -rf ../x; fi`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"then runs after a negated condition's cd failed", sh(`if ! cd notes; then rm -rf ../x; fi`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"and-list after a negated cd", sh(`! cd notes && rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"then runs after the condition's cd", sh(`if cd notes; then rm -rf ../x; fi`), VerdictAsk, "rm deletes files"},
 		{"else runs after the condition's settings", sh(`x=out/ok; if x=/; false; then :; else rm -rf "$x"; fi`), VerdictDeny, "known only when it runs"},
 		{"case item cd may not run", sh(`case a in a) cd notes;; esac; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
