@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,6 +111,14 @@ type shellAnalyzer struct {
 	loops      int
 	loopReads  []string
 	loopRounds int // loop bodies judged (see loop)
+	// integers are the variables declared -i anywhere in the command
+	// (whether or not that declaration ran): a value assigned to one is
+	// evaluated as arithmetic.
+	integers []string
+	// namerefs are the variables declared -n anywhere in the command (see
+	// markNameref); forgetting is set while forgetVars runs.
+	namerefs   []string
+	forgetting bool
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -201,7 +208,9 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 // parameter, or one the environment knows.
 func (s *shellAnalyzer) lookup(name string) varVal {
 	var v varVal
-	if i, ok := positional(name); ok {
+	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
+		// A name reference reads the variable it names: unknown.
+	} else if i, ok := positional(name); ok {
 		v = s.pos[i]
 	} else if v, ok = s.vars[name]; !ok {
 		if k, known := lookupKnown(s.known, name); known {
@@ -217,12 +226,17 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 
 // setVar records a variable the command sets.
 func (s *shellAnalyzer) setVar(name string, v varVal) {
+	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
+		// Assigning a name reference assigns the variable it names,
+		// which may be any.
+		s.forgetVars()
+	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
+	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return
 	}
-	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
 	if name == cwdName {
 		s.cwd = unknownCwd
 		if v.ok {
@@ -284,10 +298,15 @@ func (s *shellAnalyzer) script(ctx context.Context, text string) {
 }
 
 // funcDef is a function declared in the command, with the text it was
-// parsed from.
+// parsed from. After a construct that may or may not have declared or
+// removed it (a branch, a loop, unset), a call may run the body or the
+// program of that name (alsoProgram), or, when the alternatives declared
+// different bodies, which runs is known only when it runs (unknown).
 type funcDef struct {
-	body *syntax.Stmt
-	src  string
+	body        *syntax.Stmt
+	src         string
+	alsoProgram bool
+	unknown     bool
 }
 
 // source returns the text of a node of the statements being analysed,
@@ -308,14 +327,40 @@ func syntaxErr(err error) string {
 	return msg
 }
 
-// payload analyses shell text that another process runs (bash -c, watch,
-// a literal piped into sh, git -c…): nested execution always needs a
-// human, and what the text sets (variables, the working directory) ends
-// with that process.
-func (s *shellAnalyzer) payload(text, how string) {
+// subshell analyses statements bash runs in a subshell of their own (a
+// command or process substitution): they see the state before them, and
+// their settings stay in them.
+func (s *shellAnalyzer) subshell(stmts []*syntax.Stmt) {
 	mark := len(s.trail)
-	s.evalText(text, how)
+	s.stmts(stmts, stdinNone)
 	s.undoVars(mark)
+}
+
+// payload analyses shell text that another shell process runs (bash -c,
+// watch, a literal piped into sh, a program's shell command…): nested
+// execution always needs a human. That shell starts where this one is and
+// inherits only the environment: the command's own variables, positional
+// parameters and functions are unknown or absent to it (x=out/ok; bash -c
+// 'rm -rf "$x"/..' removes /), and nothing it sets, nor where it goes,
+// comes back.
+func (s *shellAnalyzer) payload(text, how string) {
+	if s.quiet {
+		return
+	}
+	mark, cwd := len(s.trail), s.cwd
+	vars, funcs, pos, inFunc, locals, calling := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling
+	// A recorded body replays its log in this analyzer's state: the other
+	// shell's settings would be replayed into it.
+	s.spoil()
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = nil, nil, [10]varVal{}, nil, nil, 0
+	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
+		if v, ok := vars[name]; ok {
+			s.setVar(name, v)
+		}
+	}
+	s.evalText(text, how)
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = vars, funcs, pos, inFunc, locals, calling
+	s.trail, s.cwd = s.trail[:mark], cwd
 }
 
 // laterText analyses shell text this shell may run later, at any point,
@@ -325,17 +370,7 @@ func (s *shellAnalyzer) payload(text, how string) {
 // after it.
 func (s *shellAnalyzer) laterText(text, how string) {
 	mark := len(s.trail)
-	names := slices.Sorted(maps.Keys(s.vars))
-	for _, k := range s.known {
-		names = append(names, k.name)
-	}
-	for _, name := range names {
-		s.setVar(name, varVal{})
-	}
-	saved := s.pos
-	for i := 1; i <= 9; i++ {
-		s.setVar(positionals[i], varVal{})
-	}
+	s.forgetVars() // the analysis around is not kept: it depends on what is set
 	s.setVar(cwdName, varVal{})
 	inner := len(s.trail)
 	s.evalText(text, how)
@@ -343,17 +378,14 @@ func (s *shellAnalyzer) laterText(text, how string) {
 	for _, c := range s.trail[inner:] {
 		set = append(set, c.name)
 	}
-	for i := 1; i <= 9; i++ {
-		s.setVar(positionals[i], saved[i])
-	}
 	s.undoVars(mark)
 	for _, name := range set {
 		s.setVar(name, varVal{})
 	}
 }
 
-// evalText analyses shell text this shell runs (eval): what it sets
-// holds.
+// evalText analyses shell text this shell runs (eval, a mapfile
+// callback): what it sets holds.
 func (s *shellAnalyzer) evalText(text, how string) {
 	if s.quiet {
 		return
@@ -434,7 +466,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			}
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
-			s.walkNode(c.Loop)
+			s.arith(c.Loop) // for ((…; …; …)): its assignments make unknown
 		}
 		s.loop(func() { s.stmts(c.Do, stdinNone) })
 	case *syntax.CaseClause:
@@ -452,6 +484,12 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		s.stmt(c.Stmt, in)
 	case *syntax.CoprocClause:
 		s.ask("starts a coprocess")
+		name := "COPROC"
+		if c.Name != nil {
+			name = c.Name.Lit()
+		}
+		s.setVar(name, varVal{}) // its file descriptors
+		s.setVar(name+"_PID", varVal{})
 		mark := len(s.trail)
 		s.stmt(c.Stmt, in)
 		s.undoVars(mark) // it runs in a subshell of its own
@@ -460,6 +498,22 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.deny("an empty test clause is malformed; failing closed")
 		}
 		s.walkNode(c)
+		syntax.Walk(c, func(n syntax.Node) bool {
+			if b, ok := n.(*syntax.BinaryTest); ok && b.Op >= syntax.TsEql && b.Op <= syntax.TsGtr {
+				for _, x := range [...]syntax.TestExpr{b.X, b.Y} {
+					if w, ok := x.(*syntax.Word); ok {
+						s.arithWord(w)
+					}
+				}
+			}
+			return true
+		})
+	case *syntax.ArithmCmd:
+		s.arith(c.X)
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			s.arith(e)
+		}
 	default:
 		if st.Cmd != nil {
 			s.walkNode(st.Cmd)
@@ -522,7 +576,7 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 			s.substitute(x.Stmts)
 			return false
 		case *syntax.ProcSubst:
-			s.procSubst(x)
+			s.subshell(x.Stmts)
 			return false
 		}
 		return true
@@ -666,6 +720,12 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 		return
 	}
 	name := c.Name.Value
+	if _, ok := c.Body.Cmd.(*syntax.BinaryCmd); ok {
+		// f(){ …; } | cat: bash declares f in a pipeline's subshell (and
+		// runs the rest after); the parser reads the pipeline as the body.
+		s.deny("the function %s is declared in a pipeline or a list (|, &&, ||), which bash and pp-lsp's parser read differently; refusing", printable(name))
+		return
+	}
 	s.declare(name, funcDef{body: c.Body, src: s.src})
 	if text, ok := s.source(c.Body); (!ok || strings.Contains(text, name)) && recursesUnbounded(name, c.Body) {
 		s.deny("the function %s calls itself in a pipe or in the background: a fork bomb", name)
@@ -734,17 +794,35 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	// known only when it runs may be -g: then the setting is taken to
 	// last, the stricter reading.
 	local := c.Variant.Value == "local" || c.Variant.Value == "declare" || c.Variant.Value == "typeset"
+	integer := false // -i: its values are evaluated as arithmetic
+	nameref := false // -n: see markNameref
 	for _, as := range c.Args {
 		if as.Name == nil {
 			if as.Value != nil {
-				if w := s.evalWord(as.Value); w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
+				w := s.evalWord(as.Value)
+				if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
 					local = false
+				}
+				if local && (w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "n")) {
+					nameref = true
+				}
+				if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "i") {
+					integer = true
 				}
 			}
 			continue
 		}
 		if local && s.calling > 0 {
 			s.declareLocal(as.Name.Value)
+		}
+		if nameref {
+			s.markNameref(as.Name.Value)
+		}
+		if integer && !slices.Contains(s.integers, as.Name.Value) {
+			s.integers = append(s.integers, as.Name.Value)
+			// Recorded bodies assigned it as a plain variable.
+			s.spoil()
+			s.memo.memos = s.memo.memos[:0]
 		}
 		s.assign(as, exported)
 	}
@@ -762,6 +840,14 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		v.dyn = true
 	}
 	s.checkEnvVar(name, v)
+	if slices.Contains(s.integers, name) && !v.dyn {
+		s.arithValue(name, varVal{val: v.val, ok: true})
+	}
+	if as.Index != nil {
+		s.arith(as.Index)
+		s.setVar(name, varVal{}) // an element: the array's value is its first
+		return
+	}
 	if as.Append {
 		prev := s.lookup(name)
 		s.setVar(name, varVal{val: prev.val + v.val, ok: prev.ok && !v.dyn})

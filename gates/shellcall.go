@@ -70,14 +70,31 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.mentions(argv)
-	if name := argv[0]; s.funcOf(name).body != nil && !s.inFuncHas(name) {
+	name := argv[0]
+	def := s.funcOf(name)
+	if def.unknown {
+		s.deny("calls %s, a function declared differently in alternatives: which body runs is known only when it runs", printable(name))
+		return
+	}
+	if def.body != nil && !s.inFuncHas(name) {
 		if s.calls < maxInlineCalls {
-			s.inline(name, argv[1:])
-			return
+			// A function that may not be there (declared in a branch,
+			// removed by unset in one) runs or not: its settings are
+			// judged as a branch's, and the program of that name too. A
+			// special builtin is found before a function in POSIX mode.
+			if !def.alsoProgram && !posixSpecialBuiltins[name] {
+				s.inline(name, argv[1:])
+				return
+			}
+			var b branches
+			s.branch(&b, func() { s.inline(name, argv[1:]) })
+			s.branchesEnd(&b)
+		} else {
+			s.spoil()
 		}
-		s.spoil()
 	}
 	s.judge(argv, in, here)
+	s.builtin(argv) // what it changes holds after it
 }
 
 // inline analyses a call of a function declared in the same command with
@@ -87,9 +104,9 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	saved := s.pos
 	for i := 1; i <= 9; i++ {
 		if i <= len(args) && !strings.Contains(args[i-1], dynMarker) {
-			s.setVar(positionals[i], varVal{val: args[i-1], ok: true})
+			s.bindPositional(i, varVal{val: args[i-1], ok: true})
 		} else {
-			s.setVar(positionals[i], varVal{})
+			s.bindPositional(i, varVal{})
 		}
 	}
 	s.enterFunc(name)
@@ -107,8 +124,20 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	s.src = src
 	delete(s.inFunc, name)
 	for i := 1; i <= 9; i++ {
-		s.setVar(positionals[i], saved[i])
+		s.bindPositional(i, saved[i])
 	}
+}
+
+// bindPositional sets $i for an inlined call (or back after it). Unlike
+// setVar it leaves nothing on the trail: the call gives every parameter
+// its value back at its end, so for the constructs around it nothing
+// changed.
+func (s *shellAnalyzer) bindPositional(i int, v varVal) {
+	if s.pos[i] == v {
+		return
+	}
+	s.logEffect(shellEffect{kind: logSet, text: positionals[i], val: v})
+	s.pos[i] = v
 }
 
 // positionals are the names of the positional parameters.

@@ -42,14 +42,6 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 		return
 	}
 	s.applyUses(verb, pc)
-	if verb == "printf" {
-		for _, v := range pc.values {
-			if v.opt == "-v" {
-				s.checkEnvVar(v.val, word{})
-				s.setVar(v.val, varVal{})
-			}
-		}
-	}
 	s.applyOperands(verb, pc, in)
 }
 

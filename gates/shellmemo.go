@@ -63,8 +63,22 @@ type shellEffect struct {
 	body *syntax.Stmt
 }
 
-// def is the function of a logFuncRead or logFunc entry.
-func (e *shellEffect) def() funcDef { return funcDef{body: e.body, src: e.val.val} }
+// def is the function of a logFuncRead or logFunc entry (its flags in idx).
+func (e *shellEffect) def() funcDef {
+	return funcDef{body: e.body, src: e.val.val, alsoProgram: e.idx&1 != 0, unknown: e.idx&2 != 0}
+}
+
+// funcEffect is the log entry of kind (logFuncRead, logFunc) for def.
+func funcEffect(kind effectKind, name string, def funcDef) shellEffect {
+	var flags int32
+	if def.alsoProgram {
+		flags |= 1
+	}
+	if def.unknown {
+		flags |= 2
+	}
+	return shellEffect{kind: kind, text: name, body: def.body, val: varVal{val: def.src}, idx: flags}
+}
 
 // bodyMemo is an analysis of a body, recorded or being recorded: the
 // entries [start, end) of the log are what it read and did, in order.
@@ -216,7 +230,7 @@ func countTrue(m map[string]bool) int {
 // funcOf is the function declared as name (body nil when none is).
 func (s *shellAnalyzer) funcOf(name string) funcDef {
 	def := s.funcs[name]
-	s.logEffect(shellEffect{kind: logFuncRead, text: name, body: def.body, val: varVal{val: def.src}})
+	s.logEffect(funcEffect(logFuncRead, name, def))
 	return def
 }
 
@@ -309,6 +323,7 @@ func (s *shellAnalyzer) declare(name string, def funcDef) {
 	if s.funcs == nil {
 		s.funcs = map[string]funcDef{}
 	}
+	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def
-	s.logEffect(shellEffect{kind: logFunc, text: name, body: def.body, val: varVal{val: def.src}})
+	s.logEffect(funcEffect(logFunc, name, def))
 }

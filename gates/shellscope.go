@@ -43,15 +43,22 @@ func (s *shellAnalyzer) setCwd(dir, logical string) {
 	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
 }
 
-// varChange is one setting of a variable and its value before.
+// varChange is one setting of a variable (or positional parameter) and
+// its value before, or, when fn is set, one declaration (or removal) of a
+// function and its definition before: functions hold where variables hold.
 type varChange struct {
-	name string
-	old  varVal
+	name   string
+	old    varVal
+	fn     bool
+	oldDef funcDef
 }
 
 // current is a variable's value as lookup finds it, without logging the
 // read.
 func (s *shellAnalyzer) current(name string) varVal {
+	if i, ok := positional(name); ok {
+		return s.pos[i]
+	}
 	if name == cwdName {
 		if s.cwd == unknownCwd {
 			return varVal{}
@@ -78,7 +85,13 @@ func (s *shellAnalyzer) declareLocal(name string) {
 // undoVars gives every variable set since mark its value from before.
 func (s *shellAnalyzer) undoVars(mark int) {
 	for i := len(s.trail) - 1; i >= mark; i-- {
-		if c := s.trail[i]; s.current(c.name) != c.old {
+		c := s.trail[i]
+		switch {
+		case c.fn:
+			if s.funcs[c.name] != c.oldDef {
+				s.declare(c.name, c.oldDef) // through declare: the memo logs it
+			}
+		case s.current(c.name) != c.old:
 			s.setVar(c.name, c.old) // through setVar: the memo logs it
 		}
 	}
@@ -87,34 +100,47 @@ func (s *shellAnalyzer) undoVars(mark int) {
 	s.trail = s.trail[:mark]
 }
 
-// changedSince lists the variables set since mark whose value now is not
-// the one they had then, each once (with that value).
+// changedSince lists the variables set and functions declared since mark
+// whose value or definition now is not the one they had then, each once
+// (with that value).
 func (s *shellAnalyzer) changedSince(mark int) []varChange {
 	span := s.trail[mark:]
 	var out []varChange
-	var seen map[string]bool
+	type key struct {
+		name string
+		fn   bool
+	}
+	var seen map[key]bool
 	if len(span) > 16 {
-		seen = make(map[string]bool, len(span))
+		seen = make(map[key]bool, len(span))
 	}
 	for i, c := range span {
 		if seen != nil {
-			if seen[c.name] {
+			if seen[key{c.name, c.fn}] {
 				continue
 			}
-			seen[c.name] = true
-		} else if slices.ContainsFunc(span[:i], func(x varChange) bool { return x.name == c.name }) {
+			seen[key{c.name, c.fn}] = true
+		} else if slices.ContainsFunc(span[:i], func(x varChange) bool { return x.name == c.name && x.fn == c.fn }) {
 			continue
 		}
-		if s.current(c.name) != c.old {
+		if c.fn && s.funcs[c.name] != c.oldDef || !c.fn && s.current(c.name) != c.old {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// branches gathers what the alternatives of one construct set.
+// branches gathers what the alternatives of one construct set: the
+// variables, and for each function declared the definitions the
+// alternatives ended with.
 type branches struct {
 	changed []string
+	funcs   []funcAlternatives
+}
+
+type funcAlternatives struct {
+	name string
+	defs []funcDef
 }
 
 // branch judges one alternative from the state before it, notes what it
@@ -123,19 +149,66 @@ func (s *shellAnalyzer) branch(b *branches, judge func()) {
 	mark := len(s.trail)
 	judge()
 	for _, c := range s.changedSince(mark) {
+		if c.fn {
+			b.addFunc(c.name, s.funcs[c.name])
+			continue
+		}
 		b.changed = append(b.changed, c.name)
 	}
 	s.undoVars(mark)
 }
 
+func (b *branches) addFunc(name string, def funcDef) {
+	for i := range b.funcs {
+		if b.funcs[i].name == name {
+			b.funcs[i].defs = append(b.funcs[i].defs, def)
+			return
+		}
+	}
+	b.funcs = append(b.funcs, funcAlternatives{name: name, defs: []funcDef{def}})
+}
+
 // branchesEnd makes unknown what any alternative changed: whether it ran
-// is known only when the command runs.
+// is known only when the command runs. A function an alternative declared
+// or removed may or may not be there after (see mergeDefs).
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
 		if s.current(name) != (varVal{}) {
 			s.setVar(name, varVal{})
 		}
 	}
+	for _, f := range b.funcs {
+		before := s.funcs[f.name]
+		if def := mergeDefs(before, f.defs); def != before {
+			s.declare(f.name, def)
+		}
+	}
+}
+
+// mergeDefs is what a function is after a construct whose alternatives
+// left it as defs, or as before: one body, when only one is possible (a
+// call runs it, or the program of that name too when some alternative had
+// no function); unknown when two differ (a call of it is refused).
+func mergeDefs(before funcDef, defs []funcDef) funcDef {
+	var out funcDef
+	absent := false
+	for _, d := range append(defs, before) {
+		switch {
+		case d.unknown:
+			return funcDef{unknown: true}
+		case d.body == nil:
+			absent = true
+		case out.body == nil:
+			out = d
+		case out.body != d.body || out.src != d.src:
+			return funcDef{unknown: true}
+		}
+		absent = absent || d.alsoProgram
+	}
+	if out.body != nil {
+		out.alsoProgram = absent
+	}
+	return out
 }
 
 // ifClause judges an if: each clause from the state before it, after

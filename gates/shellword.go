@@ -120,11 +120,11 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 			out.w.split = true
 		}
 	case *syntax.ArithmExp:
-		s.walkNode(x)
+		s.arith(x.X)
 		out.w.dyn = true
 		out.add("0")
 	case *syntax.ProcSubst:
-		s.procSubst(x)
+		s.subshell(x.Stmts)
 		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
 		out.add(x.Op.String() + x.Pattern.Value + ")")
@@ -147,9 +147,7 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 	}
 	name := x.Param.Value
 	if x.Excl || x.Length || x.Width || x.Index != nil || x.Slice != nil || x.Repl != nil || x.Exp != nil {
-		if x.Exp != nil && x.Exp.Word != nil {
-			s.evalWord(x.Exp.Word) // analyse substitutions inside ${x:-$(…)}
-		}
+		s.paramOp(name, x)
 		return "", false
 	}
 	if name == "IFS" {
@@ -162,6 +160,48 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 	return v.val, true
 }
 
+// paramOp analyses what an expansion with an operation runs or sets: the
+// substitutions in its words, its subscript and offsets (arithmetic), the
+// assignment of ${x:=word}, and the prompt expansion of ${x@P}, which runs
+// the command substitutions the value holds.
+func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
+	s.arith(x.Index)
+	if x.Slice != nil {
+		s.arith(x.Slice.Offset)
+		s.arith(x.Slice.Length)
+	}
+	if x.Repl != nil {
+		s.evalWord(x.Repl.Orig)
+		s.evalWord(x.Repl.With)
+	}
+	if x.Exp == nil {
+		return
+	}
+	var w word
+	if x.Exp.Word != nil {
+		w = s.evalWord(x.Exp.Word) // analyse substitutions inside ${x:-$(…)}
+	}
+	switch x.Exp.Op {
+	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		// It assigns when the variable is unset (or, with :=, empty):
+		// unknown unless it is known set (and not empty).
+		if v := s.lookup(name); !v.ok || x.Exp.Op == syntax.AssignUnsetOrNull && v.val == "" {
+			s.checkEnvVar(name, w)
+			s.setVar(name, varVal{val: w.val, ok: v.ok && !w.dyn})
+		}
+	case syntax.OtherParamOps:
+		if x.Exp.Word == nil || x.Exp.Word.Lit() != "P" {
+			return
+		}
+		switch v := s.lookup(name); {
+		case !v.ok:
+			s.deny("${%s@P} expands a value known only when it runs as a prompt, running the commands it holds", name)
+		case mayHoldSubstitution(v.val):
+			s.payload(v.val, "${"+name+"@P}")
+		}
+	}
+}
+
 // substitute analyses the statements of $(…) and returns their output when
 // it is statically known: echo/printf of static words, optionally piped
 // through base64 -d (the usual way to hide a verb).
@@ -170,10 +210,7 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		s.deny("an empty command substitution $( ) is malformed; refusing to guess what runs")
 		return "", false
 	}
-	// A command substitution runs in a subshell: its settings stay in it.
-	mark := len(s.trail)
-	s.stmts(stmts, stdinNone)
-	s.undoVars(mark)
+	s.subshell(stmts)
 	if len(stmts) != 1 {
 		return "", false
 	}

@@ -1,0 +1,526 @@
+package gates
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A builtin runs inside the shell itself, so unlike any other program it
+// can change what the analysis holds: variables, positional parameters,
+// functions, the working directory, which program a name runs. Every
+// builtin bash has is listed below with what it may change, and call
+// applies that change (or makes what it changes unknown) after judging the
+// command as usual. A program the table does not name is not a builtin:
+// it runs in a process of its own and changes nothing of the shell's.
+
+// builtinEffect is what a builtin may change of the shell's state.
+type builtinEffect uint8
+
+const (
+	changesNothing  builtinEffect = iota // of what the analysis holds
+	setsNamedVars                        // the variables its options or operands name
+	declaresVars                         // declare, typeset, local, export, readonly reached as a command
+	unsetsNames                          // variables or functions
+	setsPositionals                      // shift, set
+	evaluatesArith                       // let reached as a command
+	sourcesScript                        // runs a file's text in the shell: any setting
+	changesCwd                           // judged and followed where its grammar is (cd, pushd, popd, dirs)
+	runsHistory                          // fc re-runs commands from the shell's history
+	changesBuiltins                      // enable loads or disables builtins
+	changesLookup                        // hash -p makes a name run another program
+	runsGiven                            // eval, trap, alias, exec, command, builtin: judged as what they run
+)
+
+// bashBuiltins are bash's builtin commands, from bash(1) 5.2, SHELL BUILTIN
+// COMMANDS, and `enable -a` of bash 5.2 (TestBashBuiltinsAreListed holds
+// the list to the bash installed).
+var bashBuiltins = map[string]builtinEffect{
+	":": changesNothing, "[": changesNothing, "test": changesNothing, "true": changesNothing,
+	"false": changesNothing, "echo": changesNothing, "pwd": changesNothing, "type": changesNothing,
+	"help": changesNothing, "jobs": changesNothing, "times": changesNothing, "caller": changesNothing,
+	"kill": changesNothing, "return": changesNothing, "exit": changesNothing, "logout": changesNothing,
+	"break": changesNothing, "continue": changesNothing, "suspend": changesNothing, "bg": changesNothing,
+	"fg": changesNothing, "disown": changesNothing, "ulimit": changesNothing, "umask": changesNothing,
+	"unalias": changesNothing, "shopt": changesNothing, "history": changesNothing, "wait": setsNamedVars,
+	"bind": changesNothing, "complete": changesNothing, "compopt": changesNothing,
+	"read": setsNamedVars, "mapfile": setsNamedVars, "readarray": setsNamedVars, "getopts": setsNamedVars,
+	"printf": setsNamedVars, "compgen": setsNamedVars,
+	"declare": declaresVars, "typeset": declaresVars, "local": declaresVars, "export": declaresVars,
+	"readonly": declaresVars, "unset": unsetsNames, "shift": setsPositionals, "set": setsPositionals,
+	"let": evaluatesArith, "source": sourcesScript, ".": sourcesScript,
+	"cd": changesCwd, "pushd": changesCwd, "popd": changesCwd, "dirs": changesCwd,
+	"fc": runsHistory, "enable": changesBuiltins, "hash": changesLookup,
+	"eval": runsGiven, "trap": runsGiven, "alias": runsGiven, "exec": runsGiven, "command": runsGiven,
+	"builtin": runsGiven,
+}
+
+// posixSpecialBuiltins are found before functions in POSIX mode (bash(1),
+// SHELL BUILTIN COMMANDS; POSIX 2.14): a function of one of these names
+// may not be what a call runs.
+var posixSpecialBuiltins = map[string]bool{
+	"break": true, ":": true, ".": true, "continue": true, "eval": true, "exec": true, "exit": true,
+	"export": true, "readonly": true, "return": true, "set": true, "shift": true, "trap": true, "unset": true,
+}
+
+// builtinArgv strips the prefixes that run a builtin in the shell itself
+// (builtin NAME, command NAME); false when what is left is not run (command
+// -v looks a name up).
+func builtinArgv(argv []string) ([]string, bool) {
+	for len(argv) > 0 {
+		switch argv[0] {
+		case "builtin":
+			argv = argv[1:]
+		case "command":
+			argv = argv[1:]
+			for len(argv) > 0 && len(argv[0]) > 1 && argv[0][0] == '-' {
+				if argv[0] == "--" {
+					argv = argv[1:]
+					break
+				}
+				if strings.ContainsAny(argv[0], "vV") {
+					return nil, false
+				}
+				argv = argv[1:]
+			}
+		default:
+			return argv, true
+		}
+	}
+	return nil, false
+}
+
+// builtin applies what a command that may be a builtin changes of the
+// shell's state.
+func (s *shellAnalyzer) builtin(argv []string) {
+	argv, ok := builtinArgv(argv)
+	if !ok || s.quiet {
+		return
+	}
+	verb, args := argv[0], argv[1:]
+	if strings.Contains(verb, dynMarker) {
+		// Any builtin: read, source, unset, declare…
+		s.forgetState()
+		return
+	}
+	switch bashBuiltins[verb] {
+	case setsNamedVars:
+		s.setsNamed(verb, args)
+	case declaresVars:
+		s.declares(verb, args)
+	case unsetsNames:
+		s.unset(args)
+	case setsPositionals:
+		if verb == "shift" {
+			s.shift(args)
+		} else {
+			s.setPositionals(args)
+		}
+	case evaluatesArith:
+		s.forgetVars() // let's expressions may assign any variable
+	case sourcesScript:
+		s.forgetState()
+	case runsHistory:
+		if !slices.ContainsFunc(args, func(a string) bool { return isShortOpt(a, 'l') }) {
+			s.deny("fc runs commands again from the shell's history, known only when it runs")
+		}
+	case changesBuiltins:
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") || isShortOpt(a, 'f') || isShortOpt(a, 'd') || isShortOpt(a, 'n') {
+				s.deny("enable changes which builtins the shell runs (or loads one from a library)")
+				break
+			}
+		}
+	case changesLookup:
+		for _, a := range args {
+			if isShortOpt(a, 'p') {
+				s.deny("hash -p makes a name run another program")
+				break
+			}
+		}
+	}
+}
+
+// isShortOpt says whether a is an option cluster holding the letter c.
+func isShortOpt(a string, c byte) bool {
+	return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0
+}
+
+// namedVarOpts are, per builtin that sets the variables it is given, its
+// options that take a value (bash(1) 5.2), which of those name a variable
+// it sets, and the variables it sets when given none.
+var namedVarOpts = map[string]struct {
+	withValue, naming string
+	operands          bool // its operands (after the first for getopts) are variables too
+	sets              []string
+}{
+	"read":      {withValue: "adinNptu", naming: "a", operands: true, sets: []string{"REPLY"}},
+	"mapfile":   {withValue: "dnOsuCc", operands: true, sets: []string{"MAPFILE"}},
+	"readarray": {withValue: "dnOsuCc", operands: true, sets: []string{"MAPFILE"}},
+	"getopts":   {operands: true, sets: []string{"OPTARG", "OPTIND"}},
+	"wait":      {withValue: "p", naming: "p"},
+	"printf":    {withValue: "v", naming: "v"},
+	"compgen":   {withValue: "AGWXPSFCoV", naming: "V"},
+}
+
+// mapfileCallbackArgs stand for the words a mapfile callback is given
+// (the index and the line): variables made unknown before it is judged.
+var mapfileCallbackArgs = [2]string{"MAPFILE_CALLBACK_INDEX", "MAPFILE_CALLBACK_LINE"}
+
+// setsNamed makes unknown the variables read, mapfile, getopts, wait -p,
+// printf -v and compgen -V set; a mapfile callback (-C) and a compgen
+// command (-C) run.
+func (s *shellAnalyzer) setsNamed(verb string, args []string) {
+	spec := namedVarOpts[verb]
+	var names []string
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			if strings.IndexByte(spec.withValue, c) < 0 {
+				continue
+			}
+			val := a[j+1:]
+			if val == "" && i+1 < len(args) {
+				i++
+				val = args[i]
+			}
+			switch {
+			case strings.IndexByte(spec.naming, c) >= 0:
+				names = append(names, val)
+			case c == 'C' && (verb == "mapfile" || verb == "readarray"):
+				// Called with the index and the line: known only then.
+				for _, v := range mapfileCallbackArgs {
+					s.setVar(v, varVal{})
+				}
+				s.evalText(val+` "$`+mapfileCallbackArgs[0]+`" "$`+mapfileCallbackArgs[1]+`"`, verb+" -C")
+			case c == 'C' && verb == "compgen":
+				s.payload(val, "compgen -C")
+			case c == 'F' && verb == "compgen":
+				names = append(names, dynMarker) // runs the function: any setting
+			}
+			break
+		}
+	}
+	operands := args[i:]
+	if verb == "getopts" && len(operands) > 0 {
+		operands = operands[1:2] // OPTSTRING NAME [ARGS]
+	}
+	if verb == "mapfile" || verb == "readarray" {
+		operands = operands[:min(1, len(operands))]
+	}
+	if spec.operands {
+		names = append(names, operands...)
+	}
+	if len(names) == 0 || verb == "getopts" {
+		names = append(names, spec.sets...)
+	}
+	for _, n := range names {
+		if strings.Contains(n, dynMarker) {
+			s.forgetVars()
+			return
+		}
+		name, _, _ := strings.Cut(n, "[") // an array element sets the array
+		s.checkEnvVar(name, word{dyn: true})
+		s.setVar(name, varVal{})
+	}
+}
+
+// declares is declare, typeset, local, export or readonly run as a
+// command (builtin declare x=/): the variables it names are unknown after
+// it; options known only when it runs are refused.
+func (s *shellAnalyzer) declares(verb string, args []string) {
+	nameref, integer := false, false
+	for _, a := range args {
+		switch {
+		case strings.Contains(a, dynMarker) && (strings.HasPrefix(a, dynMarker) || strings.HasPrefix(a, "-")):
+			s.deny("%s is given options or names known only when it runs; refusing to guess what it declares", verb)
+			s.forgetVars()
+			return
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			nameref = nameref || a[0] == '-' && strings.IndexByte(a, 'n') >= 0 && verb != "export"
+			integer = integer || a[0] == '-' && strings.IndexByte(a, 'i') >= 0
+		default:
+			name, v, hasValue := strings.Cut(a, "=")
+			name = strings.TrimSuffix(name, "+")
+			name, _, _ = strings.Cut(name, "[")
+			s.checkEnvVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
+			if integer && hasValue {
+				s.arithValue(name, varVal{val: v, ok: !strings.Contains(v, dynMarker)})
+			}
+			s.setVar(name, varVal{})
+			if nameref {
+				s.markNameref(name)
+			}
+		}
+	}
+}
+
+// markNameref notes a name reference (declare -n r=x): reading it reads
+// the variable it names, assigning it assigns that variable. For the rest
+// of the command it reads as unknown, and assigning it makes every
+// variable unknown. Recorded bodies read it as a plain variable: they are
+// dropped.
+func (s *shellAnalyzer) markNameref(name string) {
+	if slices.Contains(s.namerefs, name) {
+		return
+	}
+	s.namerefs = append(s.namerefs, name)
+	s.spoil()
+	s.memo.memos = s.memo.memos[:0]
+}
+
+// unset removes variables (-v, or no option) or functions (-f; with no
+// option, a name with no variable is a function's, bash(1) unset).
+func (s *shellAnalyzer) unset(args []string) {
+	funcs, vars := false, false
+	for _, a := range args {
+		switch {
+		case strings.Contains(a, dynMarker):
+			s.forgetState()
+			return
+		case a == "--":
+		case strings.HasPrefix(a, "-"):
+			funcs = funcs || strings.IndexByte(a, 'f') >= 0
+			vars = vars || strings.ContainsAny(a, "vn")
+		default:
+			if !funcs {
+				s.setVar(a, varVal{})
+			}
+			if vars {
+				continue
+			}
+			def := s.funcOf(a)
+			switch {
+			case funcs:
+				if def != (funcDef{}) {
+					s.declare(a, funcDef{})
+				}
+			case def.body != nil && !def.alsoProgram:
+				def.alsoProgram = true // gone when no variable had the name
+				s.declare(a, def)
+			}
+		}
+	}
+}
+
+// shift moves the positional parameters down by its operand (1 when none).
+func (s *shellAnalyzer) shift(args []string) {
+	n := 1
+	if len(args) > 0 {
+		v, err := strconv.Atoi(args[0])
+		if err != nil || v < 0 {
+			s.forgetPositionals()
+			return
+		}
+		n = v
+	}
+	for i := 1; i <= 9; i++ {
+		v := varVal{}
+		if i+n <= 9 {
+			v = s.lookup(positionals[i+n]) // logged: a recorded body depends on it
+		}
+		s.setVar(positionals[i], v)
+	}
+}
+
+// setPositionals is set: its operands (after its options, or after -- or
+// -) become the positional parameters.
+func (s *shellAnalyzer) setPositionals(args []string) {
+	i := 0
+	given := false
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" {
+			i++
+			given = true
+			break
+		}
+		if strings.Contains(a, dynMarker) {
+			given = true
+			break
+		}
+		if len(a) < 2 || a[0] != '-' && a[0] != '+' {
+			given = true
+			break
+		}
+		if a == "-o" || a == "+o" {
+			i++
+		}
+	}
+	if !given {
+		return
+	}
+	operands := args[min(i, len(args)):]
+	unknownFrom := 10
+	for k, a := range operands {
+		if strings.Contains(a, dynMarker) {
+			unknownFrom = k + 1 // it may be any number of words
+			break
+		}
+	}
+	for p := 1; p <= 9; p++ {
+		var v varVal
+		switch {
+		case p >= unknownFrom:
+		case p <= len(operands):
+			v = varVal{val: operands[p-1], ok: true}
+		default:
+			v = varVal{val: "", ok: true}
+		}
+		s.setVar(positionals[p], v)
+	}
+}
+
+// forgetVars makes every variable and positional parameter unknown. What
+// is forgotten depends on which variables are set, which an analysis
+// replayed from the memo does not ask: an analysis that forgets is not
+// kept.
+func (s *shellAnalyzer) forgetVars() {
+	if s.forgetting {
+		return
+	}
+	s.forgetting = true
+	defer func() { s.forgetting = false }()
+	s.spoil()
+	names := make([]string, 0, len(s.vars)+len(s.known))
+	for n := range s.vars {
+		names = append(names, n)
+	}
+	for _, k := range s.known {
+		names = append(names, k.name)
+	}
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
+		if s.current(n) != (varVal{}) {
+			s.setVar(n, varVal{})
+		}
+	}
+	s.forgetPositionals()
+}
+
+func (s *shellAnalyzer) forgetPositionals() {
+	for i := 1; i <= 9; i++ {
+		if s.pos[i] != (varVal{}) {
+			s.setVar(positionals[i], varVal{})
+		}
+	}
+}
+
+// forgetState is forgetVars for a command that may set anything (a
+// sourced script, a program known only when it runs): every function it
+// may have redeclared is unknown too, and where the shell is.
+func (s *shellAnalyzer) forgetState() {
+	s.forgetVars()
+	s.setCwd(unknownCwd, "")
+	names := make([]string, 0, len(s.funcs))
+	for n, def := range s.funcs {
+		if def != (funcDef{}) && !def.unknown {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		s.declare(n, funcDef{unknown: true})
+	}
+}
+
+// arith analyses an arithmetic expression (of $((…)), ((…)), let, an
+// array subscript, a substring's offset): a variable it assigns is
+// unknown after it (one whose name is known only when it runs makes every
+// variable unknown); a variable's value is itself evaluated as
+// arithmetic, so a known value that holds an assignment, a subscript or a
+// command substitution is refused (v='a[$(rm -rf ~)]'; (( v )) runs rm).
+func (s *shellAnalyzer) arith(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			s.substitute(x.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			s.subshell(x.Stmts)
+			return false
+		case *syntax.BinaryArithm:
+			if x.Op == syntax.Assgn || x.Op >= syntax.AddAssgn && x.Op <= syntax.PowAssgn {
+				s.arithAssigns(x.X)
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				s.arithAssigns(x.X)
+			}
+		case *syntax.Word:
+			if name := x.Lit(); syntax.ValidName(name) {
+				s.arithValue(name, s.lookup(name))
+			}
+		case *syntax.ParamExp:
+			if v, ok := s.param(x); ok && x.Param != nil {
+				s.arithValue(x.Param.Value, varVal{val: v, ok: true})
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// arithAssigns makes unknown the variable an arithmetic assignment sets.
+func (s *shellAnalyzer) arithAssigns(target syntax.ArithmExpr) {
+	w, ok := target.(*syntax.Word)
+	if !ok {
+		s.forgetVars()
+		return
+	}
+	lit := w.Lit()
+	name, _, _ := strings.Cut(lit, "[")
+	if !syntax.ValidName(name) {
+		s.forgetVars()
+		return
+	}
+	s.checkEnvVar(name, word{dyn: true})
+	s.setVar(name, varVal{})
+}
+
+// arithValue refuses a known value evaluated as arithmetic that does more
+// than name a number or a variable.
+func (s *shellAnalyzer) arithValue(name string, v varVal) {
+	if v.ok && !plainArith(v.val) {
+		s.deny("the value of %s is evaluated as arithmetic and holds an assignment, a subscript or a command", name)
+	}
+}
+
+// plainArith says whether a value evaluated as arithmetic only computes:
+// no assignment, increment, subscript or substitution.
+func plainArith(v string) bool {
+	for _, cmp := range [...]string{"==", "!=", "<=", ">="} {
+		v = strings.ReplaceAll(v, cmp, "")
+	}
+	return !strings.ContainsAny(v, "=[`$") && !strings.Contains(v, "++") && !strings.Contains(v, "--")
+}
+
+// arithWord is an operand [[ evaluates as arithmetic (-eq, -lt…): its
+// value, and the value of the variable it names, are evaluated too.
+func (s *shellAnalyzer) arithWord(w *syntax.Word) {
+	v := s.peekWord(w)
+	if v.dyn {
+		return
+	}
+	if !plainArith(v.val) {
+		s.deny("%s is evaluated as arithmetic and holds an assignment, a subscript or a command", printable(v.val))
+		return
+	}
+	if syntax.ValidName(v.val) {
+		s.arithValue(v.val, s.lookup(v.val))
+	}
+}

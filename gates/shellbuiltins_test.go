@@ -1,0 +1,119 @@
+package gates
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestShellStateChanges: what a builtin, a function declaration or
+// another shell changes of the shell's state holds only where bash keeps
+// it. Each hostile case hides a destructive or private command behind a
+// setting the analysis would otherwise believe; each has a benign twin
+// whose answer stays what it is.
+func TestShellStateChanges(t *testing.T) {
+	runVectorCases(t, []vectorCase{
+		// Builtins that set the variables they name.
+		{"read sets its variable", sh(`x=out/ok; read -r x < notes/todo.org; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"read, twin", sh(`x=out/ok; read -r y < notes/todo.org; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"read -a", sh(`x=out/ok; read -ra x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"read with no name sets REPLY", sh(`REPLY=out/ok; read; rm -rf "$REPLY"`), VerdictDeny, "known only when it runs"},
+		{"readarray", sh(`x=out/ok; readarray x < f; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"mapfile callback runs", sh(`mapfile -C 'rm -rf' -c 1 lines < notes/todo.org`), VerdictDeny, "known only when it runs"},
+		{"getopts", sh(`x=out/ok; getopts a: x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"getopts, twin", sh(`x=out/ok; getopts a: opt; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"wait -p", sh(`x=out/ok; wait -n -p x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"builtin read", sh(`x=out/ok; builtin read x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"command read", sh(`x=out/ok; command read x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"builtin declare", sh(`x=out/ok; builtin declare x=/; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"command export", sh(`x=out/ok; command export x=/; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"builtin printf -v", sh(`x=out/ok; builtin printf -v x /; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"read of PATH", sh(`read PATH < f; ls`), VerdictDeny, "PATH"},
+		{"compgen -C runs", sh(`compgen -C 'rm -rf ~' x`), VerdictDeny, ""},
+		// unset, arithmetic, ${x:=…}.
+		{"unset empties", sh(`x=out/ok; unset x; rm -rf "$x"/`), VerdictDeny, "known only when it runs"},
+		{"unset, twin", sh(`x=out/ok; unset y; rm -rf "$x"/`), VerdictAsk, "rm deletes files"},
+		{"let assigns", sh(`x=out/ok; let x=0; rm -rf "${x/0//}"`), VerdictDeny, ""},
+		{"(( )) assigns", sh(`x=out/ok; (( x = 0 )); rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"$(( )) assigns", sh(`x=out/ok; : $(( x++ )); rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"subscript assigns", sh(`x=out/ok; a[x=0]=1; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"for (( )) assigns", sh(`x=out/ok; for ((x=0; x<3; x++)); do :; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"arithmetic, twin", sh(`x=out/ok; y=$(( 1 + 2 )); rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"arithmetic runs a value's subscript", sh(`v='a[$(rm -rf ~)]'; (( v > 1 ))`), VerdictDeny, "evaluated as arithmetic"},
+		{"[[ -eq ]] evaluates a value", sh(`v='a[$(rm -rf ~)]'; [[ $v -eq 1 ]]`), VerdictDeny, "evaluated as arithmetic"},
+		{"declare -i evaluates", sh(`declare -i n; n='a[$(rm -rf ~)]'`), VerdictDeny, "evaluated as arithmetic"},
+		{"arithmetic value, twin", sh(`v=3; (( v > 1 )) && echo big`), VerdictAllow, ""},
+		{"${x:=} assigns an empty variable", sh(`x=; : ${x:=/}; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"${x:=}, twin", sh(`x=out/ok; : ${x:=/}; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"${x@P} runs the value", sh(`x='$(rm -rf ~)'; echo "${x@P}"`), VerdictDeny, ""},
+		{"${x@P} of an unknown value", sh(`read x; echo "${x@P}"`), VerdictDeny, "prompt"},
+		{"substitution in a subscript", sh(`echo "${a[$(rm -rf ~)]}"`), VerdictDeny, ""},
+		// Positional parameters.
+		{"shift", sh(`f(){ shift; kill -9 "$1"; }; f 1234 -1`), VerdictDeny, "every process"},
+		{"shift, twin", sh(`f(){ shift; kill -9 "$1"; }; f -1 1234`), VerdictAsk, "kill"},
+		{"set --", sh(`f(){ set -- /; rm -rf "$1"; }; f out/ok`), VerdictDeny, "rm -r /"},
+		{"set -- in a subshell", sh(`f(){ (set -- out/ok); rm -rf "$1"; }; f /`), VerdictDeny, "rm -r /"},
+		{"set --, twin", sh(`f(){ set -- out/ok; rm -rf "$1"; }; f /`), VerdictAsk, "rm deletes files"},
+		// Name references.
+		{"nameref assigns its target", sh(`x=out/ok; declare -n r=x; r=/; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"nameref reads its target", sh(`declare -n r=x; x=/; rm -rf "$r"`), VerdictDeny, "known only when it runs"},
+		{"local -n in a function", sh(`x=out/ok; f(){ local -n r=$1; r=/; }; f x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"nameref, twin", sh(`a=(out/ok); f(){ local -n arr=$1; echo "${arr[0]}"; }; f a`), VerdictAsk, ""},
+		{"export -n is not a nameref", sh(`x=out/ok; export -n x; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		// Settings of a subshell, a substitution or another shell stay there.
+		{"command substitution", sh(`x=/; echo $(x=out/ok); rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"process substitution", sh(`x=/; cat <(x=out/ok); rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"function called in a substitution", sh(`x=/; f(){ x=out/ok; }; echo $(f); rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"bash -c", sh(`x=/; bash -c 'x=out/ok'; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"eval holds, twin", sh(`x=/; eval 'x=out/ok'; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
+		{"another shell does not see the variables", sh(`x=out/ok; bash -c 'rm -rf "$x"/..'`), VerdictDeny, "known only when it runs"},
+		{"another shell does not see the functions", sh(`cat(){ :; }; bash -c 'cat private.org'`), VerdictDeny, "private note"},
+		{"coproc sets its name", sh(`x=out/ok; coproc x { cat; }; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		// Functions.
+		{"function in a subshell", sh(`(cat(){ :; }); cat private.org`), VerdictDeny, "private note"},
+		{"function in a substitution", sh(`echo $(cat(){ :; }); cat private.org`), VerdictDeny, "private note"},
+		{"function in a branch", sh(`if false; then cat(){ :; }; fi; cat private.org`), VerdictDeny, "private note"},
+		{"function removed", sh(`cat(){ :; }; unset -f cat; cat private.org`), VerdictDeny, "private note"},
+		{"function removed by unset", sh(`cat(){ :; }; unset cat; cat private.org`), VerdictDeny, "private note"},
+		{"function declared in a pipeline", sh(`cat(){ :; } | true; cat private.org`), VerdictDeny, "pipeline"},
+		{"function, twin", sh(`cat(){ :; }; cat private.org`), VerdictAsk, ""},
+		{"function bodies differ by branch", sh(`f(){ ls; }; if c; then f(){ rm -rf out/b; }; fi; f`), VerdictDeny, "declared differently"},
+		{"function maybe declared", sh(`if c; then f(){ rm -rf out/b; }; fi; f`), VerdictAsk, "rm deletes files"},
+		{"special builtin before a function", sh(`eval(){ :; }; set -o posix; eval 'rm -rf ~'`), VerdictDeny, ""},
+		// Whatever a script or a program known only when it runs may set.
+		{"source", sh(`x=out/ok; source ./f.sh; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"dynamic program", sh(`x=out/ok; $c x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"dynamic program may be cd", sh(`$c out; rm -rf ../x`), VerdictDeny, "outside the roots"},
+		{"source, twin", sh(`x=out/ok; rm -rf "$x"; source ./f.sh`), VerdictAsk, "sources"},
+		// Builtins that change what runs.
+		{"hash -p", sh(`hash -p /bin/rm ls; ls -rf ~`), VerdictDeny, "hash -p"},
+		{"hash -r, twin", sh(`hash -r; ls`), VerdictAsk, ""},
+		{"enable -f", sh(`enable -f ./evil.so evil`), VerdictDeny, "enable"},
+		{"enable -n cd", sh(`enable -n cd; cd out; rm -rf ../x`), VerdictDeny, "enable"},
+		{"fc -s", sh(`history -s 'rm -rf ~'; fc -s`), VerdictDeny, "history"},
+		{"fc -l, twin", sh(`fc -l`), VerdictAsk, ""},
+	})
+}
+
+// TestBashBuiltinsAreListed holds bashBuiltins to the bash installed: a
+// builtin the table lacks would be taken for a program that changes
+// nothing of the shell's.
+func TestBashBuiltinsAreListed(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on this machine")
+	}
+	out, err := exec.Command(bash, "-c", "enable -a").Output()
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name := strings.TrimPrefix(strings.TrimPrefix(line, "enable "), "-n ")
+		_, ok := bashBuiltins[name]
+		assert.True(t, ok, "bash has the builtin %q; bashBuiltins does not list it", name)
+		n++
+	}
+	assert.Greater(t, n, 50, "enable -a listed too few builtins: %q", out)
+}
