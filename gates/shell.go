@@ -231,8 +231,12 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		// which may be any.
 		s.forgetVars()
 	}
+	old := s.current(name)
+	if len(s.memo.recs) > 0 {
+		s.logEffect(shellEffect{kind: logPrior, text: name, val: old})
+	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
-	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
+	s.trail = append(s.trail, varChange{name: name, old: old})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return

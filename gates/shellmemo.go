@@ -12,6 +12,8 @@ import (
 // analyzer's state where it starts: the body, the text it was parsed
 // from, the working directory, the nesting, and what the body reads: the
 // variables and positional parameters it reads before it sets them, the
+// value each had before the body first set it (what undoing the setting
+// restores, and whether a branch changed it, depend on it), the
 // functions it calls (declared or not, being analysed or not), the files
 // it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
@@ -40,6 +42,7 @@ const (
 	logFuncRead                        // the function text was looked up (body, val.val its text)
 	logInFuncRead                      // whether the function text is being analysed was asked (val.ok)
 	logDownloadRead                    // whether a download wrote text was asked (val.ok)
+	logPrior                           // the variable text was val before a setting of it (the trail's old value)
 	logSet                             // the variable text was set to val
 	logFunc                            // the function text was declared (body, val.val its text)
 	logCmd                             // the command rep.cmds[idx] was listed
@@ -198,6 +201,12 @@ func (s *shellAnalyzer) replays(m *bodyMemo) bool {
 			}
 		case logRead:
 			if !changed(logSet, e.text) && s.lookup(e.text) != e.val {
+				return false
+			}
+		case logPrior:
+			// What undoing a setting restores, and whether a branch
+			// changed a variable, depend on its value before.
+			if !changed(logSet, e.text) && s.current(e.text) != e.val {
 				return false
 			}
 		case logFuncRead:

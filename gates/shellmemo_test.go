@@ -63,6 +63,9 @@ func memoScripts() []string {
 		"f() { while [ -e a ]; do cat personal.org; cd journal; done; }\nf\nf",
 		"f() { cd; cd -; cd journal/..; cat \"$PWD\"/x \"$OLDPWD\"/y; }\nf\nf\ncd notes\nf",
 		"f() { test -d journal && cd journal && cat personal.org; }\ng() { f; cd ..; }\ng\ng\nf",
+		"x=out/ok\nf() { if [ -e a ]; then x=out/ok; fi; }\nf\nx=/\nf\nrm -rf \"$x\"",
+		"x=out/ok\nf() { (x=/); }\nf\nx=/\nf\nrm -rf \"$x\"",
+		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
 	}
 }
 

@@ -169,6 +169,8 @@ func TestShellVector(t *testing.T) {
 		{"until body's later round", sh(`x=out/ok; until [ -e a ]; do rm -rf "$x"; x=/; done`), VerdictDeny, "known only when it runs"},
 		{"for body's later round", sh(`x=out/ok; for i in $(ls); do rm -rf "$x"; x=/; done`), VerdictDeny, "known only when it runs"},
 		{"while body that sets nothing", sh(`x=out/ok; while [ -e a ]; do rm -rf "$x"; done`), VerdictAsk, "rm deletes files"},
+		{"replayed body's branch from another value", sh(`x=out/ok; f(){ if [ -e a ]; then x=out/ok; fi; }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"replayed body's subshell from another value", sh(`x=out/ok; f(){ (x=/); }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"known for loop left by break", sh(`x=/; for i in a b; do x=out/ok; break; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"known for loop runs every round", sh(`x=/; for i in a b; do x=out/ok; done; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
 		// The working directory is a setting like any other: it holds
