@@ -644,9 +644,18 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	var stages []*syntax.Stmt
 	collectPipe(st, &stages)
 	in := stdinSrc{}
-	for _, stg := range stages {
-		// Each stage runs in a subshell of its own (bash(1), Pipelines;
-		// lastpipe is off in a script): its settings stay in it.
+	for i, stg := range stages {
+		// Each stage runs in a subshell of its own (bash(1), Pipelines):
+		// its settings stay in it. The last one runs in this shell when
+		// the command turns lastpipe on (shopt -s lastpipe, maybe by a
+		// word known only when it runs): what it sets is known only when
+		// it runs after it.
+		if i == len(stages)-1 {
+			var b branches
+			s.branch(&b, func() { s.stmt(stg, in) })
+			s.branchesEnd(&b)
+			break
+		}
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)

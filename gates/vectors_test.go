@@ -148,7 +148,9 @@ func TestShellVector(t *testing.T) {
 		// hostile case has a benign twin where the setting does hold.
 		{"subshell setting does not last", sh(`x=/; (x=out/ok); rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"subshell setting, twin", sh(`x=/; x=out/ok; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
-		{"pipeline stage setting does not last", sh(`x=/; echo | x=out/ok; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"pipeline stage setting does not last", sh(`x=/; x=out/ok | true; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"last pipeline stage setting may last (lastpipe)", sh(`x=out/ok; shopt -s lastpipe; echo | x=/; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"last pipeline stage cd may last (lastpipe)", sh(`cd notes; shopt -s lastpipe; true | cd ..; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"pipeline stage setting inside it", sh(`echo | { x=out/ok; rm -rf "$x"; }`), VerdictAsk, "rm deletes files"},
 		{"function local ends with the call", sh(`x=/; f(){ local x=out/ok; }; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"function declare ends with the call", sh(`x=/; f(){ declare x=out/ok; }; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
