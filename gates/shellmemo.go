@@ -14,8 +14,8 @@ import (
 // variables and positional parameters it reads before it sets them, the
 // value each had before the body first set it (what undoing the setting
 // restores, and whether a branch changed it, depend on it), the
-// functions it calls (declared or not, being analysed or not), the files
-// it asks whether a download wrote. Its effect is what it adds to the
+// functions it calls or declares (declared or not, being analysed or
+// not), the files it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
 // session, egress, files written), the variables and functions it sets
 // (the working directory among them, as cwdName), the files it downloads,
@@ -331,6 +331,11 @@ func (s *shellAnalyzer) addDownload(abs string) {
 func (s *shellAnalyzer) declare(name string, def funcDef) {
 	if s.funcs == nil {
 		s.funcs = map[string]funcDef{}
+	}
+	if len(s.memo.recs) > 0 {
+		// What undoing the declaration restores depends on the
+		// function before: a read of it.
+		s.logEffect(funcEffect(logFuncRead, name, s.funcs[name]))
 	}
 	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def

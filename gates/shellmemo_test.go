@@ -66,6 +66,7 @@ func memoScripts() []string {
 		"x=out/ok\nf() { if [ -e a ]; then x=out/ok; fi; }\nf\nx=/\nf\nrm -rf \"$x\"",
 		"x=out/ok\nf() { (x=/); }\nf\nx=/\nf\nrm -rf \"$x\"",
 		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
+		"y=out/ok\ng() { echo a; }\nf() { (g() { :; }); }\nf\ng() { rm -rf \"$y\"; }\nf\ny=/\ng",
 	}
 }
 

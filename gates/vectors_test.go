@@ -173,6 +173,7 @@ func TestShellVector(t *testing.T) {
 		{"while body that sets nothing", sh(`x=out/ok; while [ -e a ]; do rm -rf "$x"; done`), VerdictAsk, "rm deletes files"},
 		{"replayed body's branch from another value", sh(`x=out/ok; f(){ if [ -e a ]; then x=out/ok; fi; }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"replayed body's subshell from another value", sh(`x=out/ok; f(){ (x=/); }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
+		{"replayed body's subshell declaration from another function", sh(`y=out/ok; g(){ echo a; }; f(){ (g(){ :; }); }; f; g(){ rm -rf "$y"; }; f; y=/; g`), VerdictDeny, "rm -r /"},
 		{"known for loop left by break", sh(`x=/; for i in a b; do x=out/ok; break; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"known for loop runs every round", sh(`x=/; for i in a b; do x=out/ok; done; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
 		// The working directory is a setting like any other: it holds
