@@ -462,7 +462,17 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 			cs.add(a[2:]) // -fFILE
 		}
 		for _, c := range cs.list() {
-			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") || !s.mayExist(c) {
+			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") {
+				continue
+			}
+			if s.cwd == unknownCwd && relativeWord(c) {
+				// From a folder known only when it runs: any folder.
+				if rel, st := s.privateAnywhere(c); st == anywherePrivate {
+					s.privateRead("%s is given %s from a folder known only when it runs: it may be %s, a private note", verb, printable(c), rel)
+				}
+				continue
+			}
+			if !s.mayExist(c) {
 				continue
 			}
 			for _, p := range s.expandGlob(c) {

@@ -422,12 +422,30 @@ func relativeWord(raw string) bool {
 // private note anywhere in them whose path ends as the word does may be
 // the file read.
 func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
+	switch rel, st := s.privateAnywhere(raw); st {
+	case anywherePrivate:
+		s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), rel)
+	case anywhereTooMany:
+		s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
+	}
+}
+
+// What a relative path from a folder known only when it runs may name.
+const (
+	anywhereNothing = iota // no private note
+	anywherePrivate        // a private note (its path relative to its root given)
+	anywhereTooMany        // the roots hold too many files to tell
+)
+
+// privateAnywhere says whether the relative path raw, read from any
+// folder of the roots, may name a private note.
+func (s *shellAnalyzer) privateAnywhere(raw string) (string, int) {
 	q := filepath.Clean(raw)
 	for strings.HasPrefix(q, "../") {
 		q = q[3:]
 	}
 	if q == "." || q == ".." {
-		return // a folder: a program that does not recurse reads nothing of it
+		return "", anywhereNothing // a folder: a program that does not recurse reads nothing of it
 	}
 	base := filepath.Base(q)
 	if !hasGlob(raw) {
@@ -441,15 +459,14 @@ func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
 				if r, err := filepath.Rel(root, fp); err == nil {
 					fp = r
 				}
-				s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), fp)
-				return
+				return fp, anywherePrivate
 			}
 		}
 		if !complete || len(found) >= 4 {
-			s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
-			return
+			return "", anywhereTooMany
 		}
 	}
+	return "", anywhereNothing
 }
 
 // endsLike says whether the path p ends with the components parts, read

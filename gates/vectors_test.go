@@ -244,6 +244,8 @@ func TestShellVector(t *testing.T) {
 		{"unknown cwd, relative glob", sh(`cd "$(cat f)"; cat *.org`), VerdictDeny, "private note"},
 		{"unknown cwd, recursive search", sh(`cd "$(cat f)"; grep -r biopsy .`), VerdictDeny, "private notes among them"},
 		{"unknown cwd, redirected read", sh(`cd "$(cat f)"; head < personal.org`), VerdictDeny, "private note"},
+		{"unknown cwd, a program given a private note", sh(`cd "$(cat f)"; python3 x.py personal.org`), VerdictDeny, "python3 is given personal.org from a folder known only when it runs: it may be journal/personal.org"},
+		{"unknown cwd, a program given a note that is not private", sh(`cd "$(cat f)"; less todo.org`), VerdictAsk, ""},
 		{"unknown cwd, relative read of a note that is not private", sh(`cd "$(cat f)"; cat todo.org`), VerdictAsk, "cat reads todo.org, outside the roots"},
 		{"env -C runs the command there", sh(`env -C / rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
 		{"env -C reads there", sh(`env -C journal cat personal.org`), VerdictDeny, "private note"},
