@@ -1024,6 +1024,9 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 		return
 	}
 	l := s.env.locateFrom(raw, s.cwd)
+	if op >= opWrite {
+		s.markChanged(l.abs)
+	}
 	switch l.class {
 	case pathCredential:
 		s.deny("%s %s: %s", verb, raw, l.why)

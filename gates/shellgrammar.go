@@ -303,7 +303,7 @@ func (s *shellAnalyzer) enter(dir string) {
 		return
 	}
 	l := s.env.locateFrom(dir, s.cwd)
-	if l.abs == "" || !s.env.isDir(l.abs) {
+	if l.abs == "" || !s.env.isDir(l.abs) || s.changedAbove(l.abs) {
 		s.setCwd(unknownCwd, "")
 		return
 	}
@@ -351,7 +351,7 @@ func (s *shellAnalyzer) dotsMayDiffer(dir string) bool {
 // wrapper, which is known only when it runs.
 func (s *shellAnalyzer) workIn(dir string) {
 	l := s.env.locateFrom(dir, s.cwd)
-	if strings.Contains(dir, dynMarker) || dir == "" || l.abs == "" || !s.env.isDir(l.abs) {
+	if strings.Contains(dir, dynMarker) || dir == "" || l.abs == "" || !s.env.isDir(l.abs) || s.changedAbove(l.abs) {
 		s.setCwd(unknownCwd, "")
 		return
 	}

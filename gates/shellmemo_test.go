@@ -67,6 +67,7 @@ func memoScripts() []string {
 		"x=out/ok\nf() { (x=/); }\nf\nx=/\nf\nrm -rf \"$x\"",
 		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
 		"y=out/ok\ng() { echo a; }\nf() { (g() { :; }); }\nf\ng() { rm -rf \"$y\"; }\nf\ny=/\ng",
+		"f() { cd notes; rm -rf ../x; cd ..; }\nf\nrm -rf notes\nf\ng() { rm -rf work; }\nh() { cd work; }\nh\ncd ..\ng\nh",
 	}
 }
 

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"path/filepath"
 	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -41,6 +42,30 @@ func (s *shellAnalyzer) setCwd(dir, logical string) {
 	}
 	s.setVar("OLDPWD", old)
 	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
+}
+
+// markChanged notes a path the command writes, deletes or moves onto
+// (the disk's changes are not scoped: they last). It shares the memo's
+// logged map of downloaded files, under a key no download has (a NUL).
+func (s *shellAnalyzer) markChanged(abs string) {
+	if abs != "" {
+		s.addDownload("\x00changed" + abs)
+	}
+}
+
+// changedAbove says whether the command may have written, deleted or
+// replaced abs or a folder above it before this point: then what is
+// there now (a folder, where a symlink leads) says nothing of what a cd
+// into it enters (rm -rf notes; mv etc-link notes; cd notes).
+func (s *shellAnalyzer) changedAbove(abs string) bool {
+	for p := abs; ; p = filepath.Dir(p) {
+		if s.downloadedAbs("\x00changed" + p) {
+			return true
+		}
+		if p == "/" || p == "." {
+			return false
+		}
+	}
 }
 
 // varChange is one setting of a variable (or positional parameter) and

@@ -229,6 +229,8 @@ func TestShellVector(t *testing.T) {
 		{"pushd holds", sh(`pushd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
 		{"pushd -n does not move", sh(`pushd -n notes; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"pushd +1 rotates the stack", sh(`pushd notes; pushd +1; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
+		{"cd into a folder the command replaced", sh(`rm -rf notes; cp -P etc-link notes; cd notes; rm -rf x`), VerdictDeny, "rm deletes x, outside the roots"},
+		{"cd into a folder the command wrote into", sh(`touch notes/a; cd notes; rm -rf ../x`), VerdictAsk, "rm deletes files"},
 		{"cd to a folder that is not there may fail", sh(`cd nosuchdir; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"sourced script may cd", sh(`cd notes; . ./env.sh; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"trap may cd any time", sh(`cd notes; trap 'cd /' DEBUG; rm -rf ../x`), VerdictDeny, "rm deletes ../x, outside the roots"},
