@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -112,10 +113,17 @@ func (s *shellAnalyzer) inline(name string, args []string) {
 	s.enterFunc(name)
 	def, src := s.funcOf(name), s.src
 	s.src = def.src
-	locals := len(s.locals)
+	locals, mark := len(s.locals), len(s.trail)
 	s.calling++
 	s.body(def.body)
 	s.calling--
+	// The call's positional parameters end with it: a setting of them in
+	// it (shift, set --) is not undone by a construct around the call,
+	// which would give them a value of the call's.
+	s.trail = append(s.trail[:mark], slices.DeleteFunc(s.trail[mark:], func(c varChange) bool {
+		_, pos := positional(c.name)
+		return pos && !c.fn
+	})...)
 	// The call's locals end with it: the values before come back.
 	for i := len(s.locals) - 1; i >= locals; i-- {
 		s.setVar(s.locals[i].name, s.locals[i].old)

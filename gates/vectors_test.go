@@ -174,6 +174,9 @@ func TestShellVector(t *testing.T) {
 		{"replayed body's branch from another value", sh(`x=out/ok; f(){ if [ -e a ]; then x=out/ok; fi; }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"replayed body's subshell from another value", sh(`x=out/ok; f(){ (x=/); }; f; x=/; f; rm -rf "$x"`), VerdictDeny, "rm -r /"},
 		{"replayed body's subshell declaration from another function", sh(`y=out/ok; g(){ echo a; }; f(){ (g(){ :; }); }; f; g(){ rm -rf "$y"; }; f; y=/; g`), VerdictDeny, "rm -r /"},
+		{"a call's shift in a subshell is not undone into the caller's parameters", sh(`set -- /; f(){ shift; }; (f out/ok); rm -rf "$1"`), VerdictDeny, "rm -r /"},
+		{"a call's shift in the background", sh(`set -- /; f(){ shift; }; f out/ok & rm -rf "$1"`), VerdictDeny, "rm -r /"},
+		{"a call's shift ends with it", sh(`set -- out/ok; f(){ shift; }; f /; rm -rf "$1"`), VerdictAsk, "rm deletes files"},
 		{"known for loop left by break", sh(`x=/; for i in a b; do x=out/ok; break; done; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"known for loop runs every round", sh(`x=/; for i in a b; do x=out/ok; done; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
 		// The working directory is a setting like any other: it holds
