@@ -378,14 +378,24 @@ func (s *shellAnalyzer) laterText(text, how string) {
 	s.setVar(cwdName, varVal{})
 	inner := len(s.trail)
 	s.evalText(text, how)
-	var set []string
+	// What it set is known only when it runs; a function it declared
+	// may or may not be there.
+	var b branches
+	seen := map[varChange]bool{}
 	for _, c := range s.trail[inner:] {
-		set = append(set, c.name)
+		k := varChange{name: c.name, fn: c.fn}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if c.fn {
+			b.addFunc(c.name, s.funcs[c.name])
+		} else {
+			b.changed = append(b.changed, c.name)
+		}
 	}
 	s.undoVars(mark)
-	for _, name := range set {
-		s.setVar(name, varVal{})
-	}
+	s.branchesEnd(&b)
 }
 
 // evalText analyses shell text this shell runs (eval, a mapfile

@@ -245,9 +245,7 @@ func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
 	var failed []varChange // what the conditions before may have set
 	for ic := c; ic != nil; ic = ic.Else {
 		s.branch(&b, func() {
-			for _, v := range failed {
-				s.setVar(v.name, varVal{})
-			}
+			s.forgetChanges(failed)
 			mark := len(s.trail)
 			for _, st := range ic.Cond {
 				s.stmtThen(st, stdinSrc{})
@@ -281,9 +279,7 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	s.stmt(c.X, in)
 	failed := s.changedSince(mark)
 	s.branch(&b, func() {
-		for _, v := range failed {
-			s.setVar(v.name, varVal{})
-		}
+		s.forgetChanges(failed)
 		s.stmt(c.Y, stdinSrc{})
 	})
 	if !s.exits(c.Y) {
@@ -299,7 +295,16 @@ func (s *shellAnalyzer) stmtThen(st *syntax.Stmt, in stdinSrc) {
 	mark := len(s.trail)
 	s.stmt(st, in)
 	if st.Negated {
-		for _, c := range s.changedSince(mark) {
+		s.forgetChanges(s.changedSince(mark))
+	}
+}
+
+// forgetChanges makes unknown the variables of changes that may not have
+// happened (a failed command's). A function declaration does not fail:
+// it holds.
+func (s *shellAnalyzer) forgetChanges(changes []varChange) {
+	for _, c := range changes {
+		if !c.fn {
 			s.setVar(c.name, varVal{})
 		}
 	}

@@ -240,6 +240,7 @@ func TestShellVector(t *testing.T) {
 		{"trap runs from wherever the shell is then", sh(`cd notes; trap 'rm -rf ../x' EXIT; cd ..`), VerdictDeny, "rm deletes ../x, outside the roots"},
 		{"trap runs with the values then", sh(`x=out/ok; trap 'rm -rf "$x"' EXIT; x=/`), VerdictDeny, "known only when it runs"},
 		{"trap may set a value any time", sh(`x=out/ok; trap 'x=$(cat f)' DEBUG; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
+		{"trap may declare a function any time", sh(`f(){ echo; }; trap 'f(){ rm -rf "$HOME"; }' USR1; f`), VerdictDeny, "declared differently in alternatives"},
 		{"trap that sets nothing", sh(`x=out/ok; trap 'echo bye' EXIT; rm -rf "$x"`), VerdictAsk, "rm deletes files"},
 		{"PWD follows cd", sh(`cd /; rm -rf "$PWD"/x`), VerdictDeny, "outside the roots"},
 		{"PWD follows cd, twin", sh(`cd notes; rm -rf "$PWD"/x`), VerdictAsk, "rm deletes files"},
