@@ -249,8 +249,12 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		// which may be any.
 		s.forgetVars()
 	}
+	old := s.current(name)
+	if len(s.memo.recs) > 0 {
+		s.logEffect(shellEffect{kind: logPrior, text: name, val: old})
+	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
-	s.trail = append(s.trail, varChange{name: name, old: s.current(name)})
+	s.trail = append(s.trail, varChange{name: name, old: old})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return
@@ -381,11 +385,34 @@ func (s *shellAnalyzer) payload(text, how string) {
 	s.trail, s.cwd = s.trail[:mark], cwd
 }
 
-// laterText analyses shell text this shell may run later, or never (a
-// trap, an alias): what it sets is known only when it runs.
+// laterText analyses shell text this shell may run later, at any point,
+// or never (a trap, an alias): from a state where every variable and the
+// working directory are known only when it runs (trap 'rm -rf "$x"' EXIT
+// runs with the last x), and what it sets is known only when it runs
+// after it.
 func (s *shellAnalyzer) laterText(text, how string) {
+	mark := len(s.trail)
+	s.forgetVars() // the analysis around is not kept: it depends on what is set
+	s.setVar(cwdName, varVal{})
+	inner := len(s.trail)
+	s.evalText(text, how)
+	// What it set is known only when it runs; a function it declared
+	// may or may not be there.
 	var b branches
-	s.branch(&b, func() { s.evalText(text, how) })
+	seen := map[varChange]bool{}
+	for _, c := range s.trail[inner:] {
+		k := varChange{name: c.name, fn: c.fn}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if c.fn {
+			b.addFunc(c.name, s.funcs[c.name])
+		} else {
+			b.changed = append(b.changed, c.name)
+		}
+	}
+	s.undoVars(mark)
 	s.branchesEnd(&b)
 }
 
@@ -645,9 +672,18 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	var stages []*syntax.Stmt
 	collectPipe(st, &stages)
 	in := stdinSrc{}
-	for _, stg := range stages {
-		// Each stage runs in a subshell of its own (bash(1), Pipelines;
-		// lastpipe is off in a script): its settings stay in it.
+	for i, stg := range stages {
+		// Each stage runs in a subshell of its own (bash(1), Pipelines):
+		// its settings stay in it. The last one runs in this shell when
+		// the command turns lastpipe on (shopt -s lastpipe, maybe by a
+		// word known only when it runs): what it sets is known only when
+		// it runs after it.
+		if i == len(stages)-1 {
+			var b branches
+			s.branch(&b, func() { s.stmt(stg, in) })
+			s.branchesEnd(&b)
+			break
+		}
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)
@@ -739,6 +775,9 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	// unknown), and again at each call with the call's arguments.
 	saved := s.nested
 	s.nested = true
+	// Whether it was being analysed is read (for the memo): declaring it
+	// unmarks it after, which changes the calls of it that follow.
+	s.inFuncHas(name)
 	s.enterFunc(name)
 	mark, locals := len(s.trail), len(s.locals)
 	// Where it is declared, its arguments are unknown. Arithmetic on
@@ -751,10 +790,10 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	s.calling++
 	s.body(c.Body)
 	s.calling--
+	s.undoVars(mark) // declaring runs nothing: its settings come with its calls
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, pos[i])
 	}
-	s.undoVars(mark) // declaring runs nothing: its settings come with its calls
 	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
 	s.nested = saved
@@ -1049,6 +1088,9 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 		return
 	}
 	l := s.env.locateFrom(raw, s.cwd)
+	if op >= opWrite {
+		s.markChanged(l.abs)
+	}
 	switch l.class {
 	case pathCredential:
 		s.deny("%s %s: %s", verb, raw, l.why)

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -132,10 +133,17 @@ func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 	s.enterFunc(name)
 	def, src := s.funcOf(name), s.src
 	s.src = def.src
-	locals := len(s.locals)
+	locals, mark := len(s.locals), len(s.trail)
 	s.calling++
 	s.body(def.body)
 	s.calling--
+	// The call's positional parameters end with it: a setting of them in
+	// it (shift, set --) is not undone by a construct around the call,
+	// which would give them a value of the call's.
+	s.trail = append(s.trail[:mark], slices.DeleteFunc(s.trail[mark:], func(c varChange) bool {
+		_, pos := positional(c.name)
+		return pos && !c.fn
+	})...)
 	// The call's locals end with it: the values before come back.
 	for i := len(s.locals) - 1; i >= locals; i-- {
 		s.setVar(s.locals[i].name, s.locals[i].old)
@@ -482,7 +490,17 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 			cs.add(a[2:]) // -fFILE
 		}
 		for _, c := range cs.list() {
-			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") || !s.mayExist(c) {
+			if c == "" || strings.Contains(c, dynMarker) || strings.Contains(c, "://") {
+				continue
+			}
+			if s.cwd == unknownCwd && relativeWord(c) {
+				// From a folder known only when it runs: any folder.
+				if rel, st := s.privateAnywhere(c); st == anywherePrivate {
+					s.privateRead("%s is given %s from a folder known only when it runs: it may be %s, a private note", verb, printable(c), rel)
+				}
+				continue
+			}
+			if !s.mayExist(c) {
 				continue
 			}
 			for _, p := range s.expandGlob(c) {

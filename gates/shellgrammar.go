@@ -303,7 +303,7 @@ func (s *shellAnalyzer) enter(dir string) {
 		return
 	}
 	l := s.env.locateFrom(dir, s.cwd)
-	if l.abs == "" || !s.env.isDir(l.abs) {
+	if l.abs == "" || !s.env.isDir(l.abs) || s.changedAbove(l.abs) {
 		s.setCwd(unknownCwd, "")
 		return
 	}
@@ -343,6 +343,19 @@ func (s *shellAnalyzer) dotsMayDiffer(dir string) bool {
 		}
 	}
 	return false
+}
+
+// workIn moves the working directory to dir as chdir(2) does for a
+// wrapper's command (env -C, sudo -D): no $CDPATH, ".." read through
+// symlinks as locate reads it; a directory not there now fails the
+// wrapper, which is known only when it runs.
+func (s *shellAnalyzer) workIn(dir string) {
+	l := s.env.locateFrom(dir, s.cwd)
+	if strings.Contains(dir, dynMarker) || dir == "" || l.abs == "" || !s.env.isDir(l.abs) || s.changedAbove(l.abs) {
+		s.setCwd(unknownCwd, "")
+		return
+	}
+	s.setCwd(l.abs, l.abs)
 }
 
 // isDir says whether the canonical path abs is a directory now.
@@ -409,12 +422,30 @@ func relativeWord(raw string) bool {
 // private note anywhere in them whose path ends as the word does may be
 // the file read.
 func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
+	switch rel, st := s.privateAnywhere(raw); st {
+	case anywherePrivate:
+		s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), rel)
+	case anywhereTooMany:
+		s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
+	}
+}
+
+// What a relative path from a folder known only when it runs may name.
+const (
+	anywhereNothing = iota // no private note
+	anywherePrivate        // a private note (its path relative to its root given)
+	anywhereTooMany        // the roots hold too many files to tell
+)
+
+// privateAnywhere says whether the relative path raw, read from any
+// folder of the roots, may name a private note.
+func (s *shellAnalyzer) privateAnywhere(raw string) (string, int) {
 	q := filepath.Clean(raw)
 	for strings.HasPrefix(q, "../") {
 		q = q[3:]
 	}
 	if q == "." || q == ".." {
-		return // a folder: a program that does not recurse reads nothing of it
+		return "", anywhereNothing // a folder: a program that does not recurse reads nothing of it
 	}
 	base := filepath.Base(q)
 	if !hasGlob(raw) {
@@ -428,15 +459,14 @@ func (s *shellAnalyzer) readFromAnywhere(raw, what string) {
 				if r, err := filepath.Rel(root, fp); err == nil {
 					fp = r
 				}
-				s.privateRead("%s %s from a folder known only when it runs: it may be %s, a private note", what, printable(raw), fp)
-				return
+				return fp, anywherePrivate
 			}
 		}
 		if !complete || len(found) >= 4 {
-			s.ask("%s %s from a folder known only when it runs: too many files to check for private notes before it runs", what, printable(raw))
-			return
+			return "", anywhereTooMany
 		}
 	}
+	return "", anywhereNothing
 }
 
 // endsLike says whether the path p ends with the components parts, read
@@ -763,6 +793,14 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 	s.addCmd(shellCmd{argv: cmd, nested: true})
 	s.mentions(cmd)
 	mark := len(s.trail)
+	for _, u := range pc.uses {
+		if u.eff == effCwd {
+			s.workIn(u.word) // env -C, sudo -D, unshare --wd: the command runs there
+		}
+	}
+	if verb == "nsenter" && (hasValueOpt(pc, "-w") || hasValueOpt(pc, "--wd") || hasValueOpt(pc, "-W") || hasValueOpt(pc, "--wdns")) {
+		s.setCwd(unknownCwd, "") // a directory of another process or namespace
+	}
 	s.judge(cmd, in, here)
 	if verb != "builtin" && verb != "command" {
 		// Another process runs the command: a builtin it names (cd)

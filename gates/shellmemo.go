@@ -12,8 +12,10 @@ import (
 // analyzer's state where it starts: the body, the text it was parsed
 // from, the working directory, the nesting, and what the body reads: the
 // variables and positional parameters it reads before it sets them, the
-// functions it calls (declared or not, being analysed or not), the files
-// it asks whether a download wrote. Its effect is what it adds to the
+// value each had before the body first set it (what undoing the setting
+// restores, and whether a branch changed it, depend on it), the
+// functions it calls or declares (declared or not, being analysed or
+// not), the files it asks whether a download wrote. Its effect is what it adds to the
 // report (commands, denies, asks, private reads, ways into the user's
 // session, egress, files written), the variables and functions it sets
 // (the working directory among them, as cwdName), the files it downloads,
@@ -40,6 +42,7 @@ const (
 	logFuncRead                        // the function text was looked up (body, val.val its text)
 	logInFuncRead                      // whether the function text is being analysed was asked (val.ok)
 	logDownloadRead                    // whether a download wrote text was asked (val.ok)
+	logPrior                           // the variable text was val before a setting of it (the trail's old value)
 	logSet                             // the variable text was set to val
 	logFunc                            // the function text was declared (body, val.val its text)
 	logCmd                             // the command rep.cmds[idx] was listed
@@ -200,6 +203,12 @@ func (s *shellAnalyzer) replays(m *bodyMemo) bool {
 			if !changed(logSet, e.text) && s.lookup(e.text) != e.val {
 				return false
 			}
+		case logPrior:
+			// What undoing a setting restores, and whether a branch
+			// changed a variable, depend on its value before.
+			if !changed(logSet, e.text) && s.current(e.text) != e.val {
+				return false
+			}
 		case logFuncRead:
 			if !changed(logFunc, e.text) && s.funcOf(e.text) != e.def() {
 				return false
@@ -322,6 +331,11 @@ func (s *shellAnalyzer) addDownload(abs string) {
 func (s *shellAnalyzer) declare(name string, def funcDef) {
 	if s.funcs == nil {
 		s.funcs = map[string]funcDef{}
+	}
+	if len(s.memo.recs) > 0 {
+		// What undoing the declaration restores depends on the
+		// function before: a read of it.
+		s.logEffect(funcEffect(logFuncRead, name, s.funcs[name]))
 	}
 	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def

@@ -66,6 +66,11 @@ func memoScripts() []string {
 		"f() { while [ -e a ]; do cat personal.org; cd journal; done; }\nf\nf",
 		"f() { cd; cd -; cd journal/..; cat \"$PWD\"/x \"$OLDPWD\"/y; }\nf\nf\ncd notes\nf",
 		"f() { test -d journal && cd journal && cat personal.org; }\ng() { f; cd ..; }\ng\ng\nf",
+		"x=out/ok\nf() { if [ -e a ]; then x=out/ok; fi; }\nf\nx=/\nf\nrm -rf \"$x\"",
+		"x=out/ok\nf() { (x=/); }\nf\nx=/\nf\nrm -rf \"$x\"",
+		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
+		"y=out/ok\ng() { echo a; }\nf() { (g() { :; }); }\nf\ng() { rm -rf \"$y\"; }\nf\ny=/\ng",
+		"f() { cd notes; rm -rf ../x; cd ..; }\nf\nrm -rf notes\nf\ng() { rm -rf work; }\nh() { cd work; }\nh\ncd ..\ng\nh",
 	}
 }
 

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"path/filepath"
 	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -41,6 +42,30 @@ func (s *shellAnalyzer) setCwd(dir, logical string) {
 	}
 	s.setVar("OLDPWD", old)
 	s.setVar("PWD", varVal{val: logical, ok: logical != ""})
+}
+
+// markChanged notes a path the command writes, deletes or moves onto
+// (the disk's changes are not scoped: they last). It shares the memo's
+// logged map of downloaded files, under a key no download has (a NUL).
+func (s *shellAnalyzer) markChanged(abs string) {
+	if abs != "" {
+		s.addDownload("\x00changed" + abs)
+	}
+}
+
+// changedAbove says whether the command may have written, deleted or
+// replaced abs or a folder above it before this point: then what is
+// there now (a folder, where a symlink leads) says nothing of what a cd
+// into it enters (rm -rf notes; mv etc-link notes; cd notes).
+func (s *shellAnalyzer) changedAbove(abs string) bool {
+	for p := abs; ; p = filepath.Dir(p) {
+		if s.downloadedAbs("\x00changed" + p) {
+			return true
+		}
+		if p == "/" || p == "." {
+			return false
+		}
+	}
 }
 
 // varChange is one setting of a variable (or positional parameter) and
@@ -243,11 +268,11 @@ func (s *shellAnalyzer) ifClause(c *syntax.IfClause) {
 	var failed []varChange // what the conditions before may have set
 	for ic := c; ic != nil; ic = ic.Else {
 		s.branch(&b, func() {
-			for _, v := range failed {
-				s.setVar(v.name, varVal{})
-			}
+			s.forgetChanges(failed)
 			mark := len(s.trail)
-			s.stmts(ic.Cond, stdinNone)
+			for _, st := range ic.Cond {
+				s.stmtThen(st, stdinSrc{})
+			}
 			failed = append(failed, s.changedSince(mark)...)
 			s.stmts(ic.Then, stdinNone)
 		})
@@ -264,10 +289,10 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	var b branches
 	if c.Op == syntax.AndStmt {
 		chain := andChain(c, nil)
-		s.stmt(chain[0], in)
+		s.stmtThen(chain[0], in)
 		s.branch(&b, func() {
 			for _, st := range chain[1:] {
-				s.stmt(st, stdinSrc{})
+				s.stmtThen(st, stdinSrc{})
 			}
 		})
 		s.branchesEnd(&b)
@@ -277,13 +302,34 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	s.stmt(c.X, in)
 	failed := s.changedSince(mark)
 	s.branch(&b, func() {
-		for _, v := range failed {
-			s.setVar(v.name, varVal{})
-		}
+		s.forgetChanges(failed)
 		s.stmt(c.Y, stdinSrc{})
 	})
 	if !s.exits(c.Y) {
 		s.branchesEnd(&b)
+	}
+}
+
+// stmtThen judges a statement the analysis goes on from as if it
+// succeeded (a condition, a link of a && list). A negated one (! cmd)
+// succeeds when its command fails, maybe part way: what it set is known
+// only when it runs (! cd d && rm -rf ../x runs rm where cd failed).
+func (s *shellAnalyzer) stmtThen(st *syntax.Stmt, in stdinSrc) {
+	mark := len(s.trail)
+	s.stmt(st, in)
+	if st.Negated {
+		s.forgetChanges(s.changedSince(mark))
+	}
+}
+
+// forgetChanges makes unknown the variables of changes that may not have
+// happened (a failed command's). A function declaration does not fail:
+// it holds.
+func (s *shellAnalyzer) forgetChanges(changes []varChange) {
+	for _, c := range changes {
+		if !c.fn {
+			s.setVar(c.name, varVal{})
+		}
 	}
 }
 

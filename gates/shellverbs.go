@@ -70,14 +70,28 @@ lead:
 				continue
 			}
 			s.ask("find %s runs a command on every file found", a)
+			inDir := a == "-execdir" || a == "-okdir"
 			found := false
 			for k, w := range inner {
 				if strings.Contains(w, "{}") {
-					inner[k] = strings.ReplaceAll(w, "{}", starts[0])
+					start := starts[0]
+					if l := s.env.locateFrom(start, s.cwd); inDir && l.abs != "" {
+						start = l.abs
+					}
+					inner[k] = strings.ReplaceAll(w, "{}", start)
 					found = true
 				}
 			}
-			s.judgeNested(inner)
+			if inDir {
+				// It runs in the folder of each file found: its other
+				// words are read from a folder known only when it runs.
+				mark := len(s.trail)
+				s.setCwd(unknownCwd, "")
+				s.judgeNested(inner)
+				s.undoVars(mark)
+			} else {
+				s.judgeNested(inner)
+			}
 			if found && s.readsOperands(inner) {
 				for _, st := range starts {
 					s.readTree(st, "find "+a+" "+verbName(inner)+" reads", treeShows{}, filter)
