@@ -602,17 +602,21 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 	if text, ok := s.source(n); ok && !mayHoldSubstitution(text) {
 		return // nothing in it runs
 	}
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.CmdSubst:
-			s.substitute(x.Stmts)
-			return false
-		case *syntax.ProcSubst:
-			s.subshell(x.Stmts)
-			return false
-		}
-		return true
-	})
+	syntax.Walk(n, func(n syntax.Node) bool { return !s.substitution(n) })
+}
+
+// substitution analyses a node of a walk that is a command or process
+// substitution (and says so: the walk does not go into it).
+func (s *shellAnalyzer) substitution(n syntax.Node) bool {
+	switch x := n.(type) {
+	case *syntax.CmdSubst:
+		s.substitute(x.Stmts)
+	case *syntax.ProcSubst:
+		s.subshell(x.Stmts)
+	default:
+		return false
+	}
+	return true
 }
 
 // mayHoldSubstitution says whether shell text may hold a command or

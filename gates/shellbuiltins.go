@@ -454,13 +454,10 @@ func (s *shellAnalyzer) arith(n syntax.Node) {
 		return
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
+		if s.substitution(n) {
+			return false
+		}
 		switch x := n.(type) {
-		case *syntax.CmdSubst:
-			s.substitute(x.Stmts)
-			return false
-		case *syntax.ProcSubst:
-			s.subshell(x.Stmts)
-			return false
 		case *syntax.BinaryArithm:
 			if x.Op == syntax.Assgn || x.Op >= syntax.AddAssgn && x.Op <= syntax.PowAssgn {
 				s.arithAssigns(x.X, x.Op != syntax.Assgn)
