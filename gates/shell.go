@@ -852,42 +852,112 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	integer := false // -i: its values are evaluated as arithmetic
 	nameref := false // -n: see markNameref
 	assoc := false   // -A: its subscripts are strings, not arithmetic
-	for _, as := range c.Args {
-		if as.Name == nil {
-			if as.Value != nil {
-				w := s.evalWord(as.Value)
-				if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
-					local = false
-				}
-				if local && (w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "n")) {
-					nameref = true
-				}
-				if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "i") {
-					integer = true
-				}
-				if !w.dyn && strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "A") {
-					assoc = true
-				}
-			}
-			continue
+	options := func(w word) {
+		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
+			local = false
 		}
+		if local && (w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "n")) {
+			nameref = true
+		}
+		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "i") {
+			integer = true
+		}
+		if !w.dyn && strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "A") {
+			assoc = true
+		}
+	}
+	declared := func(name string) {
 		if local && s.calling > 0 {
-			s.declareLocal(as.Name.Value)
+			s.declareLocal(name)
 		}
 		if nameref {
-			s.markNameref(as.Name.Value)
+			s.markNameref(name)
 		}
-		if assoc && !slices.Contains(s.assocs, as.Name.Value) {
-			s.assocs = append(s.assocs, as.Name.Value)
+		if assoc && !slices.Contains(s.assocs, name) {
+			s.assocs = append(s.assocs, name)
 		}
-		if integer && !slices.Contains(s.integers, as.Name.Value) {
-			s.integers = append(s.integers, as.Name.Value)
+		if integer && !slices.Contains(s.integers, name) {
+			s.integers = append(s.integers, name)
 			// Recorded bodies assigned it as a plain variable.
 			s.spoil()
 			s.memo.memos = s.memo.memos[:0]
 		}
-		s.assign(as, exported)
 	}
+	for _, as := range c.Args {
+		switch {
+		case as.Name == nil && as.Value != nil:
+			// An option, or a quoted NAME=VALUE (declare "PATH=/tmp").
+			w := s.evalWord(as.Value)
+			nameText, value, isAssign := strings.Cut(w.val, "=")
+			switch {
+			case strings.Contains(nameText, dynMarker):
+				options(w)
+				s.deny("%s declares a variable whose name is known only when it runs (it could be PATH)", c.Variant.Value)
+				s.forgetVars()
+			case !isAssign && (strings.HasPrefix(w.val, "-") || strings.HasPrefix(w.val, "+")):
+				options(w)
+			default:
+				name := s.variableName(strings.TrimSuffix(nameText, "+"))
+				if name == "" {
+					continue
+				}
+				declared(name)
+				v := word{val: value, dyn: w.dyn}
+				s.checkEnvVar(name, v)
+				if !isAssign {
+					s.bareDeclaration(name, local)
+					continue
+				}
+				if slices.Contains(s.integers, name) {
+					s.arithValue(name, varVal{val: value, ok: !w.dyn})
+				}
+				s.setVar(name, varVal{val: value, ok: !w.dyn && !strings.HasSuffix(nameText, "+")})
+			}
+		case as.Name != nil:
+			declared(as.Name.Value)
+			if nameref && as.Value != nil {
+				// The name it refers to is expanded at each use, subscript and all.
+				if w := s.peekWord(as.Value); !w.dyn {
+					s.variableName(w.val)
+				}
+			}
+			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
+				s.checkEnvVar(as.Name.Value, word{})
+				s.bareDeclaration(as.Name.Value, local)
+				continue
+			}
+			s.assign(as, exported)
+		}
+	}
+}
+
+// bareDeclaration is a declaration of a name without a value: a local one
+// in a function starts unset (empty); any other keeps its value.
+func (s *shellAnalyzer) bareDeclaration(name string, local bool) {
+	if local && s.calling > 0 {
+		s.setVar(name, varVal{val: "", ok: true})
+	}
+}
+
+// variableName is the variable a word naming one sets (read NAME, printf
+// -v NAME, declare "NAME=…"): its name, "" when it is none. A subscript
+// (NAME[SUB]) is expanded, so a command substitution in it runs
+// (read 'a[$(rm -rf ~)]' runs rm); one known only when it runs may hold
+// one: refused.
+func (s *shellAnalyzer) variableName(w string) string {
+	name, sub, hasSub := strings.Cut(w, "[")
+	if hasSub {
+		switch {
+		case strings.Contains(sub, dynMarker):
+			s.deny("a variable's subscript is known only when it runs: a command substitution in it would run")
+		case mayHoldSubstitution(sub):
+			s.evalText(`: "`+strings.TrimSuffix(sub, "]")+`"`, "a variable's subscript")
+		}
+	}
+	if !syntax.ValidName(name) {
+		return ""
+	}
+	return name
 }
 
 // assign records NAME=VALUE. Variables that change how every later command

@@ -106,6 +106,14 @@ func (s *shellAnalyzer) builtin(argv []string) {
 		return
 	}
 	switch bashBuiltins[verb] {
+	case changesNothing:
+		if verb == "test" || verb == "[" {
+			for i, a := range args[:max(0, len(args)-1)] {
+				if a == "-v" {
+					s.variableName(args[i+1]) // test -v 'a[$(…)]' expands the subscript
+				}
+			}
+		}
 	case setsNamedVars:
 		s.setsNamed(verb, args)
 	case declaresVars:
@@ -230,7 +238,10 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 			s.forgetVars()
 			return
 		}
-		name, _, _ := strings.Cut(n, "[") // an array element sets the array
+		name := s.variableName(n) // an array element sets the array
+		if name == "" {
+			continue
+		}
 		s.checkEnvVar(name, word{dyn: true})
 		if slices.Contains(s.integers, name) {
 			s.arithValue(name, varVal{})
@@ -255,8 +266,14 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 			integer = integer || a[0] == '-' && strings.IndexByte(a, 'i') >= 0
 		default:
 			name, v, hasValue := strings.Cut(a, "=")
-			name = strings.TrimSuffix(name, "+")
-			name, _, _ = strings.Cut(name, "[")
+			if strings.Contains(name, dynMarker) {
+				s.deny("%s declares a variable whose name is known only when it runs (it could be PATH)", verb)
+				s.forgetVars()
+				return
+			}
+			if name = s.variableName(strings.TrimSuffix(name, "+")); name == "" {
+				continue
+			}
 			s.checkEnvVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
 			if integer && hasValue {
 				s.arithValue(name, varVal{val: v, ok: !strings.Contains(v, dynMarker)})

@@ -57,6 +57,8 @@ func memoScripts() []string {
 		"f() { (( $1 > 3 )); }\nf 5\nread v\nf \"$v\"\nf $((v+1))",
 		"g() { n=$(printf '%d' 7); }\nf() { (( n > 1 )); }\nf\ng\nf\nread n\nf",
 		"declare -A m=([a]=1)\nf() { (( ${m[$1]:-0} )); }\nf a\nsource ./x\nf a",
+		"f() { declare \"$1=$2\"; cat \"$X\"; }\nX=notes/todo.org\nf X private.org\nf Y z\ncat $X",
+		"f() { local x; echo \"${!1}\"; }\nf HOME\nread v\nf \"$v\"",
 		"f() { (cd journal); cat personal.org; }\nf\ncd journal\nf\ncd ..\nf",
 		"f() { cd journal || return; cat personal.org; }\nf\nf\ncd ..\nf",
 		"f() { if [ -e a ]; then cd journal; fi; cat personal.org; }\nf\nf",

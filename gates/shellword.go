@@ -287,6 +287,16 @@ func (s *shellAnalyzer) param(x *syntax.ParamExp) (string, bool) {
 // assignment of ${x:=word}, and the prompt expansion of ${x@P}, which runs
 // the command substitutions the value holds.
 func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
+	if x.Excl && x.Names == 0 && x.Index == nil {
+		// ${!x} expands the variable x names, and the subscript in that
+		// name: x='a[$(rm -rf ~)]' runs rm.
+		switch v := s.lookup(name); {
+		case v.ok:
+			s.variableName(v.val)
+		case !isNumber(v):
+			s.deny("${!%s} expands a variable named only when it runs: a subscript in the name would run a command", name)
+		}
+	}
 	s.subscript(name, x.Index)
 	if x.Slice != nil {
 		s.arith(x.Slice.Offset)
