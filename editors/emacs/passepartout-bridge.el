@@ -731,6 +731,7 @@ change wrote; undoing an undo redoes.  Return the daemon's answer."
 (defun passepartout--duration (seconds)
   "Return SECONDS in words, to the largest whole unit."
   (cond ((not (numberp seconds)) "?")
+        ((< seconds 1) "less than a second")
         ((< seconds 60) (passepartout--count seconds "second"))
         ((< seconds 3600) (passepartout--count (/ seconds 60) "minute"))
         ((< seconds 86400) (passepartout--count (/ seconds 3600) "hour"))

@@ -574,7 +574,9 @@ func (sc *scenario) cmdMark(args []string) []string {
 	text := sc.currentText(args[2])
 	i := strings.Index(text, args[3])
 	require.GreaterOrEqual(t, i, 0, "%q is not in %s", args[3], args[2])
+	sc.marksMu.Lock()
 	sc.marks[args[1]] = &mark{path: args[2], start: i, end: i + len(args[3]), isRange: true}
+	sc.marksMu.Unlock()
 	return nil
 }
 

@@ -300,6 +300,8 @@ func (sc *scenario) place(u uri.URI, r protocol.Range) string {
 	text := sc.currentTextOr(rel)
 	if text != nil {
 		s, e := utf16Offset(*text, r.Start), utf16Offset(*text, r.End)
+		sc.marksMu.Lock()
+		defer sc.marksMu.Unlock()
 		for _, name := range slices.Sorted(maps.Keys(sc.marks)) {
 			m := sc.marks[name]
 			if m.path == rel && m.start == s && m.end == e {
