@@ -115,6 +115,9 @@ func TestShellStateChanges(t *testing.T) {
 		{"dynamic program", sh(`x=out/ok; $c x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"dynamic program may be cd", sh(`$c out; rm -rf ../x`), VerdictDeny, "outside the roots"},
 		{"source, twin", sh(`x=out/ok; rm -rf "$x"; source ./f.sh`), VerdictAsk, "sources"},
+		// [ is the test builtin, not a glob: a lone [ matches nothing.
+		{"[ is test", sh(`[ -d notes ] && ls notes`), VerdictAllow, ""},
+		{"a glob verb", sh(`/bin/r[m] -rf ~`), VerdictDeny, ""},
 		// Builtins that change what runs.
 		{"hash -p", sh(`hash -p /bin/rm ls; ls -rf ~`), VerdictDeny, "hash -p"},
 		{"hash -r, twin", sh(`hash -r; ls`), VerdictAsk, ""},

@@ -330,7 +330,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	raw := argv[0]
 	local := false
 	switch {
-	case strings.Contains(raw, dynMarker) || strings.ContainsAny(raw, "*?[") || raw == "":
+	case strings.Contains(raw, dynMarker) || raw != "[" && strings.ContainsAny(raw, "*?[") || raw == "":
 		s.dynamicVerb(argv)
 		return
 	case strings.Contains(raw, "/") && !systemBinary(raw):

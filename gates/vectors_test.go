@@ -267,7 +267,7 @@ func TestShellVector(t *testing.T) {
 		// Each loop whose round reads what the round before set is judged
 		// twice, loops in loops 2^depth times: bounded, not minutes.
 		{"loops nested past the bound", sh(nestedLoops(20)), VerdictDeny, "nested too deeply"},
-		{"loops nested within the bound", sh(nestedLoops(3)), VerdictAsk, ""},
+		{"loops nested within the bound", sh(nestedLoops(3)), VerdictAllow, ""},
 		{"dd disk", sh("dd if=/dev/zero of=/dev/sda bs=1M"), VerdictDeny, "raw device"},
 		{"mkfs", sh("mkfs.ext4 /dev/sda1"), VerdictDeny, ""},
 		{"parse error", sh("echo 'unclosed"), VerdictDeny, "does not parse"},
