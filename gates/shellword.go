@@ -139,16 +139,10 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 // numeric says whether v is a (possibly empty) run of decimal digits,
 // signed or not.
 func numeric(v string) bool {
-	i := 0
-	for i < len(v) && (v[i] == '+' || v[i] == '-') {
-		i++
+	for v != "" && (v[0] == '+' || v[0] == '-') {
+		v = v[1:]
 	}
-	for ; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return v == "" || isDigits(v)
 }
 
 // wordIsNum says whether a word is a number when it runs (see
