@@ -289,15 +289,14 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 // markNameref notes a name reference (declare -n r=x): reading it reads
 // the variable it names, assigning it assigns that variable. For the rest
 // of the command it reads as unknown, and assigning it makes every
-// variable unknown. Recorded bodies read it as a plain variable: they are
-// dropped.
+// variable unknown. Recorded bodies need not be dropped: one that read it
+// as a plain variable replays only where lookup answers the same (it no
+// longer does), and a replayed assignment goes through setVar, which
+// forgets.
 func (s *shellAnalyzer) markNameref(name string) {
-	if slices.Contains(s.namerefs, name) {
-		return
+	if !slices.Contains(s.namerefs, name) {
+		s.namerefs = append(s.namerefs, name)
 	}
-	s.namerefs = append(s.namerefs, name)
-	s.spoil()
-	s.memo.memos = s.memo.memos[:0]
 }
 
 // unset removes variables (-v, or no option) or functions (-f; with no
