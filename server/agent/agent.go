@@ -165,11 +165,10 @@ func New(opts Options) (*Agent, error) {
 	} else if log == nil {
 		log = slog.New(logs.Handler(nil))
 	}
-	redact := func(s string) string { return s }
-	if v := opts.World.Vault; v != nil {
-		redact = v.Redact
-		logs.SetRedactor(v.Redact)
-	}
+	// One redactor for everything bound for a model or a log: the
+	// vault's secrets by name, and every secret the gates' rules find.
+	redact := gates.Redactor(opts.World.Vault)
+	logs.SetRedactor(redact)
 	dataDir, err := filepath.Abs(opts.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("agent: the data directory %s: %w", opts.DataDir, err)
@@ -209,6 +208,7 @@ func New(opts Options) (*Agent, error) {
 		if err != nil {
 			return nil, usage(fmt.Errorf("agent: %w", err))
 		}
+		fo.Redact = redact
 		r, err := foveal.NewRenderer(fo)
 		if err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
