@@ -51,8 +51,9 @@ type Result struct {
 	// bytes to notes/a.org").
 	Summary string
 	// Output is what the action produced, bounded, scrubbed of vault
-	// secrets and with the text of private notes replaced by [private]: a
-	// command's output, a file's text, an HTTP body.
+	// secrets and of those the gates' rules find, and with the text of
+	// private notes replaced by [private]: a command's output, a file's
+	// text, an HTTP body.
 	Output string
 	// ExitCode is a process's exit status (-1 when killed).
 	ExitCode int
@@ -286,8 +287,10 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 	return act.Run(ctx, req)
 }
 
-// filter scrubs vault secrets from s and replaces the text of private
-// notes with [private].
+// filter scrubs vault secrets from s, replaces the text of private notes
+// with [private], then every secret the gates' rules find with its mark
+// (the private filter reads the words as they were written, so a secret
+// inside a private quote does not break the quote up).
 func (a *Actuators) filter(s string) string {
 	if s == "" {
 		return s
@@ -298,7 +301,7 @@ func (a *Actuators) filter(s string) string {
 	if a.cfg.Memex != nil {
 		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
 	}
-	return s
+	return gates.RedactSecrets(s)
 }
 
 // privateFiles lists the files holding private notes, which a confined
