@@ -149,6 +149,9 @@ func (r *Renderer) redacted(ctx context.Context, snap *memory.Snapshot, info *sn
 		}
 	}
 	v.Budget = opts.Budget
+	// The foveal node's title, and its key (a synthetic one is made of
+	// titles), go out beside the text.
+	v.Foveal.ID, v.Foveal.Title = opts.Redact(v.Foveal.ID), opts.Redact(v.Foveal.Title)
 	return v, nil
 }
 
