@@ -108,8 +108,10 @@ type Config struct {
 	// Memex is the live memex (nil: memory_edit is unavailable and
 	// file_read cannot hide private nodes of Org files, so it refuses them).
 	Memex Memex
-	// Vault scrubs its secrets from every output (nil: none).
-	Vault *gates.Vault
+	// Redact scrubs secrets from every output, after the privacy filter:
+	// the agent's one redactor, the vault's secrets and those the gates'
+	// rules find (gates.Redactor; nil: none).
+	Redact func(string) string
 	// Getenv reads the process environment, for the few variables a clean
 	// environment keeps (PATH, LANG…).
 	Getenv func(string) string
@@ -287,21 +289,21 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 	return act.Run(ctx, req)
 }
 
-// filter scrubs vault secrets from s, replaces the text of private notes
-// with [private], then every secret the gates' rules find with its mark
-// (the private filter reads the words as they were written, so a secret
-// inside a private quote does not break the quote up).
+// filter replaces the text of private notes in s with [private], then
+// scrubs the secrets with the configured redactor (the privacy filter
+// reads the words as they were written, so a secret inside a private
+// quote does not break the quote up for it).
 func (a *Actuators) filter(s string) string {
 	if s == "" {
 		return s
 	}
-	if a.cfg.Vault != nil {
-		s = a.cfg.Vault.Redact(s)
-	}
 	if a.cfg.Memex != nil {
 		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
 	}
-	return gates.RedactSecrets(s)
+	if a.cfg.Redact != nil {
+		s = a.cfg.Redact(s)
+	}
+	return s
 }
 
 // privateFiles lists the files holding private notes, which a confined

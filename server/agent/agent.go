@@ -193,7 +193,7 @@ func New(opts Options) (*Agent, error) {
 		}
 	}
 	acts, err := actuate.New(actuate.Config{
-		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
