@@ -204,5 +204,23 @@ func Redactor(v *Vault) func(string) string {
 	return func(s string) string { return RedactSecrets(v.Redact(s)) }
 }
 
+// redactionMark returns the first mark of a redactor in text: one
+// RedactSecrets writes ([secret RULE]), the vault's ([vault:NAME]) or the
+// privacy filter's ([private]).
+func redactionMark(text string) (string, bool) {
+	if m := markSpans(text); len(m) > 0 {
+		return text[m[0][0]:m[0][1]], true
+	}
+	if i := strings.Index(text, "[vault:"); i >= 0 {
+		if j := strings.IndexByte(text[i:], ']'); j > 0 && j < 80 {
+			return text[i : i+j+1], true
+		}
+	}
+	if strings.Contains(text, "[private]") {
+		return "[private]", true
+	}
+	return "", false
+}
+
 // markOpen starts every mark.
 const markOpen = "[secret "

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -171,6 +172,35 @@ func BenchmarkRedactSecrets(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				RedactSecrets(c.text)
+			}
+		})
+	}
+}
+
+// TestWritingAMarkBackAsks: an action that writes a redactor's mark into
+// the notes — where the model was shown it instead of a secret or private
+// text — needs the user's approval; the same write without one does not,
+// and the same mark outside the notes' content is no concern of this
+// check.
+func TestWritingAMarkBackAsks(t *testing.T) {
+	stack, env, _ := testEnv(t, DefaultConfig())
+	for _, tc := range []struct {
+		name, content string
+		ask           bool
+	}{
+		{"a secret's mark", "* Servers\nThe deploy key is [secret aws-access-key] here.\n", true},
+		{"a vault mark", "* Wifi\nThe password is [vault:wifi].\n", true},
+		{"a private mark", "* Copy\n[private]\n", true},
+		{"no mark", "* Servers\nThe deploy key is in the vault; the secret is kept elsewhere.\n", false},
+		{"brackets", "* Servers\n[secret] is a word in brackets, [vault] too.\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), act(ToolFileWrite, "path", "inbox.org", "content", tc.content), env)
+			if tc.ask {
+				assert.Equal(t, VerdictAsk, v.Verdict, "%+v", v)
+				assert.Contains(t, v.Reason, "into the notes")
+			} else {
+				assert.Equal(t, VerdictAllow, v.Verdict, "%+v", v)
 			}
 		})
 	}

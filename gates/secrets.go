@@ -953,12 +953,20 @@ func hasDigitAndLetter(s string) bool {
 // deny; a weak one a deny too when it would leave this machine (http,
 // send, a command reaching another machine), an ask otherwise. Writing a
 // secret into the notes asks, because the notes are what the model is
-// shown.
+// shown. Writing a redaction mark into the notes asks too: the model was
+// shown a mark where the notes hold a secret (or private text), and a
+// write that carries the mark back would put it in the secret's place.
 func (d *dispatcher) secretsVector(ctx context.Context, a Action, args []arg, env *Env) Result {
-	var weak string
+	var weak, mark string
 	var weakArg arg
 	for _, g := range args {
-		h, ok := d.secrets.scan(a.Arg(g.name))
+		text := a.Arg(g.name)
+		if g.role == RoleContent && mark == "" {
+			if m, ok := redactionMark(text); ok {
+				mark = fmt.Sprintf("the %s writes %s into the notes: the model was shown that mark in place of what the notes hold, and writing it back would replace it", a.Tool, m)
+			}
+		}
+		h, ok := d.secrets.scan(text)
 		if !ok {
 			continue
 		}
@@ -976,6 +984,9 @@ func (d *dispatcher) secretsVector(ctx context.Context, a Action, args []arg, en
 	}
 	if h, ok := d.secrets.scan(a.Explanation); ok && h.strong {
 		return Denied("the explanation carries what looks like a secret (" + h.rule + "); it would be logged")
+	}
+	if mark != "" && weak == "" {
+		return Asked(mark)
 	}
 	if weak != "" {
 		// Leaving this machine, even a likely secret is one too many: an
