@@ -3,14 +3,18 @@ package foveal
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/memory"
 )
 
 // TestViewRedacted: with a redactor, no secret of a note reaches the view,
@@ -47,6 +51,52 @@ func TestViewRedacted(t *testing.T) {
 			p, err := plain.View(context.Background(), snap, cur, budget)
 			require.NoError(t, err)
 			assert.Contains(t, p.Text, "AKIAZ5R2WQ7PLM3XK4TV", "without a redactor the view is the notes' text")
+		})
+	}
+}
+
+// BenchmarkViewCorpusRedacted renders views from random cursors of the
+// public corpus as the agent does, through the gates' secret rules, and
+// as BenchmarkViewCorpus does, without; it reports the latency and the
+// share of views the rules changed (the corpus holds no real secret: each
+// change is a shape the rules take for one).
+func BenchmarkViewCorpusRedacted(b *testing.B) {
+	dir := filepath.Join("..", "..", "..", "shared", "corpus", "org")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skip("the shared corpus is not beside the checkout")
+	}
+	ctx := context.Background()
+	m, err := memory.Open(ctx, memory.Options{Roots: []string{dir}, Embed: true})
+	require.NoError(b, err)
+	defer m.Close(ctx)
+	require.NoError(b, m.WaitEmbedded(ctx))
+	snap := m.Snapshot()
+	cursors := randomCursors(snap, 2048, 3)
+	for _, c := range []struct {
+		name   string
+		redact func(string) string
+	}{{"plain", nil}, {"redacted", gates.RedactSecrets}} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := NewRenderer(Options{Redact: c.redact})
+			require.NoError(b, err)
+			var lat []time.Duration
+			changed := 0
+			runtime.GC()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				t := time.Now()
+				v, err := r.View(ctx, snap, cursors[i%len(cursors)], 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t))
+				if strings.Contains(v.Text, "[secret ") {
+					changed++
+				}
+			}
+			b.StopTimer()
+			reportLatency(b, lat)
+			b.ReportMetric(100*float64(changed)/float64(len(lat)), "changed-%")
 		})
 	}
 }
