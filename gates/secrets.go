@@ -165,11 +165,16 @@ func (s *secretScanner) each(text string, all bool, yield func(secretFinding) bo
 		}
 		return n
 	}
-	// at locates a finding: v is a slice of text the rules cut out.
+	// at locates a finding: v is a slice of text the rules cut out. A
+	// value that is not (none is, today) is looked for; one not in the
+	// text is still a finding, of no span: the gate counts it, and the
+	// redactor has nothing to replace.
 	at := func(h secretHit, v string) bool {
 		i, ok := offsetIn(text, v)
 		if !ok {
-			return true
+			if i = strings.Index(text, v); i < 0 || v == "" {
+				return yield(secretFinding{secretHit: h})
+			}
 		}
 		return yield(secretFinding{secretHit: h, start: i, end: i + len(v)})
 	}
