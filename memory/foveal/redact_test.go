@@ -3,7 +3,6 @@ package foveal
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
-	"pp-lsp/memory"
 )
 
 // TestViewRedacted: with a redactor, no secret of a note reaches the view,
@@ -61,16 +59,8 @@ func TestViewRedacted(t *testing.T) {
 // share of views the rules changed (the corpus holds no real secret: each
 // change is a shape the rules take for one).
 func BenchmarkViewCorpusRedacted(b *testing.B) {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "org")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skip("the shared corpus is not beside the checkout")
-	}
 	ctx := context.Background()
-	m, err := memory.Open(ctx, memory.Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(ctx)
-	require.NoError(b, m.WaitEmbedded(ctx))
-	snap := m.Snapshot()
+	snap := openCorpus(b)
 	cursors := randomCursors(snap, 2048, 3)
 	for _, c := range []struct {
 		name   string
