@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,15 +160,25 @@ func requestText(t *testing.T, r providertest.Recorded) string {
 	return b.String()
 }
 
-// TestTheLogsKeptForThePromptAreRedacted: a log line carrying a secret is
-// kept with its mark, for the prompt's LOGS.
-func TestTheLogsKeptForThePromptAreRedacted(t *testing.T) {
-	p, _ := openAI(t)
-	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, p)
-	fx.agent.log.Warn("a tool said " + awsKey + " twice: " + awsKey)
-	lines := strings.Join(fx.agent.logs.Lines(), "\n")
-	assert.NotContains(t, lines, awsKey)
-	assert.Contains(t, lines, "a tool said [secret aws-access-key] twice")
+// TestLogsAreRedacted: a log record carrying a secret — in its message,
+// a value, an error, a group, an attribute given before — is kept in the
+// ring for the prompt's LOGS, and written by the next handler, with its
+// mark; what carries none is as it was.
+func TestLogsAreRedacted(t *testing.T) {
+	ring := NewLogRing(10)
+	ring.SetRedactor(gates.Redactor(nil))
+	var out bytes.Buffer
+	log := slog.New(ring.Handler(slog.NewTextHandler(&out, nil))).With("key", awsKey)
+	log.Warn("a tool said "+awsKey+" twice", "value", githubToken, "err", errors.New("bad "+githubToken),
+		slog.Group("g", "inner", awsKey), "twins", twins, "n", 3)
+	for name, text := range map[string]string{"ring": strings.Join(ring.Lines(), "\n"), "next": out.String()} {
+		assert.NotContains(t, text, awsKey, name)
+		assert.NotContains(t, text, githubToken, name)
+		assert.Contains(t, text, "a tool said [secret aws-access-key] twice", name)
+		assert.Contains(t, text, "bad [secret github-token]", name)
+		assert.Contains(t, text, twins, name)
+		assert.Contains(t, text, "n=3", name)
+	}
 }
 
 // TestRedactJSON: strings are redacted as they read, escapes and all, and
