@@ -35,12 +35,18 @@ func FindSecrets(text string) []SecretSpan {
 	}
 	marks := markSpans(text)
 	var found []finding
-	newSecretScanner().each(text, true, func(f secretFinding) bool {
+	scanner := newSecretScanner()
+	scanner.each(text, true, func(f secretFinding) bool {
 		if f.end > f.start && !inMark(marks, f.start, f.end) {
 			found = append(found, finding{SecretSpan{Start: f.start, End: f.end, Rule: f.rule, Strong: f.strong}, len(found)})
 		}
 		return true
 	})
+	for _, s := range acrossLines(scanner, text) {
+		if !inMark(marks, s.Start, s.End) {
+			found = append(found, finding{s, len(found)})
+		}
+	}
 	if len(found) == 0 {
 		return nil
 	}
@@ -64,6 +70,76 @@ func FindSecrets(text string) []SecretSpan {
 		spans[i] = f.SecretSpan
 	}
 	return spans
+}
+
+// acrossLines finds the secrets a line break cuts in two: where a run of
+// token characters ends a line and another starts the next (after its
+// indentation), the two lines are read joined there (what comes before
+// the first run still tells a checksum from a token), and a secret that
+// spans the break is two spans, one each side. Only runs that together
+// are at least 16 long, each at least 4 and neither a plain word, are
+// joined: no rule finds a shorter token, and a random key's piece is
+// rarely a word ("includes" ending a line and "=file.org=" starting the
+// next make a token that is none).
+func acrossLines(s *secretScanner, text string) []SecretSpan {
+	var out []SecretSpan
+	for i := strings.IndexByte(text, '\n'); i >= 0; {
+		l := i
+		if l > 0 && text[l-1] == '\r' {
+			l--
+		}
+		ls := l
+		for ls > 0 && tokenByte(text[ls-1]) {
+			ls--
+		}
+		j := i + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+		je := j
+		for je < len(text) && tokenByte(text[je]) {
+			je++
+		}
+		if l-ls >= 4 && je-j >= 4 && l-ls+je-j >= 16 && !plainWord(text[ls:l]) && !plainWord(text[j:je]) {
+			ps := max(strings.LastIndexByte(text[:ls], '\n')+1, ls-200)
+			rest := strings.IndexByte(text[je:], '\n')
+			if rest < 0 {
+				rest = len(text) - je
+			}
+			re := je + min(rest, 200)
+			seam := l - ps
+			s.each(text[ps:l]+text[j:re], true, func(f secretFinding) bool {
+				if f.start < seam && f.end > seam {
+					out = append(out,
+						SecretSpan{Start: ps + f.start, End: l, Rule: f.rule, Strong: f.strong},
+						SecretSpan{Start: j, End: j + f.end - seam, Rule: f.rule, Strong: f.strong})
+				}
+				return true
+			})
+		}
+		next := strings.IndexByte(text[i+1:], '\n')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return out
+}
+
+// plainWord says whether a run of token characters is a word of a
+// language: letters only (punctuation around them aside) that wordLike
+// reads as one.
+func plainWord(run string) bool {
+	w := strings.Trim(run, "=.-_~/+")
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return wordLike(w)
 }
 
 // RedactSecrets replaces every span FindSecrets finds with its mark,

@@ -205,3 +205,39 @@ func TestWritingAMarkBackAsks(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactSecretsAcrossLines: a secret a line break cuts in two (a key
+// wrapped by a mail client, a long token in an indented block) is found
+// in its two pieces; prose and paths whose lines merely end and start
+// with letters are not joined into one.
+func TestRedactSecretsAcrossLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		gone       []string // pieces that must not survive
+		want       string   // "" means unchanged
+	}{
+		{name: "an AWS key cut in half", text: "The key is AKIAZ5R2WQ\n7PLM3XK4TV here.\n",
+			want: "The key is [secret aws-access-key]\n[secret aws-access-key] here.\n"},
+		{name: "a GitHub token, CRLF and indentation", text: "token ghp_Zq8wX3rT5yU7i\r\n    O9pA1sD2fG4hJ6kL8zX0cV end\r\n",
+			gone: []string{"ghp_Zq8wX3rT5yU7i", "O9pA1sD2fG4hJ6kL8zX0cV"}},
+		{name: "prose", text: "The deployment documentation\nexplains everything, internationalization\nincluded.\n"},
+		{name: "a path and a date", text: "see /srv/backups/daily/archive\n2026-11-26 for the rest\n"},
+		{name: "a short id", text: "build 3f2a9c1\nb7e4 passed\n"},
+		{name: "a word and a file name", text: "Defines title etc., includes\n      =printhead2.org=, =glossaries.org=\n"},
+		{name: "a checksum and a key", text: "  checksum: eaac4cf978b6fbd480f1092cab8b233c9b949bcabfc9b598dd79a758f7243c28765ef7639c876fa72940dac687181b35486ea01ff\n  languageName: node\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := RedactSecrets(tc.text)
+			switch {
+			case tc.want != "":
+				assert.Equal(t, tc.want, got)
+			case tc.gone == nil:
+				assert.Equal(t, tc.text, got)
+			}
+			for _, g := range tc.gone {
+				assert.NotContains(t, got, g)
+			}
+			assert.Equal(t, got, RedactSecrets(got))
+		})
+	}
+}
