@@ -25,9 +25,9 @@ type SecretSpan struct {
 // FindSecrets returns every secret the secrets vector's rules find in
 // text, in order, none overlapping another: where two findings overlap,
 // one span covers both and names the rule read first (a provider's token
-// rather than the long run of token characters around it). Unlike the gate, which
-// stops at its first strong finding and reads a few matches of each rule,
-// it reads every match of every rule.
+// rather than the long run of token characters around it). Unlike the
+// gate, which stops at its first strong finding and reads a few matches
+// of each rule, it reads every match of every rule.
 func FindSecrets(text string) []SecretSpan {
 	type finding struct {
 		SecretSpan
@@ -259,10 +259,9 @@ var markNames = func() map[string]bool {
 
 // inMark says whether text[start:end] lies within one of marks: a rule
 // reading a value after -p or a key (mysql -p[secret …]) may take a mark,
-// or a piece of one, for a value, and its bytes were never a secret. A
-// secret written inside such brackets is still found: the mark's name
-// holds no character but [a-z0-9-], and the secret's own rule finds it
-// there: a mark's name is one of the rules' (markNames), never a secret.
+// or a piece of one, for a value, and its bytes were never a secret. Only
+// a rule's own name makes a mark (markNames), so a secret written in the
+// brackets ("[secret key-3f9c…]") is no mark, and is found.
 func inMark(marks [][2]int, start, end int) bool {
 	for _, m := range marks {
 		if m[0] <= start && end <= m[1] {

@@ -241,3 +241,28 @@ func TestRedactSecretsAcrossLines(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRedactSecrets: any text is redacted without a panic; the spans are
+// in order and within the text, the bytes between them are the text's,
+// and redacting again changes nothing more.
+func FuzzRedactSecrets(f *testing.F) {
+	for _, s := range []string{"The deploy key is AKIAZ5R2WQ7PLM3XK4TV here.", "password: Tr0ub4dor&3x\n",
+		"key AKIAZ5R2WQ\n  7PLM3XK4TV", "mysql -p[secret aws-access-key]", "[secret [vault:x] [private]", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		spans := FindSecrets(text)
+		at := 0
+		for _, s := range spans {
+			require.LessOrEqual(t, at, s.Start)
+			require.Less(t, s.Start, s.End)
+			require.LessOrEqual(t, s.End, len(text))
+			at = s.End
+		}
+		red := RedactSecrets(text)
+		if len(spans) == 0 {
+			require.Equal(t, text, red)
+		}
+		require.Equal(t, red, RedactSecrets(red))
+	})
+}
