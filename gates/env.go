@@ -43,8 +43,8 @@ type World struct {
 	// is DefaultChatDir under the first root. The server makes them, never
 	// the model: a write into it is a protected place's.
 	ChatDir string
-	Memex      Memex    // may be nil: no privacy or node-ownership checks possible
-	Vault      *Vault   // may be nil: no vault
+	Memex   Memex  // may be nil: no privacy or node-ownership checks possible
+	Vault   *Vault // may be nil: no vault
 	// VaultErr is why the vault was refused (changed, loose permissions);
 	// while set, the vault gate denies every action (fail closed).
 	VaultErr error
