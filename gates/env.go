@@ -39,12 +39,8 @@ type World struct {
 	DataDir    string   // PASSEPARTOUT_DATA_DIR or $XDG_DATA_HOME/passepartout
 	RuntimeDir string   // $XDG_RUNTIME_DIR/passepartout (the bridge token)
 	ConfigFile string   // the configuration file in use, if any
-	// ChatDir is the folder of conversations (DESIGN §13), absolute; ""
-	// is DefaultChatDir under the first root. The server makes them, never
-	// the model: a write into it is a protected place's.
-	ChatDir string
-	Memex   Memex  // may be nil: no privacy or node-ownership checks possible
-	Vault   *Vault // may be nil: no vault
+	Memex      Memex    // may be nil: no privacy or node-ownership checks possible
+	Vault      *Vault   // may be nil: no vault
 	// VaultErr is why the vault was refused (changed, loose permissions);
 	// while set, the vault gate denies every action (fail closed).
 	VaultErr error
@@ -52,6 +48,10 @@ type World struct {
 	// Narrowing are further deny and ask rules for this environment only
 	// (the rules of the skills a pass applies); they never allow anything.
 	Narrowing []Narrowing
+	// ChatDir is the folder of conversations (DESIGN §13), absolute; ""
+	// is DefaultChatDir under the first root. The server makes them, never
+	// the model: a write into it is a protected place's.
+	ChatDir string
 }
 
 // DefaultWorld fills a World's directories the way DESIGN §11 defines them,
