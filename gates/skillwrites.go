@@ -152,10 +152,10 @@ func (e *Env) skillShellWrite(abs string) (string, bool) {
 		rel = r
 	}
 	if isOrgName(abs) {
-		return fmt.Sprintf("a command writes %s, an Org file, with text the gates do not read: it may write a skill, and %s (file_write's text is compared)", rel, whySkills), true
+		return fmt.Sprintf("a command writes %s: an Org file may hold a skill, and %s", rel, whySkills), true
 	}
 	if n := e.view().lstat(abs); n.err == nil && n.mode.IsDir() {
-		return fmt.Sprintf("a command writes into the folder %s, where Org files may land: they may hold a skill, and %s", rel, whySkills), true
+		return fmt.Sprintf("a command writes into the folder %s: an Org file landing there may hold a skill, and %s", rel, whySkills), true
 	}
 	return "", false
 }
