@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"pp-lsp/orgast/orgskill"
 )
 
@@ -51,7 +53,14 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 			}
 		case RoleCommand:
 			cmd, cwd := g.command(a)
-			for _, w := range shellOf(ctx, env, cmd, cwd).writes {
+			writes := shellOf(ctx, env, cmd, cwd).writes
+			if why, ok, known := env.skillLiteralWrite(cmd, cwd, writes); known {
+				if ok {
+					return why, true
+				}
+				continue
+			}
+			for _, w := range writes {
 				if why, ok := env.skillShellWrite(w); ok {
 					return why, true
 				}
@@ -70,6 +79,13 @@ func skillChange(c orgskill.Change) string {
 // it is now: none when there is no such file; ok false when it cannot be
 // told (unreadable, too large).
 func (e *Env) currentSkills(abs string) (skills []orgskill.Skill, ok bool) {
+	data, ok := e.currentText(abs)
+	return orgskill.InText(data), ok
+}
+
+// currentText reads the file at the canonical path abs as it is now (nil
+// when there is none); ok false when it cannot be read whole.
+func (e *Env) currentText(abs string) (data []byte, ok bool) {
 	n := e.view().lstat(abs)
 	switch {
 	case errors.Is(n.err, fs.ErrNotExist):
@@ -85,7 +101,7 @@ func (e *Env) currentSkills(abs string) (skills []orgskill.Skill, ok bool) {
 	if err != nil || len(data) > maxSkillScan {
 		return nil, false
 	}
-	return orgskill.InText(data), true
+	return data, true
 }
 
 // skillFileWrite judges a file_write of content to p: whatever the file's
@@ -164,4 +180,162 @@ func (e *Env) skillShellWrite(abs string) (string, bool) {
 // reads "*.org"; the case is ignored here, as a file system may).
 func isOrgName(p string) bool {
 	return strings.EqualFold(filepath.Ext(p), ".org")
+}
+
+// skillLiteralWrite judges a command that is one echo or printf of literal
+// text redirected into one file (literalWrite), the one file the shell
+// analysis found it writes: the file's text after it is compared as a
+// file_write's. known is false for any other command.
+func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, ask, known bool) {
+	p, text, appends, ok := literalWrite(cmd)
+	if !ok || len(writes) != 1 {
+		return "", false, false
+	}
+	l := e.locate(p, cwd)
+	if l.abs == "" || l.abs != writes[0] {
+		return "", false, false
+	}
+	cur, ok := e.currentText(l.abs)
+	if !ok {
+		return "", false, false
+	}
+	after := []byte(text)
+	if appends {
+		after = append(cur[:len(cur):len(cur)], text...)
+	}
+	if ch := orgskill.Diff(orgskill.InText(cur), orgskill.InText(after)); len(ch) > 0 {
+		return skillChange(ch[0]), true, true
+	}
+	return "", false, true
+}
+
+// literalWrite reads a command that is exactly one echo or printf whose
+// words are literal text (no expansion, glob, brace, tilde or backslash;
+// echo without -e, printf of a format alone without % or \), with one
+// redirection of its standard output (> or >>) to a literal path: the
+// path, the text the file gets, and whether it is appended.
+func literalWrite(cmd string) (path, text string, appends, ok bool) {
+	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
+		return "", "", false, false
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return "", "", false, false
+	}
+	st := f.Stmts[0]
+	call, isCall := st.Cmd.(*syntax.CallExpr)
+	if !isCall || st.Negated || st.Background || st.Coprocess || len(st.Redirs) != 1 || len(call.Assigns) > 0 || len(call.Args) < 2 {
+		return "", "", false, false
+	}
+	r := st.Redirs[0]
+	if r.N != nil && r.N.Value != "1" || r.Op != syntax.RdrOut && r.Op != syntax.AppOut || r.Hdoc != nil {
+		return "", "", false, false
+	}
+	if path, ok = literalWord(r.Word); !ok || path == "" {
+		return "", "", false, false
+	}
+	argv := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		if argv[i], ok = literalWord(w); !ok {
+			return "", "", false, false
+		}
+	}
+	switch argv[0] {
+	case "echo":
+		args, newline := argv[1:], "\n"
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "nE") == "" {
+			if strings.Contains(args[0], "n") {
+				newline = ""
+			}
+			args = args[1:]
+		}
+		if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			return "", "", false, false // -e: escapes are read
+		}
+		text = strings.Join(args, " ")
+		if strings.Contains(text, "\\") {
+			return "", "", false, false // xpg_echo would read escapes
+		}
+		text += newline
+	case "printf":
+		if len(argv) != 2 || strings.HasPrefix(argv[1], "-") || strings.Contains(argv[1], "%") {
+			return "", "", false, false
+		}
+		if text, ok = printfEscapes(argv[1]); !ok {
+			return "", "", false, false
+		}
+	default:
+		return "", "", false, false
+	}
+	return path, text, r.Op == syntax.AppOut, true
+}
+
+// printfEscapes is printf's output for a format without %: \n, \t and
+// \\ read as printf reads them, any other escape refused.
+func printfEscapes(format string) (string, bool) {
+	if !strings.Contains(format, "\\") {
+		return format, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 == len(format) {
+			return "", false
+		}
+		i++
+		switch format[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '\\':
+			b.WriteByte('\\')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// literalWord is the value of a word that is literal text: plain,
+// single-quoted or double-quoted characters, none that bash would expand
+// or unescape (a backslash only between single quotes, where it is
+// itself).
+func literalWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "\\*?[]{}~$`") {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsAny(l.Value, "\\$`") {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
