@@ -462,6 +462,9 @@ func (e *Env) classify(abs string) (pathClass, string) {
 		if e.inChatDir(abs) {
 			return pathProtected, rel + " is in the folder of conversations, which the server makes, never the model (a changed turn would be sent to the model as its own history)"
 		}
+		if rel != "." && e.aboveChatDir(abs) {
+			return pathProtected, rel + " holds the folder of conversations, which the server makes, never the model (a folder moved into its place would bring turns the model wrote)"
+		}
 		return pathInside, ""
 	}
 	return pathOutside, ""
@@ -472,6 +475,18 @@ func (e *Env) classify(abs string) (pathClass, string) {
 func (e *Env) inChatDir(abs string) bool {
 	for _, d := range e.chatDirs {
 		if hasPathPrefixFold(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboveChatDir says whether the folder of conversations lies below the
+// canonical path abs (moving abs away and another folder into its place
+// would replace the conversations).
+func (e *Env) aboveChatDir(abs string) bool {
+	for _, d := range e.chatDirs {
+		if len(d) > len(abs)+1 && hasPathPrefixFold(d, abs+"/") {
 			return true
 		}
 	}

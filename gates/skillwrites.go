@@ -54,6 +54,9 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 		case RoleCommand:
 			cmd, cwd := g.command(a)
 			writes := shellOf(ctx, env, cmd, cwd).writes
+			if len(writes) == 0 {
+				continue
+			}
 			if why, ok, known := env.skillLiteralWrite(cmd, cwd, writes); known {
 				if ok {
 					return why, true

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,6 +151,8 @@ func TestChatFolderIsTheServers(t *testing.T) {
 				{"shell through the symlink", act(ToolShell, "cmd", "echo x >> notes/chat-link.org"), VerdictDeny},
 				{"shell cd then write", act(ToolShell, "cmd", "cd "+dir+" && echo x >> 2026-01-01-plans.org"), VerdictDeny},
 				{"shell mv into it", act(ToolShell, "cmd", "mv notes/x.txt "+dir+"/"), VerdictDeny},
+				{"shell mv a folder into its place", act(ToolShell, "cmd", "mv "+dir+" old && mv notes "+dir), VerdictDeny},
+				{"shell mv the top folder holding it", act(ToolShell, "cmd", "mv "+strings.Split(dir, "/")[0]+" old"), VerdictDeny},
 				{"file_read", act(ToolFileRead, "path", chat), VerdictAllow},
 				{"shell read", act(ToolShell, "cmd", "cat "+chat), VerdictAllow},
 				{"a folder named like it", act(ToolFileWrite, "path", dir+"x/a.org", "content", "x\n"), VerdictAllow},
