@@ -211,6 +211,9 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		s.memo.off = !memo
 	}
 	s.script(ctx, cmd)
+	if env.check != nil && env.check.walksSpent {
+		s.deny("the command names more folders and files to check for private notes than one check reads (%d entries); name fewer", maxCheckWalkEntries)
+	}
 	if s.wrote && len(s.readProtected) > 0 {
 		s.deny("reads %s and writes files: only a human changes Flight Plans and the journal", strings.Join(s.readProtected, ", "))
 	}
