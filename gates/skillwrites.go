@@ -112,7 +112,7 @@ func (e *Env) currentText(abs string) (data []byte, ok bool) {
 // be the file's own now.
 func (e *Env) skillFileWrite(p, content string) (string, bool) {
 	l := e.locate(p, ".")
-	if l.abs == "" {
+	if l.class != pathInside {
 		return "", false // the paths vector denies it
 	}
 	after := orgskill.InText([]byte(content))
@@ -146,8 +146,8 @@ func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 		return "", false
 	}
 	l := e.locate(file, ".")
-	if l.abs == "" {
-		return "", false
+	if l.class != pathInside {
+		return "", false // the self-modification vector denies it
 	}
 	switch skills, ok := e.currentSkills(l.abs); {
 	case !ok:
@@ -195,7 +195,7 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, a
 		return "", false, false
 	}
 	l := e.locate(p, cwd)
-	if l.abs == "" || l.abs != writes[0] {
+	if l.class != pathInside || l.abs != writes[0] {
 		return "", false, false
 	}
 	cur, ok := e.currentText(l.abs)
