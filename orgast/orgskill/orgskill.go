@@ -7,13 +7,14 @@
 // holds everything the loader reads of a skill and everything that
 // decides whether it is used (its headline, planning, properties, body
 // and gates block; COMMENT, ARCHIVE and the tags that could make it
-// private). Two files whose Of lists are equal as multisets give the
+// private) or which runs of it are recorded (its place in the outline). Two files whose Of lists are equal as multisets give the
 // loader the same skills. Mentions is false only for text Of finds no
 // skill in.
 package orgskill
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"pp-lsp/orgast"
@@ -52,16 +53,24 @@ type Skill struct {
 	// Inherited are the tags of its ancestors and the file's #+FILETAGS:
 	// values, which decide whether it is private.
 	Inherited string
+	// Place is its outline path, each title with how many earlier
+	// siblings share it: what names a skill without an :ID: (its
+	// memory.Node key, which its runs are recorded by).
+	Place string
 }
 
 // Of returns the skills of f, in the order of the file.
 func Of(f *orgast.File) []Skill {
 	var out []Skill
 	var fileTags []string
+	var ords []int
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
 		if !Is(h) {
 			continue
+		}
+		if ords == nil {
+			ords = ordinals(f)
 		}
 		if fileTags == nil {
 			fileTags = []string{}
@@ -72,16 +81,41 @@ func Of(f *orgast.File) []Skill {
 			}
 		}
 		var inh []string
+		place := []string{placeName(h.Title, ords[i])}
 		for p := h.Parent; p >= 0 && p < len(f.Headlines); p = f.Headlines[p].Parent {
 			inh = append(inh, f.Headlines[p].Tags...)
+			place = append(place, placeName(f.Headlines[p].Title, ords[p]))
 		}
+		slices.Reverse(place)
 		inh = append(inh, fileTags...)
 		out = append(out, Skill{
 			Title: h.Title, Text: string(f.Src[h.Line.Start:max(h.Line.End, h.Section.End)]),
 			Commented: h.Commented, Archived: h.Archived, Inherited: strings.Join(inh, "\x00"),
+			Place: strings.Join(place, "\x00"),
 		})
 	}
 	return out
+}
+
+// ordinals counts, for each headline, its earlier siblings of the same
+// title.
+func ordinals(f *orgast.File) []int {
+	type key struct {
+		parent int
+		title  string
+	}
+	seen := map[key]int{}
+	out := make([]int, len(f.Headlines))
+	for i := range f.Headlines {
+		k := key{f.Headlines[i].Parent, f.Headlines[i].Title}
+		out[i] = seen[k]
+		seen[k]++
+	}
+	return out
+}
+
+func placeName(title string, ord int) string {
+	return title + "\x00" + strconv.Itoa(ord)
 }
 
 // Mentions reports whether src could hold a skill: a tag ending in "ill"

@@ -85,6 +85,9 @@ func TestDiff(t *testing.T) {
 		{"removed", hourly + "* Daily :skill:\n", "* Daily :skill:\n", []Change{{"Hourly", "removes"}}},
 		{"tag removed", hourly, strings.Replace(hourly, ":skill:", "", 1), []Change{{"Hourly", "removes"}}},
 		{"a second copy", hourly, hourly + hourly, []Change{{"Hourly", "adds"}}},
+		{"moved under a parent", hourly, "* Parent\n*" + hourly, []Change{{"Hourly", "changes"}}},
+		{"a same-titled sibling before it", hourly, "* Hourly\n" + hourly, []Change{{"Hourly", "changes"}}},
+		{"a same-titled sibling after it", hourly, hourly + "* Hourly\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, Diff(InText([]byte(tc.before)), InText([]byte(tc.after))))
