@@ -153,25 +153,42 @@ type Change struct {
 // then the skills of before that are gone; none when the loader would
 // read the same skills.
 func Diff(before, after []Skill) []Change {
-	left := slices.Clone(before)
+	left := make(map[Skill]int, len(before))
+	for _, s := range before {
+		left[s]++
+	}
 	var added []Skill
 	for _, s := range after {
-		if i := slices.Index(left, s); i >= 0 {
-			left = slices.Delete(left, i, i+1)
+		if left[s] > 0 {
+			left[s]--
 			continue
 		}
 		added = append(added, s)
 	}
+	if len(added) == 0 && len(before) == len(after) {
+		return nil
+	}
+	// The titles of the skills each side has that the other has not.
+	gone, fresh := map[string]bool{}, map[string]bool{}
+	for s, n := range left {
+		if n > 0 {
+			gone[s.Title] = true
+		}
+	}
+	for _, s := range added {
+		fresh[s.Title] = true
+	}
 	var out []Change
 	for _, s := range added {
 		how := "adds"
-		if slices.ContainsFunc(left, func(o Skill) bool { return o.Title == s.Title }) {
+		if gone[s.Title] {
 			how = "changes"
 		}
 		out = append(out, Change{Title: s.Title, How: how})
 	}
-	for _, s := range left {
-		if !slices.ContainsFunc(added, func(o Skill) bool { return o.Title == s.Title }) {
+	for _, s := range before {
+		if left[s] > 0 && !fresh[s.Title] {
+			left[s]--
 			out = append(out, Change{Title: s.Title, How: "removes"})
 		}
 	}

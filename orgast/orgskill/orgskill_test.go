@@ -94,3 +94,16 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDiffHostile: a megabyte of one-line skills, rewritten with one
+// changed, is compared in time linear in its size.
+func BenchmarkDiffHostile(b *testing.B) {
+	before := []byte(strings.Repeat("* a :skill:\n", 1<<20/12))
+	after := append([]byte("* b :skill:\n"), before[12:]...)
+	b.SetBytes(int64(len(before)))
+	for b.Loop() {
+		if len(Diff(InText(before), InText(after))) == 0 {
+			b.Fatal("no change found")
+		}
+	}
+}
