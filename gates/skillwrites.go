@@ -173,8 +173,20 @@ func (e *Env) skillShellWrite(abs string) (string, bool) {
 	if isOrgName(abs) {
 		return fmt.Sprintf("a command writes %s: an Org file may hold a skill, and %s", rel, whySkills), true
 	}
-	if n := e.view().lstat(abs); n.err == nil && n.mode.IsDir() {
+	n := e.view().lstat(abs)
+	switch {
+	case n.err != nil:
+	case n.mode.IsDir():
 		return fmt.Sprintf("a command writes into the folder %s: an Org file landing there may hold a skill, and %s", rel, whySkills), true
+	case n.mode == 0 && n.nlink > 1:
+		// Another name of the file may be an Org file's.
+		return fmt.Sprintf("a command writes %s, a file with another name (a hard link) that may be an Org file's: it may hold a skill, and %s", rel, whySkills), true
+	case n.mode == 0:
+		// A file an Org file may reach by a symlink, holding a skill
+		// now: the write may change it.
+		if cur, ok := e.currentText(abs); !ok || orgskill.Mentions(cur) && len(orgskill.InText(cur)) > 0 {
+			return fmt.Sprintf("a command writes %s, which holds a skill: %s", rel, whySkills), true
+		}
 	}
 	return "", false
 }

@@ -29,8 +29,10 @@ func skillEnv(t *testing.T, chatDir string) (*Stack, *Env, string) {
 	write("notes/a.org", "* Groceries\n:PROPERTIES:\n:ID: groceries-1\n:END:\n- milk\n")
 	write("notes/x.txt", "* Hourly :skill:\nDo things.\n")
 	write("notes/half.org", "* Half")
+	write("notes/list.txt", "milk\nbread\n")
 	write(chatDir+"/2026-01-01-plans.org", "#+title: plans?\n* What are my plans?\n:PROPERTIES:\n:ID: turn-1\n:END:\nNone yet.\n")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "notes", "sub"), 0o755))
+	require.NoError(t, os.Link(filepath.Join(root, "skills/daily.org"), filepath.Join(root, "notes", "daily-link.txt")))
 	require.NoError(t, os.Symlink(filepath.Join("..", chatDir, "2026-01-01-plans.org"), filepath.Join(root, "notes", "chat-link.org")))
 	require.NoError(t, os.Link(filepath.Join(root, chatDir, "2026-01-01-plans.org"), filepath.Join(root, "notes", "hard.org")))
 	stack, err := New(DefaultConfig())
@@ -93,6 +95,8 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"cp a .txt to an Org file", act(ToolShell, "cmd", `cp notes/x.txt notes/b.org`), VerdictAsk, "a command writes notes/b.org: an Org file may hold a skill"},
 		{"cp into a folder", act(ToolShell, "cmd", `cp notes/x.txt notes/sub`), VerdictAsk, "a command writes into the folder notes/sub"},
 		{"rm a skill file", act(ToolShell, "cmd", `rm skills/daily.org`), VerdictAsk, "a command writes skills/daily.org"},
+		{"a hard link of a skill file", act(ToolShell, "cmd", `cat notes/list.txt >> notes/daily-link.txt`), VerdictAsk, "a command writes notes/daily-link.txt, a file with another name"},
+		{"a text file holding a skill", act(ToolShell, "cmd", `sort notes/list.txt > notes/x.txt`), VerdictAsk, "a command writes notes/x.txt, which holds a skill"},
 
 		// Benign twins.
 		{"the word skill in a note", act(ToolFileWrite, "path", "notes/a.org", "content", "* Groceries\n- a skill to learn: bread\n- tag notes :skill: when they are skills\n"), VerdictAllow, ""},
@@ -103,6 +107,7 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"the skill file's title", act(ToolFileWrite, "path", "skills/daily.org", "content", "#+title: Skills\n"+dailySkill), VerdictAllow, ""},
 		{"memory_edit of a plain note", act(ToolMemoryEdit, "id", "groceries-1", "content", "- milk\n- bread\n"), VerdictAllow, ""},
 		{"printf into a text file", act(ToolShell, "cmd", `printf 'milk\n' >> notes/list.txt`), VerdictAllow, ""},
+		{"sort into a text file", act(ToolShell, "cmd", `sort notes/list.txt > notes/sorted.txt`), VerdictAllow, ""},
 		{"echo a list item into a note", act(ToolShell, "cmd", `echo '- bread' >> notes/a.org`), VerdictAllow, ""},
 		{"printf a note below a skill", act(ToolShell, "cmd", `printf '* Ideas\n- a weekly skill\n' >> skills/daily.org`), VerdictAllow, ""},
 		{"reading a skill", act(ToolShell, "cmd", `cat skills/daily.org`), VerdictAllow, ""},
