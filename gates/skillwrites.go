@@ -233,6 +233,13 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
 		return "", "", false, false
 	}
+	for i := 0; i < len(cmd); i++ {
+		// The parser and bash split words at some control characters
+		// differently (a carriage return is part of a word to bash).
+		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
+			return "", "", false, false
+		}
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 	if err != nil || len(f.Stmts) != 1 {
 		return "", "", false, false

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,4 +244,37 @@ func TestLiteralWrite(t *testing.T) {
 			assert.Equal(t, want, string(got))
 		})
 	}
+}
+
+// FuzzLiteralWrite: any command is read without panic, and one read as a
+// literal write makes the real bash write exactly that text.
+func FuzzLiteralWrite(f *testing.F) {
+	for _, s := range []string{`echo hi > a.org`, `printf 'a\nb\t\\' >> a.org`, `echo -nE "x y" 'z' >a.org`, `echo a\b > a.org`, `printf '%s' x > a.org`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		path, text, appends, ok := literalWrite(cmd)
+		if !ok || strings.ContainsAny(path, "/\x00") || path == "." || path == ".." || strings.ContainsRune(cmd, 0) {
+			return
+		}
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte("before\n"), 0o644))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		run := exec.CommandContext(ctx, "bash", "-c", cmd)
+		run.Dir = dir
+		run.Stdin = strings.NewReader("")
+		if out, err := run.CombinedOutput(); err != nil {
+			t.Fatalf("%q: bash: %v: %s", cmd, err, out)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, path))
+		require.NoError(t, err)
+		want := text
+		if appends {
+			want = "before\n" + text
+		}
+		if string(got) != want {
+			t.Fatalf("%q: bash wrote %q, literalWrite says %q", cmd, got, want)
+		}
+	})
 }
