@@ -219,4 +219,17 @@ func TestGateSkillsAndConversations(t *testing.T) {
 		})
 	}
 	assert.NoFileExists(t, filepath.Join(root, "skills", "evil.org"))
+
+	// The configuration's chat folder, as the server reads it.
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"agent": {"chat_dir": "convos"}}`), 0o600))
+	code, out, stderr := runGateCLI(t, line("file_write", map[string]string{"path": "convos/x.org", "content": "* forged\n"})+"\n", "--root", root, "--config", cfg)
+	require.Equal(t, 0, code, stderr)
+	vs := parseVerdicts(t, out)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "deny", vs[0].Verdict, vs[0].Reason)
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"agent": {"chat_dir": "../out"}}`), 0o600))
+	code, _, stderr = runGateCLI(t, "", "--root", root, "--config", cfg)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "is not a relative path inside the first root")
 }
