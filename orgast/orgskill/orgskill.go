@@ -7,9 +7,10 @@
 // holds everything the loader reads of a skill and everything that
 // decides whether it is used (its headline, planning, properties, body
 // and gates block; COMMENT, ARCHIVE and the tags that could make it
-// private) or which runs of it are recorded (its place in the outline). Two files whose Of lists are equal as multisets give the
-// loader the same skills. Mentions is false only for text Of finds no
-// skill in.
+// private) or which runs of it are recorded (its place in the outline).
+// Two files whose Of lists are equal as multisets give the loader the
+// same skills. Mentions is false only for text Of finds no skill in. Of
+// and Diff take time linear in the text.
 package orgskill
 
 import (
