@@ -199,8 +199,9 @@ func New(opts Options) (*Agent, error) {
 			protected = append(protected, p)
 		}
 	}
+	jr := journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key)
 	acts, err := actuate.New(actuate.Config{
-		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault,
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault, Journal: jr,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
@@ -239,7 +240,7 @@ func New(opts Options) (*Agent, error) {
 	a := &Agent{
 		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
-		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
+		journal:   jr,
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
