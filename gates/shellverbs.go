@@ -330,6 +330,12 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		content = false
 	}
 	top := s.gitTop(gitCwd)
+	if sub == "show" && !content && s.gitShowsBlob(spc, top) {
+		content = true // git show prints a blob whole, whatever the options
+	}
+	if (top != "" || gitCwd == unknownCwd || gitBare(gitCwd)) && s.gitFromHistory(sub, spc, content, top) {
+		s.ask("git %s shows files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub)
+	}
 	var paths []string
 	for _, o := range spc.operands {
 		switch o.role {
@@ -362,6 +368,126 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 	for _, p := range paths {
 		s.readTree(p, what, treeShows{match: gitShows(sub, spc)}, walkFilter{})
 	}
+}
+
+// gitSource is where a git subcommand takes the file content it shows.
+type gitSource uint8
+
+const (
+	gitShowsNoContent gitSource = iota // names, hashes, messages: never a file's content
+	gitShowsHistory                    // commits or the index, whenever it shows content (log -p, show, status -v)
+	gitShowsOperands                   // the working tree, unless an operand or option names a commit, a tree or the index (diff, grep, blame)
+)
+
+// gitSources says, for every git subcommand with a table, where the file
+// content it shows comes from (git-log(1), git-show(1), git-status(1)
+// -v: "the textual changes that are staged to be committed"; git-diff(1):
+// the working tree against the index unless given commits or --cached;
+// git-grep(1): the tracked files of the working tree unless given trees
+// or --cached; git-blame(1): the working tree's file unless given a
+// revision). A subcommand it does not list shows no content.
+var gitSources = map[string]gitSource{
+	"log": gitShowsHistory, "show": gitShowsHistory, "shortlog": gitShowsHistory, "status": gitShowsHistory,
+	"diff": gitShowsOperands, "grep": gitShowsOperands, "blame": gitShowsOperands, "annotate": gitShowsOperands,
+	"ls-files": gitShowsNoContent, "rev-parse": gitShowsNoContent, "describe": gitShowsNoContent,
+}
+
+// gitFromHistory says whether a git command shows or searches files as a
+// commit, a tree, a stash, the reflog or the index holds them, rather
+// than as the working tree's files are now: what the privacy rule checks
+// is only the files as they are, and the history may hold a note that
+// was private, or deleted, or a private part since cut from a public
+// note. A search (git grep, log -S) tells of what it searches even when
+// it prints only names or counts.
+func (s *shellAnalyzer) gitFromHistory(sub string, spc parsedCmd, content bool, top string) bool {
+	src := gitSources[sub]
+	searches := sub == "grep"
+	switch {
+	case src == gitShowsNoContent, spc.modes&effWorktree != 0:
+		return false
+	case src == gitShowsHistory, spc.modes&effHistory != 0:
+		return content || searches
+	case !content && !searches:
+		return false
+	}
+	for k, o := range spc.operands {
+		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
+			continue // the pattern, or a path after "--"
+		}
+		if gitObjectPath(o.word) {
+			return true // REV:PATH, :PATH
+		}
+		if _, ok := s.gitPath(o.word, top); !ok {
+			return true // a revision, or a path the working tree no longer has
+		}
+	}
+	return false
+}
+
+// gitObjectPath says whether a git operand names a file as a commit, a
+// tree or the index holds it: REV:PATH, :PATH, :N:PATH.
+func gitObjectPath(w string) bool {
+	return strings.Contains(w, ":") && !strings.Contains(w, "://")
+}
+
+// gitShowsBlob says whether git show, given options that show no diff
+// (--stat, -s, --name-only), may still print a file's content: it prints
+// a blob whole whatever the options, and any operand that is not surely a
+// commit may name one (a blob's hash, REV:PATH, a tag pointing at a
+// blob).
+func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
+	for k, o := range spc.operands {
+		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
+			continue
+		}
+		if gitObjectPath(o.word) {
+			return true
+		}
+		if gitCommitSure(o.word) {
+			continue
+		}
+		if _, ok := s.gitPath(o.word, top); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// gitCommitSure says whether a revision is surely a commit, by its
+// spelling (gitrevisions(7)): HEAD or @, a range (A..B, A...B), an
+// exclusion (^A), a reflog entry (REF@{N}), a parent or ancestor
+// (REV^, REV~N), or REV^{commit}. A branch or tag name, or a hash, may
+// name a blob.
+func gitCommitSure(w string) bool {
+	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.Contains(w, "@{") {
+		return true
+	}
+	w = strings.TrimSuffix(w, "^{commit}")
+	if w == "HEAD" || w == "@" {
+		return true
+	}
+	base := strings.TrimRight(w, "0123456789")
+	return len(base) > 1 && (base[len(base)-1] == '~' || base[len(base)-1] == '^')
+}
+
+// gitBare says whether dir is, or is inside, a bare repository: a folder
+// holding HEAD, objects/ and refs/ (git's is_git_directory), where git
+// log and show read the history with no work tree at all.
+func gitBare(dir string) bool {
+	if dir == "" || dir == unknownCwd {
+		return false
+	}
+	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		o, err1 := os.Stat(filepath.Join(d, "objects"))
+		r, err2 := os.Stat(filepath.Join(d, "refs"))
+		if err1 == nil && err2 == nil && o.IsDir() && r.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // gitShows is searchMatcher for git grep: what else git shows of a file
