@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// notAllowed stands in a row's verdict for ask or deny, either.
+const notAllowed = "ask or deny"
+
 // historyWords are words of the private notes gitHistoryRepo's history
 // holds and its working tree does not.
 var historyWords = []string{"thoughts", "treasure", "whisper", "confession"}
@@ -54,6 +57,11 @@ func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	git("commit", "-qm", "remove the private notes")
 	write("pub.org", "* Pub\nHello world.\n* Stashed :private:\nA stashed confession.\n")
 	git("stash", "-q")
+	cmd := exec.Command("git", "read-tree", "HEAD~3")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GIT_INDEX_FILE=.git/old-index"}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
 	return stack, env, dir
 }
 
@@ -116,6 +124,8 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 		"git archive HEAD~1", "git cat-file -p HEAD~1:diary.org", "git format-patch --stdout -4",
 		"git stash show -p", "git -C . log -p", "cd . && git show HEAD~2", "cd \"$(echo .)\" && git log -p",
 		"git --no-pager log -p", "git -P show HEAD~1:diary.org",
+		"GIT_INDEX_FILE=.git/old-index git diff", "export GIT_INDEX_FILE=.git/old-index; git diff --stat -p",
+		"GIT_OBJECT_DIRECTORY=.git/objects git show HEAD~2", "GIT_ALTERNATE_OBJECT_DIRECTORIES=.git/objects git log -p",
 	}
 	for _, line := range hostile {
 		t.Run(line, func(t *testing.T) {
@@ -179,6 +189,7 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 // ask are never allowed anyway, and are not run.
 func TestGitHistoryOptionsSweep(t *testing.T) {
 	stack, env, dir := gitHistoryRepo(t)
+	printing := 0
 	for _, sub := range []string{"log", "show", "shortlog"} {
 		g := grammarOf(t, "git "+sub)
 		for _, o := range g.opts {
@@ -198,9 +209,109 @@ func TestGitHistoryOptionsSweep(t *testing.T) {
 			if !holdsHistoryWord(out) {
 				continue
 			}
+			printing++
 			line := "git " + strings.Join(args, " ")
 			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
 			assert.NotEqual(t, VerdictAllow, v.Verdict, "%s prints a private word of the history; %s: %s", line, v.Gate, v.Reason)
 		}
 	}
+	t.Logf("%d options printed a private word of the history", printing)
+	assert.Positive(t, printing, "the sweep must meet options that print the history")
+}
+
+// TestGitDiffShowsTheIndex: git diff with no revision prints the staged
+// version of every file the working tree has changed: a private part cut
+// from a note, or a private note deleted, without staging it, is printed
+// whole. It is denied where the index's own object says it is private,
+// asked where that object cannot be read (packed), and allowed where
+// every staged version it prints is public or the paths given leave the
+// rest out.
+func TestGitDiffShowsTheIndex(t *testing.T) {
+	testenvNeedGit(t)
+	stack, env, root := testEnv(t, DefaultConfig())
+	dir := filepath.Join(root, "staged")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	git := func(args ...string) {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	git("init", "-q", ".")
+	write("pub.org", "* Pub\nHello world.\n* Hidden :private:\nBuried treasure map.\n")
+	write("diary.org", "* Diary :private:\nSecret thoughts about the move.\n")
+	write("plain.org", "* Plain\nNothing much.\n")
+	git("add", ".")
+	git("commit", "-qm", "one")
+	write("plain.org", "* Plain\nNothing much, and more.\n")
+	check := func(t *testing.T, line string, verdict, reason string, private bool) {
+		t.Helper()
+		out := bashRun(t, dir, line)
+		require.Equal(t, private, holdsHistoryWord(out), "what the row prints:\n%s", out)
+		v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "staged"), env)
+		assert.Equal(t, verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+		assert.Contains(t, v.Reason, reason)
+	}
+	t.Run("a public note changed", func(t *testing.T) {
+		check(t, "git diff -- plain.org", VerdictAllow, "", false)
+		check(t, "git diff", VerdictDeny, "private notes among them", false) // as before: every current file is judged
+	})
+	// The user cuts the private part and deletes the diary, staging
+	// neither: the files hold no private note, the index does.
+	write("pub.org", "* Pub\nHello world.\n")
+	require.NoError(t, os.Remove(filepath.Join(dir, "diary.org")))
+	for _, tc := range []struct {
+		line, verdict, reason string
+		private               bool
+	}{
+		{"git diff", VerdictDeny, "pub.org as the index holds it, a private note", true},
+		{"git diff -- diary.org", notAllowed, "", true},
+		{"git diff -U0 pub.org", VerdictDeny, "private note", true},
+		{"git diff --word-diff", VerdictDeny, "private note", true},
+		{"git diff -- plain.org", VerdictAllow, "", false},
+		{"git diff --stat", VerdictAllow, "", false},
+		{"git diff --name-only", VerdictAllow, "", false},
+		{"git status -v", notAllowed, "", false},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			if tc.verdict == notAllowed {
+				out := bashRun(t, dir, tc.line)
+				require.Equal(t, tc.private, holdsHistoryWord(out), "what the row prints:\n%s", out)
+				v := stack.Check(context.Background(), act(ToolShell, "cmd", tc.line, "cwd", "staged"), env)
+				assert.NotEqual(t, VerdictAllow, v.Verdict, "%s: %s", v.Gate, v.Reason)
+				return
+			}
+			check(t, tc.line, tc.verdict, tc.reason, tc.private)
+		})
+	}
+	// Every option of git diff's and git status's tables that the table
+	// reads as known safe, run for real: where the output holds a
+	// private word of the index, the command is not allowed.
+	t.Run("every option", func(t *testing.T) {
+		printing := 0
+		for _, sub := range []string{"diff", "status"} {
+			g := grammarOf(t, "git "+sub)
+			for _, o := range g.opts {
+				if o.eff&(effWrite|effRun|effShell|effAsk|effDeny|effReadNames|effRead) != 0 {
+					continue
+				}
+				args := append([]string{sub}, spell("git "+sub, g, o, o.names[0])...)
+				if out, _ := gitRun(dir, args...); !holdsHistoryWord(out) {
+					continue
+				}
+				printing++
+				line := "git " + strings.Join(args, " ")
+				v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "staged"), env)
+				assert.NotEqual(t, VerdictAllow, v.Verdict, "%s prints a private word of the index; %s: %s", line, v.Gate, v.Reason)
+			}
+		}
+		t.Logf("%d options printed a private word of the index", printing)
+		assert.Positive(t, printing, "the sweep must meet options that print the index")
+	})
+	// Packed, the staged versions cannot be read: the diff asks.
+	git("gc", "-q")
+	t.Run("packed", func(t *testing.T) {
+		check(t, "git diff", VerdictAsk, "as the index holds it, its staged version is packed", true)
+	})
 }

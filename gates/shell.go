@@ -1015,6 +1015,9 @@ var hijackVars = map[string]bool{
 	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true,
 	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
+	// Another index or object store: git diff would show files as it
+	// holds them, which the privacy rule does not see.
+	"GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
 }
 
 // commandVars hold a command line that a program runs.

@@ -333,8 +333,17 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 	if sub == "show" && !content && s.gitShowsBlob(spc, top) {
 		content = true // git show prints a blob whole, whatever the options
 	}
-	if (top != "" || gitCwd == unknownCwd || gitBare(gitCwd)) && s.gitFromHistory(sub, spc, content, top) {
-		s.ask("git %s shows files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub)
+	switch {
+	case (top != "" || gitCwd == unknownCwd || gitBare(gitCwd)) && s.gitFromHistory(sub, spc, content, top):
+		verb := "shows"
+		if sub == "grep" {
+			verb = "searches"
+		}
+		s.ask("git %s %s files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub, verb)
+	case sub == "diff" && content && spc.modes&effWorktree == 0 && gitCwd == unknownCwd:
+		s.ask("git diff shows files as the index holds them, in a repository known only when it runs: they may hold private notes the files no longer hold")
+	case sub == "diff" && content && spc.modes&effWorktree == 0 && top != "":
+		s.gitStaged(top, spc)
 	}
 	var paths []string
 	for _, o := range spc.operands {
@@ -368,6 +377,54 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 	for _, p := range paths {
 		s.readTree(p, what, treeShows{match: gitShows(sub, spc)}, walkFilter{})
 	}
+}
+
+// gitStaged judges what git diff with no revision prints of the index:
+// the staged version of every file the working tree has changed since
+// (gitStagedVersions), within the paths it is given. One that holds a
+// private note is a private read; one that cannot be read asks.
+func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
+	files, err := gitStagedVersions(top)
+	if err != nil {
+		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
+		return
+	}
+	var within []string
+	for _, o := range spc.operands {
+		l := s.env.locateFrom(o.word, s.cwd)
+		rel, err := filepath.Rel(top, l.abs)
+		if o.role != opdRev || hasGlob(o.word) || strings.HasPrefix(o.word, ":") || l.abs == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			within = nil // a pathspec this cannot follow: every file
+			break
+		}
+		within = append(within, filepath.ToSlash(rel))
+	}
+	for _, f := range files {
+		if !pathWithin(f.path, within) {
+			continue
+		}
+		if f.data == nil {
+			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.path), f.why)
+			continue
+		}
+		if st := s.env.privacyOfText(f.data); st.private {
+			s.privateRead("git diff shows %s as the index holds it, a private note (%s)", printable(f.path), st.why)
+		}
+	}
+}
+
+// pathWithin says whether a repository path is one of dirs or below one;
+// no dirs at all means every path.
+func pathWithin(p string, dirs []string) bool {
+	if len(dirs) == 0 {
+		return true
+	}
+	for _, d := range dirs {
+		if d == "." || p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // gitSource is where a git subcommand takes the file content it shows.

@@ -1,0 +1,284 @@
+package gates
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// git diff with no revision compares the working tree with the index:
+// what it prints of a file that differs is the staged version too (the
+// lines the working tree no longer has), and the index may hold a
+// private part since cut from a public note, or a private note since
+// deleted. The functions below read the index (gitformat-index(5)) and
+// the loose objects it names (zlib of "blob SIZE\0CONTENT", as
+// git-hash-object(1) writes them) to tell which staged versions such a diff would
+// print, and what they hold. What they cannot read for sure (a packed
+// object, a split or sparse index, a SHA-256 repository) is reported as
+// unknown: the caller asks.
+
+// stagedFile is one file of the index whose staged version git diff
+// would print: data is that version, nil when it cannot be read.
+type stagedFile struct {
+	path string
+	data []byte
+	why  string // why data is nil
+}
+
+// maxIndexEntries bounds the files of an index read; a larger index is
+// not read, and the diff asks.
+const maxIndexEntries = 200_000
+
+// errIndexUnknown is an index this reader does not read for sure.
+var errIndexUnknown = errors.New("an index pp-lsp does not read")
+
+// gitDirs returns the git directory of the work tree at top (following
+// a .git file, as worktrees and submodules have) and the common
+// directory holding its objects (a worktree's commondir).
+func gitDirs(top string) (gitDir, common string, err error) {
+	dot := filepath.Join(top, ".git")
+	fi, err := os.Lstat(dot)
+	if err != nil {
+		return "", "", err
+	}
+	gitDir = dot
+	if fi.Mode().IsRegular() {
+		b, err := readBounded(dot, 4096)
+		if err != nil {
+			return "", "", err
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if !ok {
+			return "", "", fmt.Errorf("%s: %w", dot, errIndexUnknown)
+		}
+		if !filepath.IsAbs(rest) {
+			rest = filepath.Join(top, rest)
+		}
+		gitDir = rest
+	}
+	common = gitDir
+	if b, err := readBounded(filepath.Join(gitDir, "commondir"), 4096); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = c
+	}
+	return gitDir, common, nil
+}
+
+// gitStagedVersions returns the files of the work tree at top whose
+// staged version git diff would print: those the working tree has
+// changed or deleted since they were staged, with their staged bytes
+// where a loose object holds them. A file in a merge conflict is shown
+// from its stages, and one is returned for each. An index it cannot read
+// for sure is an error.
+func gitStagedVersions(top string) ([]stagedFile, error) {
+	gitDir, common, err := gitDirs(top)
+	if err != nil {
+		return nil, err
+	}
+	if cfg, err := readBounded(filepath.Join(common, "config"), 1<<20); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) {
+		return nil, fmt.Errorf("a repository with another object format: %w", errIndexUnknown)
+	}
+	indexPath := filepath.Join(gitDir, "index")
+	var ist syscall.Stat_t
+	if err := syscall.Stat(indexPath, &ist); err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return nil, nil // nothing staged yet
+		}
+		return nil, err
+	}
+	data, err := readBounded(indexPath, maxPrivacyScan)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := parseGitIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []stagedFile
+	for _, e := range entries {
+		switch {
+		case e.stage != 0:
+			out = append(out, stagedFile{path: e.path, why: "in a merge conflict"})
+			continue
+		case e.skipWorktree || e.mode&0o170000 != 0o100000:
+			continue // not diffed, a symbolic link's target, or a submodule's commit
+		}
+		if !gitFileChanged(filepath.Join(top, filepath.FromSlash(e.path)), e, ist) {
+			continue
+		}
+		sf := stagedFile{path: e.path}
+		sf.data, sf.why = readLooseBlob(common, e.oid)
+		out = append(out, sf)
+	}
+	return out, nil
+}
+
+// indexEntry is what gitStagedVersions needs of one index entry.
+type indexEntry struct {
+	path            string
+	mode            uint32
+	size            uint32
+	mtimeS, mtimeNS uint32
+	oid             [20]byte
+	stage           int
+	skipWorktree    bool
+}
+
+// parseGitIndex reads an index file of version 2, 3 or 4
+// (gitformat-index(5)). A split index (link) or a sparse one (sdir) is
+// not read.
+func parseGitIndex(data []byte) ([]indexEntry, error) {
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return nil, fmt.Errorf("no index signature: %w", errIndexUnknown)
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	count := binary.BigEndian.Uint32(data[8:])
+	if version < 2 || version > 4 || count > maxIndexEntries {
+		return nil, fmt.Errorf("index version %d of %d entries: %w", version, count, errIndexUnknown)
+	}
+	body := data[:len(data)-20] // the trailing checksum
+	off := 12
+	entries := make([]indexEntry, 0, count)
+	prev := ""
+	for range count {
+		if off+62 > len(body) {
+			return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+		}
+		b := body[off:]
+		e := indexEntry{
+			mtimeS: binary.BigEndian.Uint32(b[8:]), mtimeNS: binary.BigEndian.Uint32(b[12:]),
+			mode: binary.BigEndian.Uint32(b[24:]), size: binary.BigEndian.Uint32(b[36:]),
+		}
+		copy(e.oid[:], b[40:60])
+		flags := binary.BigEndian.Uint16(b[60:])
+		e.stage = int(flags>>12) & 3
+		n := 62
+		if flags&0x4000 != 0 {
+			if version < 3 || len(b) < 64 {
+				return nil, fmt.Errorf("extended flags in index version %d: %w", version, errIndexUnknown)
+			}
+			e.skipWorktree = binary.BigEndian.Uint16(b[62:])&0x4000 != 0
+			n = 64
+		}
+		if version == 4 {
+			strip, k := indexVarint(b[n:])
+			if k == 0 || strip > uint64(len(prev)) {
+				return nil, fmt.Errorf("a bad path in the index: %w", errIndexUnknown)
+			}
+			end := bytes.IndexByte(b[n+k:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+			}
+			e.path = prev[:len(prev)-int(strip)] + string(b[n+k:n+k+end])
+			off += n + k + end + 1
+		} else {
+			end := bytes.IndexByte(b[n:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+			}
+			e.path = string(b[n : n+end])
+			off += (n + end + 8) &^ 7
+		}
+		prev = e.path
+		entries = append(entries, e)
+	}
+	for off+8 <= len(body) {
+		sig := string(body[off : off+4])
+		size := int(binary.BigEndian.Uint32(body[off+4:]))
+		if sig == "link" || sig == "sdir" {
+			return nil, fmt.Errorf("a split or sparse index: %w", errIndexUnknown)
+		}
+		if size < 0 || off+8+size > len(body) {
+			break
+		}
+		off += 8 + size
+	}
+	return entries, nil
+}
+
+// indexVarint reads the offset varint of index version 4 (varint.c):
+// the value and the bytes it took, 0 when it runs off the end.
+func indexVarint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	v := uint64(c & 127)
+	i := 1
+	for c&128 != 0 {
+		if i >= len(b) || v > 1<<50 {
+			return 0, 0
+		}
+		c = b[i]
+		i++
+		v = (v+1)<<7 | uint64(c&127)
+	}
+	return v, i
+}
+
+// gitFileChanged says whether the working tree's file differs from its
+// staged version, as git diff decides: unchanged when its size and
+// modification time are those recorded and it was not modified in the
+// index's own second (racy git), or when its bytes hash to the staged
+// blob.
+func gitFileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return true // deleted, or no longer a file: the diff shows the staged version removed
+	}
+	if uint32(st.Size) == e.size && uint32(st.Mtim.Sec) == e.mtimeS && uint32(st.Mtim.Nsec) == e.mtimeNS &&
+		(e.mtimeS < uint32(index.Mtim.Sec) || e.mtimeS == uint32(index.Mtim.Sec) && e.mtimeNS < uint32(index.Mtim.Nsec)) {
+		return false
+	}
+	if st.Size > maxPrivacyScan {
+		return true
+	}
+	data, err := readBounded(abs, maxPrivacyScan)
+	if err != nil {
+		return true
+	}
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return !bytes.Equal(h.Sum(nil), e.oid[:])
+}
+
+// readLooseBlob reads a blob from the loose objects of a git directory;
+// when it is not there (packed, or in another object store) it returns
+// why instead.
+func readLooseBlob(gitDir string, oid [20]byte) ([]byte, string) {
+	name := hex.EncodeToString(oid[:])
+	f, err := os.Open(filepath.Join(gitDir, "objects", name[:2], name[2:]))
+	if err != nil {
+		return nil, "its staged version is packed, where pp-lsp does not read it"
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(io.LimitReader(f, maxPrivacyScan))
+	if err != nil {
+		return nil, "its staged version cannot be read"
+	}
+	defer zr.Close()
+	data, err := io.ReadAll(io.LimitReader(zr, maxPrivacyScan+64))
+	if err != nil {
+		return nil, "its staged version cannot be read"
+	}
+	head, body, ok := bytes.Cut(data, []byte{0})
+	size, err := strconv.Atoi(strings.TrimPrefix(string(head), "blob "))
+	if !ok || !bytes.HasPrefix(head, []byte("blob ")) || err != nil || size != len(body) {
+		return nil, "its staged version is too large or not a blob"
+	}
+	return body, ""
+}
