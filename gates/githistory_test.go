@@ -25,7 +25,8 @@ var historyWords = []string{"thoughts", "treasure", "whisper", "confession"}
 // pub.org, public, whose first version held a private subtree since cut;
 // side.org, private, added on a branch merged in and deleted since; and a
 // stash of pub.org with a private subtree added. blobtag is a tag
-// pointing at diary.org's old blob.
+// pointing at diary.org's old blob; hist.git beside it is a bare clone,
+// and .git/old-index an index of the first commit.
 func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	t.Helper()
 	testenvNeedGit(t)
@@ -57,6 +58,7 @@ func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	git("commit", "-qm", "remove the private notes")
 	write("pub.org", "* Pub\nHello world.\n* Stashed :private:\nA stashed confession.\n")
 	git("stash", "-q")
+	git("clone", "-q", "--bare", ".", "../hist.git")
 	cmd := exec.Command("git", "read-tree", "HEAD~3")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GIT_INDEX_FILE=.git/old-index"}
@@ -124,6 +126,7 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 		"git archive HEAD~1", "git cat-file -p HEAD~1:diary.org", "git format-patch --stdout -4",
 		"git stash show -p", "git -C . log -p", "cd . && git show HEAD~2", "cd \"$(echo .)\" && git log -p",
 		"git --no-pager log -p", "git -P show HEAD~1:diary.org",
+		"cd ../hist.git && git log -p", "cd ../hist.git/refs && git show main~2", "git diff --submodule=diff HEAD~3",
 		"GIT_INDEX_FILE=.git/old-index git diff", "export GIT_INDEX_FILE=.git/old-index; git diff --stat -p",
 		"GIT_OBJECT_DIRECTORY=.git/objects git show HEAD~2", "GIT_ALTERNATE_OBJECT_DIRECTORIES=.git/objects git log -p",
 	}

@@ -1483,7 +1483,7 @@ const (
 		-z
 		--name-only nocontent
 		--name-status nocontent
-		--submodule [=FORMAT]
+		--submodule [=FORMAT] history
 		--color [=WHEN]
 		--no-color
 		--color-moved [=MODE]
