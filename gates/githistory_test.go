@@ -312,9 +312,18 @@ func TestGitDiffShowsTheIndex(t *testing.T) {
 		t.Logf("%d options printed a private word of the index", printing)
 		assert.Positive(t, printing, "the sweep must meet options that print the index")
 	})
-	// Packed, the staged versions cannot be read: the diff asks.
+	// Packed, the staged versions are read from the pack.
 	git("gc", "-q")
+	loose, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+	require.NoError(t, err)
+	require.Empty(t, loose, "gc packs every object")
 	t.Run("packed", func(t *testing.T) {
-		check(t, "git diff", VerdictAsk, "as the index holds it, its staged version is packed", true)
+		check(t, "git diff", VerdictDeny, "pub.org as the index holds it, a private note", true)
+		check(t, "git diff -- plain.org", VerdictAllow, "", false)
+	})
+	// A split index is not read: the diff asks.
+	git("update-index", "--split-index")
+	t.Run("split index", func(t *testing.T) {
+		check(t, "git diff", VerdictAsk, "which pp-lsp cannot read here", true)
 	})
 }

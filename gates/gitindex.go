@@ -21,11 +21,11 @@ import (
 // lines the working tree no longer has), and the index may hold a
 // private part since cut from a public note, or a private note since
 // deleted. The functions below read the index (gitformat-index(5)) and
-// the loose objects it names (zlib of "blob SIZE\0CONTENT", as
-// git-hash-object(1) writes them) to tell which staged versions such a diff would
-// print, and what they hold. What they cannot read for sure (a packed
-// object, a split or sparse index, a SHA-256 repository) is reported as
-// unknown: the caller asks.
+// the objects it names, loose (zlib of "blob SIZE\0CONTENT", as
+// git-hash-object(1) writes them) or packed (gitpack.go), to tell which
+// staged versions such a diff would print, and what they hold. What they
+// cannot read for sure (an object in another store, a split or sparse
+// index, a SHA-256 repository) is reported as unknown: the caller asks.
 
 // stagedFile is one file of the index whose staged version git diff
 // would print: data is that version, nil when it cannot be read.
@@ -120,7 +120,7 @@ func gitStagedVersions(top string) ([]stagedFile, error) {
 			continue
 		}
 		sf := stagedFile{path: e.path}
-		sf.data, sf.why = readLooseBlob(common, e.oid)
+		sf.data, sf.why = readBlob(common, e.oid)
 		out = append(out, sf)
 	}
 	return out, nil
@@ -256,14 +256,14 @@ func gitFileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 	return !bytes.Equal(h.Sum(nil), e.oid[:])
 }
 
-// readLooseBlob reads a blob from the loose objects of a git directory;
-// when it is not there (packed, or in another object store) it returns
-// why instead.
-func readLooseBlob(gitDir string, oid [20]byte) ([]byte, string) {
+// readBlob reads a blob of a git directory: loose, or from a pack
+// (readPackedBlob); when neither holds it (another object store, a
+// partial clone) or it cannot be read for sure, it returns why instead.
+func readBlob(gitDir string, oid [20]byte) ([]byte, string) {
 	name := hex.EncodeToString(oid[:])
 	f, err := os.Open(filepath.Join(gitDir, "objects", name[:2], name[2:]))
 	if err != nil {
-		return nil, "its staged version is packed, where pp-lsp does not read it"
+		return readPackedBlob(gitDir, oid)
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(io.LimitReader(f, maxPrivacyScan))

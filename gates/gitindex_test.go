@@ -2,6 +2,7 @@ package gates
 
 import (
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,75 @@ func TestGitStagedVersions(t *testing.T) {
 		got[f.path] = string(f.data)
 	}
 	assert.Equal(t, map[string]string{"a.org": "* a.org\n", "notes/bb.org": "* notes/bb.org\n"}, got)
+}
+
+// TestReadBlobAsGit: every blob of a repository, loose or packed whole
+// or as a chain of deltas, is read as git cat-file reads it.
+func TestReadBlobAsGit(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) string {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+		return out
+	}
+	git("commit", "-qm", "one")
+	var text strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&text, "* Heading %d\nSome text of the note, line %d, long enough to be worth a delta.\n", i, i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.org"), []byte(text.String()), 0o644))
+		git("commit", "-qam", fmt.Sprint(i))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "loose.org"), []byte("* Loose\n"), 0o644))
+	check := func(t *testing.T) {
+		t.Helper()
+		n := 0
+		for _, line := range strings.Split(strings.TrimSpace(git("cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")), "\n") {
+			name, typ, _ := strings.Cut(line, " ")
+			if typ != "blob" {
+				continue
+			}
+			raw, err := hex.DecodeString(name)
+			require.NoError(t, err)
+			var oid [20]byte
+			copy(oid[:], raw)
+			got, why := readBlob(filepath.Join(dir, ".git"), oid)
+			require.Empty(t, why, name)
+			assert.Equal(t, git("cat-file", "blob", name), string(got), name)
+			n++
+		}
+		assert.Greater(t, n, 40)
+	}
+	t.Run("loose", check)
+	git("repack", "-adfq", "--window=50", "--depth=50")
+	git("add", "loose.org") // one loose object beside the pack
+	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	require.NoError(t, err)
+	require.Len(t, packs, 1)
+	deltas := 0
+	for _, line := range strings.Split(git("verify-pack", "-v", packs[0]), "\n") {
+		if f := strings.Fields(line); len(f) >= 7 && f[1] == "blob" {
+			deltas++ // a delta: its depth and base follow
+		}
+	}
+	require.Positive(t, deltas, "the pack holds blobs stored as deltas")
+	t.Run("packed, deltas by offset", check)
+	// Deltas naming their base by its name (as fetched packs may).
+	git("-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq", "--window=50", "--depth=50")
+	t.Run("packed, deltas by name", check)
+}
+
+// FuzzApplyDelta: any delta applied to any source gives bytes of the
+// size the delta declares, or an error; never a panic.
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("hello world"), []byte("\x0b\x05\x90\x05"))
+	f.Add([]byte("abc"), []byte("\x03\x06\x03xyz\x90\x03"))
+	f.Add([]byte(""), []byte("\x00\x00"))
+	f.Fuzz(func(t *testing.T, src, delta []byte) {
+		out, err := applyDelta(src, delta)
+		if err == nil && len(out) > maxPrivacyScan {
+			t.Fatalf("%d bytes out", len(out))
+		}
+	})
 }
 
 // FuzzParseGitIndex: any bytes as an index give entries or an error,
