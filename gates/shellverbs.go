@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"pp-lsp/internal/gitobj"
 )
 
 // gitReadOnly subcommands only read the repository.
@@ -381,10 +383,10 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 
 // gitStaged judges what git diff with no revision prints of the index:
 // the staged version of every file the working tree has changed since
-// (gitStagedVersions), within the paths it is given. One that holds a
+// (gitobj.StagedVersions), within the paths it is given. One that holds a
 // private note is a private read; one that cannot be read asks.
 func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
-	files, err := gitStagedVersions(top)
+	files, err := gitobj.StagedVersions(top)
 	if err != nil {
 		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
 		return
@@ -400,15 +402,15 @@ func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
 		within = append(within, filepath.ToSlash(rel))
 	}
 	for _, f := range files {
-		if !pathWithin(f.path, within) {
+		if !pathWithin(f.Path, within) {
 			continue
 		}
-		if f.data == nil {
-			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.path), f.why)
+		if f.Data == nil {
+			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.Path), f.Why)
 			continue
 		}
-		if st := s.env.privacyOfText(f.data); st.private {
-			s.privateRead("git diff shows %s as the index holds it, a private note (%s)", printable(f.path), st.why)
+		if st := s.env.privacyOfText(f.Data); st.private {
+			s.privateRead("git diff shows %s as the index holds it, a private note (%s)", printable(f.Path), st.why)
 		}
 	}
 }

@@ -1,10 +1,9 @@
-package gates
+package gitobj
 
 import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +26,6 @@ const (
 
 // maxDeltaDepth bounds a delta chain (git's own default is 50).
 const maxDeltaDepth = 64
-
-// errPackUnknown is a pack this reader does not read for sure.
-var errPackUnknown = errors.New("a pack pp-lsp does not read")
 
 // readPackedBlob reads a blob from the packs of a git directory.
 func readPackedBlob(gitDir string, oid [20]byte) ([]byte, string) {
@@ -69,33 +65,28 @@ type pack struct {
 }
 
 func openPack(base string) (*pack, error) {
-	idx, err := readBounded(base+".idx", maxPrivacyScan)
+	idx, err := readBounded(base+".idx", MaxBytes)
 	if err != nil {
 		return nil, err
 	}
 	if len(idx) < 8+256*4 || string(idx[:4]) != "\xfftOc" || binary.BigEndian.Uint32(idx[4:]) != 2 {
-		return nil, fmt.Errorf("%s.idx: %w", base, errPackUnknown)
+		return nil, fmt.Errorf("%s.idx: %w", base, ErrUnknown)
 	}
 	count := int(binary.BigEndian.Uint32(idx[8+255*4:]))
 	start := 8 + 256*4
 	need := start + count*(20+4+4) + 40
 	if count < 0 || count > len(idx) || need > len(idx) {
-		return nil, fmt.Errorf("%s.idx: %w", base, errPackUnknown)
+		return nil, fmt.Errorf("%s.idx: %w", base, ErrUnknown)
 	}
 	p := &pack{idx: idx, count: count}
 	p.names = idx[start : start+count*20]
 	p.offsets = idx[start+count*24 : start+count*28]
 	p.large = idx[start+count*28 : len(idx)-40]
-	f, err := os.Open(base + ".pack")
+	f, size, err := openRegular(base + ".pack")
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	p.f, p.size = f, fi.Size()
+	p.f, p.size = f, size
 	return p, nil
 }
 
@@ -138,12 +129,12 @@ func (p *pack) find(oid [20]byte) (int64, bool) {
 // object reads the object at off: its type and bytes, deltas applied.
 func (p *pack) object(off int64, depth int) (int, []byte, error) {
 	if depth > maxDeltaDepth || off < 12 || off >= p.size {
-		return 0, nil, errPackUnknown
+		return 0, nil, ErrUnknown
 	}
 	var hdr [32]byte
 	n, _ := p.f.ReadAt(hdr[:], off)
 	if n == 0 {
-		return 0, nil, errPackUnknown
+		return 0, nil, ErrUnknown
 	}
 	c := hdr[0]
 	typ := int(c>>4) & 7
@@ -151,28 +142,28 @@ func (p *pack) object(off int64, depth int) (int, []byte, error) {
 	i, shift := 1, 4
 	for c&0x80 != 0 {
 		if i >= n || shift > 56 {
-			return 0, nil, errPackUnknown
+			return 0, nil, ErrUnknown
 		}
 		c = hdr[i]
 		i++
 		size |= uint64(c&0x7f) << shift
 		shift += 7
 	}
-	if size > maxPrivacyScan {
-		return 0, nil, errPackUnknown
+	if size > MaxBytes {
+		return 0, nil, ErrUnknown
 	}
 	var base func() (int, []byte, error)
 	switch typ {
 	case packOfsDelta:
 		if i >= n {
-			return 0, nil, errPackUnknown
+			return 0, nil, ErrUnknown
 		}
 		c = hdr[i]
 		i++
 		rel := int64(c & 127)
 		for c&0x80 != 0 {
 			if i >= n || rel > 1<<48 {
-				return 0, nil, errPackUnknown
+				return 0, nil, ErrUnknown
 			}
 			c = hdr[i]
 			i++
@@ -181,7 +172,7 @@ func (p *pack) object(off int64, depth int) (int, []byte, error) {
 		base = func() (int, []byte, error) { return p.object(off-rel, depth+1) }
 	case packRefDelta:
 		if i+20 > n {
-			return 0, nil, errPackUnknown
+			return 0, nil, ErrUnknown
 		}
 		var oid [20]byte
 		copy(oid[:], hdr[i:i+20])
@@ -189,22 +180,22 @@ func (p *pack) object(off int64, depth int) (int, []byte, error) {
 		base = func() (int, []byte, error) {
 			o, ok := p.find(oid)
 			if !ok {
-				return 0, nil, errPackUnknown
+				return 0, nil, ErrUnknown
 			}
 			return p.object(o, depth+1)
 		}
 	case 1, 2, 3, 4:
 	default:
-		return 0, nil, errPackUnknown
+		return 0, nil, ErrUnknown
 	}
 	zr, err := zlib.NewReader(io.NewSectionReader(p.f, off+int64(i), p.size-off-int64(i)))
 	if err != nil {
-		return 0, nil, errPackUnknown
+		return 0, nil, ErrUnknown
 	}
 	defer zr.Close()
 	data, err := io.ReadAll(io.LimitReader(zr, int64(size)+1))
 	if err != nil || uint64(len(data)) != size {
-		return 0, nil, errPackUnknown
+		return 0, nil, ErrUnknown
 	}
 	if base == nil {
 		return typ, data, nil
@@ -237,8 +228,8 @@ func applyDelta(src, delta []byte) ([]byte, error) {
 	}
 	srcSize, ok1 := varint()
 	dstSize, ok2 := varint()
-	if !ok1 || !ok2 || srcSize != uint64(len(src)) || dstSize > maxPrivacyScan {
-		return nil, errPackUnknown
+	if !ok1 || !ok2 || srcSize != uint64(len(src)) || dstSize > MaxBytes {
+		return nil, ErrUnknown
 	}
 	out := make([]byte, 0, min(dstSize, 1<<20))
 	for len(delta) > 0 {
@@ -252,7 +243,7 @@ func applyDelta(src, delta []byte) ([]byte, error) {
 					continue
 				}
 				if len(delta) == 0 {
-					return nil, errPackUnknown
+					return nil, ErrUnknown
 				}
 				if k < 4 {
 					off |= uint64(delta[0]) << (8 * k)
@@ -265,21 +256,21 @@ func applyDelta(src, delta []byte) ([]byte, error) {
 				n = 0x10000
 			}
 			if off+n > uint64(len(src)) || uint64(len(out))+n > dstSize {
-				return nil, errPackUnknown
+				return nil, ErrUnknown
 			}
 			out = append(out, src[off:off+n]...)
 		case op != 0:
 			if int(op) > len(delta) || uint64(len(out))+uint64(op) > dstSize {
-				return nil, errPackUnknown
+				return nil, ErrUnknown
 			}
 			out = append(out, delta[:op]...)
 			delta = delta[op:]
 		default:
-			return nil, errPackUnknown
+			return nil, ErrUnknown
 		}
 	}
 	if uint64(len(out)) != dstSize {
-		return nil, errPackUnknown
+		return nil, ErrUnknown
 	}
 	return out, nil
 }

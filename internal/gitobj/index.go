@@ -1,4 +1,18 @@
-package gates
+// Package gitobj reads a git repository's index and objects, loose or
+// packed, without running git: what the gates need to tell what git
+// diff with no revision prints of the index (the staged version of every
+// file the working tree has changed since, the lines it no longer has),
+// which may hold a private part since cut from a public note, or a
+// private note since deleted. The formats are gitformat-index(5) and
+// gitformat-pack(5), and loose objects are zlib of "TYPE SIZE\0CONTENT"
+// (git-hash-object(1)).
+//
+// It never writes, never blocks on a special file, and bounds every read
+// (MaxBytes); what it cannot read for sure (an object in another store
+// or missing from a partial clone, a split or sparse index, a SHA-256
+// repository) is an error wrapping ErrUnknown, or a reason in place of a
+// blob's bytes: the caller then asks a human.
+package gitobj
 
 import (
 	"bytes"
@@ -16,36 +30,29 @@ import (
 	"syscall"
 )
 
-// git diff with no revision compares the working tree with the index:
-// what it prints of a file that differs is the staged version too (the
-// lines the working tree no longer has), and the index may hold a
-// private part since cut from a public note, or a private note since
-// deleted. The functions below read the index (gitformat-index(5)) and
-// the objects it names, loose (zlib of "blob SIZE\0CONTENT", as
-// git-hash-object(1) writes them) or packed (gitpack.go), to tell which
-// staged versions such a diff would print, and what they hold. What they
-// cannot read for sure (an object in another store, a split or sparse
-// index, a SHA-256 repository) is reported as unknown: the caller asks.
-
-// stagedFile is one file of the index whose staged version git diff
+// Staged is one file of the index whose staged version git diff
 // would print: data is that version, nil when it cannot be read.
-type stagedFile struct {
-	path string
-	data []byte
-	why  string // why data is nil
+type Staged struct {
+	Path string
+	Data []byte
+	Why  string // why Data is nil
 }
+
+// MaxBytes bounds the bytes read of one file or object.
+const MaxBytes = 64 << 20
+
+// ErrUnknown is a repository, index or pack this package does not read
+// for sure.
+var ErrUnknown = errors.New("a repository pp-lsp does not read for sure")
 
 // maxIndexEntries bounds the files of an index read; a larger index is
 // not read, and the diff asks.
 const maxIndexEntries = 200_000
 
-// errIndexUnknown is an index this reader does not read for sure.
-var errIndexUnknown = errors.New("an index pp-lsp does not read")
-
-// gitDirs returns the git directory of the work tree at top (following
+// dirs returns the git directory of the work tree at top (following
 // a .git file, as worktrees and submodules have) and the common
 // directory holding its objects (a worktree's commondir).
-func gitDirs(top string) (gitDir, common string, err error) {
+func dirs(top string) (gitDir, common string, err error) {
 	dot := filepath.Join(top, ".git")
 	fi, err := os.Lstat(dot)
 	if err != nil {
@@ -59,7 +66,7 @@ func gitDirs(top string) (gitDir, common string, err error) {
 		}
 		rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 		if !ok {
-			return "", "", fmt.Errorf("%s: %w", dot, errIndexUnknown)
+			return "", "", fmt.Errorf("%s: %w", dot, ErrUnknown)
 		}
 		if !filepath.IsAbs(rest) {
 			rest = filepath.Join(top, rest)
@@ -77,19 +84,19 @@ func gitDirs(top string) (gitDir, common string, err error) {
 	return gitDir, common, nil
 }
 
-// gitStagedVersions returns the files of the work tree at top whose
+// StagedVersions returns the files of the work tree at top whose
 // staged version git diff would print: those the working tree has
 // changed or deleted since they were staged, with their staged bytes
 // where a loose object holds them. A file in a merge conflict is shown
 // from its stages, and one is returned for each. An index it cannot read
 // for sure is an error.
-func gitStagedVersions(top string) ([]stagedFile, error) {
-	gitDir, common, err := gitDirs(top)
+func StagedVersions(top string) ([]Staged, error) {
+	gitDir, common, err := dirs(top)
 	if err != nil {
 		return nil, err
 	}
 	if cfg, err := readBounded(filepath.Join(common, "config"), 1<<20); err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) {
-		return nil, fmt.Errorf("a repository with another object format: %w", errIndexUnknown)
+		return nil, fmt.Errorf("a repository with another object format: %w", ErrUnknown)
 	}
 	indexPath := filepath.Join(gitDir, "index")
 	var ist syscall.Stat_t
@@ -99,34 +106,34 @@ func gitStagedVersions(top string) ([]stagedFile, error) {
 		}
 		return nil, err
 	}
-	data, err := readBounded(indexPath, maxPrivacyScan)
+	data, err := readBounded(indexPath, MaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := parseGitIndex(data)
+	entries, err := parseIndex(data)
 	if err != nil {
 		return nil, err
 	}
-	var out []stagedFile
+	var out []Staged
 	for _, e := range entries {
 		switch {
 		case e.stage != 0:
-			out = append(out, stagedFile{path: e.path, why: "in a merge conflict"})
+			out = append(out, Staged{Path: e.path, Why: "in a merge conflict"})
 			continue
 		case e.skipWorktree || e.mode&0o170000 != 0o100000:
 			continue // not diffed, a symbolic link's target, or a submodule's commit
 		}
-		if !gitFileChanged(filepath.Join(top, filepath.FromSlash(e.path)), e, ist) {
+		if !fileChanged(filepath.Join(top, filepath.FromSlash(e.path)), e, ist) {
 			continue
 		}
-		sf := stagedFile{path: e.path}
-		sf.data, sf.why = readBlob(common, e.oid)
+		sf := Staged{Path: e.path}
+		sf.Data, sf.Why = readBlob(common, e.oid)
 		out = append(out, sf)
 	}
 	return out, nil
 }
 
-// indexEntry is what gitStagedVersions needs of one index entry.
+// indexEntry is what StagedVersions needs of one index entry.
 type indexEntry struct {
 	path            string
 	mode            uint32
@@ -137,17 +144,17 @@ type indexEntry struct {
 	skipWorktree    bool
 }
 
-// parseGitIndex reads an index file of version 2, 3 or 4
+// parseIndex reads an index file of version 2, 3 or 4
 // (gitformat-index(5)). A split index (link) or a sparse one (sdir) is
 // not read.
-func parseGitIndex(data []byte) ([]indexEntry, error) {
+func parseIndex(data []byte) ([]indexEntry, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, fmt.Errorf("no index signature: %w", errIndexUnknown)
+		return nil, fmt.Errorf("no index signature: %w", ErrUnknown)
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	count := binary.BigEndian.Uint32(data[8:])
 	if version < 2 || version > 4 || count > maxIndexEntries {
-		return nil, fmt.Errorf("index version %d of %d entries: %w", version, count, errIndexUnknown)
+		return nil, fmt.Errorf("index version %d of %d entries: %w", version, count, ErrUnknown)
 	}
 	body := data[:len(data)-20] // the trailing checksum
 	off := 12
@@ -155,7 +162,7 @@ func parseGitIndex(data []byte) ([]indexEntry, error) {
 	prev := ""
 	for range count {
 		if off+62 > len(body) {
-			return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+			return nil, fmt.Errorf("a truncated index: %w", ErrUnknown)
 		}
 		b := body[off:]
 		e := indexEntry{
@@ -168,7 +175,7 @@ func parseGitIndex(data []byte) ([]indexEntry, error) {
 		n := 62
 		if flags&0x4000 != 0 {
 			if version < 3 || len(b) < 64 {
-				return nil, fmt.Errorf("extended flags in index version %d: %w", version, errIndexUnknown)
+				return nil, fmt.Errorf("extended flags in index version %d: %w", version, ErrUnknown)
 			}
 			e.skipWorktree = binary.BigEndian.Uint16(b[62:])&0x4000 != 0
 			n = 64
@@ -176,18 +183,18 @@ func parseGitIndex(data []byte) ([]indexEntry, error) {
 		if version == 4 {
 			strip, k := indexVarint(b[n:])
 			if k == 0 || strip > uint64(len(prev)) {
-				return nil, fmt.Errorf("a bad path in the index: %w", errIndexUnknown)
+				return nil, fmt.Errorf("a bad path in the index: %w", ErrUnknown)
 			}
 			end := bytes.IndexByte(b[n+k:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+				return nil, fmt.Errorf("a truncated index: %w", ErrUnknown)
 			}
 			e.path = prev[:len(prev)-int(strip)] + string(b[n+k:n+k+end])
 			off += n + k + end + 1
 		} else {
 			end := bytes.IndexByte(b[n:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("a truncated index: %w", errIndexUnknown)
+				return nil, fmt.Errorf("a truncated index: %w", ErrUnknown)
 			}
 			e.path = string(b[n : n+end])
 			off += (n + end + 8) &^ 7
@@ -199,7 +206,7 @@ func parseGitIndex(data []byte) ([]indexEntry, error) {
 		sig := string(body[off : off+4])
 		size := int(binary.BigEndian.Uint32(body[off+4:]))
 		if sig == "link" || sig == "sdir" {
-			return nil, fmt.Errorf("a split or sparse index: %w", errIndexUnknown)
+			return nil, fmt.Errorf("a split or sparse index: %w", ErrUnknown)
 		}
 		if size < 0 || off+8+size > len(body) {
 			break
@@ -229,12 +236,12 @@ func indexVarint(b []byte) (uint64, int) {
 	return v, i
 }
 
-// gitFileChanged says whether the working tree's file differs from its
+// fileChanged says whether the working tree's file differs from its
 // staged version, as git diff decides: unchanged when its size and
 // modification time are those recorded and it was not modified in the
 // index's own second (racy git), or when its bytes hash to the staged
 // blob.
-func gitFileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
+func fileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return true // deleted, or no longer a file: the diff shows the staged version removed
@@ -243,10 +250,10 @@ func gitFileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 		(e.mtimeS < uint32(index.Mtim.Sec) || e.mtimeS == uint32(index.Mtim.Sec) && e.mtimeNS < uint32(index.Mtim.Nsec)) {
 		return false
 	}
-	if st.Size > maxPrivacyScan {
+	if st.Size > MaxBytes {
 		return true
 	}
-	data, err := readBounded(abs, maxPrivacyScan)
+	data, err := readBounded(abs, MaxBytes)
 	if err != nil {
 		return true
 	}
@@ -261,17 +268,17 @@ func gitFileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 // partial clone) or it cannot be read for sure, it returns why instead.
 func readBlob(gitDir string, oid [20]byte) ([]byte, string) {
 	name := hex.EncodeToString(oid[:])
-	f, err := os.Open(filepath.Join(gitDir, "objects", name[:2], name[2:]))
+	f, _, err := openRegular(filepath.Join(gitDir, "objects", name[:2], name[2:]))
 	if err != nil {
 		return readPackedBlob(gitDir, oid)
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(io.LimitReader(f, maxPrivacyScan))
+	zr, err := zlib.NewReader(io.LimitReader(f, MaxBytes))
 	if err != nil {
 		return nil, "its staged version cannot be read"
 	}
 	defer zr.Close()
-	data, err := io.ReadAll(io.LimitReader(zr, maxPrivacyScan+64))
+	data, err := io.ReadAll(io.LimitReader(zr, MaxBytes+64))
 	if err != nil {
 		return nil, "its staged version cannot be read"
 	}
@@ -281,4 +288,32 @@ func readBlob(gitDir string, oid [20]byte) ([]byte, string) {
 		return nil, "its staged version is too large or not a blob"
 	}
 	return body, ""
+}
+
+// openRegular opens a regular file for reading, never blocking on a
+// FIFO or a device put in its place, and returns its size.
+func openRegular(p string) (*os.File, int64, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is not a regular file: %w", p, ErrUnknown)
+	}
+	return f, fi.Size(), nil
+}
+
+// readBounded reads a regular file of at most limit bytes.
+func readBounded(p string, limit int64) ([]byte, error) {
+	f, size, err := openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if size > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes: %w", p, limit, ErrUnknown)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }

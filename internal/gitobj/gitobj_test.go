@@ -1,9 +1,10 @@
-package gates
+package gitobj
 
 import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,6 +34,16 @@ func gitIndexRepo(t testing.TB) string {
 	return dir
 }
 
+// gitRun runs git in dir with no configuration of the machine's or the
+// user's, and returns what it printed.
+func gitRun(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin", "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat", "PAGER=cat"}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // TestParseGitIndexAsGit: every version of the index git writes is read
 // as git itself lists it (git ls-files -s: mode, object, stage, path).
 func TestParseGitIndexAsGit(t *testing.T) {
@@ -45,7 +56,7 @@ func TestParseGitIndexAsGit(t *testing.T) {
 			require.NoError(t, err, want)
 			data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
 			require.NoError(t, err)
-			entries, err := parseGitIndex(data)
+			entries, err := parseIndex(data)
 			require.NoError(t, err)
 			var got strings.Builder
 			for _, e := range entries {
@@ -71,17 +82,17 @@ func octal(v uint32) string {
 // deleted one is.
 func TestGitStagedVersions(t *testing.T) {
 	dir := gitIndexRepo(t)
-	files, err := gitStagedVersions(dir)
+	files, err := StagedVersions(dir)
 	require.NoError(t, err)
 	assert.Empty(t, files, "nothing changed since it was staged")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.org"), []byte("* changed\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(dir, "notes", "bb.org")))
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "notes", "b.org"), time.Unix(1e9, 0), time.Unix(1e9, 0)))
-	files, err = gitStagedVersions(dir)
+	files, err = StagedVersions(dir)
 	require.NoError(t, err)
 	got := map[string]string{}
 	for _, f := range files {
-		got[f.path] = string(f.data)
+		got[f.Path] = string(f.Data)
 	}
 	assert.Equal(t, map[string]string{"a.org": "* a.org\n", "notes/bb.org": "* notes/bb.org\n"}, got)
 }
@@ -149,7 +160,7 @@ func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte(""), []byte("\x00\x00"))
 	f.Fuzz(func(t *testing.T, src, delta []byte) {
 		out, err := applyDelta(src, delta)
-		if err == nil && len(out) > maxPrivacyScan {
+		if err == nil && len(out) > MaxBytes {
 			t.Fatalf("%d bytes out", len(out))
 		}
 	})
@@ -172,7 +183,7 @@ func FuzzParseGitIndex(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := parseGitIndex(data)
+		entries, err := parseIndex(data)
 		if err != nil {
 			return
 		}
