@@ -25,7 +25,8 @@ var historyWords = []string{"thoughts", "treasure", "whisper", "confession"}
 // pub.org, public, whose first version held a private subtree since cut;
 // side.org, private, added on a branch merged in and deleted since; and a
 // stash of pub.org with a private subtree added. blobtag is a tag
-// pointing at diary.org's old blob; hist.git beside it is a bare clone,
+// pointing at diary.org's old blob, and both a branch and a tag of that
+// blob at once; hist.git beside it is a bare clone,
 // and .git/old-index an index of the first commit.
 func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	t.Helper()
@@ -54,6 +55,8 @@ func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	git("commit", "-qam", "cut the hidden part")
 	git("merge", "-q", "--no-ff", "-m", "merge side", "side")
 	git("tag", "blobtag", "HEAD~1:diary.org")
+	git("branch", "both")
+	git("tag", "both", "HEAD~1:diary.org") // git takes the tag first
 	git("rm", "-q", "diary.org", "side.org")
 	git("commit", "-qm", "remove the private notes")
 	write("pub.org", "* Pub\nHello world.\n* Stashed :private:\nA stashed confession.\n")
@@ -116,7 +119,7 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 		"git log -p --full-diff -- pub.org", "git log -g -p", "git log -p side",
 		"git log --stat -p", "git whatchanged -p", "git reflog -p",
 		"git show", "git show HEAD~2", "git show HEAD~1:diary.org", "git show main~1:side.org", "git show --stat HEAD~1:diary.org",
-		"git show -s " + blob, "git show --name-only blobtag", "git show stash@{0}", "git show --stat --patch",
+		"git show -s " + blob, "git show --name-only blobtag", "git show -s both", "git show stash@{0}", "git show --stat --patch",
 		"git show side", "git show --first-parent -m HEAD~1",
 		"git diff HEAD~3", "git diff HEAD~3..HEAD", "git diff HEAD~3 HEAD", "git diff main~2 side -- side.org",
 		"git diff HEAD~1:diary.org pub.org", "git diff --cached HEAD~3", "git diff 'HEAD@{2}'",
@@ -170,7 +173,7 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 		"git status", "git status -s", "git status --short --branch --show-stash", "git diff",
 		"git diff --stat HEAD~3", "git diff --name-only HEAD~3 HEAD", "git diff --cached --stat",
 		"git show --stat HEAD", "git show --name-only HEAD~2", "git show -s HEAD~1", "git show --oneline --no-patch",
-		"git show --stat stash@{0}", "git show --summary HEAD~3..HEAD",
+		"git show --stat stash@{0}", "git show --summary HEAD~3..HEAD", "git show --stat side", "git show -s --format=%s main",
 		"git blame pub.org", "git grep Hello", "git grep -n Hello -- pub.org", "git shortlog -sn",
 		"git ls-files -s", "git rev-parse HEAD~1:diary.org", "git describe --always",
 		"git diff --no-index pub.org pub.org",

@@ -492,8 +492,8 @@ func gitObjectPath(w string) bool {
 // gitShowsBlob says whether git show, given options that show no diff
 // (--stat, -s, --name-only), may still print a file's content: it prints
 // a blob whole whatever the options, and any operand that is not surely a
-// commit may name one (a blob's hash, REV:PATH, a tag pointing at a
-// blob).
+// commit (gitCommitSure) or a branch may name one (a blob's hash,
+// REV:PATH, a tag pointing at a blob).
 func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 	for k, o := range spc.operands {
 		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
@@ -502,7 +502,7 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 		if gitObjectPath(o.word) {
 			return true
 		}
-		if gitCommitSure(o.word) {
+		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
 			continue
 		}
 		if _, ok := s.gitPath(o.word, top); !ok {
@@ -515,8 +515,9 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 // gitCommitSure says whether a revision is surely a commit, by its
 // spelling (gitrevisions(7)): HEAD or @, a range (A..B, A...B), an
 // exclusion (^A), a reflog entry (REF@{N}), a parent or ancestor
-// (REV^, REV~N), or REV^{commit}. A branch or tag name, or a hash, may
-// name a blob.
+// (REV^, REV~N), or REV^{commit}. A tag or a hash may name a blob; a
+// branch, which git holds only commits in, is told by the repository
+// (gitobj.IsBranch).
 func gitCommitSure(w string) bool {
 	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.Contains(w, "@{") {
 		return true

@@ -166,6 +166,35 @@ func FuzzApplyDelta(f *testing.F) {
 	})
 }
 
+// TestIsBranch: a name is a branch where git would take refs/heads/NAME
+// for it, loose or packed, and not where a tag or another ref of that
+// name comes first, or where it could be an object's abbreviated name.
+func TestIsBranch(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	git("commit", "-qm", "one")
+	git("branch", "-M", "main")
+	git("branch", "feature/x")
+	git("branch", "both")
+	git("tag", "both")
+	git("tag", "v1")
+	git("branch", "cafe")
+	for _, packed := range []bool{false, true} {
+		if packed {
+			git("pack-refs", "--all")
+		}
+		for name, want := range map[string]bool{
+			"main": true, "feature/x": true, "both": false, "v1": false, "cafe": false, "nothing": false,
+			"HEAD": false, "config": false, "heads/main": false, "main..x": false, "-main": false, "": false,
+		} {
+			assert.Equal(t, want, IsBranch(dir, name), "%s (packed refs: %v)", name, packed)
+		}
+	}
+}
+
 // FuzzParseGitIndex: any bytes as an index give entries or an error,
 // never a panic, and never more entries than the header says.
 func FuzzParseGitIndex(f *testing.F) {

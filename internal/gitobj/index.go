@@ -317,3 +317,63 @@ func readBounded(p string, limit int64) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(f, limit))
 }
+
+// IsBranch says whether name, given to git as a revision in the work
+// tree at top, names a branch — which git holds only commits in
+// (update-ref refuses any other object) — and nothing git's lookup takes
+// first (gitrevisions(7): $GIT_DIR/NAME, refs/NAME, refs/tags/NAME). A
+// name of unusual characters, or one that could be an object's
+// abbreviated name, is not taken as a branch.
+func IsBranch(top, name string) bool {
+	if !plainRefName(name) {
+		return false
+	}
+	gitDir, common, err := dirs(top)
+	if err != nil {
+		return false
+	}
+	packed, err := readBounded(filepath.Join(common, "packed-refs"), MaxBytes)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	// has says whether ref may exist (an error other than its absence
+	// counts: git might find it), or, surely, whether it exists.
+	has := func(ref string, surely bool) bool {
+		for _, d := range []string{gitDir, common} {
+			fi, err := os.Lstat(filepath.Join(d, filepath.FromSlash(ref)))
+			if err == nil && (!surely || fi.Mode().IsRegular()) || !surely && !errors.Is(err, os.ErrNotExist) {
+				return true
+			}
+		}
+		return bytes.Contains(packed, []byte(" "+ref+"\n"))
+	}
+	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name} {
+		if has(ref, false) {
+			return false
+		}
+	}
+	return has("refs/heads/"+name, true)
+}
+
+// plainRefName says whether a name is one IsBranch judges: letters,
+// digits, ".", "_", "-" and "/" between components, and not all
+// hexadecimal digits (an object's abbreviated name).
+func plainRefName(name string) bool {
+	if name == "" || len(name) > 200 || strings.Contains(name, "..") || strings.Contains(name, "//") ||
+		strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, "/") {
+		return false
+	}
+	hex := true
+	for i, c := range []byte(name) {
+		switch {
+		case c >= 'a' && c <= 'f' || c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'Z' || c >= 'g' && c <= 'z' || c == '_':
+			hex = false
+		case (c == '.' || c == '-' || c == '/') && i > 0:
+			hex = false
+		default:
+			return false
+		}
+	}
+	return !hex
+}
