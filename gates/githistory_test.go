@@ -139,6 +139,9 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
 			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
 			assert.NotEqual(t, VerdictAllow, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			if v.Verdict == VerdictAsk {
+				assert.Contains(t, v.Reason, "as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold")
+			}
 		})
 	}
 	// Searches over the history print no private word, but which

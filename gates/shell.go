@@ -1015,8 +1015,12 @@ var hijackVars = map[string]bool{
 	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true,
 	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
-	// Another index or object store: git diff would show files as it
-	// holds them, which the privacy rule does not see.
+}
+
+// gitStoreVars point git at another index or object store: git diff and
+// git log would show files as that holds them, which the privacy rule
+// does not read.
+var gitStoreVars = map[string]bool{
 	"GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
 }
 
@@ -1031,6 +1035,8 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case gitStoreVars[name]:
+		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
 	case name == "CDPATH" && (v.dyn || v.val != ""):
 		// Every later relative cd searches its list (bash(1), cd): the
 		// working directory would be known only when it runs.

@@ -19,6 +19,20 @@ var gitReadOnly = map[string]bool{
 // gitNetwork subcommands talk to another machine.
 var gitNetwork = map[string]bool{"push": true, "fetch": true, "pull": true, "clone": true, "ls-remote": true, "submodule": true, "remote": true, "request-pull": true, "send-email": true, "archive": false}
 
+// gitHistoryShows are the subcommands without a table that can print or
+// write out files as a commit, a tree, a stash or the index holds them
+// (git-whatchanged(1) -p, git-reflog(1) show -p, git-cat-file(1),
+// git-archive(1), git-format-patch(1), git-stash(1) show -p,
+// git-diff-tree(1) and git-diff-index(1) -p, git-range-diff(1),
+// git-fast-export(1), git-bundle(1), git-unpack-file(1),
+// git-checkout-index(1), git-difftool(1), git-for-each-ref(1)
+// %(raw)): whatever else they do, they ask for that too.
+var gitHistoryShows = map[string]bool{
+	"whatchanged": true, "reflog": true, "cat-file": true, "archive": true, "format-patch": true, "stash": true,
+	"diff-tree": true, "diff-index": true, "range-diff": true, "fast-export": true, "bundle": true, "unpack-file": true,
+	"checkout-index": true, "difftool": true, "for-each-ref": true,
+}
+
 // gitDestructive subcommands can discard work.
 var gitDestructive = map[string]bool{"clean": true, "reset": true, "checkout": true, "restore": true, "rm": true, "branch": true, "stash": true, "gc": true, "prune": true, "filter-branch": true, "filter-repo": true, "rebase": true, "update-ref": true, "worktree": true}
 
@@ -386,6 +400,9 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 // (gitobj.StagedVersions), within the paths it is given. One that holds a
 // private note is a private read; one that cannot be read asks.
 func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
+	if s.quiet {
+		return // nothing it finds would be recorded
+	}
 	files, err := gitobj.StagedVersions(top)
 	if err != nil {
 		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
@@ -612,6 +629,9 @@ func (s *shellAnalyzer) gitOther(sub string, rest []string) {
 			}
 			s.ask("git %s %s writes files or runs a program", sub, r)
 		}
+	}
+	if gitHistoryShows[sub] {
+		s.ask("git %s can show files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub)
 	}
 	switch {
 	case gitReadOnly[sub]:
