@@ -30,17 +30,7 @@ var historyWords = []string{"thoughts", "treasure", "whisper", "confession"}
 // and .git/old-index an index of the first commit.
 func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	t.Helper()
-	testenvNeedGit(t)
-	stack, env, root := testEnv(t, DefaultConfig())
-	dir := filepath.Join(root, "hist")
-	require.NoError(t, os.Mkdir(dir, 0o755))
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
-	git := func(args ...string) {
-		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	}
+	stack, env, dir, write, git := gitTestRepo(t, "hist")
 	git("init", "-q", "-b", "main", ".")
 	write("diary.org", "* Diary :private:\nSecret thoughts about the move.\n")
 	write("pub.org", "* Pub\nHello world.\n* Hidden :private:\nBuried treasure map.  \n")
@@ -68,6 +58,25 @@ func gitHistoryRepo(t *testing.T) (*Stack, *Env, string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return stack, env, dir
+}
+
+// gitTestRepo makes the folder name below a root of testEnv, and
+// returns with it a writer of its files and a runner of git there (as a
+// user named t).
+func gitTestRepo(t *testing.T, name string) (*Stack, *Env, string, func(name, text string), func(args ...string)) {
+	t.Helper()
+	testenvNeedGit(t)
+	stack, env, root := testEnv(t, DefaultConfig())
+	dir := filepath.Join(root, name)
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	git := func(args ...string) {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	return stack, env, dir, write, git
 }
 
 // gitRun runs git in dir with no configuration of the machine's or the
@@ -236,17 +245,7 @@ func TestGitHistoryOptionsSweep(t *testing.T) {
 // every staged version it prints is public or the paths given leave the
 // rest out.
 func TestGitDiffShowsTheIndex(t *testing.T) {
-	testenvNeedGit(t)
-	stack, env, root := testEnv(t, DefaultConfig())
-	dir := filepath.Join(root, "staged")
-	require.NoError(t, os.Mkdir(dir, 0o755))
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
-	git := func(args ...string) {
-		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	}
+	stack, env, dir, write, git := gitTestRepo(t, "staged")
 	git("init", "-q", ".")
 	write("pub.org", "* Pub\nHello world.\n* Hidden :private:\nBuried treasure map.\n")
 	write("diary.org", "* Diary :private:\nSecret thoughts about the move.\n")
