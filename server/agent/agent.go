@@ -119,10 +119,16 @@ type Agent struct {
 
 	// actMu serialises what changes files: an action's run with the
 	// snapshot and rollback around it, and the agent's own appends to the
-	// journal and the plans, so that no rollback ever undoes those.
+	// plans, so that no rollback ever undoes those.
 	actMu sync.Mutex
+	// journalMu serialises the journal's appends with the moment of a
+	// rollback that keeps journal.org out of it (rollbackLocked), so that
+	// no rollback undoes an entry. It is never held while anything waits
+	// for an editor or a command, so that journalling a read (an MCP
+	// call) never waits for an action; taken after actMu, never before.
+	journalMu sync.Mutex
 	// startJournalled reports that this start's entry (how commands are
-	// confined) is in the journal; guarded by actMu.
+	// confined) is in the journal; guarded by journalMu.
 	startJournalled bool
 	// wake nudges the heartbeat to pick up approved plans now.
 	wake chan struct{}
@@ -280,14 +286,12 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.
 	return env, nil
 }
 
-// appendJournal writes one entry, serialised with actions (see actMu). A
-// journal that cannot be written is logged loudly and the error returned:
-// what must be journalled before it happens (a proposal's verdict, an
-// approval) then does not happen; what already happened is not undone.
+// appendJournal writes one entry (see journalMu). A journal that cannot
+// be written is logged loudly and the error returned: what must be
+// journalled before it happens (a proposal's verdict, an approval) then
+// does not happen; what already happened is not undone.
 func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
-	return a.appendJournalLocked(ctx, e)
+	return a.writeJournal(ctx, e, true)
 }
 
 // appendJournalDeferred is appendJournal for an entry that records a read,
@@ -295,18 +299,13 @@ func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 // it returns, and fsynced within journal.SyncDelay, or by the next entry
 // that must be durable (every other kind), or when the agent closes.
 func (a *Agent) appendJournalDeferred(ctx context.Context, e journal.Entry) error {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
 	return a.writeJournal(ctx, e, false)
 }
 
-// appendJournalLocked is appendJournal with actMu held.
-func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error {
-	return a.writeJournal(ctx, e, true)
-}
-
-// writeJournal writes e, durably or deferred, with actMu held.
+// writeJournal writes e, durably or deferred, under journalMu.
 func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool) error {
+	a.journalMu.Lock()
+	defer a.journalMu.Unlock()
 	if !a.startJournalled {
 		// Every start records how commands are confined (DESIGN §12), with
 		// its first entry: a start that journals nothing writes nothing.
