@@ -120,8 +120,8 @@ func StagedVersions(top string) ([]Staged, error) {
 		case e.stage != 0:
 			out = append(out, Staged{Path: e.path, Why: "in a merge conflict"})
 			continue
-		case e.skipWorktree || e.mode&0o170000 != 0o100000:
-			continue // not diffed, a symbolic link's target, or a submodule's commit
+		case e.skipWorktree || e.intentToAdd || e.mode&0o170000 != 0o100000:
+			continue // not diffed, shown whole from the working tree, a symbolic link's target, or a submodule's commit
 		}
 		if !fileChanged(filepath.Join(top, filepath.FromSlash(e.path)), e, ist) {
 			continue
@@ -142,6 +142,7 @@ type indexEntry struct {
 	oid             [20]byte
 	stage           int
 	skipWorktree    bool
+	intentToAdd     bool // git add -N: diffed as a new file, all from the working tree
 }
 
 // parseIndex reads an index file of version 2, 3 or 4
@@ -177,7 +178,8 @@ func parseIndex(data []byte) ([]indexEntry, error) {
 			if version < 3 || len(b) < 64 {
 				return nil, fmt.Errorf("extended flags in index version %d: %w", version, ErrUnknown)
 			}
-			e.skipWorktree = binary.BigEndian.Uint16(b[62:])&0x4000 != 0
+			ext := binary.BigEndian.Uint16(b[62:])
+			e.skipWorktree, e.intentToAdd = ext&0x4000 != 0, ext&0x2000 != 0
 			n = 64
 		}
 		if version == 4 {
