@@ -31,7 +31,7 @@ import (
 )
 
 // Staged is one file of the index whose staged version git diff
-// would print: data is that version, nil when it cannot be read.
+// would print: Data is that version, nil when it cannot be read.
 type Staged struct {
 	Path string
 	Data []byte
@@ -87,7 +87,7 @@ func dirs(top string) (gitDir, common string, err error) {
 // StagedVersions returns the files of the work tree at top whose
 // staged version git diff would print: those the working tree has
 // changed or deleted since they were staged, with their staged bytes
-// where a loose object holds them. A file in a merge conflict is shown
+// where an object it reads holds them (loose or packed). A file in a merge conflict is shown
 // from its stages, and one is returned for each. An index it cannot read
 // for sure is an error.
 func StagedVersions(top string) ([]Staged, error) {
