@@ -181,7 +181,11 @@ func TestGitHistoryOfPrivateNotes(t *testing.T) {
 	}
 	benign := []string{
 		"git log --oneline", "git log --stat", "git log --name-only --all", "git log --name-status",
-		"git log --format='%h %an %s'", "git log --graph --decorate --oneline --all", "git log --raw",
+		"git log --format='%h %an %s'",
+		// Every placeholder of git-log(1)'s PRETTY FORMATS that prints
+		// something of a commit: none prints a file.
+		"git log --all --source --format='%H %h %T %t %P %p %an %aN %ae %aE %al %ad %aD %ai %cn %ce %cd %s %f %b %B %N %d %D %S %e %GG %G? %GS %GK %(trailers) %(describe:tags)'",
+		"git log -g --format='%H %gD %gd %gn %ge %gs %s'", "git log --graph --decorate --oneline --all", "git log --raw",
 		"git status", "git status -s", "git status --short --branch --show-stash", "git diff",
 		"git diff --stat HEAD~3", "git diff --name-only HEAD~3 HEAD", "git diff --cached --stat",
 		"git show --stat HEAD", "git show --name-only HEAD~2", "git show -s HEAD~1", "git show --oneline --no-patch",
