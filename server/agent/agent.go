@@ -233,6 +233,9 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, usage(fmt.Errorf("agent: %w", err))
 	}
+	// The gates guard the folder the conversations are made in, whatever
+	// set it (the chatDir setting, the environment).
+	world.ChatDir = chats.Dir()
 	a := &Agent{
 		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
