@@ -1038,6 +1038,13 @@ var hijackVars = map[string]bool{
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
 }
 
+// gitStoreVars point git at another index or object store: git diff and
+// git log would show files as that holds them, which the privacy rule
+// does not read.
+var gitStoreVars = map[string]bool{
+	"GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
+}
+
 // commandVars hold a command line that a program runs.
 var commandVars = map[string]bool{
 	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true,
@@ -1049,6 +1056,8 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case gitStoreVars[name]:
+		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
 	case name == "CDPATH" && (v.dyn || v.val != ""):
 		// Every later relative cd searches its list (bash(1), cd): the
 		// working directory would be known only when it runs.
