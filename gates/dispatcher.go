@@ -423,8 +423,11 @@ func (d *dispatcher) selfVector(ctx context.Context, a Action, args []arg, env *
 			if base == "flightplans.org" || base == "journal.org" {
 				return Denied(fmt.Sprintf("node %q belongs to %s, which only a human changes", id, base))
 			}
-			if l := env.locate(file, "."); l.class == pathCredential || l.class == pathOutside {
+			switch l := env.locate(file, "."); l.class {
+			case pathCredential, pathOutside:
 				return Denied(fmt.Sprintf("node %q lives in %s, outside the roots", id, file))
+			case pathProtected:
+				return Denied(fmt.Sprintf("node %q lives in %s: %s", id, file, l.why))
 			}
 		case RoleWritePath:
 			p := a.Arg(g.name)
@@ -432,6 +435,9 @@ func (d *dispatcher) selfVector(ctx context.Context, a Action, args []arg, env *
 				return Denied(fmt.Sprintf("writes %s: %s", p, l.why))
 			}
 		}
+	}
+	if why, ok := d.skillWriteAsk(ctx, a, args, env); ok {
+		return Asked(why)
 	}
 	return Passed("")
 }

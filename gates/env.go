@@ -48,6 +48,10 @@ type World struct {
 	// Narrowing are further deny and ask rules for this environment only
 	// (the rules of the skills a pass applies); they never allow anything.
 	Narrowing []Narrowing
+	// ChatDir is the folder of conversations (DESIGN §13), absolute; ""
+	// is DefaultChatDir under the first root. The server makes them, never
+	// the model: a write into it is a protected place's.
+	ChatDir string
 }
 
 // DefaultWorld fills a World's directories the way DESIGN §11 defines them,
@@ -76,8 +80,21 @@ func DefaultWorld(getenv func(string) string, roots []string) World {
 	// As server/bridge.TokenPath places the token: $XDG_RUNTIME_DIR, else
 	// $XDG_CACHE_HOME, else ~/.cache.
 	w.RuntimeDir = filepath.Join(pick("XDG_RUNTIME_DIR", pick("XDG_CACHE_HOME", filepath.Join(home, ".cache"))), "passepartout")
+	// As server/agent reads the chat folder's setting: a relative folder
+	// inside the first root (the agent sets the Store's own when it runs).
+	if d := getenv(EnvChatDir); d != "" && filepath.IsLocal(d) && len(roots) > 0 {
+		w.ChatDir = filepath.Join(roots[0], d)
+	}
 	return w
 }
+
+// DefaultChatDir is the folder of conversations under the first root
+// (server/chat.DefaultDir), and EnvChatDir the variable that moves it
+// (server/agent.EnvChatDir).
+const (
+	DefaultChatDir = "chats"
+	EnvChatDir     = "PASSEPARTOUT_CHAT_DIR"
+)
 
 // Env is a prepared World: roots made absolute and symlink-free, each
 // opened as an os.Root for confinement checks, the privacy index built.
@@ -98,6 +115,9 @@ type Env struct {
 	rate        *rateCounter
 	now         func() time.Time
 	own         []string // pp-lsp's own directories, cleaned, with a trailing slash
+	// chatDirs are the folder of conversations, as given and with its
+	// symlinks resolved, each with a trailing slash.
+	chatDirs []string
 
 	// known are the variables whose values the gates know (knownVars),
 	// computed once.
@@ -200,6 +220,19 @@ func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 		e.own = appendUnique(e.own, c+"/")
 		if r, _ := (*fsView)(nil).resolveExisting(c); r != c {
 			e.own = appendUnique(e.own, r+"/")
+		}
+	}
+	chat := w.ChatDir
+	if chat == "" && len(w.Roots) > 0 {
+		chat = filepath.Join(w.Roots[0], DefaultChatDir)
+	}
+	if abs, err := filepath.Abs(chat); err == nil && chat != "" {
+		c := filepath.Clean(abs)
+		e.chatDirs = appendUnique(e.chatDirs, c+"/")
+		// Resolved as far as it exists: a folder not made yet is still
+		// known below its root's canonical name.
+		if r, _ := (*fsView)(nil).resolveExisting(c); r != c {
+			e.chatDirs = appendUnique(e.chatDirs, r+"/")
 		}
 	}
 	if w.ConfigFile != "" {

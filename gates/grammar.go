@@ -55,6 +55,8 @@ const (
 	effNoContent                       // the output shows no content (git show -s, --stat)
 	effOperandNames                    // the operands are files that list more files to read (md5sum -c)
 	effCode                            // the value is code for the program (vim -c): judged for what it names
+	effHistory                         // what the output shows of files is as the index or a commit holds them (git diff --cached)
+	effWorktree                        // the operands are files of the working tree, never revisions (git diff --no-index)
 )
 
 // valueRoles are the effects that say what an option's value names.
@@ -67,6 +69,7 @@ var effectNames = map[string]effect{
 	"pattern": effPattern, "namesonly": effNamesOnly, "content": effContent, "dirs": effDirs,
 	"progfile": effProgFile, "nofiles": effNoFiles, "self": effSelf, "deny": effDeny,
 	"nocontent": effNoContent, "opsnames": effOperandNames, "code": effCode,
+	"history": effHistory, "worktree": effWorktree,
 }
 
 // grammarTable compiles programTable once, on first use. A malformed table
@@ -393,6 +396,10 @@ type parsedCmd struct {
 	unknown  []string   // options the table does not know, or ambiguous abbreviations
 	command  []string   // a wrapper's command, to be judged as what runs
 	values   []givenOpt // every option given, with its value ("" for a flag)
+	// dashAt is the index of the first operand after "--" (git: the
+	// words after it are paths, never revisions), or -1 when none ends
+	// the options.
+	dashAt int
 }
 
 // operand is one operand and its role.
@@ -403,7 +410,7 @@ type operand struct {
 
 // parse reads args (the words after the program name) with g's rules.
 func (g *grammar) parse(args []string) parsedCmd {
-	pc := parsedCmd{g: g}
+	pc := parsedCmd{g: g, dashAt: -1}
 	var ops []string
 	optsDone := g.rules == rulesWords
 	stopAtOperand := g.rules == rulesPOSIX || g.rules == rulesExactPOSIX || g.rules == rulesBuiltin
@@ -414,6 +421,7 @@ func (g *grammar) parse(args []string) parsedCmd {
 			ops = append(ops, a)
 		case a == "--":
 			optsDone = true
+			pc.dashAt = len(ops)
 		case strings.HasPrefix(a, dynMarker):
 			// Known only when it runs: it could be any option.
 			pc.unknown = append(pc.unknown, a)

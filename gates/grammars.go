@@ -22,7 +22,8 @@ package gates
 //	ask : why  a human must see it
 //	deny : why never for an agent
 //	self : why it reaches into the user's own editor or terminal session
-//	recurse, pattern, namesonly, content, nocontent, dirs, progfile, nofiles, opsnames
+//	recurse, pattern, namesonly, content, nocontent, dirs, progfile, nofiles, opsnames,
+//	history, worktree
 //	           modes: how the option changes the reading of the operands
 //
 // An option with no effect is known safe. An option a table does not list
@@ -1438,7 +1439,7 @@ const (
 		--left-right
 		--graph
 		--show-linear-break [=BARRIER]
-		--diff-merges =FORMAT
+		--diff-merges =FORMAT content
 		--no-diff-merges
 		--combined-all-paths
 		-c content
@@ -1482,7 +1483,7 @@ const (
 		-z
 		--name-only nocontent
 		--name-status nocontent
-		--submodule [=FORMAT]
+		--submodule [=FORMAT] history
 		--color [=WHEN]
 		--no-color
 		--color-moved [=MODE]
@@ -1495,10 +1496,10 @@ const (
 		--no-renames
 		--rename-empty
 		--no-rename-empty
-		--check
+		--check content
 		--ws-error-highlight =KIND
 		--full-index
-		--binary
+		--binary content
 		--abbrev [=N]
 		--no-abbrev
 		-B= --break-rewrites [=N]
@@ -1508,9 +1509,9 @@ const (
 		-D --irreversible-delete
 		-l =NUM
 		--diff-filter =FILTER
-		-S =STRING
-		-G =REGEX
-		--find-object =OBJECT
+		-S =STRING content
+		-G =REGEX content
+		--find-object =OBJECT content
 		--pickaxe-all
 		--pickaxe-regex
 		-O =ORDERFILE read
@@ -1540,15 +1541,15 @@ const (
 		--ita-invisible-in-index`
 	// Options only git diff takes (git-diff(1)).
 	gitDiffOnlyOpts = `
-		--cached --staged
+		--cached --staged history
 		--follow
 		--ita-visible-in-index
-		--no-index
+		--no-index worktree
 		--exit-code
 		--quiet
-		-1 --base
-		-2 --ours
-		-3 --theirs
+		-1 --base history
+		-2 --ours history
+		-3 --theirs history
 		-0`
 	gitStatusOpts = `
 		-v --verbose content
@@ -1641,8 +1642,8 @@ const (
 		--format =FORMAT`
 	gitGrepOpts = `
 		-NUM
-		--cached
-		--no-index ask : git grep --no-index searches files git does not track
+		--cached history
+		--no-index worktree ask : git grep --no-index searches files git does not track
 		--untracked
 		--exclude-standard
 		--recurse-submodules

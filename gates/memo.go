@@ -17,6 +17,11 @@ type checkState struct {
 	fs        fsView
 	privacy   smallMemo[string, privacyState]
 	lits      codeLits
+	// walkedEntries and walkedBytes are what the check's walks below
+	// folders have read so far (privateBelow).
+	walkedEntries int
+	walkedBytes   int64
+	walksSpent    bool // a walk stopped at the check's limits
 }
 
 // codeLits are the string literals of the code being checked.
@@ -35,6 +40,7 @@ func (st *checkState) reset() {
 	st.fs.asked = 0
 	st.privacy.reset()
 	st.lits = codeLits{}
+	st.walkedEntries, st.walkedBytes, st.walksSpent = 0, 0, false
 	st.shell = checkMemo{}
 	// The commands' words are the check's: dropped, the list's room kept
 	// (up to a bound).

@@ -2,10 +2,12 @@ package gates
 
 import (
 	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // pathClass is what a path is, for the gates; higher is more sensitive.
@@ -165,6 +167,9 @@ func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
 		if n := e.view().lstat(f.path); n.err == nil && n.mode == 0 && n.dev == dev && n.ino == ino {
 			return f.class, f.why, true
 		}
+	}
+	if e.chatLinkOf(dev, ino) {
+		return pathProtected, "a second name (hard link) of a conversation, which the server makes, never the model", true
 	}
 	return 0, "", false
 }
@@ -454,9 +459,74 @@ func (e *Env) classify(abs string) (pathClass, string) {
 		if why, ok := protectedRel(rel); ok {
 			return pathProtected, why
 		}
+		if e.inChatDir(abs) {
+			return pathProtected, rel + " is in the folder of conversations, which the server makes, never the model (a changed turn would be sent to the model as its own history)"
+		}
+		if rel != "." && e.aboveChatDir(abs) {
+			return pathProtected, rel + " holds the folder of conversations, which the server makes, never the model (a folder moved into its place would bring turns the model wrote)"
+		}
 		return pathInside, ""
 	}
 	return pathOutside, ""
+}
+
+// inChatDir says whether the canonical path abs is the folder of
+// conversations or lies below it, its name compared without case.
+func (e *Env) inChatDir(abs string) bool {
+	for _, d := range e.chatDirs {
+		if hasPathPrefixFold(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboveChatDir says whether the folder of conversations lies below the
+// canonical path abs (moving abs away and another folder into its place
+// would replace the conversations).
+func (e *Env) aboveChatDir(abs string) bool {
+	for _, d := range e.chatDirs {
+		if len(d) > len(abs)+1 && hasPathPrefixFold(d, abs+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// maxChatScan bounds the entries of the chat folder looked at to tell
+// whether a file with hard links is a conversation under a second name:
+// past it, the file is taken for one.
+const maxChatScan = 20000
+
+// chatLinkOf says whether the file (dev, ino) is a conversation under
+// another name (a hard link into the chat folder).
+func (e *Env) chatLinkOf(dev, ino uint64) bool {
+	seen := 0
+	for _, d := range e.chatDirs {
+		found := false
+		_ = filepath.WalkDir(strings.TrimSuffix(d, "/"), func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > maxChatScan {
+				found = true
+				return fs.SkipAll
+			}
+			if de.Type().IsRegular() {
+				if fi, err := de.Info(); err == nil {
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Dev) == dev && st.Ino == ino {
+						found = true
+						return fs.SkipAll
+					}
+				}
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // homeRel returns abs relative to the user's home, /root or any /home/NAME.

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,57 @@ func TestPrivacyIsReadAtEachCheck(t *testing.T) {
 				assert.NotEqual(t, VerdictDeny, v.Verdict, "round %d, %v: %s", round, a.Args, v.Reason)
 			}
 		}
+	}
+}
+
+// TestWalksOfOneCheckAreBounded: each relative read from a folder known
+// only when it runs, and each recursive read, walks the roots. A command
+// naming hundreds of them took seconds a check (4.5 s for 300 names over
+// 19,000 files, measured with pp-lsp gate); all the walks of a check now
+// share one limit, and a command past it is refused — a private read
+// padded with many names must not come out as an ask.
+func TestWalksOfOneCheckAreBounded(t *testing.T) {
+	root := t.TempDir()
+	for d := range 10 {
+		dir := filepath.Join(root, fmt.Sprintf("d%d", d))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for f := range 600 {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", f)), nil, 0o644))
+		}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d5", "diary.org"), []byte("* Diary :private:\nsecret\n"), 0o644))
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	env, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { env.Close() })
+	names := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, " x%d", i)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name, cmd string
+		verdict   string
+		reason    string
+	}{
+		{"a private read padded with names", `cd "$(cat f)"; cat` + names(40) + ` diary.org`, VerdictDeny, "more folders and files to check for private notes than one check reads"},
+		{"many recursive reads", strings.Repeat(`grep -r secret .; `, 20), VerdictDeny, "more folders and files to check"},
+		{"a private read among a few names", `cd "$(cat f)"; cat x1 x2 diary.org`, VerdictDeny, "it may be d5/diary.org, a private note"},
+		{"a few names, twin", `cd "$(cat f)"; cat x1 x2 x3`, VerdictAsk, ""},
+		{"a few recursive reads, twin", `grep -r secret d1; grep -r secret d2`, VerdictAllow, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(t.Context(), act(ToolShell, "cmd", tc.cmd, "cwd", "."), env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+			// What the check's analysis read, as the stack runs it.
+			ce := stack.beginCheck(env)
+			defer stack.endCheck(ce)
+			shellOf(t.Context(), &ce.env, tc.cmd, ".")
+			assert.LessOrEqual(t, ce.state.walkedEntries, maxCheckWalkEntries+1, "entries read by the check's walks")
+		})
 	}
 }

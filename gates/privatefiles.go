@@ -534,6 +534,17 @@ const (
 	maxWalkBytes   = 256 << 20
 )
 
+// Limits of all the walks of one check together: a command that names
+// many folders, or many relative files from a folder known only when it
+// runs (each a walk of the roots), is checked in bounded time. A few whole
+// walks fit; past them the walks are incomplete and the shell analysis
+// refuses the command (padding a private read with a thousand names must
+// not turn its deny into an ask).
+const (
+	maxCheckWalkEntries = 2 * maxWalkEntries
+	maxCheckWalkBytes   = 2 * maxWalkBytes
+)
+
 // privateBelow returns the private files below the canonical directory
 // dir that a search with filter f would read (at most a few), and whether
 // the walk saw everything. Symlinks are followed as a search that follows
@@ -542,6 +553,16 @@ const (
 // which the search can print nothing.
 func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (found []string, complete bool) {
 	entries, bytesRead := 0, int64(0)
+	maxEntries, maxBytes := maxWalkEntries, int64(maxWalkBytes)
+	if c := e.check; c != nil {
+		maxEntries = min(maxEntries, maxCheckWalkEntries-c.walkedEntries)
+		maxBytes = min(maxBytes, maxCheckWalkBytes-c.walkedBytes)
+		if maxEntries <= 0 || maxBytes <= 0 {
+			c.walksSpent = true
+			return nil, false
+		}
+		defer func() { c.walkedEntries, c.walkedBytes = c.walkedEntries+entries, c.walkedBytes+bytesRead }()
+	}
 	seen := map[string]bool{}
 	var walk func(d string) bool
 	walk = func(d string) bool {
@@ -554,7 +575,10 @@ func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (f
 			return true
 		}
 		for _, de := range list {
-			if entries++; entries > maxWalkEntries || bytesRead > maxWalkBytes {
+			if entries++; entries > maxEntries || bytesRead > maxBytes {
+				if e.check != nil && (entries > maxEntries && maxEntries < maxWalkEntries || bytesRead > maxBytes && maxBytes < maxWalkBytes) {
+					e.check.walksSpent = true
+				}
 				return false
 			}
 			p := filepath.Join(d, de.Name())

@@ -211,6 +211,9 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		s.memo.off = !memo
 	}
 	s.script(ctx, cmd)
+	if env.check != nil && env.check.walksSpent {
+		s.deny("the command names more folders and files to check for private notes than one check reads (%d entries); name fewer", maxCheckWalkEntries)
+	}
 	if s.wrote && len(s.readProtected) > 0 {
 		s.deny("reads %s and writes files: only a human changes Flight Plans and the journal", strings.Join(s.readProtected, ", "))
 	}
@@ -531,6 +534,12 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		}
 		s.walkNode(c)
 		syntax.Walk(c, func(n syntax.Node) bool {
+			if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
+				if w, ok := u.X.(*syntax.Word); ok {
+					// [[ -v NAME ]] expands NAME's subscript, as test -v does.
+					s.variableName(s.peekWord(w).val, s.unknownIsNum(w))
+				}
+			}
 			if b, ok := n.(*syntax.BinaryTest); ok && b.Op >= syntax.TsEql && b.Op <= syntax.TsGtr {
 				for _, x := range [...]syntax.TestExpr{b.X, b.Y} {
 					if w, ok := x.(*syntax.Word); ok {
@@ -897,7 +906,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 			case !isAssign && (strings.HasPrefix(w.val, "-") || strings.HasPrefix(w.val, "+")):
 				options(w)
 			default:
-				name := s.variableName(strings.TrimSuffix(nameText, "+"))
+				name := s.variableName(strings.TrimSuffix(nameText, "+"), false)
 				if name == "" {
 					continue
 				}
@@ -917,8 +926,10 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 			declared(as.Name.Value)
 			if nameref && as.Value != nil {
 				// The name it refers to is expanded at each use, subscript and all.
-				if w := s.peekWord(as.Value); !w.dyn {
-					s.variableName(w.val)
+				if w := s.peekWord(as.Value); w.dyn && !s.unknownIsNum(as.Value) {
+					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
+				} else {
+					s.variableName(w.val, true)
 				}
 			}
 			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
@@ -944,11 +955,21 @@ func (s *shellAnalyzer) bareDeclaration(name string, local bool) {
 // (NAME[SUB]) is expanded, so a command substitution in it runs
 // (read 'a[$(rm -rf ~)]' runs rm); one known only when it runs may hold
 // one: refused.
-func (s *shellAnalyzer) variableName(w string) string {
+//
+// A name known only when it runs is refused too, for the same reason,
+// unless its unknown parts are numbers (numeric): x_$i can hold no
+// subscript.
+func (s *shellAnalyzer) variableName(w string, numeric bool) string {
 	name, sub, hasSub := strings.Cut(w, "[")
+	if strings.Contains(name, dynMarker) {
+		if !numeric {
+			s.deny("a variable is named by a value known only when it runs: a subscript in the name (a[$(…)]) would run a command")
+		}
+		return ""
+	}
 	if hasSub {
 		switch {
-		case strings.Contains(sub, dynMarker):
+		case strings.Contains(sub, dynMarker) && !numeric:
 			s.deny("a variable's subscript is known only when it runs: a command substitution in it would run")
 		case mayHoldSubstitution(sub):
 			s.evalText(`: "`+strings.TrimSuffix(sub, "]")+`"`, "a variable's subscript")
@@ -1017,6 +1038,13 @@ var hijackVars = map[string]bool{
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
 }
 
+// gitStoreVars point git at another index or object store: git diff and
+// git log would show files as that holds them, which the privacy rule
+// does not read.
+var gitStoreVars = map[string]bool{
+	"GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
+}
+
 // commandVars hold a command line that a program runs.
 var commandVars = map[string]bool{
 	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true,
@@ -1028,6 +1056,8 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case gitStoreVars[name]:
+		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
 	case name == "CDPATH" && (v.dyn || v.val != ""):
 		// Every later relative cd searches its list (bash(1), cd): the
 		// working directory would be known only when it runs.

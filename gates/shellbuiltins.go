@@ -94,11 +94,17 @@ func builtinArgv(argv []string) ([]string, bool) {
 
 // builtin applies what a command that may be a builtin changes of the
 // shell's state.
-func (s *shellAnalyzer) builtin(argv []string) {
+//
+// numeric marks which words of argv are known only when they run, as
+// numbers: a variable's name so made can hold no subscript.
+func (s *shellAnalyzer) builtin(argv []string, numeric uint64) {
+	n := len(argv)
 	argv, ok := builtinArgv(argv)
 	if !ok || s.quiet {
 		return
 	}
+	numeric >>= n - len(argv) + 1
+	isNum := func(i int) bool { return i < 64 && numeric&(1<<i) != 0 }
 	verb, args := argv[0], argv[1:]
 	if strings.Contains(verb, dynMarker) {
 		// Any builtin: read, source, unset, declare…
@@ -110,16 +116,16 @@ func (s *shellAnalyzer) builtin(argv []string) {
 		if verb == "test" || verb == "[" {
 			for i, a := range args[:max(0, len(args)-1)] {
 				if a == "-v" {
-					s.variableName(args[i+1]) // test -v 'a[$(…)]' expands the subscript
+					s.variableName(args[i+1], isNum(i+1)) // test -v 'a[$(…)]' expands the subscript
 				}
 			}
 		}
 	case setsNamedVars:
-		s.setsNamed(verb, args)
+		s.setsNamed(verb, args, isNum)
 	case declaresVars:
 		s.declares(verb, args)
 	case unsetsNames:
-		s.unset(args)
+		s.unset(args, isNum)
 	case setsPositionals:
 		if verb == "shift" {
 			s.shift(args)
@@ -180,9 +186,16 @@ var mapfileCallbackArgs = [2]string{"MAPFILE_CALLBACK_INDEX", "MAPFILE_CALLBACK_
 // setsNamed makes unknown the variables read, mapfile, getopts, wait -p,
 // printf -v and compgen -V set; a mapfile callback (-C) and a compgen
 // command (-C) run.
-func (s *shellAnalyzer) setsNamed(verb string, args []string) {
+func (s *shellAnalyzer) setsNamed(verb string, args []string, isNum func(int) bool) {
 	spec := namedVarOpts[verb]
-	var names []string
+	// names are the words naming a variable, with whether their unknown
+	// parts are numbers.
+	type named struct {
+		text    string
+		numeric bool
+	}
+	var names []named
+	runsFunction := false // compgen -F: any setting may change
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -205,7 +218,7 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 			}
 			switch {
 			case strings.IndexByte(spec.naming, c) >= 0:
-				names = append(names, val)
+				names = append(names, named{val, isNum(i)})
 			case c == 'C' && (verb == "mapfile" || verb == "readarray"):
 				// Called with the index and the line: known only then.
 				for _, v := range mapfileCallbackArgs {
@@ -215,30 +228,35 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 			case c == 'C' && verb == "compgen":
 				s.payload(val, "compgen -C")
 			case c == 'F' && verb == "compgen":
-				names = append(names, dynMarker) // runs the function: any setting
+				runsFunction = true
 			}
 			break
 		}
 	}
-	operands := args[i:]
+	first, operands := i, args[i:]
 	if verb == "getopts" && len(operands) > 0 {
-		operands = operands[1:2] // OPTSTRING NAME [ARGS]
+		first, operands = first+1, operands[1:2] // OPTSTRING NAME [ARGS]
 	}
 	if verb == "mapfile" || verb == "readarray" {
 		operands = operands[:min(1, len(operands))]
 	}
 	if spec.operands {
-		names = append(names, operands...)
+		for k, o := range operands {
+			names = append(names, named{o, isNum(first + k)})
+		}
 	}
 	if len(names) == 0 || verb == "getopts" {
-		names = append(names, spec.sets...)
+		for _, v := range spec.sets {
+			names = append(names, named{text: v})
+		}
 	}
-	for _, n := range names {
+	for _, nm := range names {
+		n := nm.text
+		name := s.variableName(n, nm.numeric) // an array element sets the array
 		if strings.Contains(n, dynMarker) {
-			s.forgetVars()
+			s.forgetVars() // a name known only when it runs: refused above, and any may be set
 			return
 		}
-		name := s.variableName(n) // an array element sets the array
 		if name == "" {
 			continue
 		}
@@ -247,6 +265,9 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string) {
 			s.arithValue(name, varVal{})
 		}
 		s.setVar(name, varVal{})
+	}
+	if runsFunction {
+		s.forgetVars()
 	}
 }
 
@@ -271,8 +292,16 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 				s.forgetVars()
 				return
 			}
-			if name = s.variableName(strings.TrimSuffix(name, "+")); name == "" {
+			if name = s.variableName(strings.TrimSuffix(name, "+"), false); name == "" {
 				continue
+			}
+			if nameref && hasValue {
+				// The name it refers to is expanded at each use, subscript and all.
+				if strings.Contains(v, dynMarker) {
+					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
+				} else {
+					s.variableName(v, false)
+				}
 			}
 			s.checkEnvVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
 			if integer && hasValue {
@@ -301,11 +330,14 @@ func (s *shellAnalyzer) markNameref(name string) {
 
 // unset removes variables (-v, or no option) or functions (-f; with no
 // option, a name with no variable is a function's, bash(1) unset).
-func (s *shellAnalyzer) unset(args []string) {
+func (s *shellAnalyzer) unset(args []string, isNum func(int) bool) {
 	funcs, vars := false, false
-	for _, a := range args {
+	for i, a := range args {
 		switch {
 		case strings.Contains(a, dynMarker):
+			if !funcs {
+				s.variableName(a, isNum(i)) // refused unless a number: unset 'a[$(…)]' runs the subscript
+			}
 			s.forgetState()
 			return
 		case a == "--":
@@ -314,7 +346,11 @@ func (s *shellAnalyzer) unset(args []string) {
 			vars = vars || strings.ContainsAny(a, "vn")
 		default:
 			if !funcs {
-				s.setVar(a, varVal{})
+				name := a
+				if n := s.variableName(a, false); n != "" {
+					name = n // an element: the array changes
+				}
+				s.setVar(name, varVal{})
 			}
 			if vars {
 				continue

@@ -78,6 +78,27 @@ func TestShellStateChanges(t *testing.T) {
 		{"indirection to a name read", sh(`read x; echo "${!x}"`), VerdictDeny, "named only when it runs"},
 		{"indirection, twin", sh(`x=HOME; echo "${!x}"`), VerdictAllow, ""},
 		{"subscript, twin", sh(`read 'a[1]' < notes/todo.org`), VerdictAsk, ""},
+		// A variable named by a value known only when it runs: bash expands
+		// a subscript in that name (checked with bash 5.2: each of these
+		// runs the $(…) of n='a[$(touch f)]').
+		{"read into a name read", sh(`read n < notes/todo.org; read "$n" <<< x`), VerdictDeny, "named by a value known only when it runs"},
+		{"printf -v into a name read", sh(`read n < notes/todo.org; printf -v "$n" x`), VerdictDeny, "named by a value known only when it runs"},
+		{"wait -p into a name read", sh(`read n < notes/todo.org; wait -p "$n"`), VerdictDeny, "named by a value known only when it runs"},
+		{"test -v of a name read", sh(`read n < notes/todo.org; test -v "$n"`), VerdictDeny, "named by a value known only when it runs"},
+		{"[[ -v ]] of a name read", sh(`read n < notes/todo.org; [[ -v $n ]]`), VerdictDeny, "named by a value known only when it runs"},
+		{"[[ -v ]] of a subscript that runs", sh(`[[ -v 'a[$(rm -rf ~)]' ]]`), VerdictDeny, "rm -r ~"},
+		{"[[ -v ]], twin", sh(`[[ -v HOME ]] && echo set`), VerdictAllow, ""},
+		{"unset of a name read", sh(`declare -a a; read n < notes/todo.org; unset "$n"`), VerdictDeny, "named by a value known only when it runs"},
+		{"unset of a subscript that runs", sh(`declare -a a; unset 'a[$(rm -rf ~)]'`), VerdictDeny, "rm -r ~"},
+		{"unset, of a known name, twin", sh(`n=x; unset "$n"; echo ok`), VerdictAsk, ""},
+		{"nameref to a name read", sh(`read n < notes/todo.org; declare -n r="$n"; echo "$r"`), VerdictDeny, "name reference refers to a variable named only when it runs"},
+		{"nameref to a name read, in a function", sh(`f(){ local -n r=$1; r=1; }; read n < notes/todo.org; f "$n"`), VerdictDeny, "named only when it runs"},
+		{"read into a name, twin", sh(`n=line; read -r "$n" < notes/todo.org; echo "$line"`), VerdictAsk, ""},
+		{"read into a caller's name, twin", sh(`get(){ read -r "$1" < notes/todo.org; }; get line; echo "$line"`), VerdictAsk, ""},
+		{"read into a caller's name read", sh(`get(){ read -r "$1" < notes/todo.org; }; read n; get "$n"`), VerdictDeny, "named by a value known only when it runs"},
+		{"read into a numbered name, twin", sh(`read -r line < notes/todo.org; read -r "x_${#line}" < notes/todo.org`), VerdictAsk, ""},
+		{"nameref to a numbered name, twin", sh(`f(){ local -n r=x_$1; echo "$r"; }; f 2`), VerdictAsk, ""},
+		{"builtin declare -n to a name read", sh(`read n; builtin declare -n r="$n"; echo "$r"`), VerdictDeny, "named only when it runs"},
 		// Positional parameters.
 		{"shift", sh(`f(){ shift; kill -9 "$1"; }; f 1234 -1`), VerdictDeny, "every process"},
 		{"shift, twin", sh(`f(){ shift; kill -9 "$1"; }; f -1 1234`), VerdictAsk, "kill"},

@@ -111,7 +111,15 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.judge(argv, in, here)
-	s.builtin(argv) // what it changes holds after it
+	var numeric uint64 // which of argv are known only when they run, as numbers
+	if anyDyn && len(argv) == len(c.Args) {
+		for i, a := range c.Args[:min(len(c.Args), 64)] {
+			if strings.Contains(argv[i], dynMarker) && s.unknownIsNum(a) {
+				numeric |= 1 << i
+			}
+		}
+	}
+	s.builtin(argv, numeric) // what it changes holds after it
 }
 
 // inline analyses a call of a function declared in the same command with

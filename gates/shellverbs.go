@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"pp-lsp/internal/gitobj"
 )
 
 // gitReadOnly subcommands only read the repository.
@@ -16,6 +18,20 @@ var gitReadOnly = map[string]bool{
 
 // gitNetwork subcommands talk to another machine.
 var gitNetwork = map[string]bool{"push": true, "fetch": true, "pull": true, "clone": true, "ls-remote": true, "submodule": true, "remote": true, "request-pull": true, "send-email": true, "archive": false}
+
+// gitHistoryShows are the subcommands without a table that can print or
+// write out files as a commit, a tree, a stash or the index holds them
+// (git-whatchanged(1) -p, git-reflog(1) show -p, git-cat-file(1),
+// git-archive(1), git-format-patch(1), git-stash(1) show -p,
+// git-diff-tree(1) and git-diff-index(1) -p, git-range-diff(1),
+// git-fast-export(1), git-bundle(1), git-unpack-file(1),
+// git-checkout-index(1), git-difftool(1), git-for-each-ref(1)
+// %(raw)): whatever else they do, they ask for that too.
+var gitHistoryShows = map[string]bool{
+	"whatchanged": true, "reflog": true, "cat-file": true, "archive": true, "format-patch": true, "stash": true,
+	"diff-tree": true, "diff-index": true, "range-diff": true, "fast-export": true, "bundle": true, "unpack-file": true,
+	"checkout-index": true, "difftool": true, "for-each-ref": true,
+}
 
 // gitDestructive subcommands can discard work.
 var gitDestructive = map[string]bool{"clean": true, "reset": true, "checkout": true, "restore": true, "rm": true, "branch": true, "stash": true, "gc": true, "prune": true, "filter-branch": true, "filter-repo": true, "rebase": true, "update-ref": true, "worktree": true}
@@ -330,6 +346,21 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		content = false
 	}
 	top := s.gitTop(gitCwd)
+	if sub == "show" && !content && s.gitShowsBlob(spc, top) {
+		content = true // git show prints a blob whole, whatever the options
+	}
+	switch {
+	case (top != "" || gitCwd == unknownCwd || gitBare(gitCwd)) && s.gitFromHistory(sub, spc, content, top):
+		verb := "shows"
+		if sub == "grep" {
+			verb = "searches"
+		}
+		s.ask("git %s %s files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub, verb)
+	case sub == "diff" && content && spc.modes&effWorktree == 0 && gitCwd == unknownCwd:
+		s.ask("git diff shows files as the index holds them, in a repository known only when it runs: they may hold private notes the files no longer hold")
+	case sub == "diff" && content && spc.modes&effWorktree == 0 && top != "":
+		s.gitStaged(top, spc)
+	}
 	var paths []string
 	for _, o := range spc.operands {
 		switch o.role {
@@ -362,6 +393,178 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 	for _, p := range paths {
 		s.readTree(p, what, treeShows{match: gitShows(sub, spc)}, walkFilter{})
 	}
+}
+
+// gitStaged judges what git diff with no revision prints of the index:
+// the staged version of every file the working tree has changed since
+// (gitobj.StagedVersions), within the paths it is given. One that holds a
+// private note is a private read; one that cannot be read asks.
+func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
+	if s.quiet {
+		return // nothing it finds would be recorded
+	}
+	files, err := gitobj.StagedVersions(top)
+	if err != nil {
+		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
+		return
+	}
+	var within []string
+	for _, o := range spc.operands {
+		l := s.env.locateFrom(o.word, s.cwd)
+		rel, err := filepath.Rel(top, l.abs)
+		if o.role != opdRev || hasGlob(o.word) || strings.HasPrefix(o.word, ":") || l.abs == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			within = nil // a pathspec this cannot follow: every file
+			break
+		}
+		within = append(within, filepath.ToSlash(rel))
+	}
+	for _, f := range files {
+		if !pathWithin(f.Path, within) {
+			continue
+		}
+		if f.Data == nil {
+			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.Path), f.Why)
+			continue
+		}
+		if st := s.env.privacyOfText(f.Data); st.private {
+			s.privateRead("git diff shows %s as the index holds it, a private note (%s)", printable(f.Path), st.why)
+		}
+	}
+}
+
+// pathWithin says whether a repository path is one of dirs or below one;
+// no dirs at all means every path.
+func pathWithin(p string, dirs []string) bool {
+	if len(dirs) == 0 {
+		return true
+	}
+	for _, d := range dirs {
+		if d == "." || p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitSource is where a git subcommand takes the file content it shows.
+type gitSource uint8
+
+const (
+	gitShowsNoContent gitSource = iota // names, hashes, messages: never a file's content
+	gitShowsHistory                    // commits or the index, whenever it shows content (log -p, show, status -v)
+	gitShowsOperands                   // the working tree, unless an operand or option names a commit, a tree or the index (diff, grep, blame)
+)
+
+// gitSources says, for every git subcommand with a table, where the file
+// content it shows comes from (git-log(1), git-show(1), git-status(1)
+// -v: "the textual changes that are staged to be committed"; git-diff(1):
+// the working tree against the index unless given commits or --cached;
+// git-grep(1): the tracked files of the working tree unless given trees
+// or --cached; git-blame(1): the working tree's file unless given a
+// revision). A subcommand it does not list shows no content.
+var gitSources = map[string]gitSource{
+	"log": gitShowsHistory, "show": gitShowsHistory, "shortlog": gitShowsHistory, "status": gitShowsHistory,
+	"diff": gitShowsOperands, "grep": gitShowsOperands, "blame": gitShowsOperands, "annotate": gitShowsOperands,
+	"ls-files": gitShowsNoContent, "rev-parse": gitShowsNoContent, "describe": gitShowsNoContent,
+}
+
+// gitFromHistory says whether a git command shows or searches files as a
+// commit, a tree, a stash, the reflog or the index holds them, rather
+// than as the working tree's files are now: what the privacy rule checks
+// is only the files as they are, and the history may hold a note that
+// was private, or deleted, or a private part since cut from a public
+// note. A search (git grep, log -S) tells of what it searches even when
+// it prints only names or counts.
+func (s *shellAnalyzer) gitFromHistory(sub string, spc parsedCmd, content bool, top string) bool {
+	src := gitSources[sub]
+	searches := sub == "grep"
+	switch {
+	case src == gitShowsNoContent, spc.modes&effWorktree != 0:
+		return false
+	case src == gitShowsHistory, spc.modes&effHistory != 0:
+		return content || searches
+	case !content && !searches:
+		return false
+	}
+	for k, o := range spc.operands {
+		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
+			continue // the pattern, or a path after "--"
+		}
+		if gitObjectPath(o.word) {
+			return true // REV:PATH, :PATH
+		}
+		if _, ok := s.gitPath(o.word, top); !ok {
+			return true // a revision, or a path the working tree no longer has
+		}
+	}
+	return false
+}
+
+// gitObjectPath says whether a git operand names a file as a commit, a
+// tree or the index holds it: REV:PATH, :PATH, :N:PATH.
+func gitObjectPath(w string) bool {
+	return strings.Contains(w, ":") && !strings.Contains(w, "://")
+}
+
+// gitShowsBlob says whether git show, given options that show no diff
+// (--stat, -s, --name-only), may still print a file's content: it prints
+// a blob whole whatever the options, and any operand that is not surely a
+// commit (gitCommitSure) or a branch may name one (a blob's hash,
+// REV:PATH, a tag pointing at a blob).
+func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
+	for k, o := range spc.operands {
+		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
+			continue
+		}
+		if gitObjectPath(o.word) {
+			return true
+		}
+		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
+			continue
+		}
+		if _, ok := s.gitPath(o.word, top); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// gitCommitSure says whether a revision is surely a commit, by its
+// spelling (gitrevisions(7)): HEAD or @, a range (A..B, A...B), an
+// exclusion (^A), a reflog entry (REF@{N}), a parent or ancestor
+// (REV^, REV~N), or REV^{commit}. A tag or a hash may name a blob; a
+// branch, which git holds only commits in, is told by the repository
+// (gitobj.IsBranch).
+func gitCommitSure(w string) bool {
+	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.Contains(w, "@{") {
+		return true
+	}
+	w = strings.TrimSuffix(w, "^{commit}")
+	if w == "HEAD" || w == "@" {
+		return true
+	}
+	base := strings.TrimRight(w, "0123456789")
+	return len(base) > 1 && (base[len(base)-1] == '~' || base[len(base)-1] == '^')
+}
+
+// gitBare says whether dir is, or is inside, a bare repository: a folder
+// holding HEAD, objects/ and refs/ (git's is_git_directory), where git
+// log and show read the history with no work tree at all.
+func gitBare(dir string) bool {
+	if dir == "" || dir == unknownCwd {
+		return false
+	}
+	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		o, err1 := os.Stat(filepath.Join(d, "objects"))
+		r, err2 := os.Stat(filepath.Join(d, "refs"))
+		if err1 == nil && err2 == nil && o.IsDir() && r.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // gitShows is searchMatcher for git grep: what else git shows of a file
@@ -426,6 +629,9 @@ func (s *shellAnalyzer) gitOther(sub string, rest []string) {
 			}
 			s.ask("git %s %s writes files or runs a program", sub, r)
 		}
+	}
+	if gitHistoryShows[sub] {
+		s.ask("git %s can show files as they were in the history (a commit, the index, a stash), which may hold private notes the files no longer hold", sub)
 	}
 	switch {
 	case gitReadOnly[sub]:

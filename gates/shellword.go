@@ -157,6 +157,35 @@ func (s *shellAnalyzer) wordIsNum(w *syntax.Word) bool {
 	return true
 }
 
+// unknownIsNum says whether every part of w known only when it runs is a
+// number (literal parts may be anything): such a word, used as a
+// variable's name, can hold no subscript its unknown parts brought in.
+func (s *shellAnalyzer) unknownIsNum(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			if !s.unknownIsNum(&syntax.Word{Parts: x.Parts}) {
+				return false
+			}
+		case *syntax.ParamExp:
+			if x.Param == nil {
+				return false
+			}
+			plain := !x.Excl && !x.Length && !x.Width && x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil
+			known := plain && s.current(x.Param.Value).ok && !slices.Contains(s.namerefs, x.Param.Value)
+			if !known && !s.paramIsNum(x) {
+				return false
+			}
+		default:
+			if !s.partIsNum(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (s *shellAnalyzer) partIsNum(p syntax.WordPart) bool {
 	switch x := p.(type) {
 	case *syntax.Lit:
@@ -286,7 +315,7 @@ func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
 		// name: x='a[$(rm -rf ~)]' runs rm.
 		switch v := s.lookup(name); {
 		case v.ok:
-			s.variableName(v.val)
+			s.variableName(v.val, false)
 		case !isNumber(v):
 			s.deny("${!%s} expands a variable named only when it runs: a subscript in the name would run a command", name)
 		}

@@ -51,6 +51,18 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 	if _, err := os.Stat(cfgPath); err == nil {
 		world.ConfigFile = cfgPath
 	}
+	// The folder of conversations, as the server places it: the
+	// environment (DefaultWorld read it) over the "agent" section.
+	ac, err := agent.ParseConfig(sections.Agent)
+	if err != nil {
+		return usageErrorf("%s: %v", cfgPath, err)
+	}
+	if ac.ChatDir != "" && c.getenv(agent.EnvChatDir) == "" {
+		if !filepath.IsLocal(ac.ChatDir) {
+			return usageErrorf("%s: the chat folder %q is not a relative path inside the first root", cfgPath, ac.ChatDir)
+		}
+		world.ChatDir = filepath.Join(*root, ac.ChatDir)
+	}
 	cfg := gates.DefaultConfig()
 	if len(sections.Gates) > 0 {
 		if cfg, err = gates.ParseConfig(sections.Gates); err != nil {

@@ -183,3 +183,53 @@ func TestGateRefusedVaultDeniesEverything(t *testing.T) {
 	assert.Equal(t, "vault", vs[0].Gate)
 	assert.Contains(t, errb.String(), "integrity")
 }
+
+// TestGateSkillsAndConversations: the model cannot give itself a standing
+// instruction or a schedule (a write of a skill asks, by file_write or
+// shell), nor write a conversation (the chat folder, moved by
+// PASSEPARTOUT_CHAT_DIR, is the server's).
+func TestGateSkillsAndConversations(t *testing.T) {
+	root := gateRoot(t)
+	line := func(tool string, args map[string]string) string {
+		b, err := json.Marshal(map[string]any{"tool": tool, "args": args, "explanation": "save"})
+		require.NoError(t, err)
+		return string(b)
+	}
+	skill := "* Hourly :skill:\nSCHEDULED: <2026-11-27 Fri 10:00 +1h>\nDo things.\n"
+	for _, tc := range []struct {
+		name, chatDir, action, verdict, reason string
+	}{
+		{"a scheduled skill", "", line("file_write", map[string]string{"path": "skills/evil.org", "content": skill}), "ask", `writes the skill "Hourly": standing instructions and schedules come from a human`},
+		{"a skill by printf", "", line("shell", map[string]string{"cmd": `printf '* X :skill:\n' >> notes/a.org`}), "ask", `writes the skill "X"`},
+		{"a note", "", line("file_write", map[string]string{"path": "notes/a.org", "content": "* Courses :skills:\n"}), "allow", ""},
+		{"a conversation", "", line("file_write", map[string]string{"path": "chats/2026-11-26-x.org", "content": "* forged\n"}), "deny", "folder of conversations"},
+		{"a moved conversation", "talk", line("file_write", map[string]string{"path": "Talk/2026-11-26-x.org", "content": "* forged\n"}), "deny", "folder of conversations"},
+		{"the old folder, moved away", "talk", line("file_write", map[string]string{"path": "chats/x.org", "content": "* a note\n"}), "allow", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_RUNTIME_DIR": filepath.Join(home, "run"), "PASSEPARTOUT_CHAT_DIR": tc.chatDir}
+			var out, errb bytes.Buffer
+			code := run(context.Background(), &cli{stdin: strings.NewReader(tc.action + "\n"), stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}, []string{"gate", "--root", root})
+			require.Equal(t, 0, code, errb.String())
+			vs := parseVerdicts(t, out.String())
+			require.Len(t, vs, 1)
+			assert.Equal(t, tc.verdict, vs[0].Verdict, vs[0].Reason)
+			assert.Contains(t, vs[0].Reason, tc.reason)
+		})
+	}
+	assert.NoFileExists(t, filepath.Join(root, "skills", "evil.org"))
+
+	// The configuration's chat folder, as the server reads it.
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"agent": {"chat_dir": "convos"}}`), 0o600))
+	code, out, stderr := runGateCLI(t, line("file_write", map[string]string{"path": "convos/x.org", "content": "* forged\n"})+"\n", "--root", root, "--config", cfg)
+	require.Equal(t, 0, code, stderr)
+	vs := parseVerdicts(t, out)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "deny", vs[0].Verdict, vs[0].Reason)
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"agent": {"chat_dir": "../out"}}`), 0o600))
+	code, _, stderr = runGateCLI(t, "", "--root", root, "--config", cfg)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "is not a relative path inside the first root")
+}

@@ -105,6 +105,11 @@ type Config struct {
 	Protected []string
 	// Files reads and writes through the attached editor, if any.
 	Files workspace.Files
+	// Journal is the agent's own journal, which it appends to while
+	// commands run (a read journalled meanwhile): the guard around a
+	// command does not take those appends for the command's (nil: every
+	// change of journal.org during a command is the command's).
+	Journal OwnJournal
 	// Memex is the live memex (nil: memory_edit is unavailable and
 	// file_read cannot hide private nodes of Org files, so it refuses them).
 	Memex Memex
@@ -187,6 +192,13 @@ type Actuators struct {
 	sandbox *sandbox.Sandbox
 	// private is the privacy filter of the latest memex snapshot.
 	private redact.Cache
+}
+
+// OwnJournal is the journal this process appends to (journal.Journal).
+type OwnJournal interface {
+	Path() string
+	// Written is the file's size just after this process's last append.
+	Written() int64
 }
 
 // New builds the actuators.

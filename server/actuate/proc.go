@@ -169,7 +169,7 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	for p, was := range before {
 		b, rerr := os.ReadFile(p)
 		now := state{b, rerr == nil}
-		if now.exists == was.exists && bytes.Equal(now.data, was.data) {
+		if now.exists == was.exists && bytes.Equal(now.data, was.data) || a.ownAppends(p, was.data) {
 			continue
 		}
 		w := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
@@ -193,6 +193,29 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 		a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
 	}
 	return res, err
+}
+
+// ownAppends says whether the journal p changed during a command only by
+// this process's appends: it grew from was and ends where the journal's
+// last own append ended. An append in flight while it looks is waited out
+// (a few tries); one that never settles counts as the command's.
+func (a *Actuators) ownAppends(p string, was []byte) bool {
+	j := a.cfg.Journal
+	if j == nil || j.Path() != p {
+		return false
+	}
+	for range 5 {
+		w := j.Written()
+		now, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		if int64(len(now)) == w && j.Written() == w {
+			return bytes.HasPrefix(now, was)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return false
 }
 
 // writeBack restores a protected file's bytes, atomically.

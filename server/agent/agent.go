@@ -119,10 +119,16 @@ type Agent struct {
 
 	// actMu serialises what changes files: an action's run with the
 	// snapshot and rollback around it, and the agent's own appends to the
-	// journal and the plans, so that no rollback ever undoes those.
+	// plans, so that no rollback ever undoes those.
 	actMu sync.Mutex
+	// journalMu serialises the journal's appends with the moment of a
+	// rollback that keeps journal.org out of it (rollbackLocked), so that
+	// no rollback undoes an entry. It is never held while anything waits
+	// for an editor or a command, so that journalling a read (an MCP
+	// call) never waits for an action; taken after actMu, never before.
+	journalMu sync.Mutex
 	// startJournalled reports that this start's entry (how commands are
-	// confined) is in the journal; guarded by actMu.
+	// confined) is in the journal; guarded by journalMu.
 	startJournalled bool
 	// wake nudges the heartbeat to pick up approved plans now.
 	wake chan struct{}
@@ -192,8 +198,9 @@ func New(opts Options) (*Agent, error) {
 			protected = append(protected, p)
 		}
 	}
+	jr := journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key)
 	acts, err := actuate.New(actuate.Config{
-		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact,
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact, Journal: jr,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
@@ -227,10 +234,13 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, usage(fmt.Errorf("agent: %w", err))
 	}
+	// The gates guard the folder the conversations are made in, whatever
+	// set it (the chatDir setting, the environment).
+	world.ChatDir = chats.Dir()
 	a := &Agent{
 		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
-		journal:   journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key),
+		journal:   jr,
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,
@@ -280,14 +290,12 @@ func (a *Agent) env(ctx context.Context, snap *memory.Snapshot, narrow ...gates.
 	return env, nil
 }
 
-// appendJournal writes one entry, serialised with actions (see actMu). A
-// journal that cannot be written is logged loudly and the error returned:
-// what must be journalled before it happens (a proposal's verdict, an
-// approval) then does not happen; what already happened is not undone.
+// appendJournal writes one entry (see journalMu). A journal that cannot
+// be written is logged loudly and the error returned: what must be
+// journalled before it happens (a proposal's verdict, an approval) then
+// does not happen; what already happened is not undone.
 func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
-	return a.appendJournalLocked(ctx, e)
+	return a.writeJournal(ctx, e, true)
 }
 
 // appendJournalDeferred is appendJournal for an entry that records a read,
@@ -295,18 +303,13 @@ func (a *Agent) appendJournal(ctx context.Context, e journal.Entry) error {
 // it returns, and fsynced within journal.SyncDelay, or by the next entry
 // that must be durable (every other kind), or when the agent closes.
 func (a *Agent) appendJournalDeferred(ctx context.Context, e journal.Entry) error {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
 	return a.writeJournal(ctx, e, false)
 }
 
-// appendJournalLocked is appendJournal with actMu held.
-func (a *Agent) appendJournalLocked(ctx context.Context, e journal.Entry) error {
-	return a.writeJournal(ctx, e, true)
-}
-
-// writeJournal writes e, durably or deferred, with actMu held.
+// writeJournal writes e, durably or deferred, under journalMu.
 func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool) error {
+	a.journalMu.Lock()
+	defer a.journalMu.Unlock()
 	if !a.startJournalled {
 		// Every start records how commands are confined (DESIGN §12), with
 		// its first entry: a start that journals nothing writes nothing.

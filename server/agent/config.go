@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"pp-lsp/gates"
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
@@ -28,7 +29,7 @@ const (
 	EnvChatBudget = "CHAT_BUDGET"
 	// EnvChatDir is the folder of conversations under the first root (the
 	// chatDir setting).
-	EnvChatDir = "PASSEPARTOUT_CHAT_DIR"
+	EnvChatDir = gates.EnvChatDir
 )
 
 // Config is the "agent" section of the configuration file, with the

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/providers/providertest"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/workspace/workspacetest"
 )
@@ -87,4 +88,47 @@ func TestFlightPlansThroughTheEditorAndTheHeartbeat(t *testing.T) {
 	assert.Equal(t, "ran\n", fx.read(t, "out/count.txt"))
 	_, err = os.Stat(fx.data + "/flightplans/records/" + id + ".run")
 	assert.NoError(t, err, "the run is recorded in the data directory")
+}
+
+// TestJournallingAReadNeverWaitsForAnAction: an action that writes a file
+// open in the editor waits while the editor asks its user (up to a
+// timeout). Journalling a read meanwhile — an MCP call, which DESIGN §16
+// journals — must not wait for it: it used to take the action's lock.
+func TestJournallingAReadNeverWaitsForAnAction(t *testing.T) {
+	ed := workspacetest.New()
+	write := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
+		Args: `{"path":"notes.org","content":"#+TITLE: Notes\n* Project\nTidied.\n","explanation":"tidy the note"}`}}}
+	provider, _ := openAI(t, write, providertest.Answer{Text: []string{"Tidied."}})
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, provider, func(o *Options) { o.Workspace = ed })
+	p := fx.path("notes.org")
+	ed.Open(p, notesOrg)
+	waiting, release := ed.Hold()
+	defer release()
+
+	asked := make(chan error, 1)
+	go func() {
+		_, err := fx.agent.Ask(context.Background(), AskRequest{Source: SourceLSP, File: p, Line: 2, Text: "tidy the note", RequestID: "req-1"}, nil)
+		asked <- err
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the action never reached the editor")
+	}
+	recorded := make(chan error, 1)
+	go func() {
+		recorded <- fx.agent.Record(context.Background(), Call{Source: SourceMCP, Name: "memex_search", Args: `"project"`, Outcome: "1 hit"})
+	}()
+	select {
+	case err := <-recorded:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("journalling an MCP call waited for an action held up by the editor")
+	}
+	release()
+	require.NoError(t, <-asked)
+	assert.Equal(t, "#+TITLE: Notes\n* Project\nTidied.\n", ed.Text(p), "the edit went through the editor once released")
+	journal := fx.read(t, "journal.org")
+	assert.Contains(t, journal, `memex_search "project": 1 hit`)
+	assert.Less(t, strings.Index(journal, "memex_search"), strings.LastIndex(journal, "file_write"), "the call is journalled before the action's result")
 }

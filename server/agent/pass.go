@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
@@ -159,7 +160,6 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		return p, nil
 	}
 	action := *p.Action
-	p.Verdict = skillWrite(action, p.Verdict)
 	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
 		id, err := a.file(ctx, sig, action, p.Verdict)
 		if err != nil {
@@ -265,23 +265,35 @@ func (a *Agent) rollback(ctx context.Context, snap *memory.Snapshot) *memory.Rol
 // snapshot, which would otherwise make the rollback undo it).
 func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memory.RollbackResult {
 	ctx = context.WithoutCancel(ctx)
-	kept := map[string][]byte{}
-	for _, p := range []string{a.plansPath, a.journal.Path()} {
-		if b, err := os.ReadFile(p); err == nil {
-			kept[protect.Canonical(p)] = b
+	res, err := func() (*memory.RollbackResult, error) {
+		// No entry is appended between reading the journal as it is and
+		// writing it back (keepOut): the rollback and keepOut write files
+		// only, the open buffers are restored below, after it.
+		a.journalMu.Lock()
+		defer a.journalMu.Unlock()
+		kept := map[string][]byte{}
+		for _, p := range []string{a.plansPath, a.journal.Path()} {
+			if b, err := os.ReadFile(p); err == nil {
+				kept[protect.Canonical(p)] = b
+			}
 		}
-	}
-	res, err := a.memex.Rollback(ctx, snap)
+		res, err := a.memex.Rollback(ctx, snap)
+		if err != nil {
+			return nil, err
+		}
+		res.Restored = a.keepOut(ctx, res.Restored, kept)
+		res.Removed = a.keepOut(ctx, res.Removed, kept)
+		res.Buffers = slices.DeleteFunc(res.Buffers, func(b memory.BufferRestore) bool {
+			_, own := kept[protect.Canonical(b.Path)]
+			return own
+		})
+		return res, nil
+	}()
 	if err != nil {
 		a.log.Error("the memex could not be rolled back", "err", err)
 		return nil
 	}
-	res.Restored = a.keepOut(ctx, res.Restored, kept)
-	res.Removed = a.keepOut(ctx, res.Removed, kept)
 	for _, b := range res.Buffers {
-		if _, own := kept[protect.Canonical(b.Path)]; own {
-			continue
-		}
 		a.restoreBuffer(ctx, b)
 	}
 	for _, c := range res.Conflicts {

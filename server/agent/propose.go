@@ -111,8 +111,6 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		return resultOf(p), badAction{decodeErr}
 	}
 	p.Action = &action
-	// As for a model's proposal: a write that plants a skill needs a human.
-	p.Verdict = skillWrite(action, p.Verdict)
 	switch {
 	case p.Verdict.Verdict == gates.VerdictDeny:
 		p.Status = StatusDenied

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"fmt"
-	"regexp"
-
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/server/skills"
@@ -67,21 +64,4 @@ func (a *Agent) SkillDiagnostics(snap *memory.Snapshot, path string) []skills.Di
 		out = append(out, k.Diagnostics...)
 	}
 	return out
-}
-
-// skillHeadline finds a headline tagged :skill: in Org text.
-var skillHeadline = regexp.MustCompile(`(?mi)^\*+[ \t].*:skill:`)
-
-// skillWrite is the verdict for an allowed action that writes Org text
-// holding a skill: it needs a human's approval, since a skill changes
-// what every later pass is told and runs on its own schedule (a model
-// must not be able to plant one). Other verdicts are returned unchanged.
-func skillWrite(action gates.Action, v gates.Verdict) gates.Verdict {
-	if v.Verdict != gates.VerdictAllow || (action.Tool != gates.ToolFileWrite && action.Tool != gates.ToolMemoryEdit) ||
-		!skillHeadline.MatchString(action.Arg("content")) {
-		return v
-	}
-	return gates.Verdict{Verdict: gates.VerdictAsk, Gate: "agent",
-		Reason: fmt.Sprintf("the gates allow it (%s), but it writes a skill (a headline tagged :skill:), which needs a human's approval", v.Reason),
-		Trace:  append(append([]gates.TraceEntry(nil), v.Trace...), gates.TraceEntry{Gate: "agent", Priority: 0, Result: gates.TraceApproval})}
 }

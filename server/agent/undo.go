@@ -305,7 +305,7 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	title := undoTitle(cp.Title)
 	undone := a.changeInfo(cp)
-	if err := a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID,
+	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID,
 		Title: fmt.Sprintf("%s: %s (change %s)", title, strings.Join(undone.Files, ", "), cp.ID)}); err != nil {
 		return UndoResult{}, fmt.Errorf("nothing was restored: %w", err)
 	}
@@ -329,7 +329,7 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 		}
 	}
 	if failed != nil {
-		a.appendJournalLocked(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED",
+		a.appendJournal(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED",
 			Title: fmt.Sprintf("%s stopped: %v (%d of %d files restored)", title, failed, len(done), len(cp.Files))})
 		return res, fmt.Errorf("%s stopped after %d of %d files: %w", title, len(done), len(cp.Files), failed)
 	}

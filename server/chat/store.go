@@ -18,13 +18,14 @@ import (
 	"time"
 	"unicode"
 
+	"pp-lsp/gates"
 	"pp-lsp/server/internal/flock"
 	"pp-lsp/server/workspace"
 )
 
 // DefaultDir is the folder of conversations under the first root (the
-// chatDir setting's default).
-const DefaultDir = "chats"
+// chatDir setting's default): the one the gates guard when told no other.
+const DefaultDir = gates.DefaultChatDir
 
 // Config is what a Store is made from.
 type Config struct {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,6 +46,9 @@ type Journal struct {
 	// its fsync.
 	syncDelay time.Duration
 
+	// written is the file's size just after this Journal's last append.
+	written atomic.Int64
+
 	// mu guards what follows: the deferred entries not yet fsynced.
 	mu sync.Mutex
 	// pending reports entries (and heads) written but not yet fsynced;
@@ -67,6 +71,13 @@ func Open(path, dataDir string, key *seal.Key) *Journal {
 
 // Path is the journal file.
 func (j *Journal) Path() string { return j.path }
+
+// Written is the journal file's size just after this Journal's last
+// append (0 before its first): while the file has that size, it ends with
+// this process's own entry. What anyone else appended before that entry
+// is caught by the append itself (the recorded head no longer matches: an
+// anomaly, which doctor reports).
+func (j *Journal) Written() int64 { return j.written.Load() }
 
 // head is the record of a journal's last entry, kept in the data directory
 // and sealed with the install's key.
@@ -341,6 +352,7 @@ func (j *Journal) append(ctx context.Context, e Entry, durable bool) (string, er
 	if _, err := f.Write(data); err != nil {
 		return "", fmt.Errorf("journal %s: appending: %w", j.path, err)
 	}
+	j.written.Store(fi.Size() + int64(len(data))) // O_APPEND under the lock: it went at the end
 	if durable {
 		if err := f.Sync(); err != nil {
 			return "", fmt.Errorf("journal %s: fsync: %w", j.path, err)

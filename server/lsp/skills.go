@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"pp-lsp/orgast/orgskill"
 	"pp-lsp/server/skills"
 )
 
@@ -76,10 +77,8 @@ func skillDiagnostics(v *view, f *orgFile, path string) []diagnostic {
 // are the memex's skills read for its diagnostics).
 func hasSkill(f *orgFile) bool {
 	for i := range f.org.Headlines {
-		for _, t := range f.org.Headlines[i].Tags {
-			if strings.EqualFold(t, skills.Tag) {
-				return true
-			}
+		if orgskill.Is(&f.org.Headlines[i]) {
+			return true
 		}
 	}
 	return false

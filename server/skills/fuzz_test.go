@@ -6,6 +6,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/orgast/orgskill"
 )
 
 // FuzzSkills: any Org text read as skills, selected, rendered and
@@ -20,7 +21,7 @@ func FuzzSkills(f *testing.F) {
 		file := memory.ParseLoose("fuzz.org", []byte(org)).Node()
 		var all []*Skill
 		for n := range file.Descendants() {
-			if h := n.OrgHeadline(); h != nil && hasSkillTag(h.Tags) && !n.Private() {
+			if h := n.OrgHeadline(); h != nil && orgskill.Is(h) && !n.Private() {
 				all = append(all, fromNode(n, tools))
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pp-lsp/orgast"
+	"pp-lsp/orgast/orgskill"
 	"pp-lsp/orgast/orgtime"
 	"pp-lsp/server/workspace"
 )
@@ -89,7 +90,7 @@ func (k *Skill) locate(src []byte) (stamp, planning orgast.Range, err error) {
 	found := -1
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
-		if h.Title == k.Title && h.Planning().Scheduled.Raw == k.Scheduled && hasSkillTag(h.Tags) {
+		if h.Title == k.Title && h.Planning().Scheduled.Raw == k.Scheduled && orgskill.Is(h) {
 			if found >= 0 {
 				return r, r, ErrMoved
 			}

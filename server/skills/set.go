@@ -11,6 +11,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
+	"pp-lsp/orgast/orgskill"
 )
 
 // Set is every skill of one memex snapshot and the built-ins it does not
@@ -66,7 +67,7 @@ func Read(snap *memory.Snapshot, tools *gates.Tools, builtins []*Skill) *Set {
 	var all []*Skill
 	for n := range snap.Nodes() {
 		h := n.OrgHeadline()
-		if h == nil || !hasSkillTag(h.Tags) || n.Private() || h.Commented || h.Archived || n.InServerFile() {
+		if h == nil || !orgskill.Is(h) || n.Private() || h.Commented || h.Archived || n.InServerFile() {
 			continue
 		}
 		all = append(all, fromNode(n, tools))
@@ -79,15 +80,6 @@ func Read(snap *memory.Snapshot, tools *gates.Tools, builtins []*Skill) *Set {
 		}
 	}
 	return resolve(all)
-}
-
-func hasSkillTag(tags []string) bool {
-	for _, t := range tags {
-		if strings.EqualFold(t, Tag) {
-			return true
-		}
-	}
-	return false
 }
 
 // resolve links dependencies, marks cycles and missing or unusable

@@ -13,10 +13,12 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/memory/orgfeat"
 	"pp-lsp/orgast"
+	"pp-lsp/orgast/orgskill"
 )
 
-// Tag is the tag that makes a headline a skill (compared without case).
-const Tag = "skill"
+// Tag is the tag that makes a headline a skill (compared without case):
+// orgskill's, the one predicate the gates judge writes with too.
+const Tag = orgskill.Tag
 
 // DefaultPriority is a skill's priority without :PRIORITY:.
 const DefaultPriority = 100

@@ -15,6 +15,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
+	"pp-lsp/orgast/orgskill"
 	"pp-lsp/server/workspace"
 )
 
@@ -291,4 +292,57 @@ func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 	runtime.GC()
 	assert.Nil(t, old.Value(), "the cache let the old snapshot go")
 	assert.Contains(t, c.For(mx.Snapshot()).Skills[0].Mandate, "always", "the next snapshot is read afresh")
+}
+
+// TestTheGatesPredicateIsTheLoaders: a skill is what orgast/orgskill says
+// (the gates judge writes with it), and two texts it finds the same skills
+// in give the loader the same skills, while a text it finds a change in
+// gives it other skills (or the same ones only because the change is one
+// the loader leaves out: a private, commented or archived skill).
+func TestTheGatesPredicateIsTheLoaders(t *testing.T) {
+	const daily = "* Daily :skill:\n:PROPERTIES:\n:TRIGGER: heartbeat\n:END:\nSCHEDULED: <2026-11-27 Fri 10:00 +1d>\nSummarise yesterday.\n"
+	// read is what the loader reads of the skills of one file, without
+	// where they stand.
+	read := func(t *testing.T, text string) []string {
+		var out []string
+		for _, k := range readTree(t, map[string]string{"s.org": text}).Skills {
+			if k.Builtin {
+				continue
+			}
+			out = append(out, strings.Join([]string{k.Title, k.State, k.Trigger, k.Scheduled, k.Mandate, strings.Join(k.Rules.Ask, ","), strings.Join(k.Rules.Deny, ",")}, "|"))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, before, after string
+	}{
+		{"moved below a note", daily + "* Ideas\n", "* Ideas\n" + daily},
+		{"a note beside it", daily, daily + "* Groceries\n- milk\n"},
+		{"a child", daily, daily + "** Child\nnot the skill's\n"},
+		{"a file title", daily, "#+title: Skills\n" + daily},
+		{"a note tagged skills", daily, daily + "* Courses :skills:\n* Craft :skillful:\n"},
+	} {
+		t.Run("same/"+tc.name, func(t *testing.T) {
+			require.Empty(t, orgskill.Diff(orgskill.InText([]byte(tc.before)), orgskill.InText([]byte(tc.after))))
+			assert.Equal(t, read(t, tc.before), read(t, tc.after))
+		})
+	}
+	for _, tc := range []struct {
+		name, before, after string
+	}{
+		{"new", "* Ideas\n", "* Ideas\n" + daily},
+		{"upper-case tag", "* Ideas\n", "* Daily :SKILL:\nx\n"},
+		{"long s", "* Ideas\n", "* Daily :ſkill:\nx\n"},
+		{"body", daily, daily + "Also mail it.\n"},
+		{"schedule", daily, strings.Replace(daily, "+1d", "+1h", 1)},
+		{"gates block", daily, daily + "#+begin_src json :gates\n{\"deny\": [\"shell(curl:*)\"]}\n#+end_src\n"},
+		{"uncommented", strings.Replace(daily, "* Daily", "* COMMENT Daily", 1), daily},
+		{"made public", "#+filetags: :private:\n" + daily, daily},
+		{"removed", daily, "* Ideas\n"},
+	} {
+		t.Run("changed/"+tc.name, func(t *testing.T) {
+			require.NotEmpty(t, orgskill.Diff(orgskill.InText([]byte(tc.before)), orgskill.InText([]byte(tc.after))))
+			assert.NotEqual(t, read(t, tc.before), read(t, tc.after))
+		})
+	}
 }

@@ -28,6 +28,22 @@ type Editor struct {
 	saves   []string
 	// stale: Reload is ignored (an editor that has not reloaded yet).
 	stale bool
+	// held, when set, makes ApplyEdit wait until it is closed (an editor
+	// whose user has not answered yet); holding says an edit waits.
+	held    chan struct{}
+	holding chan struct{}
+}
+
+// Hold makes every ApplyEdit wait, as an editor waits for its user, until
+// release is called (or the edit's context ends). waiting is closed when
+// the first edit starts to wait.
+func (e *Editor) Hold() (waiting <-chan struct{}, release func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	held, holding := make(chan struct{}), make(chan struct{})
+	e.held, e.holding = held, holding
+	var once sync.Once
+	return holding, func() { once.Do(func() { close(held) }) }
 }
 
 // Stale makes the editor ignore (or, with false, follow again) the
@@ -124,8 +140,21 @@ func (e *Editor) OpenDocument(path string) (workspace.Document, bool) {
 
 // ApplyEdit implements workspace.Workspace: the edit is applied when its
 // buffer is open at the version it names and the editor does not decline.
-func (e *Editor) ApplyEdit(_ context.Context, ed workspace.Edit) (bool, error) {
+func (e *Editor) ApplyEdit(ctx context.Context, ed workspace.Edit) (bool, error) {
 	e.mu.Lock()
+	if held, holding := e.held, e.holding; held != nil {
+		e.holding = nil
+		e.mu.Unlock()
+		if holding != nil {
+			close(holding)
+		}
+		select {
+		case <-held:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		e.mu.Lock()
+	}
 	defer e.mu.Unlock()
 	e.edits = append(e.edits, ed)
 	d, ok := e.buffers[ed.Path]

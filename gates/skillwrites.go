@@ -1,0 +1,363 @@
+package gates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"pp-lsp/orgast/orgskill"
+)
+
+// A skill (DESIGN §15) is a standing instruction: its body joins the
+// MANDATES of every pass it triggers, its SCHEDULED: repeater starts
+// background passes, its gates block narrows what they may do. The model
+// proposes, never acts: a write that may add, change or remove one is
+// never allowed without a human (skillWriteAsk). What a skill is, is
+// orgskill's — the loader's own predicate.
+
+// whySkills is what every skill-write reason ends with.
+const whySkills = "standing instructions and schedules come from a human"
+
+// maxSkillScan bounds the bytes of a file read to tell the skills it holds
+// now; a larger file is taken to hold one.
+const maxSkillScan = 16 << 20
+
+// skillWriteAsk says why an action's writes may change the skills, if
+// they may: a file_write whose text holds skills other than the file's
+// now, a memory_edit in a file that holds a skill, a shell command that
+// writes an Org file or into a folder.
+func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, env *Env) (string, bool) {
+	for _, g := range args {
+		switch g.role {
+		case RoleWritePath:
+			content, ok := g.with(a, RoleContent)
+			if !ok {
+				// A write of text the gates cannot read.
+				if why, ok := env.skillShellWrite(env.locate(a.Arg(g.name), ".").abs); ok {
+					return why, true
+				}
+				continue
+			}
+			if why, ok := env.skillFileWrite(a.Arg(g.name), content); ok {
+				return why, true
+			}
+		case RoleNodeID:
+			content, _ := g.with(a, RoleContent)
+			if why, ok := env.skillNodeEdit(a.Arg(g.name), content); ok {
+				return why, true
+			}
+		case RoleCommand:
+			cmd, cwd := g.command(a)
+			writes := shellOf(ctx, env, cmd, cwd).writes
+			if len(writes) == 0 {
+				continue
+			}
+			if why, ok, known := env.skillLiteralWrite(cmd, cwd, writes); known {
+				if ok {
+					return why, true
+				}
+				continue
+			}
+			for _, w := range writes {
+				if why, ok := env.skillShellWrite(w); ok {
+					return why, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// skillChange words a change of the skills as a reason.
+func skillChange(c orgskill.Change) string {
+	return fmt.Sprintf("%s the skill %q: %s", strings.Replace(c.How, "adds", "writes", 1), c.Title, whySkills)
+}
+
+// currentSkills reads the skills of the file at the canonical path abs as
+// it is now: none when there is no such file; ok false when it cannot be
+// told (unreadable, too large).
+func (e *Env) currentSkills(abs string) (skills []orgskill.Skill, ok bool) {
+	data, ok := e.currentText(abs)
+	return orgskill.InText(data), ok
+}
+
+// currentText reads the file at the canonical path abs as it is now (nil
+// when there is none); ok false when it cannot be read whole.
+func (e *Env) currentText(abs string) (data []byte, ok bool) {
+	n := e.view().lstat(abs)
+	switch {
+	case errors.Is(n.err, fs.ErrNotExist):
+		return nil, true
+	case n.err != nil:
+		return nil, false
+	case n.mode != 0:
+		// A folder, a device, a dangling link: no text to replace, and
+		// the actuator refuses to write it.
+		return nil, true
+	}
+	data, err := readBounded(abs, maxSkillScan+1)
+	if err != nil || len(data) > maxSkillScan {
+		return nil, false
+	}
+	return data, true
+}
+
+// skillFileWrite judges a file_write of content to p: whatever the file's
+// name (an Org file may be a symlink to it), the skills of content must
+// be the file's own now.
+func (e *Env) skillFileWrite(p, content string) (string, bool) {
+	l := e.locate(p, ".")
+	if l.class != pathInside {
+		return "", false // the paths vector denies it
+	}
+	after := orgskill.InText([]byte(content))
+	before, ok := e.currentSkills(l.abs)
+	if !ok {
+		if len(after) > 0 || isOrgName(l.abs) {
+			return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
+		}
+		return "", false
+	}
+	if ch := orgskill.Diff(before, after); len(ch) > 0 {
+		return skillChange(ch[0]), true
+	}
+	return "", false
+}
+
+// skillNodeEdit judges a memory_edit of node id's body: in a file that
+// holds a skill, any body may change one (its own mandate, a #+TODO: that
+// retitles it, a #+FILETAGS: that makes it private or public); elsewhere
+// a body, which holds no headline, makes none.
+func (e *Env) skillNodeEdit(id, content string) (string, bool) {
+	if s := orgskill.InText([]byte(content)); len(s) > 0 {
+		return skillChange(orgskill.Change{Title: s[0].Title, How: "adds"}), true
+	}
+	m := e.world.Memex
+	if m == nil {
+		return "", false // the self-modification vector asks
+	}
+	file, ok := m.FileOfID(id)
+	if !ok {
+		return "", false
+	}
+	l := e.locate(file, ".")
+	if l.class != pathInside {
+		return "", false // the self-modification vector denies it
+	}
+	switch skills, ok := e.currentSkills(l.abs); {
+	case !ok:
+		return fmt.Sprintf("edits node %q in %s, whose skills cannot be read now (%s)", id, file, whySkills), true
+	case len(skills) > 0:
+		return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
+	}
+	return "", false
+}
+
+// skillShellWrite judges a file a command writes or deletes (canonical,
+// inside the roots), whose text the gates do not know: an Org file the
+// memex reads, or a folder (files land below it), may come to hold a
+// skill; a file_write of the same text is compared instead.
+func (e *Env) skillShellWrite(abs string) (string, bool) {
+	if abs == "" {
+		return "", false
+	}
+	rel := abs
+	if i, r := e.rootOf(abs); i >= 0 {
+		rel = r
+	}
+	if isOrgName(abs) {
+		return fmt.Sprintf("a command writes %s: an Org file may hold a skill, and %s", rel, whySkills), true
+	}
+	n := e.view().lstat(abs)
+	switch {
+	case n.err != nil:
+	case n.mode.IsDir():
+		return fmt.Sprintf("a command writes into the folder %s: an Org file landing there may hold a skill, and %s", rel, whySkills), true
+	case n.mode == 0 && n.nlink > 1:
+		// Another name of the file may be an Org file's.
+		return fmt.Sprintf("a command writes %s, a file with another name (a hard link) that may be an Org file's: it may hold a skill, and %s", rel, whySkills), true
+	case n.mode == 0:
+		// A file an Org file may reach by a symlink, holding a skill
+		// now: the write may change it.
+		if cur, ok := e.currentText(abs); !ok || orgskill.Mentions(cur) && len(orgskill.InText(cur)) > 0 {
+			return fmt.Sprintf("a command writes %s, which holds a skill: %s", rel, whySkills), true
+		}
+	}
+	return "", false
+}
+
+// isOrgName says whether a file name is one the memex reads as Org (it
+// reads "*.org"; the case is ignored here, as a file system may).
+func isOrgName(p string) bool {
+	return strings.EqualFold(filepath.Ext(p), ".org")
+}
+
+// skillLiteralWrite judges a command that is one echo or printf of literal
+// text redirected into one file (literalWrite), the one file the shell
+// analysis found it writes: the file's text after it is compared as a
+// file_write's. known is false for any other command.
+func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, ask, known bool) {
+	p, text, appends, ok := literalWrite(cmd)
+	if !ok || len(writes) != 1 {
+		return "", false, false
+	}
+	l := e.locate(p, cwd)
+	if l.class != pathInside || l.abs != writes[0] {
+		return "", false, false
+	}
+	cur, ok := e.currentText(l.abs)
+	if !ok {
+		return "", false, false
+	}
+	after := []byte(text)
+	if appends {
+		after = append(cur[:len(cur):len(cur)], text...)
+	}
+	if ch := orgskill.Diff(orgskill.InText(cur), orgskill.InText(after)); len(ch) > 0 {
+		return skillChange(ch[0]), true, true
+	}
+	return "", false, true
+}
+
+// literalWrite reads a command that is exactly one echo or printf whose
+// words are literal text (no expansion, glob, brace, tilde or backslash;
+// echo without -e, printf of a format alone without % or \), with one
+// redirection of its standard output (> or >>) to a literal path: the
+// path, the text the file gets, and whether it is appended.
+func literalWrite(cmd string) (path, text string, appends, ok bool) {
+	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
+		return "", "", false, false
+	}
+	for i := 0; i < len(cmd); i++ {
+		// The parser and bash split words at some control characters
+		// differently (a carriage return is part of a word to bash).
+		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
+			return "", "", false, false
+		}
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return "", "", false, false
+	}
+	st := f.Stmts[0]
+	call, isCall := st.Cmd.(*syntax.CallExpr)
+	if !isCall || st.Negated || st.Background || st.Coprocess || len(st.Redirs) != 1 || len(call.Assigns) > 0 || len(call.Args) < 2 {
+		return "", "", false, false
+	}
+	r := st.Redirs[0]
+	if r.N != nil && r.N.Value != "1" || r.Op != syntax.RdrOut && r.Op != syntax.AppOut || r.Hdoc != nil {
+		return "", "", false, false
+	}
+	if path, ok = literalWord(r.Word); !ok || path == "" {
+		return "", "", false, false
+	}
+	argv := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		if argv[i], ok = literalWord(w); !ok {
+			return "", "", false, false
+		}
+	}
+	switch argv[0] {
+	case "echo":
+		args, newline := argv[1:], "\n"
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "nE") == "" {
+			if strings.Contains(args[0], "n") {
+				newline = ""
+			}
+			args = args[1:]
+		}
+		if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			return "", "", false, false // -e: escapes are read
+		}
+		text = strings.Join(args, " ")
+		if strings.Contains(text, "\\") {
+			return "", "", false, false // xpg_echo would read escapes
+		}
+		text += newline
+	case "printf":
+		if len(argv) != 2 || strings.HasPrefix(argv[1], "-") || strings.Contains(argv[1], "%") {
+			return "", "", false, false
+		}
+		if text, ok = printfEscapes(argv[1]); !ok {
+			return "", "", false, false
+		}
+	default:
+		return "", "", false, false
+	}
+	return path, text, r.Op == syntax.AppOut, true
+}
+
+// printfEscapes is printf's output for a format without %: \n, \t and
+// \\ read as printf reads them, any other escape refused.
+func printfEscapes(format string) (string, bool) {
+	if !strings.Contains(format, "\\") {
+		return format, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 == len(format) {
+			return "", false
+		}
+		i++
+		switch format[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '\\':
+			b.WriteByte('\\')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// literalWord is the value of a word that is literal text: plain,
+// single-quoted or double-quoted characters, none that bash would expand
+// or unescape (a backslash only between single quotes, where it is
+// itself).
+func literalWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "\\*?[]{}~$`") {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsAny(l.Value, "\\$`") {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}

@@ -1,0 +1,276 @@
+package gitobj
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Packed objects (gitformat-pack(5)): an index file (.idx, version 2)
+// maps an object's name to its offset in the pack, where the object is
+// stored whole or as a delta against another object of the pack
+// (OFS_DELTA, by offset; REF_DELTA, by name). readPackedBlob follows the
+// deltas, bounded in depth and size, to the blob's bytes.
+
+// Object types of a pack entry.
+const (
+	packBlob     = 3
+	packOfsDelta = 6
+	packRefDelta = 7
+)
+
+// maxDeltaDepth bounds a delta chain (git's own default is 50).
+const maxDeltaDepth = 64
+
+// readPackedBlob reads a blob from the packs of a git directory.
+func readPackedBlob(gitDir string, oid [20]byte) ([]byte, string) {
+	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		p, err := openPack(strings.TrimSuffix(idx, ".idx"))
+		if err != nil {
+			continue
+		}
+		off, ok := p.find(oid)
+		if !ok {
+			p.close()
+			continue
+		}
+		typ, data, err := p.object(off, 0)
+		p.close()
+		if err != nil {
+			return nil, "its staged version cannot be read from its pack"
+		}
+		if typ != packBlob {
+			return nil, "its staged version is not a blob"
+		}
+		return data, ""
+	}
+	return nil, "its staged version is in no pack pp-lsp can read"
+}
+
+// pack is one opened pack and its index.
+type pack struct {
+	f       *os.File
+	size    int64
+	idx     []byte
+	count   int
+	names   []byte // count×20
+	offsets []byte // count×4
+	large   []byte // the 8-byte offsets
+}
+
+func openPack(base string) (*pack, error) {
+	idx, err := readBounded(base+".idx", MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if len(idx) < 8+256*4 || string(idx[:4]) != "\xfftOc" || binary.BigEndian.Uint32(idx[4:]) != 2 {
+		return nil, fmt.Errorf("%s.idx: %w", base, ErrUnknown)
+	}
+	count := int(binary.BigEndian.Uint32(idx[8+255*4:]))
+	start := 8 + 256*4
+	need := start + count*(20+4+4) + 40
+	if count < 0 || count > len(idx) || need > len(idx) {
+		return nil, fmt.Errorf("%s.idx: %w", base, ErrUnknown)
+	}
+	p := &pack{idx: idx, count: count}
+	p.names = idx[start : start+count*20]
+	p.offsets = idx[start+count*24 : start+count*28]
+	p.large = idx[start+count*28 : len(idx)-40]
+	f, size, err := openRegular(base + ".pack")
+	if err != nil {
+		return nil, err
+	}
+	p.f, p.size = f, size
+	return p, nil
+}
+
+func (p *pack) close() { p.f.Close() }
+
+// find returns the offset of an object in the pack.
+func (p *pack) find(oid [20]byte) (int64, bool) {
+	fan := func(b int) int {
+		if b < 0 {
+			return 0
+		}
+		return int(binary.BigEndian.Uint32(p.idx[8+b*4:]))
+	}
+	lo, hi := fan(int(oid[0])-1), fan(int(oid[0]))
+	if lo > hi || hi > p.count {
+		return 0, false
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch c := bytes.Compare(p.names[mid*20:mid*20+20], oid[:]); {
+		case c == 0:
+			off := int64(binary.BigEndian.Uint32(p.offsets[mid*4:]))
+			if off&0x80000000 != 0 {
+				k := int(off & 0x7fffffff)
+				if (k+1)*8 > len(p.large) {
+					return 0, false
+				}
+				off = int64(binary.BigEndian.Uint64(p.large[k*8:]))
+			}
+			return off, off >= 12 && off < p.size
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false
+}
+
+// object reads the object at off: its type and bytes, deltas applied.
+func (p *pack) object(off int64, depth int) (int, []byte, error) {
+	if depth > maxDeltaDepth || off < 12 || off >= p.size {
+		return 0, nil, ErrUnknown
+	}
+	var hdr [32]byte
+	n, _ := p.f.ReadAt(hdr[:], off)
+	if n == 0 {
+		return 0, nil, ErrUnknown
+	}
+	c := hdr[0]
+	typ := int(c>>4) & 7
+	size := uint64(c & 15)
+	i, shift := 1, 4
+	for c&0x80 != 0 {
+		if i >= n || shift > 56 {
+			return 0, nil, ErrUnknown
+		}
+		c = hdr[i]
+		i++
+		size |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	if size > MaxBytes {
+		return 0, nil, ErrUnknown
+	}
+	var base func() (int, []byte, error)
+	switch typ {
+	case packOfsDelta:
+		if i >= n {
+			return 0, nil, ErrUnknown
+		}
+		c = hdr[i]
+		i++
+		rel := int64(c & 127)
+		for c&0x80 != 0 {
+			if i >= n || rel > 1<<48 {
+				return 0, nil, ErrUnknown
+			}
+			c = hdr[i]
+			i++
+			rel = (rel+1)<<7 | int64(c&127)
+		}
+		base = func() (int, []byte, error) { return p.object(off-rel, depth+1) }
+	case packRefDelta:
+		if i+20 > n {
+			return 0, nil, ErrUnknown
+		}
+		var oid [20]byte
+		copy(oid[:], hdr[i:i+20])
+		i += 20
+		base = func() (int, []byte, error) {
+			o, ok := p.find(oid)
+			if !ok {
+				return 0, nil, ErrUnknown
+			}
+			return p.object(o, depth+1)
+		}
+	case 1, 2, 3, 4:
+	default:
+		return 0, nil, ErrUnknown
+	}
+	zr, err := zlib.NewReader(io.NewSectionReader(p.f, off+int64(i), p.size-off-int64(i)))
+	if err != nil {
+		return 0, nil, ErrUnknown
+	}
+	defer zr.Close()
+	data, err := io.ReadAll(io.LimitReader(zr, int64(size)+1))
+	if err != nil || uint64(len(data)) != size {
+		return 0, nil, ErrUnknown
+	}
+	if base == nil {
+		return typ, data, nil
+	}
+	btyp, src, err := base()
+	if err != nil {
+		return 0, nil, err
+	}
+	out, err := applyDelta(src, data)
+	return btyp, out, err
+}
+
+// applyDelta applies a git delta (gitformat-pack(5), "Deltified
+// representation") to src.
+func applyDelta(src, delta []byte) ([]byte, error) {
+	varint := func() (uint64, bool) {
+		var v uint64
+		for shift := 0; shift < 64; shift += 7 {
+			if len(delta) == 0 {
+				return 0, false
+			}
+			c := delta[0]
+			delta = delta[1:]
+			v |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	srcSize, ok1 := varint()
+	dstSize, ok2 := varint()
+	if !ok1 || !ok2 || srcSize != uint64(len(src)) || dstSize > MaxBytes {
+		return nil, ErrUnknown
+	}
+	out := make([]byte, 0, min(dstSize, 1<<20))
+	for len(delta) > 0 {
+		op := delta[0]
+		delta = delta[1:]
+		switch {
+		case op&0x80 != 0:
+			var off, n uint64
+			for k := range 7 {
+				if op&(1<<k) == 0 {
+					continue
+				}
+				if len(delta) == 0 {
+					return nil, ErrUnknown
+				}
+				if k < 4 {
+					off |= uint64(delta[0]) << (8 * k)
+				} else {
+					n |= uint64(delta[0]) << (8 * (k - 4))
+				}
+				delta = delta[1:]
+			}
+			if n == 0 {
+				n = 0x10000
+			}
+			if off+n > uint64(len(src)) || uint64(len(out))+n > dstSize {
+				return nil, ErrUnknown
+			}
+			out = append(out, src[off:off+n]...)
+		case op != 0:
+			if int(op) > len(delta) || uint64(len(out))+uint64(op) > dstSize {
+				return nil, ErrUnknown
+			}
+			out = append(out, delta[:op]...)
+			delta = delta[op:]
+		default:
+			return nil, ErrUnknown
+		}
+	}
+	if uint64(len(out)) != dstSize {
+		return nil, ErrUnknown
+	}
+	return out, nil
+}
