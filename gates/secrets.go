@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // The secrets vector uses its own rule set rather than gitleaks as a
@@ -118,17 +119,64 @@ var (
 	unquoter      = strings.NewReplacer(`"`, "", `'`, "", `\`, "")            // quotes and escapes dropped
 )
 
-// scan returns the strongest finding in text.
+// scan returns the strongest finding in text: the first strong one in
+// the rules' order, else the first weak one.
 func (s *secretScanner) scan(text string) (secretHit, bool) {
-	if len(text) < 8 {
-		return secretHit{}, false
-	}
 	var weak secretHit
 	haveWeak := false
-	note := func(h secretHit) {
-		if !haveWeak {
-			weak, haveWeak = h, true
+	var strong secretHit
+	haveStrong := false
+	s.each(text, false, func(f secretFinding) bool {
+		if f.strong {
+			strong, haveStrong = f.secretHit, true
+			return false
 		}
+		if !haveWeak {
+			weak, haveWeak = f.secretHit, true
+		}
+		return true
+	})
+	if haveStrong {
+		return strong, true
+	}
+	return weak, haveWeak
+}
+
+// secretFinding is one finding and where it lies: text[start:end] is the
+// secret itself (a password's value, not the key naming it).
+type secretFinding struct {
+	secretHit
+	start, end int
+}
+
+// each runs the rules over text in order and yields their findings until
+// yield returns false. The gate (all false) reads as far as it must to
+// judge an action: the first few matches of each rule. The redactor (all
+// true) reads every match of every rule, so that nothing placed after
+// look-alikes escapes it.
+func (s *secretScanner) each(text string, all bool, yield func(secretFinding) bool) {
+	if len(text) < 8 {
+		return
+	}
+	// limit is the gate's bound on a rule's matches, or none.
+	limit := func(n int) int {
+		if all {
+			return -1
+		}
+		return n
+	}
+	// at locates a finding: v is a slice of text the rules cut out. A
+	// value that is not (none is, today) is looked for; one not in the
+	// text is still a finding, of no span: the gate counts it, and the
+	// redactor has nothing to replace.
+	at := func(h secretHit, v string) bool {
+		i, ok := offsetIn(text, v)
+		if !ok {
+			if i = strings.Index(text, v); i < 0 || v == "" {
+				return yield(secretFinding{secretHit: h})
+			}
+		}
+		return yield(secretFinding{secretHit: h, start: i, end: i + len(v)})
 	}
 	kw := secretKW
 	var hitsBuf kwHits
@@ -143,115 +191,158 @@ func (s *secretScanner) scan(text string) (secretHit, bool) {
 			if r.need != nil && !r.need(text) {
 				continue
 			}
-			if h, ok := prefixRuleHit(r, kw.rules[i], hits, text); ok {
-				return h, true
+			if !prefixRuleHits(r, kw.rules[i], hits, text, limit(8), yield) {
+				return
 			}
 		}
 	}
 	if hits.has(kw.privateKey) {
-		if loc := rePEM.FindStringIndex(text); loc != nil {
+		for _, loc := range rePEM.FindAllStringIndex(text, limit(1)) {
 			body := text[loc[1]:]
 			if len(body) > 600 {
 				body = body[:600]
 			}
 			if reToken.MatchString(pemBodyJoiner.Replace(body)) && longestB64(body) >= 24 {
-				return secretHit{rule: "PEM private key", strong: true}, true
+				if !yield(secretFinding{secretHit: secretHit{rule: "PEM private key", strong: true}, start: loc[0], end: pemEnd(text, loc[1])}) {
+					return
+				}
+				continue
 			}
-			note(secretHit{rule: "PEM private key header"})
+			if !yield(secretFinding{secretHit: secretHit{rule: "PEM private key header"}, start: loc[0], end: loc[1]}) {
+				return
+			}
 		}
 	}
-	if hits.has(kw.jwt) && jwtIn(hits, text) {
-		return secretHit{rule: "JSON Web Token", strong: true}, true
+	if hits.has(kw.jwt) {
+		for _, loc := range jwtsIn(hits, text, limit(1)) {
+			if !yield(secretFinding{secretHit: secretHit{rule: "JSON Web Token", strong: true}, start: loc[0], end: loc[1]}) {
+				return
+			}
+		}
 	}
 	if hits.has(kw.scheme) {
 		// A URL with credentials lies within one line (the pattern holds
 		// no newline) and holds "://" and "@".
-		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, urlCreds, '@', 8) {
+		for _, m := range firstMatchesInLines(hits, text, kw.schemeLines, urlCreds, '@', limit(8)) {
 			if p := strings.ToLower(m[2]); !reference(m[2]) && !placeholder(m[2]) && p != "password" && p != "pass" && p != "passwd" && p != "pwd" && p != "xxx" && p != "yyy" {
-				return secretHit{rule: "credentials in a URL", strong: true}, true
+				if !at(secretHit{rule: "credentials in a URL", strong: true}, m[2]) {
+					return
+				}
 			}
 		}
 	}
 	if hits.has(kw.dashU) {
-		for _, arg := range curlUserArgs(text) {
+		for _, arg := range curlUserArgs(text, limit(8)) {
 			v := unquoter.Replace(arg)
 			user, pass, ok := strings.Cut(v, ":")
 			if !ok {
 				continue
 			}
 			if pass == "" && realPassword(user, 8) && mixed(user) >= 3 || pass != "" && realPassword(pass, 6) {
-				return secretHit{rule: "user:password on a command line", strong: true}, true
+				// The span: what follows the colon, or the whole
+				// argument when it is all the secret.
+				span := arg
+				if _, p, _ := strings.Cut(arg, ":"); pass != "" {
+					span = p
+				}
+				if !at(secretHit{rule: "user:password on a command line", strong: true}, span) {
+					return
+				}
 			}
 		}
 	}
 	if hits.has(kw.creds) {
-		if m := reGradle.FindStringSubmatch(text); m != nil && !reference(m[1]) {
-			return secretHit{rule: "credentials block", strong: true}, true
+		for _, m := range reGradle.FindAllStringSubmatch(text, limit(1)) {
+			if !reference(m[1]) && !at(secretHit{rule: "credentials block", strong: true}, m[1]) {
+				return
+			}
 		}
 	}
-	for _, m := range findInLines(hits, text, kw.said, reSaidSecret, 32) {
+	for _, m := range findInLines(hits, text, kw.said, reSaidSecret, limit(32)) {
 		v := strings.TrimRight(m[1], ".!")
 		if strings.IndexAny(v, "0123456789") >= 0 && !reference(v) && !placeholder(v) {
-			return secretHit{rule: "a password or code written out", strong: true}, true
+			if !at(secretHit{rule: "a password or code written out", strong: true}, v) {
+				return
+			}
 		}
 	}
-	for _, m := range findInLines(hits, text, kw.connPass, reConnPass, 32) {
+	for _, m := range findInLines(hits, text, kw.connPass, reConnPass, limit(32)) {
 		if !reference(m[1]) && len(m[1]) >= 4 {
-			return secretHit{rule: "password in a connection string", strong: true}, true
+			if !at(secretHit{rule: "password in a connection string", strong: true}, m[1]) {
+				return
+			}
 		}
 	}
-	if m := firstInLines(hits, text, kw.xmlPass, reXMLPass); m != nil && !reference(m[1]) && len(m[1]) >= 6 {
-		return secretHit{rule: "password in configuration", strong: true}, true
+	for _, m := range findInLines(hits, text, kw.xmlPass, reXMLPass, limit(1)) {
+		if !reference(m[1]) && len(m[1]) >= 6 {
+			if !at(secretHit{rule: "password in configuration", strong: true}, m[1]) {
+				return
+			}
+		}
+		if !all {
+			break // the gate reads the first match only
+		}
 	}
-	{
-		for _, m := range findInLines(hits, text, kw.authHeader, reAuthHeader, 32) {
-			v := strings.TrimRight(m[1], `'"`)
-			if !reference(v) && !placeholder(v) && len(v) >= 12 && mixed(v) >= 2 && !strings.Contains(v, "://") {
-				return secretHit{rule: "credential in a header", strong: true}, true
+	for _, m := range findInLines(hits, text, kw.authHeader, reAuthHeader, limit(32)) {
+		v := strings.TrimRight(m[1], `'"`)
+		if !reference(v) && !placeholder(v) && len(v) >= 12 && mixed(v) >= 2 && !strings.Contains(v, "://") {
+			if !at(secretHit{rule: "credential in a header", strong: true}, v) {
+				return
 			}
 		}
 	}
 	for _, m := range vendorMatches(hits, text) {
 		v := m[2]
 		if vendorWord(m[1]) && !placeholder(v) && !identifierLike(v) && !alphaRun(v) && (isUUID(v) || mixed(v) >= 2 && entropy(v) >= 3.2) {
-			return secretHit{rule: "a service credential", strong: true}, true
+			if !at(secretHit{rule: "a service credential", strong: true}, v) {
+				return
+			}
 		}
 	}
-	if h, ok := s.assignments(text, hits); ok {
-		if h.strong {
-			return h, true
-		}
-		note(h)
+	if !s.assignments(text, hits, limit(32), at) {
+		return
 	}
 	if hits.has(kw.kind) && hits.has(kw.secret) && k8sDataCandidate(text) && reK8sSecret.MatchString(text) {
-		for _, m := range k8sData.FindAllStringSubmatch(text, 16) {
+		for _, m := range k8sData.FindAllStringSubmatch(text, limit(16)) {
 			if len(m[1]) >= 8 && strings.HasSuffix(m[1], "=") || len(m[1]) >= 12 && mixed(m[1]) >= 3 {
-				return secretHit{rule: "Kubernetes Secret data", strong: true}, true
+				if !at(secretHit{rule: "Kubernetes Secret data", strong: true}, m[1]) {
+					return
+				}
 			}
 		}
 	}
 	var tokBuf [64]string
-	h, ok, toks := hexAndTokens(text, tokBuf[:0])
-	if ok {
-		return h, true
-	}
-	for _, tok := range toks {
-		if h, ok := tokenSecret(tok, text); ok {
-			if h.strong {
-				return h, true
-			}
-			note(h)
+	hexes, toks := hexAndTokens(text, tokBuf[:0], all)
+	for _, f := range hexes {
+		if !yield(f) {
+			return
 		}
 	}
-	if firstInLines(hits, text, kw.credFlag, reCredFlag) != nil {
-		note(secretHit{rule: "password given on a command line"})
+	if len(hexes) > 0 && !all {
+		return // the gate reads no token once a hex secret is found
 	}
-	return weak, haveWeak
+	for _, tok := range toks {
+		if h, v, ok := tokenSecret(tok, text); ok {
+			if !at(h, v) {
+				return
+			}
+		}
+	}
+	for _, m := range findInLines(hits, text, kw.credFlag, reCredFlag, limit(1)) {
+		if !at(secretHit{rule: "password given on a command line"}, credFlagValue(m[0])) {
+			return
+		}
+		if !all {
+			break
+		}
+	}
 }
 
-// prefixRuleHit runs one prefix rule whose keywords occur in text.
-func prefixRuleHit(r prefixRule, g kwGroup, hits *kwHits, text string) (secretHit, bool) {
-	for _, loc := range ruleMatches(r, g, hits, text) {
+// prefixRuleHits runs one prefix rule whose keywords occur in text,
+// yielding each match that is not a placeholder (at most n are read, or
+// all when n < 0); false when yield asked to stop.
+func prefixRuleHits(r prefixRule, g kwGroup, hits *kwHits, text string, n int, yield func(secretFinding) bool) bool {
+	for _, loc := range ruleMatches(r, g, hits, text, n) {
 		m := text[loc[0]:loc[1]]
 		if r.wordStart && loc[0] > 0 && isWordByte(text[loc[0]-1]) {
 			continue
@@ -259,34 +350,94 @@ func prefixRuleHit(r prefixRule, g kwGroup, hits *kwHits, text string) (secretHi
 		if placeholder(m) || r.idCheck && identifierLike(m) || placeholderTail(text[loc[1]:]) {
 			continue
 		}
-		return secretHit{rule: r.name, strong: true}, true
+		if !yield(secretFinding{secretHit: secretHit{rule: r.name, strong: true}, start: loc[0], end: loc[1]}) {
+			return false
+		}
 	}
-	return secretHit{}, false
+	return true
 }
 
-// jwtIn says whether text holds a JSON Web Token: \beyJ….eyJ….…, tried
-// only where "eyJ" starts a word (the \b), anchored there.
-func jwtIn(hits *kwHits, text string) bool {
+// jwtsIn finds the JSON Web Tokens in text: \beyJ….eyJ….…, tried only
+// where "eyJ" starts a word (the \b), anchored there; the first n (all
+// when n < 0), each as [start, end) to the end of its signature.
+func jwtsIn(hits *kwHits, text string, n int) [][2]int {
+	var out [][2]int
 	for _, o := range hits.occ {
+		if n >= 0 && len(out) >= n {
+			break
+		}
 		if o.id != secretKW.jwt {
 			continue
 		}
 		p := int(o.end) - len("eyJ")
-		if p > 0 && isWordByte(text[p-1]) {
+		if p > 0 && isWordByte(text[p-1]) || len(out) > 0 && p < out[len(out)-1][1] {
 			continue
 		}
-		if reJWTAt.MatchString(text[p:]) {
-			return true
+		if loc := reJWTAt.FindStringIndex(text[p:]); loc != nil {
+			e := p + loc[1]
+			for e < len(text) && (isWordByte(text[e]) || text[e] == '-' || text[e] == '=') {
+				e++
+			}
+			out = append(out, [2]int{p, e})
 		}
 	}
-	return false
+	return out
 }
 
-// assignments looks for KEY = VALUE where KEY names a secret.
-func (s *secretScanner) assignments(text string, hits *kwHits) (secretHit, bool) {
-	var weak secretHit
-	haveWeak := false
-	for _, m := range findIndexInAssignLines(hits, text) {
+// pemEnd is where the private key whose header ends at i ends: after its
+// END line, or, without one, after the run of lines of base64 below it.
+func pemEnd(text string, i int) int {
+	if j := strings.Index(text[i:], "-----END"); j >= 0 {
+		e := i + j + len("-----END")
+		if k := strings.Index(text[e:], "-----"); k >= 0 && !strings.Contains(text[e:e+k], "\n") {
+			return e + k + len("-----")
+		}
+		return e
+	}
+	e := i
+	for e < len(text) && (isB64Std(text[e]) || strings.IndexByte("= \t\r\n\"+", text[e]) >= 0) {
+		e++
+	}
+	return e
+}
+
+// offsetIn is where v lies in text, v being a slice of text (the rules
+// cut their matches out of the text, never copy them): the redactor needs
+// the place of each secret, and its bytes alone do not tell it (a value
+// may occur more than once). False when v is empty or not such a slice.
+func offsetIn(text, v string) (int, bool) {
+	if v == "" || text == "" {
+		return 0, false
+	}
+	d := int(uintptr(unsafe.Pointer(unsafe.StringData(v))) - uintptr(unsafe.Pointer(unsafe.StringData(text))))
+	if d < 0 || d > len(text)-len(v) {
+		return 0, false
+	}
+	return d, true
+}
+
+// credFlagValue is the password in a match of reCredFlag: the quoted
+// value of -p '…', what follows -p in mysql -pSECRET, else the last word.
+func credFlagValue(m string) string {
+	m = strings.TrimRight(m, " \t\r\n")
+	if strings.HasSuffix(m, "'") {
+		if i := strings.LastIndexByte(m[:len(m)-1], '\''); i >= 0 {
+			return m[i+1 : len(m)-1]
+		}
+	}
+	i := strings.LastIndexAny(m, " \t=")
+	v := m[i+1:]
+	if strings.HasPrefix(v, "-p") && len(v) > 2 {
+		return v[2:]
+	}
+	return v
+}
+
+// assignments looks for KEY = VALUE where KEY names a secret, reading at
+// most total pairs (all when total < 0), and gives each finding to at
+// with its value; false when at asked to stop.
+func (s *secretScanner) assignments(text string, hits *kwHits, total int, at func(secretHit, string) bool) bool {
+	for _, m := range findIndexInAssignLines(hits, text, total) {
 		key := strings.ToLower(strings.Trim(text[m[2]:m[3]], `'"[]`))
 		val := text[m[4]:m[5]]
 		if m[4] > 0 && (text[m[4]-1] == '"' || text[m[4]-1] == '\'') {
@@ -305,7 +456,9 @@ func (s *secretScanner) assignments(text string, hits *kwHits) (secretHit, bool)
 		}
 		if !secretKey(key) {
 			if vendorKey(key) && (isUUID(val) || len(val) >= 20 && mixed(val) >= 2 && entropy(val) >= 3.2) {
-				return secretHit{rule: "a " + key + " credential", strong: true}, true
+				if !at(secretHit{rule: "a " + key + " credential", strong: true}, val) {
+					return false
+				}
 			}
 			continue
 		}
@@ -314,10 +467,15 @@ func (s *secretScanner) assignments(text string, hits *kwHits) (secretHit, bool)
 			letters := strings.IndexFunc(val, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) < 0
 			camel := letters && mixed(val) == 2
 			if realPassword(val, 6) && !camel && (len(val) >= 8 || mixed(val) >= 2) {
-				return secretHit{rule: "password assigned in clear", strong: true}, true
+				if !at(secretHit{rule: "password assigned in clear", strong: true}, val) {
+					return false
+				}
+				continue
 			}
-			if len(val) >= 4 && !camel && !haveWeak {
-				weak, haveWeak = secretHit{rule: "a password-like value"}, true
+			if len(val) >= 4 && !camel {
+				if !at(secretHit{rule: "a password-like value"}, val) {
+					return false
+				}
 			}
 		default:
 			if identifierLike(val) {
@@ -327,14 +485,19 @@ func (s *secretScanner) assignments(text string, hits *kwHits) (secretHit, bool)
 				if idKey(key) && isUUID(val) {
 					continue
 				}
-				return secretHit{rule: "secret assigned to " + key, strong: true}, true
+				if !at(secretHit{rule: "secret assigned to " + key, strong: true}, val) {
+					return false
+				}
+				continue
 			}
-			if len(val) >= 6 && !haveWeak && !identifierLike(val) {
-				weak, haveWeak = secretHit{rule: "a value assigned to " + key}, true
+			if len(val) >= 6 && !identifierLike(val) {
+				if !at(secretHit{rule: "a value assigned to " + key}, val) {
+					return false
+				}
 			}
 		}
 	}
-	return weak, haveWeak
+	return true
 }
 
 // secretKey says whether a key names a secret (not its name, id, length…).
@@ -727,30 +890,34 @@ var reDotted = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9
 
 // tokenSecret judges a bare token: long, high entropy, letters mixed with
 // digits, not a hash, a path, an identifier or a placeholder.
-func tokenSecret(tok, text string) (secretHit, bool) {
+// It returns the token as judged (without the punctuation around it).
+func tokenSecret(tok, text string) (secretHit, string, bool) {
 	tok = strings.Trim(tok, "=.-_~/")
 	// Every test before the entropy only rules a token out, so the cheap
 	// and selective ones go first.
 	if len(tok) < 20 || !hasDigitAndLetter(tok) || longestMixedSegment(tok) < 12 {
-		return secretHit{}, false
+		return secretHit{}, "", false
 	}
 	if strings.Count(tok, "/") >= 2 || strings.Count(tok, ".") >= 2 && !strings.Contains(tok, "=") {
-		return secretHit{}, false // a path or a dotted name
+		return secretHit{}, "", false // a path or a dotted name
 	}
 	if isHexString(tok) {
-		return secretHit{}, false // hashes, commit ids, checksums
+		return secretHit{}, "", false // hashes, commit ids, checksums
 	}
 	if isUUID(tok) || placeholder(tok) || identifierLike(tok) || sequential(tok) {
-		return secretHit{}, false
+		return secretHit{}, "", false
 	}
-	i := strings.Index(text, tok)
+	i, ok := offsetIn(text, tok)
+	if !ok {
+		i = strings.Index(text, tok)
+	}
 	if i >= 0 && placeholderTail(text[i+len(tok):]) {
-		return secretHit{}, false
+		return secretHit{}, "", false
 	}
 	before := strings.ToLower(text[max(0, i-24):max(0, i)])
 	for _, ctx := range []string{"sha", "md5", "commit", "checksum", "integrity", "digest", "hash", "@", "srcrev", "fingerprint", "etag", "nonce"} {
 		if strings.Contains(before, ctx) {
-			return secretHit{}, false
+			return secretHit{}, "", false
 		}
 	}
 	e := entropy(tok)
@@ -759,12 +926,12 @@ func tokenSecret(tok, text string) (secretHit, bool) {
 		threshold = 3.8
 	}
 	if e >= threshold && mixed(tok) >= 3 {
-		return secretHit{rule: "high-entropy token", strong: true}, true
+		return secretHit{rule: "high-entropy token", strong: true}, tok, true
 	}
 	if e >= 3.3 && mixed(tok) >= 2 {
-		return secretHit{rule: "token-like string"}, true
+		return secretHit{rule: "token-like string"}, tok, true
 	}
-	return secretHit{}, false
+	return secretHit{}, "", false
 }
 
 // hasDigitAndLetter says whether s holds an ASCII digit and an ASCII
@@ -791,12 +958,20 @@ func hasDigitAndLetter(s string) bool {
 // deny; a weak one a deny too when it would leave this machine (http,
 // send, a command reaching another machine), an ask otherwise. Writing a
 // secret into the notes asks, because the notes are what the model is
-// shown.
+// shown. Writing a redaction mark into the notes asks too: the model was
+// shown a mark where the notes hold a secret (or private text), and a
+// write that carries the mark back would put it in the secret's place.
 func (d *dispatcher) secretsVector(ctx context.Context, a Action, args []arg, env *Env) Result {
-	var weak string
+	var weak, mark string
 	var weakArg arg
 	for _, g := range args {
-		h, ok := d.secrets.scan(a.Arg(g.name))
+		text := a.Arg(g.name)
+		if g.role == RoleContent && mark == "" {
+			if m, ok := redactionMark(text); ok {
+				mark = fmt.Sprintf("the %s writes %s into the notes: the model was shown that mark in place of what the notes hold, and writing it back would replace it", a.Tool, m)
+			}
+		}
+		h, ok := d.secrets.scan(text)
 		if !ok {
 			continue
 		}
@@ -814,6 +989,9 @@ func (d *dispatcher) secretsVector(ctx context.Context, a Action, args []arg, en
 	}
 	if h, ok := d.secrets.scan(a.Explanation); ok && h.strong {
 		return Denied("the explanation carries what looks like a secret (" + h.rule + "); it would be logged")
+	}
+	if mark != "" && weak == "" {
+		return Asked(mark)
 	}
 	if weak != "" {
 		// Leaving this machine, even a likely secret is one too many: an

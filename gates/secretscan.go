@@ -100,12 +100,16 @@ func (k *secretKeywords) candidateRules(h *kwHits) (set [ruleWords]uint64) {
 
 // findInLines is FindAllStringSubmatch over the lines holding a keyword of
 // g, at most 8 matches a line, stopping once total are found (counted
-// after each line).
+// after each line); with total < 0, every match of every such line.
 func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) [][]string {
 	var out [][]string
+	perLine := 8
+	if total < 0 {
+		perLine = -1
+	}
 	h.forLines(text, g, func(s, e int) bool {
-		out = append(out, re.FindAllStringSubmatch(text[s:e], 8)...)
-		return len(out) < total
+		out = append(out, re.FindAllStringSubmatch(text[s:e], perLine)...)
+		return total < 0 || len(out) < total
 	})
 	return out
 }
@@ -113,13 +117,17 @@ func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) []
 // firstMatchesInLines is re.FindAllStringSubmatch(text, n) for a pattern
 // whose every match lies within one line and holds a keyword of g and the
 // byte need: the same matches, found on those lines only (a line without
-// need is not searched).
+// need is not searched); every match when n < 0.
 func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
 	FindAllStringSubmatch(string, int) [][]string
 }, need byte, n int) [][]string {
 	var out [][]string
 	h.forLines(text, g, func(s, e int) bool {
 		if strings.IndexByte(text[s:e], need) < 0 {
+			return true
+		}
+		if n < 0 {
+			out = append(out, re.FindAllStringSubmatch(text[s:e], -1)...)
 			return true
 		}
 		out = append(out, re.FindAllStringSubmatch(text[s:e], n-len(out))...)
@@ -167,24 +175,30 @@ func secretWord(key string) bool { return secretWords.contains(key) }
 // pattern with two groups (key, value): [start, end, keyStart, keyEnd,
 // valStart, valEnd]. It scans by hand: separators are runs of ':' '=' '?'
 // '!' '>' '-' holding ':' or '=' (:=, ::=, ?=, =>, !=…), the word "is",
-// and value=.
-func findIndexInAssignLines(h *kwHits, text string) [][]int {
+// and value=. It stops once total pairs are found (16 a line), or reads
+// every pair when total < 0.
+func findIndexInAssignLines(h *kwHits, text string, total int) [][]int {
 	var out [][]int
+	perLine := 16
+	if total < 0 {
+		perLine = -1
+	}
 	h.forLines(text, secretKW.assign, func(s, e int) bool {
-		for _, m := range assignPairs(text[s:e]) {
+		for _, m := range assignPairs(text[s:e], perLine) {
 			for i := range m {
 				m[i] += s
 			}
 			out = append(out, m)
 		}
-		return len(out) < 32
+		return total < 0 || len(out) < total
 	})
 	return out
 }
 
-func assignPairs(line string) [][]int {
+// assignPairs finds at most n pairs on a line (all when n < 0).
+func assignPairs(line string, n int) [][]int {
 	var out [][]int
-	for i := 0; i < len(line) && len(out) < 16; i++ {
+	for i := 0; i < len(line) && (n < 0 || len(out) < n); i++ {
 		sepStart, sepEnd := -1, -1
 		switch c := line[i]; {
 		case c == ':' || c == '=':
@@ -336,7 +350,11 @@ var byteClasses = func() (t [256]uint8) {
 // rules out any long run starting in the 15 bytes before it; a run read
 // whole rules out any other starting in it. So every run at least 16 long
 // is found, once, in order, as reading every byte found them.
-func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
+//
+// With all, it reads every run: every hex secret is returned, and the
+// tokens beside them, all of them.
+func hexAndTokens(text string, toks []string, all bool) ([]secretFinding, []string) {
+	var hexes []secretFinding
 	const minRun = 16
 	for p := minRun - 1; p < len(text); {
 		if byteClasses[text[p]]&classToken == 0 {
@@ -354,21 +372,23 @@ func hexAndTokens(text string, toks []string) (secretHit, bool, []string) {
 		if t-start < minRun {
 			continue
 		}
-		if len(toks) < 64 {
+		if all || len(toks) < 64 {
 			toks = append(toks, text[start:t])
 		}
 		if t-start >= 32 {
-			if h, ok := hexInRun(text, start, t); ok {
-				return h, true, nil
+			hexes = hexInRun(text, start, t, all, hexes)
+			if len(hexes) > 0 && !all {
+				return hexes, nil
 			}
 		}
 	}
-	return secretHit{}, false, toks
+	return hexes, toks
 }
 
 // hexInRun is hexAndTokens' hex rule on one run of token characters,
-// text[start:t].
-func hexInRun(text string, start, t int) (secretHit, bool) {
+// text[start:t]: the first hex secret appended to out, or with all every
+// one.
+func hexInRun(text string, start, t int, all bool, out []secretFinding) []secretFinding {
 	for i := start; i < t; {
 		if !isHexByte(text[i]) || i > 0 && isWordByte(text[i-1]) {
 			i++
@@ -384,24 +404,28 @@ func hexInRun(text string, start, t int) (secretHit, bool) {
 				before := asciiLower(text[max(0, i-120):i])
 				for _, w := range []string{"password", "passwd", "secret", "token", "api key", "apikey"} {
 					if strings.Contains(before, w) {
-						return secretHit{rule: "hex secret next to the word " + w, strong: true}, true
+						out = append(out, secretFinding{secretHit: secretHit{rule: "hex secret next to the word " + w, strong: true}, start: i, end: j})
+						if !all {
+							return out
+						}
+						break
 					}
 				}
 			}
 		}
 		i = j + 1
 	}
-	return secretHit{}, false
+	return out
 }
 
 func isHexByte(c byte) bool { return byteClasses[c]&classHex != 0 }
 
 // curlUserArgs returns the arguments of -u and --user options: the
-// user:password of curl and its kind.
-func curlUserArgs(text string) []string {
+// user:password of curl and its kind; at most n (all when n < 0).
+func curlUserArgs(text string, n int) []string {
 	var out []string
 	for _, opt := range []string{"--user", "-u"} {
-		for off := 0; len(out) < 8; {
+		for off := 0; n < 0 || len(out) < n; {
 			i := strings.Index(text[off:], opt)
 			if i < 0 {
 				break
@@ -435,17 +459,18 @@ func curlUserArgs(text string) []string {
 
 // ruleMatches runs a prefix rule (whose keywords are g) on the whole text
 // when it is short, and on the lines holding one of its keywords when it
-// is long: at most 8 matches, counted after each line.
-func ruleMatches(r prefixRule, g kwGroup, h *kwHits, text string) [][]int {
+// is long: at most n matches, counted after each line (every match when
+// n < 0).
+func ruleMatches(r prefixRule, g kwGroup, h *kwHits, text string, n int) [][]int {
 	if len(text) <= 1024 {
-		return r.re.FindAllStringIndex(text, 8)
+		return r.re.FindAllStringIndex(text, n)
 	}
 	var out [][]int
 	h.forLines(text, g, func(start, end int) bool {
-		for _, m := range r.re.FindAllStringIndex(text[start:end], 8) {
+		for _, m := range r.re.FindAllStringIndex(text[start:end], n) {
 			out = append(out, []int{m[0] + start, m[1] + start})
 		}
-		return len(out) < 8
+		return n < 0 || len(out) < n
 	})
 	return out
 }

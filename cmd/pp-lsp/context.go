@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
 	"pp-lsp/server/agent"
@@ -15,7 +16,7 @@ import (
 
 // runContext prints the foveal-peripheral context the model would see from
 // FILE:LINE (DESIGN §5): the Org text, or with --json the text and its
-// figures. The memex is read with its embeddings (kept in the data folder,
+// figures, the secrets in it redacted as they are for the model. The memex is read with its embeddings (kept in the data folder,
 // so that only what changed is embedded again), so that related notes
 // are there as the language server would show them.
 func runContext(ctx context.Context, c *cli, args []string) error {
@@ -58,6 +59,9 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	if err := m.WaitEmbedded(ctx); err != nil {
 		return fmt.Errorf("cannot embed the memex: %w", err)
 	}
+	// The view the model gets: the secrets the gates' rules find are
+	// replaced by their marks, within the budget.
+	opts.Redact = gates.RedactSecrets
 	r, err := foveal.NewRenderer(opts)
 	if err != nil {
 		return &usageError{msg: err.Error()}

@@ -180,3 +180,42 @@ func TestContextErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestContextRedactsSecrets: `pp-lsp context` prints the view the model
+// gets, so the secrets the gates' rules find in a public note are marks
+// there, as text and in the JSON, and the words around them — and text
+// that only looks like a secret — are as written.
+func TestContextRedactsSecrets(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{"ops.org": "* Servers\nThe deploy key is AKIAIOSFODNN7EXAMPLQ and ghp_abcdefghijklmnopqrstuvwxyz0123456789 here.\n" +
+		":PROPERTIES:\n:API_TOKEN: sk-ant-api03-Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX\n:END:\n" +
+		"The AKIA prefix names AWS keys; build 3f2a9c1 passed.\n** Notes\nmore text\n"})
+	secrets := []string{"AKIAIOSFODNN7EXAMPLQ", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-ant-api03-Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX"}
+	kept := []string{"The deploy key is [secret aws-access-key] and [secret github-token] here.", "The AKIA prefix names AWS keys; build 3f2a9c1 passed.", "more text"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		text func(t *testing.T, out string) string
+	}{
+		{"text", nil, func(t *testing.T, out string) string { return out }},
+		{"json", []string{"--json"}, func(t *testing.T, out string) string {
+			var v foveal.View
+			require.NoError(t, json.Unmarshal([]byte(out), &v))
+			assert.LessOrEqual(t, v.Tokens, v.Budget)
+			assert.Equal(t, foveal.CountTokens(v.Text), v.Tokens, "the figures are the redacted text's")
+			return v.Text
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runContextCLI(t, nil, append(tc.args, "--root", root, filepath.Join(root, "ops.org")+":2")...)
+			require.Equal(t, 0, code, errOut)
+			text := tc.text(t, out)
+			for _, s := range secrets {
+				assert.NotContains(t, out, s)
+			}
+			for _, k := range kept {
+				assert.Contains(t, text, k)
+			}
+		})
+	}
+}

@@ -59,9 +59,10 @@ const (
 	vaultSecret = "vault-canary-7f3a9c2e41d8b6e5"
 	// tokenCanary is the bridge token (the daemon takes the one it finds).
 	tokenCanary = "c0ffee42c0ffee42c0ffee42c0ffee42c0ffee42c0ffee42c0ffee42c0ffee42"
-	// noteKey is a key written in a public note: the model reads it in the
-	// context (the note is public), so it is no canary; it must not leave
-	// by an action.
+	// noteKey is a key written in a public note: the gates' rules find
+	// it, so the model reads its mark in the context, never the key — no
+	// model request body holds it — and it must not leave by an action.
+	// (A plan may hold it: an action writing it into the notes asks.)
 	noteKey = "sk-proj-NoteCanary0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
 )
 
@@ -672,7 +673,7 @@ func (w *world) check(t *testing.T, before worldState, want expectation) {
 	var later strings.Builder
 	for f, s := range w.models {
 		for i, r := range s.Requests() {
-			for _, c := range w.canaries {
+			for _, c := range append(w.canaries, noteKey) {
 				if j := bytes.Index(r.Body, []byte(c)); j >= 0 {
 					t.Errorf("request %d to the %s model holds %q: …%s…", i+1, f, c, r.Body[max(0, j-300):min(len(r.Body), j+100)])
 				}

@@ -21,15 +21,21 @@ import (
 )
 
 // mcpMemex is the memex the MCP tests serve: public notes that link to each
-// other, a private subtree, and a Makefile whose target the gates ask about.
+// other (one holding a key, mcpKey), a private subtree, and a Makefile whose
+// target the gates ask about.
 var mcpMemex = map[string]string{
 	"notes.org": "#+TITLE: Notes\n" +
 		"* Project Lighthouse\n:PROPERTIES:\n:ID: proj\n:END:\nThe lighthouse project keeps its plans in [[id:garden][the garden]].\n" +
+		"The keeper's token is " + mcpKey + ", kept here.\n" +
 		"** Diary :private:\n:PROPERTIES:\n:ID: diary\n:END:\nmy confidential words about the harbour master stay here\n" +
 		"* Garden\n:PROPERTIES:\n:ID: garden\n:END:\nTomatoes and beans; see [[id:proj]].\n",
 	"Makefile":  countMakefile,
 	"out/.keep": "",
 }
+
+// mcpKey is a key in a public note: another agent gets its mark, never
+// the key.
+const mcpKey = "ghp_Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX0cV"
 
 // mcpEnv is a memex with a fake home holding files that `rm -rf ~` would
 // remove.
@@ -140,6 +146,7 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
 	assert.Equal(t, "pp-lsp", res.Server.Name)
+	assert.NotContains(t, string(out), mcpKey, "no answer holds the note's key")
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -172,6 +179,7 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	structured("context", &view)
 	assert.Equal(t, "proj", view.Foveal.ID)
 	assert.Contains(t, view.Text, "The lighthouse project keeps its plans")
+	assert.Contains(t, view.Text, "The keeper's token is [secret github-token], kept here.")
 	assert.NotContains(t, view.Text, "confidential")
 
 	private := res.Calls["private"]
@@ -182,6 +190,7 @@ func TestMCPWithTheTypeScriptSDK(t *testing.T) {
 	var node struct{ Text string }
 	structured("node", &node)
 	assert.Contains(t, node.Text, "* Project Lighthouse")
+	assert.Contains(t, node.Text, "The keeper's token is [secret github-token], kept here.")
 	assert.NotContains(t, node.Text, "confidential")
 
 	var back struct{ Backlinks []struct{ ID string } }

@@ -152,16 +152,8 @@ func BenchmarkViewAfterEdit100k(b *testing.B) {
 // corpus and reports full_tokens/tokens, the compression the view buys
 // (its median over the views), with the latency.
 func BenchmarkViewCorpus(b *testing.B) {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "org")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skip("the shared corpus is not beside the checkout")
-	}
 	ctx := context.Background()
-	m, err := memory.Open(ctx, memory.Options{Roots: []string{dir}, Embed: true})
-	require.NoError(b, err)
-	defer m.Close(ctx)
-	require.NoError(b, m.WaitEmbedded(ctx))
-	snap := m.Snapshot()
+	snap := openCorpus(b)
 	r, err := NewRenderer(Options{})
 	require.NoError(b, err)
 	cursors := randomCursors(snap, 2048, 3)
@@ -182,6 +174,22 @@ func BenchmarkViewCorpus(b *testing.B) {
 	reportLatency(b, lat)
 	slices.Sort(ratios)
 	b.ReportMetric(ratios[len(ratios)/2], "full/tokens")
+}
+
+// openCorpus opens the public corpus as a memex, every node embedded, and
+// returns its snapshot; the benchmark is skipped without the corpus.
+func openCorpus(b *testing.B) *memory.Snapshot {
+	b.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "corpus", "org")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skip("the shared corpus is not beside the checkout")
+	}
+	ctx := context.Background()
+	m, err := memory.Open(ctx, memory.Options{Roots: []string{dir}, Embed: true})
+	require.NoError(b, err)
+	b.Cleanup(func() { m.Close(ctx) })
+	require.NoError(b, m.WaitEmbedded(ctx))
+	return m.Snapshot()
 }
 
 // BenchmarkCountTokens counts the tokens of the public corpus's text (or

@@ -49,6 +49,13 @@ type Options struct {
 	// Neighbours is how many related nodes are shown at most
 	// (0: DefaultNeighbours; negative: none).
 	Neighbours int
+	// Redact, when set, rewrites the view's text, and the foveal node's
+	// title and key, before they are returned (the agent's redactor:
+	// secrets replaced by marks naming them). The
+	// view stays within its budget: when the marks make the text larger
+	// than the budget, the view is chosen again in a budget smaller by
+	// the excess. It must be a pure function of its input.
+	Redact func(string) string
 }
 
 // ErrOptions is wrapped by errors about options: a budget below

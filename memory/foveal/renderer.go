@@ -97,16 +97,61 @@ func (r *Renderer) View(ctx context.Context, snap *memory.Snapshot, cur Cursor, 
 		at, _ = snap.NodeAt(cur.Path, cur.Line)
 	}
 	info := r.info(snap)
-	c := newChooser(snap, info, opts.Budget, &r.heaps, &r.arenas)
-	if err := c.choose(ctx, at, opts); err != nil {
+	v, err := r.choose(ctx, snap, info, at, opts, opts.Budget)
+	if err != nil {
 		return nil, err
 	}
-	v := c.view(at)
+	if opts.Redact != nil {
+		if v, err = r.redacted(ctx, snap, info, at, opts, v); err != nil {
+			return nil, err
+		}
+	}
 	v.FullTokens = info.fullTokens
 	if v.Tokens > v.Budget {
 		// Unreachable by construction; a view over budget is never returned.
 		return nil, fmt.Errorf("rendering the context: %d tokens came out over the budget of %d", v.Tokens, v.Budget)
 	}
+	return v, nil
+}
+
+// choose makes the view of at in budget.
+func (r *Renderer) choose(ctx context.Context, snap *memory.Snapshot, info *snapInfo, at memory.Node, opts Options, budget int) (*View, error) {
+	c := newChooser(snap, info, budget, &r.heaps, &r.arenas)
+	if err := c.choose(ctx, at, opts); err != nil {
+		return nil, err
+	}
+	return c.view(at), nil
+}
+
+// redacted is v with its text through opts.Redact, within opts.Budget:
+// a mark can take more tokens than what it replaced, and then the view is
+// chosen again in a budget smaller by the excess (a few times at most:
+// each time the excess is what the marks add to a smaller view, no more).
+func (r *Renderer) redacted(ctx context.Context, snap *memory.Snapshot, info *snapInfo, at memory.Node, opts Options, v *View) (*View, error) {
+	budget := opts.Budget
+	for try := 0; ; try++ {
+		text := opts.Redact(v.Text)
+		if text == v.Text {
+			break
+		}
+		tokens := countTokens(text)
+		if tokens <= opts.Budget {
+			v.Text, v.Tokens = text, tokens
+			break
+		}
+		budget -= tokens - opts.Budget
+		if budget < MinBudget || try == 4 {
+			return nil, fmt.Errorf("rendering the context: with its secrets redacted, no view fits the budget of %d tokens", opts.Budget)
+		}
+		var err error
+		if v, err = r.choose(ctx, snap, info, at, opts, budget); err != nil {
+			return nil, err
+		}
+	}
+	v.Budget = opts.Budget
+	// The foveal node's title, and its key (a synthetic one is made of
+	// titles), go out beside the text.
+	v.Foveal.ID, v.Foveal.Title = opts.Redact(v.Foveal.ID), opts.Redact(v.Foveal.Title)
 	return v, nil
 }
 

@@ -51,8 +51,9 @@ type Result struct {
 	// bytes to notes/a.org").
 	Summary string
 	// Output is what the action produced, bounded, scrubbed of vault
-	// secrets and with the text of private notes replaced by [private]: a
-	// command's output, a file's text, an HTTP body.
+	// secrets and of those the gates' rules find, and with the text of
+	// private notes replaced by [private]: a command's output, a file's
+	// text, an HTTP body.
 	Output string
 	// ExitCode is a process's exit status (-1 when killed).
 	ExitCode int
@@ -112,8 +113,10 @@ type Config struct {
 	// Memex is the live memex (nil: memory_edit is unavailable and
 	// file_read cannot hide private nodes of Org files, so it refuses them).
 	Memex Memex
-	// Vault scrubs its secrets from every output (nil: none).
-	Vault *gates.Vault
+	// Redact scrubs secrets from every output, after the privacy filter:
+	// the agent's one redactor, the vault's secrets and those the gates'
+	// rules find (gates.Redactor; nil: none).
+	Redact func(string) string
 	// Getenv reads the process environment, for the few variables a clean
 	// environment keeps (PATH, LANG…).
 	Getenv func(string) string
@@ -298,17 +301,19 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 	return act.Run(ctx, req)
 }
 
-// filter scrubs vault secrets from s and replaces the text of private
-// notes with [private].
+// filter replaces the text of private notes in s with [private], then
+// scrubs the secrets with the configured redactor (the privacy filter
+// reads the words as they were written, so a secret inside a private
+// quote does not break the quote up for it).
 func (a *Actuators) filter(s string) string {
 	if s == "" {
 		return s
 	}
-	if a.cfg.Vault != nil {
-		s = a.cfg.Vault.Redact(s)
-	}
 	if a.cfg.Memex != nil {
 		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
+	}
+	if a.cfg.Redact != nil {
+		s = a.cfg.Redact(s)
 	}
 	return s
 }

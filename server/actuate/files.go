@@ -144,8 +144,9 @@ func (a *Actuators) Preview(action gates.Action) (e FileEdit, ok bool, err error
 	return FileEdit{}, false, nil
 }
 
-// Filter is what an action's output passes before anyone sees it: vault
-// secrets scrubbed, the text of private notes replaced by [private].
+// Filter is what an action's output passes before anyone sees it: the
+// text of private notes replaced by [private], then the secrets scrubbed
+// by Config.Redact ([vault:NAME], [secret RULE]).
 func (a *Actuators) Filter(s string) string { return a.filter(s) }
 
 // fileWriteTarget resolves where a file_write goes and reads what is there.

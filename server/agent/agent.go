@@ -171,11 +171,10 @@ func New(opts Options) (*Agent, error) {
 	} else if log == nil {
 		log = slog.New(logs.Handler(nil))
 	}
-	redact := func(s string) string { return s }
-	if v := opts.World.Vault; v != nil {
-		redact = v.Redact
-		logs.SetRedactor(v.Redact)
-	}
+	// One redactor for everything bound for a model or a log: the
+	// vault's secrets by name, and every secret the gates' rules find.
+	redact := gates.Redactor(opts.World.Vault)
+	logs.SetRedactor(redact)
 	dataDir, err := filepath.Abs(opts.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("agent: the data directory %s: %w", opts.DataDir, err)
@@ -201,7 +200,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	jr := journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key)
 	acts, err := actuate.New(actuate.Config{
-		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Vault: opts.World.Vault, Journal: jr,
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact, Journal: jr,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
@@ -216,6 +215,7 @@ func New(opts Options) (*Agent, error) {
 		if err != nil {
 			return nil, usage(fmt.Errorf("agent: %w", err))
 		}
+		fo.Redact = redact
 		r, err := foveal.NewRenderer(fo)
 		if err != nil {
 			return nil, fmt.Errorf("agent: %w", err)

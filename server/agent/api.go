@@ -198,7 +198,9 @@ func (a *Agent) Context(ctx context.Context, req ContextRequest) (ContextResult,
 	if err != nil {
 		return ContextResult{}, err
 	}
-	return ContextResult{Text: text, Budget: budget}, nil
+	// The agent's own renderer has redacted the view within its budget;
+	// a source given to the agent may not have.
+	return ContextResult{Text: a.redact(text), Budget: budget}, nil
 }
 
 // Overview is the memex's figures and the Flight Plans waiting for a

@@ -81,13 +81,14 @@ func TestGardenerReportsWhatIndexFinds(t *testing.T) {
 
 // TestScribeDistilsYesterday: the Scribe hands the model yesterday's
 // conversations and journal entries (not today's, nothing private), and
-// its proposal waits as a Flight Plan.
+// its proposal waits as a Flight Plan; a secret in that material reaches
+// the model as its mark.
 func TestScribeDistilsYesterday(t *testing.T) {
 	write := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
 		Args: `{"path":"daily/2026-11-26.org","content":"* Scribe summary\n- talked\n","explanation":"the Scribe's summary of yesterday"}`}}}
 	provider, srv := openAI(t, write)
 	fx := newFixture(t, map[string]string{
-		"chats/2026-11-25-taxes.org":  "#+title: When are taxes due?\n* When are taxes due?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nYESTERDAY-ANSWER: by the end of May.\n* Private turn :private:\nPRIVATE-TURN-TEXT\n",
+		"chats/2026-11-25-taxes.org":  "#+title: When are taxes due?\n* When are taxes due?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nYESTERDAY-ANSWER: by the end of May, with the token " + githubToken + " kept.\n* Private turn :private:\nPRIVATE-TURN-TEXT\n",
 		"chats/2026-11-26-today.org":  "#+title: Today\n* Today's question\nTODAY-ANSWER\n",
 		"chats/2026-11-25-secret.org": "#+filetags: :private:\n* Secret chat\nSECRET-CHAT-TEXT\n",
 	}, provider, func(o *Options) { o.Now = fixedNow })
@@ -101,10 +102,10 @@ func TestScribeDistilsYesterday(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
 	body := string(reqs[0].Body)
-	assert.Contains(t, body, "YESTERDAY-ANSWER")
+	assert.Contains(t, body, "YESTERDAY-ANSWER: by the end of May, with the token [secret github-token] kept.")
 	assert.Contains(t, body, "proposal shell: allow by permissions")
 	assert.Contains(t, body, "You are the Scribe", "the built-in's mandate")
-	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow"} {
+	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow", githubToken} {
 		assert.NotContains(t, body, never)
 	}
 }

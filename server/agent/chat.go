@@ -231,7 +231,7 @@ func (a *Agent) turnAction(p Pass) (chat.Action, bool) {
 	out := chat.Action{Tool: string(act.Tool), Args: json.RawMessage(`{}`)}
 	if p.Status != StatusDenied {
 		if js, err := json.Marshal(act.Args); err == nil && len(js) <= maxTurnArgs {
-			out.Args = json.RawMessage(a.redact(string(js)))
+			out.Args = json.RawMessage(redactJSON(js, a.redact))
 		}
 	}
 	switch {

@@ -10,8 +10,9 @@ import (
 
 // LogRing keeps the last lines logged, for the LOGS section of the prompt
 // (CONTEXT_LOG_LIMIT). It is fed by a slog handler that also passes every
-// record on. Lines are scrubbed by the redactor before they are kept, so
-// the ring never holds a vault secret.
+// record on. Lines are scrubbed by the redactor before they are kept, and
+// records before they are passed on, so that neither the ring nor a log
+// holds a secret.
 type LogRing struct {
 	mu     sync.Mutex
 	lines  []string
@@ -29,7 +30,8 @@ func NewLogRing(limit int) *LogRing {
 }
 
 // SetRedactor sets the function every line passes through before it is
-// kept (the vault's Redact).
+// kept, and every record's message and values before they are passed on
+// (the agent's redactor).
 func (r *LogRing) SetRedactor(f func(string) string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -98,9 +100,49 @@ func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
 		h.ring.add(b.String())
 	}
 	if h.next.Enabled(ctx, rec.Level) {
-		return h.next.Handle(ctx, rec)
+		return h.next.Handle(ctx, h.ring.scrub(rec))
 	}
 	return nil
+}
+
+// redactor is the ring's redactor, or nil.
+func (r *LogRing) redactor() func(string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.redact
+}
+
+// scrub is rec with its message and values through the redactor: a value
+// the redactor changes is passed on as the redacted string.
+func (r *LogRing) scrub(rec slog.Record) slog.Record {
+	redact := r.redactor()
+	if redact == nil {
+		return rec
+	}
+	out := slog.NewRecord(rec.Time, rec.Level, redact(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(scrubAttr(a, redact))
+		return true
+	})
+	return out
+}
+
+func scrubAttr(a slog.Attr, redact func(string) string) slog.Attr {
+	a.Value = a.Value.Resolve()
+	switch a.Value.Kind() {
+	case slog.KindGroup:
+		g := a.Value.Group()
+		out := make([]slog.Attr, len(g))
+		for i, e := range g {
+			out[i] = scrubAttr(e, redact)
+		}
+		return slog.Attr{Key: a.Key, Value: slog.GroupValue(out...)}
+	case slog.KindString, slog.KindAny:
+		if s := a.Value.String(); redact(s) != s {
+			return slog.String(a.Key, redact(s))
+		}
+	}
+	return a
 }
 
 func writeAttr(b *strings.Builder, prefix string, a slog.Attr) {
@@ -128,7 +170,14 @@ func (h *ringHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	for _, a := range as {
 		writeAttr(&b, h.prefix, a)
 	}
-	return &ringHandler{ring: h.ring, next: h.next.WithAttrs(as), attrs: b.String(), prefix: h.prefix}
+	scrubbed := as
+	if redact := h.ring.redactor(); redact != nil {
+		scrubbed = make([]slog.Attr, len(as))
+		for i, a := range as {
+			scrubbed[i] = scrubAttr(a, redact)
+		}
+	}
+	return &ringHandler{ring: h.ring, next: h.next.WithAttrs(scrubbed), attrs: b.String(), prefix: h.prefix}
 }
 
 // WithGroup prefixes later keys, for the ring's lines and the next handler.

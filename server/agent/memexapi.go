@@ -159,7 +159,7 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 	})
 	out := make([]SearchHit, 0, min(k, len(order)))
 	for _, h := range order[:min(k, len(order))] {
-		out = append(out, SearchHit{ID: h.n.Key(), Title: h.n.Title(), File: h.n.Path(), Line: h.n.Line() + 1,
+		out = append(out, SearchHit{ID: a.redact(h.n.Key()), Title: a.redact(h.n.Title()), File: h.n.Path(), Line: h.n.Line() + 1,
 			Score: min(1, roundTo(h.hi+h.lo/20, 1000))})
 	}
 	return out, nil
@@ -248,7 +248,7 @@ func (a *Agent) Node(ctx context.Context, id string) (NodeText, error) {
 	}
 	b.Write(src[at:r.End])
 	text, _ := a.searchers().private.For(snap).Redact(b.String())
-	return NodeText{ID: n.Key(), Title: n.Title(), File: n.Path(), Line: n.Line() + 1, Text: text}, ctx.Err()
+	return NodeText{ID: a.redact(n.Key()), Title: a.redact(n.Title()), File: n.Path(), Line: n.Line() + 1, Text: a.redact(text)}, ctx.Err()
 }
 
 // Backlink is one link landing on a node, from a public node.
@@ -279,7 +279,7 @@ func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
 		}
 		line := from.Org().Lines.Line(bl.Range.Start) + 1
 		text, _ := filter.Redact(bl.Context)
-		out = append(out, Backlink{ID: from.Key(), Title: from.Title(), File: from.Path(), Line: line, Context: text})
+		out = append(out, Backlink{ID: a.redact(from.Key()), Title: a.redact(from.Title()), File: from.Path(), Line: line, Context: a.redact(text)})
 	}
 	return out, ctx.Err()
 }

@@ -56,7 +56,7 @@ const maxPreview = 8 << 20
 
 // privateDiff stands in a plan for a diff that would quote a private note
 // or a secret: the hover, which only the user's editor sees, shows it.
-const privateDiff = "(not shown here: the diff quotes a private note; hover over the plan's headline to see it)\n"
+const privateDiff = "(not shown here: the diff quotes a private note or a secret; hover over the plan's headline to see it)\n"
 
 // fileDiff is the unified diff of a file edit, named as `diff -u a/… b/…`
 // would name it (/dev/null for a file that is not there yet), or a line

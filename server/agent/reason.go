@@ -92,11 +92,15 @@ func messages(sig Signal) []providers.Message {
 	return append(append(make([]providers.Message, 0, len(sig.Prior)+len(now)), sig.Prior...), now...)
 }
 
-// complete streams one answer, its text through the holdback.
+// complete streams one answer, its text through the holdback. It is the
+// one way to a model: the request goes through the redactor here, so that
+// no secret of the notes, a tool's output, a skill or an earlier turn
+// reaches one, whichever path put it into the request.
 func (a *Agent) complete(ctx context.Context, req providers.Request, h *holdback) (providers.Response, error) {
 	if err := a.mayAsk(req); err != nil {
 		return providers.Response{}, err
 	}
+	req = redactRequest(req, a.redact)
 	st, err := a.provider.Stream(ctx, req)
 	if err != nil {
 		return providers.Response{}, fmt.Errorf("asking the model: %w", err)
@@ -127,7 +131,7 @@ func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
 	if v.Verdict == gates.VerdictDeny || len(js) > maxJournalAction {
 		return journal.Summary(act)
 	}
-	return []byte(a.redact(string(js)))
+	return redactJSON(js, a.redact)
 }
 
 func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal, skills []string) error {

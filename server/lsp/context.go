@@ -3,10 +3,12 @@ package lsp
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
 	"pp-lsp/server/agent"
@@ -61,10 +63,12 @@ func (s *Server) contextCommand(ctx context.Context, v *view, a contextArgs, _ p
 
 // renderers keeps the renderer for the current budget and threshold: a
 // renderer caches per snapshot what every cursor shares, so one is kept
-// as long as the settings stay.
+// as long as the settings stay. Its views are redacted (the secrets the
+// gates' rules find replaced by their marks): they are what the model is
+// shown, and the agent's context.
 type renderers struct {
 	mu   sync.Mutex
-	opts foveal.Options
+	opts foveal.Options // without Redact, which is always the same
 	r    *foveal.Renderer
 }
 
@@ -77,10 +81,12 @@ func (s *Server) renderer(set Settings) (*foveal.Renderer, error) {
 	}
 	s.views.mu.Lock()
 	defer s.views.mu.Unlock()
-	if s.views.r != nil && s.views.opts == opts {
+	if s.views.r != nil && reflect.DeepEqual(s.views.opts, opts) { // no Redact in either: equal fields
 		return s.views.r, nil
 	}
-	r, err := foveal.NewRenderer(opts)
+	ro := opts
+	ro.Redact = gates.RedactSecrets
+	r, err := foveal.NewRenderer(ro)
 	if err != nil {
 		return nil, err
 	}

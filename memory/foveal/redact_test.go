@@ -1,0 +1,92 @@
+package foveal
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+)
+
+// TestViewRedacted: with a redactor, no secret of a note reaches the view,
+// the words around it do, and the view stays within its budget at every
+// budget, however many tokens the marks add (a short password's mark is
+// longer than the password).
+func TestViewRedacted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#+title: Ops\n* Servers\nThe deploy key is AKIAZ5R2WQ7PLM3XK4TV and password: Tr0ub4dor&3x here.\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "** Host %d\n:PROPERTIES:\n:DB_PASSWORD: Xy7q%dPw9z\n:END:\npw=%d kept short, and the AKIA prefix in prose.\n", i, i, i)
+	}
+	root, snap := openMemex(t, map[string][]byte{"ops.org": []byte(b.String()), "other.org": []byte("* Other\nNothing secret: commit 3f2a9c1.\n")}, nil)
+	r, err := NewRenderer(Options{Redact: gates.RedactSecrets})
+	require.NoError(t, err)
+	plain, err := NewRenderer(Options{})
+	require.NoError(t, err)
+	for _, budget := range []int{MinBudget, 100, 300, 1000, DefaultBudget} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			cur := Cursor{Path: filepath.Join(root, "ops.org"), Line: 2}
+			v, err := r.View(context.Background(), snap, cur, budget)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, v.Tokens, budget)
+			assert.Equal(t, budget, v.Budget)
+			assert.Equal(t, CountTokens(v.Text), v.Tokens)
+			assert.NotContains(t, v.Text, "AKIAZ5R2WQ7PLM3XK4TV")
+			assert.NotContains(t, v.Text, "Tr0ub4dor&3x")
+			assert.NotRegexp(t, `Xy7q\d+Pw9z`, v.Text)
+			assert.Empty(t, gates.FindSecrets(v.Text))
+			if budget < 300 {
+				return // no room for the foveal node's body
+			}
+			assert.Contains(t, v.Text, "The deploy key is [secret aws-access-key] and password: [secret password-or-code-written-out] here.")
+			p, err := plain.View(context.Background(), snap, cur, budget)
+			require.NoError(t, err)
+			assert.Contains(t, p.Text, "AKIAZ5R2WQ7PLM3XK4TV", "without a redactor the view is the notes' text")
+		})
+	}
+}
+
+// BenchmarkViewCorpusRedacted renders views from random cursors of the
+// public corpus as the agent does, through the gates' secret rules, and
+// as BenchmarkViewCorpus does, without; it reports the latency and the
+// share of views the rules changed (the corpus holds no real secret: each
+// change is a shape the rules take for one).
+func BenchmarkViewCorpusRedacted(b *testing.B) {
+	ctx := context.Background()
+	snap := openCorpus(b)
+	cursors := randomCursors(snap, 2048, 3)
+	for _, c := range []struct {
+		name   string
+		redact func(string) string
+	}{{"plain", nil}, {"redacted", gates.RedactSecrets}} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := NewRenderer(Options{Redact: c.redact})
+			require.NoError(b, err)
+			var lat []time.Duration
+			changed := 0
+			runtime.GC()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				t := time.Now()
+				v, err := r.View(ctx, snap, cursors[i%len(cursors)], 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t))
+				if strings.Contains(v.Text, "[secret ") {
+					changed++
+				}
+			}
+			b.StopTimer()
+			reportLatency(b, lat)
+			b.ReportMetric(100*float64(changed)/float64(len(lat)), "changed-%")
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"pp-lsp/providers"
+)
+
+// redactRequest is req with every text in it through redact: the system
+// prompt (the context, the logs, the skills, the rejections), every
+// message (the question, earlier turns, tools' results) and the
+// arguments of the calls earlier turns made. The tools' definitions are
+// the registry's own.
+func redactRequest(req providers.Request, redact func(string) string) providers.Request {
+	req.System = redact(req.System)
+	msgs := make([]providers.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		m.Content = redact(m.Content)
+		if len(m.ToolCalls) > 0 {
+			calls := make([]providers.ToolCall, len(m.ToolCalls))
+			for j, c := range m.ToolCalls {
+				c.Arguments = redactJSON(c.Arguments, redact)
+				calls[j] = c
+			}
+			m.ToolCalls = calls
+		}
+		msgs[i] = m
+	}
+	req.Messages = msgs
+	return req
+}
+
+// redactJSON is js with its strings through redact, still JSON: a secret
+// is found in a string as it reads, not in its escaped form (a "\n"
+// before a key would hide it from a rule that wants it to start a word),
+// and its mark replaces it within the string. js comes back unchanged
+// when redact finds nothing in it; a js that is not JSON is redacted as
+// text.
+func redactJSON(js []byte, redact func(string) string) []byte {
+	if s := string(js); redact(s) == s && !bytes.ContainsRune(js, '\\') {
+		return js
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return []byte(redact(string(js)))
+	}
+	changed := false
+	v = redactValue(v, redact, &changed)
+	if !changed {
+		return js
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte(redact(string(js)))
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// redactValue redacts the strings of a decoded JSON value, its keys too.
+func redactValue(v any, redact func(string) string, changed *bool) any {
+	switch x := v.(type) {
+	case string:
+		if r := redact(x); r != x {
+			*changed = true
+			return r
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i], redact, changed)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redactValue(k, redact, changed).(string)] = redactValue(e, redact, changed)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,208 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+	"pp-lsp/providers/providertest"
+)
+
+// The secrets of these tests, and the benign twins beside them that must
+// reach the model as they are.
+const (
+	awsKey      = "AKIAZ5R2WQ7PLM3XK4TV"
+	githubToken = "ghp_Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX0cV"
+	dbPassword  = "Tr0ub4dorQ3xZ"
+	vaultValue  = "correct-horse-battery-staple-42"
+	twins       = "The AKIA prefix names AWS keys; build 3f2a9c1 passed."
+)
+
+// opsOrg holds secrets in a body, a property drawer and a link.
+const opsOrg = "#+title: Ops\n* Servers\nThe deploy key is " + awsKey + " and " + githubToken + " here.\n" + twins + "\n" +
+	"** Database\n:PROPERTIES:\n:DB_PASSWORD: " + dbPassword + "\n:END:\nSee [[https://ci.example.com/?t=" + githubToken + "][the CI]] today.\n"
+
+// keysTxt is a file the model reads with a tool.
+const keysTxt = "deploy notes\nThe deploy key is " + awsKey + " and password: " + dbPassword + " for now.\n" + twins + "\n"
+
+// TestNoSecretReachesTheModel: whatever path a note's, a file's or a
+// question's text takes to the model — the foveal context, a tool's
+// result, an earlier turn of a conversation, a skill's body, the vault —
+// the secrets the gates' rules find never reach it, in any of the three
+// wire formats, and the words around them (and text that only looks like
+// a secret) do. Private text is cut as before, the two filters together.
+func TestNoSecretReachesTheModel(t *testing.T) {
+	type tc struct {
+		name    string
+		files   map[string]string
+		answers []providertest.Answer
+		vault   map[string]string
+		ask     func(t *testing.T, fx *fixture)
+		secrets []string // absent from every request
+		kept    []string // present in some request
+	}
+	say := providertest.Answer{Text: []string{"Noted."}}
+	call := func(name, args string) providertest.Answer {
+		return providertest.Answer{Calls: []providertest.Call{{ID: "toolu_1", Name: name, Args: args, Pieces: 2}}}
+	}
+	askAt := func(file string, line int, q string) func(*testing.T, *fixture) {
+		return func(t *testing.T, fx *fixture) {
+			_, _, err := fx.ask(t, file, line, q)
+			require.NoError(t, err)
+		}
+	}
+	cases := []tc{
+		{name: "the foveal context", files: map[string]string{"ops.org": opsOrg},
+			answers: []providertest.Answer{say}, ask: askAt("ops.org", 3, "what is here?"),
+			secrets: []string{awsKey, githubToken, dbPassword},
+			kept: []string{"The deploy key is [secret aws-access-key] and [secret github-token] here.", twins,
+				":DB_PASSWORD: [secret password-assigned-in-clear]", "today."}},
+		{name: "a file_read result", files: map[string]string{"notes.org": notesOrg, "out/keys.txt": keysTxt},
+			answers: []providertest.Answer{call("file_read", `{"path":"out/keys.txt","explanation":"read the deploy notes"}`), say},
+			ask:     askAt("notes.org", 2, "read the deploy notes"), secrets: []string{awsKey, dbPassword},
+			kept: []string{"The deploy key is [secret aws-access-key] and password: [secret password-or-code-written-out] for now.", twins}},
+		{name: "a shell output", files: map[string]string{"notes.org": notesOrg, "out/keys.txt": keysTxt},
+			answers: []providertest.Answer{call("shell", `{"cmd":"cat out/keys.txt","explanation":"show the deploy notes"}`), say},
+			ask:     askAt("notes.org", 2, "show the deploy notes"), secrets: []string{awsKey, dbPassword},
+			kept: []string{"The deploy key is [secret aws-access-key]", twins}},
+		{name: "the question and a follow-up", files: map[string]string{"notes.org": notesOrg},
+			answers: []providertest.Answer{say, say},
+			ask: func(t *testing.T, fx *fixture) {
+				first, err := fx.askChat(t, "", "notes.org", 2, "keep this: my token is "+githubToken+" ok? "+twins)
+				require.NoError(t, err)
+				require.NotEmpty(t, first.Chat)
+				_, err = fx.askChat(t, first.Chat, "", 0, "and what did I tell you?")
+				require.NoError(t, err)
+			},
+			secrets: []string{githubToken}, kept: []string{"keep this: my token is [secret github-token] ok?", twins, "and what did I tell you?"}},
+		{name: "a skill's body", files: map[string]string{"notes.org": notesOrg,
+			"skills.org": "* Deploys :skill:\n:PROPERTIES:\n:TRIGGER: (?i)deploy\n:END:\nMANDATE-DEPLOY: deploy with the key " + awsKey + " only.\n"},
+			answers: []providertest.Answer{say}, ask: askAt("notes.org", 2, "deploy it"),
+			secrets: []string{awsKey}, kept: []string{"MANDATE-DEPLOY: deploy with the key [secret aws-access-key] only."}},
+		{name: "the vault and the rules", files: map[string]string{"ops.org": "* Wifi\nThe wifi is " + vaultValue + " and the key " + awsKey + ".\n" + twins + "\n"},
+			vault: map[string]string{"wifi": vaultValue}, answers: []providertest.Answer{say}, ask: askAt("ops.org", 2, "what is the wifi?"),
+			secrets: []string{vaultValue, awsKey}, kept: []string{"The wifi is [vault:wifi] and the key [secret aws-access-key].", twins}},
+		{name: "private text and secrets", files: map[string]string{
+			"notes.org":     notesOrg + "* Diary :private:\nI met Alice at the harbour cafe on Tuesday evening.\n",
+			"out/mixed.txt": "copied: I met Alice at the harbour cafe on Tuesday evening.\nkey " + awsKey + " end.\n" + twins + "\n"},
+			answers: []providertest.Answer{call("file_read", `{"path":"out/mixed.txt","explanation":"read the copy"}`), say},
+			ask:     askAt("notes.org", 2, "read the copy"), secrets: []string{awsKey, "harbour cafe", "Alice"},
+			kept: []string{"[private]", "key [secret aws-access-key] end.", twins}},
+	}
+	for _, w := range wireFormats {
+		for _, c := range cases {
+			t.Run(w.kind+"/"+c.name, func(t *testing.T) {
+				p, srv := w.provider(t, c.answers...)
+				var opts []fixtureOption
+				if c.vault != nil {
+					path := filepath.Join(t.TempDir(), "vault.json")
+					require.NoError(t, gates.WriteVault(path, c.vault))
+					v, err := gates.OpenVault(path)
+					require.NoError(t, err)
+					opts = append(opts, func(o *Options) { o.World.Vault = v })
+				}
+				fx := newFixture(t, c.files, p, opts...)
+				c.ask(t, fx)
+				reqs := srv.Requests()
+				require.Len(t, reqs, len(c.answers), "every answer was asked for")
+				var all strings.Builder
+				for _, r := range reqs {
+					text := requestText(t, r)
+					for _, s := range c.secrets {
+						assert.NotContains(t, text, s)
+					}
+					all.WriteString(text)
+				}
+				for _, k := range c.kept {
+					assert.Contains(t, all.String(), k)
+				}
+			})
+		}
+	}
+}
+
+// requestText is every string of a request's JSON body, one a line: what
+// the model was sent, unescaped.
+func requestText(t *testing.T, r providertest.Recorded) string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(r.Body, &v))
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x + "\n")
+			// Tool call arguments travel as JSON text in some formats.
+			var inner any
+			if json.Unmarshal([]byte(x), &inner) == nil {
+				walk(inner)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// TestLogsAreRedacted: a log record carrying a secret — in its message,
+// a value, an error, a group, an attribute given before — is kept in the
+// ring for the prompt's LOGS, and written by the next handler, with its
+// mark; what carries none is as it was.
+func TestLogsAreRedacted(t *testing.T) {
+	ring := NewLogRing(10)
+	ring.SetRedactor(gates.Redactor(nil))
+	var out bytes.Buffer
+	log := slog.New(ring.Handler(slog.NewTextHandler(&out, nil))).With("key", awsKey)
+	log.Warn("a tool said "+awsKey+" twice", "value", githubToken, "err", errors.New("bad "+githubToken),
+		slog.Group("g", "inner", awsKey), "twins", twins, "n", 3)
+	for name, text := range map[string]string{"ring": strings.Join(ring.Lines(), "\n"), "next": out.String()} {
+		assert.NotContains(t, text, awsKey, name)
+		assert.NotContains(t, text, githubToken, name)
+		assert.Contains(t, text, "a tool said [secret aws-access-key] twice", name)
+		assert.Contains(t, text, "bad [secret github-token]", name)
+		assert.Contains(t, text, twins, name)
+		assert.Contains(t, text, "n=3", name)
+	}
+}
+
+// TestRedactJSON: strings are redacted as they read, escapes and all, and
+// JSON stays JSON; JSON without a secret comes back byte for byte.
+func TestRedactJSON(t *testing.T) {
+	redact := gates.Redactor(nil)
+	for _, tc := range []struct{ name, in, want string }{
+		{"nothing", `{"cmd":"ls -l","n":1.50}`, `{"cmd":"ls -l","n":1.50}`},
+		{"a key after an escaped newline", `{"content":"x\n` + awsKey + ` <b>"}`, `{"content":"x\n[secret aws-access-key] <b>"}`},
+		{"a key in a list", `{"a":["` + githubToken + `",2]}`, `{"a":["[secret github-token]",2]}`},
+		{"not JSON", `cmd ` + awsKey, `cmd [secret aws-access-key]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := redactJSON([]byte(tc.in), redact)
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+// TestTheSystemPromptAloneHoldsNoSecret: the prompt's own text (tools,
+// mandates) is no finding, so redaction changes only what came in.
+func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
+	provider, _ := openAI(t)
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, provider)
+	p := systemPrompt("Passepartout", fx.agent.tools, "", nil, Signal{}, "", fx.agent.redact)
+	assert.Empty(t, gates.FindSecrets(p))
+}
