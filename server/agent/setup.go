@@ -110,10 +110,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		return nil, usage(err)
 	}
 	world := st.world
-	vaultPath := st.gc.Vault
-	if vaultPath == "" {
-		vaultPath = gates.DefaultVaultPath(world)
-	}
+	vaultPath := st.vaultPath()
 	var pvault providers.Vault
 	switch v, err := gates.OpenVault(vaultPath); {
 	case err == nil:
@@ -260,7 +257,12 @@ func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Opti
 			return nil, usage(err)
 		}
 		if e, err := providers.NewEmbedder(ctx, st.pc, popts); err == nil {
-			mo.Embedder = e
+			// An embedder is a model too, most often on another machine:
+			// every text it is sent passes the one redactor first. The
+			// vault is read here as Open reads it (a refused vault redacts
+			// nothing of its own: Open denies every action then).
+			v, _ := gates.OpenVault(st.vaultPath())
+			mo.Embedder = redactingEmbedder{e, gates.Redactor(v)}
 		} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
 			log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
 		}
@@ -283,6 +285,34 @@ func (a *Agent) Close(ctx context.Context) error {
 	// The calls journalled but not yet fsynced are synced now.
 	errs = append(errs, a.journal.Close())
 	return errors.Join(errs...)
+}
+
+// vaultPath is where the gates' vault is: the configuration's, or beside
+// the configuration file.
+func (st *settings) vaultPath() string {
+	if st.gc.Vault != "" {
+		return st.gc.Vault
+	}
+	return gates.DefaultVaultPath(st.world)
+}
+
+// redactingEmbedder is a configured embedder (Ollama's, an
+// OpenAI-compatible API's) sent every text through redact first: a note's
+// secrets reach it as their marks, as they reach the chat model. Its ID
+// is the embedder's own (the marks change a vector no more than an edit
+// of those words would).
+type redactingEmbedder struct {
+	memory.Embedder
+	redact func(string) string
+}
+
+// Embed embeds texts, each redacted; texts itself is left as it was.
+func (e redactingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = e.redact(t)
+	}
+	return e.Embedder.Embed(ctx, out)
 }
 
 // vaultKeys lets the providers read keys from the gates' vault.
