@@ -112,11 +112,12 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	world := st.world
 	vaultPath := st.vaultPath()
 	var pvault providers.Vault
+	var refused *gates.Vault
 	switch v, err := gates.OpenVault(vaultPath); {
 	case err == nil:
 		world.Vault, pvault = v, vaultKeys{v}
 	case !errors.Is(err, fs.ErrNotExist):
-		world.VaultErr = err
+		world.VaultErr, refused = err, gates.VaultSecretsForRedaction(vaultPath)
 		log.Error("the vault is refused: every action is denied until it is fixed", "err", err)
 	}
 	popts := providers.Options{Getenv: st.getenv, Vault: pvault, Logger: log}
@@ -142,7 +143,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		closers = append(closers, mx.Close)
 	}
 	a, err := New(Options{
-		Roots: st.roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
+		Roots: st.roots, Stack: stack, World: world, RefusedVault: refused, Provider: provider, Memex: mx, Context: s.Context,
 		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
 		Protected: []string{vaultPath}, ConfigFile: st.cfgPath,
 	})
@@ -259,10 +260,9 @@ func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Opti
 		if e, err := providers.NewEmbedder(ctx, st.pc, popts); err == nil {
 			// An embedder is a model too, most often on another machine:
 			// every text it is sent passes the one redactor first. The
-			// vault is read here as Open reads it (a refused vault redacts
-			// nothing of its own: Open denies every action then).
-			v, _ := gates.OpenVault(st.vaultPath())
-			mo.Embedder = redactingEmbedder{e, gates.Redactor(v)}
+			// vault's secrets are read here as Open reads them
+			// (redactVault: a refused vault's too).
+			mo.Embedder = redactingEmbedder{e, gates.Redactor(st.redactVault())}
 		} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
 			log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
 		}
@@ -294,6 +294,17 @@ func (st *settings) vaultPath() string {
 		return st.gc.Vault
 	}
 	return gates.DefaultVaultPath(st.world)
+}
+
+// redactVault is the vault whose secrets text bound for a model is
+// scrubbed of: the vault, or a refused vault's secrets all the same
+// (gates.VaultSecretsForRedaction); nil when there is none.
+func (st *settings) redactVault() *gates.Vault {
+	v, err := gates.OpenVault(st.vaultPath())
+	if err == nil {
+		return v
+	}
+	return gates.VaultSecretsForRedaction(st.vaultPath())
 }
 
 // redactingEmbedder is a configured embedder (Ollama's, an
