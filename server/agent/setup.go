@@ -172,6 +172,18 @@ func OpenMemex(ctx context.Context, s Setup) (*memory.Memex, error) {
 	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log)
 }
 
+// Redactor is the redactor Open's agent would have for s — the vault's
+// secrets (a refused vault's too), then every secret the gates' rules
+// find — for a caller that shows what the model gets without an agent
+// (pp-lsp context).
+func Redactor(s Setup) (func(string) string, error) {
+	st, err := readSettings(s)
+	if err != nil {
+		return nil, err
+	}
+	return gates.Redactor(st.redactVault()), nil
+}
+
 // settings is what Open and OpenMemex read from a Setup's surroundings.
 type settings struct {
 	getenv   func(string) string
