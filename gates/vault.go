@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf16"
 )
 
 // Vault holds credentials by name. It lives in one JSON file, mode 0600:
@@ -185,7 +186,11 @@ func newVault(path string, secrets map[string]string) *Vault {
 		}
 		forms := []string{s, base64.StdEncoding.EncodeToString([]byte(s)), base64.RawStdEncoding.EncodeToString([]byte(s)),
 			base64.URLEncoding.EncodeToString([]byte(s)), base64.RawURLEncoding.EncodeToString([]byte(s)),
-			hex.EncodeToString([]byte(s)), url.QueryEscape(s), reverse(s)}
+			hex.EncodeToString([]byte(s)), url.QueryEscape(s), url.PathEscape(s), reverse(s),
+			// As a JSON string holds it (a config file, a tool's JSON
+			// output): Go's escapes (<, >, & too) and none of them, and
+			// Python's and JavaScript's \uXXXX for every non-ASCII rune.
+			jsonEscape(s, true, false), jsonEscape(s, false, false), jsonEscape(s, false, true)}
 		seen := map[string]bool{}
 		for _, f := range forms {
 			if !seen[f] {
@@ -198,6 +203,37 @@ func newVault(path string, secrets map[string]string) *Vault {
 		}
 	}
 	return v
+}
+
+// jsonEscape is s as a JSON string holds it, without its quotes: '"',
+// '\\' and control characters escaped, with html '<', '>' and '&' as
+// \u003c (Go's encoder), with ascii every other rune past ASCII as
+// \uXXXX, by UTF-16 halves past the first plane (Python's json.dumps).
+func jsonEscape(s string, html, ascii bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || html && (r == '<' || r == '>' || r == '&') || r == 0x2028 || r == 0x2029 || ascii && r > 0x7f:
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func reverse(s string) string {
