@@ -107,6 +107,11 @@ func TestNoSecretReachesTheModel(t *testing.T) {
 			answers: []providertest.Answer{call("file_read", `{"path":"out/wifi.json","explanation":"read the router settings"}`), say},
 			ask:     askAt("notes.org", 2, "read the router settings"), secrets: []string{oddVault, jsonVaultGo, jsonVaultPy, pathVault},
 			kept: []string{`{"go": "[vault:wifi]", "py": "[vault:wifi]", "twin": "` + twins + `"}`, "https://router.example/set/[vault:wifi]/ok"}},
+		{name: "a secret in JSON within a string", files: map[string]string{"notes.org": notesOrg,
+			"out/deploy.yaml": "metadata:\n  annotations:\n    last-applied: \"{\\\"password\\\":\\\"" + dbPassword + "\\\",\\\"replicas\\\":3}\"\n" + twins + "\n"},
+			answers: []providertest.Answer{call("shell", `{"cmd":"cat out/deploy.yaml","explanation":"show the deployment"}`), say},
+			ask:     askAt("notes.org", 2, "show the deployment"), secrets: []string{dbPassword},
+			kept: []string{`last-applied: "{\"password\":\"[secret password-assigned-in-clear]\",\"replicas\":3}"`, twins}},
 		{name: "private text and secrets", files: map[string]string{
 			"notes.org":     notesOrg + "* Diary :private:\nI met Alice at the harbour cafe on Tuesday evening.\n",
 			"out/mixed.txt": "copied: I met Alice at the harbour cafe on Tuesday evening.\nkey " + awsKey + " end.\n" + twins + "\n"},
