@@ -90,3 +90,32 @@ func BenchmarkViewCorpusRedacted(b *testing.B) {
 		})
 	}
 }
+
+// TestViewRedactedAlwaysFits: whatever the budget and the cursor, a view
+// of notes dense with short secrets (each mark a few tokens more than
+// what it replaced, in every node a smaller view still holds) comes to
+// fit its budget with its secrets redacted — never "no view fits".
+func TestViewRedactedAlwaysFits(t *testing.T) {
+	files := map[string][]byte{}
+	for f := range 6 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "#+title: Hosts %d\n", f)
+		for i := range 30 {
+			fmt.Fprintf(&b, "* Host %d-%d\n:PROPERTIES:\n:DB_PASSWORD: Xy7q%dPw%dz\n:END:\npw=Q%dz%dK token=Zq8wX3rT%d gclid=CMqe0bP7gro%dCFQ\n** Notes %d\nsee [[file:hosts%d.org::*Host %d-%d][host]] and key: R2WQ7P%dLM3\n",
+				f, i, i, f, i, f, i, f, i, (f+1)%6, f, (i+1)%30, i)
+		}
+		files[fmt.Sprintf("hosts%d.org", f)] = []byte(b.String())
+	}
+	root, snap := openMemex(t, files, nil)
+	r, err := NewRenderer(Options{Redact: gates.RedactSecrets})
+	require.NoError(t, err)
+	for budget := MinBudget; budget <= 2000; budget += 37 {
+		for line := 0; line < 210; line += 11 {
+			cur := Cursor{Path: filepath.Join(root, fmt.Sprintf("hosts%d.org", line%6)), Line: line}
+			v, err := r.View(context.Background(), snap, cur, budget)
+			require.NoError(t, err, "budget %d, line %d", budget, line)
+			assert.LessOrEqual(t, v.Tokens, budget)
+			assert.Empty(t, gates.FindSecrets(v.Text))
+		}
+	}
+}
