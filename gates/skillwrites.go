@@ -1,12 +1,14 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -132,7 +134,12 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 // skillNodeEdit judges a memory_edit of node id's body: in a file that
 // holds a skill, any body may change one (its own mandate, a #+TODO: that
 // retitles it, a #+FILETAGS: that makes it private or public); elsewhere
-// a body, which holds no headline, makes none.
+// a body, which holds no headline, makes none — when the file reads the
+// same lines after the edit as before: both it and the body are UTF-8
+// with LF line ends (plainLines). A file whose lines end in CR alone
+// reads as one line once the body brings an LF, and a Latin-1 file as
+// UTF-8 once the body drops its one byte that is not: either may turn
+// text around the body into a skill's headline.
 func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if s := orgskill.InText([]byte(content)); len(s) > 0 {
 		return skillChange(orgskill.Change{Title: s[0].Title, How: "adds"}), true
@@ -149,13 +156,25 @@ func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if l.class != pathInside {
 		return "", false // the self-modification vector denies it
 	}
-	switch skills, ok := e.currentSkills(l.abs); {
-	case !ok:
+	data, ok := e.currentText(l.abs)
+	if !ok {
 		return fmt.Sprintf("edits node %q in %s, whose skills cannot be read now (%s)", id, file, whySkills), true
-	case len(skills) > 0:
+	}
+	if skills := orgskill.InText(data); len(skills) > 0 {
 		return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
 	}
+	if !plainLines(data) || !plainLines([]byte(content)) {
+		return fmt.Sprintf("edits node %q in %s, whose lines or encoding the edit may change (a carriage return, a NUL or a byte that is not UTF-8), and with them its skills: %s", id, l.rel, whySkills), true
+	}
 	return "", false
+}
+
+// plainLines reports whether text is UTF-8 without CR or NUL: Org text
+// whose lines are its LF-separated pieces however it is cut and joined
+// at line ends (orgast reads a CR as a line end in a file without LF, a
+// NUL as binary, and a file that is not UTF-8 as Latin-1 or raw bytes).
+func plainLines(text []byte) bool {
+	return utf8.Valid(text) && bytes.IndexByte(text, '\r') < 0 && bytes.IndexByte(text, 0) < 0
 }
 
 // skillShellWrite judges a file a command writes or deletes (canonical,
