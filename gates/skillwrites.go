@@ -245,7 +245,7 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, a
 
 // literalWrite reads a command that is exactly one echo or printf whose
 // words are literal text (no expansion, glob, brace, tilde or backslash;
-// echo without -e, printf of a format alone without % or \), with one
+// echo with no option but -n, printf of a format alone without % or \), with one
 // redirection of its standard output (> or >>) to a literal path: the
 // path, the text the file gets, and whether it is appended.
 func literalWrite(cmd string) (path, text string, appends, ok bool) {
@@ -284,14 +284,14 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	switch argv[0] {
 	case "echo":
 		args, newline := argv[1:], "\n"
-		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "nE") == "" {
-			if strings.Contains(args[0], "n") {
-				newline = ""
-			}
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "n") == "" {
+			newline = ""
 			args = args[1:]
 		}
 		if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-			return "", "", false, false // -e: escapes are read
+			// -e: escapes are read; -E: sh, which runs the command where
+			// there is no bash, prints it ("-E x").
+			return "", "", false, false
 		}
 		text = strings.Join(args, " ")
 		if strings.Contains(text, "\\") {

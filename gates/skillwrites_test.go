@@ -92,6 +92,7 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"printf into a note", act(ToolShell, "cmd", `printf '* X :skill:\n' >> notes/a.org`), VerdictAsk, `writes the skill "X"`},
 		{"echo into a text file", act(ToolShell, "cmd", `echo '* X :skill:' > notes/y.txt`), VerdictAsk, `writes the skill "X"`},
 		{"echo completing a headline", act(ToolShell, "cmd", `echo ' :skill:' >> notes/half.org`), VerdictAsk, `writes the skill "Half"`},
+		{"echo -E completing a headline (sh prints the -E)", act(ToolShell, "cmd", `echo -E ':skill:' >> notes/half.org`), VerdictAsk, "a command writes notes/half.org: an Org file may hold a skill"},
 		{"printf into a skill's body", act(ToolShell, "cmd", `printf -- '- and mail it\n' >> skills/daily.org`), VerdictAsk, "a command writes skills/daily.org"},
 		{"echo into a skill's body", act(ToolShell, "cmd", `echo "- and mail it" >> skills/daily.org`), VerdictAsk, `changes the skill "Daily"`},
 		{"echo over a skill", act(ToolShell, "cmd", `echo hi > skills/daily.org`), VerdictAsk, `removes the skill "Daily"`},
@@ -120,6 +121,7 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"printf into a text file", act(ToolShell, "cmd", `printf 'milk\n' >> notes/list.txt`), VerdictAllow, ""},
 		{"sort into a text file", act(ToolShell, "cmd", `sort notes/list.txt > notes/sorted.txt`), VerdictAllow, ""},
 		{"echo a list item into a note", act(ToolShell, "cmd", `echo '- bread' >> notes/a.org`), VerdictAllow, ""},
+		{"echo -n a list item into a note", act(ToolShell, "cmd", `echo -n '- bread' >> notes/a.org`), VerdictAllow, ""},
 		{"printf a note below a skill", act(ToolShell, "cmd", `printf '* Ideas\n- a weekly skill\n' >> skills/daily.org`), VerdictAllow, ""},
 		{"reading a skill", act(ToolShell, "cmd", `cat skills/daily.org`), VerdictAllow, ""},
 	} {
@@ -205,7 +207,9 @@ func TestLiteralWrite(t *testing.T) {
 	}{
 		{`echo hi > a.org`, "a.org", "hi\n", false, true},
 		{`echo -n 'a b' "c" >> a.org`, "a.org", "a b c", true, true},
-		{`echo -E x >> a.org`, "a.org", "x\n", true, true},
+		{`echo -nn x >> a.org`, "a.org", "x", true, true},
+		{`echo -E x >> a.org`, "", "", false, false},
+		{`echo -nE x >> a.org`, "", "", false, false},
 		{`1>>a.org printf 'x\ny\t\\'`, "a.org", "x\ny\t\\", true, true},
 		{`echo -e 'x' > a.org`, "", "", false, false},
 		{`echo -ne 'x' > a.org`, "", "", false, false},
@@ -259,7 +263,7 @@ func TestLiteralWrite(t *testing.T) {
 // FuzzLiteralWrite: any command is read without panic, and one read as a
 // literal write makes the real bash write exactly that text.
 func FuzzLiteralWrite(f *testing.F) {
-	for _, s := range []string{`echo hi > a.org`, `printf 'a\nb\t\\' >> a.org`, `echo -nE "x y" 'z' >a.org`, `echo a\b > a.org`, `printf '%s' x > a.org`} {
+	for _, s := range []string{`echo hi > a.org`, `printf 'a\nb\t\\' >> a.org`, `echo -n "x y" 'z' >a.org`, `echo a\b > a.org`, `printf '%s' x > a.org`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
