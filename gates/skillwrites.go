@@ -80,14 +80,6 @@ func skillChange(c orgskill.Change) string {
 	return fmt.Sprintf("%s the skill %q: %s", strings.Replace(c.How, "adds", "writes", 1), c.Title, whySkills)
 }
 
-// currentSkills reads the skills of the file at the canonical path abs as
-// it is now: none when there is no such file; ok false when it cannot be
-// told (unreadable, too large).
-func (e *Env) currentSkills(abs string) (skills []orgskill.Skill, ok bool) {
-	data, ok := e.currentText(abs)
-	return orgskill.InText(data), ok
-}
-
 // currentText reads the file at the canonical path abs as it is now (nil
 // when there is none); ok false when it cannot be read whole.
 func (e *Env) currentText(abs string) (data []byte, ok bool) {
@@ -109,6 +101,30 @@ func (e *Env) currentText(abs string) (data []byte, ok bool) {
 	return data, true
 }
 
+// bufferTexts is what a Memex may tell besides: the text of an editor
+// buffer open over a file (*memory.Snapshot does). The skills loader
+// reads the buffer, not the disk, and a file action changes the buffer:
+// a write is judged against both.
+type bufferTexts interface {
+	BufferText(path string) ([]byte, bool)
+}
+
+// heldTexts are the texts a write to the file at path (the memex's name
+// for it) and canonical abs changes: the disk's (ok false when it cannot
+// be read whole), then an open buffer's when it differs.
+func (e *Env) heldTexts(path, abs string) (texts [][]byte, ok bool) {
+	data, ok := e.currentText(abs)
+	texts = append(texts, data)
+	if b, is := e.world.Memex.(bufferTexts); is {
+		for _, p := range []string{path, abs} {
+			if buf, open := b.BufferText(p); open && !bytes.Equal(buf, data) {
+				return append(texts, buf), ok
+			}
+		}
+	}
+	return texts, ok
+}
+
 // skillFileWrite judges a file_write of content to p: whatever the file's
 // name (an Org file may be a symlink to it), the skills of content must
 // be the file's own now.
@@ -118,15 +134,23 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 		return "", false // the paths vector denies it
 	}
 	after := orgskill.InText([]byte(content))
-	before, ok := e.currentSkills(l.abs)
-	if !ok {
-		if len(after) > 0 || isOrgName(l.abs) {
-			return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
+	named := l.abs // the memex names a file under its root as given
+	if i, rel := e.rootOf(l.abs); i >= 0 && i < len(e.world.Roots) {
+		if root, err := filepath.Abs(e.world.Roots[i]); err == nil {
+			named = filepath.Join(root, rel)
 		}
-		return "", false
 	}
-	if ch := orgskill.Diff(before, after); len(ch) > 0 {
-		return skillChange(ch[0]), true
+	texts, ok := e.heldTexts(named, l.abs)
+	if !ok && (len(after) > 0 || isOrgName(l.abs)) {
+		return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
+	}
+	for i, cur := range texts {
+		if i == 0 && !ok {
+			continue
+		}
+		if ch := orgskill.Diff(orgskill.InText(cur), after); len(ch) > 0 {
+			return skillChange(ch[0]), true
+		}
 	}
 	return "", false
 }
@@ -156,15 +180,17 @@ func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if l.class != pathInside {
 		return "", false // the self-modification vector denies it
 	}
-	data, ok := e.currentText(l.abs)
+	texts, ok := e.heldTexts(file, l.abs)
 	if !ok {
 		return fmt.Sprintf("edits node %q in %s, whose skills cannot be read now (%s)", id, file, whySkills), true
 	}
-	if skills := orgskill.InText(data); len(skills) > 0 {
-		return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
-	}
-	if !plainLines(data) || !plainLines([]byte(content)) {
-		return fmt.Sprintf("edits node %q in %s, whose lines or encoding the edit may change (a carriage return, a NUL or a byte that is not UTF-8), and with them its skills: %s", id, l.rel, whySkills), true
+	for _, data := range texts {
+		if skills := orgskill.InText(data); len(skills) > 0 {
+			return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
+		}
+		if !plainLines(data) || !plainLines([]byte(content)) {
+			return fmt.Sprintf("edits node %q in %s, whose lines or encoding the edit may change (a carriage return, a NUL or a byte that is not UTF-8), and with them its skills: %s", id, l.rel, whySkills), true
+		}
 	}
 	return "", false
 }
