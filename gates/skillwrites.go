@@ -127,7 +127,8 @@ func (e *Env) heldTexts(path, abs string) (texts [][]byte, ok bool) {
 
 // skillFileWrite judges a file_write of content to p: whatever the file's
 // name (an Org file may be a symlink to it), the skills of content must
-// be the file's own now.
+// be the file's own now, and a file that holds one must stay text the
+// memex reads.
 func (e *Env) skillFileWrite(p, content string) (string, bool) {
 	l := e.locate(p, ".")
 	if l.class != pathInside {
@@ -148,8 +149,14 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 		if i == 0 && !ok {
 			continue
 		}
-		if ch := orgskill.Diff(orgskill.InText(cur), after); len(ch) > 0 {
+		before := orgskill.InText(cur)
+		if ch := orgskill.Diff(before, after); len(ch) > 0 {
 			return skillChange(ch[0]), true
+		}
+		if len(before) > 0 && strings.IndexByte(content, 0) >= 0 {
+			// The memex takes a file with a NUL (in its first 8 KiB) for
+			// binary and reads nothing of it: its skills would be gone.
+			return fmt.Sprintf("writes a NUL byte into %s, which holds the skill %q: the memex reads a file with one as binary, not Org, so the skill would be gone, and %s", l.rel, before[0].Title, whySkills), true
 		}
 	}
 	return "", false
