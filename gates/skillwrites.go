@@ -153,10 +153,12 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 		if ch := orgskill.Diff(before, after); len(ch) > 0 {
 			return skillChange(ch[0]), true
 		}
-		if len(before) > 0 && strings.IndexByte(content, 0) >= 0 {
-			// The memex takes a file with a NUL (in its first 8 KiB) for
-			// binary and reads nothing of it: its skills would be gone.
-			return fmt.Sprintf("writes a NUL byte into %s, which holds the skill %q: the memex reads a file with one as binary, not Org, so the skill would be gone, and %s", l.rel, before[0].Title, whySkills), true
+		if len(before) > 0 && (strings.IndexByte(content, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 || !utf8.Valid(cur)) {
+			// The memex takes a file with a NUL, or mostly bytes that are
+			// not UTF-8, for binary and reads nothing of it: a write that
+			// makes it so drops its skills, one that undoes it brings
+			// them in.
+			return fmt.Sprintf("writes %s, which holds the skill %q, with a NUL byte or over text that is not UTF-8: the memex reads such a file as binary, not Org, so the write may drop or bring in its skills, and %s", l.rel, before[0].Title, whySkills), true
 		}
 	}
 	return "", false
