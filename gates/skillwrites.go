@@ -153,15 +153,22 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 		if ch := orgskill.Diff(before, after); len(ch) > 0 {
 			return skillChange(ch[0]), true
 		}
-		if len(before) > 0 && (strings.IndexByte(content, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 || !utf8.Valid(cur)) {
-			// The memex takes a file with a NUL, or mostly bytes that are
-			// not UTF-8, for binary and reads nothing of it: a write that
-			// makes it so drops its skills, one that undoes it brings
-			// them in.
-			return fmt.Sprintf("writes %s, which holds the skill %q, with a NUL byte or over text that is not UTF-8: the memex reads such a file as binary, not Org, so the write may drop or bring in its skills, and %s", l.rel, before[0].Title, whySkills), true
+		if why, ok := binaryFlip(l.rel, before, cur, []byte(content)); ok {
+			return why, true
 		}
 	}
 	return "", false
+}
+
+// binaryFlip judges a write that leaves a file's skills as they are, from
+// cur to after: the memex takes a file with a NUL, or mostly bytes that
+// are not UTF-8, for binary and reads nothing of it, so a write that makes
+// it so drops the skills, and one that undoes it brings them in.
+func binaryFlip(rel string, before []orgskill.Skill, cur, after []byte) (string, bool) {
+	if len(before) == 0 || utf8.Valid(cur) && bytes.IndexByte(cur, 0) < 0 && bytes.IndexByte(after, 0) < 0 {
+		return "", false
+	}
+	return fmt.Sprintf("writes %s, which holds the skill %q, with a NUL byte or over text that is not UTF-8: the memex reads such a file as binary, not Org, so the write may drop or bring in its skills, and %s", rel, before[0].Title, whySkills), true
 }
 
 // skillNodeEdit judges a memory_edit of node id's body: in a file that
@@ -272,8 +279,12 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, a
 	if appends {
 		after = append(cur[:len(cur):len(cur)], text...)
 	}
-	if ch := orgskill.Diff(orgskill.InText(cur), orgskill.InText(after)); len(ch) > 0 {
+	before := orgskill.InText(cur)
+	if ch := orgskill.Diff(before, orgskill.InText(after)); len(ch) > 0 {
 		return skillChange(ch[0]), true, true
+	}
+	if why, ok := binaryFlip(l.rel, before, cur, after); ok {
+		return why, true, true
 	}
 	return "", false, true
 }

@@ -102,6 +102,7 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"printf into a skill's body", act(ToolShell, "cmd", `printf -- '- and mail it\n' >> skills/daily.org`), VerdictAsk, "a command writes skills/daily.org"},
 		{"echo into a skill's body", act(ToolShell, "cmd", `echo "- and mail it" >> skills/daily.org`), VerdictAsk, `changes the skill "Daily"`},
 		{"echo over a skill", act(ToolShell, "cmd", `echo hi > skills/daily.org`), VerdictAsk, `removes the skill "Daily"`},
+		{"printf making a binary file's skill text", act(ToolShell, "cmd", `printf '* Groceries\n* Weekly :skill:\nDo things.\n' > notes/binary.org`), VerdictAsk, `writes notes/binary.org, which holds the skill "Weekly", with a NUL byte`},
 		// Any other shell write of an Org file: its text is not compared.
 		{"printf with a hex escape", act(ToolShell, "cmd", `printf '* X :\x73kill:\n' >> notes/a.org`), VerdictAsk, "a command writes notes/a.org: an Org file may hold a skill"},
 		{"echo -e", act(ToolShell, "cmd", `echo -e '* X :\x73kill:' >> notes/a.org`), VerdictAsk, "a command writes notes/a.org: an Org file may hold a skill"},
@@ -127,6 +128,7 @@ func TestSkillWritesAsk(t *testing.T) {
 		{"memory_edit of a plain note", act(ToolMemoryEdit, "id", "groceries-1", "content", "- milk\n- bread\n"), VerdictAllow, ""},
 		{"memory_edit of a UTF-8 note", act(ToolMemoryEdit, "id", "cafe-1", "content", "- cr\u00e8me br\u00fbl\u00e9e\n"), VerdictAllow, ""},
 		{"printf into a text file", act(ToolShell, "cmd", `printf 'milk\n' >> notes/list.txt`), VerdictAllow, ""},
+		{"printf making a binary file without a skill text", act(ToolShell, "cmd", `printf '* Groceries\n' > notes/blob.org`), VerdictAllow, ""},
 		{"sort into a text file", act(ToolShell, "cmd", `sort notes/list.txt > notes/sorted.txt`), VerdictAllow, ""},
 		{"echo a list item into a note", act(ToolShell, "cmd", `echo '- bread' >> notes/a.org`), VerdictAllow, ""},
 		{"echo -n a list item into a note", act(ToolShell, "cmd", `echo -n '- bread' >> notes/a.org`), VerdictAllow, ""},
