@@ -176,7 +176,8 @@ func binaryFlip(rel string, before []orgskill.Skill, cur, after []byte) (string,
 // retitles it, a #+FILETAGS: that makes it private or public); elsewhere
 // a body, which holds no headline, makes none — when the file reads the
 // same lines after the edit as before: both it and the body are UTF-8
-// with LF line ends (plainLines). A file whose lines end in CR alone
+// with LF line ends (plainLines), and no headline of the file mentions a
+// skill that the file's keywords keep from being one (skillishHeadline). A file whose lines end in CR alone
 // reads as one line once the body brings an LF, and a Latin-1 file as
 // UTF-8 once the body drops its one byte that is not: either may turn
 // text around the body into a skill's headline.
@@ -206,6 +207,30 @@ func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 		}
 		if !plainLines(data) || !plainLines([]byte(content)) {
 			return fmt.Sprintf("edits node %q in %s, whose lines or encoding the edit may change (a carriage return, a NUL or a byte that is not UTF-8), and with them its skills: %s", id, l.rel, whySkills), true
+		}
+		if h, ok := skillishHeadline(data); ok {
+			return fmt.Sprintf("edits node %q in %s, whose headline %q could be a skill's once the file's keywords change (a #+TODO: line makes a first word a keyword): %s", id, l.rel, h, whySkills), true
+		}
+	}
+	return "", false
+}
+
+// skillishHeadline finds a headline line of Org text (one starting with a
+// star) that Mentions a skill. Whether a headline's tags are read as tags
+// may depend on the file's keywords — with "#+TODO: T", "* T :skill:" is
+// a keyword and a title, no tag — which a body can hold and an edit of it
+// add or drop; a body holds no headline, so in a file without such a line
+// no edit of one makes a skill.
+func skillishHeadline(text []byte) (string, bool) {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) > 0 && line[0] == '*' && orgskill.Mentions(line) {
+			return string(line), true
 		}
 	}
 	return "", false
