@@ -55,11 +55,12 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 			}
 		case RoleCommand:
 			cmd, cwd := g.command(a)
-			writes := shellOf(ctx, env, cmd, cwd).writes
+			rep := shellOf(ctx, env, cmd, cwd)
+			writes := rep.writes
 			if len(writes) == 0 {
 				continue
 			}
-			if why, ok, known := env.skillLiteralWrite(cmd, cwd, writes); known {
+			if why, ok, known := env.skillLiteralWrite(cmd, cwd, rep); known {
 				if ok {
 					return why, true
 				}
@@ -287,9 +288,15 @@ func isOrgName(p string) bool {
 // text redirected into one file (literalWrite), the one file the shell
 // analysis found it writes: the file's text after it is compared as a
 // file_write's. known is false for any other command.
-func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, ask, known bool) {
+func (e *Env) skillLiteralWrite(cmd, cwd string, rep *shellReport) (why string, ask, known bool) {
+	writes := rep.writes
+	if len(writes) != 1 || len(rep.cmds) != 1 || len(rep.cmds[0].argv) == 0 || !literalWriters[rep.cmds[0].argv[0]] {
+		// Not one command, echo or printf: literalWrite would say no, and
+		// parsing the command again costs as much as its analysis.
+		return "", false, false
+	}
 	p, text, appends, ok := literalWrite(cmd)
-	if !ok || len(writes) != 1 {
+	if !ok {
 		return "", false, false
 	}
 	l := e.locate(p, cwd)
@@ -319,6 +326,9 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, a
 // echo with no option but -n, printf of a format alone without % or \), with one
 // redirection of its standard output (> or >>) to a literal path: the
 // path, the text the file gets, and whether it is appended.
+// literalWriters are the programs literalWrite reads.
+var literalWriters = map[string]bool{"echo": true, "printf": true}
+
 func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
 		return "", "", false, false
@@ -330,7 +340,9 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 			return "", "", false, false
 		}
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	parser := shellParsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(cmd), "")
+	shellParsers.Put(parser)
 	if err != nil || len(f.Stmts) != 1 {
 		return "", "", false, false
 	}
