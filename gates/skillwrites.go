@@ -176,12 +176,12 @@ func binaryFlip(rel string, before []orgskill.Skill, cur, after []byte) (string,
 // holds a skill, any body may change one (its own mandate, a #+TODO: that
 // retitles it, a #+FILETAGS: that makes it private or public); elsewhere
 // a body, which holds no headline, makes none — when the file reads the
-// same lines after the edit as before: both it and the body are UTF-8
-// with LF line ends (plainLines), and no headline of the file mentions a
-// skill that the file's keywords keep from being one (skillishHeadline). A file whose lines end in CR alone
-// reads as one line once the body brings an LF, and a Latin-1 file as
-// UTF-8 once the body drops its one byte that is not: either may turn
-// text around the body into a skill's headline.
+// same lines after the edit as before, both it and the body UTF-8 with LF
+// line ends (plainLines: a file whose lines end in CR alone reads as one
+// line once the body brings an LF, a Latin-1 file as UTF-8 once the body
+// drops its one byte that is not, and either may turn text around the
+// body into a skill's headline), and no headline of the file mentions a
+// skill that the file's keywords keep from being one (skillishHeadline).
 func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if s := orgskill.InText([]byte(content)); len(s) > 0 {
 		return skillChange(orgskill.Change{Title: s[0].Title, How: "adds"}), true
