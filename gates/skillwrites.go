@@ -1,12 +1,14 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -53,11 +55,12 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 			}
 		case RoleCommand:
 			cmd, cwd := g.command(a)
-			writes := shellOf(ctx, env, cmd, cwd).writes
+			rep := shellOf(ctx, env, cmd, cwd)
+			writes := rep.writes
 			if len(writes) == 0 {
 				continue
 			}
-			if why, ok, known := env.skillLiteralWrite(cmd, cwd, writes); known {
+			if why, ok, known := env.skillLiteralWrite(cmd, cwd, rep); known {
 				if ok {
 					return why, true
 				}
@@ -76,14 +79,6 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 // skillChange words a change of the skills as a reason.
 func skillChange(c orgskill.Change) string {
 	return fmt.Sprintf("%s the skill %q: %s", strings.Replace(c.How, "adds", "writes", 1), c.Title, whySkills)
-}
-
-// currentSkills reads the skills of the file at the canonical path abs as
-// it is now: none when there is no such file; ok false when it cannot be
-// told (unreadable, too large).
-func (e *Env) currentSkills(abs string) (skills []orgskill.Skill, ok bool) {
-	data, ok := e.currentText(abs)
-	return orgskill.InText(data), ok
 }
 
 // currentText reads the file at the canonical path abs as it is now (nil
@@ -107,32 +102,86 @@ func (e *Env) currentText(abs string) (data []byte, ok bool) {
 	return data, true
 }
 
+// bufferTexts is what a Memex may tell besides: the text of an editor
+// buffer open over a file (*memory.Snapshot does). The skills loader
+// reads the buffer, not the disk, and a file action changes the buffer:
+// a write is judged against both.
+type bufferTexts interface {
+	BufferText(path string) ([]byte, bool)
+}
+
+// heldTexts are the texts a write to the file at path (the memex's name
+// for it) and canonical abs changes: the disk's (ok false when it cannot
+// be read whole), then an open buffer's when it differs.
+func (e *Env) heldTexts(path, abs string) (texts [][]byte, ok bool) {
+	data, ok := e.currentText(abs)
+	texts = append(texts, data)
+	if b, is := e.world.Memex.(bufferTexts); is {
+		for _, p := range []string{path, abs} {
+			if buf, open := b.BufferText(p); open && !bytes.Equal(buf, data) {
+				return append(texts, buf), ok
+			}
+		}
+	}
+	return texts, ok
+}
+
 // skillFileWrite judges a file_write of content to p: whatever the file's
 // name (an Org file may be a symlink to it), the skills of content must
-// be the file's own now.
+// be the file's own now, and a file that holds one must stay text the
+// memex reads.
 func (e *Env) skillFileWrite(p, content string) (string, bool) {
 	l := e.locate(p, ".")
 	if l.class != pathInside {
 		return "", false // the paths vector denies it
 	}
 	after := orgskill.InText([]byte(content))
-	before, ok := e.currentSkills(l.abs)
-	if !ok {
-		if len(after) > 0 || isOrgName(l.abs) {
-			return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
+	named := l.abs // the memex names a file under its root as given
+	if i, rel := e.rootOf(l.abs); i >= 0 && i < len(e.world.Roots) {
+		if root, err := filepath.Abs(e.world.Roots[i]); err == nil {
+			named = filepath.Join(root, rel)
 		}
-		return "", false
 	}
-	if ch := orgskill.Diff(before, after); len(ch) > 0 {
-		return skillChange(ch[0]), true
+	texts, ok := e.heldTexts(named, l.abs)
+	if !ok && (len(after) > 0 || isOrgName(l.abs)) {
+		return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
+	}
+	for i, cur := range texts {
+		if i == 0 && !ok {
+			continue
+		}
+		before := orgskill.InText(cur)
+		if ch := orgskill.Diff(before, after); len(ch) > 0 {
+			return skillChange(ch[0]), true
+		}
+		if why, ok := binaryFlip(l.rel, before, cur, []byte(content)); ok {
+			return why, true
+		}
 	}
 	return "", false
+}
+
+// binaryFlip judges a write that leaves a file's skills as they are, from
+// cur to after: the memex takes a file with a NUL, or mostly bytes that
+// are not UTF-8, for binary and reads nothing of it, so a write that makes
+// it so drops the skills, and one that undoes it brings them in.
+func binaryFlip(rel string, before []orgskill.Skill, cur, after []byte) (string, bool) {
+	if len(before) == 0 || utf8.Valid(cur) && bytes.IndexByte(cur, 0) < 0 && bytes.IndexByte(after, 0) < 0 {
+		return "", false
+	}
+	return fmt.Sprintf("writes %s, which holds the skill %q, with a NUL byte or over text that is not UTF-8: the memex reads such a file as binary, not Org, so the write may drop or bring in its skills, and %s", rel, before[0].Title, whySkills), true
 }
 
 // skillNodeEdit judges a memory_edit of node id's body: in a file that
 // holds a skill, any body may change one (its own mandate, a #+TODO: that
 // retitles it, a #+FILETAGS: that makes it private or public); elsewhere
-// a body, which holds no headline, makes none.
+// a body, which holds no headline, makes none — when the file reads the
+// same lines after the edit as before, both it and the body UTF-8 with LF
+// line ends (plainLines: a file whose lines end in CR alone reads as one
+// line once the body brings an LF, a Latin-1 file as UTF-8 once the body
+// drops its one byte that is not, and either may turn text around the
+// body into a skill's headline), and no headline of the file mentions a
+// skill that the file's keywords keep from being one (skillishHeadline).
 func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if s := orgskill.InText([]byte(content)); len(s) > 0 {
 		return skillChange(orgskill.Change{Title: s[0].Title, How: "adds"}), true
@@ -149,13 +198,51 @@ func (e *Env) skillNodeEdit(id, content string) (string, bool) {
 	if l.class != pathInside {
 		return "", false // the self-modification vector denies it
 	}
-	switch skills, ok := e.currentSkills(l.abs); {
-	case !ok:
+	texts, ok := e.heldTexts(file, l.abs)
+	if !ok {
 		return fmt.Sprintf("edits node %q in %s, whose skills cannot be read now (%s)", id, file, whySkills), true
-	case len(skills) > 0:
-		return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
+	}
+	for _, data := range texts {
+		if skills := orgskill.InText(data); len(skills) > 0 {
+			return fmt.Sprintf("edits node %q in %s, which holds the skill %q: %s", id, l.rel, skills[0].Title, whySkills), true
+		}
+		if !plainLines(data) || !plainLines([]byte(content)) {
+			return fmt.Sprintf("edits node %q in %s, whose lines or encoding the edit may change (a carriage return, a NUL or a byte that is not UTF-8), and with them its skills: %s", id, l.rel, whySkills), true
+		}
+		if h, ok := skillishHeadline(data); ok {
+			return fmt.Sprintf("edits node %q in %s, whose headline %q could be a skill's once the file's keywords change (a #+TODO: line makes a first word a keyword): %s", id, l.rel, h, whySkills), true
+		}
 	}
 	return "", false
+}
+
+// skillishHeadline finds a headline line of Org text (one starting with a
+// star) that Mentions a skill. Whether a headline's tags are read as tags
+// may depend on the file's keywords — with "#+TODO: T", "* T :skill:" is
+// a keyword and a title, no tag — which a body can hold and an edit of it
+// add or drop; a body holds no headline, so in a file without such a line
+// no edit of one makes a skill.
+func skillishHeadline(text []byte) (string, bool) {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(line) > 0 && line[0] == '*' && orgskill.Mentions(line) {
+			return string(line), true
+		}
+	}
+	return "", false
+}
+
+// plainLines reports whether text is UTF-8 without CR or NUL: Org text
+// whose lines are its LF-separated pieces however it is cut and joined
+// at line ends (orgast reads a CR as a line end in a file without LF, a
+// NUL as binary, and a file that is not UTF-8 as Latin-1 or raw bytes).
+func plainLines(text []byte) bool {
+	return utf8.Valid(text) && bytes.IndexByte(text, '\r') < 0 && bytes.IndexByte(text, 0) < 0
 }
 
 // skillShellWrite judges a file a command writes or deletes (canonical,
@@ -201,9 +288,15 @@ func isOrgName(p string) bool {
 // text redirected into one file (literalWrite), the one file the shell
 // analysis found it writes: the file's text after it is compared as a
 // file_write's. known is false for any other command.
-func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, ask, known bool) {
+func (e *Env) skillLiteralWrite(cmd, cwd string, rep *shellReport) (why string, ask, known bool) {
+	writes := rep.writes
+	if len(writes) != 1 || len(rep.cmds) != 1 || len(rep.cmds[0].argv) == 0 || !literalWriters[rep.cmds[0].argv[0]] {
+		// Not one command, echo or printf: literalWrite would say no, and
+		// parsing the command again costs as much as its analysis.
+		return "", false, false
+	}
 	p, text, appends, ok := literalWrite(cmd)
-	if !ok || len(writes) != 1 {
+	if !ok {
 		return "", false, false
 	}
 	l := e.locate(p, cwd)
@@ -218,17 +311,24 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, writes []string) (why string, a
 	if appends {
 		after = append(cur[:len(cur):len(cur)], text...)
 	}
-	if ch := orgskill.Diff(orgskill.InText(cur), orgskill.InText(after)); len(ch) > 0 {
+	before := orgskill.InText(cur)
+	if ch := orgskill.Diff(before, orgskill.InText(after)); len(ch) > 0 {
 		return skillChange(ch[0]), true, true
+	}
+	if why, ok := binaryFlip(l.rel, before, cur, after); ok {
+		return why, true, true
 	}
 	return "", false, true
 }
 
 // literalWrite reads a command that is exactly one echo or printf whose
 // words are literal text (no expansion, glob, brace, tilde or backslash;
-// echo without -e, printf of a format alone without % or \), with one
+// echo with no option but -n, printf of a format alone without % or \), with one
 // redirection of its standard output (> or >>) to a literal path: the
 // path, the text the file gets, and whether it is appended.
+// literalWriters are the programs literalWrite reads.
+var literalWriters = map[string]bool{"echo": true, "printf": true}
+
 func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
 		return "", "", false, false
@@ -240,7 +340,9 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 			return "", "", false, false
 		}
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	parser := shellParsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(cmd), "")
+	shellParsers.Put(parser)
 	if err != nil || len(f.Stmts) != 1 {
 		return "", "", false, false
 	}
@@ -265,14 +367,14 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	switch argv[0] {
 	case "echo":
 		args, newline := argv[1:], "\n"
-		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "nE") == "" {
-			if strings.Contains(args[0], "n") {
-				newline = ""
-			}
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "n") == "" {
+			newline = ""
 			args = args[1:]
 		}
 		if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-			return "", "", false, false // -e: escapes are read
+			// -e: escapes are read; -E: sh, which runs the command where
+			// there is no bash, prints it ("-E x").
+			return "", "", false, false
 		}
 		text = strings.Join(args, " ")
 		if strings.Contains(text, "\\") {

@@ -60,6 +60,18 @@ func (s *Snapshot) BufferVersion(path string) (int32, bool) {
 	return e.buffer.version, true
 }
 
+// BufferText returns the text of the editor buffer overlaying the file at
+// path (what the snapshot's nodes are read from, and what an edit through
+// the editor changes), and whether one does. The caller must not change
+// it.
+func (s *Snapshot) BufferText(path string) ([]byte, bool) {
+	e, ok := s.entry(filepath.Clean(path))
+	if !ok || e.buffer == nil {
+		return nil, false
+	}
+	return e.idx.org.Src, true
+}
+
 // NodeAt returns the innermost node holding the 0-based line of the file
 // at path: a headline, or the file node before the first headline.
 func (s *Snapshot) NodeAt(path string, line int) (Node, bool) {

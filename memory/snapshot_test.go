@@ -187,6 +187,9 @@ func TestBufferOverlaysDisk(t *testing.T) {
 	s, err = m.EditBuffer(ctx, path, 4, TextEdit{Start: 2, End: 8, Text: "Edited"})
 	require.NoError(t, err)
 	assert.Equal(t, "Edited", title(s))
+	text, ok := s.BufferText(path)
+	assert.True(t, ok)
+	assert.Equal(t, "* Edited\n", string(text), "the buffer's text, not the disk's")
 	_, err = m.EditBuffer(ctx, path, 5, TextEdit{Start: 50, End: 60})
 	assert.Error(t, err, "an edit outside the text")
 
@@ -195,6 +198,8 @@ func TestBufferOverlaysDisk(t *testing.T) {
 	assert.Equal(t, "Disk two", title(s))
 	_, ok = s.BufferVersion(path)
 	assert.False(t, ok)
+	_, ok = s.BufferText(path)
+	assert.False(t, ok, "no buffer: no buffer text")
 
 	fresh := filepath.Join(root, "sub", "new.org")
 	s, err = m.SetBuffer(ctx, fresh, 1, []byte("* Not saved yet\n"))
