@@ -119,3 +119,32 @@ func TestViewRedactedAlwaysFits(t *testing.T) {
 		}
 	}
 }
+
+// TestViewCutsNoSecretInTwo: where the budget ends inside the foveal
+// node's body, its line is cut after a blank, never inside a word — so
+// no piece of a secret the rules would not know from half of it is
+// shown, whatever the budget; the words before it are.
+func TestViewCutsNoSecretInTwo(t *testing.T) {
+	const awsKey = "AKIAZ5R2WQ7PLM3XK4TV"
+	body := "key " + awsKey + "/" + strings.Repeat("staging", 12) + " until rotated.\n"
+	var b strings.Builder
+	b.WriteString("* Deploy\n" + body)
+	for i := range 30 {
+		fmt.Fprintf(&b, "Line %d of the runbook, with words enough to be cut somewhere along the way.\n", i)
+	}
+	root, snap := openMemex(t, map[string][]byte{"ops.org": []byte(b.String())}, nil)
+	r, err := NewRenderer(Options{Redact: gates.RedactSecrets})
+	require.NoError(t, err)
+	cut := 0
+	for budget := MinBudget; budget <= 200; budget++ {
+		v, err := r.View(context.Background(), snap, Cursor{Path: filepath.Join(root, "ops.org"), Line: 0}, budget)
+		require.NoError(t, err)
+		if strings.Contains(v.Text, "* Deploy") && !strings.Contains(v.Text, "until rotated") {
+			cut++
+		}
+		for n := 4; n <= len(awsKey); n++ {
+			require.NotContains(t, v.Text, awsKey[:n], "budget %d", budget)
+		}
+	}
+	assert.Positive(t, cut, "some budget ends inside the key's line")
+}
