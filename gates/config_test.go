@@ -1,8 +1,13 @@
 package gates
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +150,52 @@ func TestVaultGate(t *testing.T) {
 	got := stack.Check(t.Context(), act(ToolFileRead, "path", "x.org"), refused)
 	assert.Equal(t, VerdictDeny, got.Verdict)
 	assert.Equal(t, "vault", got.Gate)
+}
+
+// TestVaultRedactsEncodings: a vault secret is its mark in every form
+// text may hold it in — as written, base64, hex, a URL's query and path,
+// a JSON string by Go's encoder and by Python's (every non-ASCII rune
+// escaped) — and text that only resembles it is kept.
+func TestVaultRedactsEncodings(t *testing.T) {
+	const secret = `wïfi "r<0>ut&r" \ k€y 42`
+	path := filepath.Join(t.TempDir(), "vault.json")
+	require.NoError(t, WriteVault(path, map[string]string{"wifi": secret}))
+	v, err := OpenVault(path)
+	require.NoError(t, err)
+	goJSON, err := json.Marshal(secret)
+	require.NoError(t, err)
+	for name, form := range map[string]string{
+		"as written": secret, "base64": base64.StdEncoding.EncodeToString([]byte(secret)), "hex": hex.EncodeToString([]byte(secret)),
+		"query": url.QueryEscape(secret), "path": url.PathEscape(secret),
+		"Go's JSON":     strings.Trim(string(goJSON), `"`),
+		"Python's JSON": `w\u00effi \"r<0>ut&r\" \\ k\u20acy 42`,
+	} {
+		got := v.Redact("set " + form + " now")
+		assert.Equal(t, "set [vault:wifi] now", got, name)
+		leaked, ok := v.Leak("x" + form + "x")
+		assert.True(t, ok, "the vault gate denies it %s", name)
+		assert.Equal(t, "wifi", leaked)
+	}
+	twin := `wifi "router" \ key 42, w\u00effi`
+	assert.Equal(t, twin, v.Redact(twin))
+}
+
+// BenchmarkVaultRedact: the vault's part of the redactor on a context's
+// worth of text (16 KB) with five secrets stored, one of them with
+// characters JSON and URLs escape (and so more forms to look for).
+func BenchmarkVaultRedact(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "vault.json")
+	require.NoError(b, WriteVault(path, map[string]string{"mail": "hunter2-correct-horse-battery", "wifi": `wïfi "r<0>ut&r" \ k€y 42`,
+		"api": "sk-live-9f8e7d6c5b4a39281706", "db": "Tr0ub4dorQ3xZ", "pin": "8842-1123"}))
+	v, err := OpenVault(path)
+	require.NoError(b, err)
+	var text strings.Builder
+	for text.Len() < 16<<10 {
+		text.WriteString("** TODO Call the plumber about the kitchen sink :home:\nHe said the valve (part 3f2a9c1) needs replacing; see [[https://example.com/valves?page=2][the catalogue]].\n")
+	}
+	s := text.String()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		v.Redact(s)
+	}
 }

@@ -3,6 +3,8 @@ package gates
 import (
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The secrets vector's rules, turned on text bound for a model or a log:
@@ -46,6 +48,18 @@ func FindSecrets(text string) []SecretSpan {
 		if !inMark(marks, s.Start, s.End) {
 			found = append(found, finding{s, len(found)})
 		}
+	}
+	// The same rules read the text as its escapes decode (unescaped): a
+	// secret held in a JSON string within a string ({\"password\":\"…\"})
+	// or percent-encoded (password%3D…) is marked where its escaped bytes
+	// are.
+	if view, at, ok := unescaped(text); ok {
+		scanner.each(view, true, func(f secretFinding) bool {
+			if start, end := at[f.start], at[f.end]; end > start && !inMark(marks, start, end) {
+				found = append(found, finding{SecretSpan{Start: start, End: end, Rule: f.rule, Strong: f.strong}, len(found)})
+			}
+			return true
+		})
 	}
 	if len(found) == 0 {
 		return nil
@@ -124,6 +138,117 @@ func acrossLines(s *secretScanner, text string) []SecretSpan {
 		i += 1 + next
 	}
 	return out
+}
+
+// maxUnescapeLevels bounds how many times unescaped decodes the text: a
+// JSON string within a JSON string within a string is as deep as text
+// bound for a model nests them.
+const maxUnescapeLevels = 3
+
+// unescaped is text with its escapes decoded — JSON's (\" \\ \/ \n \t
+// \r \b \f \uXXXX) and percent's (%XX), again on what that gives while
+// it changes, at most maxUnescapeLevels times — and at[i] the offset in
+// text where the escape making its byte i starts (at[len(view)] is
+// len(text)), so that a span of the view is the span of text that holds
+// its bytes, escapes whole. ok is false when text holds no escape.
+func unescaped(text string) (view string, at []int, ok bool) {
+	view = text
+	for level := 0; level < maxUnescapeLevels; level++ {
+		next, nat, changed := unescapeOnce(view)
+		if !changed {
+			break
+		}
+		if at != nil {
+			for i, o := range nat {
+				nat[i] = at[o]
+			}
+		}
+		view, at, ok = next, nat, true
+	}
+	return view, at, ok
+}
+
+// unescapeOnce decodes one level of escapes (see unescaped).
+func unescapeOnce(text string) (string, []int, bool) {
+	if !strings.ContainsAny(text, "\\%") {
+		return text, nil, false
+	}
+	var b strings.Builder
+	at := make([]int, 0, len(text)+1)
+	put := func(s string, from int) {
+		for range len(s) {
+			at = append(at, from)
+		}
+		b.WriteString(s)
+	}
+	changed := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '%' && i+2 < len(text) && isHex(text[i+1]) && isHex(text[i+2]):
+			put(string([]byte{unhex(text[i+1])<<4 | unhex(text[i+2])}), i)
+			i += 3
+			changed = true
+			continue
+		case c == '\\' && i+1 < len(text):
+			if r, n := jsonUnescape(text[i:]); n > 0 {
+				put(r, i)
+				i += n
+				changed = true
+				continue
+			}
+		}
+		put(text[i:i+1], i)
+		i++
+	}
+	at = append(at, len(text))
+	return b.String(), at, changed
+}
+
+// jsonUnescape decodes the JSON escape s starts with: what it stands for
+// and its length, or n == 0 when s starts with none.
+func jsonUnescape(s string) (string, int) {
+	switch s[1] {
+	case '"', '\\', '/':
+		return s[1:2], 2
+	case 'n':
+		return "\n", 2
+	case 't':
+		return "\t", 2
+	case 'r':
+		return "\r", 2
+	case 'b':
+		return "\b", 2
+	case 'f':
+		return "\f", 2
+	case 'u':
+		if len(s) < 6 {
+			return "", 0
+		}
+		r := hex4([]byte(s[2:6]))
+		if r < 0 {
+			return "", 0
+		}
+		if utf16.IsSurrogate(r) {
+			if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				if r2 := hex4([]byte(s[8:12])); r2 >= 0 {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						return string(d), 12
+					}
+				}
+			}
+			return string(utf8.RuneError), 6
+		}
+		return string(r), 6
+	}
+	return "", 0
+}
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c | 0x20 - 'a' + 10
 }
 
 // plainWord says whether a run of token characters is a word of a

@@ -164,9 +164,15 @@ func BenchmarkRedactSecrets(b *testing.B) {
 			dirty.WriteString("The deploy key is AKIAZ5R2WQ7PLM3XK4TV and password: Tr0ub4dor&3x here.\n")
 		}
 	}
+	// "escaped": the clean text as a JSON string holds it (a tool's JSON
+	// output), so that its escapes are decoded and read again.
+	escaped, err := json.Marshal(clean.String())
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, text string
-	}{{"clean", clean.String()}, {"secrets", dirty.String()}} {
+	}{{"clean", clean.String()}, {"secrets", dirty.String()}, {"escaped", string(escaped)}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.text)))
 			b.ReportAllocs()
@@ -265,4 +271,26 @@ func FuzzRedactSecrets(f *testing.F) {
 		}
 		require.Equal(t, red, RedactSecrets(red))
 	})
+}
+
+// TestRedactSecretsReadsEscapes: a secret held in a JSON string within a
+// string, \u-escaped or percent-encoded is found as its escapes decode,
+// and its mark covers the escaped bytes whole; text with escapes and no
+// secret is kept byte for byte.
+func TestRedactSecretsReadsEscapes(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"JSON within a string", `"last-applied": "{\"password\":\"Tr0ub4dorQ3xZ\"}"`, `"last-applied": "{\"password\":\"[secret password-assigned-in-clear]\"}"`},
+		{"JSON within JSON within a string", `{\\\"password\\\":\\\"Tr0ub4dorQ3xZ\\\"}`, `{\\\"password\\\":\\\"[secret password-assigned-in-clear]\\\"}`},
+		{"a \\u escape", `key \u0041KIAZ5R2WQ7PLM3XK4TV here`, `key [secret high-entropy-token] here`},
+		{"percent-encoded", `next=%2Flogin%3Fpassword%3DTr0ub4dorQ3xZ done`, `next=%2Flogin%3F[secret password-or-code-written-out] done`},
+		{"a benign twin: percents and paths", `50% off; see %20 and C:\new\table`, `50% off; see %20 and C:\new\table`},
+		{"a benign twin: JSON escapes", `{"a":"\u00e9t\u00e9 \ud83d\ude00 \"quoted\" build 3f2a9c1"}`, `{"a":"\u00e9t\u00e9 \ud83d\ude00 \"quoted\" build 3f2a9c1"}`},
+		{"a benign twin: a URL", `https://example.com/search?q=kitchen%20sink%26valves&page=2`, `https://example.com/search?q=kitchen%20sink%26valves&page=2`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := RedactSecrets(tc.in)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, got, RedactSecrets(got), "redacting again changes nothing")
+		})
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf16"
 )
 
 // Vault holds credentials by name. It lives in one JSON file, mode 0600:
@@ -93,6 +94,31 @@ func OpenVault(path string) (*Vault, error) {
 	return newVault(path, vf.Secrets), nil
 }
 
+// VaultSecretsForRedaction reads the secrets of the vault file at path
+// however OpenVault would refuse it — edited by hand (its hash no longer
+// matches), readable by others, a symlink to a regular file — for
+// redacting only: a refused vault's secrets are still secrets (a vault
+// edited by hand most of all), and text bound for a model or a log is
+// scrubbed of them while the vault gate denies every action. It is nil
+// when nothing can be read of it (missing, not a regular file, not a
+// vault's JSON).
+func VaultSecretsForRedaction(path string) *Vault {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var vf vaultFile
+	if json.NewDecoder(io.LimitReader(f, 4<<20)).Decode(&vf) != nil {
+		return nil
+	}
+	return newVault(path, vf.Secrets)
+}
+
 // WriteVault writes secrets as a vault file with its integrity hash,
 // atomically (temp file, fsync, rename) and with mode 0600.
 func WriteVault(path string, secrets map[string]string) error {
@@ -160,7 +186,11 @@ func newVault(path string, secrets map[string]string) *Vault {
 		}
 		forms := []string{s, base64.StdEncoding.EncodeToString([]byte(s)), base64.RawStdEncoding.EncodeToString([]byte(s)),
 			base64.URLEncoding.EncodeToString([]byte(s)), base64.RawURLEncoding.EncodeToString([]byte(s)),
-			hex.EncodeToString([]byte(s)), url.QueryEscape(s), reverse(s)}
+			hex.EncodeToString([]byte(s)), url.QueryEscape(s), url.PathEscape(s), reverse(s),
+			// As a JSON string holds it (a config file, a tool's JSON
+			// output): Go's escapes (<, >, & too) and none of them, and
+			// Python's and JavaScript's \uXXXX for every non-ASCII rune.
+			jsonEscape(s, true, false), jsonEscape(s, false, false), jsonEscape(s, false, true)}
 		seen := map[string]bool{}
 		for _, f := range forms {
 			if !seen[f] {
@@ -173,6 +203,37 @@ func newVault(path string, secrets map[string]string) *Vault {
 		}
 	}
 	return v
+}
+
+// jsonEscape is s as a JSON string holds it, without its quotes: '"',
+// '\\' and control characters escaped, with html '<', '>' and '&' as
+// \u003c (Go's encoder), with ascii every other rune past ASCII as
+// \uXXXX, by UTF-16 halves past the first plane (Python's json.dumps).
+func jsonEscape(s string, html, ascii bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || html && (r == '<' || r == '>' || r == '&') || r == 0x2028 || r == 0x2029 || ascii && r > 0x7f:
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func reverse(s string) string {

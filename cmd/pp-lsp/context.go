@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
 	"pp-lsp/server/agent"
@@ -59,9 +58,11 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	if err := m.WaitEmbedded(ctx); err != nil {
 		return fmt.Errorf("cannot embed the memex: %w", err)
 	}
-	// The view the model gets: the secrets the gates' rules find are
-	// replaced by their marks, within the budget.
-	opts.Redact = gates.RedactSecrets
+	// The view the model gets: the vault's secrets and those the gates'
+	// rules find are replaced by their marks, within the budget.
+	if opts.Redact, err = agent.Redactor(agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log}); err != nil {
+		return err
+	}
 	r, err := foveal.NewRenderer(opts)
 	if err != nil {
 		return &usageError{msg: err.Error()}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/foveal"
 )
@@ -184,14 +185,19 @@ func TestContextErrors(t *testing.T) {
 // TestContextRedactsSecrets: `pp-lsp context` prints the view the model
 // gets, so the secrets the gates' rules find in a public note are marks
 // there, as text and in the JSON, and the words around them — and text
-// that only looks like a secret — are as written.
+// that only looks like a secret — are as written; so are the vault's
+// secrets, as the agent's redactor marks them.
 func TestContextRedactsSecrets(t *testing.T) {
 	root := t.TempDir()
 	testenv.WriteTree(t, root, map[string]string{"ops.org": "* Servers\nThe deploy key is AKIAIOSFODNN7EXAMPLQ and ghp_abcdefghijklmnopqrstuvwxyz0123456789 here.\n" +
 		":PROPERTIES:\n:API_TOKEN: sk-ant-api03-Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX\n:END:\n" +
-		"The AKIA prefix names AWS keys; build 3f2a9c1 passed.\n** Notes\nmore text\n"})
-	secrets := []string{"AKIAIOSFODNN7EXAMPLQ", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-ant-api03-Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX"}
-	kept := []string{"The deploy key is [secret aws-access-key] and [secret github-token] here.", "The AKIA prefix names AWS keys; build 3f2a9c1 passed.", "more text"}
+		"The AKIA prefix names AWS keys; build 3f2a9c1 passed.\nThe wifi is correct-horse-battery-staple-42 at home.\n** Notes\nmore text\n"})
+	config := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(config, "passepartout"), 0o700))
+	require.NoError(t, gates.WriteVault(filepath.Join(config, "passepartout", "vault.json"), map[string]string{"wifi": "correct-horse-battery-staple-42"}))
+	secrets := []string{"AKIAIOSFODNN7EXAMPLQ", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-ant-api03-Zq8wX3rT5yU7iO9pA1sD2fG4hJ6kL8zX", "correct-horse-battery-staple-42"}
+	kept := []string{"The deploy key is [secret aws-access-key] and [secret github-token] here.", "The AKIA prefix names AWS keys; build 3f2a9c1 passed.",
+		"The wifi is [vault:wifi] at home.", "more text"}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -207,7 +213,7 @@ func TestContextRedactsSecrets(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runContextCLI(t, nil, append(tc.args, "--root", root, filepath.Join(root, "ops.org")+":2")...)
+			code, out, errOut := runContextCLI(t, map[string]string{"XDG_CONFIG_HOME": config}, append(tc.args, "--root", root, filepath.Join(root, "ops.org")+":2")...)
 			require.Equal(t, 0, code, errOut)
 			text := tc.text(t, out)
 			for _, s := range secrets {

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"pp-lsp/gates"
+	"pp-lsp/server/agent"
 )
 
 // envLog sets the log level of every command (debug, info, warn, error);
@@ -37,15 +40,21 @@ func (fs *flagSet) logger(c *cli) (*slog.Logger, error) {
 		}
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler
 	switch format {
 	case "human":
-		return slog.New(&humanHandler{out: &lockedWriter{w: c.stderr}, prefix: fs.command(), level: level}), nil
+		h = &humanHandler{out: &lockedWriter{w: c.stderr}, prefix: fs.command(), level: level}
 	case "text":
-		return slog.New(slog.NewTextHandler(c.stderr, opts)), nil
+		h = slog.NewTextHandler(c.stderr, opts)
 	case "json":
-		return slog.New(slog.NewJSONHandler(c.stderr, opts)), nil
+		h = slog.NewJSONHandler(c.stderr, opts)
+	default:
+		return nil, usageErrorf("--log-format: %q is not a log format; use human, text or json", format)
 	}
-	return nil, usageErrorf("--log-format: %q is not a log format; use human, text or json", format)
+	// No log line carries a secret the gates' rules find, whoever logs
+	// it: the agent's records pass its own redactor (the vault's too)
+	// first, the servers', the SDKs' and the transports' only this one.
+	return slog.New(agent.RedactingHandler(h, gates.RedactSecrets)), nil
 }
 
 // humanHandler writes one line per record: "pp-lsp ask: warning: the

@@ -90,3 +90,61 @@ func BenchmarkViewCorpusRedacted(b *testing.B) {
 		})
 	}
 }
+
+// TestViewRedactedAlwaysFits: whatever the budget and the cursor, a view
+// of notes dense with short secrets (each mark a few tokens more than
+// what it replaced, in every node a smaller view still holds) comes to
+// fit its budget with its secrets redacted — never "no view fits".
+func TestViewRedactedAlwaysFits(t *testing.T) {
+	files := map[string][]byte{}
+	for f := range 6 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "#+title: Hosts %d\n", f)
+		for i := range 30 {
+			fmt.Fprintf(&b, "* Host %d-%d\n:PROPERTIES:\n:DB_PASSWORD: Xy7q%dPw%dz\n:END:\npw=Q%dz%dK token=Zq8wX3rT%d gclid=CMqe0bP7gro%dCFQ\n** Notes %d\nsee [[file:hosts%d.org::*Host %d-%d][host]] and key: R2WQ7P%dLM3\n",
+				f, i, i, f, i, f, i, f, i, (f+1)%6, f, (i+1)%30, i)
+		}
+		files[fmt.Sprintf("hosts%d.org", f)] = []byte(b.String())
+	}
+	root, snap := openMemex(t, files, nil)
+	r, err := NewRenderer(Options{Redact: gates.RedactSecrets})
+	require.NoError(t, err)
+	for budget := MinBudget; budget <= 2000; budget += 37 {
+		for line := 0; line < 210; line += 11 {
+			cur := Cursor{Path: filepath.Join(root, fmt.Sprintf("hosts%d.org", line%6)), Line: line}
+			v, err := r.View(context.Background(), snap, cur, budget)
+			require.NoError(t, err, "budget %d, line %d", budget, line)
+			assert.LessOrEqual(t, v.Tokens, budget)
+			assert.Empty(t, gates.FindSecrets(v.Text))
+		}
+	}
+}
+
+// TestViewCutsNoSecretInTwo: where the budget ends inside the foveal
+// node's body, its line is cut after a blank, never inside a word — so
+// no piece of a secret the rules would not know from half of it is
+// shown, whatever the budget; the words before it are.
+func TestViewCutsNoSecretInTwo(t *testing.T) {
+	const awsKey = "AKIAZ5R2WQ7PLM3XK4TV"
+	body := "key " + awsKey + "/" + strings.Repeat("staging", 12) + " until rotated.\n"
+	var b strings.Builder
+	b.WriteString("* Deploy\n" + body)
+	for i := range 30 {
+		fmt.Fprintf(&b, "Line %d of the runbook, with words enough to be cut somewhere along the way.\n", i)
+	}
+	root, snap := openMemex(t, map[string][]byte{"ops.org": []byte(b.String())}, nil)
+	r, err := NewRenderer(Options{Redact: gates.RedactSecrets})
+	require.NoError(t, err)
+	cut := 0
+	for budget := MinBudget; budget <= 200; budget++ {
+		v, err := r.View(context.Background(), snap, Cursor{Path: filepath.Join(root, "ops.org"), Line: 0}, budget)
+		require.NoError(t, err)
+		if strings.Contains(v.Text, "* Deploy") && !strings.Contains(v.Text, "until rotated") {
+			cut++
+		}
+		for n := 4; n <= len(awsKey); n++ {
+			require.NotContains(t, v.Text, awsKey[:n], "budget %d", budget)
+		}
+	}
+	assert.Positive(t, cut, "some budget ends inside the key's line")
+}

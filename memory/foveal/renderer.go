@@ -126,7 +126,9 @@ func (r *Renderer) choose(ctx context.Context, snap *memory.Snapshot, info *snap
 // redacted is v with its text through opts.Redact, within opts.Budget:
 // a mark can take more tokens than what it replaced, and then the view is
 // chosen again in a budget smaller by the excess (a few times at most:
-// each time the excess is what the marks add to a smaller view, no more).
+// each time the excess is what the marks add to a smaller view, and the
+// budget shrinks by it doubled on each try, so that views whose
+// marks keep adding a token or two still come to fit).
 func (r *Renderer) redacted(ctx context.Context, snap *memory.Snapshot, info *snapInfo, at memory.Node, opts Options, v *View) (*View, error) {
 	budget := opts.Budget
 	for try := 0; ; try++ {
@@ -139,8 +141,10 @@ func (r *Renderer) redacted(ctx context.Context, snap *memory.Snapshot, info *sn
 			v.Text, v.Tokens = text, tokens
 			break
 		}
-		budget -= tokens - opts.Budget
-		if budget < MinBudget || try == 4 {
+		// The excess again and again in smaller views: each time twice
+		// what it was (a smaller view can hold new marks of its own).
+		budget -= (tokens - opts.Budget) << try
+		if budget < MinBudget || try == 8 {
 			return nil, fmt.Errorf("rendering the context: with its secrets redacted, no view fits the budget of %d tokens", opts.Budget)
 		}
 		var err error

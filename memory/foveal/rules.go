@@ -228,8 +228,10 @@ func (c *chooser) showTruncated(at memory.Node) bool {
 }
 
 // cutLine returns the longest start of line that, followed by "…" and a
-// line end, costs at most avail tokens — cut after a blank when one is
-// near the end — or nil when fewer than eight bytes fit.
+// line end, costs at most avail tokens — cut after a blank, never inside a
+// word: a secret cut in two is a piece no redactor knows from the rest of
+// the text (19 of an AWS key's 20 characters are no key to the rules) —
+// or nil when fewer than eight bytes fit or no blank is left to cut at.
 func cutLine(line []byte, avail int) []byte {
 	buf := make([]byte, 0, len(line)+4)
 	fits := func(n int) bool {
@@ -257,6 +259,16 @@ func cutLine(line []byte, avail int) []byte {
 			lo = k
 			break
 		}
+	}
+	if lo < len(line) && line[lo] != ' ' && line[lo-1] != ' ' {
+		k := lo
+		for k > 0 && line[k-1] != ' ' {
+			k--
+		}
+		if k < 8 {
+			return nil
+		}
+		lo = k
 	}
 	return append(append(line[:lo:lo], "…"...), '\n')
 }

@@ -182,7 +182,32 @@ func TestCapture(t *testing.T) {
 	for i := range 100 {
 		c.Write([]byte{byte('a' + i%26)})
 	}
-	assert.Equal(t, "abcde\n[… 90 bytes cut …]\nrstuv", c.String())
+	assert.Equal(t, "\n[… 100 bytes cut …]\n", c.String(), "a run the cut goes through is cut with it")
+	c = newCapture(10)
+	for i := range 100 {
+		c.Write([]byte{" abcdefgh"[i%9]})
+	}
+	assert.Equal(t, " \n[… 98 bytes cut …]\n ", c.String())
+}
+
+// TestCaptureCutsNoSecretInTwo: a secret the output's cut goes through
+// reaches no one in part — the piece each side is cut with it, so what
+// the redactor is given holds neither, and the words around are kept.
+func TestCaptureCutsNoSecretInTwo(t *testing.T) {
+	const awsKey = "AKIAZ5R2WQ7PLM3XK4TV"
+	for cut := 1; cut < len(awsKey); cut++ {
+		c := newCapture(64)
+		before := strings.Repeat("word ", 6) + "key " // 34 bytes: the head's 32 end inside "key "
+		c.Write([]byte(before[:32-cut+2] + awsKey))
+		c.Write([]byte(" and more words here " + strings.Repeat("x ", 100) + "tail words end\n"))
+		out := gates.RedactSecrets(c.String())
+		for n := 4; n <= len(awsKey); n++ {
+			assert.NotContains(t, out, awsKey[:n], "cut %d: no prefix of the key", cut)
+			assert.NotContains(t, out, awsKey[len(awsKey)-n:], "cut %d: no suffix of the key", cut)
+		}
+		assert.Contains(t, out, "word word")
+		assert.Contains(t, out, "tail words end")
+	}
 }
 
 // TestPreviewIsWhatTheRunChanges holds Preview to the run: the text

@@ -55,15 +55,36 @@ func (c *capture) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// String is the kept output, with a line saying how much was cut.
+// String is the kept output, with a line saying how much was cut. A run
+// of bytes the cut goes through (no space, tab or line break between it
+// and the cut) is cut with it, up to maxCutRun bytes each side: it may be
+// a piece of a secret, which no redactor knows from half of it (19 of an
+// AWS key's 20 characters are no key to the rules, and all but one of
+// them to whoever reads them).
 func (c *capture) String() string {
 	tail := append(append([]byte(nil), c.tail[c.pos:]...), c.tail[:c.pos]...)
 	kept := int64(len(c.head) + len(tail))
 	if kept == c.total {
 		return string(c.head) + string(tail)
 	}
-	return fmt.Sprintf("%s\n[… %d bytes cut …]\n%s", bytes.ToValidUTF8(c.head, nil), c.total-kept, bytes.ToValidUTF8(tail, nil))
+	head := c.head
+	for n := 0; n < maxCutRun && len(head) > 0 && !cutSpace(head[len(head)-1]); n++ {
+		head = head[:len(head)-1]
+	}
+	for n := 0; n < maxCutRun && len(tail) > 0 && !cutSpace(tail[0]); n++ {
+		tail = tail[1:]
+	}
+	kept = int64(len(head) + len(tail))
+	return fmt.Sprintf("%s\n[… %d bytes cut …]\n%s", bytes.ToValidUTF8(head, nil), c.total-kept, bytes.ToValidUTF8(tail, nil))
 }
+
+// maxCutRun bounds the bytes a cut takes of a run it goes through, each
+// side: a secret's piece longer than this is long enough for the rules'
+// high-entropy reading to find it.
+const maxCutRun = 256
+
+// cutSpace says whether c ends a run String cuts with the output.
+func cutSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // cleanEnv is the environment of a channel's program: enough to find
 // programs and read text, nothing that could hold a secret (no keys,

@@ -49,6 +49,10 @@ type Options struct {
 	// snapshot it reasons over.
 	Stack *gates.Stack
 	World gates.World
+	// RefusedVault is the secrets of a vault the gates refused
+	// (World.VaultErr; gates.VaultSecretsForRedaction), which text bound
+	// for a model or a log is scrubbed of all the same (nil: none).
+	RefusedVault *gates.Vault
 	// Provider answers (the cascade); nil makes asking ErrNoProvider.
 	Provider providers.Provider
 	Memex    Memex
@@ -173,7 +177,11 @@ func New(opts Options) (*Agent, error) {
 	}
 	// One redactor for everything bound for a model or a log: the
 	// vault's secrets by name, and every secret the gates' rules find.
-	redact := gates.Redactor(opts.World.Vault)
+	v := opts.World.Vault
+	if v == nil {
+		v = opts.RefusedVault
+	}
+	redact := gates.Redactor(v)
 	logs.SetRedactor(redact)
 	dataDir, err := filepath.Abs(opts.DataDir)
 	if err != nil {

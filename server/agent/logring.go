@@ -83,14 +83,25 @@ type ringHandler struct {
 	prefix string
 }
 
-// Enabled: Info and above for the ring, and whatever the next handler wants.
+// RedactingHandler is next with every record's message and values
+// through redact first, as a ring passes them on, and nothing kept: for
+// the binary's own log, whose records the agent's ring never sees (the
+// language server's, the MCP server's, the SDKs' and the transports').
+func RedactingHandler(next slog.Handler, redact func(string) string) slog.Handler {
+	r := NewLogRing(0)
+	r.SetRedactor(redact)
+	return r.Handler(next)
+}
+
+// Enabled: Info and above for the ring (if it keeps any line), and
+// whatever the next handler wants.
 func (h *ringHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelInfo || h.next.Enabled(ctx, l)
+	return l >= slog.LevelInfo && len(h.ring.lines) > 0 || h.next.Enabled(ctx, l)
 }
 
 // Handle keeps Info and above in the ring and passes the record on.
 func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
-	if rec.Level >= slog.LevelInfo {
+	if rec.Level >= slog.LevelInfo && len(h.ring.lines) > 0 { // lines is never resized
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s %s%s", rec.Time.Format("15:04:05"), rec.Level, rec.Message, h.attrs)
 		rec.Attrs(func(a slog.Attr) bool {

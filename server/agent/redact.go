@@ -41,6 +41,15 @@ func redactJSON(js []byte, redact func(string) string) []byte {
 	if s := string(js); redact(s) == s && !bytes.ContainsRune(js, '\\') {
 		return js
 	}
+	return redactJSONStrings(js, redact)
+}
+
+// redactJSONStrings is redactJSON without its first reading of js as a
+// whole: each string is read alone. For a large result of our own types
+// (an MCP tool's view or node), whose JSON is one long line where the
+// rules' keyword lines are slow to read and whose every text field is a
+// string of its own; a js that is not JSON is redacted as text.
+func redactJSONStrings(js []byte, redact func(string) string) []byte {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var v any
@@ -83,4 +92,20 @@ func redactValue(v any, redact func(string) string, changed *bool) any {
 		return out
 	}
 	return v
+}
+
+// Redact is s through the agent's one redactor (gates.Redactor over its
+// vault): for a front end that hands the agent's text to another agent
+// (the MCP server's every tool result) to apply last.
+func (a *Agent) Redact(s string) string { return a.redact(s) }
+
+// RedactJSON is js with its strings through the agent's redactor, still
+// JSON: each of its strings read alone (redactJSONStrings), and js itself
+// when nothing in it is a secret.
+func (a *Agent) RedactJSON(js []byte) []byte { return redactJSONStrings(js, a.redact) }
+
+// RedactJSONWith is js with its strings through redact, still JSON: for a
+// front end with no agent yet (and so no vault), the rules alone.
+func RedactJSONWith(js []byte, redact func(string) string) []byte {
+	return redactJSONStrings(js, redact)
 }

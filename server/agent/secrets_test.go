@@ -26,6 +26,15 @@ const (
 	twins       = "The AKIA prefix names AWS keys; build 3f2a9c1 passed."
 )
 
+// oddVault is a vault secret with characters JSON and URLs escape, and
+// the forms a JSON file (Go's, Python's) and a URL's path hold it in.
+const (
+	oddVault    = `wïfi "r<0>ut&r" \ k€y 42`
+	jsonVaultGo = `wïfi \"r\u003c0\u003eut\u0026r\" \\ k€y 42`
+	jsonVaultPy = `w\u00effi \"r<0>ut&r\" \\ k\u20acy 42`
+	pathVault   = `w%C3%AFfi%20%22r%3C0%3Eut&r%22%20%5C%20k%E2%82%ACy%2042`
+)
+
 // opsOrg holds secrets in a body, a property drawer and a link.
 const opsOrg = "#+title: Ops\n* Servers\nThe deploy key is " + awsKey + " and " + githubToken + " here.\n" + twins + "\n" +
 	"** Database\n:PROPERTIES:\n:DB_PASSWORD: " + dbPassword + "\n:END:\nSee [[https://ci.example.com/?t=" + githubToken + "][the CI]] today.\n"
@@ -90,6 +99,19 @@ func TestNoSecretReachesTheModel(t *testing.T) {
 		{name: "the vault and the rules", files: map[string]string{"ops.org": "* Wifi\nThe wifi is " + vaultValue + " and the key " + awsKey + ".\n" + twins + "\n"},
 			vault: map[string]string{"wifi": vaultValue}, answers: []providertest.Answer{say}, ask: askAt("ops.org", 2, "what is the wifi?"),
 			secrets: []string{vaultValue, awsKey}, kept: []string{"The wifi is [vault:wifi] and the key [secret aws-access-key].", twins}},
+		{name: "a vault secret as JSON and a URL hold it", files: map[string]string{"notes.org": notesOrg,
+			// Go's encoder, Python's json.dumps (every non-ASCII rune
+			// escaped) and a URL's path, each its own line.
+			"out/wifi.json": `{"go": "` + jsonVaultGo + `", "py": "` + jsonVaultPy + `", "twin": "` + twins + `"}` + "\nhttps://router.example/set/" + pathVault + "/ok\n"},
+			vault:   map[string]string{"wifi": oddVault},
+			answers: []providertest.Answer{call("file_read", `{"path":"out/wifi.json","explanation":"read the router settings"}`), say},
+			ask:     askAt("notes.org", 2, "read the router settings"), secrets: []string{oddVault, jsonVaultGo, jsonVaultPy, pathVault},
+			kept: []string{`{"go": "[vault:wifi]", "py": "[vault:wifi]", "twin": "` + twins + `"}`, "https://router.example/set/[vault:wifi]/ok"}},
+		{name: "a secret in JSON within a string", files: map[string]string{"notes.org": notesOrg,
+			"out/deploy.yaml": "metadata:\n  annotations:\n    last-applied: \"{\\\"password\\\":\\\"" + dbPassword + "\\\",\\\"replicas\\\":3}\"\n" + twins + "\n"},
+			answers: []providertest.Answer{call("shell", `{"cmd":"cat out/deploy.yaml","explanation":"show the deployment"}`), say},
+			ask:     askAt("notes.org", 2, "show the deployment"), secrets: []string{dbPassword},
+			kept: []string{`last-applied: "{\"password\":\"[secret password-assigned-in-clear]\",\"replicas\":3}"`, twins}},
 		{name: "private text and secrets", files: map[string]string{
 			"notes.org":     notesOrg + "* Diary :private:\nI met Alice at the harbour cafe on Tuesday evening.\n",
 			"out/mixed.txt": "copied: I met Alice at the harbour cafe on Tuesday evening.\nkey " + awsKey + " end.\n" + twins + "\n"},

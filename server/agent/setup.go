@@ -110,16 +110,14 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		return nil, usage(err)
 	}
 	world := st.world
-	vaultPath := st.gc.Vault
-	if vaultPath == "" {
-		vaultPath = gates.DefaultVaultPath(world)
-	}
+	vaultPath := st.vaultPath()
 	var pvault providers.Vault
+	var refused *gates.Vault
 	switch v, err := gates.OpenVault(vaultPath); {
 	case err == nil:
 		world.Vault, pvault = v, vaultKeys{v}
 	case !errors.Is(err, fs.ErrNotExist):
-		world.VaultErr = err
+		world.VaultErr, refused = err, gates.VaultSecretsForRedaction(vaultPath)
 		log.Error("the vault is refused: every action is denied until it is fixed", "err", err)
 	}
 	popts := providers.Options{Getenv: st.getenv, Vault: pvault, Logger: log}
@@ -145,7 +143,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		closers = append(closers, mx.Close)
 	}
 	a, err := New(Options{
-		Roots: st.roots, Stack: stack, World: world, Provider: provider, Memex: mx, Context: s.Context,
+		Roots: st.roots, Stack: stack, World: world, RefusedVault: refused, Provider: provider, Memex: mx, Context: s.Context,
 		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
 		Protected: []string{vaultPath}, ConfigFile: st.cfgPath,
 	})
@@ -172,6 +170,18 @@ func OpenMemex(ctx context.Context, s Setup) (*memory.Memex, error) {
 	}
 	log := st.base
 	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log)
+}
+
+// Redactor is the redactor Open's agent would have for s — the vault's
+// secrets (a refused vault's too), then every secret the gates' rules
+// find — for a caller that shows what the model gets without an agent
+// (pp-lsp context).
+func Redactor(s Setup) (func(string) string, error) {
+	st, err := readSettings(s)
+	if err != nil {
+		return nil, err
+	}
+	return gates.Redactor(st.redactVault()), nil
 }
 
 // settings is what Open and OpenMemex read from a Setup's surroundings.
@@ -260,7 +270,11 @@ func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Opti
 			return nil, usage(err)
 		}
 		if e, err := providers.NewEmbedder(ctx, st.pc, popts); err == nil {
-			mo.Embedder = e
+			// An embedder is a model too, most often on another machine:
+			// every text it is sent passes the one redactor first. The
+			// vault's secrets are read here as Open reads them
+			// (redactVault: a refused vault's too).
+			mo.Embedder = redactingEmbedder{e, gates.Redactor(st.redactVault())}
 		} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
 			log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
 		}
@@ -283,6 +297,45 @@ func (a *Agent) Close(ctx context.Context) error {
 	// The calls journalled but not yet fsynced are synced now.
 	errs = append(errs, a.journal.Close())
 	return errors.Join(errs...)
+}
+
+// vaultPath is where the gates' vault is: the configuration's, or beside
+// the configuration file.
+func (st *settings) vaultPath() string {
+	if st.gc.Vault != "" {
+		return st.gc.Vault
+	}
+	return gates.DefaultVaultPath(st.world)
+}
+
+// redactVault is the vault whose secrets text bound for a model is
+// scrubbed of: the vault, or a refused vault's secrets all the same
+// (gates.VaultSecretsForRedaction); nil when there is none.
+func (st *settings) redactVault() *gates.Vault {
+	v, err := gates.OpenVault(st.vaultPath())
+	if err == nil {
+		return v
+	}
+	return gates.VaultSecretsForRedaction(st.vaultPath())
+}
+
+// redactingEmbedder is a configured embedder (Ollama's, an
+// OpenAI-compatible API's) sent every text through redact first: a note's
+// secrets reach it as their marks, as they reach the chat model. Its ID
+// is the embedder's own (the marks change a vector no more than an edit
+// of those words would).
+type redactingEmbedder struct {
+	memory.Embedder
+	redact func(string) string
+}
+
+// Embed embeds texts, each redacted; texts itself is left as it was.
+func (e redactingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = e.redact(t)
+	}
+	return e.Embedder.Embed(ctx, out)
 }
 
 // vaultKeys lets the providers read keys from the gates' vault.

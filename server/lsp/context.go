@@ -68,8 +68,12 @@ func (s *Server) contextCommand(ctx context.Context, v *view, a contextArgs, _ p
 // shown, and the agent's context.
 type renderers struct {
 	mu   sync.Mutex
-	opts foveal.Options // without Redact, which is always the same
-	r    *foveal.Renderer
+	opts foveal.Options // without Redact, which follows the agent
+	// agent is the agent whose redactor the renderer's views go through
+	// (the vault's secrets and the rules'); nil before it is up, when the
+	// rules alone redact.
+	agent *agent.Agent
+	r     *foveal.Renderer
 }
 
 // renderer returns the renderer for the settings (laid over the
@@ -79,18 +83,22 @@ func (s *Server) renderer(set Settings) (*foveal.Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
+	a, _ := s.host.Ready()
 	s.views.mu.Lock()
 	defer s.views.mu.Unlock()
-	if s.views.r != nil && reflect.DeepEqual(s.views.opts, opts) { // no Redact in either: equal fields
+	if s.views.r != nil && s.views.agent == a && reflect.DeepEqual(s.views.opts, opts) { // no Redact in either: equal fields
 		return s.views.r, nil
 	}
 	ro := opts
 	ro.Redact = gates.RedactSecrets
+	if a != nil {
+		ro.Redact = a.Redact // the agent's one redactor: the vault's secrets too
+	}
 	r, err := foveal.NewRenderer(ro)
 	if err != nil {
 		return nil, err
 	}
-	s.views.opts, s.views.r = opts, r
+	s.views.opts, s.views.agent, s.views.r = opts, a, r
 	return r, nil
 }
 

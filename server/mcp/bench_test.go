@@ -262,6 +262,24 @@ func BenchmarkContext100k(b *testing.B) {
 			return err
 		})
 	})
+	// "redact": what the guard adds to each call, its pass of the
+	// result (structured and text, as addRead makes them) through the
+	// agent's redactor (Server.redacted) — the view's secrets are marks
+	// already, so this is the cost of finding nothing more.
+	srv := New(Options{Host: f.host})
+	results := make([][]byte, len(views))
+	for i, v := range views {
+		js, err := json.Marshal(v)
+		require.NoError(b, err)
+		results[i] = js
+	}
+	b.Run("redact", func(b *testing.B) {
+		measure(b, func(i int) error {
+			js := results[i%len(results)]
+			srv.redacted(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(js)}}, StructuredContent: json.RawMessage(js)})
+			return nil
+		})
+	})
 }
 
 // BenchmarkToolsList: the tools/list round trip (the client's first

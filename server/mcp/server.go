@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,10 +204,63 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		if err := t.check(call.Params.Arguments); err != nil {
 			s.record(ctx, t.name, "(arguments refused)", err)
-			return toolError(err), nil
+			return s.redacted(toolError(err)), nil
 		}
-		return next(ctx, method, req)
+		res, err = next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok && err == nil {
+			res = s.redacted(r)
+		}
+		return res, err
 	}
+}
+
+// redacted is a tool's result as another agent may be shown it: its
+// text and structured content through the agent's one redactor (the
+// vault's secrets, then every secret the gates' rules find), whatever
+// put them there — a note, an action's output or summary, a gate's
+// reason, a Flight Plan's title, an error quoting a file. Before the
+// agent is up there is no vault yet, and the rules alone redact.
+func (s *Server) redacted(r *sdk.CallToolResult) *sdk.CallToolResult {
+	text, js := gates.RedactSecrets, func(b []byte) []byte { return agent.RedactJSONWith(b, gates.RedactSecrets) }
+	if a, _ := s.opts.Host.Ready(); a != nil {
+		text, js = a.Redact, a.RedactJSON
+	}
+	var was, now string
+	if r.StructuredContent != nil {
+		b, ok := r.StructuredContent.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(r.StructuredContent); err != nil {
+				// Not to be shown as it is: nothing of it is.
+				return toolError(fmt.Errorf("the result could not be encoded: %w", err))
+			}
+		}
+		if red := js(b); !bytes.Equal(red, b) {
+			r.StructuredContent = json.RawMessage(red)
+			was, now = string(b), string(red)
+		}
+	}
+	for i, c := range r.Content {
+		tc, ok := c.(*sdk.TextContent)
+		if !ok {
+			continue
+		}
+		red := tc.Text
+		switch {
+		case was != "" && red == was:
+			red = now // the structured content's text, redacted once
+		case json.Valid([]byte(red)):
+			red = string(js([]byte(red)))
+		default:
+			red = text(red)
+		}
+		if red != tc.Text {
+			cp := *tc
+			cp.Text = red
+			r.Content[i] = &cp
+		}
+	}
+	return r
 }
 
 // toolError is a tool error result saying err in one sentence.
