@@ -191,7 +191,10 @@ func (a *Agent) addRule(ctx context.Context, p *flightplan.Plan, rule string) er
 		return err
 	}
 	err = a.appendJournal(ctx, journal.Entry{Kind: journal.KindRule, PlanID: p.ID, Tool: p.Tool, ActionHash: p.ActionHash,
-		Title: fmt.Sprintf("%s added to the allow list of %s (approving %s)", rule, a.cfgPath, p.Title)})
+		// The file is named in the text, not the title: a title is cut at
+		// 160 characters, and a long path would cut the plan's name off.
+		Title: fmt.Sprintf("%s added to the allow list (approving %s)", rule, p.Title),
+		Text:  "Written to " + a.cfgPath + "."})
 	if err != nil {
 		if existed {
 			workspace.WriteFile(a.cfgPath, old, 0o600)
