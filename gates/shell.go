@@ -537,7 +537,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
 				if w, ok := u.X.(*syntax.Word); ok {
 					// [[ -v NAME ]] expands NAME's subscript, as test -v does.
-					s.variableName(s.peekWord(w).val, s.unknownIsNum(w))
+					s.variableName(s.peekWord(w).val, s.unknownIsNum(w.Parts))
 				}
 			}
 			if b, ok := n.(*syntax.BinaryTest); ok && b.Op >= syntax.TsEql && b.Op <= syntax.TsGtr {
@@ -926,7 +926,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 			declared(as.Name.Value)
 			if nameref && as.Value != nil {
 				// The name it refers to is expanded at each use, subscript and all.
-				if w := s.peekWord(as.Value); w.dyn && !s.unknownIsNum(as.Value) {
+				if w := s.peekWord(as.Value); w.dyn && !s.unknownIsNum(as.Value.Parts) {
 					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
 				} else {
 					s.variableName(w.val, true)

@@ -95,16 +95,16 @@ func builtinArgv(argv []string) ([]string, bool) {
 // builtin applies what a command that may be a builtin changes of the
 // shell's state.
 //
-// numeric marks which words of argv are known only when they run, as
+// numeric says which words of argv are known only when they run, as
 // numbers: a variable's name so made can hold no subscript.
-func (s *shellAnalyzer) builtin(argv []string, numeric uint64) {
+func (s *shellAnalyzer) builtin(argv []string, numeric func(int) bool) {
 	n := len(argv)
 	argv, ok := builtinArgv(argv)
 	if !ok || s.quiet {
 		return
 	}
-	numeric >>= n - len(argv) + 1
-	isNum := func(i int) bool { return i < 64 && numeric&(1<<i) != 0 }
+	skipped := n - len(argv) + 1 // builtin, command and its options, the verb
+	isNum := func(i int) bool { return numeric(i + skipped) }
 	verb, args := argv[0], argv[1:]
 	if strings.Contains(verb, dynMarker) {
 		// Any builtin: read, source, unset, declare…

@@ -111,13 +111,10 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		}
 	}
 	s.judge(argv, in, here)
-	var numeric uint64 // which of argv are known only when they run, as numbers
-	if anyDyn && len(argv) == len(c.Args) {
-		for i, a := range c.Args[:min(len(c.Args), 64)] {
-			if strings.Contains(argv[i], dynMarker) && s.unknownIsNum(a) {
-				numeric |= 1 << i
-			}
-		}
+	// Whether argv[i] is known only when it runs, as a number: asked only
+	// by the builtins that take a variable's name.
+	numeric := func(i int) bool {
+		return len(argv) == len(c.Args) && strings.Contains(argv[i], dynMarker) && s.unknownIsNum(c.Args[i].Parts)
 	}
 	s.builtin(argv, numeric) // what it changes holds after it
 }

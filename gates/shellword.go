@@ -157,15 +157,15 @@ func (s *shellAnalyzer) wordIsNum(w *syntax.Word) bool {
 	return true
 }
 
-// unknownIsNum says whether every part of w known only when it runs is a
-// number (literal parts may be anything): such a word, used as a
+// unknownIsNum says whether every part of a word known only when it runs
+// is a number (literal parts may be anything): such a word, used as a
 // variable's name, can hold no subscript its unknown parts brought in.
-func (s *shellAnalyzer) unknownIsNum(w *syntax.Word) bool {
-	for _, p := range w.Parts {
+func (s *shellAnalyzer) unknownIsNum(parts []syntax.WordPart) bool {
+	for _, p := range parts {
 		switch x := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		case *syntax.DblQuoted:
-			if !s.unknownIsNum(&syntax.Word{Parts: x.Parts}) {
+			if !s.unknownIsNum(x.Parts) {
 				return false
 			}
 		case *syntax.ParamExp:

@@ -190,7 +190,7 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	for p, was := range before {
 		b, rerr := os.ReadFile(p)
 		now := state{b, rerr == nil}
-		if now.exists == was.exists && bytes.Equal(now.data, was.data) || a.ownAppends(p, was.data) {
+		if now.exists == was.exists && bytes.Equal(now.data, was.data) || now.exists && a.ownAppends(p, was.data, now.data) {
 			continue
 		}
 		w := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
@@ -216,27 +216,31 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	return res, err
 }
 
-// ownAppends says whether the journal p changed during a command only by
-// this process's appends: it grew from was and ends where the journal's
-// last own append ended. An append in flight while it looks is waited out
-// (a few tries); one that never settles counts as the command's.
-func (a *Actuators) ownAppends(p string, was []byte) bool {
+// ownAppends says whether the journal p, read as now after a command,
+// changed during it only by this process's appends: it grew from was and
+// ends where the journal's last own append ended. An append in flight
+// while it looks is waited out (the file read again, a few tries); one
+// that never settles counts as the command's.
+func (a *Actuators) ownAppends(p string, was, now []byte) bool {
 	j := a.cfg.Journal
 	if j == nil || j.Path() != p {
 		return false
 	}
-	for range 5 {
-		w := j.Written()
-		now, err := os.ReadFile(p)
-		if err != nil {
-			return false
-		}
-		if int64(len(now)) == w && j.Written() == w {
+	for try := 0; ; try++ {
+		// Written is stored after the append's write: a size that
+		// matches it read after the read is the file as it then was.
+		if int64(len(now)) == j.Written() {
 			return bytes.HasPrefix(now, was)
 		}
+		if try == 4 {
+			return false
+		}
 		time.Sleep(2 * time.Millisecond)
+		var err error
+		if now, err = os.ReadFile(p); err != nil {
+			return false
+		}
 	}
-	return false
 }
 
 // writeBack restores a protected file's bytes, atomically.
