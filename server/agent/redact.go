@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"pp-lsp/providers"
 )
@@ -53,7 +54,7 @@ func redactJSONStrings(js []byte, redact func(string) string) []byte {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil || !atEOF(dec) {
 		return []byte(redact(string(js)))
 	}
 	changed := false
@@ -68,6 +69,14 @@ func redactJSONStrings(js []byte, redact func(string) string) []byte {
 		return []byte(redact(string(js)))
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// atEOF says whether nothing but blanks follows the value dec decoded:
+// More would say so of a stray "]" or "}" too, and the text after it
+// would then pass unread.
+func atEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // redactValue redacts the strings of a decoded JSON value, its keys too.
