@@ -108,13 +108,9 @@ func redactValue(v any, redact func(string) string, changed *bool) any {
 // (the MCP server's every tool result) to apply last.
 func (a *Agent) Redact(s string) string { return a.redact(s) }
 
-// RedactJSON is js with its strings through the agent's redactor, still
-// JSON: each of its strings read alone (redactJSONStrings), and js itself
-// when nothing in it is a secret.
-func (a *Agent) RedactJSON(js []byte) []byte { return redactJSONStrings(js, a.redact) }
-
-// RedactJSONWith is js with its strings through redact, still JSON: for a
-// front end with no agent yet (and so no vault), the rules alone.
+// RedactJSONWith is js with its strings through redact, still JSON (a js
+// that is not JSON is redacted as text): for a front end, with the
+// agent's Redact, or the rules alone before the agent is up.
 func RedactJSONWith(js []byte, redact func(string) string) []byte {
 	return redactJSONStrings(js, redact)
 }
