@@ -15,9 +15,10 @@ import (
 
 // runContext prints the foveal-peripheral context the model would see from
 // FILE:LINE (DESIGN §5): the Org text, or with --json the text and its
-// figures, the secrets in it redacted as they are for the model. The memex is read with its embeddings (kept in the data folder,
-// so that only what changed is embedded again), so that related notes
-// are there as the language server would show them.
+// figures, the secrets in it redacted as they are for the model. The
+// memex is read with its embeddings (kept in the data folder, so that
+// only what changed is embedded again), so that related notes are there
+// as the language server would show them.
 func runContext(ctx context.Context, c *cli, args []string) error {
 	const usageLine = "pp-lsp context [--json] [--root DIR]... [--budget N] FILE:LINE"
 	fs := newFlagSet("context", usageLine)

@@ -138,6 +138,8 @@ func (r *LogRing) scrub(rec slog.Record) slog.Record {
 	return out
 }
 
+// scrubAttr is a with every string value in it through redact (a value
+// the redactor changes becomes the redacted string).
 func scrubAttr(a slog.Attr, redact func(string) string) slog.Attr {
 	a.Value = a.Value.Resolve()
 	switch a.Value.Kind() {
@@ -149,8 +151,9 @@ func scrubAttr(a slog.Attr, redact func(string) string) slog.Attr {
 		}
 		return slog.Attr{Key: a.Key, Value: slog.GroupValue(out...)}
 	case slog.KindString, slog.KindAny:
-		if s := a.Value.String(); redact(s) != s {
-			return slog.String(a.Key, redact(s))
+		s := a.Value.String()
+		if r := redact(s); r != s {
+			return slog.String(a.Key, r)
 		}
 	}
 	return a

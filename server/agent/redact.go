@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"pp-lsp/providers"
 )
@@ -53,7 +54,7 @@ func redactJSONStrings(js []byte, redact func(string) string) []byte {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil || !atEOF(dec) {
 		return []byte(redact(string(js)))
 	}
 	changed := false
@@ -68,6 +69,14 @@ func redactJSONStrings(js []byte, redact func(string) string) []byte {
 		return []byte(redact(string(js)))
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// atEOF says whether nothing but blanks follows the value dec decoded:
+// More would say so of a stray "]" or "}" too, and the text after it
+// would then pass unread.
+func atEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // redactValue redacts the strings of a decoded JSON value, its keys too.
@@ -99,13 +108,9 @@ func redactValue(v any, redact func(string) string, changed *bool) any {
 // (the MCP server's every tool result) to apply last.
 func (a *Agent) Redact(s string) string { return a.redact(s) }
 
-// RedactJSON is js with its strings through the agent's redactor, still
-// JSON: each of its strings read alone (redactJSONStrings), and js itself
-// when nothing in it is a secret.
-func (a *Agent) RedactJSON(js []byte) []byte { return redactJSONStrings(js, a.redact) }
-
-// RedactJSONWith is js with its strings through redact, still JSON: for a
-// front end with no agent yet (and so no vault), the rules alone.
+// RedactJSONWith is js with its strings through redact, still JSON (a js
+// that is not JSON is redacted as text): for a front end, with the
+// agent's Redact, or the rules alone before the agent is up.
 func RedactJSONWith(js []byte, redact func(string) string) []byte {
 	return redactJSONStrings(js, redact)
 }

@@ -212,6 +212,9 @@ func TestRedactJSON(t *testing.T) {
 		{"a key after an escaped newline", `{"content":"x\n` + awsKey + ` <b>"}`, `{"content":"x\n[secret aws-access-key] <b>"}`},
 		{"a key in a list", `{"a":["` + githubToken + `",2]}`, `{"a":["[secret github-token]",2]}`},
 		{"not JSON", `cmd ` + awsKey, `cmd [secret aws-access-key]`},
+		{"JSON then a closing bracket and text", `{"a":1}] ` + awsKey, `{"a":1}] [secret aws-access-key]`},
+		{"JSON then text", `{"a":1} ` + awsKey, `{"a":1} [secret aws-access-key]`},
+		{"JSON and blanks", "[\"" + githubToken + "\"]\n", `["[secret github-token]"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := redactJSON([]byte(tc.in), redact)

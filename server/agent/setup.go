@@ -110,14 +110,14 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		return nil, usage(err)
 	}
 	world := st.world
-	vaultPath := st.vaultPath()
 	var pvault providers.Vault
 	var refused *gates.Vault
-	switch v, err := gates.OpenVault(vaultPath); {
-	case err == nil:
+	v, secrets, err := st.vault()
+	if v != nil {
 		world.Vault, pvault = v, vaultKeys{v}
-	case !errors.Is(err, fs.ErrNotExist):
-		world.VaultErr, refused = err, gates.VaultSecretsForRedaction(vaultPath)
+	}
+	if err != nil {
+		world.VaultErr, refused = err, secrets
 		log.Error("the vault is refused: every action is denied until it is fixed", "err", err)
 	}
 	popts := providers.Options{Getenv: st.getenv, Vault: pvault, Logger: log}
@@ -137,7 +137,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	var closers []func(context.Context) error
 	mx := s.Memex
 	if mx == nil {
-		if mx, err = st.openMemex(ctx, s, popts, log); err != nil {
+		if mx, err = st.openMemex(ctx, s, popts, log, func() *gates.Vault { return secrets }); err != nil {
 			return nil, err
 		}
 		closers = append(closers, mx.Close)
@@ -145,7 +145,7 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 	a, err := New(Options{
 		Roots: st.roots, Stack: stack, World: world, RefusedVault: refused, Provider: provider, Memex: mx, Context: s.Context,
 		Workspace: s.Workspace, DataDir: dataDir, Config: ac, Logs: logs, Logger: log, Getenv: st.getenv,
-		Protected: []string{vaultPath}, ConfigFile: st.cfgPath,
+		Protected: []string{st.vaultPath()}, ConfigFile: st.cfgPath,
 	})
 	if err != nil {
 		for _, c := range closers {
@@ -169,7 +169,7 @@ func OpenMemex(ctx context.Context, s Setup) (*memory.Memex, error) {
 		return nil, err
 	}
 	log := st.base
-	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log)
+	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log, st.redactVault)
 }
 
 // Redactor is the redactor Open's agent would have for s — the vault's
@@ -257,8 +257,10 @@ func readSettings(s Setup) (*settings, error) {
 	return st, nil
 }
 
-// openMemex opens the memex over the roots with the gates' privacy tags.
-func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Options, log *slog.Logger) (*memory.Memex, error) {
+// openMemex opens the memex over the roots with the gates' privacy tags;
+// secrets gives the vault a configured embedder's texts are scrubbed of
+// (st.vault's), read only when there is one.
+func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Options, log *slog.Logger, secrets func() *gates.Vault) (*memory.Memex, error) {
 	mo := memory.Options{Roots: st.roots, Logger: log, PrivacyTags: st.gc.Privacy.Tags, Progress: s.Progress}
 	if s.Serve {
 		dataDir, err := memory.DataDir(st.getenv)
@@ -271,10 +273,9 @@ func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Opti
 		}
 		if e, err := providers.NewEmbedder(ctx, st.pc, popts); err == nil {
 			// An embedder is a model too, most often on another machine:
-			// every text it is sent passes the one redactor first. The
-			// vault's secrets are read here as Open reads them
-			// (redactVault: a refused vault's too).
-			mo.Embedder = redactingEmbedder{e, gates.Redactor(st.redactVault())}
+			// every text it is sent passes the one redactor first (the
+			// vault's secrets, a refused vault's too).
+			mo.Embedder = redactingEmbedder{e, gates.Redactor(secrets())}
 		} else if !errors.Is(err, providers.ErrTrigramEmbedder) {
 			log.Warn("the configured embedder does not answer; using the built-in trigram embedder", "err", err)
 		}
@@ -308,15 +309,27 @@ func (st *settings) vaultPath() string {
 	return gates.DefaultVaultPath(st.world)
 }
 
-// redactVault is the vault whose secrets text bound for a model is
-// scrubbed of: the vault, or a refused vault's secrets all the same
-// (gates.VaultSecretsForRedaction); nil when there is none.
-func (st *settings) redactVault() *gates.Vault {
-	v, err := gates.OpenVault(st.vaultPath())
-	if err == nil {
-		return v
+// vault opens the gates' vault: v when it is sound (nil when there is
+// none, or it is refused), err why it is refused, and secrets the vault
+// whose secrets text bound for a model is scrubbed of — v, or a refused
+// vault's secrets all the same (gates.VaultSecretsForRedaction).
+func (st *settings) vault() (v, secrets *gates.Vault, err error) {
+	p := st.vaultPath()
+	switch v, err := gates.OpenVault(p); {
+	case err == nil:
+		return v, v, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	default:
+		return nil, gates.VaultSecretsForRedaction(p), err
 	}
-	return gates.VaultSecretsForRedaction(st.vaultPath())
+}
+
+// redactVault is st.vault's secrets: the vault text bound for a model is
+// scrubbed of (nil when there is none).
+func (st *settings) redactVault() *gates.Vault {
+	_, secrets, _ := st.vault()
+	return secrets
 }
 
 // redactingEmbedder is a configured embedder (Ollama's, an

@@ -221,10 +221,12 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 // reason, a Flight Plan's title, an error quoting a file. Before the
 // agent is up there is no vault yet, and the rules alone redact.
 func (s *Server) redacted(r *sdk.CallToolResult) *sdk.CallToolResult {
-	text, js := gates.RedactSecrets, func(b []byte) []byte { return agent.RedactJSONWith(b, gates.RedactSecrets) }
+	redact := gates.RedactSecrets
 	if a, _ := s.opts.Host.Ready(); a != nil {
-		text, js = a.Redact, a.RedactJSON
+		redact = a.Redact
 	}
+	// JSON's strings are read alone, and a text that is not JSON as text.
+	js := func(b []byte) []byte { return agent.RedactJSONWith(b, redact) }
 	var was, now string
 	if r.StructuredContent != nil {
 		b, ok := r.StructuredContent.(json.RawMessage)
@@ -246,13 +248,10 @@ func (s *Server) redacted(r *sdk.CallToolResult) *sdk.CallToolResult {
 			continue
 		}
 		red := tc.Text
-		switch {
-		case was != "" && red == was:
+		if was != "" && red == was {
 			red = now // the structured content's text, redacted once
-		case json.Valid([]byte(red)):
+		} else {
 			red = string(js([]byte(red)))
-		default:
-			red = text(red)
 		}
 		if red != tc.Text {
 			cp := *tc
