@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -529,8 +530,18 @@ type chatLinks struct {
 func (c *chatLinks) walk(dirs []string) {
 	c.walked = true
 	seen := 0
+	var walked []os.FileInfo
 	for _, d := range dirs {
-		_ = filepath.WalkDir(strings.TrimSuffix(d, "/"), func(p string, de fs.DirEntry, err error) error {
+		d = strings.TrimSuffix(d, "/")
+		// The folder as given and as resolved are one folder when only
+		// an ancestor is a symlink: walked once.
+		if fi, err := os.Lstat(d); err == nil {
+			if slices.ContainsFunc(walked, func(w os.FileInfo) bool { return os.SameFile(w, fi) }) {
+				continue
+			}
+			walked = append(walked, fi)
+		}
+		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
