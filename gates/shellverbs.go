@@ -403,11 +403,6 @@ func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
 	if s.quiet {
 		return // nothing it finds would be recorded
 	}
-	files, err := gitobj.StagedVersions(top)
-	if err != nil {
-		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
-		return
-	}
 	var within []string
 	for _, o := range spc.operands {
 		l := s.env.locateFrom(o.word, s.cwd)
@@ -418,10 +413,13 @@ func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
 		}
 		within = append(within, filepath.ToSlash(rel))
 	}
+	// Only the files within the paths given are read.
+	files, err := gitobj.StagedVersions(top, func(p string) bool { return pathWithin(p, within) })
+	if err != nil {
+		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
+		return
+	}
 	for _, f := range files {
-		if !pathWithin(f.Path, within) {
-			continue
-		}
 		if f.Data == nil {
 			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.Path), f.Why)
 			continue

@@ -82,13 +82,13 @@ func octal(v uint32) string {
 // deleted one is.
 func TestGitStagedVersions(t *testing.T) {
 	dir := gitIndexRepo(t)
-	files, err := StagedVersions(dir)
+	files, err := StagedVersions(dir, nil)
 	require.NoError(t, err)
 	assert.Empty(t, files, "nothing changed since it was staged")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.org"), []byte("* changed\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(dir, "notes", "bb.org")))
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "notes", "b.org"), time.Unix(1e9, 0), time.Unix(1e9, 0)))
-	files, err = StagedVersions(dir)
+	files, err = StagedVersions(dir, nil)
 	require.NoError(t, err)
 	got := map[string]string{}
 	for _, f := range files {
@@ -106,7 +106,7 @@ func TestGitStagedVersions(t *testing.T) {
 }
 
 func stagedPaths(dir string) ([]string, error) {
-	files, err := StagedVersions(dir)
+	files, err := StagedVersions(dir, nil)
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
@@ -258,7 +258,7 @@ func BenchmarkStagedVersions(b *testing.B) {
 	}
 	run := func(b *testing.B, want int) {
 		for b.Loop() {
-			files, err := StagedVersions(dir)
+			files, err := StagedVersions(dir, nil)
 			if err != nil || len(files) != want {
 				b.Fatalf("%d files, %v", len(files), err)
 			}

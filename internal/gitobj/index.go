@@ -89,8 +89,9 @@ func dirs(top string) (gitDir, common string, err error) {
 // changed or deleted since they were staged, with their staged bytes
 // where an object it reads holds them (loose or packed). A file in a merge conflict is shown
 // from its stages, and one is returned for each. An index it cannot read
-// for sure is an error.
-func StagedVersions(top string) ([]Staged, error) {
+// for sure is an error. Only the files want accepts are looked at (nil:
+// every file).
+func StagedVersions(top string, want func(path string) bool) ([]Staged, error) {
 	gitDir, common, err := dirs(top)
 	if err != nil {
 		return nil, err
@@ -117,6 +118,8 @@ func StagedVersions(top string) ([]Staged, error) {
 	var out []Staged
 	for _, e := range entries {
 		switch {
+		case want != nil && !want(e.path):
+			continue
 		case e.stage != 0:
 			out = append(out, Staged{Path: e.path, Why: "in a merge conflict"})
 			continue
