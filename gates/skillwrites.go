@@ -271,7 +271,7 @@ func (e *Env) skillShellWrite(abs string) (string, bool) {
 	case n.mode == 0:
 		// A file an Org file may reach by a symlink, holding a skill
 		// now: the write may change it.
-		if cur, ok := e.currentText(abs); !ok || orgskill.Mentions(cur) && len(orgskill.InText(cur)) > 0 {
+		if cur, ok := e.currentText(abs); !ok || len(orgskill.InText(cur)) > 0 {
 			return fmt.Sprintf("a command writes %s, which holds a skill: %s", rel, whySkills), true
 		}
 	}
