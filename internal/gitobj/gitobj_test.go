@@ -241,7 +241,8 @@ func FuzzParseGitIndex(f *testing.F) {
 
 // BenchmarkStagedVersions: what git diff costs the gates in a work tree
 // of 2,000 notes, none changed (one stat each) and, in the second, 20
-// changed since staged (each hashed, its staged version inflated).
+// changed since staged (each hashed, its staged version inflated), and
+// those 20 again with every object in a pack.
 func BenchmarkStagedVersions(b *testing.B) {
 	testenv.NeedCommand(b, "git")
 	dir := b.TempDir()
@@ -270,4 +271,10 @@ func BenchmarkStagedVersions(b *testing.B) {
 		require.NoError(b, os.WriteFile(p, []byte("* changed\n"), 0o644))
 	}
 	b.Run("20 changed", func(b *testing.B) { run(b, 20) })
+	// The staged versions in a pack: its index is read once for all 20.
+	for _, args := range [][]string{{"repack", "-adq"}, {"prune-packed"}} {
+		out, err := gitRun(dir, args...)
+		require.NoError(b, err, out)
+	}
+	b.Run("20 changed, packed", func(b *testing.B) { run(b, 20) })
 }

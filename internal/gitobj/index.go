@@ -116,6 +116,8 @@ func StagedVersions(top string, want func(path string) bool) ([]Staged, error) {
 		return nil, err
 	}
 	var out []Staged
+	objects := &objectStore{gitDir: common}
+	defer objects.close()
 	for _, e := range entries {
 		switch {
 		case want != nil && !want(e.path):
@@ -130,7 +132,7 @@ func StagedVersions(top string, want func(path string) bool) ([]Staged, error) {
 			continue
 		}
 		sf := Staged{Path: e.path}
-		sf.Data, sf.Why = readBlob(common, e.oid)
+		sf.Data, sf.Why = objects.blob(e.oid)
 		out = append(out, sf)
 	}
 	return out, nil
@@ -268,14 +270,21 @@ func fileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 	return !bytes.Equal(h.Sum(nil), e.oid[:])
 }
 
-// readBlob reads a blob of a git directory: loose, or from a pack
-// (readPackedBlob); when neither holds it (another object store, a
-// partial clone) or it cannot be read for sure, it returns why instead.
+// readBlob reads a blob of a git directory (see objectStore.blob).
 func readBlob(gitDir string, oid [20]byte) ([]byte, string) {
+	s := &objectStore{gitDir: gitDir}
+	defer s.close()
+	return s.blob(oid)
+}
+
+// blob reads a blob of the git directory: loose, or from a pack
+// (packedBlob); when neither holds it (another object store, a partial
+// clone) or it cannot be read for sure, it returns why instead.
+func (s *objectStore) blob(oid [20]byte) ([]byte, string) {
 	name := hex.EncodeToString(oid[:])
-	f, _, err := openRegular(filepath.Join(gitDir, "objects", name[:2], name[2:]))
+	f, _, err := openRegular(filepath.Join(s.gitDir, "objects", name[:2], name[2:]))
 	if err != nil {
-		return readPackedBlob(gitDir, oid)
+		return s.packedBlob(oid)
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(io.LimitReader(f, MaxBytes))
