@@ -596,7 +596,7 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 	if l.abs == "" {
 		return "", false
 	}
-	if _, err := os.Lstat(l.abs); err == nil {
+	if s.env.view().lstat(l.abs).err == nil {
 		return w, true
 	}
 	return "", false
@@ -606,7 +606,7 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 // with a .git), or "" when dir is in none: git then reads no repository.
 func (s *shellAnalyzer) gitTop(dir string) string {
 	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if s.env.view().lstat(filepath.Join(d, ".git")).err == nil {
 			return d
 		}
 	}
