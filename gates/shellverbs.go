@@ -696,7 +696,11 @@ func (s *shellAnalyzer) deleteCmd(verb string, args []string) {
 // (mv: deleted), the destination written; a symlink out of the roots and
 // rsync --delete are denied.
 func (s *shellAnalyzer) copyCmd(verb string, args []string) {
-	opts, ops := splitOpts(args, copyOpts)
+	withValue := copyOpts
+	if verb == "cp" || verb == "mv" || verb == "ln" {
+		withValue = coreutilsCopyOpts
+	}
+	opts, ops := splitOpts(args, withValue)
 	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del", "--remove-source-files") {
 		s.deny("rsync --delete removes every file the source lacks")
 	}
@@ -724,10 +728,14 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 		return i > 0 && !strings.Contains(p[:i], "/") && (verb == "scp" || verb == "rsync")
 	}
 	symbolic := verb == "ln" && (hasShortFlag(opts, 's', "--symbolic"))
+	// A hard link is a second name of the source: what is written through
+	// it is written to the source.
+	hard := verb == "ln" && !symbolic || verb == "cp" && hasShortFlag(opts, 'l', "--link")
 	for _, src := range sources {
 		switch {
 		case remote(src):
 			s.network(verb, []string{src})
+		case hard && s.protectedSource(src):
 		case symbolic:
 			l := s.env.locateFrom(src, s.absDir(dest))
 			if l.class == pathCredential {
@@ -752,6 +760,20 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "install" {
 		s.ask("%s changes files", verb)
 	}
+}
+
+// protectedSource denies a hard link made of a protected place's file or
+// a credential (said true): writes through the second name would change
+// it, and a write there is told from another only by the name's own
+// links, which a command that makes the link and then writes has none of
+// when it is checked.
+func (s *shellAnalyzer) protectedSource(src string) bool {
+	l := s.env.locateFrom(src, s.cwd)
+	if l.class != pathProtected && l.class != pathCredential {
+		return false
+	}
+	s.deny("makes a second name (hard link) of %s: %s", printable(src), l.why)
+	return true
 }
 
 // absDir is the directory a link's relative target is resolved from.
