@@ -692,12 +692,12 @@ func (s *shellAnalyzer) deleteCmd(verb string, args []string) {
 	}
 }
 
-// copyCmd judges cp, mv, install, ln, rsync and scp: sources are read
+// copyCmd judges cp, mv, install, ln, link, rsync and scp: sources are read
 // (mv: deleted), the destination written; a symlink out of the roots and
 // rsync --delete are denied.
 func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	withValue := copyOpts
-	if verb == "cp" || verb == "mv" || verb == "ln" {
+	if verb == "cp" || verb == "mv" || verb == "ln" || verb == "link" {
 		withValue = coreutilsCopyOpts
 	}
 	opts, ops := splitOpts(args, withValue)
@@ -730,7 +730,7 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	symbolic := verb == "ln" && (hasShortFlag(opts, 's', "--symbolic"))
 	// A hard link is a second name of the source: what is written through
 	// it is written to the source.
-	hard := verb == "ln" && !symbolic || verb == "cp" && hasShortFlag(opts, 'l', "--link")
+	hard := verb == "ln" && !symbolic || verb == "link" || verb == "cp" && hasShortFlag(opts, 'l', "--link")
 	for _, src := range sources {
 		switch {
 		case remote(src):
@@ -757,7 +757,7 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.touch(dest, opWrite, verb+" writes")
 		}
 	}
-	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "install" {
+	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "link" || verb == "install" {
 		s.ask("%s changes files", verb)
 	}
 }

@@ -241,6 +241,7 @@ func TestChatFolderIsTheServers(t *testing.T) {
 				{"shell mv the top folder holding it", act(ToolShell, "cmd", "mv "+strings.Split(dir, "/")[0]+" old"), VerdictDeny},
 				{"shell hard link out of it, then a write through it", act(ToolShell, "cmd", "ln "+chat+" notes/h2.txt && echo x >> notes/h2.txt"), VerdictDeny},
 				{"shell hard link out of it, -i before it", act(ToolShell, "cmd", "ln -i "+chat+" notes/h2.txt"), VerdictDeny},
+				{"shell link(1) out of it", act(ToolShell, "cmd", "link "+chat+" notes/h2.txt"), VerdictDeny},
 				{"shell cp -l out of it", act(ToolShell, "cmd", "cp -al "+dir+" notes/c"), VerdictDeny},
 				{"shell hard link of a note", act(ToolShell, "cmd", "ln notes/list.txt notes/h2.txt && echo x >> notes/h2.txt"), VerdictAsk},
 				{"shell copy out of it", act(ToolShell, "cmd", "cp -a "+dir+" notes/c"), VerdictAsk},
