@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -197,5 +198,47 @@ func BenchmarkVaultRedact(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		v.Redact(s)
+	}
+}
+
+// TestVaultSecretsForRedaction: a vault OpenVault refuses still gives its
+// secrets to redaction — edited by hand, readable by others, a symlink to
+// one — and anything that is no vault's regular file gives none, a FIFO
+// without blocking.
+func TestVaultSecretsForRedaction(t *testing.T) {
+	dir := t.TempDir()
+	edited := filepath.Join(dir, "edited.json")
+	require.NoError(t, os.WriteFile(edited, []byte(`{"version":1,"secrets":{"mail":"hunter2-by-hand"},"sha256":"`+secretsHash(nil)+`"}`), 0o600))
+	loose := filepath.Join(dir, "loose.json")
+	require.NoError(t, WriteVault(loose, map[string]string{"mail": "loose-secret-1"}))
+	require.NoError(t, os.Chmod(loose, 0o644))
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(edited, link))
+	notJSON := filepath.Join(dir, "text.json")
+	require.NoError(t, os.WriteFile(notJSON, []byte("not a vault\n"), 0o600))
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"edited by hand", edited, "hunter2-by-hand"},
+		{"readable by others", loose, "loose-secret-1"},
+		{"a symlink to one", link, "hunter2-by-hand"},
+		{"missing", filepath.Join(dir, "none.json"), ""},
+		{"a folder", dir, ""},
+		{"not a vault", notJSON, ""},
+		{"a FIFO", fifo, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := VaultSecretsForRedaction(tc.path)
+			if tc.want == "" {
+				assert.Nil(t, v)
+				return
+			}
+			require.NotNil(t, v)
+			got, ok := v.Get("mail")
+			assert.True(t, ok)
+			assert.Equal(t, tc.want, got)
+		})
 	}
 }

@@ -22,6 +22,9 @@ type checkState struct {
 	walkedEntries int
 	walkedBytes   int64
 	walksSpent    bool // a walk stopped at the check's limits
+	// chatLinks are the chat folder's files, walked on the first hard
+	// link the check meets (chatLinkOf).
+	chatLinks chatLinks
 }
 
 // codeLits are the string literals of the code being checked.
@@ -41,6 +44,7 @@ func (st *checkState) reset() {
 	st.privacy.reset()
 	st.lits = codeLits{}
 	st.walkedEntries, st.walkedBytes, st.walksSpent = 0, 0, false
+	st.chatLinks = chatLinks{}
 	st.shell = checkMemo{}
 	// The commands' words are the check's: dropped, the list's room kept
 	// (up to a bound).

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -499,34 +500,71 @@ func (e *Env) aboveChatDir(abs string) bool {
 const maxChatScan = 20000
 
 // chatLinkOf says whether the file (dev, ino) is a conversation under
-// another name (a hard link into the chat folder).
+// another name (a hard link into the chat folder). The chat folder is
+// walked once per check, however many hard-linked files the check meets.
 func (e *Env) chatLinkOf(dev, ino uint64) bool {
+	var links *chatLinks
+	if e.check != nil {
+		links = &e.check.chatLinks
+	} else {
+		links = &chatLinks{}
+	}
+	if !links.walked {
+		links.walk(e.chatDirs)
+	}
+	if links.overflow {
+		return true
+	}
+	_, ok := links.files[[2]uint64{dev, ino}]
+	return ok
+}
+
+// chatLinks are the files of the chat folder, by device and inode, as one
+// check found them.
+type chatLinks struct {
+	walked   bool
+	overflow bool // more than maxChatScan entries: every file is taken for one
+	files    map[[2]uint64]struct{}
+}
+
+func (c *chatLinks) walk(dirs []string) {
+	c.walked = true
 	seen := 0
-	for _, d := range e.chatDirs {
-		found := false
-		_ = filepath.WalkDir(strings.TrimSuffix(d, "/"), func(p string, de fs.DirEntry, err error) error {
+	var walked []os.FileInfo
+	for _, d := range dirs {
+		d = strings.TrimSuffix(d, "/")
+		// The folder as given and as resolved are one folder when only
+		// an ancestor is a symlink: walked once.
+		if fi, err := os.Lstat(d); err == nil {
+			if slices.ContainsFunc(walked, func(w os.FileInfo) bool { return os.SameFile(w, fi) }) {
+				continue
+			}
+			walked = append(walked, fi)
+		}
+		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
 			if seen++; seen > maxChatScan {
-				found = true
+				c.overflow = true
 				return fs.SkipAll
 			}
 			if de.Type().IsRegular() {
 				if fi, err := de.Info(); err == nil {
-					if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Dev) == dev && st.Ino == ino {
-						found = true
-						return fs.SkipAll
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+						if c.files == nil {
+							c.files = map[[2]uint64]struct{}{}
+						}
+						c.files[[2]uint64{uint64(st.Dev), st.Ino}] = struct{}{}
 					}
 				}
 			}
 			return nil
 		})
-		if found {
-			return true
+		if c.overflow {
+			return
 		}
 	}
-	return false
 }
 
 // homeRel returns abs relative to the user's home, /root or any /home/NAME.

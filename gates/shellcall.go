@@ -400,7 +400,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 		s.sed(args)
 	case kind&kindDelete != 0:
 		s.deleteCmd(verb, args)
-	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "rsync" || verb == "scp":
+	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "link" || verb == "rsync" || verb == "scp":
 		s.copyCmd(verb, args)
 	case verb == "dd":
 		s.dd(args)

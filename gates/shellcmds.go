@@ -210,7 +210,10 @@ var (
 	watchOpts     = map[string]bool{"-n": true, "--interval": true, "-d": false}
 	writeVerbOpts = map[string]bool{"-s": true, "--size": true, "-m": true, "--mode": true, "-r": true, "--reference": true}
 	xargsOpts     = map[string]bool{"-I": true, "-i": false, "-n": true, "-P": true, "-d": true, "-a": true, "-E": true, "-L": true, "-s": true, "--max-args": true, "--delimiter": true, "--arg-file": true, "--max-procs": true}
-	copyOpts      = map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "-o": true, "-g": true, "-e": true, "-i": true, "-P": true, "-p": false, "-F": true}
-	xxdOpts       = map[string]bool{"-l": true, "-s": true, "-c": true, "-g": true, "-o": true, "-n": true}
-	readOnlyOpts  = map[string]bool{"-e": true, "-f": true, "-m": true, "-A": true, "-B": true, "-C": true, "--context": true, "-n": true, "-c": true, "--lines": true, "--bytes": true, "-t": true, "-g": true, "--glob": true, "-o": true, "--format": true, "-k": true, "-L": false, "-T": true, "-d": true, "-I": true, "--type": true}
+	// coreutilsCopyOpts are the options of cp, mv and ln that take a
+	// value (their -i and -P are flags, whose next word is an operand).
+	coreutilsCopyOpts = map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true}
+	copyOpts          = map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "-o": true, "-g": true, "-e": true, "-i": true, "-P": true, "-p": false, "-F": true}
+	xxdOpts           = map[string]bool{"-l": true, "-s": true, "-c": true, "-g": true, "-o": true, "-n": true}
+	readOnlyOpts      = map[string]bool{"-e": true, "-f": true, "-m": true, "-A": true, "-B": true, "-C": true, "--context": true, "-n": true, "-c": true, "--lines": true, "--bytes": true, "-t": true, "-g": true, "--glob": true, "-o": true, "--format": true, "-k": true, "-L": false, "-T": true, "-d": true, "-I": true, "--type": true}
 )

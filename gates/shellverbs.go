@@ -403,11 +403,6 @@ func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
 	if s.quiet {
 		return // nothing it finds would be recorded
 	}
-	files, err := gitobj.StagedVersions(top)
-	if err != nil {
-		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
-		return
-	}
 	var within []string
 	for _, o := range spc.operands {
 		l := s.env.locateFrom(o.word, s.cwd)
@@ -418,10 +413,13 @@ func (s *shellAnalyzer) gitStaged(top string, spc parsedCmd) {
 		}
 		within = append(within, filepath.ToSlash(rel))
 	}
+	// Only the files within the paths given are read.
+	files, err := gitobj.StagedVersions(top, func(p string) bool { return pathWithin(p, within) })
+	if err != nil {
+		s.ask("git diff shows files as the index holds them, which pp-lsp cannot read here (%s): they may hold private notes the files no longer hold", printable(err.Error()))
+		return
+	}
 	for _, f := range files {
-		if !pathWithin(f.Path, within) {
-			continue
-		}
 		if f.Data == nil {
 			s.ask("git diff shows %s as the index holds it, %s: it may hold private notes the file no longer holds", printable(f.Path), f.Why)
 			continue
@@ -598,7 +596,7 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 	if l.abs == "" {
 		return "", false
 	}
-	if _, err := os.Lstat(l.abs); err == nil {
+	if s.env.view().lstat(l.abs).err == nil {
 		return w, true
 	}
 	return "", false
@@ -608,7 +606,7 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 // with a .git), or "" when dir is in none: git then reads no repository.
 func (s *shellAnalyzer) gitTop(dir string) string {
 	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if s.env.view().lstat(filepath.Join(d, ".git")).err == nil {
 			return d
 		}
 	}
@@ -694,11 +692,15 @@ func (s *shellAnalyzer) deleteCmd(verb string, args []string) {
 	}
 }
 
-// copyCmd judges cp, mv, install, ln, rsync and scp: sources are read
+// copyCmd judges cp, mv, install, ln, link, rsync and scp: sources are read
 // (mv: deleted), the destination written; a symlink out of the roots and
 // rsync --delete are denied.
 func (s *shellAnalyzer) copyCmd(verb string, args []string) {
-	opts, ops := splitOpts(args, copyOpts)
+	withValue := copyOpts
+	if verb == "cp" || verb == "mv" || verb == "ln" || verb == "link" {
+		withValue = coreutilsCopyOpts
+	}
+	opts, ops := splitOpts(args, withValue)
 	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del", "--remove-source-files") {
 		s.deny("rsync --delete removes every file the source lacks")
 	}
@@ -726,10 +728,14 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 		return i > 0 && !strings.Contains(p[:i], "/") && (verb == "scp" || verb == "rsync")
 	}
 	symbolic := verb == "ln" && (hasShortFlag(opts, 's', "--symbolic"))
+	// A hard link is a second name of the source: what is written through
+	// it is written to the source.
+	hard := verb == "ln" && !symbolic || verb == "link" || verb == "cp" && hasShortFlag(opts, 'l', "--link")
 	for _, src := range sources {
 		switch {
 		case remote(src):
 			s.network(verb, []string{src})
+		case hard && s.protectedSource(src):
 		case symbolic:
 			l := s.env.locateFrom(src, s.absDir(dest))
 			if l.class == pathCredential {
@@ -751,9 +757,23 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.touch(dest, opWrite, verb+" writes")
 		}
 	}
-	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "install" {
+	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "link" || verb == "install" {
 		s.ask("%s changes files", verb)
 	}
+}
+
+// protectedSource denies a hard link made of a protected place's file or
+// a credential (said true): writes through the second name would change
+// it, and a write there is told from another only by the name's own
+// links, which a command that makes the link and then writes has none of
+// when it is checked.
+func (s *shellAnalyzer) protectedSource(src string) bool {
+	l := s.env.locateFrom(src, s.cwd)
+	if l.class != pathProtected && l.class != pathCredential {
+		return false
+	}
+	s.deny("makes a second name (hard link) of %s: %s", printable(src), l.why)
+	return true
 }
 
 // absDir is the directory a link's relative target is resolved from.

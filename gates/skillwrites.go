@@ -271,7 +271,7 @@ func (e *Env) skillShellWrite(abs string) (string, bool) {
 	case n.mode == 0:
 		// A file an Org file may reach by a symlink, holding a skill
 		// now: the write may change it.
-		if cur, ok := e.currentText(abs); !ok || orgskill.Mentions(cur) && len(orgskill.InText(cur)) > 0 {
+		if cur, ok := e.currentText(abs); !ok || len(orgskill.InText(cur)) > 0 {
 			return fmt.Sprintf("a command writes %s, which holds a skill: %s", rel, whySkills), true
 		}
 	}
@@ -321,14 +321,14 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, rep *shellReport) (why string, 
 	return "", false, true
 }
 
+// literalWriters are the programs literalWrite reads.
+var literalWriters = map[string]bool{"echo": true, "printf": true}
+
 // literalWrite reads a command that is exactly one echo or printf whose
 // words are literal text (no expansion, glob, brace, tilde or backslash;
 // echo with no option but -n, printf of a format alone without % or \), with one
 // redirection of its standard output (> or >>) to a literal path: the
 // path, the text the file gets, and whether it is appended.
-// literalWriters are the programs literalWrite reads.
-var literalWriters = map[string]bool{"echo": true, "printf": true}
-
 func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
 		return "", "", false, false

@@ -82,13 +82,13 @@ func octal(v uint32) string {
 // deleted one is.
 func TestGitStagedVersions(t *testing.T) {
 	dir := gitIndexRepo(t)
-	files, err := StagedVersions(dir)
+	files, err := StagedVersions(dir, nil)
 	require.NoError(t, err)
 	assert.Empty(t, files, "nothing changed since it was staged")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.org"), []byte("* changed\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(dir, "notes", "bb.org")))
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "notes", "b.org"), time.Unix(1e9, 0), time.Unix(1e9, 0)))
-	files, err = StagedVersions(dir)
+	files, err = StagedVersions(dir, nil)
 	require.NoError(t, err)
 	got := map[string]string{}
 	for _, f := range files {
@@ -106,7 +106,7 @@ func TestGitStagedVersions(t *testing.T) {
 }
 
 func stagedPaths(dir string) ([]string, error) {
-	files, err := StagedVersions(dir)
+	files, err := StagedVersions(dir, nil)
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
@@ -241,7 +241,8 @@ func FuzzParseGitIndex(f *testing.F) {
 
 // BenchmarkStagedVersions: what git diff costs the gates in a work tree
 // of 2,000 notes, none changed (one stat each) and, in the second, 20
-// changed since staged (each hashed, its staged version inflated).
+// changed since staged (each hashed, its staged version inflated), and
+// those 20 again with every object in a pack.
 func BenchmarkStagedVersions(b *testing.B) {
 	testenv.NeedCommand(b, "git")
 	dir := b.TempDir()
@@ -258,7 +259,7 @@ func BenchmarkStagedVersions(b *testing.B) {
 	}
 	run := func(b *testing.B, want int) {
 		for b.Loop() {
-			files, err := StagedVersions(dir)
+			files, err := StagedVersions(dir, nil)
 			if err != nil || len(files) != want {
 				b.Fatalf("%d files, %v", len(files), err)
 			}
@@ -270,4 +271,10 @@ func BenchmarkStagedVersions(b *testing.B) {
 		require.NoError(b, os.WriteFile(p, []byte("* changed\n"), 0o644))
 	}
 	b.Run("20 changed", func(b *testing.B) { run(b, 20) })
+	// The staged versions in a pack: its index is read once for all 20.
+	for _, args := range [][]string{{"repack", "-adq"}, {"prune-packed"}} {
+		out, err := gitRun(dir, args...)
+		require.NoError(b, err, out)
+	}
+	b.Run("20 changed, packed", func(b *testing.B) { run(b, 20) })
 }

@@ -89,8 +89,9 @@ func dirs(top string) (gitDir, common string, err error) {
 // changed or deleted since they were staged, with their staged bytes
 // where an object it reads holds them (loose or packed). A file in a merge conflict is shown
 // from its stages, and one is returned for each. An index it cannot read
-// for sure is an error.
-func StagedVersions(top string) ([]Staged, error) {
+// for sure is an error. Only the files want accepts are looked at (nil:
+// every file).
+func StagedVersions(top string, want func(path string) bool) ([]Staged, error) {
 	gitDir, common, err := dirs(top)
 	if err != nil {
 		return nil, err
@@ -115,8 +116,12 @@ func StagedVersions(top string) ([]Staged, error) {
 		return nil, err
 	}
 	var out []Staged
+	objects := &objectStore{gitDir: common}
+	defer objects.close()
 	for _, e := range entries {
 		switch {
+		case want != nil && !want(e.path):
+			continue
 		case e.stage != 0:
 			out = append(out, Staged{Path: e.path, Why: "in a merge conflict"})
 			continue
@@ -127,7 +132,7 @@ func StagedVersions(top string) ([]Staged, error) {
 			continue
 		}
 		sf := Staged{Path: e.path}
-		sf.Data, sf.Why = readBlob(common, e.oid)
+		sf.Data, sf.Why = objects.blob(e.oid)
 		out = append(out, sf)
 	}
 	return out, nil
@@ -265,14 +270,21 @@ func fileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
 	return !bytes.Equal(h.Sum(nil), e.oid[:])
 }
 
-// readBlob reads a blob of a git directory: loose, or from a pack
-// (readPackedBlob); when neither holds it (another object store, a
-// partial clone) or it cannot be read for sure, it returns why instead.
+// readBlob reads a blob of a git directory (see objectStore.blob).
 func readBlob(gitDir string, oid [20]byte) ([]byte, string) {
+	s := &objectStore{gitDir: gitDir}
+	defer s.close()
+	return s.blob(oid)
+}
+
+// blob reads a blob of the git directory: loose, or from a pack
+// (packedBlob); when neither holds it (another object store, a partial
+// clone) or it cannot be read for sure, it returns why instead.
+func (s *objectStore) blob(oid [20]byte) ([]byte, string) {
 	name := hex.EncodeToString(oid[:])
-	f, _, err := openRegular(filepath.Join(gitDir, "objects", name[:2], name[2:]))
+	f, _, err := openRegular(filepath.Join(s.gitDir, "objects", name[:2], name[2:]))
 	if err != nil {
-		return readPackedBlob(gitDir, oid)
+		return s.packedBlob(oid)
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(io.LimitReader(f, MaxBytes))

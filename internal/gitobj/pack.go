@@ -14,7 +14,7 @@ import (
 // Packed objects (gitformat-pack(5)): an index file (.idx, version 2)
 // maps an object's name to its offset in the pack, where the object is
 // stored whole or as a delta against another object of the pack
-// (OFS_DELTA, by offset; REF_DELTA, by name). readPackedBlob follows the
+// (OFS_DELTA, by offset; REF_DELTA, by name). packedBlob follows the
 // deltas, bounded in depth and size, to the blob's bytes.
 
 // Object types of a pack entry.
@@ -27,21 +27,75 @@ const (
 // maxDeltaDepth bounds a delta chain (git's own default is 50).
 const maxDeltaDepth = 64
 
-// readPackedBlob reads a blob from the packs of a git directory.
-func readPackedBlob(gitDir string, oid [20]byte) ([]byte, string) {
-	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "pack-*.idx"))
-	for _, idx := range idxs {
-		p, err := openPack(strings.TrimSuffix(idx, ".idx"))
+// objectStore reads the blobs of one git directory: its packs are listed
+// once, and each pack's index read and the pack opened once, however many
+// blobs are read (up to maxKeptPacks packs and maxKeptIdx bytes of their
+// indexes; a pack past them is opened again for each blob).
+type objectStore struct {
+	gitDir  string
+	listed  bool
+	bases   []string // the packs, named without ".idx"
+	kept    map[string]*pack
+	keptIdx int64
+}
+
+// Bounds of the packs an objectStore keeps open.
+const (
+	maxKeptPacks = 64
+	maxKeptIdx   = 256 << 20
+)
+
+func (s *objectStore) close() {
+	for _, p := range s.kept {
+		p.close()
+	}
+}
+
+// pack opens the pack named base, or returns it kept from an earlier
+// blob; kept false means the caller closes it.
+func (s *objectStore) pack(base string) (p *pack, kept bool, err error) {
+	if p, ok := s.kept[base]; ok {
+		return p, true, nil
+	}
+	if p, err = openPack(base); err != nil {
+		return nil, false, err
+	}
+	if len(s.kept) < maxKeptPacks && s.keptIdx+int64(len(p.idx)) <= maxKeptIdx {
+		if s.kept == nil {
+			s.kept = map[string]*pack{}
+		}
+		s.kept[base] = p
+		s.keptIdx += int64(len(p.idx))
+		return p, true, nil
+	}
+	return p, false, nil
+}
+
+// packedBlob reads a blob from the packs of the git directory.
+func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
+	if !s.listed {
+		s.listed = true
+		idxs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "pack", "pack-*.idx"))
+		for _, idx := range idxs {
+			s.bases = append(s.bases, strings.TrimSuffix(idx, ".idx"))
+		}
+	}
+	for _, base := range s.bases {
+		p, kept, err := s.pack(base)
 		if err != nil {
 			continue
 		}
 		off, ok := p.find(oid)
 		if !ok {
-			p.close()
+			if !kept {
+				p.close()
+			}
 			continue
 		}
 		typ, data, err := p.object(off, 0)
-		p.close()
+		if !kept {
+			p.close()
+		}
 		if err != nil {
 			return nil, "its staged version cannot be read from its pack"
 		}
