@@ -155,6 +155,10 @@ func latin1Only(src []byte) bool {
 	return true
 }
 
+// DetectEOL returns the line-end convention Emacs would read src with
+// (detectEOL): what a change to the file must keep writing.
+func DetectEOL(src []byte) EOL { return detectEOL(src) }
+
 // detectEOL applies Emacs's rule: any LF without a CR before it means unix;
 // otherwise any CR LF means DOS (stray CRs tolerated); otherwise any CR
 // means Mac; a file without line ends is unix.

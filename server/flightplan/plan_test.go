@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/orgast"
 	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
@@ -343,4 +344,24 @@ func TestDiffBlockAndWritesRoundTrip(t *testing.T) {
 	q := Parse(plain)[0]
 	out := apply(t, plain, q.SetDiff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
 	assert.True(t, strings.HasSuffix(string(out), "#+end_src\n#+begin_src diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n#+end_src\n"))
+}
+
+// TestEditsKeepTheFilesLineEnds: a flightplans.org a user's editor saved
+// with CR LF or CR line ends keeps them when a plan is marked done, noted
+// and given a property: before, the LF written made Emacs (and orgast)
+// read every CR as a character, and in a CR file the plan was gone.
+func TestEditsKeepTheFilesLineEnds(t *testing.T) {
+	unix := string(apply(t, nil, AppendTo(nil, Render(testFiling()))...))
+	for _, eol := range []string{"\r\n", "\r"} {
+		src := []byte(strings.ReplaceAll(unix, "\n", eol))
+		p := Parse(src)
+		require.Len(t, p, 1)
+		out := apply(t, src, p[0].SetState(StateDone), p[0].Note(src, time.Unix(0, 0), "DONE: exit status 0", "ok\n"), p[0].SetProperty(src, "GATE", "shell"))
+		assert.Equal(t, orgast.DetectEOL(src), orgast.DetectEOL(out), "%q", out)
+		assert.NotContains(t, strings.ReplaceAll(string(out), "\r\n", ""), map[string]string{"\r\n": "\n", "\r": "\n"}[eol], "a line end of another kind: %q", out)
+		plans := Parse(out)
+		require.Len(t, plans, 1, "%q", out)
+		assert.Equal(t, StateDone, plans[0].State)
+		assert.Equal(t, p[0].Edited(), plans[0].Edited(), "the edits leave the action as it was read")
+	}
 }

@@ -141,8 +141,14 @@ func (p pipeConn) Close() error {
 // not initialize.
 func newTestClient(t testing.TB, opts Options) *testClient {
 	t.Helper()
-	c2sR, c2sW := io.Pipe()
-	s2cR, s2cW := io.Pipe()
+	// Pipes of the system, as an editor's stdio is: each end's writes
+	// are buffered while the other is busy writing too (io.Pipe's are not,
+	// and a server logging to a client sending it a request would wait on
+	// each other for ever, as FuzzMessages found).
+	c2sR, c2sW, err := os.Pipe()
+	require.NoError(t, err)
+	s2cR, s2cW, err := os.Pipe()
+	require.NoError(t, err)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

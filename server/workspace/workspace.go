@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
+
+	"pp-lsp/orgast"
 )
 
 // Document is the state of a file open in an editor: the buffer's text and
@@ -228,16 +231,46 @@ func (e Edit) Apply() ([]byte, error) {
 }
 
 // Sorted returns the changes in the order of their places in Base, or an
-// error when one lies outside Base or two overlap.
+// error when one lies outside Base or two overlap. Their new text ends its
+// lines as Base does (Emacs's reading of it, orgast.DetectEOL): the
+// server's edits are made with LF, and an LF put into a file of CR LF
+// lines makes Emacs read every CR as a character, one into a file of CR
+// lines makes its lines one (a Flight Plan marked DONE there vanished). A
+// change of the whole text is the text asked for, kept as it is.
 func (e Edit) Sorted() ([]Change, error) {
 	cs := append([]Change(nil), e.Changes...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Start < cs[j].Start })
+	eol := orgast.DetectEOL(e.Base)
 	prev := 0
-	for _, c := range cs {
+	for i, c := range cs {
 		if c.Start < prev || c.End < c.Start || c.End > len(e.Base) {
 			return nil, fmt.Errorf("editing %s: the change [%d,%d) is outside the text or overlaps another", e.Path, c.Start, c.End)
+		}
+		if c.Start > 0 || c.End < len(e.Base) {
+			cs[i].NewText = withLineEnds(c.NewText, eol)
 		}
 		prev = c.End
 	}
 	return cs, nil
+}
+
+// withLineEnds writes text's line ends as a file with the convention eol
+// ends its lines: an LF without a CR before it as CR LF in a DOS file,
+// every line end as CR in a Mac one.
+func withLineEnds(text string, eol orgast.EOL) string {
+	switch {
+	case eol == orgast.EOLDOS && strings.Contains(text, "\n"):
+		var b strings.Builder
+		b.Grow(len(text) + strings.Count(text, "\n"))
+		for i := 0; i < len(text); i++ {
+			if text[i] == '\n' && (i == 0 || text[i-1] != '\r') {
+				b.WriteByte('\r')
+			}
+			b.WriteByte(text[i])
+		}
+		return b.String()
+	case eol == orgast.EOLMac:
+		return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\r"), "\n", "\r")
+	}
+	return text
 }

@@ -129,3 +129,30 @@ func TestEditApplyRefusesOverlaps(t *testing.T) {
 	_, err = Edit{Base: []byte("abc"), Changes: []Change{{2, 9, ""}}}.Apply()
 	assert.Error(t, err)
 }
+
+// TestEditsKeepTheFilesLineEnds: text put into a file ends its lines as
+// the file does, as Emacs reads it; a change of the whole text is kept as
+// given.
+func TestEditsKeepTheFilesLineEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name, base string
+		change     Change
+		want       string
+	}{
+		{"unix", "* A\nx\n", Change{4, 4, "y\nz\n"}, "* A\ny\nz\nx\n"},
+		{"unix keeps a CR given", "* A\nx\n", Change{4, 4, "y\r\n"}, "* A\ny\r\nx\n"},
+		{"dos", "* A\r\nx\r\n", Change{5, 5, "y\nz\n"}, "* A\r\ny\r\nz\r\nx\r\n"},
+		{"dos keeps CR LF given", "* A\r\nx\r\n", Change{5, 5, "y\r\nz\n"}, "* A\r\ny\r\nz\r\nx\r\n"},
+		{"dos append", "* A\r\n", Change{5, 5, "** B\n"}, "* A\r\n** B\r\n"},
+		{"mac", "* A\rx\r", Change{4, 4, "y\nz\r\n"}, "* A\ry\rz\rx\r"},
+		{"a stray CR is no dos", "* A\rb\nx\n", Change{6, 6, "y\n"}, "* A\rb\ny\nx\n"},
+		{"whole text kept", "* A\r\nx\r\n", Change{0, 8, "* B\n"}, "* B\n"},
+		{"empty file", "", Change{0, 0, "* A\n"}, "* A\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Edit{Base: []byte(tc.base), Changes: []Change{tc.change}}.Apply()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(out))
+		})
+	}
+}
