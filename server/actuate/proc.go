@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pp-lsp/server/actuate/sandbox"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace"
 )
 
@@ -181,38 +182,56 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 		data   []byte
 		exists bool
 	}
+	// The looks at the files are taken with no own change of them under
+	// way; those made while the command runs are watched (OwnWrites).
+	own := a.cfg.Own
 	before := map[string]state{}
-	for _, p := range a.paths.protectedPaths() {
-		b, err := os.ReadFile(p)
-		before[p] = state{b, err == nil}
-	}
+	var w *ownWatch
+	own.Locked(func() {
+		for _, p := range a.paths.protectedPaths() {
+			b, err := os.ReadFile(p)
+			before[p] = state{b, err == nil}
+		}
+		w = own.watch()
+	})
+	defer own.unwatch(w)
 	res, err := act.Run(ctx, req)
-	for p, was := range before {
-		b, rerr := os.ReadFile(p)
-		now := state{b, rerr == nil}
-		if now.exists == was.exists && bytes.Equal(now.data, was.data) || now.exists && a.ownAppends(p, was.data, now.data) {
-			continue
-		}
-		w := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
-		if strings.HasSuffix(p, "flightplans.org") && req.Approval == nil {
-			if was.exists {
-				err2 := writeBack(p, was.data)
-				w += "; it was put back as it was"
-				if err2 != nil {
-					w += fmt.Sprintf(" — but that failed: %v", err2)
-				}
-			} else {
-				os.Remove(p)
-				w += "; it was removed again"
+	own.Locked(func() {
+		for p, was := range before {
+			b, rerr := os.ReadFile(p)
+			now := state{b, rerr == nil}
+			if now.exists == was.exists && bytes.Equal(now.data, was.data) || now.exists && a.ownAppends(p, was.data, now.data) {
+				continue
 			}
-			w += " (Flight Plans change only by a human's hand; approve again if the change was yours)"
-		} else {
-			w += "; `pp-lsp doctor` checks the journal's chain"
+			// The server's own changes made meanwhile (a plan filed) are
+			// what the file should hold.
+			if last, stepped := w.follow(protect.Canonical(p), was.data); stepped {
+				if now.exists && bytes.Equal(now.data, last) {
+					continue
+				}
+				was = state{last, true}
+			}
+			msg := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
+			if strings.HasSuffix(p, "flightplans.org") && req.Approval == nil {
+				if was.exists {
+					err2 := writeBack(p, was.data)
+					msg += "; it was put back as it was"
+					if err2 != nil {
+						msg += fmt.Sprintf(" — but that failed: %v", err2)
+					}
+				} else {
+					os.Remove(p)
+					msg += "; it was removed again"
+				}
+				msg += " (Flight Plans change only by a human's hand; approve again if the change was yours)"
+			} else {
+				msg += "; `pp-lsp doctor` checks the journal's chain"
+			}
+			res.Warnings = append(res.Warnings, msg)
+			res.OK = false
+			a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
 		}
-		res.Warnings = append(res.Warnings, w)
-		res.OK = false
-		a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
-	}
+	})
 	return res, err
 }
 
