@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"time"
@@ -196,6 +197,8 @@ type Actuators struct {
 	sandbox *sandbox.Sandbox
 	// private is the privacy filter of the latest memex snapshot.
 	private redact.Cache
+	// looks are the guard's hashes of the protected files (guard.go).
+	looks lookCache
 }
 
 // OwnJournal is the journal this process appends to (journal.Journal).
@@ -234,7 +237,7 @@ func New(cfg Config) (*Actuators, error) {
 	if cfg.Own == nil {
 		cfg.Own = &OwnWrites{}
 	}
-	a := &Actuators{cfg: cfg, paths: p, log: log, tools: tools}
+	a := &Actuators{cfg: cfg, paths: p, log: log, tools: tools, looks: lookCache{seed: maphash.MakeSeed()}}
 	sc := cfg.Sandbox
 	sc.Roots, sc.Home, sc.Getenv, sc.Logger = p.roots, cfg.Home, cfg.Getenv, log
 	sc.Protected = append(p.protectedPaths(), sc.Protected...)
