@@ -154,6 +154,12 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		return nil, err
 	}
 	a.closers = closers
+	// The binary's own log — the language server's, the bridge's, the
+	// SDKs' records, which the agent's ring never sees — passes the
+	// agent's one redactor from now on: the vault's secrets too.
+	if st.base != nil {
+		UseRedactor(st.base.Handler(), a.redact)
+	}
 	return a, nil
 }
 
