@@ -274,7 +274,6 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	})
 	defer own.unwatch(w)
 	if lookErr != nil {
-		own.unwatch(w)
 		return Result{}, fmt.Errorf("%s: the protected files cannot be looked at before it runs: %w", req.Action.Tool, lookErr)
 	}
 	res, err := act.Run(ctx, req)

@@ -183,14 +183,16 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 	ctx = context.WithoutCancel(ctx)
 	// The turn waits for no action (an action may wait for the editor's
 	// user): only for another writer of this file.
-	release := a.locks.lock(conv.path)
-	_, err := a.chats.Append(ctx, conv.path, t)
-	if errors.Is(err, workspace.ErrChangedMeanwhile) {
-		// Someone saved the file between our read and our write: the
-		// turn goes after what they wrote.
-		_, err = a.chats.Append(ctx, conv.path, t)
-	}
-	release()
+	err := func() error {
+		defer a.locks.lock(conv.path)()
+		_, err := a.chats.Append(ctx, conv.path, t)
+		if errors.Is(err, workspace.ErrChangedMeanwhile) {
+			// Someone saved the file between our read and our write: the
+			// turn goes after what they wrote.
+			_, err = a.chats.Append(ctx, conv.path, t)
+		}
+		return err
+	}()
 	if err != nil {
 		a.log.Error("the conversation's turn could not be written", "chat", conv.path, "err", err)
 		return
@@ -202,15 +204,6 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindTurn, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
 		Title: title, Status: string(res.Status), Text: conv.path})
-}
-
-// isOpen reports whether an editor has p open.
-func (a *Agent) isOpen(p string) bool {
-	if a.files.Workspace == nil {
-		return false
-	}
-	_, ok := a.files.Workspace.OpenDocument(p)
-	return ok
 }
 
 // maxTurnArgs bounds the arguments a turn keeps of an action.
