@@ -95,24 +95,35 @@ func (c *lookCache) isSettled(id fileID, at time.Time) bool {
 	return id.ctime != 0 && at.UnixNano()-id.ctime > int64(grain)
 }
 
-// lookAt looks at p before a command: its identity, its hash (carried on
-// from the last look when it only grew), its bytes when keep.
-func (c *lookCache) lookAt(p string, keep bool) (look, error) {
+// open opens p and says what its stat says (the file is nil when there is
+// none).
+func (c *lookCache) open(p string) (*os.File, look, error) {
 	at := time.Now()
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return look{}, nil
+		return nil, look{}, nil
 	}
 	if err != nil {
-		return look{}, err
+		return nil, look{}, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return look{}, err
+		f.Close()
+		return nil, look{}, err
 	}
 	l := look{exists: true, id: idOf(fi)}
 	l.settled = c.isSettled(l.id, at)
+	return f, l, nil
+}
+
+// lookAt looks at p before a command: its identity, its hash (carried on
+// from the last look when it only grew), its bytes when keep.
+func (c *lookCache) lookAt(p string, keep bool) (look, error) {
+	f, l, err := c.open(p)
+	if f == nil || err != nil {
+		return l, err
+	}
+	defer f.Close()
 	if keep && l.id.size <= maxKeep {
 		b, err := io.ReadAll(io.LimitReader(f, maxKeep+1))
 		if err != nil {
@@ -204,21 +215,11 @@ type after struct {
 // lookAgain looks at p after a command, reading it only when its identity
 // does not prove it unchanged.
 func (c *lookCache) lookAgain(p string, was look) (after, error) {
-	at := time.Now()
-	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return after{}, nil
-	}
-	if err != nil {
+	f, now, err := c.open(p)
+	if f == nil || err != nil {
 		return after{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return after{}, err
-	}
-	now := look{exists: true, id: idOf(fi)}
-	now.settled = c.isSettled(now.id, at)
 	if was.exists && was.settled && now.id == was.id {
 		now.sum = was.sum
 		return after{now: now, prefix: true}, nil

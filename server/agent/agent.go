@@ -126,7 +126,7 @@ type Agent struct {
 	// files — a conversation's turn, a plan filed or its state written, a
 	// schedule moved on — never take it, so that none waits for an action
 	// that waits for the editor's user or for a command: they take the
-	// lock of their file (files), and are kept out of what an action is
+	// lock of their file (locks), and are kept out of what an action is
 	// taken to have changed (own; actMark is where the running action
 	// began, guarded by actMu). Lock order: actMu, files, own's, journalMu.
 	actMu   sync.Mutex
