@@ -90,8 +90,9 @@ func TestOwnWritesNeverWaitForAnActionHeldByTheEditor(t *testing.T) {
 			// timestamp moves on.
 			for _, k := range fx.agent.Skills().Usable() {
 				if k.Due(fixedNow(), time.Local) {
-					_, err := fx.agent.claim(k)
-					require.NoError(t, err)
+					if _, err := fx.agent.claim(k); err != nil {
+						return err
+					}
 				}
 			}
 			for _, r := range fx.agent.RunSchedules(context.Background()) {
@@ -104,37 +105,57 @@ func TestOwnWritesNeverWaitForAnActionHeldByTheEditor(t *testing.T) {
 			assert.Contains(t, fx.read(t, "skills/review.org"), "SCHEDULED: <2026-11-27 Fri 09:00 +1d>")
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ed := workspacetest.New()
-			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": "", "skills/review.org": reviewOrg},
-				replay(t, heldTranscript...), func(o *Options) { o.Workspace = ed; o.Now = fixedNow })
-			release, asked := holdAnAction(t, fx, ed)
-
-			wrote := make(chan error, 1)
-			go func() { wrote <- tc.write(t, fx) }()
-			select {
-			case err := <-wrote:
-				require.NoError(t, err)
-			case <-time.After(20 * time.Second):
-				t.Fatalf("%s waited for an action held up by the editor", tc.name)
+		for _, declined := range []bool{false, true} {
+			name := tc.name
+			if declined {
+				name += ", the held edit declined"
 			}
-			select {
-			case <-asked:
-				t.Fatal("the held action ended before the editor answered")
-			default:
-			}
-			tc.check(t, fx)
-
-			release()
-			require.NoError(t, <-asked)
-			assert.Equal(t, "#+TITLE: Notes\n* Project\nTidied.\n", ed.Text(fx.path("notes.org")), "the held edit went through once the editor answered")
-			tc.check(t, fx)
-			changes, err := fx.agent.Changes(context.Background())
-			require.NoError(t, err)
-			require.Len(t, changes, 1, "only the action's change is its")
-			assert.Equal(t, []string{"notes.org"}, changes[0].Files)
-		})
+			t.Run(name, func(t *testing.T) {
+				ownWriteBesideAHeldAction(t, tc.write, tc.check, declined)
+			})
+		}
 	}
+}
+
+// ownWriteBesideAHeldAction makes an own write while an action waits for
+// the editor, then lets the editor answer (declined: the user refuses the
+// edit, the action fails and is rolled back) and checks that the own
+// write stands and is no part of the action's change.
+func ownWriteBesideAHeldAction(t *testing.T, write func(*testing.T, *fixture) error, check func(*testing.T, *fixture), declined bool) {
+	ed := workspacetest.New()
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg, "Makefile": makefile, "out/.keep": "", "skills/review.org": reviewOrg},
+		replay(t, heldTranscript...), func(o *Options) { o.Workspace = ed; o.Now = fixedNow })
+	release, asked := holdAnAction(t, fx, ed)
+
+	wrote := make(chan error, 1)
+	go func() { wrote <- write(t, fx) }()
+	select {
+	case err := <-wrote:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the own write waited for an action held up by the editor")
+	}
+	select {
+	case <-asked:
+		t.Fatal("the held action ended before the editor answered")
+	default:
+	}
+	check(t, fx)
+
+	ed.Decline(declined)
+	release()
+	require.NoError(t, <-asked)
+	changes, err := fx.agent.Changes(context.Background())
+	require.NoError(t, err)
+	if declined {
+		assert.Equal(t, notesOrg, ed.Text(fx.path("notes.org")), "the user declined the edit")
+		assert.Empty(t, changes, "the action changed nothing")
+	} else {
+		assert.Equal(t, "#+TITLE: Notes\n* Project\nTidied.\n", ed.Text(fx.path("notes.org")), "the held edit went through once the editor answered")
+		require.Len(t, changes, 1, "only the action's change is its")
+		assert.Equal(t, []string{"notes.org"}, changes[0].Files)
+	}
+	check(t, fx)
 }
 
 // TestWritersOfOneFileStillSerialise: an action waiting for the editor on
