@@ -4,12 +4,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,6 +121,87 @@ func TestVaultIntegrity(t *testing.T) {
 		_, err := OpenVault(filepath.Join(t.TempDir(), "none.json"))
 		assert.ErrorIs(t, err, os.ErrNotExist)
 	})
+	t.Run("a FIFO is refused without waiting for a writer", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, syscall.Mkfifo(p, 0o600))
+		done := make(chan error, 1)
+		go func() {
+			_, err := OpenVault(p)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			assert.ErrorContains(t, err, "not a regular file")
+		case <-time.After(10 * time.Second):
+			// Open a writer, so that the read ends and the test with it.
+			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+			t.Fatal("opening a FIFO as the vault hung")
+		}
+	})
+	t.Run("a folder is refused", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "vault.json")
+		require.NoError(t, os.Mkdir(p, 0o700))
+		_, err := OpenVault(p)
+		assert.ErrorContains(t, err, "not a regular file")
+	})
+}
+
+// TestVaultPathSwappedMeanwhile: another local process swaps the vault's
+// path, over and over, between the owner's vault and a symlink to another
+// file that would pass every check (mode 0600, a valid hash). What is read
+// is always the file checked: the owner's vault, or a refusal — never the
+// secrets behind the symlink (the check and the open used to be two looks
+// at the path).
+func TestVaultPathSwappedMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	good, other := filepath.Join(dir, "good.json"), filepath.Join(dir, "other.json")
+	require.NoError(t, WriteVault(good, map[string]string{"k": "the-owners-secret"}))
+	require.NoError(t, WriteVault(other, map[string]string{"k": "someone-elses-secret"}))
+	path := filepath.Join(dir, "vault.json")
+	require.NoError(t, os.Link(good, path))
+	stop := make(chan struct{})
+	swapped := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				swapped <- nil
+				return
+			default:
+			}
+			tmp := filepath.Join(dir, fmt.Sprintf("swap-%d", i))
+			var err error
+			if i%2 == 0 {
+				err = os.Symlink(other, tmp)
+			} else {
+				err = os.Link(good, tmp)
+			}
+			if err == nil {
+				err = os.Rename(tmp, path)
+			}
+			if err != nil {
+				swapped <- err
+				return
+			}
+		}
+	}()
+	read, refused := 0, 0
+	for range 20000 {
+		v, err := OpenVault(path)
+		if err != nil {
+			require.ErrorContains(t, err, "symlink")
+			refused++
+			continue
+		}
+		got, _ := v.Get("k")
+		require.Equal(t, "the-owners-secret", got, "the vault read is not the file checked")
+		read++
+	}
+	close(stop)
+	require.NoError(t, <-swapped)
+	t.Logf("%d reads of the owner's vault, %d refusals of the symlink", read, refused)
 }
 
 func TestVaultGate(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf16"
 )
 
@@ -53,15 +54,27 @@ var ErrVaultChanged = errors.New("the vault was changed outside pp-lsp (its inte
 // otherwise: beside the configuration file.
 func DefaultVaultPath(w World) string { return filepath.Join(w.ConfigDir, "vault.json") }
 
+// maxVault bounds the vault file read.
+const maxVault = 4 << 20
+
 // OpenVault reads and verifies a vault file. A missing file is an error
-// wrapping os.ErrNotExist (no vault is not a refused vault).
+// wrapping os.ErrNotExist (no vault is not a refused vault). The file is
+// checked as opened — never followed through a symlink, never waited on
+// (a FIFO opens at once and is refused), its type and mode read from the
+// open file — so that no other process can swap the path between a check
+// and the read.
 func OpenVault(path string) (*Vault, error) {
-	fi, err := os.Lstat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("vault %s is a symlink; refusing it", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vault %s: %w", path, err)
 	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("vault %s is a symlink; refusing it", path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("vault %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("vault %s is not a regular file", path)
@@ -69,12 +82,10 @@ func OpenVault(path string) (*Vault, error) {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("vault %s has mode %04o; it must be readable by its owner only (chmod 600)", path, perm)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vault %s: %w", path, err)
+	if fi.Size() > maxVault {
+		return nil, fmt.Errorf("vault %s is larger than %d bytes; it is not a vault file", path, maxVault)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 4<<20))
+	data, err := io.ReadAll(io.LimitReader(f, maxVault))
 	if err != nil {
 		return nil, fmt.Errorf("vault %s: %w", path, err)
 	}
@@ -105,7 +116,7 @@ func OpenVault(path string) (*Vault, error) {
 func VaultSecretsForRedaction(path string) *Vault {
 	// readBounded: a regular file only, and a FIFO swapped in after that
 	// was asked never blocks the read.
-	data, err := readBounded(path, 4<<20)
+	data, err := readBounded(path, maxVault)
 	if err != nil {
 		return nil
 	}

@@ -51,7 +51,9 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 
-	m, err := openForContext(ctx, c, *roots, log)
+	// The view the model gets: the vault's secrets and those the gates'
+	// rules find are replaced by their marks, within the budget.
+	m, redact, err := openForContext(ctx, c, *roots, log)
 	if err != nil {
 		return err
 	}
@@ -59,11 +61,7 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 	if err := m.WaitEmbedded(ctx); err != nil {
 		return fmt.Errorf("cannot embed the memex: %w", err)
 	}
-	// The view the model gets: the vault's secrets and those the gates'
-	// rules find are replaced by their marks, within the budget.
-	if opts.Redact, err = agent.Redactor(agent.Setup{Roots: *roots, Getenv: c.getenv, Logger: log}); err != nil {
-		return err
-	}
+	opts.Redact = redact
 	r, err := foveal.NewRenderer(opts)
 	if err != nil {
 		return &usageError{msg: err.Error()}
@@ -101,15 +99,16 @@ func runContext(ctx context.Context, c *cli, args []string) error {
 // openForContext opens the memex as a server keeps it (agent.OpenMemex):
 // the store in the data folder, the configured embedder (or the built-in
 // trigram one, said on stderr when the configured one does not answer),
-// and the privacy tags the gates guard.
-func openForContext(ctx context.Context, c *cli, roots []string, log *slog.Logger) (*memory.Memex, error) {
+// and the privacy tags the gates guard; and the redactor the agent would
+// have, from the same one reading of the settings.
+func openForContext(ctx context.Context, c *cli, roots []string, log *slog.Logger) (*memory.Memex, func(string) string, error) {
 	prog := newProgress(c.stderr)
-	m, err := agent.OpenMemex(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true, Progress: prog.update})
+	m, redact, err := agent.OpenMemexRedacted(ctx, agent.Setup{Roots: roots, Getenv: c.getenv, Logger: log, Serve: true, Progress: prog.update})
 	prog.finish()
 	if err != nil && !errors.Is(err, agent.ErrUsage) {
-		return nil, fmt.Errorf("cannot index the memex: %w", err)
+		return nil, nil, fmt.Errorf("cannot index the memex: %w", err)
 	}
-	return m, err
+	return m, redact, err
 }
 
 // rootList names the roots for a message: "--root a" or "--root a, --root b".

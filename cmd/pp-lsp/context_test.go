@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory/foveal"
+	"pp-lsp/server/agent"
 )
 
 // runContextCLI runs `pp-lsp context` in-process with a fresh home (so
@@ -224,4 +226,39 @@ func TestContextRedactsSecrets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContextReadsTheSettingsOnce: `pp-lsp context` reads the settings —
+// the configuration file, the environment, the vault — once, as opening
+// the memex alone reads them (the memex and the redactor used to read
+// them each, and could see two configurations).
+func TestContextReadsTheSettingsOnce(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{"ops.org": "* Servers\nsome text\n"})
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	reads := func(do func(getenv func(string) string)) int {
+		var n atomic.Int32
+		do(func(k string) string {
+			if k == "XDG_CONFIG_HOME" {
+				n.Add(1)
+			}
+			return env[k]
+		})
+		return int(n.Load())
+	}
+	ctx := context.Background()
+	once := reads(func(getenv func(string) string) {
+		m, err := agent.OpenMemex(ctx, agent.Setup{Roots: []string{root}, Getenv: getenv, Serve: true})
+		require.NoError(t, err)
+		require.NoError(t, m.Close(ctx))
+	})
+	require.Positive(t, once)
+	got := reads(func(getenv func(string) string) {
+		var out, errb bytes.Buffer
+		c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: getenv}
+		require.Equal(t, 0, run(ctx, c, []string{"context", "--root", root, filepath.Join(root, "ops.org") + ":2"}), errb.String())
+		require.Contains(t, out.String(), "some text")
+	})
+	assert.Equal(t, once, got, "the settings are read as often as by opening the memex alone")
 }

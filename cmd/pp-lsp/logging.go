@@ -83,11 +83,24 @@ func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	b.WriteString(oneLine(r.Message))
 	var parts []string
-	add := func(group string, a slog.Attr) {
+	var add func(group string, a slog.Attr)
+	add = func(group string, a slog.Attr) {
+		a.Value = a.Value.Resolve()
 		if a.Equal(slog.Attr{}) {
 			return
 		}
-		parts = append(parts, group+a.Key+": "+oneLine(a.Value.Resolve().String()))
+		if a.Value.Kind() == slog.KindGroup {
+			// The groups of WithGroup come nested in the record
+			// (agent.RedactingHandler): "g.key: value".
+			if a.Key != "" {
+				group += a.Key + "."
+			}
+			for _, g := range a.Value.Group() {
+				add(group, g)
+			}
+			return
+		}
+		parts = append(parts, group+a.Key+": "+oneLine(a.Value.String()))
 	}
 	for _, a := range h.attrs {
 		add("", a) // named with their group when they were added

@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/gates"
+	"pp-lsp/server/agent"
 )
 
 // TestLogCarriesNoSecret: whatever logs through the command's logger —
@@ -39,6 +45,45 @@ func TestLogCarriesNoSecret(t *testing.T) {
 			assert.Contains(t, out, "a notification could not be applied: [secret github-token]")
 			assert.Contains(t, out, "bad [secret aws-access-key]")
 			assert.Contains(t, out, twins)
+		})
+	}
+}
+
+// TestLogFixedValuesPassTheAgentsRedactor: a logger derived from the
+// command's with With before the agent is open — a connection's, a
+// server's — passes its fixed values through the agent's one redactor once
+// it is (the vault's secrets, not only the rules'), in every format, with
+// WithGroup's groups kept.
+func TestLogFixedValuesPassTheAgentsRedactor(t *testing.T) {
+	const secret = "correct-horse-battery-staple-42"
+	for _, format := range []string{"human", "text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			base := t.TempDir()
+			root, config := filepath.Join(base, "memex"), filepath.Join(base, "config")
+			require.NoError(t, os.MkdirAll(root, 0o700))
+			require.NoError(t, os.MkdirAll(filepath.Join(config, "passepartout"), 0o700))
+			require.NoError(t, gates.WriteVault(filepath.Join(config, "passepartout", "vault.json"), map[string]string{"wifi": secret}))
+			env := map[string]string{"HOME": base, "XDG_CONFIG_HOME": config, "PASSEPARTOUT_DATA_DIR": filepath.Join(base, "data"), "PATH": os.Getenv("PATH")}
+			var stderr bytes.Buffer
+			c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+			log, err := newFlagSet("serve", "pp-lsp serve").parseLogged(c, []string{"--log-format", format})
+			require.NoError(t, err)
+			conn := log.With("remote", secret).WithGroup("g").With("k", "the "+secret)
+			a, err := agent.Open(context.Background(), agent.Setup{Roots: []string{root}, Getenv: c.getenv, Logger: log})
+			require.NoError(t, err)
+			t.Cleanup(func() { a.Close(context.Background()) })
+			conn.Warn("a connection closed", "why", secret)
+			out := stderr.String()
+			require.Contains(t, out, "a connection closed")
+			assert.NotContains(t, out, secret)
+			switch format {
+			case "human":
+				assert.Contains(t, out, "a connection closed (remote: [vault:wifi]; g.k: the [vault:wifi]; g.why: [vault:wifi])")
+			case "text":
+				assert.Contains(t, out, `remote=[vault:wifi] g.k="the [vault:wifi]" g.why=[vault:wifi]`)
+			case "json":
+				assert.Contains(t, out, `"remote":"[vault:wifi]","g":{"k":"the [vault:wifi]","why":"[vault:wifi]"}`)
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"time"
@@ -110,6 +111,10 @@ type Config struct {
 	// command does not take those appends for the command's (nil: every
 	// change of journal.org during a command is the command's).
 	Journal OwnJournal
+	// Own are the server's own changes of files outside actions, which the
+	// guard around a command does not take for the command's (nil: none
+	// are made).
+	Own *OwnWrites
 	// Memex is the live memex (nil: memory_edit is unavailable and
 	// file_read cannot hide private nodes of Org files, so it refuses them).
 	Memex Memex
@@ -192,6 +197,8 @@ type Actuators struct {
 	sandbox *sandbox.Sandbox
 	// private is the privacy filter of the latest memex snapshot.
 	private redact.Cache
+	// looks are the guard's hashes of the protected files (guard.go).
+	looks lookCache
 }
 
 // OwnJournal is the journal this process appends to (journal.Journal).
@@ -227,7 +234,10 @@ func New(cfg Config) (*Actuators, error) {
 	if tools == nil {
 		tools = gates.BuiltinTools()
 	}
-	a := &Actuators{cfg: cfg, paths: p, log: log, tools: tools}
+	if cfg.Own == nil {
+		cfg.Own = &OwnWrites{}
+	}
+	a := &Actuators{cfg: cfg, paths: p, log: log, tools: tools, looks: lookCache{seed: maphash.MakeSeed()}}
 	sc := cfg.Sandbox
 	sc.Roots, sc.Home, sc.Getenv, sc.Logger = p.roots, cfg.Home, cfg.Getenv, log
 	sc.Protected = append(p.protectedPaths(), sc.Protected...)
@@ -254,6 +264,16 @@ func New(cfg Config) (*Actuators, error) {
 		}
 	}
 	return a, nil
+}
+
+// WritesNothing reports whether the actions of tool change no file and
+// start no process: the builtin message and file_read actuators, when no
+// Override replaced them. Anything else may.
+func (a *Actuators) WritesNothing(tool gates.Tool) bool {
+	if _, replaced := a.cfg.Override[tool]; replaced {
+		return false
+	}
+	return tool == gates.ToolMessage || tool == gates.ToolFileRead
 }
 
 // ErrNeedsApproval is wrapped by the error for an action that runs only

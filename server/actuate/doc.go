@@ -15,7 +15,10 @@
 // Landlock, seccomp, limits, a scrubbed environment; with the setting
 // "required" they do not run where it cannot be had), with a working folder
 // inside the roots, a timeout that kills everything they started, and an
-// output cap; every output is scrubbed of vault secrets and passes the
+// output cap, and a guard that reports every change of a protected file
+// they made — undoing flightplans.org's — and takes none of the server's
+// own (its journal's appends, OwnWrites) for theirs, looking in bounded
+// memory whatever the files' size (guard.go); every output is scrubbed of vault secrets and passes the
 // privacy filter (package redact) before it leaves. A failure is an error
 // naming the action at fault; no input panics.
 package actuate

@@ -312,3 +312,30 @@ func (a *Actuators) memoryEditTarget(action gates.Action) (target, workspace.Cur
 	}
 	return t, cur, workspace.Change{Start: start, End: end, NewText: content}, nil
 }
+
+// Targets lists the files (canonical) a file_write or memory_edit action
+// would write now — none for any other tool, or when it cannot write —
+// so that its run is serialised with other writers of them.
+func (a *Actuators) Targets(action gates.Action) []string {
+	var t target
+	var err error
+	switch action.Tool {
+	case gates.ToolFileWrite:
+		t, err = a.paths.writable(action.Typed().(gates.FileWriteArgs).Path)
+	case gates.ToolMemoryEdit:
+		if a.cfg.Memex == nil {
+			return nil
+		}
+		nodes := a.cfg.Memex.Snapshot().NodesByID(action.Typed().(gates.MemoryEditArgs).ID)
+		if len(nodes) != 1 {
+			return nil
+		}
+		t, err = a.paths.writable(nodes[0].Path())
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	return []string{t.c}
+}

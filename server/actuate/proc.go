@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"pp-lsp/server/actuate/sandbox"
-	"pp-lsp/server/workspace"
 )
 
 // capture keeps the head and the tail of a stream within a cap, and counts
@@ -168,82 +166,4 @@ func processResult(ctx context.Context, what string, out *capture, code int, err
 	res.OK = true
 	res.Summary = fmt.Sprintf("exit status 0 after %s", elapsed)
 	return res, nil
-}
-
-// guarded runs a process-starting action and checks afterwards that it did
-// not touch the protected files. A changed flightplans.org is put back as
-// it was, unless a human approved this very action: nothing the agent runs
-// on its own approves a plan. A changed journal is only reported — undoing
-// an append could remove an entry another process wrote, and the chain and
-// its recorded head already expose any forgery.
-func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Result, error) {
-	type state struct {
-		data   []byte
-		exists bool
-	}
-	before := map[string]state{}
-	for _, p := range a.paths.protectedPaths() {
-		b, err := os.ReadFile(p)
-		before[p] = state{b, err == nil}
-	}
-	res, err := act.Run(ctx, req)
-	for p, was := range before {
-		b, rerr := os.ReadFile(p)
-		now := state{b, rerr == nil}
-		if now.exists == was.exists && bytes.Equal(now.data, was.data) || now.exists && a.ownAppends(p, was.data, now.data) {
-			continue
-		}
-		w := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
-		if strings.HasSuffix(p, "flightplans.org") && req.Approval == nil {
-			if was.exists {
-				err2 := writeBack(p, was.data)
-				w += "; it was put back as it was"
-				if err2 != nil {
-					w += fmt.Sprintf(" — but that failed: %v", err2)
-				}
-			} else {
-				os.Remove(p)
-				w += "; it was removed again"
-			}
-			w += " (Flight Plans change only by a human's hand; approve again if the change was yours)"
-		} else {
-			w += "; `pp-lsp doctor` checks the journal's chain"
-		}
-		res.Warnings = append(res.Warnings, w)
-		res.OK = false
-		a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
-	}
-	return res, err
-}
-
-// ownAppends says whether the journal p, read as now after a command,
-// changed during it only by this process's appends: it grew from was and
-// ends where the journal's last own append ended. An append in flight
-// while it looks is waited out (the file read again, a few tries); one
-// that never settles counts as the command's.
-func (a *Actuators) ownAppends(p string, was, now []byte) bool {
-	j := a.cfg.Journal
-	if j == nil || j.Path() != p {
-		return false
-	}
-	for try := 0; ; try++ {
-		// Written is stored after the append's write: a size that
-		// matches it read after the read is the file as it then was.
-		if int64(len(now)) == j.Written() {
-			return bytes.HasPrefix(now, was)
-		}
-		if try == 4 {
-			return false
-		}
-		time.Sleep(2 * time.Millisecond)
-		var err error
-		if now, err = os.ReadFile(p); err != nil {
-			return false
-		}
-	}
-}
-
-// writeBack restores a protected file's bytes, atomically.
-func writeBack(p string, data []byte) error {
-	return workspace.WriteFile(p, data, 0o644)
 }

@@ -121,10 +121,18 @@ type Agent struct {
 	// checkpoints keep what each change did to files, for undo.
 	checkpoints *checkpoint.Store
 
-	// actMu serialises what changes files: an action's run with the
-	// snapshot and rollback around it, and the agent's own appends to the
-	// plans, so that no rollback ever undoes those.
-	actMu sync.Mutex
+	// actMu serialises the actions (and undos): one runs at a time, with
+	// the snapshot and rollback around it. The agent's own changes of
+	// files — a conversation's turn, a plan filed or its state written, a
+	// schedule moved on — never take it, so that none waits for an action
+	// that waits for the editor's user or for a command: they take the
+	// lock of their file (locks), and are kept out of what an action is
+	// taken to have changed (own; actMark is where the running action
+	// began, guarded by actMu). Lock order: actMu, files, own's, journalMu.
+	actMu   sync.Mutex
+	actMark uint64
+	locks   fileLocks
+	own     *actuate.OwnWrites
 	// journalMu serialises the journal's appends with the moment of a
 	// rollback that keeps journal.org out of it (rollbackLocked), so that
 	// no rollback undoes an entry. It is never held while anything waits
@@ -207,8 +215,9 @@ func New(opts Options) (*Agent, error) {
 		}
 	}
 	jr := journal.Open(filepath.Join(roots[0], journal.FileName), dataDir, key)
+	own := &actuate.OwnWrites{}
 	acts, err := actuate.New(actuate.Config{
-		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact, Journal: jr,
+		Roots: roots, Home: opts.World.Home, Files: files, Memex: opts.Memex, Redact: redact, Journal: jr, Own: own,
 		Protected: []string{dataDir, opts.World.DataDir, opts.World.ConfigDir, opts.World.ConfigFile, opts.World.RuntimeDir},
 		Getenv:    getenv, Shell: shell, Eval: actuate.EvalConfig{Limits: eval, Interpreters: cfg.Interpreters},
 		HTTP: httpLim, Channels: cfg.Channels, Tools: opts.Stack.Tools(), Override: opts.Actuators, Logger: log,
@@ -238,7 +247,7 @@ func New(opts Options) (*Agent, error) {
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
 	chats, err := chat.New(chat.Config{Roots: roots, Dir: cfg.ChatDir, LockDir: filepath.Join(dataDir, "chats"), Files: files,
-		Reserved: []string{flightplan.FileName, journal.FileName}})
+		Reserved: []string{flightplan.FileName, journal.FileName}, Write: ownWriter(own, files, opts.Memex)})
 	if err != nil {
 		return nil, usage(fmt.Errorf("agent: %w", err))
 	}
@@ -248,7 +257,7 @@ func New(opts Options) (*Agent, error) {
 	a := &Agent{
 		roots: roots, tools: opts.Stack.Tools(), cfgPath: opts.ConfigFile, world: world, provider: opts.Provider, memex: opts.Memex,
 		ctxsrc: ctxsrc, files: files, chats: chats, acts: acts, store: flightplan.OpenStore(dataDir, key),
-		journal:   jr,
+		journal: jr, own: own,
 		plansPath: plans, cfg: cfg, logs: logs, log: log, now: now, redact: redact,
 		wake: make(chan struct{}, 1), foreign: map[string]bool{},
 		skills: skills.NewCache(opts.Stack.Tools(), skills.Builtins()), dataDir: dataDir,

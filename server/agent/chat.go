@@ -111,12 +111,13 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		p = r
 	case req.NewChat:
 		sig.FollowUp = false
-		a.actMu.Lock()
-		r, err := a.chats.Create(sig.Text, a.now())
-		if err == nil {
-			a.memex.ReloadFiles(context.WithoutCancel(ctx), r)
-		}
-		a.actMu.Unlock()
+		r, err := a.own.WriteNew(func() (string, error) {
+			r, err := a.chats.Create(sig.Text, a.now())
+			if err == nil {
+				a.memex.ReloadFiles(context.WithoutCancel(ctx), r)
+			}
+			return r, err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -180,19 +181,18 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		t.Failed = res.Summary
 	}
 	ctx = context.WithoutCancel(ctx)
-	a.actMu.Lock()
-	_, err := a.chats.Append(ctx, conv.path, t)
-	if errors.Is(err, workspace.ErrChangedMeanwhile) {
-		// Someone saved the file between our read and our write: the
-		// turn goes after what they wrote.
-		_, err = a.chats.Append(ctx, conv.path, t)
-	}
-	if err == nil {
-		if !a.isOpen(conv.path) {
-			a.memex.ReloadFiles(ctx, conv.path)
+	// The turn waits for no action (an action may wait for the editor's
+	// user): only for another writer of this file.
+	err := func() error {
+		defer a.locks.lock(conv.path)()
+		_, err := a.chats.Append(ctx, conv.path, t)
+		if errors.Is(err, workspace.ErrChangedMeanwhile) {
+			// Someone saved the file between our read and our write: the
+			// turn goes after what they wrote.
+			_, err = a.chats.Append(ctx, conv.path, t)
 		}
-	}
-	a.actMu.Unlock()
+		return err
+	}()
 	if err != nil {
 		a.log.Error("the conversation's turn could not be written", "chat", conv.path, "err", err)
 		return
@@ -204,15 +204,6 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindTurn, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
 		Title: title, Status: string(res.Status), Text: conv.path})
-}
-
-// isOpen reports whether an editor has p open.
-func (a *Agent) isOpen(p string) bool {
-	if a.files.Workspace == nil {
-		return false
-	}
-	_, ok := a.files.Workspace.OpenDocument(p)
-	return ok
 }
 
 // maxTurnArgs bounds the arguments a turn keeps of an action.

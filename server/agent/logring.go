@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -76,11 +77,25 @@ func (r *LogRing) Handler(next slog.Handler) slog.Handler {
 	return &ringHandler{ring: r, next: next}
 }
 
+// ringHandler keeps what With and WithGroup fix itself, and adds it to
+// each record it passes on, through the redactor as it is then — never to
+// next, which would keep the values as they were when fixed: a logger
+// derived with With before the agent's redactor was set (the providers',
+// the gates', a connection's) would pass them on unredacted.
 type ringHandler struct {
-	ring   *LogRing
-	next   slog.Handler
+	ring *LogRing
+	next slog.Handler
+	// fixed are the attributes and groups of With and WithGroup, in order.
+	fixed []fixedAttrs
+	// attrs and prefix are the same, rendered for the ring's lines.
 	attrs  string
 	prefix string
+}
+
+// fixedAttrs is one With (attrs) or one WithGroup (group).
+type fixedAttrs struct {
+	group string
+	attrs []slog.Attr
 }
 
 // RedactingHandler is next with every record's message and values
@@ -91,6 +106,18 @@ func RedactingHandler(next slog.Handler, redact func(string) string) slog.Handle
 	r := NewLogRing(0)
 	r.SetRedactor(redact)
 	return r.Handler(next)
+}
+
+// UseRedactor makes every record h passes on from now on — the values
+// fixed by With before it among them — pass redact instead, when h is (or
+// was derived from) a RedactingHandler; it reports whether it was.
+func UseRedactor(h slog.Handler, redact func(string) string) bool {
+	rh, ok := h.(*ringHandler)
+	if !ok || len(rh.ring.lines) > 0 {
+		return false
+	}
+	rh.ring.SetRedactor(redact)
+	return true
 }
 
 // Enabled: Info and above for the ring (if it keeps any line), and
@@ -111,7 +138,7 @@ func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
 		h.ring.add(b.String())
 	}
 	if h.next.Enabled(ctx, rec.Level) {
-		return h.next.Handle(ctx, h.ring.scrub(rec))
+		return h.next.Handle(ctx, h.ring.scrub(rec, h.fixed))
 	}
 	return nil
 }
@@ -123,18 +150,36 @@ func (r *LogRing) redactor() func(string) string {
 	return r.redact
 }
 
-// scrub is rec with its message and values through the redactor: a value
-// the redactor changes is passed on as the redacted string.
-func (r *LogRing) scrub(rec slog.Record) slog.Record {
+// scrub is rec with its message and values through the redactor — the
+// values fixed by With among them, nested in the groups of WithGroup as
+// slog nests them: a value the redactor changes is passed on as the
+// redacted string.
+func (r *LogRing) scrub(rec slog.Record, fixed []fixedAttrs) slog.Record {
 	redact := r.redactor()
 	if redact == nil {
-		return rec
+		redact = func(s string) string { return s }
 	}
 	out := slog.NewRecord(rec.Time, rec.Level, redact(rec.Message), rec.PC)
+	var attrs []slog.Attr
 	rec.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(scrubAttr(a, redact))
+		attrs = append(attrs, scrubAttr(a, redact))
 		return true
 	})
+	for i := len(fixed) - 1; i >= 0; i-- {
+		f := fixed[i]
+		if f.group == "" {
+			own := make([]slog.Attr, len(f.attrs), len(f.attrs)+len(attrs))
+			for j, a := range f.attrs {
+				own[j] = scrubAttr(a, redact)
+			}
+			attrs = append(own, attrs...)
+			continue
+		}
+		if len(attrs) > 0 { // an empty group is no group (slog's rule)
+			attrs = []slog.Attr{{Key: f.group, Value: slog.GroupValue(attrs...)}}
+		}
+	}
+	out.AddAttrs(attrs...)
 	return out
 }
 
@@ -177,27 +222,27 @@ func writeAttr(b *strings.Builder, prefix string, a slog.Attr) {
 	fmt.Fprintf(b, " %s%s=%s", prefix, a.Key, a.Value.String())
 }
 
-// WithAttrs keeps the attributes for the ring's lines and the next handler.
+// WithAttrs keeps the attributes for the ring's lines and the records
+// passed on (see ringHandler).
 func (h *ringHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	if len(as) == 0 {
+		return h
+	}
 	var b strings.Builder
 	b.WriteString(h.attrs)
 	for _, a := range as {
 		writeAttr(&b, h.prefix, a)
 	}
-	scrubbed := as
-	if redact := h.ring.redactor(); redact != nil {
-		scrubbed = make([]slog.Attr, len(as))
-		for i, a := range as {
-			scrubbed[i] = scrubAttr(a, redact)
-		}
-	}
-	return &ringHandler{ring: h.ring, next: h.next.WithAttrs(scrubbed), attrs: b.String(), prefix: h.prefix}
+	fixed := append(slices.Clip(h.fixed), fixedAttrs{attrs: slices.Clone(as)})
+	return &ringHandler{ring: h.ring, next: h.next, fixed: fixed, attrs: b.String(), prefix: h.prefix}
 }
 
-// WithGroup prefixes later keys, for the ring's lines and the next handler.
+// WithGroup prefixes later keys, for the ring's lines and the records
+// passed on.
 func (h *ringHandler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
-	return &ringHandler{ring: h.ring, next: h.next.WithGroup(name), attrs: h.attrs, prefix: h.prefix + name + "."}
+	fixed := append(slices.Clip(h.fixed), fixedAttrs{group: name})
+	return &ringHandler{ring: h.ring, next: h.next, fixed: fixed, attrs: h.attrs, prefix: h.prefix + name + "."}
 }

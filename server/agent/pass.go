@@ -203,11 +203,22 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 // when it fails; then it counts the action for the rate limits and
 // journals its result in p.
 func (a *Agent) act(ctx context.Context, p *Pass, sig Signal, req actuate.Request, snap **memory.Snapshot) (actuate.Result, error) {
+	if a.acts.WritesNothing(req.Action.Tool) {
+		// An answer shown, a file read: nothing to roll back or undo, and
+		// no reason to wait for an action that writes.
+		res, err := a.acts.Run(ctx, req)
+		a.gates().Record(req.Action.Tool, a.now())
+		p.Result = &res
+		a.journalResult(ctx, sig, req.Action, "", res, err)
+		return res, err
+	}
 	a.actMu.Lock()
+	a.actMark = a.own.Mark()
 	a.refreshFirst(ctx, req.Action)
 	*snap = a.memex.Snapshot()
 	res, err := func() (actuate.Result, error) {
 		defer a.actMu.Unlock()
+		defer a.locks.lock(a.acts.Targets(req.Action)...)()
 		pre := a.capture(ctx, req.Action)
 		res, err := a.acts.Run(ctx, req)
 		if err != nil {
@@ -262,24 +273,33 @@ func (a *Agent) rollback(ctx context.Context, snap *memory.Snapshot) *memory.Rol
 // flightplans.org and journal.org are kept out of it: what they hold is a
 // human's decisions and the audit record, which a failed pass never takes
 // back (a watcher may have read an append into the memex after the
-// snapshot, which would otherwise make the rollback undo it).
+// snapshot, which would otherwise make the rollback undo it). So are the
+// files the agent changed itself since the action began (a conversation's
+// turn, a schedule moved on): they never waited for it, and are not its.
 func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memory.RollbackResult {
 	ctx = context.WithoutCancel(ctx)
-	res, err := func() (*memory.RollbackResult, error) {
-		// No entry is appended between reading the journal as it is and
-		// writing it back (keepOut): the rollback and keepOut write files
-		// only, the open buffers are restored below, after it.
+	var res *memory.RollbackResult
+	var err error
+	// No own change is made on disk, and no entry appended, between
+	// reading the kept files as they are and writing them back (keepOut):
+	// the rollback and keepOut write files only, the open buffers are
+	// restored below, after it.
+	a.own.Locked(func() {
 		a.journalMu.Lock()
 		defer a.journalMu.Unlock()
 		kept := map[string][]byte{}
-		for _, p := range []string{a.plansPath, a.journal.Path()} {
+		keep := []string{a.plansPath, a.journal.Path()}
+		for p := range a.own.ChangedSince(a.actMark) {
+			keep = append(keep, p)
+		}
+		for _, p := range keep {
 			if b, err := os.ReadFile(p); err == nil {
 				kept[protect.Canonical(p)] = b
 			}
 		}
-		res, err := a.memex.Rollback(ctx, snap)
+		res, err = a.memex.Rollback(ctx, snap)
 		if err != nil {
-			return nil, err
+			return
 		}
 		res.Restored = a.keepOut(ctx, res.Restored, kept)
 		res.Removed = a.keepOut(ctx, res.Removed, kept)
@@ -287,8 +307,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 			_, own := kept[protect.Canonical(b.Path)]
 			return own
 		})
-		return res, nil
-	}()
+	})
 	if err != nil {
 		a.log.Error("the memex could not be rolled back", "err", err)
 		return nil

@@ -78,12 +78,13 @@ func (a *Agent) readPlans() (plansFile, error) {
 	return plansFile{Current: onDisk, buffer: cur.Text, reload: true}, nil
 }
 
-// writePlans writes changes into flightplans.org as read by readPlans: on
+// writePlans writes changes into flightplans.org as read by readPlans (its
+// lock held, a.locks): on
 // disk (the editor reloads an unmodified buffer), or through the editor
 // into a modified buffer, whose user is asked to save it (what says what
 // changed).
 func (a *Agent) writePlans(ctx context.Context, pf plansFile, changes []workspace.Change, label, what string) error {
-	text, err := a.files.Write(ctx, pf.Current, changes, workspace.Meta{Label: label, Reload: pf.reload})
+	text, err := a.writeOwn(ctx, pf.Current, changes, workspace.Meta{Label: label, Reload: pf.reload})
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,6 @@ func (a *Agent) writePlans(ctx context.Context, pf plansFile, changes []workspac
 		a.behind.set(pf.buffer, text)
 	}
 	if !pf.Open {
-		a.memex.ReloadFiles(context.WithoutCancel(ctx), a.plansPath)
 		return nil
 	}
 	if n, ok := a.files.Workspace.(workspace.Notifier); ok {

@@ -145,8 +145,9 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		if err := a.ownFiles(); err != nil {
 			return err
 		}
-		a.actMu.Lock()
-		defer a.actMu.Unlock()
+		// Filing waits for no action (an action may wait for the editor's
+		// user): only for another writer of the plans.
+		defer a.locks.lock(a.plansPath)()
 		cur, err := a.readPlans()
 		if err != nil {
 			return err
@@ -425,6 +426,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	// can be written until this run ends. A disk approval is read again
 	// here, and the run is claimed and started without letting go.
 	a.actMu.Lock()
+	a.actMark = a.own.Mark()
 	if how == approvedInFile {
 		if err := a.stillApproved(p, src); err != nil {
 			a.actMu.Unlock()
@@ -455,6 +457,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	snap := a.memex.Snapshot()
 	res, err := func() (res actuate.Result, err error) {
 		defer a.actMu.Unlock()
+		defer a.locks.lock(a.acts.Targets(action)...)()
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("the run panicked: %v", r)
@@ -628,8 +631,7 @@ func (a *Agent) setState(ctx context.Context, id string, s flightplan.State, not
 // (the editor's buffer when open) and trying again when it changed in
 // between.
 func (a *Agent) editPlan(ctx context.Context, id string, changes func(*flightplan.Plan, []byte) []workspace.Change) error {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
+	defer a.locks.lock(a.plansPath)()
 	var err error
 	for range 3 {
 		var cur plansFile

@@ -145,8 +145,7 @@ func (a *Agent) claim(k *skills.Skill) (bool, error) {
 // advance moves k's timestamp on in its file, as it is now (the buffer
 // when open), and tells the memex.
 func (a *Agent) advance(ctx context.Context, k *skills.Skill, now time.Time) (string, error) {
-	a.actMu.Lock()
-	defer a.actMu.Unlock()
+	defer a.locks.lock(k.File)()
 	cur, err := a.files.Read(k.File)
 	if err != nil {
 		return "", err
@@ -159,11 +158,8 @@ func (a *Agent) advance(ctx context.Context, k *skills.Skill, now time.Time) (st
 		return "", err
 	}
 	label := fmt.Sprintf("pp-lsp: the next run of skill %q", k.Title)
-	if _, err := a.files.Write(ctx, cur, []workspace.Change{change}, workspace.Meta{Label: label}); err != nil {
+	if _, err := a.writeOwn(ctx, cur, []workspace.Change{change}, workspace.Meta{Label: label}); err != nil {
 		return "", fmt.Errorf("moving the schedule of skill %q on: %w", k.Title, err)
-	}
-	if !cur.Open {
-		a.memex.ReloadFiles(ctx, k.File)
 	}
 	a.log.Info("a scheduled skill's timestamp moved on", "skill", k.Title, "from", k.Scheduled, "to", next)
 	return next, nil

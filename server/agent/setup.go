@@ -154,6 +154,12 @@ func Open(ctx context.Context, s Setup) (*Agent, error) {
 		return nil, err
 	}
 	a.closers = closers
+	// The binary's own log — the language server's, the bridge's, the
+	// SDKs' records, which the agent's ring never sees — passes the
+	// agent's one redactor from now on: the vault's secrets too.
+	if st.base != nil {
+		UseRedactor(st.base.Handler(), a.redact)
+	}
 	return a, nil
 }
 
@@ -172,16 +178,22 @@ func OpenMemex(ctx context.Context, s Setup) (*memory.Memex, error) {
 	return st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: log}, log, st.redactVault)
 }
 
-// Redactor is the redactor Open's agent would have for s — the vault's
-// secrets (a refused vault's too), then every secret the gates' rules
-// find — for a caller that shows what the model gets without an agent
-// (pp-lsp context).
-func Redactor(s Setup) (func(string) string, error) {
+// OpenMemexRedacted is OpenMemex, and the redactor Open's agent would have
+// for s — the vault's secrets (a refused vault's too), then every secret
+// the gates' rules find — from one reading of the settings and the vault,
+// for a caller that shows what the model gets without an agent (pp-lsp
+// context): the memex and the redactor are of the same configuration.
+func OpenMemexRedacted(ctx context.Context, s Setup) (*memory.Memex, func(string) string, error) {
 	st, err := readSettings(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return gates.Redactor(st.redactVault()), nil
+	secrets := st.redactVault()
+	m, err := st.openMemex(ctx, s, providers.Options{Getenv: st.getenv, Logger: st.base}, st.base, func() *gates.Vault { return secrets })
+	if err != nil {
+		return m, nil, err
+	}
+	return m, gates.Redactor(secrets), nil
 }
 
 // settings is what Open and OpenMemex read from a Setup's surroundings.

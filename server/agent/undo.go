@@ -120,8 +120,8 @@ func (a *Agent) refreshFirst(ctx context.Context, action gates.Action) {
 // orgChanges lists the Org files of the memex a command changed (actMu
 // held): the memex read again after it ran, compared with the snapshot
 // taken before it (refreshFirst). Files open in an editor (the memex holds
-// the buffer, not the disk) and flightplans.org and journal.org (never an
-// action's) are left out.
+// the buffer, not the disk), flightplans.org and journal.org (never an
+// action's) and the agent's own changes meanwhile are left out.
 func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *memory.Snapshot) []checkpoint.File {
 	if before == nil || !runsCommand(action) || before.FileCount() > maxOrgScan {
 		return nil
@@ -131,7 +131,10 @@ func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *mem
 		a.log.Warn("the memex could not be read again after a command: the Org files it changed cannot be undone", "err", err)
 		return nil
 	}
-	own := map[string]bool{protect.Canonical(a.plansPath): true, protect.Canonical(a.journal.Path()): true}
+	// The agent's own changes since the action began (a conversation's
+	// turn, a schedule moved on) are not the command's.
+	own := a.own.ChangedSince(a.actMark)
+	own[protect.Canonical(a.plansPath)], own[protect.Canonical(a.journal.Path())] = true, true
 	paths := map[string]bool{}
 	for _, s := range []*memory.Snapshot{before, after} {
 		for n := range s.Files() {
@@ -284,6 +287,11 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	a.actMu.Lock()
 	defer a.actMu.Unlock()
+	var paths []string
+	for _, f := range cp.Files {
+		paths = append(paths, f.Path)
+	}
+	defer a.locks.lock(paths...)()
 	curs := make([]workspace.Current, len(cp.Files))
 	for i, f := range cp.Files {
 		name := a.shortName(f.Path)

@@ -40,6 +40,9 @@ type Config struct {
 	LockDir string
 	// Files reads and writes them (the buffer when one is open).
 	Files workspace.Files
+	// Write, when set, makes Files' writes (the agent's: its own changes
+	// are told from its actions').
+	Write func(ctx context.Context, cur workspace.Current, changes []workspace.Change, m workspace.Meta) ([]byte, error)
 	// Reserved are file names that are never a conversation
 	// (flightplans.org, journal.org).
 	Reserved []string
@@ -385,7 +388,11 @@ func (s *Store) Append(ctx context.Context, p string, t Turn) ([]byte, error) {
 	default:
 		text = "\n" + text
 	}
-	out, err := s.cfg.Files.Write(ctx, cur, []workspace.Change{{Start: n, End: n, NewText: text}},
+	write := s.cfg.Files.Write
+	if s.cfg.Write != nil {
+		write = s.cfg.Write
+	}
+	out, err := write(ctx, cur, []workspace.Change{{Start: n, End: n, NewText: text}},
 		workspace.Meta{Label: "Passepartout: the conversation's new turn"})
 	if err != nil {
 		return nil, fmt.Errorf("adding the turn to %s: %w", p, err)
