@@ -363,11 +363,14 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		s.gitStaged(top, spc)
 	}
 	var paths []string
-	for _, o := range spc.operands {
+	for k, o := range spc.operands {
 		switch o.role {
 		case opdMeta:
 			s.touch(o.word, opRead, "git "+sub+" looks at")
 		case opdRev:
+			if spc.dashAt >= 0 && k < spc.dashAt && !gitObjectPath(o.word) {
+				continue // a revision before "--", even one naming a file
+			}
 			if p, ok := s.gitPath(o.word, top); ok {
 				paths = append(paths, p)
 			}
@@ -492,6 +495,9 @@ func (s *shellAnalyzer) gitFromHistory(sub string, spc parsedCmd, content bool, 
 		if gitObjectPath(o.word) {
 			return true // REV:PATH, :PATH
 		}
+		if spc.dashAt >= 0 {
+			return true // before "--" a word is a revision, even one naming a file
+		}
 		if _, ok := s.gitPath(o.word, top); !ok {
 			return true // a revision, or a path the working tree no longer has
 		}
@@ -520,6 +526,9 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 		}
 		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
 			continue
+		}
+		if spc.dashAt >= 0 {
+			return true // before "--" a word is a revision, even one naming a file
 		}
 		if _, ok := s.gitPath(o.word, top); !ok {
 			return true
