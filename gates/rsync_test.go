@@ -62,8 +62,11 @@ func rsyncHelpOptions(t *testing.T, help string) map[string]bool {
 // rsyncTakesValue runs rsync with the option and a word no option has:
 // rsync names the word as an unknown option only when the option did not
 // take it as its value.
-func rsyncTakesValue(rsync, opt string) (value, known bool) {
-	out, _ := exec.Command(rsync, opt, "--zz-probe").CombinedOutput()
+func rsyncTakesValue(dir, rsync, opt string) (value, known bool) {
+	// In a folder of its own: --log-file writes its value at once.
+	cmd := exec.Command(rsync, opt, "--zz-probe")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput()
 	s := string(out)
 	if strings.Contains(s, opt+": unknown option") {
 		return false, false
@@ -109,7 +112,7 @@ func TestRsyncTableMatchesRsync(t *testing.T) {
 		_ = o
 		names = append(names, name)
 	}
-	for name, r := range rsyncProbeAll(rsync, names) {
+	for name, r := range rsyncProbeAll(t.TempDir(), rsync, names) {
 		assert.True(t, r.known, "rsync does not know %s", name)
 		assert.Equal(t, table[name].value, r.value, "%s: the real rsync takes a value: %v", name, r.value)
 	}
@@ -122,7 +125,7 @@ func TestRsyncTableMatchesRsync(t *testing.T) {
 	slices.Sort(negations)
 	negations = slices.Compact(negations)
 	require.NotEmpty(t, negations)
-	for n, r := range rsyncProbeAll(rsync, negations) {
+	for n, r := range rsyncProbeAll(t.TempDir(), rsync, negations) {
 		if r.known {
 			assert.False(t, r.value, "%s takes a value; parseRsync takes every --no-… for a flag", n)
 		}
@@ -132,7 +135,7 @@ func TestRsyncTableMatchesRsync(t *testing.T) {
 type rsyncProbe struct{ value, known bool }
 
 // rsyncProbeAll runs rsyncTakesValue for each option, two at a time.
-func rsyncProbeAll(rsync string, names []string) map[string]rsyncProbe {
+func rsyncProbeAll(dir, rsync string, names []string) map[string]rsyncProbe {
 	out := make(map[string]rsyncProbe, len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -143,7 +146,7 @@ func rsyncProbeAll(rsync string, names []string) map[string]rsyncProbe {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			v, k := rsyncTakesValue(rsync, n)
+			v, k := rsyncTakesValue(dir, rsync, n)
 			mu.Lock()
 			out[n] = rsyncProbe{v, k}
 			mu.Unlock()
