@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,14 +59,22 @@ func TestGitRevisionSpellings(t *testing.T) {
 		// A branch that is a symbolic ref to a tag of a blob.
 		"git show --stat evil", "git show -s evil", "git show -s heads/evil",
 	}
-	for _, line := range hostile {
-		t.Run(line, func(t *testing.T) {
-			out := bashRun(t, dir, line)
-			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
-			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
-			assert.NotEqual(t, VerdictAllow, v.Verdict, "%s: %s", v.Gate, v.Reason)
-		})
+	// Each row runs for real (prints must hold of what git prints), then
+	// is checked.
+	rows := func(lines []string, prints func(string) bool, what string, verdict func(string) bool) {
+		for _, line := range lines {
+			t.Run(line, func(t *testing.T) {
+				out := bashRun(t, dir, line)
+				require.True(t, prints(out), "the row must print %s:\n%s", what, out)
+				v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+				assert.True(t, verdict(v.Verdict), "%s %s: %s", v.Verdict, v.Gate, v.Reason)
+			})
+		}
 	}
+	is := func(want ...string) func(string) bool {
+		return func(v string) bool { return slices.Contains(want, v) }
+	}
+	rows(hostile, holdsHistoryWord, "a private word of the history", is(VerdictAsk, VerdictDeny))
 	current := []string{
 		"git show HEAD:current.org", "git show heads/main:current.org", "git show refs/heads/main:current.org",
 		"git show main~0:current.org", "git show 'HEAD@{0}:current.org'", "git show 'main@{0}:current.org'",
@@ -74,14 +83,7 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git diff refs/tags/v1 heads/main -- current.org", "git blame heads/main -- current.org",
 		"git grep secret heads/main -- current.org",
 	}
-	for _, line := range current {
-		t.Run(line, func(t *testing.T) {
-			out := bashRun(t, dir, line)
-			require.Contains(t, out, "current secret", "the row must print the note private now")
-			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
-			assert.Equal(t, VerdictDeny, v.Verdict, "%s: %s", v.Gate, v.Reason)
-		})
-	}
+	rows(current, func(out string) bool { return strings.Contains(out, "current secret") }, "the note private now", is(VerdictDeny))
 	benign := []string{
 		"git log --oneline", "git status", "git show --stat HEAD", "git show --stat main", "git log --oneline heads/side",
 		"git log --oneline origin/main", "git log --stat refs/heads/side", "git diff --stat v1", "git diff pub.org",
@@ -89,12 +91,5 @@ func TestGitRevisionSpellings(t *testing.T) {
 		// A branch however spelt: git holds only commits in one.
 		"git show --stat heads/main", "git show --stat refs/heads/side", "git show -s heads/both", "git show --name-only refs/heads/main",
 	}
-	for _, line := range benign {
-		t.Run(line, func(t *testing.T) {
-			out := bashRun(t, dir, line)
-			require.False(t, holdsHistoryWord(out), "the row must print no private word:\n%s", out)
-			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
-			assert.Equal(t, VerdictAllow, v.Verdict, "%s: %s", v.Gate, v.Reason)
-		})
-	}
+	rows(benign, func(out string) bool { return !holdsHistoryWord(out) }, "no private word", is(VerdictAllow))
 }

@@ -127,15 +127,9 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 	rsync := testenv.NeedCommand(t, "rsync")
 	t.Run("real rsync", func(t *testing.T) {
 		dir := t.TempDir()
-		w := func(rel, text string) {
-			p := filepath.Join(dir, rel)
-			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-		}
-		w("chats/a.org", "turn\n")
-		w("src/a.org", "turn\n")
-		w("root/flightplans.org", "plan\n")
-		w("src2/flightplans.org", "plan\n")
+		testenv.WriteTree(t, dir, map[string]string{
+			"chats/a.org": "turn\n", "src/a.org": "turn\n", "root/flightplans.org": "plan\n", "src2/flightplans.org": "plan\n",
+		})
 		require.NoError(t, os.Link(filepath.Join(dir, "src2/flightplans.org"), filepath.Join(dir, "src2/x.org")))
 		mtime := func(p string) {
 			st, err := os.Stat(filepath.Join(dir, "chats/a.org"))
@@ -181,15 +175,10 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 	})
 
 	stack, env, root := testEnv(t, DefaultConfig())
-	w := func(rel, text string) {
-		p := filepath.Join(root, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	w(DefaultChatDir+"/2026-01-01-plans.org", "* plans\n")
-	w("src/2026-01-01-plans.org", "* plans\n")
-	w("old/a.org", "* a\n")
-	w("notes/hooked/.envrc", "export A=1\n")
+	testenv.WriteTree(t, root, map[string]string{
+		DefaultChatDir + "/2026-01-01-plans.org": "* plans\n", "src/2026-01-01-plans.org": "* plans\n",
+		"old/a.org": "* a\n", "notes/hooked/.envrc": "export A=1\n",
+	})
 	for _, tc := range []struct {
 		name   string
 		cmd    string

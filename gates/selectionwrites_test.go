@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/orgast/orgskill"
 )
 
@@ -27,17 +28,11 @@ import (
 // and joined rows that ask really make a skill.
 func TestSelectionWrites(t *testing.T) {
 	stack, env, root := skillEnv(t, DefaultChatDir)
-	w := func(rel, text string) {
-		p := filepath.Join(root, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	w("notes/plain.org", "* Shopping\n- eggs\n")
-	w("notes/kelvin.txt", "* Hourly :s\u212aill:\nDo things.\n")
-	w("notes/long-s.txt", "* Hourly :\u017fkill:\nDo things.\n")
-	w("notes/cut.txt", "ill:\n")
-	w("notes/join.org", "* Hourly :sk")
-	w("notes/skill", "milk\n")
+	testenv.WriteTree(t, root, map[string]string{
+		"notes/plain.org": "* Shopping\n- eggs\n", "notes/kelvin.txt": "* Hourly :s\u212aill:\nDo things.\n",
+		"notes/long-s.txt": "* Hourly :\u017fkill:\nDo things.\n", "notes/cut.txt": "ill:\n",
+		"notes/join.org": "* Hourly :sk", "notes/skill": "milk\n",
+	})
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "out"), 0o755))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "notes", "pipe"), 0o644))
 	for _, tc := range []struct {
@@ -100,26 +95,10 @@ func redirectTarget(t *testing.T, cmd string) string {
 	_, p, _, ok := redirectedCall(cmd)
 	if !ok {
 		// sort < in > out: the last word.
-		f := splitFields(cmd)
+		f := strings.Fields(cmd)
 		return f[len(f)-1]
 	}
 	return p
-}
-
-func splitFields(s string) []string {
-	var out []string
-	cur := ""
-	for _, c := range s {
-		if c == ' ' {
-			if cur != "" {
-				out = append(out, cur)
-			}
-			cur = ""
-			continue
-		}
-		cur += string(c)
-	}
-	return append(out, cur)
 }
 
 // FuzzSelectionWrite: whenever the words of a sort or grep command, the
