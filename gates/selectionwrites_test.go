@@ -63,6 +63,8 @@ func TestSelectionWrites(t *testing.T) {
 		{"an option after the file", "sort notes/list.txt -r > out/r.org", VerdictAsk, false},
 		{"standard input", "sort < notes/list.txt > out/r.org", VerdictAsk, false},
 		{"cat joins files", "cat notes/list.txt > out/r.org", VerdictAsk, false},
+		{"into flightplans.org, denied by the paths rule", "grep milk notes/list.txt > flightplans.org", VerdictDeny, false},
+		{"into the chat folder", "sort notes/list.txt >> chats/2026-01-01-plans.org", VerdictDeny, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := stack.Check(context.Background(), act(ToolShell, "cmd", tc.cmd), env)
