@@ -198,7 +198,18 @@ func TestPrivateNotesAreNeverRead(t *testing.T) {
 		{"rg over the root, pattern in no private note", sh("rg DEADLINE"), VerdictAllow, ""},
 		{"rg inverted", sh("rg -v DEADLINE"), VerdictDeny, "private notes among them"},
 		{"rg regular expression", sh("rg 'DEAD.*'"), VerdictDeny, "private notes among them"},
-		{"rg names only", sh("rg -l Friday"), VerdictAllow, ""},
+		// Names and counts of the files a search matches answer whether a
+		// private note holds the pattern: a question about its text.
+		{"rg names only, pattern in a private note", sh("rg -l Friday"), VerdictDeny, "private notes among them"},
+		{"rg names only, pattern in no private note", sh("rg -l DEADLINE"), VerdictAllow, ""},
+		{"rg count", sh("rg -c Friday"), VerdictDeny, "private notes among them"},
+		{"rg quiet", sh("rg -q Friday && echo yes"), VerdictDeny, "private notes among them"},
+		{"grep -rl", sh("grep -rl biopsy ."), VerdictDeny, "private notes among them"},
+		{"grep -l after the pattern", sh("grep biopsy -r . -l"), VerdictDeny, "private notes among them"},
+		{"grep -rL", sh("grep -rL biopsy ."), VerdictDeny, "private notes among them"},
+		{"grep -rc", sh("grep -rc biopsy ."), VerdictDeny, "private notes among them"},
+		{"grep -rq", sh("grep -rq biopsy . && echo found"), VerdictDeny, "private notes among them"},
+		{"grep -rl, pattern in no private note", sh("grep -rl DEADLINE ."), VerdictAllow, ""},
 		{"rg files", sh("rg --files"), VerdictAllow, ""},
 		{"find -exec cat", sh("find . -name '*.org' -exec cat {} +"), VerdictDeny, "private note"},
 		{"find -exec ls", sh("find . -name '*.org' -exec ls -l {} +"), VerdictAsk, ""},
@@ -396,8 +407,9 @@ func TestMoreWaysAround(t *testing.T) {
 
 // TestGitShowsOfPrivateNotes: in a repository holding a private note, the
 // git commands that print file content (a diff, a blob, a blame, a search
-// that matches it) are denied; those that print history, names or counts,
-// or are narrowed to public paths, stay allowed.
+// that matches it, even when it prints only the names or counts of the
+// files it matches) are denied; those that print history, names or counts
+// of commits, or are narrowed to public paths, stay allowed.
 func TestGitShowsOfPrivateNotes(t *testing.T) {
 	testenvNeedGit(t)
 	stack, env, root := commandsEnv(t)
@@ -416,7 +428,10 @@ func TestGitShowsOfPrivateNotes(t *testing.T) {
 		{"blame", sh("git blame private.org"), VerdictDeny, "private note"},
 		{"grep a private word", sh("git grep biopsy"), VerdictDeny, "private note"},
 		{"grep a public word", sh("git grep TODO"), VerdictAllow, ""},
-		{"grep names only", sh("git grep -l biopsy"), VerdictAllow, ""},
+		{"grep names only, a private word", sh("git grep -l biopsy"), VerdictDeny, "private note"},
+		{"grep count, a private word", sh("git grep -c biopsy"), VerdictDeny, "private note"},
+		{"grep quiet, a private word", sh("git grep -q biopsy && echo yes"), VerdictDeny, "private note"},
+		{"grep names only, a public word", sh("git grep -l TODO"), VerdictAllow, ""},
 		{"log", sh("git log --oneline"), VerdictAllow, ""},
 		{"show names", sh("git show --name-only"), VerdictAllow, ""},
 		{"diff of public notes", sh("git diff -- notes/todo.org"), VerdictAllow, ""},

@@ -45,7 +45,7 @@ const (
 	effCwd                             // its value is a directory the program works in
 	effRecurse                         // operands are read recursively (grep -r)
 	effPattern                         // the pattern comes from this option: no operand is the pattern
-	effNamesOnly                       // the output shows names or counts, never content (grep -l)
+	effNamesOnly                       // reads no file's content, only names (rg --files)
 	effContent                         // the output shows file content (git log -p)
 	effDirs                            // grep -d ACTION: "recurse" makes operands recursive
 	effProgFile                        // jq -f: the first operand names the program file (read)

@@ -419,7 +419,7 @@ var programTable = []programSpec{
 		-h --no-filename
 		--label =LABEL
 		-o --only-matching
-		-q --quiet --silent namesonly
+		-q --quiet --silent
 		--binary-files =TYPE
 		-a --text
 		-I
@@ -431,9 +431,9 @@ var programTable = []programSpec{
 		--exclude =GLOB
 		--exclude-from =FILE read
 		--exclude-dir =GLOB
-		-L --files-without-match namesonly
-		-l --files-with-matches namesonly
-		-c --count namesonly
+		-L --files-without-match
+		-l --files-with-matches
+		-c --count
 		-T --initial-tab
 		-Z --null
 		-B --before-context =NUM
@@ -652,8 +652,8 @@ var programTable = []programSpec{
 		-C --context =NUM
 		--context-separator =SEPARATOR
 		--no-context-separator
-		-c --count namesonly
-		--count-matches namesonly
+		-c --count
+		--count-matches
 		--crlf
 		--no-crlf
 		--debug
@@ -666,8 +666,8 @@ var programTable = []programSpec{
 		--field-match-separator =SEPARATOR
 		-f --file =PATTERNFILE read pattern
 		--files namesonly pattern
-		-l --files-with-matches namesonly
-		--files-without-match namesonly
+		-l --files-with-matches
+		--files-without-match
 		-F --fixed-strings
 		--no-fixed-strings
 		-L --follow
@@ -746,7 +746,7 @@ var programTable = []programSpec{
 		--no-pre
 		--pre-glob =GLOB
 		-p --pretty
-		-q --quiet namesonly
+		-q --quiet
 		--regex-size-limit =NUM
 		-e --regexp =PATTERN pattern
 		-r --replace =REPLACEMENT_TEXT
@@ -1664,11 +1664,11 @@ const (
 		-h
 		-H
 		--full-name
-		-l --files-with-matches --name-only namesonly
-		-L --files-without-match namesonly
+		-l --files-with-matches --name-only
+		-L --files-without-match
 		-z --null
 		-o --only-matching
-		-c --count namesonly
+		-c --count
 		--color [=WHEN]
 		--break
 		--heading
@@ -1683,7 +1683,7 @@ const (
 		--and
 		--or
 		--not
-		-q --quiet namesonly
+		-q --quiet
 		--all-match
 		-O= --open-files-in-pager [=PAGER] shell : git grep runs PAGER on the files found
 		--ext-grep

@@ -90,6 +90,11 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "grep -rl names the private note that holds the word", needs: []string{"grep"},
+			cmd:   "grep -rl biopsy .",
+			proof: printed("diary.org"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
 			name: "sort -o writes through an attached value", needs: []string{"sort"},
 			cmd:   "sort -ruoout.txt public.txt",
 			proof: exists("out.txt"), verdict: VerdictAsk, reason: "writes",

@@ -2,6 +2,7 @@ package orgast
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -64,7 +65,13 @@ func Reparse(prev *File, src []byte, e Edit) *File {
 	// are looked for in it as Parse would (the file has "<<<"); one found
 	// changes links anywhere, so the file is parsed in full.
 	p := &parser{src: &source{orig: src, text: src}, t: src, n: len(src), lo: lo, hi: newHi, mayHaveRadio: bytes.Contains(src, []byte("<<<"))}
-	p.set = settings{todo: prev.Todo, oddLevels: prev.OddLevels, abbrevs: prev.LinkAbbrevs}
+	// The window's links expand the abbreviations as viewed in src, so
+	// that the outline views src alone.
+	abbrevs := make([]LinkAbbrev, len(prev.LinkAbbrevs))
+	for i, a := range prev.LinkAbbrevs {
+		abbrevs[i] = LinkAbbrev{Key: viewIn(prev.Src, src, e, a.Key), Replacement: viewIn(prev.Src, src, e, a.Replacement)}
+	}
+	p.set = settings{todo: prev.Todo, oddLevels: prev.OddLevels, abbrevs: abbrevs}
 	cend := p.contentsEnd(newHi, 0)
 	if closes {
 		// The window's end closes H's parent too: the window's subtrees
@@ -269,8 +276,7 @@ type merger struct {
 	topParent int
 	// cend is where the contents before the window's end end (before
 	// its blank lines), in the new text.
-	cend        int
-	base, limit uintptr // prev.Src's memory
+	cend int
 	// Copies are carved out of these, allocated once.
 	tags    []string
 	drawers []Drawer
@@ -279,10 +285,6 @@ type merger struct {
 
 func (m *merger) merge(p *parser) *File {
 	prev := m.prev
-	if len(prev.Src) > 0 {
-		m.base = uintptr(unsafe.Pointer(unsafe.SliceData(prev.Src)))
-		m.limit = m.base + uintptr(len(prev.Src))
-	}
 	f := &File{Src: m.src, enc: encUTF8, eol: EOLUnix, plain: true, titleKw: -1, tagsKw: -1}
 	nt, nd, np := 0, 1, len(prev.FileDrawer.props())
 	for i := range prev.Headlines {
@@ -430,19 +432,31 @@ func spliceItems[T any](m *merger, dst, prev, fresh []T, at func(*T) (*Range, *i
 
 // str makes a string of prev's that views prev.Src view the same bytes
 // in the new text; other strings (built, not viewed) are kept.
-func (m *merger) str(s string, moved bool) string {
-	if s == "" || m.base == 0 {
+func (m *merger) str(s string) string { return viewIn(m.prev.Src, m.src, m.e, s) }
+
+// viewIn makes a string that views old view the same bytes in new, which
+// is old changed as e says. Where the bytes lie decides, not where the
+// item holding the string does: a link's expanded abbreviation views its
+// #+LINK: line, anywhere in the file. Bytes the edit replaced are copied;
+// a string that views other memory is kept.
+func viewIn(old, new []byte, e Edit, s string) string {
+	if s == "" || len(old) == 0 {
 		return s
 	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(old)))
 	ptr := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	if ptr < m.base || ptr >= m.limit {
+	if ptr < base || ptr >= base+uintptr(len(old)) {
 		return s
 	}
-	off := int(ptr - m.base)
-	if moved {
-		off += m.delta
+	off := int(ptr - base)
+	switch {
+	case off+len(s) <= e.Start:
+	case off >= e.OldEnd:
+		off += e.NewEnd - e.OldEnd
+	default:
+		return strings.Clone(s)
 	}
-	return unsafe.String(&m.src[off], len(s))
+	return unsafe.String(&new[off], len(s))
 }
 
 func (m *merger) rng(r Range, moved bool) Range {
@@ -481,42 +495,42 @@ func (m *merger) node(n int, moved bool) int {
 }
 
 func (m *merger) keyword(k Keyword, moved bool) Keyword {
-	k.Key, k.Value = m.str(k.Key, moved), m.str(k.Value, moved)
+	k.Key, k.Value = m.str(k.Key), m.str(k.Value)
 	k.Range, k.ValueRange = m.rng(k.Range, moved), m.rng(k.ValueRange, moved)
 	k.Node = m.node(k.Node, moved)
 	return k
 }
 
 func (m *merger) link(l *Link, moved bool) {
-	l.Type, l.Path, l.Search = m.str(l.Type, moved), m.str(l.Path, moved), m.str(l.Search, moved)
-	l.Application, l.Raw = m.str(l.Application, moved), m.str(l.Raw, moved)
+	l.Type, l.Path, l.Search = m.str(l.Type), m.str(l.Path), m.str(l.Search)
+	l.Application, l.Raw = m.str(l.Application), m.str(l.Raw)
 	l.Range, l.DescRange = m.rng(l.Range, moved), m.rng(l.DescRange, moved)
 	l.Node = m.node(l.Node, moved)
 }
 
 func (m *merger) target(t Target, moved bool) Target {
-	t.Name = m.str(t.Name, moved)
+	t.Name = m.str(t.Name)
 	t.Range = m.rng(t.Range, moved)
 	t.Node = m.node(t.Node, moved)
 	return t
 }
 
 func (m *merger) block(b Block, moved bool) Block {
-	b.Name, b.Language = m.str(b.Name, moved), m.str(b.Language, moved)
+	b.Name, b.Language = m.str(b.Name), m.str(b.Language)
 	b.Range, b.Line, b.Contents = m.rng(b.Range, moved), m.rng(b.Line, moved), m.rng(b.Contents, moved)
 	b.Node = m.node(b.Node, moved)
 	return b
 }
 
 func (m *merger) named(n Named, moved bool) Named {
-	n.Name = m.str(n.Name, moved)
+	n.Name = m.str(n.Name)
 	n.NameRange, n.Range = m.rng(n.NameRange, moved), m.rng(n.Range, moved)
 	n.Node = m.node(n.Node, moved)
 	return n
 }
 
 func (m *merger) timestamp(t Timestamp, moved bool) Timestamp {
-	t.Raw = m.str(t.Raw, moved)
+	t.Raw = m.str(t.Raw)
 	t.Range = m.rng(t.Range, moved)
 	return t
 }
@@ -530,7 +544,7 @@ func (m *merger) drawer(d *Drawer, moved bool) *Drawer {
 	if len(d.Properties) > 0 {
 		first := len(m.props)
 		for _, pr := range d.Properties {
-			pr.Key, pr.Value = m.str(pr.Key, moved), m.str(pr.Value, moved)
+			pr.Key, pr.Value = m.str(pr.Key), m.str(pr.Value)
 			pr.Range, pr.KeyRange, pr.ValueRange = m.rng(pr.Range, moved), m.rng(pr.KeyRange, moved), m.rng(pr.ValueRange, moved)
 			m.props = append(m.props, pr)
 		}
@@ -540,11 +554,11 @@ func (m *merger) drawer(d *Drawer, moved bool) *Drawer {
 }
 
 func (m *merger) headline(h *Headline, moved bool) {
-	h.Todo, h.Title = m.str(h.Todo, moved), m.str(h.Title, moved)
+	h.Todo, h.Title = m.str(h.Todo), m.str(h.Title)
 	if len(h.Tags) > 0 {
 		first := len(m.tags)
 		for _, t := range h.Tags {
-			m.tags = append(m.tags, m.str(t, moved))
+			m.tags = append(m.tags, m.str(t))
 		}
 		h.Tags = m.tags[first:len(m.tags):len(m.tags)]
 	}

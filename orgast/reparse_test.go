@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,4 +201,45 @@ func TestNestedReparseEqualsParse(t *testing.T) {
 			src, prev = next, got
 		}
 	}
+}
+
+// TestReparseKeepsAbbreviatedLinks edits a file whose links expand #+LINK:
+// abbreviations (declared before and after them) at every offset: a link
+// whose expansion is its abbreviation's replacement views the #+LINK:
+// line, not the link, so moving it with the link read eight bytes beside
+// it (found by FuzzReparse). The result views its own Src alone.
+func TestReparseKeepsAbbreviatedLinks(t *testing.T) {
+	doc := "#+LINK: wiki https://en.wikipedia.org/wiki/\nIntro [[wiki]] and [[gh:x]].\n* A\n[[wiki]] [[wiki:Org]] [[gh]]\n** B\ntext [[wiki]]\n* C\n[[gh:y]] [[wiki]]\n#+LINK: gh https://github.com/%s\n"
+	patched := 0
+	for at := 0; at <= len(doc); at++ {
+		for _, ed := range []struct {
+			del int
+			ins string
+		}{{0, "x"}, {1, ""}, {3, "\n"}, {0, "* D\n"}} {
+			end := min(len(doc), at+ed.del)
+			prev := Parse([]byte(doc))
+			next := []byte(doc[:at] + ed.ins + doc[end:])
+			e := Edit{Start: at, OldEnd: end, NewEnd: at + len(ed.ins)}
+			if prev.patchable(next, e) {
+				patched++
+			}
+			got := Reparse(prev, next, e)
+			require.Equal(t, snap(Parse(next)), snap(got), "edit %+v with %q", e, ed.ins)
+			for _, l := range got.Links {
+				for _, s := range []string{l.Raw, l.Type, l.Path, l.Search} {
+					assert.False(t, viewsOf(prev.Src, s), "edit %+v: link %q still views the old text", e, l.Raw)
+				}
+			}
+		}
+	}
+	assert.Greater(t, patched, len(doc), "most edits should be patched, not parsed in full")
+}
+
+// viewsOf says whether s views b's memory.
+func viewsOf(b []byte, s string) bool {
+	if len(b) == 0 || s == "" {
+		return false
+	}
+	p, base := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p < base+uintptr(len(b))
 }
