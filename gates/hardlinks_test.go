@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,7 @@ func linksEnv(t *testing.T) (*Stack, *Env, string, string) {
 	link(filepath.Join(env.world.DataDir, "state.json"), "state.txt")
 	link(filepath.Join(home, ".ssh", "id_rsa"), "key-link.txt")
 	link(filepath.Join(root, "notes", "a.org"), "a-twin.org")
+	link(filepath.Join(root, "private.org"), "diary-link.txt")
 	return stack, env, root, home
 }
 
@@ -104,6 +106,9 @@ func TestExistingHardLinksAreTheirFiles(t *testing.T) {
 		{"a credential's second name is read", act(ToolFileRead, "path", "notes/key-link.txt"), VerdictDeny},
 		{"a credential's second name is read by cat", sh("cat notes/key-link.txt"), VerdictDeny},
 		{"a credential's second name is written", act(ToolFileWrite, "path", "notes/key-link.txt", "content", "x\n"), VerdictDeny},
+		{"a private note's second name is private by its content: file_read", act(ToolFileRead, "path", "notes/diary-link.txt"), VerdictDeny},
+		{"a private note's second name is private by its content: cat", sh("cat notes/diary-link.txt"), VerdictDeny},
+		{"a private note's second name is private by its content: grep", sh("grep -r biopsy notes"), VerdictDeny},
 		{"benign: two names of a note, file_write", act(ToolFileWrite, "path", "notes/a-twin.org", "content", "* Groceries\n- bread\n"), VerdictAllow},
 		{"benign: two names of a note, read", act(ToolFileRead, "path", "notes/a-twin.org"), VerdictAllow},
 		{"benign: two names of a note, cat", sh("cat notes/a-twin.org"), VerdictAllow},
@@ -219,6 +224,28 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 			v := stack.Check(context.Background(), sh(tc.cmd), env)
 			assert.Equal(t, tc.want, v.Verdict, v.Reason)
 			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
+
+// BenchmarkHardLinkedWrite is a check of a write to a note with another
+// name, in a root of 2,000 notes in 100 folders: the places a second
+// name may be a protected file's are walked once for the check
+// (protectedLinkOf), against a note with one name.
+func BenchmarkHardLinkedWrite(b *testing.B) {
+	stack, env, root := testEnv(b, DefaultConfig())
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("big/d%03d/n%04d.org", i%100, i)] = "* A note\nSome text.\n"
+	}
+	testenv.WriteTree(b, root, files)
+	require.NoError(b, os.Link(filepath.Join(root, "big/d000/n0000.org"), filepath.Join(root, "notes", "twin.org")))
+	for _, name := range []string{"twin.org", "todo.org"} {
+		a := act(ToolFileWrite, "path", "notes/"+name, "content", "* x\n")
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				stack.Check(context.Background(), a, env)
+			}
 		})
 	}
 }
