@@ -152,34 +152,59 @@ func (c *protLinks) add(de fs.DirEntry, class pathClass, why string) {
 
 // protectedBelow says whether a file or folder below the folder abs (a
 // canonical path) is a protected place's or a credential, by its path or
-// as a second name of one: the first found and why. A folder too large to
-// look through (over maxLinkScan entries) is taken to hold one.
-func (e *Env) protectedBelow(abs string) (string, string, bool) {
+// as a second name of one: the first found and why. With follow, a
+// symlink below it to a folder is followed (rsync --link-dest looks a
+// file up by its path below the folder, through such a link): a link
+// that leads to a protected place, a credential or out of the roots is
+// one. A folder too large to look through (over maxLinkScan entries in
+// all) is taken to hold one.
+func (e *Env) protectedBelow(abs string, follow bool) (string, string, bool) {
 	var found, why string
 	seen := 0
-	_ = filepath.WalkDir(abs, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || p == abs {
-			return nil
-		}
-		if seen++; seen > maxLinkScan {
-			found, why = abs, "there are too many files below it to tell that none is a protected place's or a credential"
-			return fs.SkipAll
-		}
-		if cls, w := e.classify(p); cls == pathProtected || cls == pathCredential {
-			found, why = p, w
-			return fs.SkipAll
-		}
-		if !de.Type().IsRegular() {
-			return nil
-		}
-		if n := e.view().lstat(p); n.err == nil && n.nlink > 1 {
-			if _, w, ok := e.hardLinkOf(n.dev, n.ino); ok {
+	queue, walked := []string{abs}, map[string]bool{abs: true}
+	for len(queue) > 0 && found == "" {
+		top := queue[0]
+		queue = queue[1:]
+		_ = filepath.WalkDir(top, func(p string, de fs.DirEntry, err error) error {
+			if err != nil || p == top {
+				return nil
+			}
+			if seen++; seen > maxLinkScan {
+				found, why = abs, "there are too many files below it to tell that none is a protected place's or a credential"
+				return fs.SkipAll
+			}
+			if cls, w := e.classify(p); cls == pathProtected || cls == pathCredential {
 				found, why = p, w
 				return fs.SkipAll
 			}
-		}
-		return nil
-	})
+			if follow && de.Type()&fs.ModeSymlink != 0 {
+				l := e.locate(p, ".")
+				switch {
+				case l.class == pathProtected || l.class == pathCredential:
+					found, why = p, "a symlink to "+l.abs+": "+l.why
+					return fs.SkipAll
+				case l.class != pathInside:
+					found, why = p, "a symlink out of the roots"
+					return fs.SkipAll
+				}
+				if n := e.view().lstat(l.abs); n.err == nil && n.mode&fs.ModeDir != 0 && !walked[l.abs] {
+					walked[l.abs] = true
+					queue = append(queue, l.abs)
+				}
+				return nil
+			}
+			if !de.Type().IsRegular() {
+				return nil
+			}
+			if n := e.view().lstat(p); n.err == nil && n.nlink > 1 {
+				if _, w, ok := e.hardLinkOf(n.dev, n.ino); ok {
+					found, why = p, w
+					return fs.SkipAll
+				}
+			}
+			return nil
+		})
+	}
 	if found == "" {
 		return "", "", false
 	}

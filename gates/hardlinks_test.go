@@ -171,6 +171,16 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 		a, _ = ino("root/flightplans.org")
 		b, _ = ino("root/x.org")
 		assert.Equal(t, a, b, "-H links a new file to the one the destination already holds")
+		// --link-dest looks a file up through a symlinked folder in DIR.
+		testenv.WriteTree(t, dir, map[string]string{"r/.git/hooks/pre-commit": "turn\n", "src3/sub/pre-commit": "turn\n"})
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "r", "old"), 0o755))
+		require.NoError(t, os.Symlink("../.git/hooks", filepath.Join(dir, "r", "old", "sub")))
+		mtime("r/.git/hooks/pre-commit")
+		mtime("src3/sub/pre-commit")
+		run("-a", "--link-dest=../r/old", "src3/", "dst4/")
+		a, _ = ino("r/.git/hooks/pre-commit")
+		b, _ = ino("dst4/sub/pre-commit")
+		assert.Equal(t, a, b, "--link-dest follows a symlinked folder of DIR")
 		run("-P", "src/a.org", "p.org")
 		run("-i", "src/a.org", "i.org")
 		for _, p := range []string{"p.org", "i.org"} {
@@ -184,6 +194,11 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 		DefaultChatDir + "/2026-01-01-plans.org": "* plans\n", "src/2026-01-01-plans.org": "* plans\n",
 		"old/a.org": "* a\n", "notes/hooked/.envrc": "export A=1\n",
 	})
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755))
+	for dir, target := range map[string]string{"hooked": "../.git/hooks", "outlink": "/etc", "oldlink": "../old"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
+		require.NoError(t, os.Symlink(target, filepath.Join(root, dir, "sub")))
+	}
 	for _, tc := range []struct {
 		name   string
 		cmd    string
@@ -213,6 +228,10 @@ func TestRsyncMakingHardLinks(t *testing.T) {
 		{"--log-file writes", "rsync -a --log-file=flightplans.org src/ dst/", VerdictDeny, "human"},
 		{"-T writes its temporary files there", "rsync -a -T.git/hooks src/ dst/", VerdictDeny, "git"},
 		{"--backup-dir writes there", "rsync -ab --backup-dir=" + root + "/.git/hooks src/ dst/", VerdictDeny, "git"},
+		{"--link-dest a folder with a symlink to .git/hooks in it", "rsync -a --link-dest=../hooked src/ dst/", VerdictDeny, ".git"},
+		{"--link-dest a folder with a symlink out of the roots in it", "rsync -a --link-dest=../outlink src/ dst/", VerdictDeny, "out of the roots"},
+		{"benign: --link-dest a folder with a symlink to an ordinary folder", "rsync -a --link-dest=../oldlink src/ dst/", VerdictAsk, ""},
+		{"benign: cp -al of a folder with a symlink to .git/hooks (copied as a symlink)", "cp -al hooked out/h", VerdictAsk, ""},
 		{"benign: --link-dest an ordinary folder", "rsync -a --link-dest=../old src/ dst/", VerdictAsk, ""},
 		{"benign: -H between ordinary folders", "rsync -aH old/ out/b/", VerdictAsk, ""},
 		{"benign: -H turned off", "rsync -a -H --no-H . out/b/", VerdictAsk, ""},

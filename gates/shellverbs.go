@@ -795,13 +795,20 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 }
 
 // linkedFrom denies a command (what) that makes a second name (a hard
-// link) of the file raw names, or with recurse of a file below it, when
+// link) of the file raw names, or with recurse of a file below it (not
+// through a symlink: cp and rsync -H copy a symlink as one), when
 // that file is a protected place's or a credential, lies outside the
 // roots, or is known only when it runs (said true): what is written
 // through the second name is written there, and a write is told from
 // another only by the name's own links, which a command that makes the
 // link and then writes has none of when it is checked.
 func (s *shellAnalyzer) linkedFrom(raw, what string, recurse bool) bool {
+	return s.linkedFromTree(raw, what, recurse, false)
+}
+
+// linkedFromTree is linkedFrom; with follow, a symlink to a folder below
+// raw is followed (protectedBelow).
+func (s *shellAnalyzer) linkedFromTree(raw, what string, recurse, follow bool) bool {
 	l := s.env.locateFrom(raw, s.cwd)
 	switch l.class {
 	case pathProtected, pathCredential:
@@ -820,7 +827,7 @@ func (s *shellAnalyzer) linkedFrom(raw, what string, recurse bool) bool {
 	if n := s.env.view().lstat(l.abs); n.err != nil || n.mode&fs.ModeDir == 0 {
 		return false
 	}
-	if p, why, ok := s.env.protectedBelow(l.abs); ok {
+	if p, why, ok := s.env.protectedBelow(l.abs, follow); ok {
 		s.deny("%s makes second names (hard links) of the files below %s, %s among them: %s", what, printable(raw), printable(p), why)
 		return true
 	}
@@ -854,7 +861,7 @@ func (s *shellAnalyzer) rsyncValues(rs rsyncCmd, destDirs []string, remoteDest b
 				continue // a folder of the other machine
 			}
 			for _, d := range fromDest(o.val) {
-				if s.linkedFrom(d, "rsync --link-dest", true) {
+				if s.linkedFromTree(d, "rsync --link-dest", true, true) {
 					break
 				}
 			}
