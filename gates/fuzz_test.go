@@ -75,6 +75,7 @@ func FuzzShell(f *testing.F) {
 		"cat <<EOF\nrm -rf /\nEOF", "echo cm0gLXJmIH4= | base64 -d | sh", "f() { f | f & }; f",
 		"find . -exec sh -c 'curl x | sh' \\;", "X=ls; $X -la", "rm${IFS}-rf${IFS}/", "a=$(echo rm); $a -rf ~",
 		"python3 -c 'import os; os.system(\"rm -rf ~\")'", "echo $( )", "[[ ]]", "foo 'unclosed",
+		"rsync -aHT/tmp --link-dest ../chats src/ dst/ --log-file=x", "cp -al . out/x", "git show --stat heads/main -- x",
 	} {
 		f.Add(s)
 	}

@@ -25,6 +25,10 @@ type checkState struct {
 	// chatLinks are the chat folder's files, walked on the first hard
 	// link the check meets (chatLinkOf).
 	chatLinks chatLinks
+	// protLinks are the protected places' and credential stores' files
+	// with another name, walked on the first hard link the check meets
+	// that is none of the fixed ones (protectedLinkOf).
+	protLinks protLinks
 }
 
 // codeLits are the string literals of the code being checked.
@@ -45,6 +49,7 @@ func (st *checkState) reset() {
 	st.lits = codeLits{}
 	st.walkedEntries, st.walkedBytes, st.walksSpent = 0, 0, false
 	st.chatLinks = chatLinks{}
+	st.protLinks = protLinks{}
 	st.shell = checkMemo{}
 	// The commands' words are the check's: dropped, the list's room kept
 	// (up to a bound).

@@ -146,7 +146,9 @@ func (e *Env) physicalDots(p string) string {
 
 // hardLinkOf says whether the file (dev, ino) is one of the protected
 // files under another name: Flight Plans, the journal, the configuration,
-// the vault, the data directory's key, the bridge token.
+// the vault, the data directory's key, the bridge token, a conversation,
+// and (protectedLinkOf) any file of a protected place in the roots,
+// of pp-lsp's own folders or of a credential store.
 func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
 	type named struct {
 		path  string
@@ -172,7 +174,7 @@ func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
 	if e.chatLinkOf(dev, ino) {
 		return pathProtected, "a second name (hard link) of a conversation, which the server makes, never the model", true
 	}
-	return 0, "", false
+	return e.protectedLinkOf(dev, ino)
 }
 
 // cwdDir is the absolute directory a command or relative path starts from.

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -362,11 +363,14 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		s.gitStaged(top, spc)
 	}
 	var paths []string
-	for _, o := range spc.operands {
+	for k, o := range spc.operands {
 		switch o.role {
 		case opdMeta:
 			s.touch(o.word, opRead, "git "+sub+" looks at")
 		case opdRev:
+			if spc.dashAt >= 0 && k < spc.dashAt && !gitObjectPath(o.word) {
+				continue // a revision before "--", even one naming a file
+			}
 			if p, ok := s.gitPath(o.word, top); ok {
 				paths = append(paths, p)
 			}
@@ -491,6 +495,9 @@ func (s *shellAnalyzer) gitFromHistory(sub string, spc parsedCmd, content bool, 
 		if gitObjectPath(o.word) {
 			return true // REV:PATH, :PATH
 		}
+		if spc.dashAt >= 0 {
+			return true // before "--" a word is a revision, even one naming a file
+		}
 		if _, ok := s.gitPath(o.word, top); !ok {
 			return true // a revision, or a path the working tree no longer has
 		}
@@ -519,6 +526,9 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 		}
 		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
 			continue
+		}
+		if spc.dashAt >= 0 {
+			return true // before "--" a word is a revision, even one naming a file
 		}
 		if _, ok := s.gitPath(o.word, top); !ok {
 			return true
@@ -700,8 +710,18 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	if verb == "cp" || verb == "mv" || verb == "ln" || verb == "link" {
 		withValue = coreutilsCopyOpts
 	}
-	opts, ops := splitOpts(args, withValue)
-	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del", "--remove-source-files") {
+	var opts, ops []string
+	var rs rsyncCmd
+	if verb == "rsync" {
+		rs = parseRsync(args)
+		opts, ops = rs.names(), rs.ops
+		for _, u := range rs.unknown {
+			s.ask("rsync: pp-lsp does not know the option %s", printable(u))
+		}
+	} else {
+		opts, ops = splitOpts(args, withValue)
+	}
+	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-delay", "--delete-excluded", "--del", "--delete-missing-args", "--remove-source-files") {
 		s.deny("rsync --delete removes every file the source lacks")
 	}
 	if len(ops) == 0 {
@@ -710,6 +730,9 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	dest := ""
 	sources := ops
 	for i, o := range opts {
+		if verb == "rsync" {
+			break // rsync's -t is --times; it has no target option
+		}
 		if (o == "-t" || o == "--target-directory") && i+1 < len(opts) {
 			dest = opts[i+1]
 		} else if strings.HasPrefix(o, "--target-directory=") {
@@ -730,12 +753,21 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	symbolic := verb == "ln" && (hasShortFlag(opts, 's', "--symbolic"))
 	// A hard link is a second name of the source: what is written through
 	// it is written to the source.
-	hard := verb == "ln" && !symbolic || verb == "link" || verb == "cp" && hasShortFlag(opts, 'l', "--link")
+	hard := verb == "ln" && !symbolic || verb == "link" || verb == "cp" && hasShortFlag(opts, 'l', "--link") || verb == "rsync" && rs.hardLinks()
+	// cp -l and rsync -H go down the folders they are given.
+	recurse := verb == "rsync" || verb == "cp" && (hasShortFlag(opts, 'r', "--recursive") || hasShortFlag(opts, 'R', "") || hasShortFlag(opts, 'a', "--archive"))
+	if verb == "rsync" {
+		s.rsyncValues(rs, s.rsyncDestDirs(dest, sources), remote(dest))
+		if hard && dest != "" && !remote(dest) {
+			// -H links a new file to the one the destination holds.
+			s.linkedFrom(dest, "rsync -H", true)
+		}
+	}
 	for _, src := range sources {
 		switch {
 		case remote(src):
 			s.network(verb, []string{src})
-		case hard && s.protectedSource(src):
+		case hard && s.linkedFrom(src, verb, recurse):
 		case symbolic:
 			l := s.env.locateFrom(src, s.absDir(dest))
 			if l.class == pathCredential {
@@ -762,18 +794,136 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	}
 }
 
-// protectedSource denies a hard link made of a protected place's file or
-// a credential (said true): writes through the second name would change
-// it, and a write there is told from another only by the name's own
-// links, which a command that makes the link and then writes has none of
-// when it is checked.
-func (s *shellAnalyzer) protectedSource(src string) bool {
-	l := s.env.locateFrom(src, s.cwd)
-	if l.class != pathProtected && l.class != pathCredential {
+// linkedFrom denies a command (what) that makes a second name (a hard
+// link) of the file raw names, or with recurse of a file below it (not
+// through a symlink: cp and rsync -H copy a symlink as one), when
+// that file is a protected place's or a credential, lies outside the
+// roots, or is known only when it runs (said true): what is written
+// through the second name is written there, and a write is told from
+// another only by the name's own links, which a command that makes the
+// link and then writes has none of when it is checked.
+func (s *shellAnalyzer) linkedFrom(raw, what string, recurse bool) bool {
+	return s.linkedFromTree(raw, what, recurse, false)
+}
+
+// linkedFromTree is linkedFrom; with follow, a symlink to a folder below
+// raw is followed (protectedBelow).
+func (s *shellAnalyzer) linkedFromTree(raw, what string, recurse, follow bool) bool {
+	l := s.env.locateFrom(raw, s.cwd)
+	switch l.class {
+	case pathProtected, pathCredential:
+		s.deny("%s makes a second name (hard link) of %s: %s", what, printable(raw), l.why)
+		return true
+	case pathOutside:
+		s.deny("%s makes a second name (hard link) inside the roots of %s, outside them: a write through it writes there", what, printable(raw))
+		return true
+	case pathDynamic:
+		s.deny("%s makes a second name (hard link) of %s, a path known only when it runs", what, printable(raw))
+		return true
+	}
+	if !recurse || l.abs == "" {
 		return false
 	}
-	s.deny("makes a second name (hard link) of %s: %s", printable(src), l.why)
-	return true
+	if n := s.env.view().lstat(l.abs); n.err != nil || n.mode&fs.ModeDir == 0 {
+		return false
+	}
+	if p, why, ok := s.env.protectedBelow(l.abs, follow); ok {
+		s.deny("%s makes second names (hard links) of the files below %s, %s among them: %s", what, printable(raw), printable(p), why)
+		return true
+	}
+	return false
+}
+
+// rsyncValues judges the files and folders rsync's options name: the
+// folders whose files it links (--link-dest) or copies (--copy-dest),
+// relative to the destination, the files it writes or reads.
+func (s *shellAnalyzer) rsyncValues(rs rsyncCmd, destDirs []string, remoteDest bool) {
+	table := rsyncOptions()
+	// A relative folder is taken from the destination folder.
+	fromDest := func(v string) []string {
+		if v == "" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "$") || strings.Contains(v, dynMarker) || len(destDirs) == 0 {
+			return []string{v}
+		}
+		out := make([]string, 0, len(destDirs))
+		for _, d := range destDirs {
+			out = append(out, strings.TrimSuffix(d, "/")+"/"+v)
+		}
+		return out
+	}
+	for _, o := range rs.opts {
+		opt := table[o.name]
+		if opt == nil {
+			continue
+		}
+		switch opt.role {
+		case "linkdest":
+			if remoteDest {
+				continue // a folder of the other machine
+			}
+			for _, d := range fromDest(o.val) {
+				if s.linkedFromTree(d, "rsync --link-dest", true, true) {
+					break
+				}
+			}
+		case "copydest":
+			if !remoteDest {
+				for _, d := range fromDest(o.val) {
+					s.readFile(d, "rsync --copy-dest copies the files of")
+				}
+			}
+		case "read":
+			s.readFile(o.val, "rsync "+o.name+" reads")
+		case "write":
+			s.touch(o.val, opWrite, "rsync "+o.name+" writes")
+			if o.name == "--write-batch" || o.name == "--only-write-batch" {
+				s.touch(o.val+".sh", opWrite, "rsync "+o.name+" writes")
+			} else if !remoteDest && o.name != "--log-file" {
+				for _, d := range fromDest(o.val) {
+					if d != o.val {
+						s.touch(d, opWrite, "rsync "+o.name+" writes")
+					}
+				}
+			}
+		}
+	}
+}
+
+// rsyncDestDirs is the folder rsync writes into: the destination, or the
+// folder holding it when it names a file (one source that is a file, the
+// destination neither a folder now nor written with a trailing slash);
+// both when that cannot be told now.
+func (s *shellAnalyzer) rsyncDestDirs(dest string, sources []string) []string {
+	if dest == "" {
+		return nil
+	}
+	if strings.HasSuffix(dest, "/") || len(sources) != 1 {
+		return []string{dest}
+	}
+	isDir := func(raw string) (dir, known bool) {
+		l := s.env.locateFrom(raw, s.cwd)
+		if l.abs == "" {
+			return false, false
+		}
+		n := s.env.view().lstat(l.abs)
+		if n.err != nil {
+			return false, false
+		}
+		return n.mode&fs.ModeDir != 0, true
+	}
+	if d, _ := isDir(dest); d {
+		return []string{dest}
+	}
+	src := sources[0]
+	if strings.HasSuffix(src, "/") {
+		return []string{dest}
+	}
+	switch d, known := isDir(src); {
+	case d:
+		return []string{dest}
+	case known:
+		return []string{path.Dir(dest)}
+	}
+	return []string{dest, path.Dir(dest)}
 }
 
 // absDir is the directory a link's relative target is resolved from.

@@ -66,6 +66,9 @@ func (d *dispatcher) skillWriteAsk(ctx context.Context, a Action, args []arg, en
 				}
 				continue
 			}
+			if env.skillSelectionWrite(cmd, cwd, rep) {
+				continue
+			}
 			for _, w := range writes {
 				if why, ok := env.skillShellWrite(w); ok {
 					return why, true
@@ -321,6 +324,147 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, rep *shellReport) (why string, 
 	return "", false, true
 }
 
+// selectionWriters are the programs skillSelectionWrite reads: each
+// prints whole lines of its input files, each ended by a newline, and
+// nothing else, with the options selectionArgs lets through.
+var selectionWriters = map[string]bool{"sort": true, "grep": true}
+
+// skillSelectionWrite says whether a command that is one sort or grep of
+// files, with options that only choose and order their lines, redirected
+// (> or >>) into one file, surely leaves the skills as they are. A skill's
+// headline carries the tag skill, which ends "ill:" in any spelling the
+// loader takes (strings.EqualFold: :SKILL:, :ſkill:, the Kelvin sign's K;
+// orgskill.Mentions): when neither the files read, nor any word of the
+// command (a name grep prints before ":"), nor the file written (on disk
+// or in an open buffer) holds "ill:", and an appended file ends with a
+// newline (no line of it is joined with the first line printed), the file
+// after it holds no "ill:", so no skill, and held none before. A file
+// read must be a regular file (a pipe's text is not known now), known
+// whole; the file written one with no other name.
+func (e *Env) skillSelectionWrite(cmd, cwd string, rep *shellReport) bool {
+	writes := rep.writes
+	if len(writes) != 1 || len(rep.cmds) != 1 || len(rep.cmds[0].argv) == 0 || !selectionWriters[rep.cmds[0].argv[0]] {
+		return false
+	}
+	argv, p, appends, ok := redirectedCall(cmd)
+	if !ok {
+		return false
+	}
+	for _, w := range argv {
+		if orgskill.Mentions([]byte(w + ":")) {
+			return false
+		}
+	}
+	files, ok := selectionArgs(argv)
+	if !ok {
+		return false
+	}
+	for _, f := range files {
+		l := e.locate(f, cwd)
+		if l.abs == "" || l.class == pathDynamic || l.class == pathCredential {
+			return false
+		}
+		if n := e.view().lstat(l.abs); n.err == nil && n.mode != 0 {
+			return false // a folder, a pipe, a device: not a file's text
+		}
+		data, ok := e.currentText(l.abs)
+		if !ok || orgskill.Mentions(data) {
+			return false
+		}
+	}
+	l := e.locate(p, cwd)
+	if l.class != pathInside || l.abs != writes[0] {
+		return false
+	}
+	if n := e.view().lstat(l.abs); n.err == nil && (n.mode != 0 || n.nlink > 1) {
+		return false
+	}
+	texts, ok := e.heldTexts(p, l.abs)
+	if !ok {
+		return false
+	}
+	for _, t := range texts {
+		if orgskill.Mentions(t) || appends && len(t) > 0 && t[len(t)-1] != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// selectionArgs reads sort's or grep's words (argv[0] the program) when
+// every option only chooses or orders whole lines — sort: -b -d -f -g -h
+// -i -M -n -r -R -s -u -V, -k KEY, -t SEP; grep: -E -F -G -i -y -v -w -x
+// -s -I -h, -e PATTERN, -m NUM, and -h when it reads more than one file
+// (else it prints each line's file name first) — and returns the files
+// it reads, at least one; ok is false for any other option (a long one,
+// one that prints counts, names, numbers or context, or writes; an option
+// after an operand), for "-" or an operand sort may read as an obsolete
+// key (+POS).
+func selectionArgs(argv []string) (files []string, ok bool) {
+	flags, valued := "bdfghiMnrRsuV", "kt"
+	if argv[0] == "grep" {
+		flags, valued = "EFGiyvwxsIh", "em"
+	}
+	pattern, noNames := argv[0] == "grep", false
+	var ops []string
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case len(a) > 1 && a[0] == '-':
+			if a[1] == '-' || len(ops) > 0 {
+				// A long option, or an option after an operand: with
+				// POSIXLY_CORRECT set that is a file, whose text this
+				// did not read.
+				return nil, false
+			}
+		cluster:
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				switch {
+				case strings.IndexByte(valued, c) >= 0:
+					if c == 'e' {
+						pattern = false
+					}
+					if j+1 == len(a) {
+						if i+1 == len(args) {
+							return nil, false
+						}
+						i++
+					}
+					break cluster
+				case strings.IndexByte(flags, c) >= 0:
+					if c == 'h' && argv[0] == "grep" {
+						noNames = true
+					}
+				default:
+					return nil, false
+				}
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if pattern {
+		if len(ops) == 0 {
+			return nil, false
+		}
+		ops = ops[1:]
+	}
+	if len(ops) == 0 || argv[0] == "grep" && len(ops) > 1 && !noNames {
+		return nil, false
+	}
+	for _, o := range ops {
+		if o == "" || o == "-" || o[0] == '+' {
+			return nil, false
+		}
+	}
+	return ops, true
+}
+
 // literalWriters are the programs literalWrite reads.
 var literalWriters = map[string]bool{"echo": true, "printf": true}
 
@@ -330,39 +474,9 @@ var literalWriters = map[string]bool{"echo": true, "printf": true}
 // redirection of its standard output (> or >>) to a literal path: the
 // path, the text the file gets, and whether it is appended.
 func literalWrite(cmd string) (path, text string, appends, ok bool) {
-	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
+	argv, path, appends, ok := redirectedCall(cmd)
+	if !ok {
 		return "", "", false, false
-	}
-	for i := 0; i < len(cmd); i++ {
-		// The parser and bash split words at some control characters
-		// differently (a carriage return is part of a word to bash).
-		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
-			return "", "", false, false
-		}
-	}
-	parser := shellParsers.Get().(*syntax.Parser)
-	f, err := parser.Parse(strings.NewReader(cmd), "")
-	shellParsers.Put(parser)
-	if err != nil || len(f.Stmts) != 1 {
-		return "", "", false, false
-	}
-	st := f.Stmts[0]
-	call, isCall := st.Cmd.(*syntax.CallExpr)
-	if !isCall || st.Negated || st.Background || st.Coprocess || len(st.Redirs) != 1 || len(call.Assigns) > 0 || len(call.Args) < 2 {
-		return "", "", false, false
-	}
-	r := st.Redirs[0]
-	if r.N != nil && r.N.Value != "1" || r.Op != syntax.RdrOut && r.Op != syntax.AppOut || r.Hdoc != nil {
-		return "", "", false, false
-	}
-	if path, ok = literalWord(r.Word); !ok || path == "" {
-		return "", "", false, false
-	}
-	argv := make([]string, len(call.Args))
-	for i, w := range call.Args {
-		if argv[i], ok = literalWord(w); !ok {
-			return "", "", false, false
-		}
 	}
 	switch argv[0] {
 	case "echo":
@@ -391,7 +505,49 @@ func literalWrite(cmd string) (path, text string, appends, ok bool) {
 	default:
 		return "", "", false, false
 	}
-	return path, text, r.Op == syntax.AppOut, true
+	return path, text, appends, true
+}
+
+// redirectedCall reads a command that is exactly one program call whose
+// words are literal text (literalWord), with one redirection of its
+// standard output (> or >>) to a literal path and no assignment: its
+// words, the path, and whether it appends.
+func redirectedCall(cmd string) (argv []string, path string, appends, ok bool) {
+	if len(cmd) > 4096 || !strings.Contains(cmd, ">") {
+		return nil, "", false, false
+	}
+	for i := 0; i < len(cmd); i++ {
+		// The parser and bash split words at some control characters
+		// differently (a carriage return is part of a word to bash).
+		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
+			return nil, "", false, false
+		}
+	}
+	parser := shellParsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(cmd), "")
+	shellParsers.Put(parser)
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, "", false, false
+	}
+	st := f.Stmts[0]
+	call, isCall := st.Cmd.(*syntax.CallExpr)
+	if !isCall || st.Negated || st.Background || st.Coprocess || len(st.Redirs) != 1 || len(call.Assigns) > 0 || len(call.Args) < 2 {
+		return nil, "", false, false
+	}
+	r := st.Redirs[0]
+	if r.N != nil && r.N.Value != "1" || r.Op != syntax.RdrOut && r.Op != syntax.AppOut || r.Hdoc != nil {
+		return nil, "", false, false
+	}
+	if path, ok = literalWord(r.Word); !ok || path == "" {
+		return nil, "", false, false
+	}
+	argv = make([]string, len(call.Args))
+	for i, w := range call.Args {
+		if argv[i], ok = literalWord(w); !ok {
+			return nil, "", false, false
+		}
+	}
+	return argv, path, r.Op == syntax.AppOut, true
 }
 
 // printfEscapes is printf's output for a format without %: \n, \t and

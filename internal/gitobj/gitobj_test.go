@@ -183,9 +183,10 @@ func FuzzApplyDelta(f *testing.F) {
 	})
 }
 
-// TestIsBranch: a name is a branch where git would take refs/heads/NAME
-// for it, loose or packed, and not where a tag or another ref of that
-// name comes first, or where it could be an object's abbreviated name.
+// TestIsBranch: a name is a branch where git would take refs/heads/…
+// for it (main, heads/main, refs/heads/main), loose or packed, and not
+// where a tag or another ref of that name comes first, where the branch
+// is a symbolic ref, or where it could be an object's abbreviated name.
 func TestIsBranch(t *testing.T) {
 	dir := gitIndexRepo(t)
 	git := func(args ...string) {
@@ -199,15 +200,25 @@ func TestIsBranch(t *testing.T) {
 	git("tag", "both")
 	git("tag", "v1")
 	git("branch", "cafe")
+	git("symbolic-ref", "refs/heads/evil", "refs/tags/v1")
 	for _, packed := range []bool{false, true} {
 		if packed {
 			git("pack-refs", "--all")
 		}
 		for name, want := range map[string]bool{
 			"main": true, "feature/x": true, "both": false, "v1": false, "cafe": false, "nothing": false,
-			"HEAD": false, "config": false, "heads/main": false, "main..x": false, "-main": false, "": false,
+			"HEAD": false, "config": false, "main..x": false, "-main": false, "": false,
+			"heads/main": true, "refs/heads/main": true, "heads/feature/x": true, "refs/heads/both": true,
+			"tags/v1": false, "refs/tags/v1": false, "refs/heads/nothing": false, "heads": false, "refs/heads": false,
+			"evil": false, "heads/evil": false, "refs/heads/evil": false,
 		} {
 			assert.Equal(t, want, IsBranch(dir, name), "%s (packed refs: %v)", name, packed)
+			if want {
+				// What git itself takes the name for.
+				full, err := gitRun(dir, "rev-parse", "--symbolic-full-name", name)
+				require.NoError(t, err, full)
+				assert.True(t, strings.HasPrefix(full, "refs/heads/"), "git takes %s for %s", name, full)
+			}
 		}
 	}
 }

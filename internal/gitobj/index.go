@@ -334,10 +334,13 @@ func readBounded(p string, limit int64) ([]byte, error) {
 
 // IsBranch says whether name, given to git as a revision in the work
 // tree at top, names a branch — which git holds only commits in
-// (update-ref refuses any other object) — and nothing git's lookup takes
-// first (gitrevisions(7): $GIT_DIR/NAME, refs/NAME, refs/tags/NAME). A
-// name of unusual characters, or one that could be an object's
-// abbreviated name, is not taken as a branch.
+// (update-ref refuses any other object). git takes the first of
+// $GIT_DIR/NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME that exists
+// (gitrevisions(7)), so main, heads/main and refs/heads/main all name
+// the branch main when nothing before it does. A branch that is a
+// symbolic ref (to a tag, which may name a blob) is none. A name of
+// unusual characters, or one that could be an object's abbreviated name,
+// is not taken as a branch.
 func IsBranch(top, name string) bool {
 	if !plainRefName(name) {
 		return false
@@ -350,23 +353,51 @@ func IsBranch(top, name string) bool {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false
 	}
-	// has says whether ref may exist (an error other than its absence
-	// counts: git might find it), or, surely, whether it exists.
-	has := func(ref string, surely bool) bool {
+	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name} {
+		// An error other than its absence counts as there: git might
+		// find it.
+		loose, there := false, false
 		for _, d := range []string{gitDir, common} {
 			fi, err := os.Lstat(filepath.Join(d, filepath.FromSlash(ref)))
-			if err == nil && (!surely || fi.Mode().IsRegular()) || !surely && !errors.Is(err, os.ErrNotExist) {
-				return true
+			switch {
+			case err == nil && fi.Mode().IsRegular():
+				loose, there = true, true
+			case err == nil || !errors.Is(err, os.ErrNotExist):
+				return false // a folder, a symlink, or unreadable: not surely a branch
 			}
 		}
-		return bytes.Contains(packed, []byte(" "+ref+"\n"))
+		inPack := bytes.Contains(packed, []byte(" "+ref+"\n"))
+		if !there && !inPack {
+			continue
+		}
+		if !strings.HasPrefix(ref, "refs/heads/") {
+			return false
+		}
+		if loose {
+			for _, d := range []string{gitDir, common} {
+				if b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128); err == nil && !objectIDLine(b) {
+					return false // a symbolic ref: "ref: refs/tags/…"
+				}
+			}
+		}
+		return true
 	}
-	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name} {
-		if has(ref, false) {
+	return false
+}
+
+// objectIDLine says whether a loose ref holds an object name (40 or 64
+// hexadecimal digits and a newline), not "ref: …".
+func objectIDLine(b []byte) bool {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if len(b) != 40 && len(b) != 64 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
-	return has("refs/heads/"+name, true)
+	return true
 }
 
 // plainRefName says whether a name is one IsBranch judges: letters,
