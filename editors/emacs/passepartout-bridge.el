@@ -28,7 +28,9 @@
 ;; Commands connect on first use.  The daemon authenticates the client
 ;; with the token it keeps in $XDG_RUNTIME_DIR/passepartout/token (or
 ;; $XDG_CACHE_HOME/passepartout/token, else ~/.cache/passepartout/token);
-;; this file reads it from the same place.
+;; this file reads it from the same place.  The token is sent only once
+;; the daemon's handshake has proved the daemon knows it, for this very
+;; connection: a program squatting the port gets nothing.
 ;;
 ;; A frame is six hex digits, the payload's length in UTF-8 bytes, then the
 ;; payload: one property list.  Frames from the daemon are read with `read'
@@ -136,6 +138,60 @@ Each value is a plist (:action A :on-chunk F :on-response G).")
     (with-temp-buffer
       (insert-file-contents file)
       (string-trim (buffer-string)))))
+
+;;;; The daemon's proof
+
+;; Before the token leaves Emacs, the daemon proves it knows it: its
+;; handshake carries :NONCE and :PROOF, the HMAC-SHA256 keyed with the
+;; token's SHA-256 of a label, the nonce and both ends of this very
+;; connection.  A program that only listens on the port (the daemon not
+;; running, or on another port) cannot make it, nor can one that relays
+;; the daemon's handshake to its own connection.
+
+(defun passepartout-bridge--hmac-sha256 (key message)
+  "Return the HMAC-SHA256 of MESSAGE under KEY, unibyte strings, in hex."
+  (let* ((key (if (> (length key) 64) (secure-hash 'sha256 key nil nil t) key))
+         (key (concat key (make-string (- 64 (length key)) 0)))
+         (pad (lambda (byte)
+                (apply #'unibyte-string
+                       (mapcar (lambda (c) (logxor c byte)) key)))))
+    (secure-hash 'sha256
+                 (concat (funcall pad #x5c)
+                         (secure-hash 'sha256
+                                      (concat (funcall pad #x36) message)
+                                      nil nil t)))))
+
+(defun passepartout-bridge--address-key (address)
+  "Return ADDRESS, a vector from `process-contact', as the proof names it.
+That is the IP's bytes in hex (4 for IPv4, 16 for IPv6), a colon
+and the port in decimal."
+  (let* ((n (length address))
+         (ip (if (= n 5)
+                 (mapconcat (lambda (i) (format "%02x" (aref address i)))
+                            '(0 1 2 3) "")
+               (mapconcat (lambda (i) (format "%04x" (aref address i)))
+                          (number-sequence 0 (- n 2)) ""))))
+    (format "%s:%d" ip (aref address (1- n)))))
+
+(defun passepartout-bridge--daemon-proven-p (proc payload)
+  "Return non-nil if PAYLOAD, PROC's handshake, proves it is the daemon's."
+  (let ((nonce (plist-get payload :NONCE))
+        (proof (plist-get payload :PROOF))
+        (local (and proc (process-contact proc :local)))
+        (remote (and proc (process-contact proc :remote))))
+    (and (stringp nonce) (stringp proof)
+         (vectorp local) (vectorp remote)
+         (string=
+          (downcase proof)
+          (passepartout-bridge--hmac-sha256
+           (secure-hash 'sha256 (passepartout-bridge--read-token) nil nil t)
+           (encode-coding-string
+            (mapconcat (lambda (part) (concat part (string 0)))
+                       (list "pp-lsp bridge daemon proof" nonce
+                             (passepartout-bridge--address-key local)
+                             (passepartout-bridge--address-key remote))
+                       "")
+            'utf-8))))))
 
 ;;;; Printing and reading plists
 
@@ -318,6 +374,11 @@ dies or its buffer is killed (a frame's handler may close it)."
     (pcase type
       (:EVENT
        (when (eq (plist-get payload :ACTION) :HANDSHAKE)
+         (unless (passepartout-bridge--daemon-proven-p
+                  passepartout-bridge--process payload)
+           (signal 'passepartout-bridge-error
+                   (list (format "the program at %s:%s did not prove it is the daemon (another program may hold that port), so the token was not sent"
+                                 passepartout-bridge-host passepartout-bridge-port))))
          (setq passepartout-bridge--server-version (plist-get payload :VERSION))
          (passepartout-bridge--send
           (list :TYPE :EVENT

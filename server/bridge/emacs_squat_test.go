@@ -1,0 +1,165 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// TestElispBridgeGivesItsTokenOnlyToTheDaemon: another local process (any
+// user's) that listens on the port the editor connects to — the daemon is
+// not running yet, or runs on another port — gets no token from
+// passepartout-bridge.el: not by sending the daemon's handshake, not with a
+// made-up proof, not by relaying the real daemon's own handshake (the
+// daemon's proof names the connection it was made for). With its token the
+// squatter could connect to the daemon and approve any Flight Plan. The
+// benign twin: the daemon itself is answered with the token.
+func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	runtime := t.TempDir()
+	tok, _, err := LoadOrCreateToken(filepath.Join(runtime, "passepartout", "token"))
+	require.NoError(t, err)
+	d := startDaemon(t, Config{Token: tok})
+
+	// relay answers an editor's connection with what the real daemon says
+	// to a connection of the squatter's own.
+	relay := func(t *testing.T, ed net.Conn) {
+		up, err := net.Dial("tcp", d.addr)
+		require.NoError(t, err)
+		defer up.Close()
+		hello, err := readOneFrame(up)
+		require.NoError(t, err)
+		_, err = ed.Write(hello)
+		require.NoError(t, err)
+	}
+	cases := []struct {
+		name string
+		// greet is what the listener says first to the editor.
+		greet func(t *testing.T, ed net.Conn)
+	}{
+		{"the daemon's handshake with no proof", func(t *testing.T, ed net.Conn) {
+			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0"))`))
+		}},
+		{"a made-up proof", func(t *testing.T, ed net.Conn) {
+			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE "00112233445566778899aabbccddeeff" :PROOF "` + strings.Repeat("ab", 32) + `"))`))
+		}},
+		{"the proof a malformed nonce holds", func(t *testing.T, ed net.Conn) {
+			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE 7 :PROOF nil))`))
+		}},
+		{"the real daemon's handshake, relayed", relay},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			defer ln.Close()
+			got := make(chan []byte, 1)
+			go func() {
+				ed, err := ln.Accept()
+				if err != nil {
+					got <- nil
+					return
+				}
+				defer ed.Close()
+				tc.greet(t, ed)
+				// Everything the editor sends until it gives up.
+				b, _ := io.ReadAll(ed)
+				got <- b
+			}()
+			out := connectFromEmacs(t, emacs, runtime, ln.Addr().String())
+			received := <-got
+			assert.NotContains(t, string(received), tok, "the squatter received the token")
+			assert.NotContains(t, out, "connected:", "the editor believes it is connected")
+			assert.Contains(t, out, "refused:")
+		})
+	}
+	t.Run("the daemon itself", func(t *testing.T) {
+		out := connectFromEmacs(t, emacs, runtime, d.addr)
+		assert.Regexp(t, `connected: [A-Z0-9]{26}\n`, out, "the daemon accepted the token and gave a session")
+	})
+	t.Run("the daemon itself on IPv6 loopback", func(t *testing.T) {
+		srv, err := New(Config{Backend: newTestBackend(0), Token: tok, Version: "1.2.3"})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		ln, err := Listen(ctx, "[::1]:0", false)
+		if err != nil {
+			cancel()
+			t.Skipf("no IPv6 loopback here: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ctx, ln) }()
+		defer func() { cancel(); <-done }()
+		out := connectFromEmacs(t, emacs, runtime, ln.Addr().String())
+		assert.Regexp(t, `connected: [A-Z0-9]{26}\n`, out, "the proof's addresses agree over IPv6")
+	})
+}
+
+// connectFromEmacs has passepartout-bridge.el connect to addr with the
+// token under runtime, and returns what Emacs printed: "connected: …" or
+// "refused: …".
+func connectFromEmacs(t *testing.T, emacs, runtime, addr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bridge := elispBridge(t)
+	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q", "-L", filepath.Dir(bridge), "-l", bridge, "--eval",
+		`(progn (setq passepartout-bridge-host "`+host+`" passepartout-bridge-port `+port+` passepartout-bridge-timeout 3)
+		  (condition-case err (progn (passepartout-bridge-connect) (princ (format "connected: %s\n" passepartout-bridge--session)))
+		    (error (princ (format "refused: %S\n" err))))
+		  (passepartout-bridge-disconnect))`)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+	out, err := cmd.CombinedOutput()
+	t.Logf("emacs:\n%s", out)
+	require.NoError(t, err)
+	return string(out)
+}
+
+// frameOf frames payload as the wire does.
+func frameOf(payload string) []byte {
+	var b bytes.Buffer
+	b.WriteString(strings.ToUpper(hex6(len(payload))))
+	b.WriteString(payload)
+	return b.Bytes()
+}
+
+func hex6(n int) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 6)
+	for i := 5; i >= 0; i-- {
+		out[i] = digits[n&15]
+		n >>= 4
+	}
+	return string(out)
+}
+
+// readOneFrame reads one whole frame, header included, from c.
+func readOneFrame(c net.Conn) ([]byte, error) {
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	head := make([]byte, 6)
+	if _, err := io.ReadFull(c, head); err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, h := range head {
+		n = n*16 + strings.IndexByte("0123456789abcdef", h|0x20)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return nil, err
+	}
+	return append(head, body...), nil
+}
