@@ -1,8 +1,8 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -33,38 +33,35 @@ func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
 	require.NoError(t, err)
 	d := startDaemon(t, Config{Token: tok})
 
-	// relay answers an editor's connection with what the real daemon says
-	// to a connection of the squatter's own.
-	relay := func(t *testing.T, ed net.Conn) {
-		up, err := net.Dial("tcp", d.addr)
+	// relayed is what the real daemon says first to a connection of the
+	// squatter's own: its nonce and proof.
+	relayed := func(t *testing.T) string {
+		hello, err := dial(t, d.addr).readFrame()
 		require.NoError(t, err)
-		defer up.Close()
-		hello, err := readOneFrame(up)
-		require.NoError(t, err)
-		_, err = ed.Write(hello)
-		require.NoError(t, err)
+		return hello
 	}
 	cases := []struct {
 		name string
 		// greet is what the listener says first to the editor.
-		greet func(t *testing.T, ed net.Conn)
+		greet func(t *testing.T) string
 	}{
-		{"the daemon's handshake with no proof", func(t *testing.T, ed net.Conn) {
-			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0"))`))
+		{"the daemon's handshake with no proof", func(*testing.T) string {
+			return `(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0"))`
 		}},
-		{"a made-up proof", func(t *testing.T, ed net.Conn) {
-			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE "00112233445566778899aabbccddeeff" :PROOF "` + strings.Repeat("ab", 32) + `"))`))
+		{"a made-up proof", func(*testing.T) string {
+			return `(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE "00112233445566778899aabbccddeeff" :PROOF "` + strings.Repeat("ab", 32) + `"))`
 		}},
-		{"the proof a malformed nonce holds", func(t *testing.T, ed net.Conn) {
-			ed.Write(frameOf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE 7 :PROOF nil))`))
+		{"the proof a malformed nonce holds", func(*testing.T) string {
+			return `(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE 7 :PROOF nil))`
 		}},
-		{"the real daemon's handshake, relayed", relay},
+		{"the real daemon's handshake, relayed", relayed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			require.NoError(t, err)
 			defer ln.Close()
+			greeting := tc.greet(t)
 			got := make(chan []byte, 1)
 			go func() {
 				ed, err := ln.Accept()
@@ -73,7 +70,7 @@ func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
 					return
 				}
 				defer ed.Close()
-				tc.greet(t, ed)
+				fmt.Fprintf(ed, "%06X%s", len(greeting), greeting)
 				// Everything the editor sends until it gives up.
 				b, _ := io.ReadAll(ed)
 				got <- b
@@ -126,40 +123,4 @@ func connectFromEmacs(t *testing.T, emacs, runtime, addr string) string {
 	t.Logf("emacs:\n%s", out)
 	require.NoError(t, err)
 	return string(out)
-}
-
-// frameOf frames payload as the wire does.
-func frameOf(payload string) []byte {
-	var b bytes.Buffer
-	b.WriteString(strings.ToUpper(hex6(len(payload))))
-	b.WriteString(payload)
-	return b.Bytes()
-}
-
-func hex6(n int) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 6)
-	for i := 5; i >= 0; i-- {
-		out[i] = digits[n&15]
-		n >>= 4
-	}
-	return string(out)
-}
-
-// readOneFrame reads one whole frame, header included, from c.
-func readOneFrame(c net.Conn) ([]byte, error) {
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	head := make([]byte, 6)
-	if _, err := io.ReadFull(c, head); err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, h := range head {
-		n = n*16 + strings.IndexByte("0123456789abcdef", h|0x20)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c, body); err != nil {
-		return nil, err
-	}
-	return append(head, body...), nil
 }

@@ -23,11 +23,7 @@
       (e2e-say "ASK %s" (plist-get answer :status)))
     (let ((symbols (jsonrpc-request server :workspace/symbol '(:query "Homesecret"))))
       (e2e-say "HOME SYMBOLS %d" (length symbols)))
-    (let ((proc (jsonrpc--process server)))
-      (jsonrpc-request server :shutdown nil)
-      (jsonrpc-notify server :exit nil)
-      (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
-      (e2e-say "EXIT %s" (process-exit-status proc)))))
+    (e2e-shutdown server)))
 
 (e2e-main)
 
