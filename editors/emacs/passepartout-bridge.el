@@ -85,6 +85,10 @@ $XDG_CACHE_HOME/passepartout/token, or else
 (defvar passepartout-bridge--process nil
   "The connection to the daemon, or nil.")
 
+(defvar passepartout-bridge--token-sent nil
+  "Non-nil once the token went to a daemon that proved it knows it.
+Only then is an acknowledgement of the handshake believed.")
+
 (defvar passepartout-bridge--authenticated nil
   "Non-nil once the daemon accepted the token.")
 
@@ -384,10 +388,13 @@ dies or its buffer is killed (a frame's handler may close it)."
           (list :TYPE :EVENT
                 :PAYLOAD (list :ACTION :HANDSHAKE
                                :TOKEN (passepartout-bridge--read-token)
-                               :CAPABILITIES '(:STREAM :CANCEL))))))
+                               :CAPABILITIES '(:STREAM :CANCEL))))
+         (setq passepartout-bridge--token-sent t)))
       (:STATUS
        (when (and (eq (plist-get payload :ACTION) :HANDSHAKE)
-                  (eq (plist-get payload :STATUS) :OK))
+                  (eq (plist-get payload :STATUS) :OK)
+                  ;; Not before the daemon proved itself and got the token.
+                  passepartout-bridge--token-sent)
          (setq passepartout-bridge--authenticated t
                passepartout-bridge--session (plist-get payload :SESSION-ID))))
       (:STREAM-CHUNK
@@ -422,7 +429,8 @@ dies or its buffer is killed (a frame's handler may close it)."
   "Connect to the daemon and authenticate with its token."
   (interactive)
   (passepartout-bridge-disconnect)
-  (setq passepartout-bridge--last-log nil)
+  (setq passepartout-bridge--last-log nil
+        passepartout-bridge--token-sent nil)
   (let ((buf (generate-new-buffer " *passepartout-bridge*")))
     (with-current-buffer buf (set-buffer-multibyte nil))
     (condition-case err
@@ -450,7 +458,8 @@ dies or its buffer is killed (a frame's handler may close it)."
   (when (process-live-p passepartout-bridge--process)
     (delete-process passepartout-bridge--process))
   (setq passepartout-bridge--process nil
-        passepartout-bridge--authenticated nil))
+        passepartout-bridge--authenticated nil
+        passepartout-bridge--token-sent nil))
 
 (defun passepartout-bridge--ensure ()
   "Connect unless connected."

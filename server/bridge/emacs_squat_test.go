@@ -55,6 +55,9 @@ func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
 			return `(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE 7 :PROOF nil))`
 		}},
 		{"the real daemon's handshake, relayed", relayed},
+		{"an acknowledgement with no handshake before it", func(*testing.T) string {
+			return `(:TYPE :STATUS :META (:SOURCE :DAEMON) :PAYLOAD (:ACTION :HANDSHAKE :STATUS :OK :SESSION-ID "FAKE" :VERSION "0.1.0"))`
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +81,7 @@ func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
 			out := connectFromEmacs(t, emacs, runtime, ln.Addr().String())
 			received := <-got
 			assert.NotContains(t, string(received), tok, "the squatter received the token")
+			assert.NotContains(t, string(received), question, "the squatter received the question")
 			assert.NotContains(t, out, "connected:", "the editor believes it is connected")
 			assert.Contains(t, out, "refused:")
 		})
@@ -103,9 +107,12 @@ func TestElispBridgeGivesItsTokenOnlyToTheDaemon(t *testing.T) {
 	})
 }
 
+// question is what the editor asks once it believes it is connected.
+const question = "what does my diary say"
+
 // connectFromEmacs has passepartout-bridge.el connect to addr with the
-// token under runtime, and returns what Emacs printed: "connected: …" or
-// "refused: …".
+// token under runtime and, once connected, ask the question; it returns
+// what Emacs printed: "connected: …" or "refused: …".
 func connectFromEmacs(t *testing.T, emacs, runtime, addr string) string {
 	t.Helper()
 	host, port, err := net.SplitHostPort(addr)
@@ -115,7 +122,8 @@ func connectFromEmacs(t *testing.T, emacs, runtime, addr string) string {
 	bridge := elispBridge(t)
 	cmd := exec.CommandContext(ctx, emacs, "--batch", "-Q", "-L", filepath.Dir(bridge), "-l", bridge, "--eval",
 		`(progn (setq passepartout-bridge-host "`+host+`" passepartout-bridge-port `+port+` passepartout-bridge-timeout 3)
-		  (condition-case err (progn (passepartout-bridge-connect) (princ (format "connected: %s\n" passepartout-bridge--session)))
+		  (condition-case err (progn (passepartout-bridge-connect) (princ (format "connected: %s\n" passepartout-bridge--session))
+		                             (passepartout-bridge-request :ASK '(:TEXT "`+question+`")))
 		    (error (princ (format "refused: %S\n" err))))
 		  (passepartout-bridge-disconnect))`)
 	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
