@@ -36,3 +36,20 @@ func openedPath(f *os.File) (string, bool) {
 	}
 	return p, true
 }
+
+// ownedByMe reports whether this user owns fi.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || int(st.Uid) == os.Getuid()
+}
+
+// writableByOthers: anyone but the owner may write fi — all others, or a
+// group that is not this user's own.
+func writableByOthers(fi fs.FileInfo) bool {
+	perm := fi.Mode().Perm()
+	if perm&0o002 != 0 {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return perm&0o020 != 0 && (!ok || int(st.Gid) != os.Getgid())
+}
