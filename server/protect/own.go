@@ -92,3 +92,16 @@ func CheckOpenOwn(f *os.File, path string) error {
 	}
 	return ownInfo(path, fi)
 }
+
+// OnlyTheUserWrites refuses a file, described by fi, that someone other
+// than this user (or root) owns or may write: the configuration file, whose
+// rules decide what runs unasked.
+func OnlyTheUserWrites(path string, fi fs.FileInfo) error {
+	switch {
+	case !ownedByMe(fi) && !ownedByRoot(fi):
+		return fmt.Errorf("%s belongs to another user, who could allow any action in it: pp-lsp does not use it", path)
+	case writableByOthers(fi):
+		return fmt.Errorf("%s can be written by other users (mode %04o), who could allow any action in it: pp-lsp does not use it until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), path)
+	}
+	return nil
+}

@@ -53,3 +53,9 @@ func writableByOthers(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return perm&0o020 != 0 && (!ok || int(st.Gid) != os.Getgid())
 }
+
+// ownedByRoot reports whether root owns fi.
+func ownedByRoot(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Uid == 0
+}
