@@ -134,11 +134,21 @@ Each value is a plist (:action A :on-chunk F :on-response G).")
                          '("No token location: set XDG_RUNTIME_DIR or HOME")))))))
 
 (defun passepartout-bridge--read-token ()
-  "Return the daemon's token from its file."
-  (let ((file (passepartout-bridge-token-file)))
+  "Return the daemon's token from its file.
+A file that is not a regular file of this user's, readable by no one
+else, as the daemon makes it, is refused: someone else may have
+planted it (to pass for the daemon) or read it."
+  (let* ((file (passepartout-bridge-token-file))
+         (attrs (file-attributes file 'integer)))
     (unless (file-readable-p file)
       (signal 'passepartout-bridge-error
               (list (format "No token in %s: is the daemon running?" file))))
+    (unless (and attrs
+                 (null (file-attribute-type attrs))
+                 (eql (file-attribute-user-id attrs) (user-uid))
+                 (string-match-p "\\`-...------\\'" (file-attribute-modes attrs)))
+      (signal 'passepartout-bridge-error
+              (list (format "The token file %s is not a file of yours that only you can read: it is not used (the daemon makes a new one when it starts)" file))))
     (with-temp-buffer
       (insert-file-contents file)
       (string-trim (buffer-string)))))

@@ -132,3 +132,59 @@ func connectFromEmacs(t *testing.T, emacs, runtime, addr string) string {
 	require.NoError(t, err)
 	return string(out)
 }
+
+// TestElispBridgeTrustsOnlyItsUsersToken: a token file someone else could
+// have planted or read — another user's, or readable by others — is not
+// used: a squatter proving it knows a token it planted gets neither the
+// question nor a connection.
+func TestElispBridgeTrustsOnlyItsUsersToken(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	const planted = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+		root bool
+	}{
+		{"a token file others can read", func(t *testing.T, p string) {
+			require.NoError(t, os.Chmod(p, 0o644))
+		}, false},
+		{"another user's token file", func(t *testing.T, p string) {
+			require.NoError(t, os.Lchown(p, 65534, 65534))
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.root && os.Geteuid() != 0 {
+				t.Skip("a second user needs root")
+			}
+			runtime := t.TempDir()
+			p := filepath.Join(runtime, "passepartout", "token")
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+			require.NoError(t, os.WriteFile(p, []byte(planted+"\n"), 0o600))
+			tc.make(t, p)
+
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			defer ln.Close()
+			got := make(chan []byte, 1)
+			go func() {
+				ed, err := ln.Accept()
+				if err != nil {
+					got <- nil
+					return
+				}
+				defer ed.Close()
+				nonce := "NONCE"
+				hello := fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "0.1.0" :NONCE %q :PROOF %q))`,
+					nonce, daemonProof(tokenDigest(planted), nonce, ed.RemoteAddr(), ed.LocalAddr()))
+				fmt.Fprintf(ed, "%06X%s", len(hello), hello)
+				b, _ := io.ReadAll(ed)
+				got <- b
+			}()
+			out := connectFromEmacs(t, emacs, runtime, ln.Addr().String())
+			received := <-got
+			assert.NotContains(t, string(received), question, "the squatter received the question")
+			assert.NotContains(t, string(received), ":TOKEN", "the editor answered the squatter's handshake")
+			assert.Contains(t, out, "refused:")
+		})
+	}
+}
