@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"pp-lsp/server/seal"
 )
 
 // ErrNotOwn is wrapped by the refusal of a flightplans.org or journal.org
@@ -45,7 +47,7 @@ func ownInfo(path string, fi fs.FileInfo) error {
 		return fmt.Errorf("%s has %d hard links: another name can change it behind pp-lsp, so its use is %w until it is a file with one link (copy it, remove it, move the copy back)", path, links(fi), ErrNotOwn)
 	case !ownedByMe(fi):
 		return fmt.Errorf("%s belongs to another user, who could approve a plan in it: its use is %w until it is a file of yours", path, ErrNotOwn)
-	case writableByOthers(fi):
+	case seal.WritableByOthers(fi):
 		return fmt.Errorf("%s can be written by other users (mode %04o), who could approve a plan by saving it: its use is %w until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), ErrNotOwn, path)
 	}
 	return nil
@@ -100,7 +102,7 @@ func OnlyTheUserWrites(path string, fi fs.FileInfo) error {
 	switch {
 	case !ownedByMe(fi) && !ownedByRoot(fi):
 		return fmt.Errorf("%s belongs to another user, who could allow any action in it: pp-lsp does not use it", path)
-	case writableByOthers(fi):
+	case seal.WritableByOthers(fi):
 		return fmt.Errorf("%s can be written by other users (mode %04o), who could allow any action in it: pp-lsp does not use it until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), path)
 	}
 	return nil

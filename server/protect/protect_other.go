@@ -24,6 +24,4 @@ func openedPath(*os.File) (string, bool) { return "", false }
 
 func ownedByMe(fs.FileInfo) bool { return true }
 
-func writableByOthers(fs.FileInfo) bool { return false }
-
 func ownedByRoot(fs.FileInfo) bool { return false }

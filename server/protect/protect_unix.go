@@ -43,17 +43,6 @@ func ownedByMe(fi fs.FileInfo) bool {
 	return !ok || int(st.Uid) == os.Getuid()
 }
 
-// writableByOthers: anyone but the owner may write fi — all others, or a
-// group that is not this user's own.
-func writableByOthers(fi fs.FileInfo) bool {
-	perm := fi.Mode().Perm()
-	if perm&0o002 != 0 {
-		return true
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return perm&0o020 != 0 && (!ok || int(st.Gid) != os.Getgid())
-}
-
 // ownedByRoot reports whether root owns fi.
 func ownedByRoot(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -80,7 +80,7 @@ func checkFolder(p string, own bool) error {
 		return fmt.Errorf("the data directory %s belongs to another user: set PASSEPARTOUT_DATA_DIR to a folder of your own", p)
 	case !ownedByMeOrRoot(fi):
 		return fmt.Errorf("%s, above the data directory, belongs to another user, who could swap the data directory for theirs: set PASSEPARTOUT_DATA_DIR to a folder of your own", p)
-	case !own && writableByOthers(fi) && fi.Mode()&fs.ModeSticky == 0:
+	case !own && WritableByOthers(fi) && fi.Mode()&fs.ModeSticky == 0:
 		return fmt.Errorf("%s, above the data directory, can be written by other users, who could swap the data directory for theirs (chmod go-w %s)", p, p)
 	}
 	return nil

@@ -26,4 +26,6 @@ func ownedByMe(fs.FileInfo) bool { return true }
 
 func ownedByMeOrRoot(fs.FileInfo) bool { return true }
 
-func writableByOthers(fs.FileInfo) bool { return false }
+// WritableByOthers reports whether anyone but the owner may write fi:
+// never known here.
+func WritableByOthers(fs.FileInfo) bool { return false }

@@ -25,9 +25,10 @@ func ownedByMeOrRoot(fi fs.FileInfo) bool {
 	return !ok || st.Uid == 0 || int(st.Uid) == os.Getuid()
 }
 
-// writableByOthers: anyone but the owner may write fi — all others, or a
-// group that is not this user's own.
-func writableByOthers(fi fs.FileInfo) bool {
+// WritableByOthers reports whether anyone but the owner may write fi — all
+// others, or a group that is not this user's own. The data directory, the
+// server's own files and the configuration file are refused when so.
+func WritableByOthers(fi fs.FileInfo) bool {
 	perm := fi.Mode().Perm()
 	if perm&0o002 != 0 {
 		return true
