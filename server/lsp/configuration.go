@@ -102,20 +102,14 @@ func (s *Server) applySettings(raw json.RawMessage, source string) {
 		s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp ignores %s from %s: a project's settings may come from a file in the memex anyone could have written, so these come only from initializationOptions, the environment or the configuration file", strings.Join(ignored, ", "), source))
 	}
 	s.mu.Lock()
-	old := s.settings
-	s.settings = old.over(set)
+	s.settings = s.settings.over(set)
 	s.projectTags = addTags(s.projectTags, added)
-	mx := s.mx
-	now, extra := s.settings, s.projectTags
+	mx, extra := s.mx, s.projectTags
 	s.mu.Unlock()
 	if mx != nil && len(extra) > 0 {
 		// At once, not in the background: a request after the settings
 		// must not show a node they made private.
 		s.addPrivacyTags(s.bg, mx, extra)
-	}
-	if mx != nil && (set.Roots != nil || set.DataDir != "" || set.Providers != "" || set.ConfigFile != "") &&
-		(!slices.Equal(now.Roots, old.Roots) || now.DataDir != old.DataDir || now.Providers != old.Providers || now.ConfigFile != old.ConfigFile) {
-		s.logMessage(protocol.MessageTypeInfo, "pp-lsp: roots, dataDir, providers and configFile take effect when the server restarts")
 	}
 }
 

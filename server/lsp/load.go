@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -115,7 +114,7 @@ func (s *Server) load(ctx context.Context) {
 		return
 	}
 	s.mx, s.agent = mx, a
-	tags, extra := s.settings.PrivacyTags, s.projectTags
+	extra = s.projectTags
 	s.mu.Unlock()
 	s.host.Up(a, agentErr, func(ctx context.Context) error {
 		var errs []error
@@ -134,12 +133,7 @@ func (s *Server) load(ctx context.Context) {
 	s.seen.mu.Unlock()
 	s.markReady(nil)
 	s.syncMu.Unlock()
-	if tags != nil && !slices.Equal(tags, set.PrivacyTags) { // settings that came while indexing
-		if _, err := mx.SetPrivacyTags(ctx, tags); err != nil {
-			s.log.Warn("the privacy tags could not be changed", "err", err)
-		}
-	}
-	if len(extra) > 0 {
+	if len(extra) > 0 { // tags the project added while indexing
 		s.addPrivacyTags(ctx, mx, extra)
 	}
 
