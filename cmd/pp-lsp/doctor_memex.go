@@ -12,6 +12,7 @@ import (
 
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/memory"
+	"pp-lsp/server/seal"
 )
 
 // checkRoots: each root is a readable folder; how many Org files it
@@ -123,6 +124,9 @@ func checkDataDir(_ context.Context, d *doctorEnv) []checkLine {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if err := seal.CheckDir(dir); err != nil {
+			return []checkLine{fail(subject, err.Error(), "set "+memory.EnvDataDir+" to a folder of your own that only you can change")}
+		}
 		parent := dir
 		for {
 			parent = filepath.Dir(parent)
@@ -138,6 +142,9 @@ func checkDataDir(_ context.Context, d *doctorEnv) []checkLine {
 		return []checkLine{fail(subject, plainerr.Reason(err), "set "+memory.EnvDataDir+" to a folder you can write")}
 	case !fi.IsDir():
 		return []checkLine{fail(subject, "it is a file, not a folder", "move the file, or set "+memory.EnvDataDir+" elsewhere")}
+	}
+	if err := seal.CheckDir(dir); err != nil {
+		return []checkLine{fail(subject, err.Error(), "set "+memory.EnvDataDir+" to a folder of your own that only you can change")}
 	}
 	if syscall.Access(dir, 0o2|0o1) != nil {
 		return []checkLine{fail(subject, "cannot be written: plan records and vectors would be lost", "chmod u+rwx it, or set "+memory.EnvDataDir+" elsewhere")}

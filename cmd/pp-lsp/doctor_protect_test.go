@@ -58,7 +58,7 @@ func TestDoctorNamesASymlinkedFlightPlansFile(t *testing.T) {
 	code, out, _ := m.run(t, "doctor", "--root", m.root)
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "FAIL  flightplans.org "+m.path("flightplans.org")+": "+m.path("flightplans.org")+" is a symlink (to "+synced+")")
-	assert.Contains(t, out, "ok    journal.org "+m.path("journal.org")+": a regular file with one link")
+	assert.Contains(t, out, "ok    journal.org "+m.path("journal.org")+": a regular file of yours with one link, that only you can write")
 	assert.Contains(t, out, "ok    data dir "+m.data+": outside every memex root")
 
 	code, _, stderr := m.run(t, "plans", "--root", m.root, "--run-approved")

@@ -110,6 +110,13 @@ func TestDoctorChecks(t *testing.T) {
 			w.env["PASSEPARTOUT_DATA_DIR"] = writeFile(t, w.root, "data", "")
 			return nil
 		}, 1, []want{{"data dir", "FAIL  data dir ", "move the file"}}},
+		{"data dir in a folder others can write", func(t *testing.T, w *doctorWorld) []string {
+			open := filepath.Join(t.TempDir(), "open")
+			require.NoError(t, os.Mkdir(open, 0o777))
+			require.NoError(t, os.Chmod(open, 0o777))
+			w.env["PASSEPARTOUT_DATA_DIR"] = filepath.Join(open, "data")
+			return nil
+		}, 1, []want{{"data dir", "FAIL  data dir ", "set PASSEPARTOUT_DATA_DIR to a folder of your own that only you can change"}}},
 		{"data dir with records and a loose key", func(t *testing.T, w *doctorWorld) []string {
 			data := w.env["PASSEPARTOUT_DATA_DIR"]
 			writeFile(t, filepath.Join(data, "plans"), "0c0c0c0c-0000-4000-8000-000000000000", "{}")

@@ -108,7 +108,7 @@ func TestServeCreatesTheTokenAndServes(t *testing.T) {
 	require.NoError(t, err)
 	defer nc.Close()
 	hello := readTestFrame(t, nc)
-	assert.Equal(t, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION %q))`, version), hello)
+	assert.Regexp(t, `^`+regexp.QuoteMeta(fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION %q`, version))+` :NONCE "[A-Z0-9]{26}" :PROOF "[0-9a-f]{64}"\)\)$`, hello)
 	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :TOKEN %q :CAPABILITIES nil))`, token))
 	assert.Contains(t, readTestFrame(t, nc), ":STATUS :OK")
 	writeTestFrame(t, nc, `(:TYPE :REQUEST :META (:REQUEST-ID "p") :PAYLOAD (:ACTION :PING))`)

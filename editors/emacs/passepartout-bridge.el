@@ -28,7 +28,9 @@
 ;; Commands connect on first use.  The daemon authenticates the client
 ;; with the token it keeps in $XDG_RUNTIME_DIR/passepartout/token (or
 ;; $XDG_CACHE_HOME/passepartout/token, else ~/.cache/passepartout/token);
-;; this file reads it from the same place.
+;; this file reads it from the same place.  The token is sent only once
+;; the daemon's handshake has proved the daemon knows it, for this very
+;; connection: a program squatting the port gets nothing.
 ;;
 ;; A frame is six hex digits, the payload's length in UTF-8 bytes, then the
 ;; payload: one property list.  Frames from the daemon are read with `read'
@@ -83,6 +85,10 @@ $XDG_CACHE_HOME/passepartout/token, or else
 (defvar passepartout-bridge--process nil
   "The connection to the daemon, or nil.")
 
+(defvar passepartout-bridge--token-sent nil
+  "Non-nil once the token went to a daemon that proved it knows it.
+Only then is an acknowledgement of the handshake believed.")
+
 (defvar passepartout-bridge--authenticated nil
   "Non-nil once the daemon accepted the token.")
 
@@ -128,14 +134,78 @@ Each value is a plist (:action A :on-chunk F :on-response G).")
                          '("No token location: set XDG_RUNTIME_DIR or HOME")))))))
 
 (defun passepartout-bridge--read-token ()
-  "Return the daemon's token from its file."
-  (let ((file (passepartout-bridge-token-file)))
+  "Return the daemon's token from its file.
+A file that is not a regular file of this user's, readable by no one
+else, as the daemon makes it, is refused: someone else may have
+planted it (to pass for the daemon) or read it."
+  (let* ((file (passepartout-bridge-token-file))
+         (attrs (file-attributes file 'integer)))
     (unless (file-readable-p file)
       (signal 'passepartout-bridge-error
               (list (format "No token in %s: is the daemon running?" file))))
+    (unless (and attrs
+                 (null (file-attribute-type attrs))
+                 (eql (file-attribute-user-id attrs) (user-uid))
+                 (string-match-p "\\`-...------\\'" (file-attribute-modes attrs)))
+      (signal 'passepartout-bridge-error
+              (list (format "The token file %s is not a file of yours that only you can read: it is not used (the daemon makes a new one when it starts)" file))))
     (with-temp-buffer
       (insert-file-contents file)
       (string-trim (buffer-string)))))
+
+;;;; The daemon's proof
+
+;; Before the token leaves Emacs, the daemon proves it knows it: its
+;; handshake carries :NONCE and :PROOF, the HMAC-SHA256 keyed with the
+;; token's SHA-256 of a label, the nonce and both ends of this very
+;; connection.  A program that only listens on the port (the daemon not
+;; running, or on another port) cannot make it, nor can one that relays
+;; the daemon's handshake to its own connection.
+
+(defun passepartout-bridge--hmac-sha256 (key message)
+  "Return the HMAC-SHA256 of MESSAGE under KEY, unibyte strings, in hex."
+  (let* ((key (if (> (length key) 64) (secure-hash 'sha256 key nil nil t) key))
+         (key (concat key (make-string (- 64 (length key)) 0)))
+         (pad (lambda (byte)
+                (apply #'unibyte-string
+                       (mapcar (lambda (c) (logxor c byte)) key)))))
+    (secure-hash 'sha256
+                 (concat (funcall pad #x5c)
+                         (secure-hash 'sha256
+                                      (concat (funcall pad #x36) message)
+                                      nil nil t)))))
+
+(defun passepartout-bridge--address-key (address)
+  "Return ADDRESS, a vector from `process-contact', as the proof names it.
+That is the IP's bytes in hex (4 for IPv4, 16 for IPv6), a colon
+and the port in decimal."
+  (let* ((n (length address))
+         (ip (if (= n 5)
+                 (mapconcat (lambda (i) (format "%02x" (aref address i)))
+                            '(0 1 2 3) "")
+               (mapconcat (lambda (i) (format "%04x" (aref address i)))
+                          (number-sequence 0 (- n 2)) ""))))
+    (format "%s:%d" ip (aref address (1- n)))))
+
+(defun passepartout-bridge--daemon-proven-p (proc payload)
+  "Return non-nil if PAYLOAD, PROC's handshake, proves it is the daemon's."
+  (let ((nonce (plist-get payload :NONCE))
+        (proof (plist-get payload :PROOF))
+        (local (and proc (process-contact proc :local)))
+        (remote (and proc (process-contact proc :remote))))
+    (and (stringp nonce) (stringp proof)
+         (vectorp local) (vectorp remote)
+         (string=
+          (downcase proof)
+          (passepartout-bridge--hmac-sha256
+           (secure-hash 'sha256 (passepartout-bridge--read-token) nil nil t)
+           (encode-coding-string
+            (mapconcat (lambda (part) (concat part (string 0)))
+                       (list "pp-lsp bridge daemon proof" nonce
+                             (passepartout-bridge--address-key local)
+                             (passepartout-bridge--address-key remote))
+                       "")
+            'utf-8))))))
 
 ;;;; Printing and reading plists
 
@@ -318,15 +388,23 @@ dies or its buffer is killed (a frame's handler may close it)."
     (pcase type
       (:EVENT
        (when (eq (plist-get payload :ACTION) :HANDSHAKE)
+         (unless (passepartout-bridge--daemon-proven-p
+                  passepartout-bridge--process payload)
+           (signal 'passepartout-bridge-error
+                   (list (format "the program at %s:%s did not prove it is the daemon (another program may hold that port), so the token was not sent"
+                                 passepartout-bridge-host passepartout-bridge-port))))
          (setq passepartout-bridge--server-version (plist-get payload :VERSION))
          (passepartout-bridge--send
           (list :TYPE :EVENT
                 :PAYLOAD (list :ACTION :HANDSHAKE
                                :TOKEN (passepartout-bridge--read-token)
-                               :CAPABILITIES '(:STREAM :CANCEL))))))
+                               :CAPABILITIES '(:STREAM :CANCEL))))
+         (setq passepartout-bridge--token-sent t)))
       (:STATUS
        (when (and (eq (plist-get payload :ACTION) :HANDSHAKE)
-                  (eq (plist-get payload :STATUS) :OK))
+                  (eq (plist-get payload :STATUS) :OK)
+                  ;; Not before the daemon proved itself and got the token.
+                  passepartout-bridge--token-sent)
          (setq passepartout-bridge--authenticated t
                passepartout-bridge--session (plist-get payload :SESSION-ID))))
       (:STREAM-CHUNK
@@ -361,7 +439,8 @@ dies or its buffer is killed (a frame's handler may close it)."
   "Connect to the daemon and authenticate with its token."
   (interactive)
   (passepartout-bridge-disconnect)
-  (setq passepartout-bridge--last-log nil)
+  (setq passepartout-bridge--last-log nil
+        passepartout-bridge--token-sent nil)
   (let ((buf (generate-new-buffer " *passepartout-bridge*")))
     (with-current-buffer buf (set-buffer-multibyte nil))
     (condition-case err
@@ -389,7 +468,8 @@ dies or its buffer is killed (a frame's handler may close it)."
   (when (process-live-p passepartout-bridge--process)
     (delete-process passepartout-bridge--process))
   (setq passepartout-bridge--process nil
-        passepartout-bridge--authenticated nil))
+        passepartout-bridge--authenticated nil
+        passepartout-bridge--token-sent nil))
 
 (defun passepartout-bridge--ensure ()
   "Connect unless connected."

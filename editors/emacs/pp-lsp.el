@@ -66,8 +66,12 @@
 ;;
 ;; Settings go in `pp-lsp-initialization-options' (read when the server
 ;; starts), or per project in `eglot-workspace-configuration' under
-;; :passepartout (read again whenever it changes).  The keys are those of
-;; pp-lsp's settings schema, e.g.
+;; :passepartout (read again whenever it changes).  A project's settings
+;; may come from a .dir-locals.el anyone could have written, so pp-lsp
+;; takes :roots :dataDir :configFile :providers and the embedder only from
+;; `pp-lsp-initialization-options', and a project's :privacyTags only add
+;; to the tags in force.  The keys are those of pp-lsp's settings schema,
+;; e.g.
 ;;
 ;;   (setq pp-lsp-initialization-options
 ;;         '(:privacyTags ["@personal" "private"] :budget 4000))

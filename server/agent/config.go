@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/chat"
+	"pp-lsp/server/protect"
 )
 
 // The environment variables the agent reads (DESIGN §11).
@@ -205,9 +207,12 @@ type FileSections struct {
 // is no configuration when optional is set, an error otherwise.
 func ReadConfigFile(path string, optional bool) (FileSections, error) {
 	var s FileSections
-	data, err := os.ReadFile(path)
+	data, err := readUsersOwn(path)
 	if errors.Is(err, fs.ErrNotExist) && optional {
 		return s, nil
+	}
+	if errors.Is(err, errOthersMayWrite) {
+		return s, err
 	}
 	if err != nil {
 		return s, plainerr.File("read", "the configuration file", path, err)
@@ -217,6 +222,29 @@ func ReadConfigFile(path string, optional bool) (FileSections, error) {
 		return s, plainerr.JSON("the configuration file "+path, data, err)
 	}
 	return s, nil
+}
+
+// errOthersMayWrite is wrapped when the configuration file could have been
+// written by another user.
+var errOthersMayWrite = errors.New("refused")
+
+// readUsersOwn reads the configuration file, refusing one another user
+// owns or may write (protect.OnlyTheUserWrites): its rules could allow
+// any action.
+func readUsersOwn(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := protect.OnlyTheUserWrites(path, fi); err != nil {
+		return nil, fmt.Errorf("the configuration file is %w: %w", errOthersMayWrite, err)
+	}
+	return io.ReadAll(f)
 }
 
 // configSections reads a configuration file's text into its sections.

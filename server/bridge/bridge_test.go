@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,15 @@ func TestHandshakeAndPing(t *testing.T) {
 	d := startDaemon(t, Config{})
 	c := dial(t, d.addr)
 
-	// The first frame, byte for byte.
+	// The first frame, byte for byte but for its nonce and proof; the
+	// proof is the one this connection's ends make (daemonProof).
 	first, err := c.readFrame()
 	require.NoError(t, err)
-	assert.Equal(t, `(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "1.2.3"))`, first)
+	hello := regexp.MustCompile(`^\(:TYPE :EVENT :PAYLOAD \(:ACTION :HANDSHAKE :VERSION "1\.2\.3" :NONCE "([A-Z0-9]{26})" :PROOF "([0-9a-f]{64})"\)\)$`).FindStringSubmatch(first)
+	require.NotNil(t, hello, "the first frame: %s", first)
+	assert.Equal(t, daemonProof(tokenDigest(d.token), hello[1], c.nc.LocalAddr(), c.nc.RemoteAddr()), hello[2])
+	assert.NotEqual(t, daemonProof(tokenDigest(d.token), hello[1], c.nc.RemoteAddr(), c.nc.LocalAddr()), hello[2], "the proof tells the client's end from the daemon's")
+	assert.NotEqual(t, daemonProof(tokenDigest("another token"), hello[1], c.nc.LocalAddr(), c.nc.RemoteAddr()), hello[2])
 
 	c.send(fmt.Sprintf(`(:type :event :payload (:action :handshake :token %q :capabilities (:stream)))`, d.token))
 	ack := c.next()

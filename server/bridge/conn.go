@@ -262,7 +262,11 @@ const maxHandshakePayload = 64 << 10
 // the token. It reports whether the client is authenticated; if not, the
 // connection is closing.
 func (c *conn) handshake() bool {
-	hello := message(typeEvent, nil, plist.Plist{}.Add(kAction, actHandshake).Add(kVersion, c.s.cfg.Version))
+	// The nonce and proof let the client check it reached the daemon
+	// before it sends the token (daemonProof).
+	nonce := rand.Text()
+	hello := message(typeEvent, nil, plist.Plist{}.Add(kAction, actHandshake).Add(kVersion, c.s.cfg.Version).
+		Add(kNonce, nonce).Add(kProof, daemonProof(c.s.digest, nonce, c.nc.RemoteAddr(), c.nc.LocalAddr())))
 	if err := c.send(hello); err != nil {
 		return false
 	}

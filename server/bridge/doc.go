@@ -16,7 +16,17 @@
 // A frame is 6 hex digits (the payload's length in bytes) and a payload that
 // is one property list (package plist). On connect the daemon sends
 //
-//	(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "x.y.z"))
+//	(:TYPE :EVENT :PAYLOAD (:ACTION :HANDSHAKE :VERSION "x.y.z" :NONCE "…" :PROOF "…"))
+//
+// :PROOF proves the daemon knows the token before the client gives it: the
+// hex HMAC-SHA256, keyed with the SHA-256 of the token, of
+// "pp-lsp bridge daemon proof", the nonce, the client's end of the
+// connection and the daemon's, each followed by a zero byte; an end is
+// the IP's bytes in hex (4 for IPv4, 16 for IPv6), ":" and the port in
+// decimal. Any local process can listen on the port an editor connects
+// to when the daemon is not there; a client that checks the proof (the
+// elisp bridge does) gives such a process nothing, nor one that relays
+// the daemon's handshake, whose proof names the relay's own connection.
 //
 // and the client's first message must be
 //

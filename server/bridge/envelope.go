@@ -25,6 +25,8 @@ const (
 	kLevel     plist.Keyword = "LEVEL"
 	kVersion   plist.Keyword = "VERSION"
 	kToken     plist.Keyword = "TOKEN"
+	kNonce     plist.Keyword = "NONCE"
+	kProof     plist.Keyword = "PROOF"
 	kCaps      plist.Keyword = "CAPABILITIES"
 	kTarget    plist.Keyword = "TARGET"
 	kCancelled plist.Keyword = "CANCELLED"

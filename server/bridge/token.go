@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -8,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -165,4 +168,41 @@ func tokenDigest(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok
 func tokenMatches(want [sha256.Size]byte, offered string) bool {
 	got := tokenDigest(offered)
 	return subtle.ConstantTimeCompare(want[:], got[:]) == 1
+}
+
+// proofLabel starts what the daemon's proof covers, so that it can serve
+// no other purpose.
+const proofLabel = "pp-lsp bridge daemon proof"
+
+// daemonProof is what the daemon's handshake carries as :PROOF beside its
+// :NONCE: the hex HMAC-SHA256, keyed with the token's digest, of the
+// label, the nonce, the client's end of the connection and the daemon's,
+// as the daemon sees them (addressKey), each followed by a zero byte.
+// A client checks it before it sends the token: a program that merely
+// listens on the port (the daemon not running, or elsewhere) cannot make
+// it, and a program that relays the real daemon's handshake holds the
+// proof of its own connection, whose ends are not the client's.
+func daemonProof(digest [sha256.Size]byte, nonce string, client, daemon net.Addr) string {
+	m := hmac.New(sha256.New, digest[:])
+	for _, part := range []string{proofLabel, nonce, addressKey(client), addressKey(daemon)} {
+		m.Write([]byte(part))
+		m.Write([]byte{0})
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// addressKey names one end of a TCP connection as both sides can spell
+// it: the IP's bytes in hex (4 for IPv4, IPv4-mapped included; 16 for
+// IPv6), a colon and the port in decimal. Emacs gives the same from
+// process-contact's address vectors.
+func addressKey(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	ip := ta.IP.To4()
+	if ip == nil {
+		ip = ta.IP.To16()
+	}
+	return hex.EncodeToString(ip) + ":" + strconv.Itoa(ta.Port)
 }

@@ -10,6 +10,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"pp-lsp/memory"
 )
 
 // The settings arrive three ways: initializationOptions (read by
@@ -83,7 +85,8 @@ func sectionOf(settings json.RawMessage) json.RawMessage {
 	return settings
 }
 
-// applySettings lays raw over the current settings and applies what can
+// applySettings lays raw, the project's settings, over the current
+// settings (what projectSettings keeps of them) and applies what can
 // change in a live session.
 func (s *Server) applySettings(raw json.RawMessage, source string) {
 	set, unknown, err := parseSettings(raw)
@@ -94,21 +97,31 @@ func (s *Server) applySettings(raw json.RawMessage, source string) {
 	if len(unknown) > 0 {
 		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp ignores unknown settings from %s: %s", source, strings.Join(unknown, ", ")))
 	}
+	set, added, ignored := projectSettings(set)
+	if len(ignored) > 0 {
+		s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp ignores %s from %s: a project's settings may come from a file in the memex anyone could have written, so these come only from initializationOptions, the environment or the configuration file", strings.Join(ignored, ", "), source))
+	}
 	s.mu.Lock()
-	old := s.settings
-	s.settings = old.over(set)
-	mx := s.mx
-	now := s.settings
+	s.settings = s.settings.over(set)
+	s.projectTags = addTags(s.projectTags, added)
+	mx, extra := s.mx, s.projectTags
 	s.mu.Unlock()
-	if mx != nil && now.PrivacyTags != nil && !slices.Equal(now.PrivacyTags, old.PrivacyTags) {
+	if mx != nil && len(extra) > 0 {
 		// At once, not in the background: a request after the settings
 		// must not show a node they made private.
-		if _, err := mx.SetPrivacyTags(s.bg, now.PrivacyTags); err != nil {
-			s.log.Warn("the privacy tags could not be changed", "err", err)
-		}
+		s.addPrivacyTags(s.bg, mx, extra)
 	}
-	if mx != nil && (set.Roots != nil || set.DataDir != "" || set.Providers != "" || set.ConfigFile != "") &&
-		(!slices.Equal(now.Roots, old.Roots) || now.DataDir != old.DataDir || now.Providers != old.Providers || now.ConfigFile != old.ConfigFile) {
-		s.logMessage(protocol.MessageTypeInfo, "pp-lsp: roots, dataDir, providers and configFile take effect when the server restarts")
+}
+
+// addPrivacyTags makes the memex's privacy tags the ones in force plus
+// extra, unless they already hold them all.
+func (s *Server) addPrivacyTags(ctx context.Context, mx *memory.Memex, extra []string) {
+	cur := mx.Snapshot().PrivacyTags()
+	want := addTags(cur, extra)
+	if slices.Equal(want, cur) {
+		return
+	}
+	if _, err := mx.SetPrivacyTags(ctx, want); err != nil {
+		s.log.Warn("the privacy tags could not be changed", "err", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +83,15 @@ func (s *Server) load(ctx context.Context) {
 		}
 		return
 	}
+	// The project's privacy tags add to those the memex opened with (the
+	// settings', else the configuration's), for the agent's gates too.
+	s.mu.Lock()
+	extra := s.projectTags
+	s.mu.Unlock()
+	if len(extra) > 0 {
+		s.addPrivacyTags(ctx, mx, extra)
+		setup.PrivacyTags = mx.Snapshot().PrivacyTags()
+	}
 	setup.Workspace, setup.Memex, setup.Context, setup.Progress = editor{s}, mx, s.agentContext(), nil
 	a, agentErr := agent.Open(ctx, setup)
 	if agentErr != nil {
@@ -106,7 +114,7 @@ func (s *Server) load(ctx context.Context) {
 		return
 	}
 	s.mx, s.agent = mx, a
-	tags := s.settings.PrivacyTags
+	extra = s.projectTags
 	s.mu.Unlock()
 	s.host.Up(a, agentErr, func(ctx context.Context) error {
 		var errs []error
@@ -125,10 +133,8 @@ func (s *Server) load(ctx context.Context) {
 	s.seen.mu.Unlock()
 	s.markReady(nil)
 	s.syncMu.Unlock()
-	if tags != nil && !slices.Equal(tags, set.PrivacyTags) { // settings that came while indexing
-		if _, err := mx.SetPrivacyTags(ctx, tags); err != nil {
-			s.log.Warn("the privacy tags could not be changed", "err", err)
-		}
+	if len(extra) > 0 { // tags the project added while indexing
+		s.addPrivacyTags(ctx, mx, extra)
 	}
 
 	files := mx.Snapshot().FileCount()

@@ -61,10 +61,14 @@ type Server struct {
 	conn   jsonrpc2.Conn
 
 	// mu guards the session state below.
-	mu          sync.Mutex
-	state       lifecycle
-	client      clientCaps
-	settings    Settings
+	mu       sync.Mutex
+	state    lifecycle
+	client   clientCaps
+	settings Settings
+	// projectTags are the privacy tags the project's settings
+	// (workspace/configuration, didChangeConfiguration) added: they only
+	// ever add to the tags in force (projectSettings).
+	projectTags []string
 	folders     []string
 	shutdown    bool
 	watching    bool

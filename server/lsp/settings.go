@@ -25,7 +25,8 @@ import (
 //
 // Roots, DataDir, ConfigFile, Providers, Embedding*, Assistant and Sandbox
 // are read once, when the memex is opened: give them in
-// initializationOptions.
+// initializationOptions (the project's sources cannot set the first five,
+// nor remove a privacy tag: projectSettings).
 // PrivacyTags, Budget, SemanticThreshold and RescanSeconds take effect
 // whenever they change.
 type Settings struct {
@@ -83,6 +84,49 @@ type Settings struct {
 	// editor to answer workspace/applyEdit — the time a user has to answer
 	// its confirmation prompt (default 30).
 	ApplyEditTimeoutSeconds int `json:"applyEditTimeout,omitempty"`
+}
+
+// projectSettings keeps, of settings that came from the project —
+// workspace/configuration and didChangeConfiguration, which an editor may
+// take from a file in the memex that anyone could have written (eglot
+// applies eglot-workspace-configuration from .dir-locals.el without
+// asking) — only what cannot weaken the gates or send the notes
+// elsewhere. The roots (what commands may write), the data dir, the
+// configuration file (the gates' rules), the model and the embedder come
+// from initializationOptions, the environment or the configuration file
+// alone; ignored names them. Privacy tags only add to the tags in force
+// (tags, kept apart from the result); the sandbox can only be made
+// stricter, which Open sees to.
+func projectSettings(s Settings) (kept Settings, tags []string, ignored []string) {
+	drop := func(name string, set bool) {
+		if set {
+			ignored = append(ignored, name)
+		}
+	}
+	drop("roots", s.Roots != nil)
+	drop("dataDir", s.DataDir != "")
+	drop("configFile", s.ConfigFile != "")
+	drop("providers", s.Providers != "")
+	drop("embeddingProvider", s.EmbeddingProvider != "")
+	drop("embeddingModel", s.EmbeddingModel != "")
+	drop("embeddingBaseUrl", s.EmbeddingBaseURL != "")
+	tags = s.PrivacyTags
+	s.Roots, s.DataDir, s.ConfigFile, s.Providers = nil, "", "", ""
+	s.EmbeddingProvider, s.EmbeddingModel, s.EmbeddingBaseURL = "", "", ""
+	s.PrivacyTags = nil
+	return s, tags, ignored
+}
+
+// addTags is base with every tag of more it lacks (case-insensitively, as
+// privacy tags compare), in order; base itself when nothing is added.
+func addTags(base, more []string) []string {
+	out := base
+	for _, t := range more {
+		if !slices.ContainsFunc(out, func(b string) bool { return strings.EqualFold(b, t) }) {
+			out = append(slices.Clip(out), t)
+		}
+	}
+	return out
 }
 
 // settingKeys are the JSON names of Settings, for the unknown-key warning.

@@ -52,10 +52,10 @@ func Diagnose(roots []string, dataDir string) []Finding {
 			}
 			if err := OwnFile(p); err != nil {
 				out = append(out, Finding{Failed: true, Subject: n + " " + p, Detail: err.Error(),
-					Fix: "make it a regular file of its own (no symlink, no other hard link), outside synced or shared folders"})
+					Fix: "make it a regular file of your own (no symlink, no other hard link, no write for others), outside synced or shared folders"})
 				continue
 			}
-			out = append(out, Finding{Subject: n + " " + p, Detail: "a regular file with one link"})
+			out = append(out, Finding{Subject: n + " " + p, Detail: "a regular file of yours with one link, that only you can write"})
 		}
 	}
 	return out

@@ -7,19 +7,23 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"pp-lsp/server/seal"
 )
 
 // ErrNotOwn is wrapped by the refusal of a flightplans.org or journal.org
-// that is not a regular file with one link.
+// that is not a regular file with one link that only its user may write.
 var ErrNotOwn = errors.New("refused")
 
 // MaxOwnFile bounds what ReadOwnFile reads.
 const MaxOwnFile = 64 << 20
 
 // OwnFile checks that path, one of the server's own files in a root, may be
-// used: it does not exist yet, or it is a regular file with a single link.
-// A symlink (into a synced folder, say) or a file with another hard link
-// could carry someone else's plans in, or the server's writes out.
+// used: it does not exist yet, or it is a regular file with a single link,
+// of this user's, that no other user may write. A symlink (into a synced
+// folder, say) or a file with another hard link could carry someone else's
+// plans in, or the server's writes out; a file another user may write (or
+// owns) could carry their approval of a plan, which only its user gives.
 func OwnFile(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -41,6 +45,10 @@ func ownInfo(path string, fi fs.FileInfo) error {
 		return fmt.Errorf("%s is not a regular file: pp-lsp's use of it is %w", path, ErrNotOwn)
 	case links(fi) > 1:
 		return fmt.Errorf("%s has %d hard links: another name can change it behind pp-lsp, so its use is %w until it is a file with one link (copy it, remove it, move the copy back)", path, links(fi), ErrNotOwn)
+	case !ownedByMe(fi):
+		return fmt.Errorf("%s belongs to another user, who could approve a plan in it: its use is %w until it is a file of yours", path, ErrNotOwn)
+	case seal.WritableByOthers(fi):
+		return fmt.Errorf("%s can be written by other users (mode %04o), who could approve a plan by saving it: its use is %w until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), ErrNotOwn, path)
 	}
 	return nil
 }
@@ -85,4 +93,17 @@ func CheckOpenOwn(f *os.File, path string) error {
 		return fmt.Errorf("checking %s: %w", path, err)
 	}
 	return ownInfo(path, fi)
+}
+
+// OnlyTheUserWrites refuses a file, described by fi, that someone other
+// than this user (or root) owns or may write: the configuration file, whose
+// rules decide what runs unasked.
+func OnlyTheUserWrites(path string, fi fs.FileInfo) error {
+	switch {
+	case !ownedByMe(fi) && !ownedByRoot(fi):
+		return fmt.Errorf("%s belongs to another user, who could allow any action in it: pp-lsp does not use it", path)
+	case seal.WritableByOthers(fi):
+		return fmt.Errorf("%s can be written by other users (mode %04o), who could allow any action in it: pp-lsp does not use it until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), path)
+	}
+	return nil
 }

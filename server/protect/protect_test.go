@@ -173,3 +173,82 @@ func TestInsideAndDiagnose(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnFilesOnlyTheirUserWrites: a flightplans.org or journal.org that
+// another user owns or may write is refused (they could approve a plan in
+// it); the user's own, group-writable only by the user's own group, is
+// not.
+func TestOwnFilesOnlyTheirUserWrites(t *testing.T) {
+	const other = 65534
+	for _, tc := range []struct {
+		name    string
+		mode    os.FileMode
+		uid     int // -1: ours
+		gid     int // -1: ours
+		refused string
+	}{
+		{"ours, 0644", 0o644, -1, -1, ""},
+		{"ours, 0600", 0o600, -1, -1, ""},
+		{"ours, 0664 with our own group", 0o664, -1, -1, ""},
+		{"ours, writable by everyone", 0o666, -1, -1, "can be written by other users (mode 0666)"},
+		{"ours, 0646", 0o646, -1, -1, "can be written by other users"},
+		{"ours, 0664 with another group", 0o664, -1, other, "can be written by other users (mode 0664)"},
+		{"another user's, 0644", 0o644, other, -1, "belongs to another user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if (tc.uid >= 0 || tc.gid >= 0) && os.Geteuid() != 0 {
+				t.Skip("giving a file to another user needs root")
+			}
+			p := filepath.Join(t.TempDir(), "flightplans.org")
+			require.NoError(t, os.WriteFile(p, []byte("#+TITLE: Flight Plans\n"), 0o600))
+			require.NoError(t, os.Chmod(p, tc.mode))
+			require.NoError(t, os.Lchown(p, tc.uid, tc.gid))
+			err := OwnFile(p)
+			_, _, rerr := ReadOwnFile(p)
+			if tc.refused == "" {
+				assert.NoError(t, err)
+				assert.NoError(t, rerr)
+				return
+			}
+			assert.ErrorContains(t, err, tc.refused)
+			assert.ErrorIs(t, err, ErrNotOwn)
+			assert.ErrorIs(t, rerr, ErrNotOwn)
+		})
+	}
+}
+
+// TestOnlyTheUserWrites: the configuration file is the user's or root's,
+// and no one else may write it.
+func TestOnlyTheUserWrites(t *testing.T) {
+	const other = 65534
+	for _, tc := range []struct {
+		name    string
+		mode    os.FileMode
+		uid     int // -1: ours
+		refused string
+	}{
+		{"ours, 0644", 0o644, -1, ""},
+		{"ours, 0664 with our own group", 0o664, -1, ""},
+		{"root's, 0644", 0o644, 0, ""},
+		{"ours, writable by everyone", 0o666, -1, "can be written by other users (mode 0666)"},
+		{"another user's", 0o644, other, "belongs to another user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.uid >= 0 && os.Geteuid() != 0 {
+				t.Skip("giving a file to another user needs root")
+			}
+			p := filepath.Join(t.TempDir(), "config.json")
+			require.NoError(t, os.WriteFile(p, []byte("{}"), 0o600))
+			require.NoError(t, os.Chmod(p, tc.mode))
+			require.NoError(t, os.Lchown(p, tc.uid, -1))
+			fi, err := os.Stat(p)
+			require.NoError(t, err)
+			err = OnlyTheUserWrites(p, fi)
+			if tc.refused == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tc.refused)
+		})
+	}
+}

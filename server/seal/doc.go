@@ -9,7 +9,10 @@
 // temp file, fsynced, and hard-linked into place, so that two processes
 // starting at once end up with one key and neither reads a half-written
 // one), readable by its owner only. A key that is a symlink, is readable by
-// others, has the wrong size or belongs to someone else is refused.
+// others, has the wrong size or belongs to someone else is refused. Nor is
+// a data directory another local user could change used (CheckDir): ours
+// is made 0700, and one of someone else's, or under a folder someone else
+// owns or may write (without the sticky bit), is refused.
 //
 // Invariant: a seal depends on the key, a purpose (so that a seal made for
 // one kind of record never verifies as another) and the exact bytes sealed;

@@ -70,14 +70,15 @@ func Load(dataDir string) (*Key, error) {
 }
 
 // LoadOrCreate reads the key of dataDir, making dataDir (mode 0700) and
-// the key first when there is none.
+// the key first when there is none. A dataDir other users could change is
+// refused or, when it is ours, made ours alone first (CheckDir).
 func LoadOrCreate(dataDir string) (*Key, error) {
+	if err := prepareDir(dataDir); err != nil {
+		return nil, err
+	}
 	k, err := Load(dataDir)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return k, err
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("making the data directory %s: %w", dataDir, err)
 	}
 	if err := create(dataDir); err != nil {
 		return nil, err

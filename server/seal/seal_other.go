@@ -23,3 +23,9 @@ var errSymlink = errors.New("a symlink")
 func isSymlinkErr(err error) bool { return err == errSymlink }
 
 func ownedByMe(fs.FileInfo) bool { return true }
+
+func ownedByMeOrRoot(fs.FileInfo) bool { return true }
+
+// WritableByOthers reports whether anyone but the owner may write fi:
+// never known here.
+func WritableByOthers(fs.FileInfo) bool { return false }

@@ -61,7 +61,10 @@
 -- assistant, heartbeatInterval, rescanInterval, maxSymbols, noteTemplate,
 -- applyEditTimeout); `settings`
 -- may change while the server runs (send them with
--- require('passepartout').configure({...})).
+-- require('passepartout').configure({...})). From `settings` the server
+-- takes neither roots, dataDir, configFile, providers nor the embedder
+-- (give them in `init_options`), and its privacyTags only add to the tags
+-- in force: an editor may take that section from a project's files.
 
 local M = {}
 

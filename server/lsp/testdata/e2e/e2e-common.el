@@ -69,6 +69,16 @@
   (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
   pp-lsp--last-result)
 
+(defun e2e-shutdown (server)
+  "End SERVER cleanly (shutdown, exit) and print its exit status.
+\(eglot-shutdown kills the process right after exit, so the status is
+read here instead.)"
+  (let ((proc (jsonrpc--process server)))
+    (jsonrpc-request server :shutdown nil)
+    (jsonrpc-notify server :exit nil)
+    (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
+    (e2e-say "EXIT %s" (process-exit-status proc))))
+
 (defun e2e-main ()
   "Run `e2e-run', report, and exit."
   (condition-case err

@@ -53,11 +53,7 @@
                 (lambda () (equal 2 (plist-get (aref (pp-lsp-chats) 0) :turns))))
       (let ((chats (pp-lsp-chats)))
         (e2e-say "CHATS %d, turns %s" (length chats) (plist-get (aref chats 0) :turns))))
-    (let ((proc (jsonrpc--process server)))
-      (jsonrpc-request server :shutdown nil)
-      (jsonrpc-notify server :exit nil)
-      (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
-      (e2e-say "EXIT %s" (process-exit-status proc)))))
+    (e2e-shutdown server)))
 
 (e2e-main)
 

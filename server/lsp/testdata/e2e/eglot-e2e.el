@@ -214,13 +214,8 @@
     (e2e-say "SKILLS %s" (mapconcat (lambda (k) (plist-get k :title)) (pp-lsp-skills) ", "))
     (e2e-say "RAN SKILL %s" (plist-get (pp-lsp-run-skill "Gardener") :status))
 
-    ;; A clean end: shutdown, exit, status 0. (eglot-shutdown kills the
-    ;; process right after exit, so the status is read here instead.)
-    (let ((proc (jsonrpc--process server)))
-      (jsonrpc-request server :shutdown nil)
-      (jsonrpc-notify server :exit nil)
-      (e2e-wait "the server to exit" (lambda () (not (process-live-p proc))) 10)
-      (e2e-say "EXIT %s" (process-exit-status proc)))))
+    ;; A clean end: shutdown, exit, status 0.
+    (e2e-shutdown server)))
 
 (e2e-main)
 
