@@ -268,3 +268,54 @@ func BenchmarkHardLinkedWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestCopiesIntoAFolder: a copy into a folder writes each file by the
+// name it gets there — through a second name (hard link) of a protected
+// file the folder already holds, into that file (cp and install open it;
+// rsync --inplace writes it), and a name of a protected place makes one.
+// Each row runs for real in a copy of the root (cp -a keeps the links):
+// the denied ones change .envrc or make a protected file, but install,
+// which replaces the name (denied all the same: which of a copy's
+// programs writes through a name is not told apart); the benign ones,
+// still asked as every cp is, neither.
+func TestCopiesIntoAFolder(t *testing.T) {
+	stack, env, root, _ := linksEnv(t)
+	testenv.WriteTree(t, root, map[string]string{
+		"src/envrc.txt": "echo pwned\n", "src/sub/b.txt": "b\n", "src2/.envrc": "echo pwned\n", "src3/b.txt": "b\n",
+	})
+	for _, tc := range []struct {
+		name, cmd, want, reason string
+		made                    string // a file the real run makes, or "" when it writes .envrc
+	}{
+		{"cp of a file into the folder", "cp src/envrc.txt notes/", VerdictDeny, ".envrc", ""},
+		{"cp of a file into the folder, no slash", "cp src/envrc.txt notes", VerdictDeny, ".envrc", ""},
+		{"cp -t", "cp -t notes src/envrc.txt", VerdictDeny, ".envrc", ""},
+		{"cp of a glob into the folder", "cp src/*.txt notes/", VerdictDeny, ".envrc", ""},
+		{"install into the folder", "install -m 644 src/envrc.txt notes/", VerdictDeny, ".envrc", "notes/envrc.txt"},
+		{"cp -r of a folder's contents", "cp -r src/. notes/", VerdictDeny, ".envrc", ""},
+		{"rsync --inplace of a folder's contents", "rsync -rI --inplace src/ notes/", VerdictDeny, ".envrc", ""},
+		{"cp of an .envrc into a folder", "cp src2/.envrc work/", VerdictDeny, ".envrc", "work/.envrc"},
+		{"benign: cp of a file into a folder", "cp src/sub/b.txt notes/", VerdictAsk, "", "notes/b.txt"},
+		{"benign: cp -r of a folder into a folder", "cp -r src3 notes/", VerdictAsk, "", "notes/src3/b.txt"},
+		{"benign: cp -r of a folder's contents", "cp -r src3/. notes/", VerdictAsk, "", "notes/b.txt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), sh(tc.cmd), env)
+			assert.Equal(t, tc.want, v.Verdict, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+			dir := filepath.Join(t.TempDir(), "root")
+			out, err := exec.Command("cp", "-a", root, dir).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "out"), 0o755))
+			out2 := bashRun(t, dir, tc.cmd)
+			envrc, err := os.ReadFile(filepath.Join(dir, ".envrc"))
+			require.NoError(t, err)
+			if tc.made == "" {
+				assert.Equal(t, "echo pwned\n", string(envrc), "the real run must write .envrc: %s", out2)
+				return
+			}
+			assert.Equal(t, "export A=1\n", string(envrc), out2)
+			assert.FileExists(t, filepath.Join(dir, tc.made), out2)
+		})
+	}
+}

@@ -787,10 +787,99 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.ask("%s copies files to another machine", verb)
 		} else {
 			s.touch(dest, opWrite, verb+" writes")
+			if verb != "ln" && verb != "link" {
+				s.copiedInto(verb, dest, sources, recurse, remote)
+			}
 		}
 	}
 	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "link" || verb == "install" {
 		s.ask("%s changes files", verb)
+	}
+}
+
+// maxCopiedFiles bounds the files below a copy's source folders that
+// copiedInto judges one by one; past it the copy needs a human.
+const maxCopiedFiles = 4096
+
+// copiedInto judges the files a copy (cp, mv, install, rsync, scp) writes
+// below its destination folder dest inside the roots, each by its own
+// name: NAME for a source NAME (a name it makes may be a protected
+// place's, .envrc), and with recurse each file below a source folder
+// whose copy lands on a file that is there already (below NAME, or right
+// below dest for cp's "SRC/." and rsync's "SRC/"; when dest is no folder
+// yet and one folder is copied, right below dest). Through a name the
+// folder already holds, a copy writes into that file ('cp new.sh notes/'
+// where notes/new.sh is a second name of .envrc wrote .envrc).
+func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse bool, remote func(string) bool) {
+	if strings.Contains(dest, dynMarker) || s.cwd == unknownCwd && relativeWord(dest) {
+		return
+	}
+	dl := s.env.locateFrom(dest, s.cwd)
+	if dl.abs == "" || dl.class != pathInside && dl.class != pathProtected {
+		return // judged as a whole where it is
+	}
+	dn := s.env.view().lstat(dl.abs)
+	isDir := dn.err == nil && dn.mode&fs.ModeDir != 0
+	if !isDir && (dn.err == nil || !recurse || len(sources) != 1) {
+		return // a file written by its own name, already judged
+	}
+	budget := maxCopiedFiles
+	for _, src := range sources {
+		if remote(src) || strings.Contains(src, dynMarker) || s.cwd == unknownCwd && relativeWord(src) {
+			continue
+		}
+		names := []string{src}
+		if hasGlob(src) {
+			names = s.expandGlob(src)[1:]
+		}
+		for _, p := range names {
+			trimmed := strings.TrimRight(p, "/")
+			base := path.Base(trimmed)
+			into := dest
+			if isDir {
+				into = strings.TrimSuffix(dest, "/") + "/" + base
+				if base == "." || verb == "rsync" && strings.HasSuffix(p, "/") {
+					into = dest
+				}
+				if base != "." && base != ".." && base != "/" {
+					s.touch(strings.TrimSuffix(dest, "/")+"/"+base, opWrite, verb+" writes")
+				}
+			}
+			if !recurse {
+				continue
+			}
+			sl := s.env.locateFrom(p, s.cwd)
+			if sl.abs == "" {
+				continue
+			}
+			if n := s.env.view().lstat(sl.abs); n.err != nil || n.mode&fs.ModeDir == 0 {
+				continue
+			}
+			err := filepath.WalkDir(sl.abs, func(fp string, d fs.DirEntry, err error) error {
+				if err != nil || fp == sl.abs {
+					return nil
+				}
+				if budget--; budget < 0 {
+					return fs.SkipAll
+				}
+				if d.IsDir() {
+					return nil
+				}
+				rel, rerr := filepath.Rel(sl.abs, fp)
+				if rerr != nil {
+					return nil
+				}
+				to := strings.TrimSuffix(into, "/") + "/" + filepath.ToSlash(rel)
+				if tl := s.env.locateFrom(to, s.cwd); tl.abs != "" && s.env.view().lstat(tl.abs).err == nil {
+					s.touch(to, opWrite, verb+" writes")
+				}
+				return nil
+			})
+			if err != nil || budget < 0 {
+				s.ask("%s copies more than %d files below %s; too many to check before it runs", verb, maxCopiedFiles, printable(p))
+				return
+			}
+		}
 	}
 }
 
