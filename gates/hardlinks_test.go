@@ -295,6 +295,16 @@ func TestCopiesIntoAFolder(t *testing.T) {
 		{"cp -r of a folder's contents", "cp -r src/. notes/", VerdictDeny, ".envrc", ""},
 		{"rsync --inplace of a folder's contents", "rsync -rI --inplace src/ notes/", VerdictDeny, ".envrc", ""},
 		{"cp of an .envrc into a folder", "cp src2/.envrc work/", VerdictDeny, ".envrc", "work/.envrc"},
+		// GNU getopt takes a long option by a prefix of its name, and a
+		// short one's value attached.
+		{"cp --targ=DIR", "cp --targ=.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"cp --t DIR", "cp --t .git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"cp -tDIR", "cp -t.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"cp -vtDIR", "cp -vt.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"mv --target=DIR", "mv --target=.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"ln --target=DIR", "ln --target=.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
+		{"cp --li: a second name of .envrc", "cp --li notes/envrc.txt out/z", VerdictDeny, ".envrc", "out/z"},
+		{"cp --lin -r: second names of the files below", "cp --lin -r notes out/n", VerdictDeny, "second names", "out/n/envrc.txt"},
 		{"benign: cp of a file into a folder", "cp src/sub/b.txt notes/", VerdictAsk, "", "notes/b.txt"},
 		{"benign: cp -r of a folder into a folder", "cp -r src3 notes/", VerdictAsk, "", "notes/src3/b.txt"},
 		{"benign: cp -r of a folder's contents", "cp -r src3/. notes/", VerdictAsk, "", "notes/b.txt"},

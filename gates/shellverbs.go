@@ -719,6 +719,9 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.ask("rsync: pp-lsp does not know the option %s", printable(u))
 		}
 	} else {
+		if verb != "scp" {
+			args = coreutilsCopyArgs(args, verb == "install")
+		}
 		opts, ops = splitOpts(args, withValue)
 	}
 	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-delay", "--delete-excluded", "--del", "--delete-missing-args", "--remove-source-files") {
@@ -795,6 +798,58 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "link" || verb == "install" {
 		s.ask("%s changes files", verb)
 	}
+}
+
+// coreutilsLongs are the long options of cp, mv, ln, link and install
+// that decide what copyCmd judges.
+var coreutilsLongs = []string{"--target-directory", "--link", "--recursive", "--archive", "--symbolic"}
+
+// coreutilsCopyArgs spells the words of cp, mv, ln, link or install (GNU
+// coreutils 9, getopt_long) as copyCmd reads them: a long option given by
+// a prefix of its name ('cp --targ=.git/hooks x', 'cp --li a b') by its
+// whole name, and a cluster whose letter takes a value ('-t.git/hooks',
+// '-vt DIR'; install's -m, -o and -g too) as its flags, that letter and
+// the value. A prefix several options share is an error to the program,
+// which then copies nothing; it is read as the first here.
+func coreutilsCopyArgs(args []string, install bool) []string {
+	valued := "tS"
+	if install {
+		valued = "tSmog"
+	}
+	out := make([]string, 0, len(args)+2)
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		switch {
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			name, val, hasVal := strings.Cut(a, "=")
+			for _, l := range coreutilsLongs {
+				if strings.HasPrefix(l, name) {
+					name = l
+					break
+				}
+			}
+			if hasVal {
+				name += "=" + val
+			}
+			out = append(out, name)
+			continue
+		case len(a) > 2 && a[0] == '-':
+			if j := strings.IndexAny(a[1:], valued) + 1; j > 0 {
+				if j > 1 {
+					out = append(out, a[:j])
+				}
+				out = append(out, "-"+a[j:j+1])
+				if j+1 < len(a) {
+					out = append(out, a[j+1:])
+				}
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // maxCopiedFiles bounds the files below a copy's source folders that
