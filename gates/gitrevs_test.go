@@ -37,6 +37,13 @@ func TestGitRevisionSpellings(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "old"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old", "b.org"), []byte("* B\n"), 0o644))
 	git("symbolic-ref", "refs/heads/evil", "refs/tags/blobtag")
+	// Branches whose files, written by hand (a repository unpacked from
+	// an archive), name a blob or a tag of one: update-ref refuses them.
+	for name, rev := range map[string]string{"handblob": "HEAD~2:diary.org", "handtag": "blobtag"} {
+		id, err := gitRun(dir, "rev-parse", rev)
+		require.NoError(t, err, id)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", name), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "current.org"), []byte("* Now :private:\nA current secret.\n"), 0o644))
 	git("add", "current.org")
 	git("commit", "-qm", "current")
@@ -58,6 +65,8 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git show -s old --", "git log -p notes --",
 		// A branch that is a symbolic ref to a tag of a blob.
 		"git show --stat evil", "git show -s evil", "git show -s heads/evil",
+		// A branch whose file names a blob, or a tag of one.
+		"git show --stat handblob", "git show -s refs/heads/handblob", "git show --stat handtag", "git show -s heads/handtag",
 	}
 	// Each row runs for real (prints must hold of what git prints), then
 	// is checked.

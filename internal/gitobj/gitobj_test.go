@@ -201,9 +201,27 @@ func TestIsBranch(t *testing.T) {
 	git("tag", "v1")
 	git("branch", "cafe")
 	git("symbolic-ref", "refs/heads/evil", "refs/tags/v1")
+	// Branches whose files, written by hand, name a blob, a tree or a tag:
+	// git show prints the blob (git's update-ref refuses to write them).
+	blob, err := gitRun(dir, "rev-parse", "HEAD:a.org")
+	require.NoError(t, err, blob)
+	tree, err := gitRun(dir, "rev-parse", "HEAD^{tree}")
+	require.NoError(t, err, tree)
+	git("tag", "-a", "-m", "m", "annotated", strings.TrimSpace(blob))
+	tag, err := gitRun(dir, "rev-parse", "annotated")
+	require.NoError(t, err, tag)
+	for name, id := range map[string]string{"blob": blob, "tree": tree, "tagged": tag} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", name), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	}
+	shown, err := gitRun(dir, "show", "--stat", "blob")
+	require.NoError(t, err, shown)
+	blobText, err := gitRun(dir, "cat-file", "blob", "HEAD:a.org")
+	require.NoError(t, err, blobText)
+	require.Contains(t, shown, strings.TrimSpace(blobText), "git show --stat of the branch prints the blob")
 	for _, packed := range []bool{false, true} {
 		if packed {
 			git("pack-refs", "--all")
+			git("repack", "-adq") // and the objects
 		}
 		for name, want := range map[string]bool{
 			"main": true, "feature/x": true, "both": false, "v1": false, "cafe": false, "nothing": false,
@@ -211,6 +229,7 @@ func TestIsBranch(t *testing.T) {
 			"heads/main": true, "refs/heads/main": true, "heads/feature/x": true, "refs/heads/both": true,
 			"tags/v1": false, "refs/tags/v1": false, "refs/heads/nothing": false, "heads": false, "refs/heads": false,
 			"evil": false, "heads/evil": false, "refs/heads/evil": false,
+			"blob": false, "heads/blob": false, "tree": false, "tagged": false, "refs/heads/tagged": false,
 		} {
 			assert.Equal(t, want, IsBranch(dir, name), "%s (packed refs: %v)", name, packed)
 			if want {

@@ -375,14 +375,62 @@ func IsBranch(top, name string) bool {
 		}
 		if loose {
 			for _, d := range []string{gitDir, common} {
-				if b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128); err == nil && !objectIDLine(b) {
+				b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128)
+				if err != nil {
+					continue
+				}
+				if !objectIDLine(b) {
 					return false // a symbolic ref: "ref: refs/tags/…"
 				}
+				if !isCommit(common, string(bytes.TrimSuffix(b, []byte("\n")))) {
+					return false
+				}
 			}
+			return true
 		}
-		return true
+		return packedCommit(common, packed, ref)
 	}
 	return false
+}
+
+// packedCommit says whether the line of packed-refs naming ref names a
+// commit.
+func packedCommit(common string, packed []byte, ref string) bool {
+	for line := range bytes.Lines(packed) {
+		id, name, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
+		if ok && string(name) == ref {
+			return objectIDLine(id) && isCommit(common, string(id))
+		}
+	}
+	return false
+}
+
+// isCommit says whether the object named id (hexadecimal) is surely a
+// commit, loose or packed — a branch's file written by hand may name a
+// blob or a tag, which git show prints ('git show --stat evil' printed a
+// private note's blob), though git's own update-ref refuses to.
+func isCommit(common, id string) bool {
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) != 20 {
+		return false // SHA-256 objects are not read here
+	}
+	var oid [20]byte
+	copy(oid[:], raw)
+	s := &objectStore{gitDir: common}
+	defer s.close()
+	f, _, err := openRegular(filepath.Join(common, "objects", id[:2], id[2:]))
+	if err != nil {
+		return s.packedType(oid) == packCommit
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(io.LimitReader(f, MaxBytes))
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	head := make([]byte, len("commit "))
+	_, err = io.ReadFull(zr, head)
+	return err == nil && string(head) == "commit "
 }
 
 // objectIDLine says whether a loose ref holds an object name (40 or 64

@@ -19,6 +19,7 @@ import (
 
 // Object types of a pack entry.
 const (
+	packCommit   = 1
 	packBlob     = 3
 	packOfsDelta = 6
 	packRefDelta = 7
@@ -73,13 +74,7 @@ func (s *objectStore) pack(base string) (p *pack, kept bool, err error) {
 
 // packedBlob reads a blob from the packs of the git directory.
 func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
-	if !s.listed {
-		s.listed = true
-		idxs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "pack", "pack-*.idx"))
-		for _, idx := range idxs {
-			s.bases = append(s.bases, strings.TrimSuffix(idx, ".idx"))
-		}
-	}
+	s.listPacks()
 	for _, base := range s.bases {
 		p, kept, err := s.pack(base)
 		if err != nil {
@@ -116,6 +111,46 @@ type pack struct {
 	names   []byte // count×20
 	offsets []byte // count×4
 	large   []byte // the 8-byte offsets
+}
+
+// listPacks finds the store's packs, once.
+func (s *objectStore) listPacks() {
+	if s.listed {
+		return
+	}
+	s.listed = true
+	idxs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		s.bases = append(s.bases, strings.TrimSuffix(idx, ".idx"))
+	}
+}
+
+// packedType is the type of the object oid as a pack of the store holds
+// it (deltas resolved), or 0 when none does or it cannot be read.
+func (s *objectStore) packedType(oid [20]byte) int {
+	s.listPacks()
+	for _, base := range s.bases {
+		p, kept, err := s.pack(base)
+		if err != nil {
+			continue
+		}
+		off, ok := p.find(oid)
+		if !ok {
+			if !kept {
+				p.close()
+			}
+			continue
+		}
+		typ, _, err := p.object(off, 0)
+		if !kept {
+			p.close()
+		}
+		if err != nil {
+			return 0
+		}
+		return typ
+	}
+	return 0
 }
 
 func openPack(base string) (*pack, error) {
