@@ -102,3 +102,27 @@ func TestGitRevisionSpellings(t *testing.T) {
 	}
 	rows(benign, func(out string) bool { return !holdsHistoryWord(out) }, "no private word", is(VerdictAllow))
 }
+
+// TestGitShowOfAHandWrittenHead: HEAD's file written by hand (a
+// repository unpacked from an archive) may name a blob, which git show
+// prints with no revision or with HEAD, whatever its options; run for
+// real, never allowed then. With HEAD on a branch they stay allowed.
+func TestGitShowOfAHandWrittenHead(t *testing.T) {
+	stack, env, dir := gitHistoryRepo(t)
+	lines := []string{"git show --stat", "git show -s", "git show --stat HEAD", "git show --name-only @"}
+	for _, line := range lines {
+		v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+		assert.Equal(t, VerdictAllow, v.Verdict, "HEAD on a branch: %s: %s", line, v.Reason)
+	}
+	id, err := gitRun(dir, "rev-parse", "HEAD~2:diary.org")
+	require.NoError(t, err, id)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	for _, line := range lines {
+		t.Run(line, func(t *testing.T) {
+			out := bashRun(t, dir, line)
+			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
+			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+			assert.NotEqual(t, VerdictAllow, v.Verdict, v.Reason)
+		})
+	}
+}

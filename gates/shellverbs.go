@@ -517,12 +517,20 @@ func gitObjectPath(w string) bool {
 // commit (gitCommitSure) or a branch may name one (a blob's hash,
 // REV:PATH, a tag pointing at a blob).
 func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
+	head := true // no revision: git show shows HEAD
 	for k, o := range spc.operands {
 		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
 			continue
 		}
+		head = false
 		if gitObjectPath(o.word) {
 			return true
+		}
+		if o.word == "HEAD" || o.word == "@" {
+			if top != "" && !gitobj.HeadIsCommit(top) {
+				return true // HEAD's file written by hand may name a blob
+			}
+			continue
 		}
 		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
 			continue
@@ -534,7 +542,7 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 			return true
 		}
 	}
-	return false
+	return head && top != "" && !gitobj.HeadIsCommit(top)
 }
 
 // gitCommitSure says whether a revision is surely a commit, by its

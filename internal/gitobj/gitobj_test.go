@@ -308,3 +308,34 @@ func BenchmarkStagedVersions(b *testing.B) {
 	}
 	b.Run("20 changed, packed", func(b *testing.B) { run(b, 20) })
 }
+
+// TestHeadIsCommit: HEAD on a branch or detached at a commit names a
+// commit, and one on a branch not born yet nothing git show prints; HEAD
+// or its branch written by hand to name a blob does not.
+func TestHeadIsCommit(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) string {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+		return strings.TrimSpace(out)
+	}
+	assert.True(t, HeadIsCommit(dir), "a branch not born")
+	git("commit", "-qm", "one")
+	assert.True(t, HeadIsCommit(dir), "on a branch")
+	branch := git("branch", "--show-current")
+	blob := git("rev-parse", "HEAD:a.org")
+	head := filepath.Join(dir, ".git", "HEAD")
+	write := func(p, text string) { require.NoError(t, os.WriteFile(p, []byte(text), 0o644)) }
+	write(head, git("rev-parse", "HEAD")+"\n")
+	assert.True(t, HeadIsCommit(dir), "detached at a commit")
+	write(head, blob+"\n")
+	assert.False(t, HeadIsCommit(dir), "detached at a blob")
+	write(head, "ref: refs/heads/hand\n")
+	write(filepath.Join(dir, ".git", "refs", "heads", "hand"), blob+"\n")
+	assert.False(t, HeadIsCommit(dir), "on a branch naming a blob")
+	git("pack-refs", "--all")
+	assert.False(t, HeadIsCommit(dir), "on a packed branch naming a blob")
+	write(head, "ref: refs/heads/"+branch+"\n")
+	git("repack", "-adq")
+	assert.True(t, HeadIsCommit(dir), "on a branch, objects packed")
+}

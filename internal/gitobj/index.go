@@ -393,6 +393,41 @@ func IsBranch(top, name string) bool {
 	return false
 }
 
+// HeadIsCommit says whether HEAD, in the work tree at top, surely names
+// a commit or nothing yet (a branch not born): HEAD's file written by
+// hand may name a blob, which git show with no revision prints.
+func HeadIsCommit(top string) bool {
+	gitDir, common, err := dirs(top)
+	if err != nil {
+		return false
+	}
+	b, err := readBounded(filepath.Join(gitDir, "HEAD"), 512)
+	if err != nil {
+		return false
+	}
+	if objectIDLine(b) {
+		return isCommit(common, string(bytes.TrimSuffix(b, []byte("\n"))))
+	}
+	ref, ok := bytes.CutPrefix(bytes.TrimSuffix(b, []byte("\n")), []byte("ref: "))
+	if !ok || !bytes.HasPrefix(ref, []byte("refs/heads/")) || !plainRefName(string(ref)) {
+		return false
+	}
+	packed, err := readBounded(filepath.Join(common, "packed-refs"), MaxBytes)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	loose, err := readBounded(filepath.Join(common, filepath.FromSlash(string(ref))), 128)
+	switch {
+	case err == nil:
+		return objectIDLine(loose) && isCommit(common, string(bytes.TrimSuffix(loose, []byte("\n"))))
+	case !errors.Is(err, os.ErrNotExist):
+		return false
+	case bytes.Contains(packed, []byte(" "+string(ref)+"\n")):
+		return packedCommit(common, packed, string(ref))
+	}
+	return true // not born: git show prints nothing
+}
+
 // packedCommit says whether the line of packed-refs naming ref names a
 // commit.
 func packedCommit(common string, packed []byte, ref string) bool {
