@@ -103,10 +103,11 @@ func TestGitRevisionSpellings(t *testing.T) {
 	rows(benign, func(out string) bool { return !holdsHistoryWord(out) }, "no private word", is(VerdictAllow))
 }
 
-// TestGitShowOfAHandWrittenHead: HEAD's file written by hand (a
-// repository unpacked from an archive) may name a blob, which git show
-// prints with no revision or with HEAD, whatever its options; run for
-// real, never allowed then. With HEAD on a branch they stay allowed.
+// TestGitShowOfAHandWrittenHead: HEAD's file or a reflog written by hand
+// (a repository unpacked from an archive) may name a blob, which git show
+// prints with no revision, with HEAD or REF@{N}, whatever its options;
+// run for real, never allowed then. With HEAD on a branch they stay
+// allowed.
 func TestGitShowOfAHandWrittenHead(t *testing.T) {
 	stack, env, dir := gitHistoryRepo(t)
 	lines := []string{"git show --stat", "git show -s", "git show --stat HEAD", "git show --name-only @"}
@@ -116,6 +117,23 @@ func TestGitShowOfAHandWrittenHead(t *testing.T) {
 	}
 	id, err := gitRun(dir, "rev-parse", "HEAD~2:diary.org")
 	require.NoError(t, err, id)
+	// A reflog entry written by hand names the blob too.
+	entry := strings.Repeat("0", 40) + " " + strings.TrimSpace(id) + " t <t@example.com> 1700000000 +0000\thand\n"
+	for _, log := range []string{"HEAD", "refs/heads/main"} {
+		f, err := os.OpenFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(log)), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString(entry)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	for _, line := range []string{"git show --stat 'HEAD@{0}'", "git show -s 'main@{0}'", "git show --stat '@{0}'"} {
+		t.Run(line, func(t *testing.T) {
+			out := bashRun(t, dir, line)
+			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
+			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+			assert.NotEqual(t, VerdictAllow, v.Verdict, v.Reason)
+		})
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(strings.TrimSpace(id)+"\n"), 0o644))
 	for _, line := range lines {
 		t.Run(line, func(t *testing.T) {

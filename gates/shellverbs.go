@@ -526,6 +526,9 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 		if gitObjectPath(o.word) {
 			return true
 		}
+		if strings.Contains(o.word, "@{") && top != "" && gitobj.ReflogIsCommit(top, o.word) {
+			continue
+		}
 		if o.word == "HEAD" || o.word == "@" {
 			if top != "" && !gitobj.HeadIsCommit(top) {
 				return true // HEAD's file written by hand may name a blob
@@ -546,17 +549,13 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 }
 
 // gitCommitSure says whether a revision is surely a commit, by its
-// spelling (gitrevisions(7)): HEAD or @, a range (A..B, A...B), an
-// exclusion (^A), a reflog entry (REF@{N}), a parent or ancestor
-// (REV^, REV~N), or REV^{commit}. A tag or a hash may name a blob; a
-// branch, which git holds only commits in, is told by the repository
-// (gitobj.IsBranch).
+// spelling (gitrevisions(7)): a range (A..B, A...B), an exclusion (^A),
+// a parent or ancestor (REV^, REV~N), or REV^{commit}. A tag or a hash
+// may name a blob, and so may HEAD and a reflog entry (REF@{N}) whose
+// files were written by hand; a branch or HEAD is told by the repository
+// (gitobj.IsBranch, gitobj.HeadIsCommit).
 func gitCommitSure(w string) bool {
-	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.Contains(w, "@{") {
-		return true
-	}
-	w = strings.TrimSuffix(w, "^{commit}")
-	if w == "HEAD" || w == "@" {
+	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.HasSuffix(w, "^{commit}") {
 		return true
 	}
 	base := strings.TrimRight(w, "0123456789")

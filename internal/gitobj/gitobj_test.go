@@ -339,3 +339,32 @@ func TestHeadIsCommit(t *testing.T) {
 	git("repack", "-adq")
 	assert.True(t, HeadIsCommit(dir), "on a branch, objects packed")
 }
+
+// TestReflogIsCommit: a reflog entry git writes names a commit; one
+// written by hand to name a blob, a name that is not a plain ref, or an
+// entry past the log's start does not.
+func TestReflogIsCommit(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) string {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+		return strings.TrimSpace(out)
+	}
+	git("commit", "-qm", "one")
+	git("commit", "-qm", "two", "--allow-empty")
+	branch := git("branch", "--show-current")
+	blob := git("rev-parse", "HEAD:a.org")
+	for word, want := range map[string]bool{
+		"HEAD@{0}": true, "HEAD@{1}": true, "@{1}": true, branch + "@{0}": true, "HEAD@{2}": false,
+		"HEAD@{yesterday}": false, "@{-1}": false, "@{u}": false, "x..y@{0}": false,
+	} {
+		assert.Equal(t, want, ReflogIsCommit(dir, word), word)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "logs", "HEAD"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(strings.Repeat("0", 40) + " " + blob + " t <t@example.com> 1700000000 +0000\thand\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.False(t, ReflogIsCommit(dir, "HEAD@{0}"), "an entry naming a blob")
+	assert.True(t, ReflogIsCommit(dir, "HEAD@{1}"))
+}

@@ -428,6 +428,62 @@ func HeadIsCommit(top string) bool {
 	return true // not born: git show prints nothing
 }
 
+// ReflogIsCommit says whether a reflog entry REF@{N} (N a number; REF
+// HEAD, a plain ref name, or none for HEAD's branch), in the work tree
+// at top, surely names a commit: every reflog git may take for REF holds
+// one as its entry N. A reflog written by hand may name a blob, which git
+// show prints.
+func ReflogIsCommit(top, word string) bool {
+	ref, n, ok := strings.Cut(word, "@{")
+	num, isNum := strings.CutSuffix(n, "}")
+	if !ok || !isNum || num == "" || len(num) > 6 || strings.Trim(num, "0123456789") != "" {
+		return false
+	}
+	back, _ := strconv.Atoi(num)
+	gitDir, common, err := dirs(top)
+	if err != nil {
+		return false
+	}
+	var logs []string
+	switch {
+	case ref == "":
+		b, err := readBounded(filepath.Join(gitDir, "HEAD"), 512)
+		branch, on := bytes.CutPrefix(bytes.TrimSuffix(b, []byte("\n")), []byte("ref: "))
+		if err != nil || !on || !plainRefName(string(branch)) {
+			return false
+		}
+		logs = []string{filepath.Join(common, "logs", filepath.FromSlash(string(branch)))}
+	case ref == "HEAD" || ref == "@":
+		logs = []string{filepath.Join(gitDir, "logs", "HEAD")}
+	case plainRefName(ref):
+		for _, r := range []string{ref, "refs/" + ref, "refs/tags/" + ref, "refs/heads/" + ref, "refs/remotes/" + ref, "refs/remotes/" + ref + "/HEAD"} {
+			logs = append(logs, filepath.Join(common, "logs", filepath.FromSlash(r)))
+		}
+	default:
+		return false
+	}
+	found := false
+	for _, p := range logs {
+		data, err := readBounded(p, MaxBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		if back >= len(lines) {
+			continue
+		}
+		fields := bytes.Fields(lines[len(lines)-1-back])
+		if len(fields) < 2 || !objectIDLine(fields[1]) || !isCommit(common, string(fields[1])) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
 // packedCommit says whether the line of packed-refs naming ref names a
 // commit.
 func packedCommit(common string, packed []byte, ref string) bool {
