@@ -91,6 +91,10 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git log -p heads/main -- current.org", "git log -p refs/heads/main current.org", "git diff tags/v1 -- current.org",
 		"git diff refs/tags/v1 heads/main -- current.org", "git blame heads/main -- current.org",
 		"git grep secret heads/main -- current.org",
+		// A pathspec's magic names files its word does not spell.
+		"git grep secret -- ':(icase)CURRENT.ORG'", "git grep secret -- ':(glob)**/current.org'",
+		"git grep secret -- ':!notes'", "git grep secret -- ':/^old'", "git grep secret -- pub.org ':(icase)Current.org'",
+		"git log -p -- ':(icase)CURRENT.ORG'", "git diff HEAD~1 -- ':(top,icase)CURRENT.ORG'",
 	}
 	rows(current, func(out string) bool { return strings.Contains(out, "current secret") }, "the note private now", is(VerdictDeny))
 	benign := []string{

@@ -601,6 +601,15 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 		if p == "" {
 			return "", false
 		}
+		if rest := strings.TrimLeft(p, "/"); i == 0 && rest != "" && strings.IndexByte("(!^", rest[0]) >= 0 {
+			// A pathspec's magic (gitglossary(7)): ":(icase)NAME",
+			// ":(glob)**/NAME", ":!DIR" (every file but DIR) name files
+			// the word does not spell; the whole repository is read.
+			if top == "" {
+				return ".", true
+			}
+			return top, true
+		}
 		if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || top == "" {
 			return p, true
 		}
