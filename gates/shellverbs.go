@@ -618,6 +618,14 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 	if strings.HasPrefix(w, "-") || strings.Contains(w, "..") && !pathLike(w) {
 		return "", false
 	}
+	if strings.ContainsAny(w, "*?[") {
+		// A pathspec is a glob too, its * matching "/" ('priv*' took
+		// private.org beside 'notes'): the whole repository is read.
+		if top == "" {
+			return ".", true
+		}
+		return top, true
+	}
 	l := s.env.locateFrom(w, s.cwd)
 	if l.abs == "" {
 		return "", false
