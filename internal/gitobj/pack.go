@@ -74,6 +74,22 @@ func (s *objectStore) pack(base string) (p *pack, kept bool, err error) {
 
 // packedBlob reads a blob from the packs of the git directory.
 func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
+	typ, data, found, err := s.packedObject(oid)
+	switch {
+	case !found:
+		return nil, "its staged version is in no pack pp-lsp can read"
+	case err != nil:
+		return nil, "its staged version cannot be read from its pack"
+	case typ != packBlob:
+		return nil, "its staged version is not a blob"
+	}
+	return data, ""
+}
+
+// packedObject reads the object oid from the first pack of the store
+// that holds it (deltas resolved): its type and bytes; found is false
+// when no pack holds it.
+func (s *objectStore) packedObject(oid [20]byte) (typ int, data []byte, found bool, err error) {
 	s.listPacks()
 	for _, base := range s.bases {
 		p, kept, err := s.pack(base)
@@ -91,15 +107,9 @@ func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
 		if !kept {
 			p.close()
 		}
-		if err != nil {
-			return nil, "its staged version cannot be read from its pack"
-		}
-		if typ != packBlob {
-			return nil, "its staged version is not a blob"
-		}
-		return data, ""
+		return typ, data, true, err
 	}
-	return nil, "its staged version is in no pack pp-lsp can read"
+	return 0, nil, false, nil
 }
 
 // pack is one opened pack and its index.
@@ -128,29 +138,11 @@ func (s *objectStore) listPacks() {
 // packedType is the type of the object oid as a pack of the store holds
 // it (deltas resolved), or 0 when none does or it cannot be read.
 func (s *objectStore) packedType(oid [20]byte) int {
-	s.listPacks()
-	for _, base := range s.bases {
-		p, kept, err := s.pack(base)
-		if err != nil {
-			continue
-		}
-		off, ok := p.find(oid)
-		if !ok {
-			if !kept {
-				p.close()
-			}
-			continue
-		}
-		typ, _, err := p.object(off, 0)
-		if !kept {
-			p.close()
-		}
-		if err != nil {
-			return 0
-		}
-		return typ
+	typ, _, found, err := s.packedObject(oid)
+	if !found || err != nil {
+		return 0
 	}
-	return 0
+	return typ
 }
 
 func openPack(base string) (*pack, error) {
