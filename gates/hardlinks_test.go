@@ -282,6 +282,7 @@ func TestCopiesIntoAFolder(t *testing.T) {
 	stack, env, root, _ := linksEnv(t)
 	testenv.WriteTree(t, root, map[string]string{
 		"src/envrc.txt": "echo pwned\n", "src/sub/b.txt": "b\n", "src2/.envrc": "echo pwned\n", "src3/b.txt": "b\n",
+		"work/.dir-locals": "((nil . ((eval . (message \"pwned\")))))\n",
 	})
 	for _, tc := range []struct {
 		name, cmd, want, reason string
@@ -305,6 +306,13 @@ func TestCopiesIntoAFolder(t *testing.T) {
 		{"ln --target=DIR", "ln --target=.git/hooks src/envrc.txt", VerdictDeny, "git", ".git/hooks/envrc.txt"},
 		{"cp --li: a second name of .envrc", "cp --li notes/envrc.txt out/z", VerdictDeny, ".envrc", "out/z"},
 		{"cp --lin -r: second names of the files below", "cp --lin -r notes out/n", VerdictDeny, "second names", "out/n/envrc.txt"},
+		// A backup is a write of the name it gets.
+		{"cp -b --suffix", "cp -b --suffix=.el src/envrc.txt work/.dir-locals", VerdictDeny, "dir-locals.el", "work/.dir-locals.el"},
+		{"cp -bS", "cp -bS.el src/envrc.txt work/.dir-locals", VerdictDeny, "dir-locals.el", "work/.dir-locals.el"},
+		{"mv -b -S", "mv -b -S .el src/envrc.txt work/.dir-locals", VerdictDeny, "dir-locals.el", "work/.dir-locals.el"},
+		{"rsync -b --suffix", "rsync -b --suffix=.el src/envrc.txt work/.dir-locals", VerdictDeny, "dir-locals.el", "work/.dir-locals.el"},
+		{"cp -b into a folder", "cp -b -S .el work/.dir-locals src/", VerdictAsk, "", "src/.dir-locals"},
+		{"SIMPLE_BACKUP_SUFFIX", "SIMPLE_BACKUP_SUFFIX=.el cp -b src/envrc.txt work/.dir-locals", VerdictDeny, "SIMPLE_BACKUP_SUFFIX", "work/.dir-locals.el"},
 		{"benign: cp of a file into a folder", "cp src/sub/b.txt notes/", VerdictAsk, "", "notes/b.txt"},
 		{"benign: cp -r of a folder into a folder", "cp -r src3 notes/", VerdictAsk, "", "notes/src3/b.txt"},
 		{"benign: cp -r of a folder's contents", "cp -r src3/. notes/", VerdictAsk, "", "notes/b.txt"},

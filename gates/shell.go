@@ -1058,6 +1058,10 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 		s.deny("setting %s changes which program runs or injects code into it", name)
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
+	case name == "SIMPLE_BACKUP_SUFFIX":
+		// A prefix assignment is not seen by the copy that backs up
+		// (backupSuffix): the name a backup gets would be unknown.
+		s.deny("setting SIMPLE_BACKUP_SUFFIX renames the files cp, mv, ln and install back up (notes/.dir-locals to notes/.dir-locals.el); give --suffix instead")
 	case name == "CDPATH" && (v.dyn || v.val != ""):
 		// Every later relative cd searches its list (bash(1), cd): the
 		// working directory would be known only when it runs.

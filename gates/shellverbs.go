@@ -813,9 +813,13 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.network(verb, []string{dest})
 			s.ask("%s copies files to another machine", verb)
 		} else {
+			backup := s.backupSuffix(verb, opts, rs)
 			s.touch(dest, opWrite, verb+" writes")
+			if backup != "" && s.exists(dest) {
+				s.touch(dest+backup, opWrite, verb+" backs up to")
+			}
 			if verb != "ln" && verb != "link" {
-				s.copiedInto(verb, dest, sources, recurse, remote)
+				s.copiedInto(verb, dest, sources, recurse, remote, backup)
 			}
 		}
 	}
@@ -826,7 +830,7 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 
 // coreutilsLongs are the long options of cp, mv, ln, link and install
 // that decide what copyCmd judges.
-var coreutilsLongs = []string{"--target-directory", "--link", "--recursive", "--archive", "--symbolic"}
+var coreutilsLongs = []string{"--target-directory", "--link", "--recursive", "--archive", "--symbolic", "--suffix", "--backup"}
 
 // coreutilsCopyArgs spells the words of cp, mv, ln, link or install (GNU
 // coreutils 9, getopt_long) as copyCmd reads them: a long option given by
@@ -876,6 +880,57 @@ func coreutilsCopyArgs(args []string, install bool) []string {
 	return out
 }
 
+// backupSuffix is what a copy that backs up the files it replaces (-b,
+// --backup) appends to their names, else "": the last --suffix (-S) given,
+// else $SIMPLE_BACKUP_SUFFIX when known, else "~" — 'cp -b -S .el x
+// notes/.dir-locals' renames notes/.dir-locals to notes/.dir-locals.el.
+// rsync backs up with --suffix, "~" unless --backup-dir is given.
+func (s *shellAnalyzer) backupSuffix(verb string, opts []string, rs rsyncCmd) string {
+	backup, suffix, backupDir := false, "", false
+	if verb == "rsync" {
+		for _, o := range rs.opts {
+			switch o.name {
+			case "--backup":
+				backup = true
+			case "--suffix":
+				suffix = o.val
+			case "--backup-dir":
+				backupDir = true
+			}
+		}
+		if backup && suffix == "" && !backupDir {
+			suffix = "~"
+		}
+	} else {
+		backup = hasShortFlag(opts, 'b', "--backup")
+		for i, o := range opts {
+			switch {
+			case (o == "-S" || o == "--suffix") && i+1 < len(opts):
+				suffix = opts[i+1]
+			case strings.HasPrefix(o, "--suffix="):
+				suffix, _ = optValue(o)
+			}
+		}
+		if suffix == "" {
+			suffix = "~"
+			if v := s.lookup("SIMPLE_BACKUP_SUFFIX"); v.ok && v.val != "" {
+				suffix = v.val
+			}
+		}
+	}
+	if !backup {
+		return ""
+	}
+	return suffix
+}
+
+// exists says whether the path raw names exists now (a dangling
+// symlink too).
+func (s *shellAnalyzer) exists(raw string) bool {
+	l := s.env.locateFrom(raw, s.cwd)
+	return l.abs != "" && s.env.view().lstat(l.abs).err == nil
+}
+
 // maxCopiedFiles bounds the files below a copy's source folders that
 // copiedInto judges one by one; past it the copy needs a human.
 const maxCopiedFiles = 4096
@@ -889,7 +944,13 @@ const maxCopiedFiles = 4096
 // yet and one folder is copied, right below dest). Through a name the
 // folder already holds, a copy writes into that file ('cp new.sh notes/'
 // where notes/new.sh is a second name of .envrc wrote .envrc).
-func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse bool, remote func(string) bool) {
+func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse bool, remote func(string) bool, backup string) {
+	write := func(p string) {
+		s.touch(p, opWrite, verb+" writes")
+		if backup != "" && s.exists(p) {
+			s.touch(p+backup, opWrite, verb+" backs up to")
+		}
+	}
 	if strings.Contains(dest, dynMarker) || s.cwd == unknownCwd && relativeWord(dest) {
 		return
 	}
@@ -921,7 +982,7 @@ func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse 
 					into = dest
 				}
 				if base != "." && base != ".." && base != "/" {
-					s.touch(strings.TrimSuffix(dest, "/")+"/"+base, opWrite, verb+" writes")
+					write(strings.TrimSuffix(dest, "/") + "/" + base)
 				}
 			}
 			if !recurse {
@@ -949,8 +1010,8 @@ func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse 
 					return nil
 				}
 				to := strings.TrimSuffix(into, "/") + "/" + filepath.ToSlash(rel)
-				if tl := s.env.locateFrom(to, s.cwd); tl.abs != "" && s.env.view().lstat(tl.abs).err == nil {
-					s.touch(to, opWrite, verb+" writes")
+				if s.exists(to) {
+					write(to)
 				}
 				return nil
 			})
