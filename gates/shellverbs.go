@@ -339,6 +339,13 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		s.ask("git %s %s: an option pp-lsp's table of git %s does not know", sub, printable(u), sub)
 	}
 	s.applyUses("git "+sub, spc)
+	for _, v := range spc.values {
+		// -L START,END:FILE or -L :FUNC:FILE prints FILE's lines as each
+		// commit changed them: a note private now is denied as read.
+		if i := strings.LastIndexByte(v.val, ':'); v.opt == "-L" && i >= 0 && i+1 < len(v.val) {
+			s.readFile(v.val[i+1:], "git "+sub+" -L shows the history of")
+		}
+	}
 	content := sub == "diff" || sub == "show" || sub == "blame" || sub == "annotate" || sub == "grep"
 	switch {
 	case spc.modes&effContent != 0:
