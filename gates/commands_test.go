@@ -444,6 +444,8 @@ func TestGitShowsOfPrivateNotes(t *testing.T) {
 		{"grep count, a private word", sh("git grep -c biopsy"), VerdictDeny, "private note"},
 		{"grep quiet, a private word", sh("git grep -q biopsy && echo yes"), VerdictDeny, "private note"},
 		{"grep names only, a public word", sh("git grep -l TODO"), VerdictAllow, ""},
+		{"grep --not: every line that does not match", sh("git grep --not -e zzz"), VerdictDeny, "private note"},
+		{"grep names only, --not", sh("git grep -l --not -e zzz"), VerdictDeny, "private note"},
 		{"log", sh("git log --oneline"), VerdictAllow, ""},
 		{"show names", sh("git show --name-only"), VerdictAllow, ""},
 		{"diff of public notes", sh("git diff -- notes/todo.org"), VerdictAllow, ""},

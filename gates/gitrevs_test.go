@@ -95,6 +95,8 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git grep secret -- ':(icase)CURRENT.ORG'", "git grep secret -- ':(glob)**/current.org'",
 		"git grep secret -- ':!notes'", "git grep secret -- ':/^old'", "git grep secret -- pub.org ':(icase)Current.org'",
 		"git log -p -- ':(icase)CURRENT.ORG'", "git diff HEAD~1 -- ':(top,icase)CURRENT.ORG'",
+		// git grep --not prints the lines that do not match.
+		"git grep --not -e zzz", "git grep -e zzz --or --not -e yyy", "git grep -h --not -e zzz -- .",
 		// git log -L prints a file's lines as each commit changed them.
 		"git log -L 1,2:current.org", "git log --oneline -L1,+2:current.org", "git log -L '/secret/,+1:current.org'",
 		// A pathspec is a glob too, beside a folder.
