@@ -115,6 +115,11 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("diary.org"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "rg reads options from RIPGREP_CONFIG_PATH", needs: []string{"rg"},
+			cmd:   "printf -- '--invert-match\\n' > out.rc; RIPGREP_CONFIG_PATH=out.rc rg needle",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "RIPGREP_CONFIG_PATH",
+		},
+		{
 			name: "sort -o writes through an attached value", needs: []string{"sort"},
 			cmd:   "sort -ruoout.txt public.txt",
 			proof: exists("out.txt"), verdict: VerdictAsk, reason: "writes",
