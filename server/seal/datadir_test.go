@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // nobody is the user another local process runs as in these tests.
@@ -117,8 +119,7 @@ func TestTheDataDirIsPrivate(t *testing.T) {
 			}
 			base := t.TempDir()
 			// Another user can reach it, as they could a home folder.
-			require.NoError(t, os.Chmod(base, 0o755))
-			require.NoError(t, os.Chmod(filepath.Dir(base), 0o755))
+			testenv.OpenToOthers(t, base)
 			dir := tc.make(t, base)
 			_, err := LoadOrCreate(dir)
 			if tc.refused != "" {
