@@ -285,14 +285,15 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 				continue
 			}
 			putBack, restore := was.data, was.kept
-			if aerr == nil && was.kept {
-				// The server's own changes made meanwhile (a plan filed)
-				// are what the file should hold.
+			if aerr == nil && (was.kept || !was.exists) {
+				// The server's own changes made meanwhile (a plan filed,
+				// the first one making the file) are what the file should
+				// hold.
 				if last, stepped := w.follow(protect.Canonical(p), was.data); stepped {
 					if now.exists && maphash.Bytes(a.looks.seed, last) == now.sum {
 						continue
 					}
-					putBack = last
+					putBack, restore = last, true
 				}
 			}
 			msg := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
@@ -303,7 +304,7 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 			case !isPlans(p):
 				msg += "; `pp-lsp doctor` checks the journal's chain"
 			case req.Approval != nil:
-			case !was.exists:
+			case !was.exists && !restore:
 				os.Remove(p)
 				msg += "; it was removed again"
 			case restore:
