@@ -266,12 +266,16 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	var w *ownWatch
 	var lookErr error
 	own.Locked(func() {
+		var kept []string
 		for _, p := range a.paths.protectedPaths() {
 			l, err := a.looks.lookAt(p, isPlans(p))
 			lookErr = errors.Join(lookErr, err)
 			before[p] = l
+			if isPlans(p) {
+				kept = append(kept, p)
+			}
 		}
-		w = own.watch()
+		w = own.watch(kept...)
 	})
 	defer own.unwatch(w)
 	if lookErr != nil {
