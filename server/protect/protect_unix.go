@@ -36,15 +36,3 @@ func openedPath(f *os.File) (string, bool) {
 	}
 	return p, true
 }
-
-// ownedByMe reports whether this user owns fi.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == os.Getuid()
-}
-
-// ownedByRoot reports whether root owns fi.
-func ownedByRoot(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Uid == 0
-}
