@@ -30,23 +30,29 @@ func TestTheGuardKnowsTheJournalsOwnAppends(t *testing.T) {
 		name, cmd string
 		reported  bool
 	}{
-		{"the agent appends while a command runs", "sleep 0.4", false},
-		{"the command appends after the agent", "sleep 0.4; echo '* forged' >> journal.org", true},
+		{"the agent appends while a command runs", "until [ -e out/go ]; do sleep 0.01; done", false},
+		{"the command appends after the agent", "until [ -e out/go ]; do sleep 0.01; done; echo '* forged' >> journal.org", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var jr *journal.Journal
+			own := &OwnWrites{}
 			fx := newFixture(t, map[string]string{"out/.keep": ""}, func(c *Config) {
 				c.Sandbox.Mode = sandbox.Off
 				jr = journal.Open(filepath.Join(c.Roots[0], journal.FileName), "", nil)
 				c.Journal = jr
+				c.Own = own
 			})
 			_, err := jr.Append(context.Background(), journal.Entry{Kind: journal.KindCall, Title: "before"})
 			require.NoError(t, err)
 			appended := make(chan error, 1)
 			go func() {
-				time.Sleep(100 * time.Millisecond) // the command is running
+				// Once the command runs (its guard watches), the agent
+				// appends; then the command goes on.
+				for !own.watching() {
+					time.Sleep(5 * time.Millisecond)
+				}
 				_, err := jr.Append(context.Background(), journal.Entry{Kind: journal.KindCall, Title: "memex_search: 1 hit"})
-				appended <- err
+				appended <- errors.Join(err, os.WriteFile(filepath.Join(fx.root, "out/go"), nil, 0o644))
 			}()
 			res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: tc.cmd}, "t"), nil)
 			require.NoError(t, err)
