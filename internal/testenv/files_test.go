@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -79,4 +80,29 @@ func TestAChangedTempIsReported(t *testing.T) {
 		t.Skip("the temporary folder is itself 0700")
 	}
 	assert.ErrorContains(t, sharedTempUnchanged(was), "changed while the tests ran")
+}
+
+// TestAnUnprivilegedCommandChangesNothingOfTheMachines: run as root, a
+// command confined by Unprivileged cannot change the mode of a folder
+// root owns outside its own (as a fuzzer's input could chmod /tmp), and
+// still writes in its own folder.
+func TestAnUnprivilegedCommandChangesNothingOfTheMachines(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root could change the machine's folders")
+	}
+	machines := filepath.Join(t.TempDir(), "shared")
+	require.NoError(t, os.Mkdir(machines, 0o777))
+	require.NoError(t, os.Chmod(machines, os.ModeSticky|0o777))
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `chmod go-w "$1"; echo done > out.txt`, "sh", machines)
+	cmd.Dir = dir
+	Unprivileged(t, cmd)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	fi, err := os.Stat(machines)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSticky|0o777, fi.Mode()&(os.ModeSticky|os.ModePerm), "the command changed a folder root owns")
+	b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "done\n", string(b), "the command writes in its own folder")
 }
