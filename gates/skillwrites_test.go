@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
 )
 
@@ -352,6 +353,9 @@ func FuzzLiteralWrite(f *testing.F) {
 		run := exec.CommandContext(ctx, "bash", "-c", cmd)
 		run.Dir = dir
 		run.Stdin = strings.NewReader("")
+		// The fuzzer's command, run for real: as root it could change
+		// anything of the machine's were literalWrite wrong.
+		testenv.Unprivileged(t, run)
 		if out, err := run.CombinedOutput(); err != nil {
 			t.Fatalf("%q: bash: %v: %s", cmd, err, out)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // TestOnlyTheUserApprovesOnDisk: a plan approved by saving flightplans.org
@@ -38,9 +40,7 @@ func TestOnlyTheUserApprovesOnDisk(t *testing.T) {
 			filePlan(t, m)
 			plans := m.path("flightplans.org")
 			// The memex can be reached by others, as a home folder can.
-			for _, d := range []string{m.root, filepath.Dir(m.root), filepath.Dir(filepath.Dir(m.root))} {
-				require.NoError(t, os.Chmod(d, 0o755))
-			}
+			testenv.OpenToOthers(t, m.root)
 			require.NoError(t, os.Chmod(plans, tc.mode))
 
 			// An editor saving the file in place: PLAN becomes APPROVED.
@@ -92,9 +92,7 @@ func TestOnlyTheUserWritesTheConfiguration(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
 			require.NoError(t, os.WriteFile(cfg, []byte(`{"gates": {"default": "ask"}}`), 0o644))
 			require.NoError(t, os.Chmod(cfg, tc.mode))
-			for d := filepath.Dir(cfg); d != filepath.Dir(filepath.Dir(filepath.Dir(m.root))); d = filepath.Dir(d) {
-				require.NoError(t, os.Chmod(d, 0o755))
-			}
+			testenv.OpenToOthers(t, filepath.Dir(cfg))
 			write := exec.Command("sh", "-c", `printf '%s\n' '{"gates": {"permissions": {"allow": ["shell(*)"]}}}' > "$1"`, "sh", cfg)
 			if tc.byOther {
 				write.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

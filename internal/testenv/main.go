@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -22,7 +23,32 @@ func Main(m *testing.M, hooks ...func()) {
 		os.Stderr.WriteString("testenv: this test binary has no child called " + name + " (Main's hooks)\n")
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	before, _ := os.Stat(os.TempDir())
+	code := m.Run()
+	if err := sharedTempUnchanged(before); err != nil {
+		os.Stderr.WriteString("testenv: " + err.Error() + "\n")
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// sharedTempUnchanged reports, after the tests ran, a change of the mode
+// of the machine's temporary folder (/tmp) since before them (as found
+// then): no test may change anything outside its own temporary folders,
+// and one that did (a chmod walking up from t.TempDir) would leave /tmp
+// 1755 for every other user and process.
+func sharedTempUnchanged(before os.FileInfo) error {
+	if before == nil {
+		return nil
+	}
+	after, err := os.Stat(os.TempDir())
+	if err != nil {
+		return fmt.Errorf("the temporary folder %s is gone after the tests: %w", os.TempDir(), err)
+	}
+	if after.Mode() != before.Mode() {
+		return fmt.Errorf("the mode of the temporary folder %s changed while the tests ran, from %v to %v: a test changed something outside its own folders", os.TempDir(), before.Mode(), after.Mode())
+	}
+	return nil
 }
 
 // childEnv names the child a test binary runs as (see ChildCommand).

@@ -266,12 +266,16 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 	var w *ownWatch
 	var lookErr error
 	own.Locked(func() {
+		var kept []string
 		for _, p := range a.paths.protectedPaths() {
 			l, err := a.looks.lookAt(p, isPlans(p))
 			lookErr = errors.Join(lookErr, err)
 			before[p] = l
+			if isPlans(p) {
+				kept = append(kept, p)
+			}
 		}
-		w = own.watch()
+		w = own.watch(kept...)
 	})
 	defer own.unwatch(w)
 	if lookErr != nil {
@@ -285,14 +289,15 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 				continue
 			}
 			putBack, restore := was.data, was.kept
-			if aerr == nil && was.kept {
-				// The server's own changes made meanwhile (a plan filed)
-				// are what the file should hold.
+			if aerr == nil && (was.kept || !was.exists) {
+				// The server's own changes made meanwhile (a plan filed,
+				// the first one making the file) are what the file should
+				// hold.
 				if last, stepped := w.follow(protect.Canonical(p), was.data); stepped {
 					if now.exists && maphash.Bytes(a.looks.seed, last) == now.sum {
 						continue
 					}
-					putBack = last
+					putBack, restore = last, true
 				}
 			}
 			msg := fmt.Sprintf("the %s touched %s", req.Action.Tool, p)
@@ -303,7 +308,7 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 			case !isPlans(p):
 				msg += "; `pp-lsp doctor` checks the journal's chain"
 			case req.Approval != nil:
-			case !was.exists:
+			case !was.exists && !restore:
 				os.Remove(p)
 				msg += "; it was removed again"
 			case restore:

@@ -30,23 +30,29 @@ func TestTheGuardKnowsTheJournalsOwnAppends(t *testing.T) {
 		name, cmd string
 		reported  bool
 	}{
-		{"the agent appends while a command runs", "sleep 0.4", false},
-		{"the command appends after the agent", "sleep 0.4; echo '* forged' >> journal.org", true},
+		{"the agent appends while a command runs", "until [ -e out/go ]; do sleep 0.01; done", false},
+		{"the command appends after the agent", "until [ -e out/go ]; do sleep 0.01; done; echo '* forged' >> journal.org", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var jr *journal.Journal
+			own := &OwnWrites{}
 			fx := newFixture(t, map[string]string{"out/.keep": ""}, func(c *Config) {
 				c.Sandbox.Mode = sandbox.Off
 				jr = journal.Open(filepath.Join(c.Roots[0], journal.FileName), "", nil)
 				c.Journal = jr
+				c.Own = own
 			})
 			_, err := jr.Append(context.Background(), journal.Entry{Kind: journal.KindCall, Title: "before"})
 			require.NoError(t, err)
 			appended := make(chan error, 1)
 			go func() {
-				time.Sleep(100 * time.Millisecond) // the command is running
+				// Once the command runs (its guard watches), the agent
+				// appends; then the command goes on.
+				for !own.watching() {
+					time.Sleep(5 * time.Millisecond)
+				}
 				_, err := jr.Append(context.Background(), journal.Entry{Kind: journal.KindCall, Title: "memex_search: 1 hit"})
-				appended <- err
+				appended <- errors.Join(err, os.WriteFile(filepath.Join(fx.root, "out/go"), nil, 0o644))
 			}()
 			res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: tc.cmd}, "t"), nil)
 			require.NoError(t, err)
@@ -71,7 +77,8 @@ func TestTheGuardKnowsTheJournalsOwnAppends(t *testing.T) {
 // command. The guard takes that change of flightplans.org for the
 // agent's: it stays. A change the command makes besides is still
 // reported and undone, back to the agent's text, not to the text from
-// before both.
+// before both. So when there was no flightplans.org before: the agent's
+// first plan makes it (it used to be removed again as the command's).
 func TestTheGuardKnowsTheServersOwnPlanWrites(t *testing.T) {
 	const before, filed = "* PLAN one\n", "* PLAN one\n* PLAN two\n"
 	for _, tc := range []struct {
@@ -81,39 +88,58 @@ func TestTheGuardKnowsTheServersOwnPlanWrites(t *testing.T) {
 		{"the agent files a plan while a command runs", "until [ -e out/go ]; do sleep 0.01; done", false},
 		{"the command approves one after the agent filed", "until [ -e out/go ]; do sleep 0.01; done; sed -i 's/PLAN two/APPROVED two/' flightplans.org", true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			own := &OwnWrites{}
-			fx := newFixture(t, map[string]string{"out/.keep": "", "flightplans.org": before}, func(c *Config) {
-				c.Sandbox.Mode = sandbox.Off
-				c.Own = own
-			})
-			plans := filepath.Join(fx.root, "flightplans.org")
-			wrote := make(chan error, 1)
-			go func() {
-				// Once the command runs (its guard watches), the agent files.
-				for !own.watching() {
-					time.Sleep(5 * time.Millisecond)
-				}
-				_, err := own.Write(plans, []byte(before), true, func() ([]byte, error) {
-					return []byte(filed), os.WriteFile(plans, []byte(filed), 0o644)
-				})
-				wrote <- errors.Join(err, os.WriteFile(filepath.Join(fx.root, "out/go"), nil, 0o644))
-			}()
-			res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: tc.cmd}, "t"), nil)
-			require.NoError(t, err)
-			require.NoError(t, <-wrote)
-			got, err := os.ReadFile(plans)
-			require.NoError(t, err)
-			assert.Equal(t, filed, string(got), "the agent's plan is there, the command's change is not")
-			if tc.reported {
-				assert.False(t, res.OK)
-				require.Len(t, res.Warnings, 1)
-				assert.Contains(t, res.Warnings[0], "touched "+plans+"; it was put back")
+		for _, none := range []bool{false, true} {
+			name := tc.name
+			files := map[string]string{"out/.keep": "", "flightplans.org": before}
+			var base []byte
+			if none {
+				name += ", no flightplans.org before"
+				delete(files, "flightplans.org")
 			} else {
-				assert.True(t, res.OK, "%s: %v", res.Summary, res.Warnings)
-				assert.Empty(t, res.Warnings)
+				base = []byte(before)
 			}
+			t.Run(name, func(t *testing.T) {
+				ownPlanWriteBesideACommand(t, files, base, filed, tc.cmd, tc.reported)
+			})
+		}
+	}
+}
+
+// ownPlanWriteBesideACommand runs cmd while the agent writes filed into
+// flightplans.org (base: its text before, nil when there was none), and
+// checks that the agent's text is what the file holds after, and whether
+// the command's own change was reported.
+func ownPlanWriteBesideACommand(t *testing.T, files map[string]string, base []byte, filed, cmd string, reported bool) {
+	own := &OwnWrites{}
+	fx := newFixture(t, files, func(c *Config) {
+		c.Sandbox.Mode = sandbox.Off
+		c.Own = own
+	})
+	plans := filepath.Join(fx.root, "flightplans.org")
+	wrote := make(chan error, 1)
+	go func() {
+		// Once the command runs (its guard watches), the agent files.
+		for !own.watching() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_, err := own.Write(plans, base, true, func() ([]byte, error) {
+			return []byte(filed), os.WriteFile(plans, []byte(filed), 0o644)
 		})
+		wrote <- errors.Join(err, os.WriteFile(filepath.Join(fx.root, "out/go"), nil, 0o644))
+	}()
+	res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: cmd}, "t"), nil)
+	require.NoError(t, err)
+	require.NoError(t, <-wrote)
+	got, err := os.ReadFile(plans)
+	require.NoError(t, err)
+	assert.Equal(t, filed, string(got), "the agent's plan is there, the command's change is not")
+	if reported {
+		assert.False(t, res.OK)
+		require.Len(t, res.Warnings, 1)
+		assert.Contains(t, res.Warnings[0], "touched "+plans+"; it was put back")
+	} else {
+		assert.True(t, res.OK, "%s: %v", res.Summary, res.Warnings)
+		assert.Empty(t, res.Warnings)
 	}
 }
 

@@ -38,9 +38,12 @@ type OwnWrites struct {
 }
 
 // ownWatch is what the guard around one command sees of the own changes
-// made while it runs: for each path, the text each change wrote, by the
-// hash of the text it was made on.
+// made while it runs: for each path it puts back (paths, canonical), the
+// text each change wrote, by the hash of the text it was made on. Only
+// those paths, and texts the guard could put back (maxKeep), are kept: a
+// conversation's turns during a long command are no copies of it.
 type ownWatch struct {
+	paths map[string]bool
 	steps map[string]map[[32]byte][]byte
 }
 
@@ -135,6 +138,9 @@ func (o *OwnWrites) step(c string, base, text []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for w := range o.watches {
+		if !w.paths[c] || len(text) > maxKeep {
+			continue
+		}
 		if w.steps[c] == nil {
 			w.steps[c] = map[[32]byte][]byte{}
 		}
@@ -142,14 +148,17 @@ func (o *OwnWrites) step(c string, base, text []byte) {
 	}
 }
 
-// watch starts a guard's watch (o.disk held).
-func (o *OwnWrites) watch() *ownWatch {
+// watch starts a guard's watch of paths (o.disk held).
+func (o *OwnWrites) watch(paths ...string) *ownWatch {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.watches == nil {
 		o.watches = map[*ownWatch]struct{}{}
 	}
-	w := &ownWatch{steps: map[string]map[[32]byte][]byte{}}
+	w := &ownWatch{paths: map[string]bool{}, steps: map[string]map[[32]byte][]byte{}}
+	for _, p := range paths {
+		w.paths[protect.Canonical(p)] = true
+	}
 	o.watches[w] = struct{}{}
 	return w
 }

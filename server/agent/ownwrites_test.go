@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/server/flightplan"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/workspace/workspacetest"
 )
 
@@ -203,10 +204,10 @@ func TestWritersOfOneFileStillSerialise(t *testing.T) {
 	}
 	moved := make(chan []SkillRun, 1)
 	go func() { moved <- fx.agent.RunSchedules(context.Background()) }()
-	// Time for the schedule to reach the file (it must then wait for the
-	// action; were it not to, its edit would be made at the buffer's first
-	// version too, and one of the two refused).
-	time.Sleep(300 * time.Millisecond)
+	// The schedule reaches the file and waits for the action (were it not
+	// to, its edit would be made at the buffer's first version too, and
+	// one of the two refused).
+	waitForLock(t, &fx.agent.locks, p, 2)
 	release()
 	require.NoError(t, <-asked)
 	var runs []SkillRun
@@ -222,4 +223,26 @@ func TestWritersOfOneFileStillSerialise(t *testing.T) {
 	buf := ed.Text(p)
 	assert.Contains(t, buf, "MANDATE-LATER, tidied", "the action's write is in the buffer")
 	assert.Contains(t, buf, "SCHEDULED: <2026-11-27 Fri 09:00 +1d>", "the schedule moved on on top of it")
+}
+
+// waitForLock waits until n writers hold or wait for the lock of p.
+func waitForLock(t *testing.T, l *fileLocks, p string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		l.mu.Lock()
+		fl := l.held[protect.Canonical(p)]
+		got := 0
+		if fl != nil {
+			got = fl.refs
+		}
+		l.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers of %s, never %d: the second never waited for the first", got, p, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -69,10 +69,12 @@
 // workspace/configuration and didChangeConfiguration are the project's
 // settings, which an editor may take from a file in the memex that anyone
 // could have written (eglot applies eglot-workspace-configuration from
-// .dir-locals.el without asking): from them roots, dataDir, configFile,
-// providers and the embedding settings are ignored, with a warning
-// (window/showMessage), privacyTags only add to the tags in force, and
-// sandbox can only be made stricter.
+// .dir-locals.el without asking): they may set only budget,
+// semanticThreshold, rescanInterval, maxSymbols, chatBudget and
+// applyEditTimeout; privacyTags only add to the tags in force, sandbox can
+// only be made stricter, and the rest — roots, dataDir, configFile,
+// providers, the embedding settings, assistant, heartbeatInterval,
+// noteTemplate, chatDir — is ignored with a warning (window/showMessage).
 //
 // roots, dataDir, configFile, providers, the embedding settings, assistant
 // and heartbeatInterval are read when the memex opens (give them in

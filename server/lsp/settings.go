@@ -25,8 +25,8 @@ import (
 //
 // Roots, DataDir, ConfigFile, Providers, Embedding*, Assistant and Sandbox
 // are read once, when the memex is opened: give them in
-// initializationOptions (the project's sources cannot set the first five,
-// nor remove a privacy tag: projectSettings).
+// initializationOptions (the project's sources cannot set any of them but
+// a stricter Sandbox, nor remove a privacy tag: projectSettings).
 // PrivacyTags, Budget, SemanticThreshold and RescanSeconds take effect
 // whenever they change.
 type Settings struct {
@@ -90,31 +90,56 @@ type Settings struct {
 // workspace/configuration and didChangeConfiguration, which an editor may
 // take from a file in the memex that anyone could have written (eglot
 // applies eglot-workspace-configuration from .dir-locals.el without
-// asking) — only what cannot weaken the gates or send the notes
-// elsewhere. The roots (what commands may write), the data dir, the
-// configuration file (the gates' rules), the model and the embedder come
-// from initializationOptions, the environment or the configuration file
-// alone; ignored names them. Privacy tags only add to the tags in force
-// (tags, kept apart from the result); the sandbox can only be made
-// stricter, which Open sees to.
+// asking) — only those of projectKeeps, which cannot weaken the gates,
+// send the notes elsewhere, reach the model's prompt, spend on the model
+// or write into the user's files; ignored names the rest (in settingKeys'
+// order). A setting added to Settings is ignored from a project until it
+// is added there. Privacy tags only add to the tags in force (tags, kept
+// apart from the result); the sandbox can only be made stricter, which
+// Open sees to.
 func projectSettings(s Settings) (kept Settings, tags []string, ignored []string) {
-	drop := func(name string, set bool) {
-		if set {
-			ignored = append(ignored, name)
+	b, err := json.Marshal(s)
+	if err != nil {
+		// A struct of strings and numbers always marshals; were it not
+		// to, nothing of the project's is kept.
+		return Settings{}, nil, nil
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(b, &set); err != nil {
+		return Settings{}, nil, nil
+	}
+	keep := map[string]json.RawMessage{}
+	for _, k := range settingKeys() {
+		v, ok := set[k]
+		switch {
+		case !ok || k == "privacyTags":
+		case slices.Contains(projectKeeps(), k):
+			keep[k] = v
+		default:
+			ignored = append(ignored, k)
 		}
 	}
-	drop("roots", s.Roots != nil)
-	drop("dataDir", s.DataDir != "")
-	drop("configFile", s.ConfigFile != "")
-	drop("providers", s.Providers != "")
-	drop("embeddingProvider", s.EmbeddingProvider != "")
-	drop("embeddingModel", s.EmbeddingModel != "")
-	drop("embeddingBaseUrl", s.EmbeddingBaseURL != "")
-	tags = s.PrivacyTags
-	s.Roots, s.DataDir, s.ConfigFile, s.Providers = nil, "", "", ""
-	s.EmbeddingProvider, s.EmbeddingModel, s.EmbeddingBaseURL = "", "", ""
-	s.PrivacyTags = nil
-	return s, tags, ignored
+	b, err = json.Marshal(keep)
+	if err == nil {
+		err = json.Unmarshal(b, &kept)
+	}
+	if err != nil {
+		return Settings{}, nil, ignored
+	}
+	return kept, s.PrivacyTags, ignored
+}
+
+// projectKeeps are the settings a project's sources may set: how much
+// context a question gets, how often the disk is rescanned, how many
+// symbols an answer lists, how long an edit waits for the user, and a
+// stricter sandbox. Not the roots, the data dir, the configuration file,
+// the model, the embedder (the gates' rules, where notes go), the
+// assistant's name (it is part of the model's prompt), the heartbeat (how
+// often skills run, and spend), the note template (text written into new
+// notes: a skill, say) nor the conversations' folder (where the agent
+// writes its own files, which the gates keep).
+func projectKeeps() []string {
+	return []string{"budget", "semanticThreshold", "rescanInterval", "maxSymbols", "sandbox", "chatBudget", "applyEditTimeout"}
 }
 
 // addTags is base with every tag of more it lacks (case-insensitively, as

@@ -45,7 +45,7 @@ func ownInfo(path string, fi fs.FileInfo) error {
 		return fmt.Errorf("%s is not a regular file: pp-lsp's use of it is %w", path, ErrNotOwn)
 	case links(fi) > 1:
 		return fmt.Errorf("%s has %d hard links: another name can change it behind pp-lsp, so its use is %w until it is a file with one link (copy it, remove it, move the copy back)", path, links(fi), ErrNotOwn)
-	case !ownedByMe(fi):
+	case !seal.OwnedByMe(fi):
 		return fmt.Errorf("%s belongs to another user, who could approve a plan in it: its use is %w until it is a file of yours", path, ErrNotOwn)
 	case seal.WritableByOthers(fi):
 		return fmt.Errorf("%s can be written by other users (mode %04o), who could approve a plan by saving it: its use is %w until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), ErrNotOwn, path)
@@ -100,7 +100,7 @@ func CheckOpenOwn(f *os.File, path string) error {
 // rules decide what runs unasked.
 func OnlyTheUserWrites(path string, fi fs.FileInfo) error {
 	switch {
-	case !ownedByMe(fi) && !ownedByRoot(fi):
+	case !seal.OwnedByMeOrRoot(fi):
 		return fmt.Errorf("%s belongs to another user, who could allow any action in it: pp-lsp does not use it", path)
 	case seal.WritableByOthers(fi):
 		return fmt.Errorf("%s can be written by other users (mode %04o), who could allow any action in it: pp-lsp does not use it until only you can write it (chmod go-w %s)", path, fi.Mode().Perm(), path)

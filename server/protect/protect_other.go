@@ -21,7 +21,3 @@ func openNoFollow(p string) (*os.File, error) {
 func links(fs.FileInfo) uint64 { return 1 }
 
 func openedPath(*os.File) (string, bool) { return "", false }
-
-func ownedByMe(fs.FileInfo) bool { return true }
-
-func ownedByRoot(fs.FileInfo) bool { return false }

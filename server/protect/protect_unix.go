@@ -13,8 +13,11 @@ import (
 // NoFollow is the open flag that refuses a symlink in the last component.
 const NoFollow = syscall.O_NOFOLLOW
 
+// openNoFollow opens p to be read, refusing a symlink, and never waits: a
+// FIFO opens at once (and is then refused as no regular file), where a
+// plain open would wait for a writer.
 func openNoFollow(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	return os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }
 
 func links(fi fs.FileInfo) uint64 {
@@ -35,16 +38,4 @@ func openedPath(f *os.File) (string, bool) {
 		return "", false
 	}
 	return p, true
-}
-
-// ownedByMe reports whether this user owns fi.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == os.Getuid()
-}
-
-// ownedByRoot reports whether root owns fi.
-func ownedByRoot(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Uid == 0
 }

@@ -63,7 +63,7 @@ func checkFolder(p string, own bool) error {
 	if err != nil {
 		return fmt.Errorf("checking %s, on the way to the data directory: %w", p, err)
 	}
-	if li.Mode()&fs.ModeSymlink != 0 && !ownedByMeOrRoot(li) {
+	if li.Mode()&fs.ModeSymlink != 0 && !OwnedByMeOrRoot(li) {
 		return fmt.Errorf("%s, on the way to the data directory, is a symlink that belongs to another user", p)
 	}
 	fi, err := os.Stat(p)
@@ -76,9 +76,13 @@ func checkFolder(p string, own bool) error {
 	switch {
 	case !fi.IsDir():
 		return fmt.Errorf("%s, on the way to the data directory, is not a folder", p)
-	case own && !ownedByMe(fi):
+	case own && !OwnedByMe(fi):
 		return fmt.Errorf("the data directory %s belongs to another user: set PASSEPARTOUT_DATA_DIR to a folder of your own", p)
-	case !ownedByMeOrRoot(fi):
+	case own && fi.Mode()&fs.ModeSticky != 0:
+		// A sticky folder is one made for everyone's files (/tmp): making
+		// it ours alone would lock every other user out of theirs.
+		return fmt.Errorf("the data directory %s is a folder shared with other users (it has the sticky bit, as /tmp has): set PASSEPARTOUT_DATA_DIR to a folder of your own", p)
+	case !OwnedByMeOrRoot(fi):
 		return fmt.Errorf("%s, above the data directory, belongs to another user, who could swap the data directory for theirs: set PASSEPARTOUT_DATA_DIR to a folder of your own", p)
 	case !own && WritableByOthers(fi) && fi.Mode()&fs.ModeSticky == 0:
 		return fmt.Errorf("%s, above the data directory, can be written by other users, who could swap the data directory for theirs (chmod go-w %s)", p, p)
@@ -87,7 +91,8 @@ func checkFolder(p string, own bool) error {
 }
 
 // prepareDir makes dataDir (mode 0700) after CheckDir, and makes a folder
-// of ours that others could read or write its owner's alone.
+// of ours that others could read or write its owner's alone (never a
+// shared, sticky one: CheckDir refuses it).
 func prepareDir(dataDir string) error {
 	if err := CheckDir(dataDir); err != nil {
 		return err
@@ -103,7 +108,7 @@ func prepareDir(dataDir string) error {
 	if err != nil {
 		return fmt.Errorf("the data directory %s: %w", dataDir, err)
 	}
-	if fi.Mode().Perm()&0o077 != 0 || fi.Mode()&fs.ModeSticky != 0 {
+	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dataDir, 0o700); err != nil {
 			return fmt.Errorf("restricting the data directory %s to its owner: %w", dataDir, err)
 		}

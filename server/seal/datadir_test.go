@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // nobody is the user another local process runs as in these tests.
@@ -59,12 +61,14 @@ func TestTheDataDirIsPrivate(t *testing.T) {
 			require.NoError(t, os.Chmod(d, 0o777))
 			return d
 		}, "", false},
+		// A shared folder, as /tmp is: made private, it would lock the
+		// other users out of their files (TestASharedFolderIsNotTakenOver).
 		{"ours, sticky and writable by everyone", func(t *testing.T, base string) string {
 			d := filepath.Join(base, "data")
 			require.NoError(t, os.Mkdir(d, 0o777))
 			require.NoError(t, os.Chmod(d, os.ModeSticky|0o777))
 			return d
-		}, "", false},
+		}, "shared with other users", false},
 		{"a symlink of ours to a folder of ours", func(t *testing.T, base string) string {
 			real := filepath.Join(base, "real")
 			require.NoError(t, os.Mkdir(real, 0o755))
@@ -115,8 +119,7 @@ func TestTheDataDirIsPrivate(t *testing.T) {
 			}
 			base := t.TempDir()
 			// Another user can reach it, as they could a home folder.
-			require.NoError(t, os.Chmod(base, 0o755))
-			require.NoError(t, os.Chmod(filepath.Dir(base), 0o755))
+			testenv.OpenToOthers(t, base)
 			dir := tc.make(t, base)
 			_, err := LoadOrCreate(dir)
 			if tc.refused != "" {
@@ -136,4 +139,26 @@ func TestTheDataDirIsPrivate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestASharedFolderIsNotTakenOver: a data directory set to a folder made
+// for everyone's files — /tmp, or any folder with the sticky bit — is
+// refused and left as it was: made 0700, it would lock the other users out
+// of their files (run as root with PASSEPARTOUT_DATA_DIR=/tmp, the
+// machine's /tmp became root's alone).
+func TestASharedFolderIsNotTakenOver(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "tmp")
+	require.NoError(t, os.Mkdir(shared, 0o777))
+	require.NoError(t, os.Chmod(shared, os.ModeSticky|0o777))
+	_, err := LoadOrCreate(shared)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "shared with other users")
+	assert.ErrorContains(t, CheckDir(shared), "sticky bit", "doctor says the same")
+	fi, err := os.Stat(shared)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSticky|0o777, fi.Mode()&(os.ModeSticky|os.ModePerm), "the shared folder's mode changed")
+	assert.NoFileExists(t, Path(shared))
+	// A folder below it, made for the data, is ours as before.
+	_, err = LoadOrCreate(filepath.Join(shared, "data"))
+	assert.NoError(t, err)
 }

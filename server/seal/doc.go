@@ -11,8 +11,9 @@
 // one), readable by its owner only. A key that is a symlink, is readable by
 // others, has the wrong size or belongs to someone else is refused. Nor is
 // a data directory another local user could change used (CheckDir): ours
-// is made 0700, and one of someone else's, or under a folder someone else
-// owns or may write (without the sticky bit), is refused.
+// is made 0700, and one of someone else's, a shared (sticky) folder such
+// as /tmp, or one under a folder someone else owns or may write (without
+// the sticky bit), is refused.
 //
 // Invariant: a seal depends on the key, a purpose (so that a seal made for
 // one kind of record never verifies as another) and the exact bytes sealed;

@@ -59,7 +59,7 @@ func Load(dataDir string) (*Key, error) {
 		return nil, fmt.Errorf("the key %s has mode %04o: only its owner may read it (chmod 600 %s)", p, fi.Mode().Perm(), p)
 	case fi.Size() != Size:
 		return nil, fmt.Errorf("the key %s holds %d bytes, not %d: it is damaged (remove it, and every Flight Plan filed with it becomes foreign)", p, fi.Size(), Size)
-	case !ownedByMe(fi):
+	case !OwnedByMe(fi):
 		return nil, fmt.Errorf("the key %s belongs to another user", p)
 	}
 	k := &Key{}

@@ -22,9 +22,12 @@ var errSymlink = errors.New("a symlink")
 
 func isSymlinkErr(err error) bool { return err == errSymlink }
 
-func ownedByMe(fs.FileInfo) bool { return true }
+// OwnedByMe reports whether this user owns fi: always, where not known.
+func OwnedByMe(fs.FileInfo) bool { return true }
 
-func ownedByMeOrRoot(fs.FileInfo) bool { return true }
+// OwnedByMeOrRoot reports whether this user or root owns fi: always, where
+// not known.
+func OwnedByMeOrRoot(fs.FileInfo) bool { return true }
 
 // WritableByOthers reports whether anyone but the owner may write fi:
 // never known here.

@@ -15,12 +15,14 @@ func openNoFollow(p string) (*os.File, error) {
 
 func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
-func ownedByMe(fi fs.FileInfo) bool {
+// OwnedByMe reports whether this user owns fi.
+func OwnedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return !ok || int(st.Uid) == os.Getuid()
 }
 
-func ownedByMeOrRoot(fi fs.FileInfo) bool {
+// OwnedByMeOrRoot reports whether this user or root owns fi.
+func OwnedByMeOrRoot(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return !ok || st.Uid == 0 || int(st.Uid) == os.Getuid()
 }
