@@ -194,6 +194,18 @@ func TestPrivateNotesAreNeverRead(t *testing.T) {
 		{"recursive search showing lines", sh("grep -r biopsy ."), VerdictDeny, "private notes among them"},
 		{"recursive search excluding it", sh("grep -r --exclude=private.org --exclude='*~' --exclude='#*' --exclude='*.org_archive' --exclude-dir=journal --exclude=upper.org --exclude=mixedcase.org --exclude=second-filetags.org --exclude=mixed.org --exclude=plain.txt biopsy ."), VerdictAllow, ""},
 		{"recursive search of public notes", sh("grep -rn TODO notes/meetings"), VerdictAllow, ""},
+		// grep: the last --include or --exclude matching a name decides,
+		// and a name none matches is read unless the first is --include;
+		// rg: the last glob matching decides.
+		{"grep --exclude taken back by a later --include", sh("grep -rl --exclude='*.org' --include=private.org biopsy ."), VerdictDeny, "private notes among them"},
+		{"grep's first filter an --exclude", sh("grep -r --exclude=none --include='*.txt' biopsy ."), VerdictDeny, "private notes among them"},
+		{"grep's first filter an --include", sh("grep -r --include='*.txt' --exclude=none biopsy ."), VerdictAllow, ""},
+		{"grep --include then --exclude of the same name", sh("grep -r --include='*.txt' --include=private.org --exclude=private.org biopsy notes"), VerdictAllow, ""},
+		{"rg glob taken back by a later glob", sh("rg -l -g '!*.org' -g private.org biopsy"), VerdictDeny, "private notes among them"},
+		{"rg glob then its exclude", sh("rg -g private.org -g '!*.org' biopsy"), VerdictAllow, ""},
+		{"rg --iglob folds its own glob only", sh("rg --iglob '!x' -g '!PRIVATE.org' biopsy"), VerdictDeny, "private notes among them"},
+		{"rg path glob after an exclude", sh("rg -g '!private.org' -g '/private.org' biopsy"), VerdictDeny, "private notes among them"},
+
 		{"rg over the root, pattern in a private note", sh("rg -i friday"), VerdictDeny, "private notes among them"},
 		{"rg over the root, pattern in no private note", sh("rg DEADLINE"), VerdictAllow, ""},
 		{"rg inverted", sh("rg -v DEADLINE"), VerdictDeny, "private notes among them"},
@@ -432,6 +444,8 @@ func TestGitShowsOfPrivateNotes(t *testing.T) {
 		{"grep count, a private word", sh("git grep -c biopsy"), VerdictDeny, "private note"},
 		{"grep quiet, a private word", sh("git grep -q biopsy && echo yes"), VerdictDeny, "private note"},
 		{"grep names only, a public word", sh("git grep -l TODO"), VerdictAllow, ""},
+		{"grep --not: every line that does not match", sh("git grep --not -e zzz"), VerdictDeny, "private note"},
+		{"grep names only, --not", sh("git grep -l --not -e zzz"), VerdictDeny, "private note"},
 		{"log", sh("git log --oneline"), VerdictAllow, ""},
 		{"show names", sh("git show --name-only"), VerdictAllow, ""},
 		{"diff of public notes", sh("git diff -- notes/todo.org"), VerdictAllow, ""},

@@ -37,6 +37,13 @@ func TestGitRevisionSpellings(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "old"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old", "b.org"), []byte("* B\n"), 0o644))
 	git("symbolic-ref", "refs/heads/evil", "refs/tags/blobtag")
+	// Branches whose files, written by hand (a repository unpacked from
+	// an archive), name a blob or a tag of one: update-ref refuses them.
+	for name, rev := range map[string]string{"handblob": "HEAD~2:diary.org", "handtag": "blobtag"} {
+		id, err := gitRun(dir, "rev-parse", rev)
+		require.NoError(t, err, id)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", name), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "current.org"), []byte("* Now :private:\nA current secret.\n"), 0o644))
 	git("add", "current.org")
 	git("commit", "-qm", "current")
@@ -58,6 +65,8 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git show -s old --", "git log -p notes --",
 		// A branch that is a symbolic ref to a tag of a blob.
 		"git show --stat evil", "git show -s evil", "git show -s heads/evil",
+		// A branch whose file names a blob, or a tag of one.
+		"git show --stat handblob", "git show -s refs/heads/handblob", "git show --stat handtag", "git show -s heads/handtag",
 	}
 	// Each row runs for real (prints must hold of what git prints), then
 	// is checked.
@@ -82,6 +91,16 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git log -p heads/main -- current.org", "git log -p refs/heads/main current.org", "git diff tags/v1 -- current.org",
 		"git diff refs/tags/v1 heads/main -- current.org", "git blame heads/main -- current.org",
 		"git grep secret heads/main -- current.org",
+		// A pathspec's magic names files its word does not spell.
+		"git grep secret -- ':(icase)CURRENT.ORG'", "git grep secret -- ':(glob)**/current.org'",
+		"git grep secret -- ':!notes'", "git grep secret -- ':/^old'", "git grep secret -- pub.org ':(icase)Current.org'",
+		"git log -p -- ':(icase)CURRENT.ORG'", "git diff HEAD~1 -- ':(top,icase)CURRENT.ORG'",
+		// git grep --not prints the lines that do not match.
+		"git grep --not -e zzz", "git grep -e zzz --or --not -e yyy", "git grep -h --not -e zzz -- .",
+		// git log -L prints a file's lines as each commit changed them.
+		"git log -L 1,2:current.org", "git log --oneline -L1,+2:current.org", "git log -L '/secret/,+1:current.org'",
+		// A pathspec is a glob too, beside a folder.
+		"git grep secret -- pub.org 'curr*'", "git grep secret -- pub.org 'c?rrent.org'", "git log -p -- notes 'cur*'",
 	}
 	rows(current, func(out string) bool { return strings.Contains(out, "current secret") }, "the note private now", is(VerdictDeny))
 	benign := []string{
@@ -92,4 +111,46 @@ func TestGitRevisionSpellings(t *testing.T) {
 		"git show --stat heads/main", "git show --stat refs/heads/side", "git show -s heads/both", "git show --name-only refs/heads/main",
 	}
 	rows(benign, func(out string) bool { return !holdsHistoryWord(out) }, "no private word", is(VerdictAllow))
+}
+
+// TestGitShowOfAHandWrittenHead: HEAD's file or a reflog written by hand
+// (a repository unpacked from an archive) may name a blob, which git show
+// prints with no revision, with HEAD or REF@{N}, whatever its options;
+// run for real, never allowed then. With HEAD on a branch they stay
+// allowed.
+func TestGitShowOfAHandWrittenHead(t *testing.T) {
+	stack, env, dir := gitHistoryRepo(t)
+	lines := []string{"git show --stat", "git show -s", "git show --stat HEAD", "git show --name-only @"}
+	for _, line := range lines {
+		v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+		assert.Equal(t, VerdictAllow, v.Verdict, "HEAD on a branch: %s: %s", line, v.Reason)
+	}
+	id, err := gitRun(dir, "rev-parse", "HEAD~2:diary.org")
+	require.NoError(t, err, id)
+	// A reflog entry written by hand names the blob too.
+	entry := strings.Repeat("0", 40) + " " + strings.TrimSpace(id) + " t <t@example.com> 1700000000 +0000\thand\n"
+	for _, log := range []string{"HEAD", "refs/heads/main"} {
+		f, err := os.OpenFile(filepath.Join(dir, ".git", "logs", filepath.FromSlash(log)), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString(entry)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	for _, line := range []string{"git show --stat 'HEAD@{0}'", "git show -s 'main@{0}'", "git show --stat '@{0}'"} {
+		t.Run(line, func(t *testing.T) {
+			out := bashRun(t, dir, line)
+			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
+			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+			assert.NotEqual(t, VerdictAllow, v.Verdict, v.Reason)
+		})
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	for _, line := range lines {
+		t.Run(line, func(t *testing.T) {
+			out := bashRun(t, dir, line)
+			require.True(t, holdsHistoryWord(out), "the row must print a private word of the history:\n%s", out)
+			v := stack.Check(context.Background(), act(ToolShell, "cmd", line, "cwd", "hist"), env)
+			assert.NotEqual(t, VerdictAllow, v.Verdict, v.Reason)
+		})
+	}
 }

@@ -24,6 +24,9 @@ type protLinks struct {
 	overflow bool // more than maxLinkScan entries: every file is taken for one
 	seen     int
 	files    map[[2]uint64]protLink
+	// inRoots counts the names in the roots of each file with another
+	// name: one with fewer than its link count has a name outside them.
+	inRoots map[[2]uint64]uint64
 }
 
 type protLink struct {
@@ -31,10 +34,12 @@ type protLink struct {
 	why   string
 }
 
-// protectedLinkOf says whether the file (dev, ino), which has more than
-// one name, is a protected place's file or a credential under another
-// name. The places are walked once per check, on the first such file.
-func (e *Env) protectedLinkOf(dev, ino uint64) (pathClass, string, bool) {
+// protectedLinkOf says whether the file (dev, ino), which has nlink
+// names, is a protected place's file or a credential under another name,
+// or has a name outside the roots (a user's ~/.bashrc linked into the
+// notes: a write through it writes there). The places are walked once
+// per check, on the first such file.
+func (e *Env) protectedLinkOf(dev, ino, nlink uint64) (pathClass, string, bool) {
 	var links *protLinks
 	if e.check != nil {
 		links = &e.check.protLinks
@@ -49,6 +54,9 @@ func (e *Env) protectedLinkOf(dev, ino uint64) (pathClass, string, bool) {
 	}
 	if links.overflow {
 		return pathProtected, "a file with another name (a hard link), in roots or credential stores too large to tell that it is not a protected file's", true
+	}
+	if links.inRoots[[2]uint64{dev, ino}] < nlink {
+		return pathOutside, "a second name (hard link) of a file outside the roots", true
 	}
 	return 0, "", false
 }
@@ -71,6 +79,7 @@ func (c *protLinks) walk(e *Env) {
 			if why, ok := protectedRel(rel); ok {
 				c.add(de, pathProtected, "a second name (hard link) of "+why)
 			}
+			c.count(de)
 			return true
 		})
 	}
@@ -125,6 +134,23 @@ func (c *protLinks) tree(dir string, visit func(p string, de fs.DirEntry) bool) 
 		}
 		return nil
 	})
+}
+
+// count counts a name in the roots of a regular file with another name.
+func (c *protLinks) count(de fs.DirEntry) {
+	if !de.Type().IsRegular() {
+		return
+	}
+	fi, err := de.Info()
+	if err != nil {
+		return
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		if c.inRoots == nil {
+			c.inRoots = map[[2]uint64]uint64{}
+		}
+		c.inRoots[[2]uint64{uint64(st.Dev), st.Ino}]++
+	}
 }
 
 // add keeps a regular file that has another name.
@@ -197,7 +223,7 @@ func (e *Env) protectedBelow(abs string, follow bool) (string, string, bool) {
 				return nil
 			}
 			if n := e.view().lstat(p); n.err == nil && n.nlink > 1 {
-				if _, w, ok := e.hardLinkOf(n.dev, n.ino); ok {
+				if _, w, ok := e.hardLinkOf(n.dev, n.ino, n.nlink); ok {
 					found, why = p, w
 					return fs.SkipAll
 				}

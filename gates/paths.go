@@ -90,7 +90,7 @@ func (e *Env) locate1(raw, cwd string) loc {
 		// reach its end names none (the view's Lstat of it would fail,
 		// or find the dangling link it ended on), and is not asked.
 		if n := e.view().lstat(abs); n.err == nil && n.mode == 0 && n.nlink > 1 {
-			if cls, why, ok := e.hardLinkOf(n.dev, n.ino); ok && cls > l.class {
+			if cls, why, ok := e.hardLinkOf(n.dev, n.ino, n.nlink); ok && cls > l.class {
 				l.class, l.why = cls, why
 			}
 		}
@@ -148,8 +148,9 @@ func (e *Env) physicalDots(p string) string {
 // files under another name: Flight Plans, the journal, the configuration,
 // the vault, the data directory's key, the bridge token, a conversation,
 // and (protectedLinkOf) any file of a protected place in the roots,
-// of pp-lsp's own folders or of a credential store.
-func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
+// of pp-lsp's own folders or of a credential store, or one with a name
+// outside the roots; nlink is its link count.
+func (e *Env) hardLinkOf(dev, ino, nlink uint64) (pathClass, string, bool) {
 	type named struct {
 		path  string
 		class pathClass
@@ -174,7 +175,7 @@ func (e *Env) hardLinkOf(dev, ino uint64) (pathClass, string, bool) {
 	if e.chatLinkOf(dev, ino) {
 		return pathProtected, "a second name (hard link) of a conversation, which the server makes, never the model", true
 	}
-	return e.protectedLinkOf(dev, ino)
+	return e.protectedLinkOf(dev, ino, nlink)
 }
 
 // cwdDir is the absolute directory a command or relative path starts from.

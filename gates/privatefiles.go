@@ -445,53 +445,66 @@ func readBounded(abs string, limit int64) ([]byte, error) {
 
 // walkFilter narrows a recursive read to the files a search program would
 // open: its include and exclude globs on base names, as grep's --include,
-// --exclude and --exclude-dir, and rg's --glob and --iglob, apply them.
-// Anything it cannot read exactly it leaves out, so that the walk reads
-// more, never less, than the program.
+// --exclude and --exclude-dir, rg's --glob and --iglob, and find's -name
+// apply them. Anything it cannot read exactly it leaves out, so that the
+// walk reads more, never less, than the program.
 type walkFilter struct {
 	include, exclude, excludeDirs []string
 	fold                          bool
 	// excludeDirsToo: an exclude glob matching a directory's name skips
 	// the directory (rg's globs; grep's --exclude names files only).
 	excludeDirsToo bool
+	// rules, when set, are grep's --include and --exclude or rg's globs in
+	// the order given, and replace include and exclude: the last rule that
+	// matches a name decides. A name none matches is read unless readNone:
+	// rg reads none once it has a glob that includes, grep when its first
+	// such option is --include (grep(1) 3.8; 'grep -r --exclude=x
+	// --include=*.txt' reads every Org file, 'rg -g !*.org -g private.org'
+	// the private note).
+	rules    []globRule
+	readNone bool
+}
+
+// globRule is one include or exclude glob of a search's walkFilter.
+type globRule struct {
+	pat           string
+	include, fold bool
 }
 
 // walkFilter builds the filter of a parsed search command.
 func (pc parsedCmd) walkFilter(verb string) walkFilter {
-	f := walkFilter{excludeDirsToo: verb == "rg"}
-	includeSure := true
+	f := walkFilter{excludeDirsToo: verb == "rg", rules: []globRule{}}
 	for _, v := range pc.values {
 		pat := v.val
 		switch {
 		case verb == "rg" && (v.opt == "-g" || v.opt == "--glob" || v.opt == "--iglob"):
-			if v.opt == "--iglob" {
-				f.fold = true
-			}
 			neg := strings.HasPrefix(pat, "!")
 			pat = strings.TrimPrefix(pat, "!")
 			if strings.Contains(strings.TrimSuffix(pat, "/"), "/") {
 				if !neg {
-					includeSure = false
+					// A path glob that includes: which names it takes back
+					// from an exclude before it is not told here, so it
+					// is read as taking every name.
+					f.rules = append(f.rules, globRule{pat: "*", include: true})
 				}
 				continue
 			}
-			if neg {
-				f.exclude = append(f.exclude, pat)
-			} else {
-				f.include = append(f.include, pat)
+			f.rules = append(f.rules, globRule{pat: pat, include: !neg, fold: v.opt == "--iglob"})
+			f.readNone = f.readNone || !neg
+		case verb != "rg" && (v.opt == "--include" || v.opt == "--exclude"):
+			if len(f.rules) == 0 {
+				f.readNone = v.opt == "--include"
 			}
-		case verb != "rg" && v.opt == "--include":
-			f.include = append(f.include, pat)
-		case verb != "rg" && v.opt == "--exclude":
-			f.exclude = append(f.exclude, pat)
+			f.rules = append(f.rules, globRule{pat: pat, include: v.opt == "--include"})
 		case verb != "rg" && v.opt == "--exclude-dir":
 			f.excludeDirs = append(f.excludeDirs, pat)
 		}
 	}
-	if !includeSure {
-		f.include = nil
+	pats := slices.Clone(f.excludeDirs)
+	for _, r := range f.rules {
+		pats = append(pats, r.pat)
 	}
-	for _, p := range append(append(append([]string(nil), f.include...), f.exclude...), f.excludeDirs...) {
+	for _, p := range pats {
 		if _, err := path.Match(p, "x"); err != nil || strings.Contains(p, "{") || strings.Contains(p, "**") {
 			return walkFilter{} // a pattern Go reads differently: filter nothing
 		}
@@ -514,8 +527,29 @@ func (f walkFilter) match(pats []string, name string) bool {
 	return false
 }
 
+// lastRule is the last of f.rules matching name, if one does.
+func (f walkFilter) lastRule(name string) (globRule, bool) {
+	for i := len(f.rules) - 1; i >= 0; i-- {
+		r := f.rules[i]
+		p, n := strings.TrimSuffix(r.pat, "/"), name
+		if r.fold {
+			p, n = strings.ToLower(p), strings.ToLower(n)
+		}
+		if ok, _ := path.Match(p, n); ok {
+			return r, true
+		}
+	}
+	return globRule{}, false
+}
+
 // skipsFile says whether the program would leave out a file of this name.
 func (f walkFilter) skipsFile(name string) bool {
+	if f.rules != nil {
+		if r, ok := f.lastRule(name); ok {
+			return !r.include
+		}
+		return f.readNone
+	}
 	if len(f.include) > 0 && !f.match(f.include, name) {
 		return true
 	}
@@ -524,7 +558,17 @@ func (f walkFilter) skipsFile(name string) bool {
 
 // skipsDir says whether the program would not descend into a directory.
 func (f walkFilter) skipsDir(name string) bool {
-	return f.match(f.excludeDirs, name) || f.excludeDirsToo && f.match(f.exclude, name)
+	if f.match(f.excludeDirs, name) {
+		return true
+	}
+	if !f.excludeDirsToo {
+		return false
+	}
+	if f.rules != nil {
+		r, ok := f.lastRule(name)
+		return ok && !r.include
+	}
+	return f.match(f.exclude, name)
 }
 
 // Limits of a walk below a directory; past them its privacy is not told

@@ -95,6 +95,31 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("diary.org"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "grep --include after an --exclude takes the file back", needs: []string{"grep"},
+			cmd:   "grep -r --exclude='*.org' --exclude='*~' --include=diary.org biopsy .",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "grep whose first filter is an --exclude reads what no --include names", needs: []string{"grep"},
+			cmd:   "grep -rl --exclude=none --include='*.txt' biopsy .",
+			proof: printed("diary.org"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "rg: a later glob takes the file back", needs: []string{"rg"},
+			cmd:   "rg -g '!*.org' -g '!*~' -g diary.org biopsy .",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "rg --iglob folds only its own glob", needs: []string{"rg"},
+			cmd:   "rg -l --iglob '!x' -g '!Diary.org' -g '!*~' biopsy .",
+			proof: printed("diary.org"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "rg reads options from RIPGREP_CONFIG_PATH", needs: []string{"rg"},
+			cmd:   "printf -- '--invert-match\\n' > out.rc; RIPGREP_CONFIG_PATH=out.rc rg needle",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "RIPGREP_CONFIG_PATH",
+		},
+		{
 			name: "sort -o writes through an attached value", needs: []string{"sort"},
 			cmd:   "sort -ruoout.txt public.txt",
 			proof: exists("out.txt"), verdict: VerdictAsk, reason: "writes",

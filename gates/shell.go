@@ -1045,6 +1045,14 @@ var gitStoreVars = map[string]bool{
 	"GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_COMMON_DIR": true,
 }
 
+// optionVars give a program options the command line does not show: rg
+// reads a file of them (RIPGREP_CONFIG_PATH holding --invert-match had
+// 'rg DEADLINE' print every other line of every note), tar, unzip, zip
+// and older greps a list.
+var optionVars = map[string]string{
+	"RIPGREP_CONFIG_PATH": "rg", "GREP_OPTIONS": "grep", "TAR_OPTIONS": "tar", "UNZIP": "unzip", "UNZIPOPT": "unzip", "ZIPOPT": "zip",
+}
+
 // commandVars hold a command line that a program runs.
 var commandVars = map[string]bool{
 	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true,
@@ -1058,6 +1066,12 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 		s.deny("setting %s changes which program runs or injects code into it", name)
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
+	case optionVars[name] != "":
+		s.deny("setting %s gives %s options the command line does not show", name, optionVars[name])
+	case name == "SIMPLE_BACKUP_SUFFIX":
+		// A prefix assignment is not seen by the copy that backs up
+		// (backupSuffix): the name a backup gets would be unknown.
+		s.deny("setting SIMPLE_BACKUP_SUFFIX renames the files cp, mv, ln and install back up (notes/.dir-locals to notes/.dir-locals.el); give --suffix instead")
 	case name == "CDPATH" && (v.dyn || v.val != ""):
 		// Every later relative cd searches its list (bash(1), cd): the
 		// working directory would be known only when it runs.

@@ -165,8 +165,9 @@ type treeShows struct {
 // search may print anything of a file: true when one of its patterns
 // occurs in it (case folded, so a case-sensitive search is covered too).
 // It is only made for patterns that are plain ASCII text; a regular
-// expression, an inverted search, patterns read from a file, or a search
-// through decoders prints what cannot be told, and gets nil.
+// expression, an inverted search (git grep's --not too), patterns read
+// from a file, or a search through decoders prints what cannot be told,
+// and gets nil.
 func searchMatcher(verb string, pc parsedCmd) func([]byte) bool {
 	if verb != "grep" && verb != "egrep" && verb != "fgrep" && verb != "rg" {
 		return nil
@@ -175,7 +176,7 @@ func searchMatcher(verb string, pc parsedCmd) func([]byte) bool {
 	var pats []string
 	for _, v := range pc.values {
 		switch v.opt {
-		case "-v", "--invert-match", "--passthru", "--passthrough", "-f", "--file", "--pre", "-z", "--search-zip":
+		case "-v", "--invert-match", "--not", "--passthru", "--passthrough", "-f", "--file", "--pre", "-z", "--search-zip":
 			if v.opt == "-z" && verb != "rg" {
 				continue // grep -z: NUL-separated lines, the text is the same
 			}

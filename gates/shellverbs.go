@@ -339,6 +339,13 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		s.ask("git %s %s: an option pp-lsp's table of git %s does not know", sub, printable(u), sub)
 	}
 	s.applyUses("git "+sub, spc)
+	for _, v := range spc.values {
+		// -L START,END:FILE or -L :FUNC:FILE prints FILE's lines as each
+		// commit changed them: a note private now is denied as read.
+		if i := strings.LastIndexByte(v.val, ':'); v.opt == "-L" && i >= 0 && i+1 < len(v.val) {
+			s.readFile(v.val[i+1:], "git "+sub+" -L shows the history of")
+		}
+	}
 	content := sub == "diff" || sub == "show" || sub == "blame" || sub == "annotate" || sub == "grep"
 	switch {
 	case spc.modes&effContent != 0:
@@ -517,12 +524,23 @@ func gitObjectPath(w string) bool {
 // commit (gitCommitSure) or a branch may name one (a blob's hash,
 // REV:PATH, a tag pointing at a blob).
 func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
+	head := true // no revision: git show shows HEAD
 	for k, o := range spc.operands {
 		if o.role != opdRev || spc.dashAt >= 0 && k >= spc.dashAt {
 			continue
 		}
+		head = false
 		if gitObjectPath(o.word) {
 			return true
+		}
+		if strings.Contains(o.word, "@{") && top != "" && gitobj.ReflogIsCommit(top, o.word) {
+			continue
+		}
+		if o.word == "HEAD" || o.word == "@" {
+			if top != "" && !gitobj.HeadIsCommit(top) {
+				return true // HEAD's file written by hand may name a blob
+			}
+			continue
 		}
 		if gitCommitSure(o.word) || top != "" && gitobj.IsBranch(top, o.word) {
 			continue
@@ -534,21 +552,17 @@ func (s *shellAnalyzer) gitShowsBlob(spc parsedCmd, top string) bool {
 			return true
 		}
 	}
-	return false
+	return head && top != "" && !gitobj.HeadIsCommit(top)
 }
 
 // gitCommitSure says whether a revision is surely a commit, by its
-// spelling (gitrevisions(7)): HEAD or @, a range (A..B, A...B), an
-// exclusion (^A), a reflog entry (REF@{N}), a parent or ancestor
-// (REV^, REV~N), or REV^{commit}. A tag or a hash may name a blob; a
-// branch, which git holds only commits in, is told by the repository
-// (gitobj.IsBranch).
+// spelling (gitrevisions(7)): a range (A..B, A...B), an exclusion (^A),
+// a parent or ancestor (REV^, REV~N), or REV^{commit}. A tag or a hash
+// may name a blob, and so may HEAD and a reflog entry (REF@{N}) whose
+// files were written by hand; a branch or HEAD is told by the repository
+// (gitobj.IsBranch, gitobj.HeadIsCommit).
 func gitCommitSure(w string) bool {
-	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.Contains(w, "@{") {
-		return true
-	}
-	w = strings.TrimSuffix(w, "^{commit}")
-	if w == "HEAD" || w == "@" {
+	if strings.Contains(w, "..") || strings.HasPrefix(w, "^") || strings.HasSuffix(w, "^{commit}") {
 		return true
 	}
 	base := strings.TrimRight(w, "0123456789")
@@ -594,6 +608,15 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 		if p == "" {
 			return "", false
 		}
+		if rest := strings.TrimLeft(p, "/"); i == 0 && rest != "" && strings.IndexByte("(!^", rest[0]) >= 0 {
+			// A pathspec's magic (gitglossary(7)): ":(icase)NAME",
+			// ":(glob)**/NAME", ":!DIR" (every file but DIR) name files
+			// the word does not spell; the whole repository is read.
+			if top == "" {
+				return ".", true
+			}
+			return top, true
+		}
 		if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || top == "" {
 			return p, true
 		}
@@ -601,6 +624,14 @@ func (s *shellAnalyzer) gitPath(w, top string) (string, bool) {
 	}
 	if strings.HasPrefix(w, "-") || strings.Contains(w, "..") && !pathLike(w) {
 		return "", false
+	}
+	if strings.ContainsAny(w, "*?[") {
+		// A pathspec is a glob too, its * matching "/" ('priv*' took
+		// private.org beside 'notes'): the whole repository is read.
+		if top == "" {
+			return ".", true
+		}
+		return top, true
 	}
 	l := s.env.locateFrom(w, s.cwd)
 	if l.abs == "" {
@@ -719,6 +750,9 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.ask("rsync: pp-lsp does not know the option %s", printable(u))
 		}
 	} else {
+		if verb != "scp" {
+			args = coreutilsCopyArgs(args, verb == "install")
+		}
 		opts, ops = splitOpts(args, withValue)
 	}
 	if verb == "rsync" && hasFlag(opts, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-delay", "--delete-excluded", "--del", "--delete-missing-args", "--remove-source-files") {
@@ -786,11 +820,213 @@ func (s *shellAnalyzer) copyCmd(verb string, args []string) {
 			s.network(verb, []string{dest})
 			s.ask("%s copies files to another machine", verb)
 		} else {
+			backup := s.backupSuffix(verb, opts, rs)
 			s.touch(dest, opWrite, verb+" writes")
+			if backup != "" && s.exists(dest) {
+				s.touch(dest+backup, opWrite, verb+" backs up to")
+			}
+			if verb != "ln" && verb != "link" {
+				s.copiedInto(verb, dest, sources, recurse, remote, backup)
+			}
 		}
 	}
 	if verb == "mv" || verb == "cp" || verb == "ln" || verb == "link" || verb == "install" {
 		s.ask("%s changes files", verb)
+	}
+}
+
+// coreutilsLongs are the long options of cp, mv, ln, link and install
+// that decide what copyCmd judges.
+var coreutilsLongs = []string{"--target-directory", "--link", "--recursive", "--archive", "--symbolic", "--suffix", "--backup"}
+
+// coreutilsCopyArgs spells the words of cp, mv, ln, link or install (GNU
+// coreutils 9, getopt_long) as copyCmd reads them: a long option given by
+// a prefix of its name ('cp --targ=.git/hooks x', 'cp --li a b') by its
+// whole name, and a cluster whose letter takes a value ('-t.git/hooks',
+// '-vt DIR'; install's -m, -o and -g too) as its flags, that letter and
+// the value. A prefix several options share is an error to the program,
+// which then copies nothing; it is read as the first here.
+func coreutilsCopyArgs(args []string, install bool) []string {
+	valued := "tS"
+	if install {
+		valued = "tSmog"
+	}
+	out := make([]string, 0, len(args)+2)
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		switch {
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			name, val, hasVal := strings.Cut(a, "=")
+			for _, l := range coreutilsLongs {
+				if strings.HasPrefix(l, name) {
+					name = l
+					break
+				}
+			}
+			if hasVal {
+				name += "=" + val
+			}
+			out = append(out, name)
+			continue
+		case len(a) > 2 && a[0] == '-':
+			if j := strings.IndexAny(a[1:], valued) + 1; j > 0 {
+				if j > 1 {
+					out = append(out, a[:j])
+				}
+				out = append(out, "-"+a[j:j+1])
+				if j+1 < len(a) {
+					out = append(out, a[j+1:])
+				}
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// backupSuffix is what a copy that backs up the files it replaces (-b,
+// --backup) appends to their names, else "": the last --suffix (-S) given,
+// else $SIMPLE_BACKUP_SUFFIX when known, else "~" — 'cp -b -S .el x
+// notes/.dir-locals' renames notes/.dir-locals to notes/.dir-locals.el.
+// rsync backs up with --suffix, "~" unless --backup-dir is given.
+func (s *shellAnalyzer) backupSuffix(verb string, opts []string, rs rsyncCmd) string {
+	backup, suffix, backupDir := false, "", false
+	if verb == "rsync" {
+		for _, o := range rs.opts {
+			switch o.name {
+			case "--backup":
+				backup = true
+			case "--suffix":
+				suffix = o.val
+			case "--backup-dir":
+				backupDir = true
+			}
+		}
+		if backup && suffix == "" && !backupDir {
+			suffix = "~"
+		}
+	} else {
+		backup = hasShortFlag(opts, 'b', "--backup")
+		for i, o := range opts {
+			switch {
+			case (o == "-S" || o == "--suffix") && i+1 < len(opts):
+				suffix = opts[i+1]
+			case strings.HasPrefix(o, "--suffix="):
+				suffix, _ = optValue(o)
+			}
+		}
+		if suffix == "" {
+			suffix = "~"
+			if v := s.lookup("SIMPLE_BACKUP_SUFFIX"); v.ok && v.val != "" {
+				suffix = v.val
+			}
+		}
+	}
+	if !backup {
+		return ""
+	}
+	return suffix
+}
+
+// exists says whether the path raw names exists now (a dangling
+// symlink too).
+func (s *shellAnalyzer) exists(raw string) bool {
+	l := s.env.locateFrom(raw, s.cwd)
+	return l.abs != "" && s.env.view().lstat(l.abs).err == nil
+}
+
+// maxCopiedFiles bounds the files below a copy's source folders that
+// copiedInto judges one by one; past it the copy needs a human.
+const maxCopiedFiles = 4096
+
+// copiedInto judges the files a copy (cp, mv, install, rsync, scp) writes
+// below its destination folder dest inside the roots, each by its own
+// name: NAME for a source NAME (a name it makes may be a protected
+// place's, .envrc), and with recurse each file below a source folder
+// whose copy lands on a file that is there already (below NAME, or right
+// below dest for cp's "SRC/." and rsync's "SRC/"; when dest is no folder
+// yet and one folder is copied, right below dest). Through a name the
+// folder already holds, a copy writes into that file ('cp new.sh notes/'
+// where notes/new.sh is a second name of .envrc wrote .envrc).
+func (s *shellAnalyzer) copiedInto(verb, dest string, sources []string, recurse bool, remote func(string) bool, backup string) {
+	write := func(p string) {
+		s.touch(p, opWrite, verb+" writes")
+		if backup != "" && s.exists(p) {
+			s.touch(p+backup, opWrite, verb+" backs up to")
+		}
+	}
+	if strings.Contains(dest, dynMarker) || s.cwd == unknownCwd && relativeWord(dest) {
+		return
+	}
+	dl := s.env.locateFrom(dest, s.cwd)
+	if dl.abs == "" || dl.class != pathInside && dl.class != pathProtected {
+		return // judged as a whole where it is
+	}
+	dn := s.env.view().lstat(dl.abs)
+	isDir := dn.err == nil && dn.mode&fs.ModeDir != 0
+	if !isDir && (dn.err == nil || !recurse || len(sources) != 1) {
+		return // a file written by its own name, already judged
+	}
+	budget := maxCopiedFiles
+	for _, src := range sources {
+		if remote(src) || strings.Contains(src, dynMarker) || s.cwd == unknownCwd && relativeWord(src) {
+			continue
+		}
+		names := []string{src}
+		if hasGlob(src) {
+			names = s.expandGlob(src)[1:]
+		}
+		for _, p := range names {
+			trimmed := strings.TrimRight(p, "/")
+			base := path.Base(trimmed)
+			into := dest
+			if isDir {
+				into = strings.TrimSuffix(dest, "/") + "/" + base
+				if base == "." || verb == "rsync" && strings.HasSuffix(p, "/") {
+					into = dest
+				}
+				if base != "." && base != ".." && base != "/" {
+					write(strings.TrimSuffix(dest, "/") + "/" + base)
+				}
+			}
+			if !recurse {
+				continue
+			}
+			sl := s.env.locateFrom(p, s.cwd)
+			if sl.abs == "" {
+				continue
+			}
+			if n := s.env.view().lstat(sl.abs); n.err != nil || n.mode&fs.ModeDir == 0 {
+				continue
+			}
+			err := filepath.WalkDir(sl.abs, func(fp string, d fs.DirEntry, err error) error {
+				if err != nil || fp == sl.abs {
+					return nil
+				}
+				if budget--; budget < 0 {
+					return fs.SkipAll
+				}
+				if d.IsDir() {
+					return nil
+				}
+				rel, rerr := filepath.Rel(sl.abs, fp)
+				if rerr != nil {
+					return nil
+				}
+				to := strings.TrimSuffix(into, "/") + "/" + filepath.ToSlash(rel)
+				if s.exists(to) {
+					write(to)
+				}
+				return nil
+			})
+			if err != nil || budget < 0 {
+				s.ask("%s copies more than %d files below %s; too many to check before it runs", verb, maxCopiedFiles, printable(p))
+				return
+			}
+		}
 	}
 }
 

@@ -201,9 +201,27 @@ func TestIsBranch(t *testing.T) {
 	git("tag", "v1")
 	git("branch", "cafe")
 	git("symbolic-ref", "refs/heads/evil", "refs/tags/v1")
+	// Branches whose files, written by hand, name a blob, a tree or a tag:
+	// git show prints the blob (git's update-ref refuses to write them).
+	blob, err := gitRun(dir, "rev-parse", "HEAD:a.org")
+	require.NoError(t, err, blob)
+	tree, err := gitRun(dir, "rev-parse", "HEAD^{tree}")
+	require.NoError(t, err, tree)
+	git("tag", "-a", "-m", "m", "annotated", strings.TrimSpace(blob))
+	tag, err := gitRun(dir, "rev-parse", "annotated")
+	require.NoError(t, err, tag)
+	for name, id := range map[string]string{"blob": blob, "tree": tree, "tagged": tag} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", name), []byte(strings.TrimSpace(id)+"\n"), 0o644))
+	}
+	shown, err := gitRun(dir, "show", "--stat", "blob")
+	require.NoError(t, err, shown)
+	blobText, err := gitRun(dir, "cat-file", "blob", "HEAD:a.org")
+	require.NoError(t, err, blobText)
+	require.Contains(t, shown, strings.TrimSpace(blobText), "git show --stat of the branch prints the blob")
 	for _, packed := range []bool{false, true} {
 		if packed {
 			git("pack-refs", "--all")
+			git("repack", "-adq") // and the objects
 		}
 		for name, want := range map[string]bool{
 			"main": true, "feature/x": true, "both": false, "v1": false, "cafe": false, "nothing": false,
@@ -211,6 +229,7 @@ func TestIsBranch(t *testing.T) {
 			"heads/main": true, "refs/heads/main": true, "heads/feature/x": true, "refs/heads/both": true,
 			"tags/v1": false, "refs/tags/v1": false, "refs/heads/nothing": false, "heads": false, "refs/heads": false,
 			"evil": false, "heads/evil": false, "refs/heads/evil": false,
+			"blob": false, "heads/blob": false, "tree": false, "tagged": false, "refs/heads/tagged": false,
 		} {
 			assert.Equal(t, want, IsBranch(dir, name), "%s (packed refs: %v)", name, packed)
 			if want {
@@ -288,4 +307,64 @@ func BenchmarkStagedVersions(b *testing.B) {
 		require.NoError(b, err, out)
 	}
 	b.Run("20 changed, packed", func(b *testing.B) { run(b, 20) })
+}
+
+// TestHeadIsCommit: HEAD on a branch or detached at a commit names a
+// commit, and one on a branch not born yet nothing git show prints; HEAD
+// or its branch written by hand to name a blob does not.
+func TestHeadIsCommit(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) string {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+		return strings.TrimSpace(out)
+	}
+	assert.True(t, HeadIsCommit(dir), "a branch not born")
+	git("commit", "-qm", "one")
+	assert.True(t, HeadIsCommit(dir), "on a branch")
+	branch := git("branch", "--show-current")
+	blob := git("rev-parse", "HEAD:a.org")
+	head := filepath.Join(dir, ".git", "HEAD")
+	write := func(p, text string) { require.NoError(t, os.WriteFile(p, []byte(text), 0o644)) }
+	write(head, git("rev-parse", "HEAD")+"\n")
+	assert.True(t, HeadIsCommit(dir), "detached at a commit")
+	write(head, blob+"\n")
+	assert.False(t, HeadIsCommit(dir), "detached at a blob")
+	write(head, "ref: refs/heads/hand\n")
+	write(filepath.Join(dir, ".git", "refs", "heads", "hand"), blob+"\n")
+	assert.False(t, HeadIsCommit(dir), "on a branch naming a blob")
+	git("pack-refs", "--all")
+	assert.False(t, HeadIsCommit(dir), "on a packed branch naming a blob")
+	write(head, "ref: refs/heads/"+branch+"\n")
+	git("repack", "-adq")
+	assert.True(t, HeadIsCommit(dir), "on a branch, objects packed")
+}
+
+// TestReflogIsCommit: a reflog entry git writes names a commit; one
+// written by hand to name a blob, a name that is not a plain ref, or an
+// entry past the log's start does not.
+func TestReflogIsCommit(t *testing.T) {
+	dir := gitIndexRepo(t)
+	git := func(args ...string) string {
+		out, err := gitRun(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+		return strings.TrimSpace(out)
+	}
+	git("commit", "-qm", "one")
+	git("commit", "-qm", "two", "--allow-empty")
+	branch := git("branch", "--show-current")
+	blob := git("rev-parse", "HEAD:a.org")
+	for word, want := range map[string]bool{
+		"HEAD@{0}": true, "HEAD@{1}": true, "@{1}": true, branch + "@{0}": true, "HEAD@{2}": false,
+		"HEAD@{yesterday}": false, "@{-1}": false, "@{u}": false, "x..y@{0}": false,
+	} {
+		assert.Equal(t, want, ReflogIsCommit(dir, word), word)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "logs", "HEAD"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(strings.Repeat("0", 40) + " " + blob + " t <t@example.com> 1700000000 +0000\thand\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.False(t, ReflogIsCommit(dir, "HEAD@{0}"), "an entry naming a blob")
+	assert.True(t, ReflogIsCommit(dir, "HEAD@{1}"))
 }

@@ -375,14 +375,153 @@ func IsBranch(top, name string) bool {
 		}
 		if loose {
 			for _, d := range []string{gitDir, common} {
-				if b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128); err == nil && !objectIDLine(b) {
+				b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128)
+				if err != nil {
+					continue
+				}
+				if !objectIDLine(b) {
 					return false // a symbolic ref: "ref: refs/tags/…"
 				}
+				if !isCommit(common, string(bytes.TrimSuffix(b, []byte("\n")))) {
+					return false
+				}
 			}
+			return true
 		}
-		return true
+		return packedCommit(common, packed, ref)
 	}
 	return false
+}
+
+// HeadIsCommit says whether HEAD, in the work tree at top, surely names
+// a commit or nothing yet (a branch not born): HEAD's file written by
+// hand may name a blob, which git show with no revision prints.
+func HeadIsCommit(top string) bool {
+	gitDir, common, err := dirs(top)
+	if err != nil {
+		return false
+	}
+	b, err := readBounded(filepath.Join(gitDir, "HEAD"), 512)
+	if err != nil {
+		return false
+	}
+	if objectIDLine(b) {
+		return isCommit(common, string(bytes.TrimSuffix(b, []byte("\n"))))
+	}
+	ref, ok := bytes.CutPrefix(bytes.TrimSuffix(b, []byte("\n")), []byte("ref: "))
+	if !ok || !bytes.HasPrefix(ref, []byte("refs/heads/")) || !plainRefName(string(ref)) {
+		return false
+	}
+	packed, err := readBounded(filepath.Join(common, "packed-refs"), MaxBytes)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	loose, err := readBounded(filepath.Join(common, filepath.FromSlash(string(ref))), 128)
+	switch {
+	case err == nil:
+		return objectIDLine(loose) && isCommit(common, string(bytes.TrimSuffix(loose, []byte("\n"))))
+	case !errors.Is(err, os.ErrNotExist):
+		return false
+	case bytes.Contains(packed, []byte(" "+string(ref)+"\n")):
+		return packedCommit(common, packed, string(ref))
+	}
+	return true // not born: git show prints nothing
+}
+
+// ReflogIsCommit says whether a reflog entry REF@{N} (N a number; REF
+// HEAD, a plain ref name, or none for HEAD's branch), in the work tree
+// at top, surely names a commit: every reflog git may take for REF holds
+// one as its entry N. A reflog written by hand may name a blob, which git
+// show prints.
+func ReflogIsCommit(top, word string) bool {
+	ref, n, ok := strings.Cut(word, "@{")
+	num, isNum := strings.CutSuffix(n, "}")
+	if !ok || !isNum || num == "" || len(num) > 6 || strings.Trim(num, "0123456789") != "" {
+		return false
+	}
+	back, _ := strconv.Atoi(num)
+	gitDir, common, err := dirs(top)
+	if err != nil {
+		return false
+	}
+	var logs []string
+	switch {
+	case ref == "":
+		b, err := readBounded(filepath.Join(gitDir, "HEAD"), 512)
+		branch, on := bytes.CutPrefix(bytes.TrimSuffix(b, []byte("\n")), []byte("ref: "))
+		if err != nil || !on || !plainRefName(string(branch)) {
+			return false
+		}
+		logs = []string{filepath.Join(common, "logs", filepath.FromSlash(string(branch)))}
+	case ref == "HEAD" || ref == "@":
+		logs = []string{filepath.Join(gitDir, "logs", "HEAD")}
+	case plainRefName(ref):
+		for _, r := range []string{ref, "refs/" + ref, "refs/tags/" + ref, "refs/heads/" + ref, "refs/remotes/" + ref, "refs/remotes/" + ref + "/HEAD"} {
+			logs = append(logs, filepath.Join(common, "logs", filepath.FromSlash(r)))
+		}
+	default:
+		return false
+	}
+	found := false
+	for _, p := range logs {
+		data, err := readBounded(p, MaxBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		if back >= len(lines) {
+			continue
+		}
+		fields := bytes.Fields(lines[len(lines)-1-back])
+		if len(fields) < 2 || !objectIDLine(fields[1]) || !isCommit(common, string(fields[1])) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// packedCommit says whether the line of packed-refs naming ref names a
+// commit.
+func packedCommit(common string, packed []byte, ref string) bool {
+	for line := range bytes.Lines(packed) {
+		id, name, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
+		if ok && string(name) == ref {
+			return objectIDLine(id) && isCommit(common, string(id))
+		}
+	}
+	return false
+}
+
+// isCommit says whether the object named id (hexadecimal) is surely a
+// commit, loose or packed — a branch's file written by hand may name a
+// blob or a tag, which git show prints ('git show --stat evil' printed a
+// private note's blob), though git's own update-ref refuses to.
+func isCommit(common, id string) bool {
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) != 20 {
+		return false // SHA-256 objects are not read here
+	}
+	var oid [20]byte
+	copy(oid[:], raw)
+	s := &objectStore{gitDir: common}
+	defer s.close()
+	f, _, err := openRegular(filepath.Join(common, "objects", id[:2], id[2:]))
+	if err != nil {
+		return s.packedType(oid) == packCommit
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(io.LimitReader(f, MaxBytes))
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	head := make([]byte, len("commit "))
+	_, err = io.ReadFull(zr, head)
+	return err == nil && string(head) == "commit "
 }
 
 // objectIDLine says whether a loose ref holds an object name (40 or 64

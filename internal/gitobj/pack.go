@@ -19,6 +19,7 @@ import (
 
 // Object types of a pack entry.
 const (
+	packCommit   = 1
 	packBlob     = 3
 	packOfsDelta = 6
 	packRefDelta = 7
@@ -73,13 +74,23 @@ func (s *objectStore) pack(base string) (p *pack, kept bool, err error) {
 
 // packedBlob reads a blob from the packs of the git directory.
 func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
-	if !s.listed {
-		s.listed = true
-		idxs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "pack", "pack-*.idx"))
-		for _, idx := range idxs {
-			s.bases = append(s.bases, strings.TrimSuffix(idx, ".idx"))
-		}
+	typ, data, found, err := s.packedObject(oid)
+	switch {
+	case !found:
+		return nil, "its staged version is in no pack pp-lsp can read"
+	case err != nil:
+		return nil, "its staged version cannot be read from its pack"
+	case typ != packBlob:
+		return nil, "its staged version is not a blob"
 	}
+	return data, ""
+}
+
+// packedObject reads the object oid from the first pack of the store
+// that holds it (deltas resolved): its type and bytes; found is false
+// when no pack holds it.
+func (s *objectStore) packedObject(oid [20]byte) (typ int, data []byte, found bool, err error) {
+	s.listPacks()
 	for _, base := range s.bases {
 		p, kept, err := s.pack(base)
 		if err != nil {
@@ -96,15 +107,9 @@ func (s *objectStore) packedBlob(oid [20]byte) ([]byte, string) {
 		if !kept {
 			p.close()
 		}
-		if err != nil {
-			return nil, "its staged version cannot be read from its pack"
-		}
-		if typ != packBlob {
-			return nil, "its staged version is not a blob"
-		}
-		return data, ""
+		return typ, data, true, err
 	}
-	return nil, "its staged version is in no pack pp-lsp can read"
+	return 0, nil, false, nil
 }
 
 // pack is one opened pack and its index.
@@ -116,6 +121,28 @@ type pack struct {
 	names   []byte // count×20
 	offsets []byte // count×4
 	large   []byte // the 8-byte offsets
+}
+
+// listPacks finds the store's packs, once.
+func (s *objectStore) listPacks() {
+	if s.listed {
+		return
+	}
+	s.listed = true
+	idxs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		s.bases = append(s.bases, strings.TrimSuffix(idx, ".idx"))
+	}
+}
+
+// packedType is the type of the object oid as a pack of the store holds
+// it (deltas resolved), or 0 when none does or it cannot be read.
+func (s *objectStore) packedType(oid [20]byte) int {
+	typ, _, found, err := s.packedObject(oid)
+	if !found || err != nil {
+		return 0
+	}
+	return typ
 }
 
 func openPack(base string) (*pack, error) {
