@@ -453,10 +453,14 @@ dies or its buffer is killed (a frame's handler may close it)."
                :sentinel #'passepartout-bridge--sentinel))
       (file-error
        (kill-buffer buf)
+       ;; ERR's data is ("make client process failed" WHY :name … the
+       ;; whole process plist): only WHY says anything to the user.
        (signal 'passepartout-bridge-error
-               (list (format "Cannot reach the daemon at %s:%s: %s"
+               (list (format "Cannot reach the daemon at %s:%s: %s (is `pp-lsp serve --tcp %s:%s' running?)"
                              passepartout-bridge-host passepartout-bridge-port
-                             (error-message-string err)))))))
+                             (let ((why (nth 2 err)))
+                               (if (stringp why) why (error-message-string err)))
+                             passepartout-bridge-host passepartout-bridge-port))))))
   (passepartout-bridge--wait (lambda () passepartout-bridge--authenticated) "handshake")
   (when (called-interactively-p 'interactive)
     (message "Passepartout: connected to the daemon %s" passepartout-bridge--server-version))
