@@ -714,7 +714,10 @@ Return the buffer."
       (passepartout--plans-refresh)
       (tabulated-list-print))
     (when (called-interactively-p 'interactive)
-      (pop-to-buffer buffer))
+      (pop-to-buffer buffer)
+      ;; Emacs 28's tabulated list shows no line at all for none.
+      (unless passepartout-bridge--plans
+        (message "Passepartout: no Flight Plans")))
     buffer))
 
 (defun passepartout--read-plan-id (verb)
