@@ -288,6 +288,19 @@ circular structure); the protocol never uses it."
 
 ;;;; The connection
 
+(defmacro passepartout--saying-errors (&rest body)
+  "Run BODY, a command's; say its bridge error as one plain sentence.
+Called interactively, a `passepartout-bridge-error' becomes a
+`user-error' (Emacs would print the error's text in quotes after
+\"Passepartout bridge:\"); called from Lisp, it is raised as it was."
+  (declare (indent 0) (debug t))
+  `(condition-case err
+       (progn ,@body)
+     (passepartout-bridge-error
+      (if (called-interactively-p 'any)
+          (user-error "Passepartout: %s" (cadr err))
+        (signal (car err) (cdr err))))))
+
 (defun passepartout-bridge-connected-p ()
   "Non-nil when the bridge is connected and authenticated."
   (and passepartout-bridge--authenticated
@@ -438,29 +451,34 @@ dies or its buffer is killed (a frame's handler may close it)."
 (defun passepartout-bridge-connect ()
   "Connect to the daemon and authenticate with its token."
   (interactive)
-  (passepartout-bridge-disconnect)
-  (setq passepartout-bridge--last-log nil
-        passepartout-bridge--token-sent nil)
-  (let ((buf (generate-new-buffer " *passepartout-bridge*")))
-    (with-current-buffer buf (set-buffer-multibyte nil))
-    (condition-case err
-        (setq passepartout-bridge--process
-              (make-network-process
-               :name "passepartout-bridge" :buffer buf
-               :host passepartout-bridge-host :service passepartout-bridge-port
-               :coding 'binary :noquery t
-               :filter #'passepartout-bridge--filter
-               :sentinel #'passepartout-bridge--sentinel))
-      (file-error
-       (kill-buffer buf)
-       (signal 'passepartout-bridge-error
-               (list (format "Cannot reach the daemon at %s:%s: %s"
-                             passepartout-bridge-host passepartout-bridge-port
-                             (error-message-string err)))))))
-  (passepartout-bridge--wait (lambda () passepartout-bridge--authenticated) "handshake")
-  (when (called-interactively-p 'interactive)
-    (message "Passepartout: connected to the daemon %s" passepartout-bridge--server-version))
-  passepartout-bridge--process)
+  (passepartout--saying-errors
+    (passepartout-bridge-disconnect)
+    (setq passepartout-bridge--last-log nil
+          passepartout-bridge--token-sent nil)
+    (let ((buf (generate-new-buffer " *passepartout-bridge*")))
+      (with-current-buffer buf (set-buffer-multibyte nil))
+      (condition-case err
+          (setq passepartout-bridge--process
+                (make-network-process
+                 :name "passepartout-bridge" :buffer buf
+                 :host passepartout-bridge-host :service passepartout-bridge-port
+                 :coding 'binary :noquery t
+                 :filter #'passepartout-bridge--filter
+                 :sentinel #'passepartout-bridge--sentinel))
+        (file-error
+         (kill-buffer buf)
+         ;; ERR's data is ("make client process failed" WHY :name … the
+         ;; whole process plist): only WHY says anything to the user.
+         (signal 'passepartout-bridge-error
+                 (list (format "Cannot reach the daemon at %s:%s: %s (is `pp-lsp serve --tcp %s:%s' running?)"
+                               passepartout-bridge-host passepartout-bridge-port
+                               (let ((why (nth 2 err)))
+                                 (if (stringp why) why (error-message-string err)))
+                               passepartout-bridge-host passepartout-bridge-port))))))
+    (passepartout-bridge--wait (lambda () passepartout-bridge--authenticated) "handshake")
+    (when (called-interactively-p 'interactive)
+      (message "Passepartout: connected to the daemon %s" passepartout-bridge--server-version))
+    passepartout-bridge--process))
 
 (defun passepartout-bridge-disconnect ()
   "Close the connection to the daemon."
@@ -567,26 +585,27 @@ Asked from a chat file, it continues that conversation (the daemon reads
 the place); any other question starts one, whose file the answer names.
 Return the answer's buffer."
   (interactive (list (read-string "Ask Passepartout: ")))
-  (when (string-empty-p (string-trim question))
-    (user-error "Nothing to ask"))
-  (let* ((position (passepartout-bridge--position))
-         (buffer (get-buffer-create "*passepartout-answer*")))
-    (with-current-buffer buffer
-      (passepartout-answer-mode)
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (propertize (concat "Q: " question) 'face 'bold) "\n\n")))
-    (let ((id (passepartout-bridge-request
-               :ASK (append (list :TEXT question) position)
-               :on-chunk (lambda (text) (passepartout--append buffer text))
-               :on-response
-               (lambda (answer)
-                 (passepartout--append buffer (passepartout--ending answer))))))
-      (setq passepartout-bridge--last-ask id)
-      (with-current-buffer buffer (setq passepartout-answer--request id)))
-    (when (called-interactively-p 'interactive)
-      (display-buffer buffer))
-    buffer))
+  (passepartout--saying-errors
+    (when (string-empty-p (string-trim question))
+      (user-error "Nothing to ask"))
+    (let* ((position (passepartout-bridge--position))
+           (buffer (get-buffer-create "*passepartout-answer*")))
+      (with-current-buffer buffer
+        (passepartout-answer-mode)
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert (propertize (concat "Q: " question) 'face 'bold) "\n\n")))
+      (let ((id (passepartout-bridge-request
+                 :ASK (append (list :TEXT question) position)
+                 :on-chunk (lambda (text) (passepartout--append buffer text))
+                 :on-response
+                 (lambda (answer)
+                   (passepartout--append buffer (passepartout--ending answer))))))
+        (setq passepartout-bridge--last-ask id)
+        (with-current-buffer buffer (setq passepartout-answer--request id)))
+      (when (called-interactively-p 'interactive)
+        (display-buffer buffer))
+      buffer)))
 
 (defun passepartout--plans-button (label)
   "Return LABEL as a button that lists the Flight Plans."
@@ -625,16 +644,17 @@ refused, in words."
 (defun passepartout-cancel (&optional request-id)
   "Cancel REQUEST-ID: by default this buffer's answer, else the last ask."
   (interactive)
-  (let ((target (or request-id passepartout-answer--request passepartout-bridge--last-ask)))
-    (unless target
-      (user-error "No answer to cancel"))
-    (let ((answer (passepartout-bridge--ok
-                   (passepartout-bridge-request-sync :CANCEL (list :TARGET target)))))
-      (when (called-interactively-p 'interactive)
-        (message (if (plist-get answer :CANCELLED)
-                     "Passepartout: cancelled"
-                   "Passepartout: nothing to cancel (already finished)")))
-      answer)))
+  (passepartout--saying-errors
+    (let ((target (or request-id passepartout-answer--request passepartout-bridge--last-ask)))
+      (unless target
+        (user-error "No answer to cancel"))
+      (let ((answer (passepartout-bridge--ok
+                     (passepartout-bridge-request-sync :CANCEL (list :TARGET target)))))
+        (when (called-interactively-p 'interactive)
+          (message (if (plist-get answer :CANCELLED)
+                       "Passepartout: cancelled"
+                     "Passepartout: nothing to cancel (already finished)")))
+        answer))))
 
 ;;;; Context
 
@@ -643,22 +663,23 @@ refused, in words."
   "Show the context the model would see from point, in a buffer.
 Return the buffer."
   (interactive)
-  (let ((position (or (passepartout-bridge--position)
-                      (user-error "This buffer visits no file"))))
-    (let* ((answer (passepartout-bridge--ok
-                    (passepartout-bridge-request-sync :CONTEXT position)))
-           (buffer (get-buffer-create "*passepartout-context*")))
-      (with-current-buffer buffer
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (insert (or (plist-get answer :TEXT) ""))
-          (goto-char (point-min)))
-        (when (require 'org nil t)
-          (delay-mode-hooks (org-mode)))
-        (setq buffer-read-only t))
-      (when (called-interactively-p 'interactive)
-        (display-buffer buffer))
-      buffer)))
+  (passepartout--saying-errors
+    (let ((position (or (passepartout-bridge--position)
+                        (user-error "This buffer visits no file"))))
+      (let* ((answer (passepartout-bridge--ok
+                      (passepartout-bridge-request-sync :CONTEXT position)))
+             (buffer (get-buffer-create "*passepartout-context*")))
+        (with-current-buffer buffer
+          (let ((inhibit-read-only t))
+            (erase-buffer)
+            (insert (or (plist-get answer :TEXT) ""))
+            (goto-char (point-min)))
+          (when (require 'org nil t)
+            (delay-mode-hooks (org-mode)))
+          (setq buffer-read-only t))
+        (when (called-interactively-p 'interactive)
+          (display-buffer buffer))
+        buffer))))
 
 ;;;; Flight Plans
 
@@ -704,14 +725,18 @@ Return the buffer."
 (defun passepartout-plans ()
   "List the Flight Plans.  Return the buffer."
   (interactive)
-  (let ((buffer (get-buffer-create "*passepartout-plans*")))
-    (with-current-buffer buffer
-      (passepartout-plans-mode)
-      (passepartout--plans-refresh)
-      (tabulated-list-print))
-    (when (called-interactively-p 'interactive)
-      (pop-to-buffer buffer))
-    buffer))
+  (passepartout--saying-errors
+    (let ((buffer (get-buffer-create "*passepartout-plans*")))
+      (with-current-buffer buffer
+        (passepartout-plans-mode)
+        (passepartout--plans-refresh)
+        (tabulated-list-print))
+      (when (called-interactively-p 'interactive)
+        (pop-to-buffer buffer)
+        ;; Emacs 28's tabulated list shows no line at all for none.
+        (unless passepartout-bridge--plans
+          (message "Passepartout: no Flight Plans")))
+      buffer)))
 
 (defun passepartout--read-plan-id (verb)
   "Return the plan id at point in a plans buffer, or ask for one to VERB."
@@ -751,10 +776,11 @@ Emacs says it changed on disk when it is next edited."
 (defun passepartout-approve (plan-id)
   "Approve the Flight Plan PLAN-ID.  Return the daemon's answer."
   (interactive (list (passepartout--read-plan-id "Approve")))
-  (let ((answer (passepartout--decide :APPROVE plan-id)))
-    (when (called-interactively-p 'interactive)
-      (message "Passepartout: approved %s" plan-id))
-    answer))
+  (passepartout--saying-errors
+    (let ((answer (passepartout--decide :APPROVE plan-id)))
+      (when (called-interactively-p 'interactive)
+        (message "Passepartout: approved %s" plan-id))
+      answer)))
 
 ;;;###autoload
 (defun passepartout-approve-always (plan-id)
@@ -762,11 +788,12 @@ Emacs says it changed on disk when it is next edited."
 The narrowest permission rule that would have allowed it goes into your
 configuration file.  Return the daemon's answer."
   (interactive (list (passepartout--read-plan-id "Approve and allow similar")))
-  (let ((answer (passepartout--decide :APPROVE plan-id t)))
-    (when (called-interactively-p 'interactive)
-      (message "Passepartout: approved %s; from now on %s is allowed"
-               plan-id (plist-get answer :RULE)))
-    answer))
+  (passepartout--saying-errors
+    (let ((answer (passepartout--decide :APPROVE plan-id t)))
+      (when (called-interactively-p 'interactive)
+        (message "Passepartout: approved %s; from now on %s is allowed"
+                 plan-id (plist-get answer :RULE)))
+      answer)))
 
 ;;;###autoload
 (defun passepartout-undo (&optional change-id)
@@ -774,21 +801,23 @@ configuration file.  Return the daemon's answer."
 Each file gets back what it held before, when it still holds what the
 change wrote; undoing an undo redoes.  Return the daemon's answer."
   (interactive)
-  (let ((answer (passepartout-bridge--ok
-                 (passepartout-bridge-request-sync
-                  :UNDO (and change-id (list :ID change-id))))))
-    (when (called-interactively-p 'interactive)
-      (message "Passepartout: %s" (plist-get answer :SUMMARY)))
-    answer))
+  (passepartout--saying-errors
+    (let ((answer (passepartout-bridge--ok
+                   (passepartout-bridge-request-sync
+                    :UNDO (and change-id (list :ID change-id))))))
+      (when (called-interactively-p 'interactive)
+        (message "Passepartout: %s" (plist-get answer :SUMMARY)))
+      answer)))
 
 ;;;###autoload
 (defun passepartout-reject (plan-id)
   "Reject the Flight Plan PLAN-ID.  Return the daemon's answer."
   (interactive (list (passepartout--read-plan-id "Reject")))
-  (let ((answer (passepartout--decide :REJECT plan-id)))
-    (when (called-interactively-p 'interactive)
-      (message "Passepartout: rejected %s" plan-id))
-    answer))
+  (passepartout--saying-errors
+    (let ((answer (passepartout--decide :REJECT plan-id)))
+      (when (called-interactively-p 'interactive)
+        (message "Passepartout: rejected %s" plan-id))
+      answer)))
 
 ;;;; Status
 
@@ -796,10 +825,11 @@ change wrote; undoing an undo redoes.  Return the daemon's answer."
 (defun passepartout-status ()
   "Show the daemon's status.  Return its answer."
   (interactive)
-  (let ((answer (passepartout-bridge--ok (passepartout-bridge-request-sync :STATUS nil))))
-    (when (called-interactively-p 'interactive)
-      (message "%s" (passepartout-status-words answer)))
-    answer))
+  (passepartout--saying-errors
+    (let ((answer (passepartout-bridge--ok (passepartout-bridge-request-sync :STATUS nil))))
+      (when (called-interactively-p 'interactive)
+        (message "%s" (passepartout-status-words answer)))
+      answer)))
 
 (defun passepartout--count (n one)
   "Return N things called ONE in words: no ONEs, 1 ONE, or N ONEs."
@@ -850,12 +880,13 @@ change wrote; undoing an undo redoes.  Return the daemon's answer."
 (defun passepartout-ping ()
   "Measure a round trip to the daemon.  Return it in milliseconds."
   (interactive)
-  (let* ((start (float-time))
-         (_ (passepartout-bridge--ok (passepartout-bridge-request-sync :PING nil)))
-         (ms (* 1000 (- (float-time) start))))
-    (when (called-interactively-p 'interactive)
-      (message "Passepartout: pong in %.1f ms" ms))
-    ms))
+  (passepartout--saying-errors
+    (let* ((start (float-time))
+           (_ (passepartout-bridge--ok (passepartout-bridge-request-sync :PING nil)))
+           (ms (* 1000 (- (float-time) start))))
+      (when (called-interactively-p 'interactive)
+        (message "Passepartout: pong in %.1f ms" ms))
+      ms)))
 
 (provide 'passepartout-bridge)
 

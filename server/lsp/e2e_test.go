@@ -217,6 +217,7 @@ func nvimWant() []string {
 		"HEALTH pp-lsp found: true",
 		"HEALTH doctor ran: true",
 		"HEALTH no module error: true",
+		"HEALTH no PATH warning with a path set up: true",
 		"LSPCONFIG org pp-lsp root=memex:true",
 		"LSPCONFIG client pp_lsp omnifunc v:lua.require'passepartout'.omnifunc context from it: true",
 		"STDERR lines other than warnings and errors 0",

@@ -2,7 +2,9 @@
 --
 -- pp-lsp on PATH (the configured command) and its version, the Neovim
 -- version, the configured memex roots, the running clients, and the
--- summary of `pp-lsp doctor` (each of its checks as ok, warning or error).
+-- summary of `pp-lsp doctor` (each of its checks as ok, warning or error;
+-- its check of the pp-lsp on PATH only as information when the plugin is
+-- set up with a path to pp-lsp).
 
 local M = {}
 
@@ -93,7 +95,12 @@ function M.check()
   for _, line in ipairs(lines) do
     local state, text = line:match('^(%a+)%s+(.*)$')
     state = state and state:lower()
-    if state == 'ok' then
+    if state and text:match('^editors:') and exe:find('/', 1, true) then
+      -- doctor's editors check is of the pp-lsp on PATH: this Neovim is
+      -- set up to start the one it names, which the check above found.
+      r.info('this Neovim starts ' .. path .. ' as set up, not the pp-lsp on PATH; doctor says: ' .. text)
+      said = true
+    elseif state == 'ok' then
       r.ok(text)
       said = true
     elseif state == 'warn' then

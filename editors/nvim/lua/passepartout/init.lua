@@ -743,12 +743,12 @@ function M.approve_always(id)
 end
 
 -- undo takes back the latest change an action made (or the one with the
--- id); undoing an undo redoes.
+-- id); undoing an undo redoes. The server says what it did
+-- (window/showMessage): saying it again would stack the lines into a
+-- hit-enter prompt.
 function M.undo(id)
   local args = id and id ~= '' and { id = id } or vim.empty_dict()
-  local res = command('passepartout.undo', args, 120000)
-  notify(res.summary or '')
-  return res
+  return command('passepartout.undo', args, 120000)
 end
 
 -- The Flight Plans list: a buffer whose keys act on the plan of the line.
@@ -840,7 +840,9 @@ function M.plans()
         if not ok then
           error(run, 0)
         end
-        notify((run and (run.summary or run.state)) or 'done')
+        if cmd ~= 'passepartout.undo' then -- (the server says an undo, as in M.undo)
+          notify((run and (run.summary or run.state)) or 'done')
+        end
         M.last_plan_result = run
       end
     end

@@ -249,6 +249,7 @@ local function run()
   say('HEALTH pp-lsp found: %s', tostring(health:find('OK: pp-lsp ', 1, true) ~= nil))
   say('HEALTH doctor ran: %s', tostring(health:find('doctor: %d+ checks') ~= nil))
   say('HEALTH no module error: %s', tostring(not health:find('No healthcheck found', 1, true)))
+  say('HEALTH no PATH warning with a path set up: %s', tostring(not health:find('WARNING: editors:', 1, true)))
   vim.cmd('bwipeout')
   local lc = pp.lspconfig.default_config
   say('LSPCONFIG %s %s root=memex:%s', lc.filetypes[1], lc.cmd[1], tostring(lc.root_dir(memex .. '/inbox.org') == memex))

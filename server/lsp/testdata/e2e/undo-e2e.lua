@@ -43,8 +43,19 @@ local function run()
   settle()
   say('REWRITTEN buffer=%s disk-unchanged=%s', bool(text(inbox):find('Rewritten by the model', 1, true)), bool(disk('inbox.org') == original))
 
+  -- The server says the undo (window/showMessage); the plugin must not
+  -- say it again (two lines make a hit-enter prompt).
+  local notified, notify = 0, vim.notify
+  vim.notify = function(msg, ...)
+    if tostring(msg):find('undo of', 1, true) then
+      notified = notified + 1
+    end
+    return notify(msg, ...)
+  end
   local res = pp.undo()
+  vim.notify = notify
   say('UNDO %s', res.summary)
+  say('UNDO notified by the plugin too: %s', bool(notified > 0))
   wait('the undo', function() return text(inbox) == original end)
   settle()
   say('UNDONE buffer=%s disk-unchanged=%s', bool(text(inbox) == original), bool(disk('inbox.org') == original))
