@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"pp-lsp/gates"
@@ -69,18 +71,24 @@ func (a *Agent) capture(ctx context.Context, action gates.Action) []captured {
 	return out
 }
 
-// readCapped reads a regular file of at most checkpoint.MaxFile bytes
-// (not following a final symlink); a file that is not there is captured as
-// absent.
+// readCapped reads a regular file of at most checkpoint.MaxFile bytes; a
+// file that is not there is captured as absent. The file is judged as
+// opened — not through a final symlink, and never waiting on a FIFO —
+// so that neither, swapped in by another process, can put another file's
+// text in the checkpoint or hold actMu.
 func readCapped(p string) (captured, bool) {
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+	f, err := os.OpenFile(p, os.O_RDONLY|protect.NoFollow|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
 		return captured{path: p}, true
-	case err != nil, !fi.Mode().IsRegular(), fi.Size() > checkpoint.MaxFile:
+	}
+	if err != nil {
 		return captured{}, false
 	}
-	b, err := os.ReadFile(p)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > checkpoint.MaxFile {
+		return captured{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, checkpoint.MaxFile+1))
 	if err != nil || len(b) > checkpoint.MaxFile {
 		return captured{}, false
 	}
