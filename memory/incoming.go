@@ -96,24 +96,7 @@ func (s *Snapshot) FileLinksTo(path string) []LinkSite {
 	if _, ok := s.files.get(path); ok && !slices.Contains(paths, path) {
 		paths = append(slices.Clone(paths), path)
 	}
-	var out []LinkSite
-	for _, p := range paths {
-		e, ok := s.files.get(p)
-		if !ok {
-			continue
-		}
-		f := e.idx
-		for i := range f.links {
-			if f.links[i].kind == linkFile && f.links[i].target == path {
-				out = append(out, LinkSite{From: Node{f, int32(f.org.Links[i].Node + 1)}, Index: i})
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b LinkSite) int {
-		if c := fileLess(a.From.f, b.From.f); c != 0 {
-			return c
-		}
-		return a.Index - b.Index
+	return s.linkSites(paths, func(f *fileIndex, i int) bool {
+		return f.links[i].kind == linkFile && f.links[i].target == path
 	})
-	return out
 }

@@ -260,6 +260,14 @@ func (l LinkSite) Link() *orgast.Link { return &l.From.f.org.Links[l.Index] }
 // one is still a link), in file order, then document order.
 func (s *Snapshot) IDLinks(id string) []LinkSite {
 	paths, _ := s.idLinks.get(id)
+	return s.linkSites(paths, func(f *fileIndex, i int) bool {
+		return f.links[i].kind == linkID && f.org.Links[i].Path == id
+	})
+}
+
+// linkSites returns the links of the files at paths for which match
+// holds, in file order, then document order.
+func (s *Snapshot) linkSites(paths []string, match func(f *fileIndex, i int) bool) []LinkSite {
 	var out []LinkSite
 	for _, p := range paths {
 		e, ok := s.files.get(p)
@@ -268,7 +276,7 @@ func (s *Snapshot) IDLinks(id string) []LinkSite {
 		}
 		f := e.idx
 		for i := range f.links {
-			if f.links[i].kind == linkID && f.org.Links[i].Path == id {
+			if match(f, i) {
 				out = append(out, LinkSite{From: Node{f, int32(f.org.Links[i].Node + 1)}, Index: i})
 			}
 		}

@@ -160,6 +160,28 @@ func TestShellTouchingFlightPlansIsUndone(t *testing.T) {
 	assert.Contains(t, string(got), "APPROVED x")
 }
 
+// With the sandbox off, a command that leaves a FIFO or a symlink where
+// flightplans.org was does not hold the guard (a plain open of a FIFO
+// waits for a writer): the change is reported. What is there now is not
+// replaced (an atomic write refuses anything but a regular file).
+func TestShellSwappingFlightPlansIsReported(t *testing.T) {
+	const plans = "#+TODO: PLAN APPROVED | DONE\n* PLAN x\n"
+	for _, tc := range []struct{ name, cmd string }{
+		{"fifo", "rm flightplans.org && mkfifo flightplans.org"},
+		{"symlink", "cp flightplans.org out/copy.org && rm flightplans.org && ln -s out/copy.org flightplans.org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"flightplans.org": plans, "out/.keep": ""}, func(c *Config) { c.Sandbox.Mode = sandbox.Off })
+			res, err := run(t, fx, gates.Build(gates.ShellArgs{Cmd: tc.cmd}, "swap"), nil)
+			require.NoError(t, err)
+			assert.False(t, res.OK)
+			require.Len(t, res.Warnings, 1)
+			assert.Contains(t, res.Warnings[0], "touched "+filepath.Join(fx.root, "flightplans.org"))
+			assert.Contains(t, res.Warnings[0], "that failed")
+		})
+	}
+}
+
 func TestApprovalOnlyTools(t *testing.T) {
 	var hits int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -96,10 +96,12 @@ func (c *lookCache) isSettled(id fileID, at time.Time) bool {
 }
 
 // open opens p and says what its stat says (the file is nil when there is
-// none).
+// none). A symlink or anything but a regular file cannot be looked at: a
+// FIFO a command left in its place would otherwise hold the guard, and
+// actMu with it, until someone writes to it.
 func (c *lookCache) open(p string) (*os.File, look, error) {
 	at := time.Now()
-	f, err := os.Open(p)
+	f, err := protect.OpenNoFollow(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, look{}, nil
 	}
@@ -107,6 +109,9 @@ func (c *lookCache) open(p string) (*os.File, look, error) {
 		return nil, look{}, err
 	}
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", p)
+	}
 	if err != nil {
 		f.Close()
 		return nil, look{}, err

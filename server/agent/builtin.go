@@ -14,6 +14,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/internal/orgtext"
+	"pp-lsp/server/protect"
 	"pp-lsp/server/skills"
 )
 
@@ -124,7 +125,9 @@ func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
 		}
 	}
 	var entries strings.Builder
-	if b, err := os.ReadFile(a.journal.Path()); err == nil {
+	// Read as the server's own file: not through a symlink (another file's
+	// lines would reach the model), never waiting on a FIFO, bounded.
+	if b, ok, err := protect.ReadOwnFile(a.journal.Path()); ok && err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(l, "* ["+yesterday) {
 				entries.WriteString("- " + strings.TrimPrefix(l, "* ") + "\n")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,5 +108,40 @@ func TestScribeDistilsYesterday(t *testing.T) {
 	assert.Contains(t, body, "You are the Scribe", "the built-in's mandate")
 	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow", githubToken} {
 		assert.NotContains(t, body, never)
+	}
+}
+
+// TestScribeReadsOnlyItsOwnJournal: a journal.org that is a symlink (or a
+// FIFO, which a plain read would wait on for ever) is not the server's own
+// file: none of what it leads to reaches the model, and the Scribe still
+// runs.
+func TestScribeReadsOnlyItsOwnJournal(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "elsewhere.org")
+	require.NoError(t, os.WriteFile(outside, []byte("* [2026-11-25 Wed 09:01] OUTSIDE-LINE\n"), 0o600))
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, p string)
+	}{
+		{"symlink", func(t *testing.T, p string) { require.NoError(t, os.Symlink(outside, p)) }},
+		{"fifo", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o600)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
+				Args: `{"path":"daily/2026-11-26.org","content":"* Scribe summary\n","explanation":"the Scribe's summary of yesterday"}`}}}
+			provider, srv := openAI(t, write)
+			fx := newFixture(t, map[string]string{
+				"chats/2026-11-25-taxes.org": "#+title: Taxes\n* Taxes\nYESTERDAY-ANSWER\n",
+			}, provider, func(o *Options) { o.Now = fixedNow })
+			tc.plant(t, fx.path("journal.org"))
+
+			run, err := fx.agent.RunSkill(context.Background(), "Scribe")
+			require.NoError(t, err)
+			require.NoError(t, run.Err)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 1)
+			body := string(reqs[0].Body)
+			assert.Contains(t, body, "YESTERDAY-ANSWER")
+			assert.NotContains(t, body, "OUTSIDE-LINE")
+		})
 	}
 }

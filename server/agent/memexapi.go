@@ -114,7 +114,7 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 	byKey := map[string]*scored{}
 	var order []*scored
 	add := func(n memory.Node, s float64) {
-		if n.Private() || n.InServerFile() {
+		if hidden(n) {
 			return
 		}
 		key := n.Key()
@@ -165,8 +165,8 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 	return out, nil
 }
 
-// hidden reports a node no search returns: in one of the server's own
-// files (flightplans.org, journal.org); private nodes have no vector.
+// hidden reports a node no answer of this API holds: a private one, or
+// one in the server's own files (flightplans.org, journal.org).
 func hidden(n memory.Node) bool { return n.Private() || n.InServerFile() }
 
 // minSemantic is the least cosine a semantic hit needs: 0.75 means
@@ -199,7 +199,7 @@ func (a *Agent) publicNode(id string) (memory.Node, *memory.Snapshot, error) {
 		return memory.Node{}, nil, errors.New("the id is empty")
 	}
 	n, ok := snap.NodeByKey(id)
-	if !ok || n.Private() || n.InServerFile() {
+	if !ok || hidden(n) {
 		// A private node is not found, exactly as an unknown one: the
 		// answer tells nothing about it.
 		return memory.Node{}, nil, notFound{clipID(id)}
@@ -274,7 +274,7 @@ func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
 	var out []Backlink
 	for _, bl := range orgfeat.Backlinks(orgfeat.Scope{Memex: snap, Notes: st.notes}, n) {
 		from := bl.Site.From
-		if from.Private() || from.InServerFile() {
+		if hidden(from) {
 			continue
 		}
 		line := from.Org().Lines.Line(bl.Range.Start) + 1

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"slices"
 
@@ -293,7 +292,7 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 			keep = append(keep, p)
 		}
 		for _, p := range keep {
-			if b, err := os.ReadFile(p); err == nil {
+			if b, err := readRegular(p, -1); err == nil {
 				kept[protect.Canonical(p)] = b
 			}
 		}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"pp-lsp/gates"
@@ -69,22 +71,48 @@ func (a *Agent) capture(ctx context.Context, action gates.Action) []captured {
 	return out
 }
 
-// readCapped reads a regular file of at most checkpoint.MaxFile bytes
-// (not following a final symlink); a file that is not there is captured as
-// absent.
+// readCapped reads a regular file of at most checkpoint.MaxFile bytes; a
+// file that is not there is captured as absent.
 func readCapped(p string) (captured, bool) {
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+	b, err := readRegular(p, checkpoint.MaxFile)
+	if errors.Is(err, os.ErrNotExist) {
 		return captured{path: p}, true
-	case err != nil, !fi.Mode().IsRegular(), fi.Size() > checkpoint.MaxFile:
-		return captured{}, false
 	}
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) > checkpoint.MaxFile {
+	if err != nil {
 		return captured{}, false
 	}
 	return captured{path: p, existed: true, text: b}, true
+}
+
+// readRegular reads the regular file at p, of at most limit bytes (no
+// bound when limit < 0). It is judged as opened — not through a final
+// symlink, never waiting on a FIFO — so that neither, swapped in by
+// another process, can put another file's text where p's belongs or hold
+// the locks its caller holds.
+func readRegular(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|protect.NoFollow|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	case limit >= 0 && fi.Size() > limit:
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
+	}
+	r := io.Reader(f)
+	if limit >= 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	b, err := io.ReadAll(r)
+	if err == nil && limit >= 0 && int64(len(b)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", p, limit)
+	}
+	return b, err
 }
 
 // maxOrgScan bounds the memex whose Org files are read again around every

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"pp-lsp/server/seal"
 )
 
 // tokenBytes is the token's entropy; the file holds it hex-encoded.
@@ -90,7 +92,7 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 // readToken returns the token at path if the file is trustworthy.
 func readToken(path string) (string, bool) {
 	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o077 != 0 || !ownedByUs(info) {
+	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o077 != 0 || !seal.OwnedByMe(info) {
 		return "", false
 	}
 	data, err := os.ReadFile(path)
@@ -149,7 +151,7 @@ func securePrivateDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("the token directory %s is not a directory (a symlink?)", dir)
 	}
-	if !ownedByUs(info) {
+	if !seal.OwnedByMe(info) {
 		return fmt.Errorf("the token directory %s belongs to another user", dir)
 	}
 	if info.Mode().Perm()&0o077 != 0 {

@@ -57,7 +57,7 @@ func ownInfo(path string, fi fs.FileInfo) error {
 // opened (no symlink is followed): its bytes, and false when it does not
 // exist.
 func ReadOwnFile(path string) ([]byte, bool, error) {
-	f, err := openNoFollow(path)
+	f, err := OpenNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -15,16 +15,18 @@ func openNoFollow(p string) (*os.File, error) {
 
 func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
-// OwnedByMe reports whether this user owns fi.
+// OwnedByMe reports whether this process's effective user — the owner of
+// the files it creates — owns fi; not when fi tells no owner.
 func OwnedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == os.Getuid()
+	return ok && int(st.Uid) == os.Geteuid()
 }
 
-// OwnedByMeOrRoot reports whether this user or root owns fi.
+// OwnedByMeOrRoot reports whether this process's effective user or root
+// owns fi; not when fi tells no owner.
 func OwnedByMeOrRoot(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || st.Uid == 0 || int(st.Uid) == os.Getuid()
+	return ok && (st.Uid == 0 || int(st.Uid) == os.Geteuid())
 }
 
 // WritableByOthers reports whether anyone but the owner may write fi — all
