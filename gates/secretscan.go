@@ -136,16 +136,6 @@ func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
 	return out
 }
 
-// firstInLines returns the first match over the lines holding a keyword.
-func firstInLines(h *kwHits, text string, g kwGroup, re submatcher) []string {
-	var out []string
-	h.forLines(text, g, func(s, e int) bool {
-		out = re.FindStringSubmatch(text[s:e])
-		return out == nil
-	})
-	return out
-}
-
 // secretWords are the names of secrets a key may hold (api_key,
 // clientSecret, DB_PASSWORD…), each "X?Y" also written XY, X_Y, X.Y and
 // X-Y. A key holding one names a secret.
