@@ -118,9 +118,7 @@ func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) []
 // whose every match lies within one line and holds a keyword of g and the
 // byte need: the same matches, found on those lines only (a line without
 // need is not searched); every match when n < 0.
-func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
-	FindAllStringSubmatch(string, int) [][]string
-}, need byte, n int) [][]string {
+func firstMatchesInLines(h *kwHits, text string, g kwGroup, re submatcher, need byte, n int) [][]string {
 	var out [][]string
 	h.forLines(text, g, func(s, e int) bool {
 		if strings.IndexByte(text[s:e], need) < 0 {
