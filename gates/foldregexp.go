@@ -13,7 +13,6 @@ import (
 // submatcher is what the per-line rules ask of a pattern.
 type submatcher interface {
 	FindAllStringSubmatch(s string, n int) [][]string
-	FindStringSubmatch(s string) []string
 }
 
 // foldRegexp is a case-insensitive pattern ((?i)…, with its literals in

@@ -20,10 +20,8 @@ const maxLinkScan = 20000
 // folders, of the home's credential stores and of the system's. A file
 // whose link count is one has no other name, so only the others are kept.
 type protLinks struct {
-	walked   bool
-	overflow bool // more than maxLinkScan entries: every file is taken for one
-	seen     int
-	files    map[[2]uint64]protLink
+	linkScan
+	files map[[2]uint64]protLink
 	// inRoots counts the names in the roots of each file with another
 	// name: one with fewer than its link count has a name outside them.
 	inRoots map[[2]uint64]uint64
@@ -114,10 +112,19 @@ func (c *protLinks) walk(e *Env) {
 	}
 }
 
+// linkScan is one check's walk of folders to find a file's other names:
+// whether it ran, and the entries it has looked at (maxLinkScan in all,
+// past which every file is taken for one of the folders').
+type linkScan struct {
+	walked   bool
+	overflow bool // more than maxLinkScan entries
+	seen     int
+}
+
 // tree walks dir (not following symlinks), handing visit each entry below
 // it (and dir itself when it is a file); visit returns false to skip a
 // folder. The walk stops at maxLinkScan entries in all.
-func (c *protLinks) tree(dir string, visit func(p string, de fs.DirEntry) bool) {
+func (c *linkScan) tree(dir string, visit func(p string, de fs.DirEntry) bool) {
 	if c.overflow {
 		return
 	}
@@ -136,37 +143,41 @@ func (c *protLinks) tree(dir string, visit func(p string, de fs.DirEntry) bool) 
 	})
 }
 
-// count counts a name in the roots of a regular file with another name.
-func (c *protLinks) count(de fs.DirEntry) {
+// regularFile returns the device and inode of a regular file's entry and
+// its link count.
+func regularFile(de fs.DirEntry) (key [2]uint64, nlink uint64, ok bool) {
 	if !de.Type().IsRegular() {
-		return
+		return key, 0, false
 	}
 	fi, err := de.Info()
 	if err != nil {
+		return key, 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return key, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
+}
+
+// count counts a name in the roots of a regular file with another name.
+func (c *protLinks) count(de fs.DirEntry) {
+	k, nlink, ok := regularFile(de)
+	if !ok || nlink < 2 {
 		return
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-		if c.inRoots == nil {
-			c.inRoots = map[[2]uint64]uint64{}
-		}
-		c.inRoots[[2]uint64{uint64(st.Dev), st.Ino}]++
+	if c.inRoots == nil {
+		c.inRoots = map[[2]uint64]uint64{}
 	}
+	c.inRoots[k]++
 }
 
 // add keeps a regular file that has another name.
 func (c *protLinks) add(de fs.DirEntry, class pathClass, why string) {
-	if !de.Type().IsRegular() {
+	k, nlink, ok := regularFile(de)
+	if !ok || nlink < 2 {
 		return
 	}
-	fi, err := de.Info()
-	if err != nil {
-		return
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || st.Nlink < 2 {
-		return
-	}
-	k := [2]uint64{uint64(st.Dev), st.Ino}
 	if old, ok := c.files[k]; ok && old.class >= class {
 		return
 	}

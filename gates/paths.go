@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // pathClass is what a path is, for the gates; higher is more sensitive.
@@ -497,11 +496,6 @@ func (e *Env) aboveChatDir(abs string) bool {
 	return false
 }
 
-// maxChatScan bounds the entries of the chat folder looked at to tell
-// whether a file with hard links is a conversation under a second name:
-// past it, the file is taken for one.
-const maxChatScan = 20000
-
 // chatLinkOf says whether the file (dev, ino) is a conversation under
 // another name (a hard link into the chat folder). The chat folder is
 // walked once per check, however many hard-linked files the check meets.
@@ -523,16 +517,14 @@ func (e *Env) chatLinkOf(dev, ino uint64) bool {
 }
 
 // chatLinks are the files of the chat folder, by device and inode, as one
-// check found them.
+// check found them: past maxLinkScan entries every file is taken for one.
 type chatLinks struct {
-	walked   bool
-	overflow bool // more than maxChatScan entries: every file is taken for one
-	files    map[[2]uint64]struct{}
+	linkScan
+	files map[[2]uint64]struct{}
 }
 
 func (c *chatLinks) walk(dirs []string) {
 	c.walked = true
-	seen := 0
 	var walked []os.FileInfo
 	for _, d := range dirs {
 		d = strings.TrimSuffix(d, "/")
@@ -544,29 +536,15 @@ func (c *chatLinks) walk(dirs []string) {
 			}
 			walked = append(walked, fi)
 		}
-		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if seen++; seen > maxChatScan {
-				c.overflow = true
-				return fs.SkipAll
-			}
-			if de.Type().IsRegular() {
-				if fi, err := de.Info(); err == nil {
-					if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-						if c.files == nil {
-							c.files = map[[2]uint64]struct{}{}
-						}
-						c.files[[2]uint64{uint64(st.Dev), st.Ino}] = struct{}{}
-					}
+		c.tree(d, func(_ string, de fs.DirEntry) bool {
+			if k, _, ok := regularFile(de); ok {
+				if c.files == nil {
+					c.files = map[[2]uint64]struct{}{}
 				}
+				c.files[k] = struct{}{}
 			}
-			return nil
+			return true
 		})
-		if c.overflow {
-			return
-		}
 	}
 }
 

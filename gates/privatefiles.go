@@ -297,20 +297,30 @@ const maxPrivacyScan = 64 << 20
 
 // filePrivacy tells the privacy of the file at the canonical path abs, as
 // it is on disk now.
-func (e *Env) filePrivacy(abs string) privacyState {
+func (e *Env) filePrivacy(abs string) privacyState { return e.filePrivacyRead(abs, nil) }
+
+// filePrivacyRead is filePrivacy of a file the caller may have read
+// already: data, when not nil, is the whole of the regular file at abs
+// (fewer than maxPrivacyScan bytes), which is then not read again.
+func (e *Env) filePrivacyRead(abs string, data []byte) privacyState {
 	if e.check == nil {
-		return e.filePrivacyUncached(abs)
+		return e.filePrivacyUncached(abs, data)
 	}
 	memo := &e.check.privacy
 	if st, ok := memo.get(abs); ok {
 		return st
 	}
-	st := e.filePrivacyUncached(abs)
+	st := e.filePrivacyUncached(abs, data)
 	memo.put(abs, st)
 	return st
 }
 
-func (e *Env) filePrivacyUncached(abs string) privacyState {
+func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
+	if data != nil {
+		ps := e.privacyOfText(data)
+		ps.size = int64(len(data))
+		return ps
+	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(abs, &st); err != nil {
 		return privacyState{}
@@ -654,15 +664,21 @@ func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (f
 				if f.skipsFile(de.Name()) {
 					continue
 				}
+				var data []byte
 				if match != nil {
 					// A search that can print nothing of the file: its
 					// privacy does not matter, and is not worked out.
-					if data, err := readBounded(p, maxPrivacyScan); err == nil && !match(data) {
-						bytesRead += int64(len(data))
-						continue
+					if b, err := readBounded(p, maxPrivacyScan); err == nil {
+						if !match(b) {
+							bytesRead += int64(len(b))
+							continue
+						}
+						if int64(len(b)) < maxPrivacyScan {
+							data = b // read whole: its privacy is told from these bytes
+						}
 					}
 				}
-				st := e.filePrivacy(p)
+				st := e.filePrivacyRead(p, data)
 				bytesRead += st.size
 				if st.unknown != "" {
 					return false

@@ -118,9 +118,7 @@ func findInLines(h *kwHits, text string, g kwGroup, re submatcher, total int) []
 // whose every match lies within one line and holds a keyword of g and the
 // byte need: the same matches, found on those lines only (a line without
 // need is not searched); every match when n < 0.
-func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
-	FindAllStringSubmatch(string, int) [][]string
-}, need byte, n int) [][]string {
+func firstMatchesInLines(h *kwHits, text string, g kwGroup, re submatcher, need byte, n int) [][]string {
 	var out [][]string
 	h.forLines(text, g, func(s, e int) bool {
 		if strings.IndexByte(text[s:e], need) < 0 {
@@ -132,16 +130,6 @@ func firstMatchesInLines(h *kwHits, text string, g kwGroup, re interface {
 		}
 		out = append(out, re.FindAllStringSubmatch(text[s:e], n-len(out))...)
 		return len(out) < n
-	})
-	return out
-}
-
-// firstInLines returns the first match over the lines holding a keyword.
-func firstInLines(h *kwHits, text string, g kwGroup, re submatcher) []string {
-	var out []string
-	h.forLines(text, g, func(s, e int) bool {
-		out = re.FindStringSubmatch(text[s:e])
-		return out == nil
 	})
 	return out
 }

@@ -353,28 +353,34 @@ func IsBranch(top, name string) bool {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false
 	}
+	// A ref is looked for in the git directory and the common one, which
+	// are one folder but in a worktree: looked at once.
+	refDirs := []string{gitDir}
+	if common != gitDir {
+		refDirs = append(refDirs, common)
+	}
 	for _, ref := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name} {
-		// An error other than its absence counts as there: git might
-		// find it.
-		loose, there := false, false
-		for _, d := range []string{gitDir, common} {
+		// An error other than its absence is not surely a branch: git
+		// might find it.
+		loose := false
+		for _, d := range refDirs {
 			fi, err := os.Lstat(filepath.Join(d, filepath.FromSlash(ref)))
 			switch {
 			case err == nil && fi.Mode().IsRegular():
-				loose, there = true, true
+				loose = true
 			case err == nil || !errors.Is(err, os.ErrNotExist):
 				return false // a folder, a symlink, or unreadable: not surely a branch
 			}
 		}
 		inPack := bytes.Contains(packed, []byte(" "+ref+"\n"))
-		if !there && !inPack {
+		if !loose && !inPack {
 			continue
 		}
 		if !strings.HasPrefix(ref, "refs/heads/") {
 			return false
 		}
 		if loose {
-			for _, d := range []string{gitDir, common} {
+			for _, d := range refDirs {
 				b, err := readBounded(filepath.Join(d, filepath.FromSlash(ref)), 128)
 				if err != nil {
 					continue
