@@ -198,7 +198,8 @@ func compactArgs(raw json.RawMessage) []byte {
 	if len(raw) == 0 || json.Compact(&buf, raw) != nil || !bytes.HasPrefix(buf.Bytes(), []byte("{")) {
 		return []byte("{}")
 	}
-	return buf.Bytes()
+	// JSON lets a string hold bytes that are not UTF-8; the file may not.
+	return []byte(orgtext.Plain(buf.String()))
 }
 
 // toolName keeps a tool's name one word of letters, digits, - and _.
@@ -380,9 +381,8 @@ func parseTurn(f *orgast.File, i int, asked string) Turn {
 // text ends with a newline. An unclosed block cannot reach past the turn:
 // a headline ends it.
 func body(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(orgtext.Plain(s), "\n"), "\n")
 	for i, l := range lines {
-		l = strings.TrimRight(l, "\r")
 		t := strings.TrimLeft(l, " \t")
 		if t != "" && strings.ContainsRune("*#:,", rune(t[0])) && !isBlockLine(t) {
 			l = "," + l
@@ -436,4 +436,4 @@ func firstLine(s string) string {
 }
 
 // oneLine folds whitespace runs (newlines too) into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return strings.Join(strings.Fields(orgtext.Plain(s)), " ") }

@@ -7,7 +7,9 @@
 //
 // Invariant: whatever string comes in — a model's explanation, a command's
 // output — what comes out adds no structure to the file: no headline, no
-// keyword, no drawer, no block end, no tags.
+// keyword, no drawer, no block end, no tags; and it changes nothing of how
+// the rest of the file decodes (no NUL, no byte that is not UTF-8, no line
+// end but "\n", which the file's own convention replaces).
 package orgtext
 
 import (
@@ -61,10 +63,46 @@ var reBlockEscape = regexp.MustCompile(`(?m)^([ \t]*)(,*(?:\*|#\+))`)
 // reBlockUnescape is org-unescape-code-in-string: one comma goes.
 var reBlockUnescape = regexp.MustCompile(`(?m)^([ \t]*,*),((?:\*|#\+))`)
 
+// Plain returns s as text that decodes the same in whichever Org file it
+// is written into, so that the file around it does too: a byte that is not
+// UTF-8 becomes U+FFFD and a NUL becomes U+2400 (␀) — Emacs reads a file
+// holding either as Latin-1, raw bytes or binary, its other lines with it,
+// and binary with no line-end conversion at all — and "\r\n" or a lone
+// "\r" becomes "\n": in a file whose lines end in CR (the old Mac way) a
+// lone CR starts a line that Block and Paragraph, which read lines by
+// "\n", never escaped. Text with none of these is returned as it is.
+func Plain(s string) string {
+	if !strings.ContainsAny(s, "\x00\r") && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == 0:
+			b.WriteRune('\u2400')
+		case r == '\r':
+			b.WriteByte('\n')
+			if i+1 < len(s) && s[i+1] == '\n' {
+				n++
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // Block returns s escaped for the inside of a src or example block, as Org
 // does it (a comma before a line that starts with "*" or "#+", so that no
-// line can be a headline or end the block), ending with a newline.
+// line can be a headline or end the block), ending with a newline. The
+// text is Plain first.
 func Block(s string) string {
+	s = Plain(s)
 	if strings.Contains(s, "*") || strings.Contains(s, "#+") {
 		s = reBlockEscape.ReplaceAllString(s, "$1,$2")
 	}
@@ -87,10 +125,10 @@ func Unblock(s string) string {
 // structure — a headline, a keyword, a comment, a drawer line, a block
 // delimiter, a table or a fixed-width line — gets a leading comma; the text
 // ends with a newline. Blank lines are kept: they separate paragraphs.
+// The text is Plain first.
 func Paragraph(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(Plain(s), "\n"), "\n")
 	for i, l := range lines {
-		l = strings.TrimRight(l, "\r")
 		t := strings.TrimLeft(l, " \t")
 		if t != "" && strings.ContainsRune("*#:|,", rune(t[0])) {
 			l = "," + l

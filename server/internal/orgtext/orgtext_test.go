@@ -1,8 +1,10 @@
 package orgtext
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,4 +57,67 @@ func TestParagraphAddsNoStructure(t *testing.T) {
 	assert.Nil(t, f.Headlines[0].Drawer)
 	assert.Empty(t, f.Keywords)
 	assert.True(t, f.Todo.Default, "no #+TODO: line was made")
+}
+
+// TestTextKeepsTheFileAsItDecodes writes hostile text with Block and
+// Paragraph into files of each line-end convention, as the server's edits
+// do (their "\n" become the file's line end), and reads the file back as
+// Emacs would: still one headline, titled as before (a NUL or a byte that
+// is not UTF-8 would make Emacs read the whole file as binary or Latin-1;
+// a lone CR is a line end in a file of CR lines), and the same line ends.
+func TestTextKeepsTheFileAsItDecodes(t *testing.T) {
+	hostile := []string{
+		"out\r* TODO injected :skill:\r",
+		"out\r\n* TODO injected\r\n",
+		"a NUL\x00 here\n* x",
+		"\x00",
+		"not UTF-8 \xff\xfe here",
+		"half a rune \xe2\x82",
+		"mixed\r\n\r* y\n\x00\xc3",
+	}
+	eols := map[string]string{"LF": "\n", "CRLF": "\r\n", "CR": "\r"}
+	asTheFileEnds := func(text, eol string) string {
+		switch eol {
+		case "\r\n":
+			return strings.ReplaceAll(text, "\n", "\r\n")
+		case "\r":
+			return strings.ReplaceAll(text, "\n", "\r")
+		}
+		return text
+	}
+	for name, eol := range eols {
+		for _, h := range hostile {
+			for _, write := range []struct {
+				how  string
+				text string
+			}{
+				{"block", "#+begin_example\n" + Block(h) + "#+end_example\n"},
+				{"paragraph", Paragraph(h)},
+				{"title", "- " + Title(h, 200) + "\n"},
+			} {
+				t.Run(name+"/"+write.how+"/"+h, func(t *testing.T) {
+					base := "* café" + eol + "body" + eol
+					src := []byte(base + asTheFileEnds(write.text, eol))
+					f := orgast.Parse(src)
+					require.Len(t, f.Headlines, 1, "%q", src)
+					assert.Equal(t, "café", f.Headlines[0].Title)
+					assert.True(t, utf8.Valid(src) && !bytes.ContainsRune(src, 0), "the file still decodes as UTF-8 text (pp-lsp and Emacs read one with a NUL as binary, one that is not UTF-8 as Latin-1 or raw bytes): %q", src)
+					assert.Equal(t, orgast.DetectEOL([]byte(base)), f.EOL(), "the file's line ends are read as before")
+				})
+			}
+		}
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\n", "plain text\n"},
+		{"é ü 日本", "é ü 日本"},
+		{"a\x00b", "a\u2400b"},
+		{"bad\xffbyte", "bad\ufffdbyte"},
+		{"cr\rlf\r\nend", "cr\nlf\nend"},
+		{"\r\r\n", "\n\n"},
+	} {
+		assert.Equal(t, tc.want, Plain(tc.in), "%q", tc.in)
+	}
 }
