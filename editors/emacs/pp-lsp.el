@@ -70,7 +70,8 @@
 ;; may come from a .dir-locals.el anyone could have written, so pp-lsp
 ;; takes :roots :dataDir :configFile :providers and the embedder only from
 ;; `pp-lsp-initialization-options', and a project's :privacyTags only add
-;; to the tags in force.  The keys are those of pp-lsp's settings schema,
+;; to the tags in force; the keys it ignores are named in the echo area
+;; (and *Messages*) once the memex is indexed.  The keys are those of pp-lsp's settings schema,
 ;; e.g.
 ;;
 ;;   (setq pp-lsp-initialization-options

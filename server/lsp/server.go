@@ -69,12 +69,20 @@ type Server struct {
 	// (workspace/configuration, didChangeConfiguration) added: they only
 	// ever add to the tags in force (projectSettings).
 	projectTags []string
-	folders     []string
-	shutdown    bool
-	watching    bool
-	initialized chan struct{}
-	exit        chan struct{}
-	exitOnce    sync.Once
+	// settingsNotes are what the project's settings had to say (a key
+	// ignored, a value refused) while the memex was being indexed: said
+	// after "indexed N files", which would otherwise hide them in an
+	// editor with one echo area (eglot); indexed tells they are said at
+	// once. warned is the latest such note said, not said again.
+	settingsNotes []heldMessage
+	indexed       bool
+	warned        string
+	folders       []string
+	shutdown      bool
+	watching      bool
+	initialized   chan struct{}
+	exit          chan struct{}
+	exitOnce      sync.Once
 
 	// ready is closed once the memex and the agent are up, or failed to
 	// come up (readyErr); mx and agent are set before.
