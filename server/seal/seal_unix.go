@@ -3,17 +3,10 @@
 package seal
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"syscall"
 )
-
-func openNoFollow(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-}
-
-func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
 // OwnedByMe reports whether this process's effective user — the owner of
 // the files it creates — owns fi; not when fi tells no owner.
