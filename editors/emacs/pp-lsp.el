@@ -221,7 +221,7 @@ outside every memex, the one pp-lsp server running."
     server))
 
 (defun pp-lsp--served-p ()
-  "Whether a pp-lsp server reads the current buffer as a document."
+  "Return non-nil if the current buffer is a document of a pp-lsp server."
   (and (eglot-managed-p)
        (cl-typep (eglot-current-server) 'pp-lsp-server)))
 
