@@ -228,10 +228,16 @@ func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	return ErrExitWithoutShutdown
 }
 
-// teardown ends the session: every running request is cancelled, the
-// connection closed, background work stopped and the memex saved.
+// teardown ends the session: every running request is cancelled and
+// waited for, the connection closed, background work stopped and the
+// memex saved.
 func (s *Server) teardown(ctx context.Context) {
-	s.running.cancelAll()
+	// No request is admitted any more; those running are cancelled and
+	// waited for (what they write is written before the memex is saved).
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	s.drainRequests("")
 	// Close waits for the read goroutine; a reader blocked on a stdin that
 	// the client keeps open cannot be interrupted, so it gets a moment
 	// and is then left to the process's exit (eglot kills the server
