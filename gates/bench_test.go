@@ -10,10 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -205,14 +203,6 @@ func medianCPU(ctx context.Context, stack *Stack, a Action, env *Env, n int) tim
 	}
 	slices.Sort(runs)
 	return runs[n/2]
-}
-
-// threadCPU is the CPU time the calling OS thread has used
-// (CLOCK_THREAD_CPUTIME_ID).
-func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
-	return time.Duration(ts.Nano())
 }
 
 // BenchmarkStackTail is BenchmarkStack over its slowest 2 %: the actions

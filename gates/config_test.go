@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pp-lsp/internal/testenv"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -123,7 +124,7 @@ func TestVaultIntegrity(t *testing.T) {
 	})
 	t.Run("a FIFO is refused without waiting for a writer", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "vault.json")
-		require.NoError(t, syscall.Mkfifo(p, 0o600))
+		testenv.MakeFIFO(t, p)
 		done := make(chan error, 1)
 		go func() {
 			_, err := OpenVault(p)
@@ -300,7 +301,7 @@ func TestVaultSecretsForRedaction(t *testing.T) {
 	notJSON := filepath.Join(dir, "text.json")
 	require.NoError(t, os.WriteFile(notJSON, []byte("not a vault\n"), 0o600))
 	fifo := filepath.Join(dir, "fifo.json")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	testenv.MakeFIFO(t, fifo)
 	for _, tc := range []struct {
 		name, path, want string
 	}{

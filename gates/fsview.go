@@ -3,7 +3,6 @@ package gates
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -157,47 +156,6 @@ func (v *fsView) glob(pattern string) (matches []string, ok bool, err error) {
 	return matches, true, nil
 }
 
-// listNames reads a directory's entry names: empty when there is no such
-// folder, nil when it cannot be read or its entries are too many. It asks
-// the system directly (open, getdents, close): os.Open would also register
-// the folder with the runtime's poller, for nothing.
-func listNames(dir string) *dirNames {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	for err == syscall.EINTR {
-		fd, err = syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	}
-	if err == syscall.ENOENT || err == syscall.ENOTDIR {
-		return noEntries
-	}
-	if err != nil {
-		return nil
-	}
-	defer syscall.Close(fd)
-	var buf [8192]byte
-	names := make([]string, 0, 16)
-	for {
-		n, err := syscall.ReadDirent(fd, buf[:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil
-		}
-		if n <= 0 {
-			break
-		}
-		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
-		if len(names) > maxListedNames {
-			return nil
-		}
-	}
-	set := make(map[string]struct{}, len(names))
-	for _, n := range names {
-		set[n] = struct{}{}
-	}
-	return &dirNames{set: set, names: names}
-}
-
 // fsNode is what Lstat (and, for a symlink, Readlink) said about a path.
 type fsNode struct {
 	mode fs.FileMode
@@ -229,31 +187,6 @@ func (v *fsView) lstat(p string) fsNode {
 		v.nodes.put(p, n)
 	}
 	return n
-}
-
-// lstatNode asks the system about p, as os.Lstat and os.Readlink would,
-// keeping only what the walk needs: whether it is a symlink (and its
-// target) or a directory. syscall.Lstat into a Stat_t on the stack saves
-// os.Lstat's FileInfo, built for every component of every path.
-func lstatNode(p string) fsNode {
-	var st syscall.Stat_t
-	err := syscall.Lstat(p, &st)
-	for err == syscall.EINTR {
-		err = syscall.Lstat(p, &st)
-	}
-	if err != nil {
-		return fsNode{err: err}
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFLNK:
-		link, err := os.Readlink(p)
-		return fsNode{mode: fs.ModeSymlink, link: link, err: err}
-	case syscall.S_IFDIR:
-		return fsNode{mode: fs.ModeDir}
-	case syscall.S_IFREG:
-		return fsNode{dev: uint64(st.Dev), ino: st.Ino, nlink: uint64(st.Nlink)}
-	}
-	return fsNode{mode: fs.ModeIrregular}
 }
 
 var errTooManyLinks = errors.New("EvalSymlinks: too many links")

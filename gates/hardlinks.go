@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // maxLinkScan bounds the entries looked at, in the roots, pp-lsp's own
@@ -141,23 +140,6 @@ func (c *linkScan) tree(dir string, visit func(p string, de fs.DirEntry) bool) {
 		}
 		return nil
 	})
-}
-
-// regularFile returns the device and inode of a regular file's entry and
-// its link count.
-func regularFile(de fs.DirEntry) (key [2]uint64, nlink uint64, ok bool) {
-	if !de.Type().IsRegular() {
-		return key, 0, false
-	}
-	fi, err := de.Info()
-	if err != nil {
-		return key, 0, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return key, 0, false
-	}
-	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
 }
 
 // count counts a name in the roots of a regular file with another name.

@@ -3,7 +3,6 @@ package gates
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"pp-lsp/orgast"
@@ -321,19 +319,16 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 		ps.size = int64(len(data))
 		return ps
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(abs, &st); err != nil {
-		return privacyState{}
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFDIR:
+	kind, size := statKind(abs)
+	switch kind {
+	case kindDir:
 		return privacyState{dir: true}
-	case syscall.S_IFREG:
+	case kindRegular:
 	default:
-		return privacyState{} // a device, a pipe, a socket: no note
+		return privacyState{} // nothing there, a device, a pipe, a socket: no note
 	}
-	if st.Size > maxPrivacyScan {
-		return privacyState{unknown: fmt.Sprintf("a file of %d MiB, too large to check for private notes", st.Size>>20)}
+	if size > maxPrivacyScan {
+		return privacyState{unknown: fmt.Sprintf("a file of %d MiB, too large to check for private notes", size>>20)}
 	}
 	data, err := readBounded(abs, maxPrivacyScan)
 	if err != nil {
@@ -409,48 +404,6 @@ func (m *textPrivacyMemo) put(key [sha256.Size]byte, st privacyState) {
 		m.m = map[[sha256.Size]byte]privacyState{}
 	}
 	m.m[key] = st
-}
-
-// readBounded reads at most limit bytes of a file, never blocking on a
-// FIFO swapped in after the check that it was a regular file. It asks the
-// system directly: os.NewFile would try to register the descriptor with
-// the runtime's poller, and io.ReadAll would read the file in small,
-// growing pieces where its size is known.
-func readBounded(abs string, limit int64) ([]byte, error) {
-	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
-	for err == syscall.EINTR {
-		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: abs, Err: err}
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, errors.New("not a regular file")
-	}
-	// Room for the file as it is now and one byte more, so that a file
-	// that did not grow is read whole by the first read; the next says
-	// it ended.
-	buf := make([]byte, 0, max(512, min(st.Size, limit)+1))
-	for int64(len(buf)) < limit {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, 4096)
-		}
-		room := buf[len(buf):min(cap(buf), len(buf)+int(limit-int64(len(buf))))]
-		n, err := syscall.Read(fd, room)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: abs, Err: err}
-		}
-		if n <= 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-	}
-	return buf, nil
 }
 
 // walkFilter narrows a recursive read to the files a search program would
@@ -696,3 +649,13 @@ func (e *Env) privateBelow(dir string, f walkFilter, match func([]byte) bool) (f
 	complete = walk(dir)
 	return found, complete
 }
+
+// fileKind is what statKind found at a path.
+type fileKind uint8
+
+const (
+	kindNone fileKind = iota // nothing, or nothing that can be looked at
+	kindDir
+	kindRegular
+	kindOther // a device, a pipe, a socket
+)

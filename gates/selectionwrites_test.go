@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -34,7 +33,7 @@ func TestSelectionWrites(t *testing.T) {
 		"notes/join.org": "* Hourly :sk", "notes/skill": "milk\n",
 	})
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "out"), 0o755))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "notes", "pipe"), 0o644))
+	testenv.MakeFIFO(t, filepath.Join(root, "notes", "pipe"))
 	for _, tc := range []struct {
 		name, cmd, want string
 		makesSkill      bool // the real run leaves a skill in the file written

@@ -16,8 +16,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"unicode/utf16"
+
+	"pp-lsp/internal/regfile"
 )
 
 // Vault holds credentials by name. It lives in one JSON file, mode 0600:
@@ -64,21 +65,16 @@ const maxVault = 4 << 20
 // open file — so that no other process can swap the path between a check
 // and the read.
 func OpenVault(path string) (*Vault, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if errors.Is(err, syscall.ELOOP) {
+	f, fi, err := regfile.Open(path, false)
+	switch {
+	case errors.Is(err, regfile.ErrSymlink):
 		return nil, fmt.Errorf("vault %s is a symlink; refusing it", path)
-	}
-	if err != nil {
+	case errors.Is(err, regfile.ErrNotRegular):
+		return nil, fmt.Errorf("vault %s is not a regular file", path)
+	case err != nil:
 		return nil, fmt.Errorf("vault %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("vault %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("vault %s is not a regular file", path)
-	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("vault %s has mode %04o; it must be readable by its owner only (chmod 600)", path, perm)
 	}

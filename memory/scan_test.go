@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +64,7 @@ func TestScanRules(t *testing.T) {
 	require.NoError(t, os.Symlink(root, filepath.Join(root, "sub", "loop")))
 	require.NoError(t, os.Symlink("missing.org", filepath.Join(root, "dangling.org")))
 	// A fifo named like an Org file must never be opened (it would block).
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "pipe.org"), 0o644))
+	testenv.MakeFIFO(t, filepath.Join(root, "pipe.org"))
 
 	m := openMemex(t, Options{Roots: []string{root}})
 	got := relFiles(m.Snapshot())

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/memory"
@@ -134,7 +133,7 @@ func checkDataDir(_ context.Context, d *doctorEnv) []checkLine {
 				break
 			}
 		}
-		if syscall.Access(parent, 0o2|0o1) != nil {
+		if !writableDir(parent) {
 			return []checkLine{fail(subject, "does not exist, and "+parent+" cannot be written to create it", "create it, or set "+memory.EnvDataDir+" to a folder you can write")}
 		}
 		return []checkLine{ok(subject, "not created yet; the first run of the server creates it")}
@@ -146,7 +145,7 @@ func checkDataDir(_ context.Context, d *doctorEnv) []checkLine {
 	if err := seal.CheckDir(dir); err != nil {
 		return []checkLine{fail(subject, err.Error(), "set "+memory.EnvDataDir+" to a folder of your own that only you can change")}
 	}
-	if syscall.Access(dir, 0o2|0o1) != nil {
+	if !writableDir(dir) {
 		return []checkLine{fail(subject, "cannot be written: plan records and vectors would be lost", "chmod u+rwx it, or set "+memory.EnvDataDir+" elsewhere")}
 	}
 	var notes []string

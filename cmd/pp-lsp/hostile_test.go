@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -336,7 +335,9 @@ func (w *world) effects(t *testing.T, before worldState, res actuate.Result, pro
 		if strings.Contains(p, "sleep 3131") {
 			happened[effProcess] = true
 			if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
+				if proc, err := os.FindProcess(pid); err == nil {
+					proc.Kill()
+				}
 			}
 		}
 	}

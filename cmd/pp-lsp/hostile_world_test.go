@@ -597,10 +597,7 @@ func tree(t *testing.T, base string) map[string]string {
 				return nil
 			}
 			sum := sha256.Sum256(b)
-			links := uint64(1)
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				links = uint64(st.Nlink)
-			}
+			links := linkCount(info)
 			out[rel] = fmt.Sprintf("%v %d links %d %s", info.Mode(), links, info.ModTime().UnixNano(), hex.EncodeToString(sum[:8]))
 		default:
 			out[rel] = info.Mode().String()

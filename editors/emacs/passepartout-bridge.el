@@ -101,6 +101,10 @@ Only then is an acknowledgement of the handshake believed.")
 (defvar passepartout-bridge--last-log nil
   "The text of the last :LOG frame from the daemon.")
 
+(defvar passepartout-bridge--refusal nil
+  "Why this end closed the connection, said as it is.
+A token it will not use, a frame it cannot take: one sentence.")
+
 (defvar passepartout-bridge--requests (make-hash-table :test 'equal)
   "Requests waiting for an answer, by request id.
 Each value is a plist (:action A :on-chunk F :on-response G).")
@@ -142,13 +146,18 @@ planted it (to pass for the daemon) or read it."
          (attrs (file-attributes file 'integer)))
     (unless (file-readable-p file)
       (signal 'passepartout-bridge-error
-              (list (format "No token in %s: is the daemon running?" file))))
-    (unless (and attrs
-                 (null (file-attribute-type attrs))
-                 (eql (file-attribute-user-id attrs) (user-uid))
-                 (string-match-p "\\`-...------\\'" (file-attribute-modes attrs)))
-      (signal 'passepartout-bridge-error
-              (list (format "The token file %s is not a file of yours that only you can read: it is not used (the daemon makes a new one when it starts)" file))))
+              (list (format "There is no token file at %s: start the daemon (`pp-lsp serve --tcp %s:%s'), which makes it"
+                            file passepartout-bridge-host passepartout-bridge-port))))
+    (let ((why (cond ((null attrs) "cannot be read")
+                     ((file-attribute-type attrs) "is not a regular file")
+                     ((not (eql (file-attribute-user-id attrs) (user-uid)))
+                      "belongs to another user")
+                     ((not (string-match-p "\\`-...------\\'" (file-attribute-modes attrs)))
+                      (format "can be read or written by others (%s)" (file-attribute-modes attrs))))))
+      (when why
+        (signal 'passepartout-bridge-error
+                (list (format "The token file %s %s, so it was not used: restart the daemon (`pp-lsp serve'), which replaces it with one only you can read"
+                              file why)))))
     (with-temp-buffer
       (insert-file-contents file)
       (string-trim (buffer-string)))))
@@ -358,11 +367,23 @@ dies or its buffer is killed (a frame's handler may close it)."
                                 (error-message-string err)))))))))))))))
 
 (defun passepartout-bridge--abort (proc why)
-  "Close PROC for the reason WHY (a frame we cannot take, no token)."
-  (message "Passepartout: closing the bridge: %s" why)
-  (setq passepartout-bridge--last-log why)
+  "Close PROC for the reason WHY (a frame we cannot take, no token).
+WHY is said once: by the connection being made, when it is, else in
+the echo area."
+  (unless (and (eq proc passepartout-bridge--process)
+               (not passepartout-bridge--authenticated))
+    (message "Passepartout: closing the bridge: %s" why))
+  (setq passepartout-bridge--refusal why)
   (when proc
     (delete-process proc)))
+
+(defun passepartout-bridge--closed-why ()
+  "Why the connection closed, as one sentence."
+  (or passepartout-bridge--refusal
+      (format "The bridge connection closed%s"
+              (if passepartout-bridge--last-log
+                  (concat ": " passepartout-bridge--last-log)
+                ""))))
 
 (defun passepartout-bridge--sentinel (proc _event)
   "Clean up after PROC closed: every waiting request fails."
@@ -370,10 +391,7 @@ dies or its buffer is killed (a frame's handler may close it)."
     (when (eq proc passepartout-bridge--process)
       (setq passepartout-bridge--authenticated nil
             passepartout-bridge--process nil)
-      (let ((why (format "the connection closed%s"
-                         (if passepartout-bridge--last-log
-                             (concat ": " passepartout-bridge--last-log)
-                           "")))
+      (let ((why (passepartout-bridge--closed-why))
             (waiting nil))
         (maphash (lambda (id entry) (push (cons id entry) waiting))
                  passepartout-bridge--requests)
@@ -404,7 +422,7 @@ dies or its buffer is killed (a frame's handler may close it)."
          (unless (passepartout-bridge--daemon-proven-p
                   passepartout-bridge--process payload)
            (signal 'passepartout-bridge-error
-                   (list (format "the program at %s:%s did not prove it is the daemon (another program may hold that port), so the token was not sent"
+                   (list (format "The program at %s:%s did not prove it is the daemon (another program may hold that port), so the token was not sent"
                                  passepartout-bridge-host passepartout-bridge-port))))
          (setq passepartout-bridge--server-version (plist-get payload :VERSION))
          (passepartout-bridge--send
@@ -437,10 +455,7 @@ dies or its buffer is killed (a frame's handler may close it)."
     (while (not (funcall pred))
       (unless (process-live-p passepartout-bridge--process)
         (signal 'passepartout-bridge-error
-                (list (format "The bridge connection closed%s"
-                              (if passepartout-bridge--last-log
-                                  (concat ": " passepartout-bridge--last-log)
-                                "")))))
+                (list (passepartout-bridge--closed-why))))
       (when (> (float-time) deadline)
         (signal 'passepartout-bridge-error
                 (list (format "No %s from the daemon within %s seconds"
@@ -454,6 +469,7 @@ dies or its buffer is killed (a frame's handler may close it)."
   (passepartout--saying-errors
     (passepartout-bridge-disconnect)
     (setq passepartout-bridge--last-log nil
+          passepartout-bridge--refusal nil
           passepartout-bridge--token-sent nil)
     (let ((buf (generate-new-buffer " *passepartout-bridge*")))
       (with-current-buffer buf (set-buffer-multibyte nil))

@@ -70,7 +70,8 @@
 ;; may come from a .dir-locals.el anyone could have written, so pp-lsp
 ;; takes :roots :dataDir :configFile :providers and the embedder only from
 ;; `pp-lsp-initialization-options', and a project's :privacyTags only add
-;; to the tags in force.  The keys are those of pp-lsp's settings schema,
+;; to the tags in force; the keys it ignores are named in the echo area
+;; (and *Messages*) once the memex is indexed.  The keys are those of pp-lsp's settings schema,
 ;; e.g.
 ;;
 ;;   (setq pp-lsp-initialization-options
@@ -219,6 +220,11 @@ outside every memex, the one pp-lsp server running."
       (user-error "No pp-lsp server here: M-x eglot in an Org buffer first"))
     server))
 
+(defun pp-lsp--served-p ()
+  "Return non-nil if the current buffer is a document of a pp-lsp server."
+  (and (eglot-managed-p)
+       (cl-typep (eglot-current-server) 'pp-lsp-server)))
+
 (defun pp-lsp--place ()
   "The current buffer and point as {uri, position}."
   (let ((params (eglot--TextDocumentPositionParams)))
@@ -356,13 +362,20 @@ answer being written, \\[quit-window] hides the buffer.
 The question goes into a conversation, an Org file under chats/: asked
 from a chat file, it continues that one (the model gets its earlier
 turns), otherwise it starts one; see `pp-lsp-chats'.
-PLACE ({uri, position}) and SERVER default to point's.  An action the
+PLACE ({uri, position}) and SERVER default to point's.  Asked from a
+file pp-lsp does not serve (no Org note of the memex), the question
+goes without a place: the model sees the memex's outline and no note at
+the fovea, and the answer says so.  An action the
 gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
   (let* ((server (or server (pp-lsp--server)))
-         (place (or place (and buffer-file-name (pp-lsp--place))))
+         (served (and buffer-file-name (pp-lsp--served-p)))
+         (aside (and (not place) buffer-file-name (not served)
+                     (format "(%s is not a note of the memex: asked without the context at point)\n"
+                             (file-name-nondirectory buffer-file-name))))
+         (place (or place (and served (pp-lsp--place))))
          (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
          (buffer (pp-lsp--answer-buffer))
          (args (append place (list :text question))))
@@ -370,7 +383,7 @@ answer says so, and RET there opens it; approve it with
       (setq pp-lsp--origin-server server
             pp-lsp--origin-place place)
       (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
-                      "* " question "\n"))
+                      "* " question "\n" (or aside "")))
     (puthash token buffer pp-lsp--streams)
     (setq pp-lsp--last-token token
           pp-lsp--last-result nil)

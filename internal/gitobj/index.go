@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,9 +101,9 @@ func StagedVersions(top string, want func(path string) bool) ([]Staged, error) {
 		return nil, fmt.Errorf("a repository with another object format: %w", ErrUnknown)
 	}
 	indexPath := filepath.Join(gitDir, "index")
-	var ist syscall.Stat_t
-	if err := syscall.Stat(indexPath, &ist); err != nil {
-		if errors.Is(err, syscall.ENOENT) {
+	ist, err := os.Stat(indexPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil // nothing staged yet
 		}
 		return nil, err
@@ -248,16 +249,17 @@ func indexVarint(b []byte) (uint64, int) {
 // modification time are those recorded and it was not modified in the
 // index's own second (racy git), or when its bytes hash to the staged
 // blob.
-func fileChanged(abs string, e indexEntry, index syscall.Stat_t) bool {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+func fileChanged(abs string, e indexEntry, index fs.FileInfo) bool {
+	st, err := os.Lstat(abs)
+	if err != nil || !st.Mode().IsRegular() {
 		return true // deleted, or no longer a file: the diff shows the staged version removed
 	}
-	if uint32(st.Size) == e.size && uint32(st.Mtim.Sec) == e.mtimeS && uint32(st.Mtim.Nsec) == e.mtimeNS &&
-		(e.mtimeS < uint32(index.Mtim.Sec) || e.mtimeS == uint32(index.Mtim.Sec) && e.mtimeNS < uint32(index.Mtim.Nsec)) {
+	mt, it := st.ModTime(), index.ModTime()
+	if uint32(st.Size()) == e.size && uint32(mt.Unix()) == e.mtimeS && uint32(mt.Nanosecond()) == e.mtimeNS &&
+		(e.mtimeS < uint32(it.Unix()) || e.mtimeS == uint32(it.Unix()) && e.mtimeNS < uint32(it.Nanosecond())) {
 		return false
 	}
-	if st.Size > MaxBytes {
+	if st.Size() > MaxBytes {
 		return true
 	}
 	data, err := readBounded(abs, MaxBytes)

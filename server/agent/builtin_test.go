@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/testenv"
 	"pp-lsp/providers/providertest"
 )
 
@@ -123,7 +123,7 @@ func TestScribeReadsOnlyItsOwnJournal(t *testing.T) {
 		plant func(t *testing.T, p string)
 	}{
 		{"symlink", func(t *testing.T, p string) { require.NoError(t, os.Symlink(outside, p)) }},
-		{"fifo", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o600)) }},
+		{"fifo", func(t *testing.T, p string) { testenv.MakeFIFO(t, p) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",

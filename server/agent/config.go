@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"pp-lsp/gates"
 	"pp-lsp/internal/plainerr"
+	"pp-lsp/internal/regfile"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/chat"
@@ -228,23 +227,24 @@ func ReadConfigFile(path string, optional bool) (FileSections, error) {
 // written by another user.
 var errOthersMayWrite = errors.New("refused")
 
+// maxConfigBytes bounds the configuration file read.
+const maxConfigBytes = 8 << 20
+
 // readUsersOwn reads the configuration file, refusing one another user
 // owns or may write (protect.OnlyTheUserWrites): its rules could allow
-// any action.
+// any action. Only a regular file is read, and it is judged as opened
+// (regfile): a FIFO or a device at its place is refused at once, never
+// waited on.
 func readUsersOwn(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, fi, err := regfile.Open(path, true)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if err := protect.OnlyTheUserWrites(path, fi); err != nil {
 		return nil, fmt.Errorf("the configuration file is %w: %w", errOthersMayWrite, err)
 	}
-	return io.ReadAll(f)
+	return regfile.ReadAll(f, maxConfigBytes)
 }
 
 // configSections reads a configuration file's text into its sections.

@@ -3,11 +3,11 @@ package agent
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pp-lsp/internal/testenv"
 )
 
 // TestReadRegularReadsOnlyTheFileItself: what a command's checkpoint and a
@@ -20,7 +20,7 @@ func TestReadRegularReadsOnlyTheFileItself(t *testing.T) {
 	require.NoError(t, os.WriteFile(outside, []byte("OUTSIDE"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain.org"), []byte("* note\n"), 0o644))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link.org")))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.org"), 0o600))
+	testenv.MakeFIFO(t, filepath.Join(dir, "fifo.org"))
 	for _, tc := range []struct {
 		name  string
 		limit int64

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -250,9 +251,11 @@ type ChangeInfo struct {
 	Files []string `json:"files"`
 }
 
-// Changes lists the changes undo can take back, newest first.
+// Changes lists the changes undo can take back, newest first: this
+// memex's (ofMemex), though memexes with other roots may share the data
+// directory.
 func (a *Agent) Changes(_ context.Context) ([]ChangeInfo, error) {
-	list, err := a.checkpoints.List()
+	list, err := a.changes()
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +264,36 @@ func (a *Agent) Changes(_ context.Context) ([]ChangeInfo, error) {
 		out = append(out, a.changeInfo(c))
 	}
 	return out, nil
+}
+
+// changes are the checkpoints of this memex, newest first.
+func (a *Agent) changes() ([]checkpoint.Checkpoint, error) {
+	list, err := a.checkpoints.List()
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(c checkpoint.Checkpoint) bool { return !a.ofMemex(c) }), nil
+}
+
+// ofMemex reports whether every file change c made lies under this
+// memex's roots: a change another memex sharing the data directory made
+// (other roots) is not this one's to list or undo.
+func (a *Agent) ofMemex(c checkpoint.Checkpoint) bool {
+	if len(c.Files) == 0 {
+		return false
+	}
+	for _, f := range c.Files {
+		if !slices.ContainsFunc(a.roots, func(r string) bool { return within(protect.Canonical(r), f.Path) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// within reports whether the canonical path c lies under the folder root.
+func within(root, c string) bool {
+	rel, err := filepath.Rel(root, c)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 func (a *Agent) changeInfo(c checkpoint.Checkpoint) ChangeInfo {
@@ -298,6 +331,14 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	defer lk.Release()
 	cp, err := a.checkpoints.Load(id)
+	switch {
+	case id == "":
+		// The latest change of this memex, not of another sharing the
+		// data directory.
+		cp, err = a.latest()
+	case err == nil && !a.ofMemex(cp):
+		return UndoResult{}, usage(fmt.Errorf("%w: %s is not a change of this memex: it changed files outside its roots (%s)", ErrUndoRefused, id, strings.Join(cp.Paths(), ", ")))
+	}
 	if id != "" && errors.Is(err, checkpoint.ErrNotFound) {
 		// A plan's ID names the latest change its run made (the plans
 		// list's undo key): undoing again redoes.
@@ -374,10 +415,29 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	return res, nil
 }
 
-// latestOfPlan is the latest change the run of plan id made (or an undo
-// of it made).
+// noChange is Undo's error when this memex has no change to undo; it is
+// checkpoint.ErrNotFound.
+type noChange struct{}
+
+func (noChange) Error() string        { return "there is no change to undo in this memex" }
+func (noChange) Is(target error) bool { return target == checkpoint.ErrNotFound }
+
+// latest is this memex's latest change.
+func (a *Agent) latest() (checkpoint.Checkpoint, error) {
+	list, err := a.changes()
+	switch {
+	case err != nil:
+		return checkpoint.Checkpoint{}, err
+	case len(list) == 0:
+		return checkpoint.Checkpoint{}, noChange{}
+	}
+	return list[0], nil
+}
+
+// latestOfPlan is the latest change of this memex the run of plan id
+// made (or an undo of it made).
 func (a *Agent) latestOfPlan(id string) (checkpoint.Checkpoint, bool) {
-	list, err := a.checkpoints.List()
+	list, err := a.changes()
 	if err != nil {
 		return checkpoint.Checkpoint{}, false
 	}

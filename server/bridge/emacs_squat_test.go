@@ -144,13 +144,15 @@ func TestElispBridgeTrustsOnlyItsUsersToken(t *testing.T) {
 		name string
 		make func(t *testing.T, path string)
 		root bool
+		// why is what the user is told is wrong with the file.
+		why string
 	}{
 		{"a token file others can read", func(t *testing.T, p string) {
 			require.NoError(t, os.Chmod(p, 0o644))
-		}, false},
+		}, false, "can be read or written by others (-rw-r--r--)"},
 		{"another user's token file", func(t *testing.T, p string) {
 			require.NoError(t, os.Lchown(p, 65534, 65534))
-		}, true},
+		}, true, "belongs to another user"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.root && os.Geteuid() != 0 {
@@ -184,7 +186,10 @@ func TestElispBridgeTrustsOnlyItsUsersToken(t *testing.T) {
 			received := <-got
 			assert.NotContains(t, string(received), question, "the squatter received the question")
 			assert.NotContains(t, string(received), ":TOKEN", "the editor answered the squatter's handshake")
-			assert.Contains(t, out, "refused:")
+			assert.Contains(t, out, fmt.Sprintf("refused: (passepartout-bridge-error %q)\n",
+				"The token file "+p+" "+tc.why+", so it was not used: restart the daemon (`pp-lsp serve'), which replaces it with one only you can read"),
+				"one sentence: what is wrong, and what to do")
+			assert.NotContains(t, out, "closing the bridge", "said once, by the command that connects")
 		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pp-lsp/internal/regfile"
 	"pp-lsp/server/seal"
 )
 
@@ -89,13 +90,19 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 	return "", false, fmt.Errorf("the token file %s keeps changing under us", path)
 }
 
-// readToken returns the token at path if the file is trustworthy.
+// readToken returns the token at path if the file is trustworthy, as
+// judged by the file opened (regfile): a regular file, not through a
+// symlink, never waited on (a FIFO swapped in is refused at once).
 func readToken(path string) (string, bool) {
-	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o077 != 0 || !seal.OwnedByMe(info) {
+	f, info, err := regfile.Open(path, false)
+	if err != nil {
 		return "", false
 	}
-	data, err := os.ReadFile(path)
+	defer f.Close()
+	if info.Mode().Perm()&0o077 != 0 || !seal.OwnedByMe(info) {
+		return "", false
+	}
+	data, err := regfile.ReadAll(f, 2*tokenBytes+2)
 	if err != nil {
 		return "", false
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 func TestTokenPath(t *testing.T) {
@@ -87,6 +89,8 @@ func TestLoadOrCreateTokenReplacesUntrustworthyFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(target, []byte(strings.Repeat("ab", tokenBytes)), 0o600))
 			require.NoError(t, os.Symlink(target, path))
 		}},
+		// Not waited on: the daemon would never start.
+		{"a FIFO", func(t *testing.T, path string) { testenv.MakeFIFO(t, path) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +98,13 @@ func TestLoadOrCreateTokenReplacesUntrustworthyFiles(t *testing.T) {
 			require.NoError(t, os.MkdirAll(dir, 0o700))
 			path := filepath.Join(dir, "token")
 			tt.setup(t, path)
-			tok, created, err := LoadOrCreateToken(path)
+			var tok string
+			var created bool
+			err := testenv.Promptly(t, path, func() error {
+				var err error
+				tok, created, err = LoadOrCreateToken(path)
+				return err
+			})
 			require.NoError(t, err)
 			assert.True(t, created)
 			assert.NotEqual(t, strings.Repeat("ab", tokenBytes), tok)

@@ -315,6 +315,12 @@ func (c *testClient) waitReady() {
 func (c *testClient) shutdown() error {
 	c.t.Helper()
 	c.mustCall(protocol.MethodShutdown, nil, nil)
+	return c.shutdownExit()
+}
+
+// shutdownExit sends exit after shutdown and waits for Serve to return.
+func (c *testClient) shutdownExit() error {
+	c.t.Helper()
 	c.notify(protocol.MethodExit, nil)
 	select {
 	case err := <-c.served:

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -146,28 +147,34 @@ func (s *Server) notification(ctx context.Context, method string, params jsonrpc
 
 // request serves one call.
 func (s *Server) request(ctx context.Context, req *jsonrpc2.Request, method string) (result any, err error) {
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
-	c, ok := s.calls[method]
-	switch {
-	case state == stateNew && method != protocol.MethodInitialize:
-		return nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized yet: send initialize first")
-	case state != stateNew && method == protocol.MethodInitialize:
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
-	case state == stateShutdown:
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down: only exit is accepted")
-	case !ok:
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "the method %s is not served", method)
-	}
-
 	// The server cancels requests itself ($/cancelRequest, shutdown), so
 	// their contexts hang off the connection's, not off the pooled
 	// per-request one.
-	rctx, cancel := context.WithCancelCause(jsonrpc2.DetachContext(ctx))
-	defer cancel(nil)
 	key := idKey(req.ID())
-	s.running.add(key, cancel)
+	rctx, cancel := context.WithCancelCause(context.WithValue(jsonrpc2.DetachContext(ctx), requestKey{}, key))
+	defer cancel(nil)
+	c, ok := s.calls[method]
+	// A request is admitted, and counted as running, under the lock the
+	// server's end takes to stop admitting them: every request admitted
+	// is one that end waits for.
+	s.mu.Lock()
+	state := s.state
+	switch {
+	case state == stateNew && method != protocol.MethodInitialize:
+		err = jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized yet: send initialize first")
+	case state != stateNew && method == protocol.MethodInitialize:
+		err = jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	case state == stateShutdown:
+		err = jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down: only exit is accepted")
+	case !ok:
+		err = jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "the method %s is not served", method)
+	default:
+		s.running.add(key, cancel)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	defer s.running.remove(key)
 
 	s.flushAll(jsonrpc2.DetachContext(ctx)) // the view holds every edit sent before the request
@@ -197,7 +204,7 @@ func (s *Server) request(ctx context.Context, req *jsonrpc2.Request, method stri
 // cancelled is the answer of a request whose context ended: RequestCancelled
 // when the client cancelled it, the error otherwise.
 func (s *Server) cancelled(ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errCancelledByClient) || errors.Is(context.Cause(ctx), context.Canceled) {
+	if cause := context.Cause(ctx); errors.Is(cause, errCancelledByClient) || errors.Is(cause, errServerEnding) || errors.Is(cause, context.Canceled) {
 		return protocol.ErrRequestCancelled
 	}
 	return rpcError(err)
@@ -226,39 +233,78 @@ func (s *Server) cancelRequest(_ context.Context, params jsonrpc2.RawMessage) er
 // collide).
 func idKey(id jsonrpc2.ID) string { return fmt.Sprintf("%q", id) }
 
-// inflight holds the cancel functions of the running requests.
+// inflight holds the running requests: their cancel functions, and a
+// channel each closes when its handler has returned, so that the server's
+// end waits for them (drain) before it closes the agent and the memex.
 type inflight struct {
 	mu sync.Mutex
-	m  map[string]context.CancelCauseFunc
+	m  map[string]running
 }
 
-func newInflight() *inflight { return &inflight{m: map[string]context.CancelCauseFunc{}} }
+type running struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+func newInflight() *inflight { return &inflight{m: map[string]running{}} }
 
 func (f *inflight) add(key string, c context.CancelCauseFunc) {
 	f.mu.Lock()
-	f.m[key] = c
+	f.m[key] = running{cancel: c, done: make(chan struct{})}
 	f.mu.Unlock()
 }
 
 func (f *inflight) remove(key string) {
 	f.mu.Lock()
-	delete(f.m, key)
+	if r, ok := f.m[key]; ok {
+		close(r.done)
+		delete(f.m, key)
+	}
 	f.mu.Unlock()
 }
 
 func (f *inflight) cancel(key string) {
 	f.mu.Lock()
-	c := f.m[key]
+	r, ok := f.m[key]
 	f.mu.Unlock()
-	if c != nil {
-		c(errCancelledByClient)
+	if ok {
+		r.cancel(errCancelledByClient)
 	}
 }
 
-func (f *inflight) cancelAll() {
+// drain cancels every running request but the one of key (the shutdown
+// request itself; "" for none) and waits until their handlers have
+// returned, for at most bound; false when some were still running then.
+// The caller has stopped admitting requests first.
+func (f *inflight) drain(key string, bound time.Duration) bool {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range f.m {
-		c(errCancelledByClient)
+	var wait []chan struct{}
+	for k, r := range f.m {
+		if k != key {
+			r.cancel(errServerEnding)
+			wait = append(wait, r.done)
+		}
 	}
+	f.mu.Unlock()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	for _, done := range wait {
+		select {
+		case <-done:
+		case <-t.C:
+			return false
+		}
+	}
+	return true
 }
+
+// errServerEnding is the cause of a request cancelled because the server
+// is shutting down.
+var errServerEnding = errors.New("the server is shutting down")
+
+// drainBound is how long the server's end waits for the requests it
+// cancelled to return.
+const drainBound = 5 * time.Second
+
+// requestKey is the context key of a request's own key in inflight.
+type requestKey struct{}

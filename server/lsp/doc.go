@@ -74,14 +74,18 @@
 // applyEditTimeout; privacyTags only add to the tags in force, sandbox can
 // only be made stricter, and the rest — roots, dataDir, configFile,
 // providers, the embedding settings, assistant, heartbeatInterval,
-// noteTemplate, chatDir — is ignored with a warning (window/showMessage).
+// noteTemplate, chatDir — is ignored, whatever its value, with a warning
+// (window/showMessage) said once, and after the indexing's last word
+// ("indexed N files") so that an editor with one echo area shows it.
 //
 // roots, dataDir, configFile, providers, the embedding settings, assistant
 // and heartbeatInterval are read when the memex opens (give them in
 // initializationOptions); privacyTags, budget, semanticThreshold,
 // rescanInterval, maxSymbols and applyEditTimeout take effect whenever they change. An
 // unknown key is reported with window/logMessage and ignored; a value of
-// the wrong type is shown with window/showMessage and the source ignored.
+// the wrong type for a key the source may set is shown with
+// window/showMessage ("must be a whole number, not a string") and the
+// source ignored.
 //
 // # Features
 //

@@ -191,7 +191,7 @@ func (v *view) fileAt(path string, u uri.URI) (*orgFile, error) {
 			return &orgFile{path: path, uri: u, org: n.Org(), node: n, doc: d}, nil
 		}
 	}
-	return nil, userErrorf("%s is neither open in the editor nor a file of the memex", path)
+	return nil, userErrorf("%s is not a note of the memex (an Org file under its roots, or one open in the editor): run this from an Org note", path)
 }
 
 // uriOf is the URI to send for path: the editor's own for an open

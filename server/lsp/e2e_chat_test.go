@@ -14,6 +14,7 @@ import (
 // chatTranscript answers the two questions of the chat scripts.
 const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"text":"The first answer.","usage":{"input_tokens":900,"output_tokens":4}}}
 {"match":{"last_contains":"second one"},"reply":{"text":"The second answer.","usage":{"input_tokens":950,"output_tokens":4}}}
+{"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -28,7 +29,9 @@ func newChatE2E(t *testing.T) e2eEnv {
 
 // chatWant are the lines both chat scripts must print: the second
 // question, asked from the chat file, went into the same conversation,
-// whose open buffer got the turn.
+// whose open buffer got the turn; a third, asked from a file that is no
+// note of the memex, is answered without a place, and the answer buffer
+// says so.
 func chatWant() []string {
 	return []string{
 		"ASK1 answered",
@@ -40,6 +43,8 @@ func chatWant() []string {
 		"TURNS 2",
 		"SECOND ANSWER in the file: true",
 		"CHATS 1, turns 2",
+		"ASK3 answered: The third answer.",
+		"ASIDE (tool.py is not a note of the memex: asked without the context",
 		"EXIT 0",
 	}
 }

@@ -61,7 +61,7 @@ func TestEmacsProjectSettingsCannotWeaken(t *testing.T) {
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-project-settings.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
 	has(t, out, "DIR-LOCAL true")
-	assert.Contains(t, strings.Join(out, "\n"), "pp-lsp ignores roots, configFile, providers, embeddingProvider, embeddingModel, embeddingBaseUrl from workspace/configuration", "the user is told what was ignored")
+	assert.Contains(t, strings.Join(out, "\n"), "pp-lsp ignores roots, configFile, providers, embeddingProvider, embeddingModel, embeddingBaseUrl in the project's settings", "the user is told what was ignored")
 	has(t, out, "EXIT 0")
 
 	assert.NoFileExists(t, filepath.Join(e.memex, "out", "pwned.txt"), "the command ran without approval")

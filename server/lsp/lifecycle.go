@@ -283,8 +283,20 @@ func (s *Server) shutdownRequest(ctx context.Context, _ *view, _ jsonrpc2.RawMes
 	s.state = stateShutdown
 	s.shutdown = true
 	s.mu.Unlock()
+	own, _ := ctx.Value(requestKey{}).(string)
+	s.drainRequests(own)
 	s.closeMemex(context.WithoutCancel(ctx))
 	return nil, nil
+}
+
+// drainRequests cancels the running requests but own and waits for them
+// to return (drainBound): a question being answered writes its turn and
+// its journal entry before the agent is closed, never after the server
+// said it stopped.
+func (s *Server) drainRequests(own string) {
+	if !s.running.drain(own, drainBound) {
+		s.log.Warn("requests still running after the server was told to stop; they are left to end on their own", "waited", drainBound)
+	}
 }
 
 // exitNote ends Serve.

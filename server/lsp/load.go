@@ -75,6 +75,7 @@ func (s *Server) load(ctx context.Context) {
 	<-stopped
 	if err != nil {
 		prog.end("the memex could not be opened")
+		s.releaseSettingsNotes()
 		s.markReady(err)
 		// The process's other front ends say why to their clients.
 		s.host.Up(nil, fmt.Errorf("pp-lsp could not open the memex: %w", err), nil)
@@ -140,6 +141,7 @@ func (s *Server) load(ctx context.Context) {
 	files := mx.Snapshot().FileCount()
 	prog.report(fmt.Sprintf("%d of %d files", files, files), percent(1, 1))
 	prog.end(fmt.Sprintf("indexed %d files", files))
+	s.releaseSettingsNotes()
 
 	s.diags.everything()
 	s.spawn(s.watch)

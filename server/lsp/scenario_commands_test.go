@@ -68,6 +68,7 @@ func scenarioCommands() map[string]scenarioCommand {
 		"request":        {2, (*scenario).cmdRequest},
 		"mark":           {4, (*scenario).cmdMark},
 		"messages":       {1, (*scenario).cmdMessages},
+		"echo":           {1, (*scenario).cmdEcho},
 		"settle":         {1, (*scenario).cmdSettle},
 		"wait-embedded":  {1, (*scenario).cmdWaitEmbedded},
 		"lenses":         {2, (*scenario).cmdLenses},
@@ -602,6 +603,44 @@ func (sc *scenario) cmdMessages(args []string) []string {
 		}
 	}
 	return out[min(sc.seenMessages, len(out)):]
+}
+
+// cmdEcho serves "echo": once the indexing has said its last word, the
+// last line an editor with one echo area shows (eglot: each
+// window/showMessage, and pp-lsp.el each $/progress end).
+func (sc *scenario) cmdEcho(args []string) []string {
+	t, c := sc.t, sc.c
+	type progress struct {
+		Value progressValue `json:"value"`
+	}
+	ended := func() bool {
+		for _, n := range c.notesOf(protocol.MethodProgress) {
+			var p progress
+			if json.Unmarshal(n.params, &p) == nil && p.Value.Kind == "end" && strings.HasPrefix(p.Value.Message, "indexed") {
+				return true
+			}
+		}
+		return false
+	}
+	require.Eventually(t, ended, 10*time.Second, 5*time.Millisecond, "the indexing did not end")
+	last := ""
+	for _, n := range c.notesOf("") {
+		switch n.method {
+		case protocol.MethodWindowShowMessage:
+			var m struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(n.params, &m) == nil {
+				last = "show: " + m.Message
+			}
+		case protocol.MethodProgress:
+			var p progress
+			if json.Unmarshal(n.params, &p) == nil && p.Value.Kind == "end" && p.Value.Message != "" {
+				last = "progress: " + p.Value.Message
+			}
+		}
+	}
+	return []string{last}
 }
 
 // cmdSettle serves "settle".

@@ -81,6 +81,7 @@ import (
 //	notify METHOD JSON / request METHOD JSON  raw messages ($URI(«m»), $POS(«m»), $TMP substituted)
 //	mark NAME FILE "TEXT"                   «NAME» becomes the range of the first TEXT in FILE now
 //	messages                                window/showMessage and logMessage since the last "messages"
+//	echo                                    once indexed, the last showMessage or $/progress end: what one echo area shows
 //	settle                                  until the server has read the files it was told changed
 //	wait-embedded                           until the memex has embedded every node
 //	sleep DURATION                          let the server's background work run (to show something does not happen)
@@ -183,7 +184,7 @@ func runScenario(t *testing.T, file string) {
 	testenv.Script{
 		Do:         sc.do,
 		Normalize:  testenv.NormalizeIn(sc.dir),
-		Eventually: map[string]bool{"diagnostics": true, "text": true, "disk": true, "messages": true},
+		Eventually: map[string]bool{"diagnostics": true, "text": true, "disk": true, "messages": true, "echo": true},
 		Done: func(args, out []string) {
 			if args[0] == "messages" {
 				sc.seenMessages += len(out)

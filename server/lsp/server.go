@@ -69,12 +69,20 @@ type Server struct {
 	// (workspace/configuration, didChangeConfiguration) added: they only
 	// ever add to the tags in force (projectSettings).
 	projectTags []string
-	folders     []string
-	shutdown    bool
-	watching    bool
-	initialized chan struct{}
-	exit        chan struct{}
-	exitOnce    sync.Once
+	// settingsNotes are what the project's settings had to say (a key
+	// ignored, a value refused) while the memex was being indexed: said
+	// after "indexed N files", which would otherwise hide them in an
+	// editor with one echo area (eglot); indexed tells they are said at
+	// once. warned is the latest such note said, not said again.
+	settingsNotes []heldMessage
+	indexed       bool
+	warned        string
+	folders       []string
+	shutdown      bool
+	watching      bool
+	initialized   chan struct{}
+	exit          chan struct{}
+	exitOnce      sync.Once
 
 	// ready is closed once the memex and the agent are up, or failed to
 	// come up (readyErr); mx and agent are set before.
@@ -220,10 +228,16 @@ func (s *Server) serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	return ErrExitWithoutShutdown
 }
 
-// teardown ends the session: every running request is cancelled, the
-// connection closed, background work stopped and the memex saved.
+// teardown ends the session: every running request is cancelled and
+// waited for, the connection closed, background work stopped and the
+// memex saved.
 func (s *Server) teardown(ctx context.Context) {
-	s.running.cancelAll()
+	// No request is admitted any more; those running are cancelled and
+	// waited for (what they write is written before the memex is saved).
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	s.drainRequests("")
 	// Close waits for the read goroutine; a reader blocked on a stdin that
 	// the client keeps open cannot be interrupted, so it gets a moment
 	// and is then left to the process's exit (eglot kills the server

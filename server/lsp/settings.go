@@ -3,10 +3,12 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,7 +186,7 @@ func parseSettings(raw []byte) (s Settings, unknown []string, err error) {
 		}
 		one, _ := json.Marshal(map[string]json.RawMessage{k: v})
 		if err := json.Unmarshal(one, &s); err != nil {
-			return Settings{}, nil, fmt.Errorf("the passepartout setting %q has the wrong type: %w", k, err)
+			return Settings{}, nil, wrongType(k, err)
 		}
 	}
 	slices.Sort(unknown)
@@ -193,6 +195,48 @@ func parseSettings(raw []byte) (s Settings, unknown []string, err error) {
 	}
 	return s, unknown, nil
 }
+
+// wrongType words a value of the wrong JSON type for the setting key:
+// "the passepartout setting "budget" must be a number, not a string".
+func wrongType(key string, err error) error {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return fmt.Errorf("the passepartout setting %q has a value that does not fit: %w", key, err)
+	}
+	want := "a string"
+	switch {
+	case key == "roots" || key == "privacyTags":
+		want = "a list of strings"
+	case typ.Type.Kind() == reflect.Int:
+		want = "a whole number"
+	case typ.Type.Kind() == reflect.Float64:
+		want = "a number"
+	}
+	got := typ.Value
+	switch got {
+	case "array":
+		got = "a list"
+	case "object":
+		got = "an object"
+	case "bool":
+		got = "true or false"
+	case "number", "string":
+		got = "a " + got
+	default: // "number 1.5": a number of the wrong kind
+		got = strings.TrimPrefix(got, "number ")
+	}
+	return &settingError{msg: fmt.Sprintf("the passepartout setting %q must be %s, not %s", key, want, got), err: err}
+}
+
+// settingError is a sentence about a setting, with the decoder's error
+// (which names Go's types) underneath.
+type settingError struct {
+	msg string
+	err error
+}
+
+func (e *settingError) Error() string { return e.msg }
+func (e *settingError) Unwrap() error { return e.err }
 
 // check refuses values no setting can take.
 func (s Settings) check() error {

@@ -23,7 +23,11 @@ func TestParseSettings(t *testing.T) {
 				EmbeddingProvider: "ollama", EmbeddingModel: "m", EmbeddingBaseURL: "http://h", Assistant: "A", HeartbeatSeconds: 9, RescanSeconds: 2, MaxSymbols: 7, Sandbox: "best-effort"}, nil, ""},
 		{"a sandbox mode that is none", `{"sandbox":"sometimes"}`, Settings{}, nil, `"sandbox": the sandbox setting "sometimes" is none of required, best-effort, off`},
 		{"unknown keys are reported", `{"budget":5,"colour":"blue","Budget":1}`, Settings{Budget: 5}, []string{"Budget", "colour"}, ""},
-		{"a wrong type names the key", `{"budget":"lots"}`, Settings{}, nil, `"budget" has the wrong type`},
+		{"a wrong type names the key", `{"budget":"lots"}`, Settings{}, nil, `the passepartout setting "budget" must be a whole number, not a string`},
+		{"a fraction for a whole number", `{"maxSymbols":1.5}`, Settings{}, nil, `the passepartout setting "maxSymbols" must be a whole number, not 1.5`},
+		{"a list for a string", `{"providers":["a","b"]}`, Settings{}, nil, `the passepartout setting "providers" must be a string, not a list`},
+		{"a number in the tags", `{"privacyTags":["a",1]}`, Settings{}, nil, `the passepartout setting "privacyTags" must be a list of strings, not a number`},
+		{"an object for a threshold", `{"semanticThreshold":{}}`, Settings{}, nil, `the passepartout setting "semanticThreshold" must be a number, not an object`},
 		{"not an object", `[1]`, Settings{}, nil, "not a JSON object"},
 		{"a negative budget", `{"budget":-1}`, Settings{}, nil, `"budget" must be positive`},
 		{"a threshold above 1", `{"semanticThreshold":1.5}`, Settings{}, nil, `"semanticThreshold" must lie in [0, 1]`},
@@ -34,6 +38,7 @@ func TestParseSettings(t *testing.T) {
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
+				assert.NotContains(t, err.Error(), "Go struct", "the user is told in words, not in Go's types")
 				return
 			}
 			require.NoError(t, err)

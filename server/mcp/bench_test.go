@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -135,15 +134,6 @@ func measureCPU(b *testing.B, cpuNow func() time.Duration, op func(i int) error)
 	slices.Sort(cpu)
 	b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "cpu-p50-ms")
 	b.ReportMetric(float64(cpu[len(cpu)*99/100].Microseconds())/1000, "cpu-p99-ms")
-}
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // callErr is a call's failure: its protocol error, or its tool error.

@@ -4,12 +4,12 @@ package protect
 
 import (
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pp-lsp/internal/testenv"
 )
 
 // TestAFIFOIsRefusedNotWaitedOn: a named pipe where flightplans.org or
@@ -20,7 +20,7 @@ func TestAFIFOIsRefusedNotWaitedOn(t *testing.T) {
 	w := newWorld(t)
 	p := w.root + "/flightplans.org"
 	require.NoError(t, os.RemoveAll(p))
-	require.NoError(t, syscall.Mkfifo(p, 0o600))
+	testenv.MakeFIFO(t, p)
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := ReadOwnFile(p)

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/regfile"
 	"pp-lsp/memory"
 )
 
@@ -105,14 +104,11 @@ func readLoose(p string, st fileStamp, tags []string) looseFile {
 	lf := looseFile{stamp: st}
 	// Not through a link, and never waiting on a FIFO: either may have
 	// been swapped in since the walk saw a regular file.
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, _, err := regfile.Open(p, false)
 	if err != nil {
 		return lf
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return lf
-	}
 	head := make([]byte, textProbe)
 	n, _ := io.ReadFull(f, head)
 	if bytes.IndexByte(head[:n], 0) >= 0 {

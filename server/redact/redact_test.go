@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
 	"pp-lsp/memory/memexgen"
 	"pp-lsp/server/redact"
@@ -136,7 +136,7 @@ func TestLooseNotes(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 	// A FIFO is no note, and reading it must not wait for a writer.
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644))
+	testenv.MakeFIFO(t, filepath.Join(root, "pipe.txt"))
 	ctx := context.Background()
 	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
 	require.NoError(t, err)

@@ -12,6 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pp-lsp/internal/plainerr"
+	"pp-lsp/internal/regfile"
 )
 
 // FileName is the key's name in the data directory.
@@ -37,24 +40,19 @@ func Path(dataDir string) string { return filepath.Join(dataDir, FileName) }
 // refused with an error saying what to fix.
 func Load(dataDir string) (*Key, error) {
 	p := Path(dataDir)
-	f, err := openNoFollow(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("the key %s does not exist yet (pp-lsp makes it at its first start): %w", p, fs.ErrNotExist)
-		}
-		if isSymlinkErr(err) {
-			return nil, fmt.Errorf("the key %s is a symlink: pp-lsp uses only a regular file of its own there", p)
-		}
-		return nil, fmt.Errorf("reading the key %s: %w", p, err)
+	f, fi, err := regfile.Open(p, false)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("the key %s does not exist yet (pp-lsp makes it at its first start): %w", p, fs.ErrNotExist)
+	case errors.Is(err, regfile.ErrSymlink):
+		return nil, fmt.Errorf("the key %s is a symlink: pp-lsp uses only a regular file of its own there", p)
+	case errors.Is(err, regfile.ErrNotRegular):
+		return nil, fmt.Errorf("the key %s is not a regular file (%s): remove it, and pp-lsp makes a new one at its next start", p, plainerr.Reason(err))
+	case err != nil:
+		return nil, plainerr.File("read", "the key", p, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading the key %s: %w", p, err)
-	}
 	switch {
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("the key %s is not a regular file", p)
 	case fi.Mode().Perm()&0o077 != 0:
 		return nil, fmt.Errorf("the key %s has mode %04o: only its owner may read it (chmod 600 %s)", p, fi.Mode().Perm(), p)
 	case fi.Size() != Size:

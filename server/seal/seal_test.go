@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 func TestLoadOrCreateMakesOneKeyOnce(t *testing.T) {
@@ -64,16 +66,21 @@ func TestRefusedKeys(t *testing.T) {
 			require.NoError(t, os.WriteFile(other, make([]byte, Size), 0o600))
 			require.NoError(t, os.Symlink(other, Path(dir)))
 		}},
-		{"a folder", "not a regular file", func(t *testing.T, dir string) {
+		{"a folder", "is not a regular file (it is a folder, not a regular file)", func(t *testing.T, dir string) {
 			require.NoError(t, os.Mkdir(Path(dir), 0o700))
+		}},
+		// A FIFO is refused at once: opened to be read, it would wait for
+		// a writer, and with it the server's start and every CLI command.
+		{"a FIFO", "is not a regular file (it is a FIFO (a named pipe), not a regular file)", func(t *testing.T, dir string) {
+			testenv.MakeFIFO(t, Path(dir))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.make(t, dir)
-			_, err := Load(dir)
+			err := testenv.Promptly(t, Path(dir), func() error { _, err := Load(dir); return err })
 			assert.ErrorContains(t, err, tc.want)
-			_, err = LoadOrCreate(dir)
+			err = testenv.Promptly(t, Path(dir), func() error { _, err := LoadOrCreate(dir); return err })
 			assert.ErrorContains(t, err, tc.want, "a bad key is never replaced silently")
 		})
 	}

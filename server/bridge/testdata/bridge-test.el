@@ -170,7 +170,9 @@
   ;; Last: it closes the connection.
   (let ((passepartout-bridge-token-file "/nonexistent/token"))
     (let ((err (should-error (passepartout-bridge-connect) :type 'passepartout-bridge-error)))
-      (should (string-match-p "closed: No token in /nonexistent/token" (cadr err)))))
+      (should (equal (cadr err)
+                     (format "There is no token file at /nonexistent/token: start the daemon (`pp-lsp serve --tcp %s:%s'), which makes it"
+                             passepartout-bridge-host passepartout-bridge-port)))))
   (should-not (passepartout-bridge-connected-p)))
 
 ;;; bridge-test.el ends here

@@ -428,6 +428,17 @@ function M.client(bufnr)
   end
 end
 
+-- served tells a buffer a pp-lsp client is attached to: an Org file the
+-- server reads as a document.
+local function served(bufnr)
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if names[c.name] then
+      return true
+    end
+  end
+  return false
+end
+
 local function need_client()
   local c = M.client(0)
   if not c then
@@ -634,12 +645,21 @@ end
 -- ask sends a question from the cursor; the answer streams into the
 -- Passepartout buffer, whose windows follow it. Asked from a chat file
 -- (under chats/), it continues that conversation; otherwise it starts one.
+-- Asked from a buffer pp-lsp does not serve (a file that is no Org note
+-- of the memex), the question goes without a place: the model sees the
+-- memex's outline, no note at the fovea, and the answer buffer says so.
 -- It returns the progress token.
 function M.ask(question)
   local c = need_client()
   counter = counter + 1
   local token = string.format('pp-lsp-ask-%d-%d', uv.os_getpid(), counter)
-  local args = place()
+  local args, aside = place(), nil
+  if not is_view(0) and not served(0) then
+    args = {}
+    local name = vim.api.nvim_buf_get_name(0)
+    aside = string.format('(%s is not a note of the memex: asked without the context at the cursor)',
+      name == '' and 'this buffer' or vim.fn.fnamemodify(name, ':t'))
+  end
   args.text = question
   local src = vim.api.nvim_get_current_buf()
   local buf = view_buffer('Passepartout', 'org', from_here(c, args))
@@ -650,8 +670,12 @@ function M.ask(question)
   end, { buffer = buf, silent = true, desc = 'open the plan named here' })
   local first = vim.api.nvim_buf_line_count(buf) == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
-  vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false,
-    first and { '* ' .. question, '' } or { '', '* ' .. question, '' })
+  local head = first and { '* ' .. question } or { '', '* ' .. question }
+  if aside then
+    table.insert(head, aside)
+  end
+  table.insert(head, '')
+  vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false, head)
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   local s = { buf = buf, client = c.id }
   streams[token] = s

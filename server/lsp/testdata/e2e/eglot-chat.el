@@ -5,7 +5,8 @@
 ;; with the environment of TestEmacsEglot and a replay model that answers
 ;; the two questions.  A question from a note starts a conversation; the
 ;; same command asked from the chat file continues it, and the new turn
-;; lands in the open buffer; `pp-lsp-chats' lists it.  One line per
+;; lands in the open buffer; `pp-lsp-chats' lists it; from a file that
+;; is no note of the memex the question goes without a place.  One line per
 ;; check, then "E2E OK"; on failure "E2E FAIL …" and exit 1.
 
 ;;; Code:
@@ -52,7 +53,18 @@
       (e2e-wait "the list to count the second turn"
                 (lambda () (equal 2 (plist-get (aref (pp-lsp-chats) 0) :turns))))
       (let ((chats (pp-lsp-chats)))
-        (e2e-say "CHATS %d, turns %s" (length chats) (plist-get (aref chats 0) :turns))))
+        (e2e-say "CHATS %d, turns %s" (length chats) (plist-get (aref chats 0) :turns)))
+      ;; From a file that is no note of the memex: asked without a place.
+      (let ((py (expand-file-name "tool.py" e2e-memex)))
+        (with-temp-file py (insert "print(\"hi\")\n"))
+        (find-file py)
+        (let ((third (e2e-ask "A third, from elsewhere?")))
+          (e2e-say "ASK3 %s: %s" (or (plist-get third :status) (plist-get third :outcome))
+                   (or (plist-get third :text) (plist-get third :error))))
+        (with-current-buffer "*Passepartout*"
+          (goto-char (point-min))
+          (while (re-search-forward "^(.*without the context" nil t)
+            (e2e-say "ASIDE %s" (match-string 0))))))
     (e2e-shutdown server)))
 
 (e2e-main)

@@ -4,7 +4,8 @@
 -- TestNeovim and a replay model that answers the two questions: a
 -- question from a note starts a conversation; :PassepartoutAsk from the
 -- chat file continues it, and the new turn lands in the open buffer;
--- :PassepartoutChats lists it. One line per check, then "E2E OK".
+-- :PassepartoutChats lists it; from a file that is no note of the memex
+-- the question goes without a place. One line per check, then "E2E OK".
 
 local e2e = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/e2e-common.lua')
 local memex, pp, say, wait = e2e.memex, e2e.pp, e2e.say, e2e.wait
@@ -62,6 +63,19 @@ local function run()
   vim.cmd('only')
   local chats = pp.chats()
   say('CHATS %d, turns %d', #chats, chats[1].turns)
+
+  -- From a file that is no note of the memex: asked without a place.
+  local py = memex .. '/tool.py'
+  vim.fn.writefile({ 'print("hi")' }, py)
+  vim.cmd('edit ' .. vim.fn.fnameescape(py))
+  local third = ask('A third, from elsewhere?')
+  say('ASK3 %s: %s', third.status or third.outcome, third.text or third.error)
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(vim.fn.bufnr('Passepartout'), 0, -1, false)) do
+    local aside = l:match('^%(.-without the context')
+    if aside then
+      say('ASIDE %s', aside)
+    end
+  end
 
   vim.lsp.stop_client(client.id)
   wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
