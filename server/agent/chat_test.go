@@ -428,3 +428,33 @@ func TestAFollowUpNamesAConversationInTheRoots(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fx.path("archive/old.org"), res.Chat)
 }
+
+// TestAChatPrivateAsOrgReadsItGoesToNoRemoteModel: a conversation is
+// private by every #+FILETAGS: line, wherever it is (Org applies them
+// all, and so does the memex), as much as by the first one: its turns
+// never reach a provider not marked local.
+func TestAChatPrivateAsOrgReadsItGoesToNoRemoteModel(t *testing.T) {
+	for _, tc := range []struct{ name, header, trailer string }{
+		{"second filetags line", "#+title: secret\n#+filetags: :work:\n#+filetags: :private:\n", ""},
+		{"filetags after the turns", "#+title: secret\n", "#+filetags: :private:\n"},
+		{"filetags upper case after a turn", "#+title: secret\n", "#+FILETAGS: :Private:\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.AnthropicFrames(providertest.Answer{Text: []string{"remote"}})})
+			fx := newFixture(t, map[string]string{"notes.org": chatNotes}, cascade(t, wireFormats[2].config(remote.URL)))
+			fx.writeChat(t, "chats/secret.org", tc.header, 2, 3)
+			if tc.trailer != "" {
+				old, err := os.ReadFile(fx.path("chats/secret.org"))
+				require.NoError(t, err)
+				fx.write(t, "chats/secret.org", string(old)+tc.trailer)
+			}
+			res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "more")
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, res.Status)
+			for _, r := range remote.Requests() {
+				assert.False(t, strings.Contains(string(r.Body), "question 0"), "a private turn reached the remote model")
+			}
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard nothing")
+		})
+	}
+}
