@@ -194,7 +194,7 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		return err
 	}()
 	if err != nil {
-		a.log.Error("the conversation's turn could not be written", "chat", conv.path, "err", err)
+		a.log.ErrorContext(ctx, "the conversation's turn could not be written", "chat", conv.path, "err", err)
 		return
 	}
 	res.Chat = conv.path
@@ -203,7 +203,7 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		title += " by " + res.Model
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindTurn, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
-		Title: title, Status: string(res.Status), Text: conv.path})
+		Title: title, Status: string(res.Status), Text: conv.path, Private: sig.LocalOnly})
 }
 
 // maxTurnArgs bounds the arguments a turn keeps of an action.

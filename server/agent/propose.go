@@ -72,7 +72,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 	var snap *memory.Snapshot
 	defer func() {
 		if r := recover(); r != nil {
-			a.log.Error("a proposal panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
+			a.log.ErrorContext(ctx, "a proposal panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
 			p.Status, p.Err = StatusFailed, fmt.Errorf("the proposal failed: %v", r)
 			if snap != nil {
 				p.RolledBack = a.rollback(ctx, snap)
@@ -105,7 +105,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 	if err := a.journalProposal(ctx, sig, t, prop, nil); err != nil {
 		return ProposeResult{}, fmt.Errorf("nothing was done: %w", err)
 	}
-	a.log.Info("proposal gated", "tool", toolOf(t), "verdict", t.Verdict.Verdict, "gate", t.Verdict.Gate, "source", sig.Source, "session", sig.Session)
+	a.log.InfoContext(ctx, "proposal gated", "tool", toolOf(t), "verdict", t.Verdict.Verdict, "gate", t.Verdict.Gate, "source", sig.Source, "session", sig.Session)
 	if decodeErr != nil {
 		p.Status = StatusDenied
 		return resultOf(p), badAction{decodeErr}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/server/skills"
@@ -25,7 +27,7 @@ func (a *Agent) Skills() *skills.Set { return a.skills.For(a.memex.Snapshot()) }
 // skillsFor selects the skills that apply to a pass of sig over snap and
 // renders them within skills.Budget tokens; what the cap leaves out is
 // logged.
-func (a *Agent) skillsFor(snap *memory.Snapshot, sig Signal) skills.Applied {
+func (a *Agent) skillsFor(ctx context.Context, snap *memory.Snapshot, sig Signal) skills.Applied {
 	set := a.skills.For(snap)
 	q := skills.Query{Text: sig.Text, Background: sig.Skill != ""}
 	if q.Background {
@@ -41,7 +43,7 @@ func (a *Agent) skillsFor(snap *memory.Snapshot, sig Signal) skills.Applied {
 		for i, k := range ap.Dropped {
 			dropped[i] = k.Title
 		}
-		a.log.Info("skills left out of the prompt: over the skill budget", "budget", skills.Budget, "dropped", dropped, "session", sig.Session)
+		a.log.InfoContext(ctx, "skills left out of the prompt: over the skill budget", "budget", skills.Budget, "dropped", dropped, "session", sig.Session)
 	}
 	return ap
 }

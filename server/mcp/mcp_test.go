@@ -17,6 +17,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
+	"pp-lsp/providers/providertest"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
@@ -549,4 +550,49 @@ func TestSearchIsNotCrowdedOutByTheJournal(t *testing.T) {
 	out := ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
 	require.Len(t, out.Hits, 1)
 	assert.Equal(t, "sail", out.Hits[0].ID)
+}
+
+// TestPlansOfAPrivateConversationAreNotShown: a plan a private
+// conversation's local model filed is listed, but its title — which may
+// quote the conversation — never reaches the MCP client, nor does any
+// other byte of it; the plans of public passes keep theirs.
+func TestPlansOfAPrivateConversationAreNotShown(t *testing.T) {
+	call := func(url string) providertest.Reply {
+		return providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{InputTokens: 1, OutputTokens: 1,
+			Calls: []providertest.Call{{ID: "c1", Name: "http", Args: `{"method":"GET","url":"` + url + `","explanation":"the appointment"}`}}})}
+	}
+	local := providertest.NewServer(t, call("https://clinic.example/oncology/friday"), call("https://shop.example/tomatoes"))
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	root := filepath.Join(dir, "memex")
+	testenv.WriteTree(t, root, map[string]string{
+		"notes.org":        "* Garden\nTomatoes.\n",
+		"chats/secret.org": "#+title: secret\n#+filetags: :private:\n* The results\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nWait for them.\n",
+	})
+	e := env(dir)
+	e["PASSEPARTOUT_PROVIDERS"] = "ollama:test@" + local.URL
+	ctx := context.Background()
+	setup := agent.Setup{Roots: []string{root}, Getenv: func(k string) string { return e[k] }, Serve: true}
+	mx, err := agent.OpenMemex(ctx, setup)
+	require.NoError(t, err)
+	setup.Memex = mx
+	a, err := agent.Open(ctx, setup)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close(ctx); mx.Close(ctx) })
+	for _, chat := range []string{filepath.Join(root, "chats/secret.org"), ""} {
+		res, err := a.Ask(ctx, agent.AskRequest{Source: agent.SourceCLI, Text: "when?", Chat: chat, NewChat: chat == ""}, nil)
+		require.NoError(t, err)
+		require.Equal(t, agent.StatusFiled, res.Status, "%+v", res)
+	}
+	plans, err := os.ReadFile(filepath.Join(root, "flightplans.org"))
+	require.NoError(t, err)
+	require.Contains(t, string(plans), "oncology", "the plan is filed")
+
+	f := start(t, a, nil)
+	res := f.call(t, "plans_list", nil)
+	require.False(t, res.IsError, text(res))
+	out := text(res)
+	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
+	assert.Contains(t, out, "tomatoes", "a public pass's plan keeps its title")
+	assert.Equal(t, 2, strings.Count(out, `"state":"PLAN"`), "both plans are listed")
 }
