@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -595,4 +597,70 @@ func TestPlansOfAPrivateConversationAreNotShown(t *testing.T) {
 	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
 	assert.Contains(t, out, "tomatoes", "a public pass's plan keeps its title")
 	assert.Equal(t, 2, strings.Count(out, `"state":"PLAN"`), "both plans are listed")
+}
+
+// TestAFloodOfCallsIsBounded: a client that sends calls faster than they
+// end (here all at once, while the memex is still being read) has at most
+// MaxRunning of them running — only those are told the memex's progress —
+// and at most MaxInFlight running or waiting: the rest are answered at
+// once with a tool error saying so. Every call is answered, and once the
+// memex is up every one that waited gets its result.
+func TestAFloodOfCallsIsBounded(t *testing.T) {
+	a, _, _ := openAgent(t, memexFiles)
+	f := start(t, nil, func() (int, int) { return 3, 7 })
+	var up sync.Once
+	// Up before the client goes away, whatever happens: a call waiting for
+	// the memex would hold its closing up.
+	t.Cleanup(func() { up.Do(func() { f.host.Up(a, nil, nil) }) })
+	const n = MaxInFlight + 20
+	type answer struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	answers := make(chan answer, n)
+	for i := range n {
+		go func() {
+			p := &sdk.CallToolParams{Name: "memex_search", Arguments: map[string]any{"query": "Garden"}}
+			p.SetProgressToken(fmt.Sprintf("tok-%d", i))
+			res, err := f.client.CallTool(context.Background(), p)
+			answers <- answer{res, err}
+		}()
+	}
+	refused := 0
+	deadline := time.After(10 * time.Second)
+	for refused < n-MaxInFlight {
+		select {
+		case r := <-answers:
+			require.NoError(t, r.err)
+			require.True(t, r.res.IsError, "answered before the memex was up: %s", text(r.res))
+			assert.Equal(t, fmt.Sprintf("%d calls are already running or waiting; wait for one to finish.", MaxInFlight), text(r.res))
+			refused++
+		case <-deadline:
+			t.Fatalf("%d of %d calls beyond the %d in flight were refused", refused, n-MaxInFlight, MaxInFlight)
+		}
+	}
+	// Those running are told the memex's progress, once each; no more.
+	told := map[any]bool{}
+	for len(told) < MaxRunning {
+		select {
+		case p := <-f.progress:
+			told[p.ProgressToken] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d calls were told the progress", len(told))
+		}
+	}
+	select {
+	case p := <-f.progress:
+		if !told[p.ProgressToken] {
+			t.Fatalf("more than %d calls ran at once: %v was told the progress too", MaxRunning, p.ProgressToken)
+		}
+	case <-time.After(500 * time.Millisecond):
+	}
+	up.Do(func() { f.host.Up(a, nil, nil) })
+	for range MaxInFlight {
+		r := <-answers
+		require.NoError(t, r.err)
+		require.False(t, r.res.IsError, text(r.res))
+		assert.Contains(t, text(r.res), `"id":"garden"`)
+	}
 }
