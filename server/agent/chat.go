@@ -227,14 +227,14 @@ func (a *Agent) turnAction(p Pass) (chat.Action, bool) {
 	}
 	switch {
 	case p.Status == StatusDenied:
-		out.Verb, out.Result = chat.VerbDenied, p.Verdict.Gate+": "+a.redact(p.Verdict.Reason)
+		out.Verb, out.Result = chat.VerbDenied, p.Verdict.Gate+": "+a.forModel(p.Verdict.Reason)
 	case p.PlanID != "":
 		out.Verb, out.PlanID, out.PlanTitle = chat.VerbFiled, p.PlanID, flightplan.TitleFor(*act)
-		out.Result = "waits for approval (" + p.Verdict.Gate + ": " + a.redact(p.Verdict.Reason) + ")"
+		out.Result = "waits for approval (" + p.Verdict.Gate + ": " + a.forModel(p.Verdict.Reason) + ")"
 	case p.Result != nil && p.Err == nil:
 		out.Verb, out.Result = chat.VerbRan, p.Result.Summary
 	case p.Err != nil:
-		out.Verb, out.Result = chat.VerbFailed, a.redact(p.Err.Error())
+		out.Verb, out.Result = chat.VerbFailed, a.forModel(p.Err.Error())
 	default:
 		return chat.Action{}, false
 	}

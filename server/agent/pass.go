@@ -246,7 +246,7 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	if len(hist) == 0 {
 		hist = append(hist, providers.Message{Role: providers.RoleUser, Content: sig.Text})
 	}
-	out := fmt.Sprintf("%s\n%s", res.Summary, res.Output)
+	out := fmt.Sprintf("%s\n%s", a.forModel(res.Summary), res.Output)
 	if prop.call != nil {
 		hist = append(hist,
 			providers.Message{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{*prop.call}},

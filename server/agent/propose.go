@@ -64,6 +64,11 @@ type ProposeResult struct {
 // that is no action (wrapping ErrBadAction, the validator's verdict in the
 // result) or a request that could not be handled at all.
 func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeResult, err error) {
+	defer func() {
+		// The client is another model: a gate's reason reaches it as the
+		// rejection trace reaches ours.
+		res.Verdict.Reason, res.Summary = a.forModel(res.Verdict.Reason), a.forModel(res.Summary)
+	}()
 	sig, err := Perceive(Signal{Source: req.Source, Session: req.Session, RequestID: req.RequestID, Sensor: SensorProposal}, a.roots)
 	if err != nil {
 		return ProposeResult{}, err

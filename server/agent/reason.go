@@ -26,7 +26,7 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 	for try := 1; try <= MaxTries; try++ {
 		out.newTry()
 		req := providers.Request{
-			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.redact),
+			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.forModel),
 			Messages: messages(sig),
 			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",

@@ -231,3 +231,40 @@ func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
 	p := systemPrompt("Passepartout", fx.agent.tools, "", nil, Signal{}, "", fx.agent.redact)
 	assert.Empty(t, gates.FindSecrets(p))
 }
+
+// TestThePrivateFilesNamesReachNoModel: the name of a file private as a
+// whole (a conversation's is its first question's words) reaches no
+// model — not in a listing an allowed command returns, not in the reason
+// a gate gives for denying a glob that reaches it, not in the
+// conversation's note of what the turn did — in any wire format.
+func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
+	const name = "divorce-lawyer-meeting"
+	for _, w := range wireFormats {
+		t.Run(w.kind, func(t *testing.T) {
+			call := func(cmd string) providertest.Answer {
+				return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"` + cmd + `","explanation":"to look"}`}}, InputTokens: 1, OutputTokens: 1}
+			}
+			p, srv := w.provider(t, call("ls notes"), call("head -c 300 notes/*"), call("head -c 300 notes/*"), call("head -c 300 notes/*"))
+			fx := newFixture(t, map[string]string{
+				"notes/a.org":            "* Garden\nTomatoes need water.\n",
+				"notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n",
+			}, p)
+			res, err := fx.askChat(t, "", "notes/a.org", 2, "what is in my notes?")
+			require.NoError(t, err)
+			require.Len(t, res.Passes, 2, "%+v", res)
+			assert.Equal(t, StatusRan, res.Passes[0].Status)
+			assert.Equal(t, StatusDenied, res.Passes[1].Status)
+			assert.Contains(t, res.Passes[1].Tries[0].Verdict.Reason, name, "the user is told which file")
+			reqs := srv.Requests()
+			require.Len(t, reqs, 4)
+			assert.Contains(t, string(reqs[1].Body), "a.org", "the listing reached the model")
+			assert.Contains(t, string(reqs[2].Body), "a private note", "the reason reached the model")
+			for i, r := range reqs {
+				assert.False(t, strings.Contains(string(r.Body), name), "request %d names the private file", i+1)
+			}
+			note := fx.read(t, strings.TrimPrefix(res.Chat, fx.root+"/"))
+			assert.Contains(t, note, "denied shell", "the turn's note says what was denied")
+			assert.NotContains(t, note, name, "the conversation's note names it")
+		})
+	}
+}

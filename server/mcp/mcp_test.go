@@ -380,11 +380,18 @@ func TestActionsAreGated(t *testing.T) {
 		assert.True(t, r.Result.OK)
 		assert.Contains(t, r.Result.Output, "notes.org")
 		assert.Contains(t, r.Result.Output, "ideas.org")
+		assert.NotContains(t, r.Result.Output, "secret.org", "the name of a private file is private")
 	})
 	t.Run("reading a private file is denied", func(t *testing.T) {
 		r := propose(t, shell("cat secret.org"))
 		assert.Equal(t, "deny", r.Verdict)
 		assert.Nil(t, r.Result)
+	})
+	t.Run("a glob reaching a private file is denied without naming it", func(t *testing.T) {
+		r := propose(t, shell("head -c 100 s*.org"))
+		assert.Equal(t, "deny", r.Verdict)
+		assert.Contains(t, r.Reason, "a private note")
+		assert.NotContains(t, r.Reason+r.Summary, "secret.org")
 	})
 	t.Run("a private quote is filtered from an allowed read", func(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(f.root, "out/copy.txt"), []byte("he said: my confidential words about the harbour master stay here\n"), 0o644))
