@@ -17,8 +17,11 @@ const SourceSchedule Source = "schedule"
 
 // backgroundNarrowing is what every pass of a scheduled run asks for
 // approval, on top of the user's rules: nobody watches it, so whatever it
-// would write waits as a Flight Plan.
-var backgroundNarrowing = gates.Narrowing{Source: "a scheduled run", Ask: []string{"file_write", "memory_edit"}}
+// would write waits as a Flight Plan — a command too, whatever the rules
+// allow when someone asks (shell(echo:*) let `echo x > f` write), since
+// what a command writes is only the gates' prediction. It reads with
+// file_read.
+var backgroundNarrowing = gates.Narrowing{Source: "a scheduled run", Ask: []string{"file_write", "memory_edit", "shell"}}
 
 // Skills are the skills of the memex as it is now, in the order they
 // apply, and those not used with why.
