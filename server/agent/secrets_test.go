@@ -268,3 +268,32 @@ func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 		})
 	}
 }
+
+// TestAPrivateNodeIsNoNodeToEdit: a model that learns a private node's
+// :ID: from a public link cannot overwrite the note it cannot see: its
+// memory_edit is judged as one of an ID no node has (the same verdict and
+// reason, so nothing tells it the node exists), waits for a human, and
+// the private body is as it was.
+func TestAPrivateNodeIsNoNodeToEdit(t *testing.T) {
+	edit := func(id string) providertest.Answer {
+		return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "memory_edit", Args: `{"id":"` + id + `","content":"gone","explanation":"tidy"}`}}, InputTokens: 1, OutputTokens: 1}
+	}
+	const notes = "* Links\nSee [[id:diary-1][the diary]].\n* Diary :private:\n:PROPERTIES:\n:ID: diary-1\n:END:\nThe letter from the clinic.\n"
+	for _, w := range wireFormats {
+		t.Run(w.kind, func(t *testing.T) {
+			p, _ := w.provider(t, edit("diary-1"), edit("no-such-node"))
+			fx := newFixture(t, map[string]string{"notes.org": notes}, p)
+			var reasons []string
+			for _, q := range []string{"tidy the diary", "tidy the other one"} {
+				res, err := fx.askChat(t, "", "notes.org", 1, q)
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Passes)
+				last := res.Passes[len(res.Passes)-1]
+				assert.Equal(t, StatusFiled, last.Status, "%+v", last)
+				reasons = append(reasons, strings.ReplaceAll(last.Verdict.Reason, "no-such-node", "diary-1"))
+			}
+			assert.Equal(t, reasons[0], reasons[1], "a private ID is judged as a missing one")
+			assert.Equal(t, notes, fx.read(t, "notes.org"), "the private body is untouched")
+		})
+	}
+}
