@@ -29,6 +29,8 @@ func TestPrivateTextsAndFileOfID(t *testing.T) {
 	f, ok := s.FileOfID("n2")
 	assert.True(t, ok)
 	assert.Equal(t, filepath.Join(root, "a.org"), f)
+	_, ok = s.FileOfID("n1")
+	assert.False(t, ok, "a private node is no node a model may name")
 	_, ok = s.FileOfID("hid")
 	assert.False(t, ok, "hidden folders are not part of the memex")
 }

@@ -138,10 +138,13 @@ func (s *Snapshot) HasID(id string) bool {
 
 // FileOfID returns the absolute path of the file holding the node whose
 // :ID: is id. With NodeByID and PrivateTexts it makes *Snapshot the gates'
-// view of the memex.
+// view of the memex. A private node is no node a model may name: none is
+// found (a memory_edit of one is judged as of an ID no node has, so that
+// its verdict tells nobody the node exists, and nothing is changed in a
+// note its proposer cannot see without a human's approval).
 func (s *Snapshot) FileOfID(id string) (string, bool) {
 	n, ok := s.NodeByID(id)
-	if !ok {
+	if !ok || n.Private() {
 		return "", false
 	}
 	return n.f.path, true

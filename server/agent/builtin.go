@@ -14,6 +14,7 @@ import (
 	"pp-lsp/memory"
 	"pp-lsp/memory/orgfeat"
 	"pp-lsp/server/internal/orgtext"
+	"pp-lsp/server/journal"
 	"pp-lsp/server/protect"
 	"pp-lsp/server/skills"
 )
@@ -128,15 +129,54 @@ func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
 	// Read as the server's own file: not through a symlink (another file's
 	// lines would reach the model), never waiting on a FIFO, bounded.
 	if b, ok, err := protect.ReadOwnFile(a.journal.Path()); ok && err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, "* ["+yesterday) {
-				entries.WriteString("- " + strings.TrimPrefix(l, "* ") + "\n")
+		for _, h := range a.publicEntries(snap, journal.Headlines(b)) {
+			if strings.HasPrefix(h.Line, "["+yesterday) {
+				entries.WriteString("- " + h.Line + "\n")
 			}
 		}
 	}
 	material := fmt.Sprintf("YESTERDAY'S CONVERSATIONS (%s):\n%s\nYESTERDAY'S JOURNAL ENTRIES:\n%s", yesterday, orNone(chats.String()), orNone(entries.String()))
 	material = orgtext.Cut(a.redact(material), maxScribeMaterial)
 	return fmt.Sprintf("Run your skill %q now: distil yesterday into a summary for the daily note %s.\n\n%s", skills.Scribe, rel, material), nil
+}
+
+// publicEntries are the journal's entries a model may be handed: none of
+// a private conversation's pass (:PRIVATE: t), none naming a plan one
+// filed, and a conversation's turn only while its file is in the memex
+// and holds nothing private — its name is its first question's words,
+// and a conversation made private after the turn was journalled is as
+// private as one that always was.
+func (a *Agent) publicEntries(snap *memory.Snapshot, hs []journal.Headline) []journal.Headline {
+	private := map[string]bool{}
+	for _, h := range hs {
+		if h.PlanID == "" {
+			continue
+		}
+		if h.Private {
+			private[h.PlanID] = true
+		} else if _, seen := private[h.PlanID]; !seen {
+			rec, ok, _ := a.store.Load(h.PlanID)
+			private[h.PlanID] = ok && rec.Private
+		}
+	}
+	tags := snap.PrivacyTags()
+	var out []journal.Headline
+	for _, h := range hs {
+		if h.Private || private[h.PlanID] {
+			continue
+		}
+		if h.Kind == journal.KindTurn {
+			f, ok := snap.File(strings.TrimSpace(h.Text))
+			if !ok || f.Private() {
+				continue
+			}
+			if spans, _ := gates.PrivateSpans(f.Text(), tags); len(spans) > 0 {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 func orNone(s string) string {

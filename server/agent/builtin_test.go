@@ -14,6 +14,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
+	"pp-lsp/providers"
 	"pp-lsp/providers/providertest"
 )
 
@@ -143,5 +144,72 @@ func TestScribeReadsOnlyItsOwnJournal(t *testing.T) {
 			assert.Contains(t, body, "YESTERDAY-ANSWER")
 			assert.NotContains(t, body, "OUTSIDE-LINE")
 		})
+	}
+}
+
+// TestScribeHandsOverNothingOfAPrivateConversation: a private
+// conversation's follow-up goes to a local model only, and what the
+// journal kept of it — its chat file's name, which is its first
+// question's words, and a plan its local model filed, in words of its own
+// that no filter of quotes can find — never reaches the remote model the
+// Scribe asks the next day; nor does a conversation made private after
+// its turn was journalled.
+func TestScribeHandsOverNothingOfAPrivateConversation(t *testing.T) {
+	today := time.Now()
+	clock := today
+	chatFile := func(name, tags string) (string, string) {
+		return "chats/" + today.Format(time.DateOnly) + "-" + name + ".org",
+			"#+title: " + name + "?\n" + tags + "* " + name + "?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nWait until the results are in, and talk to the doctor about what comes next.\n"
+	}
+	private, privateText := chatFile("biopsy", "#+filetags: :private:\n")
+	later, laterText := chatFile("divorce", "")
+	public, publicText := chatFile("tomatoes", "")
+	call := func(name, args string) providertest.Reply {
+		return providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+			Calls: []providertest.Call{{ID: "c1", Name: name, Args: args}}, InputTokens: 1, OutputTokens: 1})}
+	}
+	local := providertest.NewServer(t,
+		call("file_write", `{"path":"reminders/oncology.txt","content":"friday\n","explanation":"a reminder"}`),
+		call("http", `{"method":"GET","url":"https://clinic.example/hematology/friday","explanation":"the appointment"}`))
+	answer := func(text string) providertest.Reply {
+		return providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{text}})}
+	}
+	remote := providertest.NewServer(t, answer("fine"), answer("water them"),
+		providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
+			Args: `{"path":"daily/x.org","content":"* Scribe summary\n","explanation":"the Scribe's summary of yesterday"}`}}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes, private: privateText, later: laterText, public: publicText}, p,
+		func(o *Options) { o.Now = func() time.Time { return clock } })
+
+	for _, q := range []string{"and when?", "and where?"} {
+		_, err := fx.askChat(t, private, "notes.org", 2, q)
+		require.NoError(t, err)
+	}
+	require.NotEmpty(t, local.Requests(), "the private follow-up went to the local model")
+	require.Empty(t, remote.Requests())
+	for _, name := range []string{later, public} {
+		_, err := fx.askChat(t, name, "notes.org", 2, "and then?")
+		require.NoError(t, err)
+	}
+	journal := fx.read(t, "journal.org")
+	for _, name := range []string{"biopsy", "oncology", "hematology", "divorce", "tomatoes"} {
+		require.Contains(t, journal, name, "the journal names it")
+	}
+	_, err := fx.agent.Undo(context.Background(), "")
+	require.NoError(t, err, "the private conversation's write is undone")
+	require.Contains(t, fx.read(t, "journal.org"), "undo of Write `reminders/oncology.txt`")
+	// The second conversation is made private after its turn.
+	fx.write(t, later, "#+filetags: :private:\n"+fx.read(t, later))
+
+	clock = today.AddDate(0, 0, 1)
+	run, err := fx.agent.RunSkill(context.Background(), "Scribe")
+	require.NoError(t, err)
+	require.NoError(t, run.Err)
+	reqs := remote.Requests()
+	require.Len(t, reqs, 3)
+	body := string(reqs[2].Body)
+	assert.Contains(t, body, "tomatoes.org", "a public conversation's turn is handed over")
+	for _, never := range []string{"biopsy", "oncology", "hematology", "divorce"} {
+		assert.False(t, strings.Contains(body, never), "the remote model got %q of a private conversation", never)
 	}
 }

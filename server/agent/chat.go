@@ -194,7 +194,7 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		return err
 	}()
 	if err != nil {
-		a.log.Error("the conversation's turn could not be written", "chat", conv.path, "err", err)
+		a.log.ErrorContext(ctx, "the conversation's turn could not be written", "chat", conv.path, "err", err)
 		return
 	}
 	res.Chat = conv.path
@@ -203,7 +203,7 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		title += " by " + res.Model
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindTurn, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
-		Title: title, Status: string(res.Status), Text: conv.path})
+		Title: title, Status: string(res.Status), Text: conv.path, Private: sig.LocalOnly})
 }
 
 // maxTurnArgs bounds the arguments a turn keeps of an action.
@@ -227,14 +227,14 @@ func (a *Agent) turnAction(p Pass) (chat.Action, bool) {
 	}
 	switch {
 	case p.Status == StatusDenied:
-		out.Verb, out.Result = chat.VerbDenied, p.Verdict.Gate+": "+a.redact(p.Verdict.Reason)
+		out.Verb, out.Result = chat.VerbDenied, p.Verdict.Gate+": "+a.forModel(p.Verdict.Reason)
 	case p.PlanID != "":
 		out.Verb, out.PlanID, out.PlanTitle = chat.VerbFiled, p.PlanID, flightplan.TitleFor(*act)
-		out.Result = "waits for approval (" + p.Verdict.Gate + ": " + a.redact(p.Verdict.Reason) + ")"
+		out.Result = "waits for approval (" + p.Verdict.Gate + ": " + a.forModel(p.Verdict.Reason) + ")"
 	case p.Result != nil && p.Err == nil:
 		out.Verb, out.Result = chat.VerbRan, p.Result.Summary
 	case p.Err != nil:
-		out.Verb, out.Result = chat.VerbFailed, a.redact(p.Err.Error())
+		out.Verb, out.Result = chat.VerbFailed, a.forModel(p.Err.Error())
 	default:
 		return chat.Action{}, false
 	}

@@ -428,3 +428,64 @@ func TestAFollowUpNamesAConversationInTheRoots(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fx.path("archive/old.org"), res.Chat)
 }
+
+// TestAChatPrivateAsOrgReadsItGoesToNoRemoteModel: a conversation is
+// private by every #+FILETAGS: line, wherever it is (Org applies them
+// all, and so does the memex), as much as by the first one: its turns
+// never reach a provider not marked local.
+func TestAChatPrivateAsOrgReadsItGoesToNoRemoteModel(t *testing.T) {
+	for _, tc := range []struct{ name, header, trailer string }{
+		{"second filetags line", "#+title: secret\n#+filetags: :work:\n#+filetags: :private:\n", ""},
+		{"filetags after the turns", "#+title: secret\n", "#+filetags: :private:\n"},
+		{"filetags upper case after a turn", "#+title: secret\n", "#+FILETAGS: :Private:\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.AnthropicFrames(providertest.Answer{Text: []string{"remote"}})})
+			fx := newFixture(t, map[string]string{"notes.org": chatNotes}, cascade(t, wireFormats[2].config(remote.URL)))
+			fx.writeChat(t, "chats/secret.org", tc.header, 2, 3)
+			if tc.trailer != "" {
+				old, err := os.ReadFile(fx.path("chats/secret.org"))
+				require.NoError(t, err)
+				fx.write(t, "chats/secret.org", string(old)+tc.trailer)
+			}
+			res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "more")
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, res.Status)
+			for _, r := range remote.Requests() {
+				assert.False(t, strings.Contains(string(r.Body), "question 0"), "a private turn reached the remote model")
+			}
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard nothing")
+		})
+	}
+}
+
+// TestAPrivateConversationsActionsStayOutOfLaterPrompts: what a private
+// conversation's pass did — an action's summary, logged — never reaches
+// the LOGS of a later question's prompt, which may go to a remote model;
+// a public pass's does.
+func TestAPrivateConversationsActionsStayOutOfLaterPrompts(t *testing.T) {
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "file_write", Args: `{"path":"reminders/oncology.txt","content":"friday\n","explanation":"a reminder"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t,
+		providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "file_write",
+			Args: `{"path":"reminders/tomatoes.txt","content":"water\n","explanation":"a reminder"}`}}})},
+		providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "remind me")
+	require.NoError(t, err)
+	require.Equal(t, StatusRan, res.Status, "%+v", res)
+	require.FileExists(t, fx.path("reminders/oncology.txt"))
+	for _, q := range []string{"remind me of the tomatoes", "anything else?"} {
+		_, err = fx.askChat(t, "", "notes.org", 2, q)
+		require.NoError(t, err)
+	}
+	reqs := remote.Requests()
+	require.Len(t, reqs, 2)
+	body := string(reqs[1].Body)
+	assert.Contains(t, body, "reminders/tomatoes.txt", "a public pass's action is in the LOGS")
+	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's action reached a remote model")
+}

@@ -126,9 +126,28 @@ func (h *ringHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelInfo && len(h.ring.lines) > 0 || h.next.Enabled(ctx, l)
 }
 
-// Handle keeps Info and above in the ring and passes the record on.
+// privatePass marks the context of a private conversation's pass (and of
+// the run of a plan one filed): see keepOutOfPrompt.
+type privatePass struct{}
+
+// keepOutOfPrompt is ctx marked so that what is logged with it is passed
+// on but never kept in a ring, whose lines go into every later prompt
+// (LOGS), whatever model it is sent to: an action's summary in a private
+// conversation may quote it.
+func keepOutOfPrompt(ctx context.Context) context.Context {
+	return context.WithValue(ctx, privatePass{}, true)
+}
+
+// keptOutOfPrompt reports whether ctx is so marked.
+func keptOutOfPrompt(ctx context.Context) bool {
+	v, _ := ctx.Value(privatePass{}).(bool)
+	return v
+}
+
+// Handle keeps Info and above in the ring — not a record logged with a
+// context keepOutOfPrompt marked — and passes the record on.
 func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
-	if rec.Level >= slog.LevelInfo && len(h.ring.lines) > 0 { // lines is never resized
+	if rec.Level >= slog.LevelInfo && len(h.ring.lines) > 0 && !keptOutOfPrompt(ctx) { // lines is never resized
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s %s%s", rec.Time.Format("15:04:05"), rec.Level, rec.Message, h.attrs)
 		rec.Attrs(func(a slog.Attr) bool {

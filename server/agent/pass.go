@@ -87,11 +87,16 @@ var ErrNoProvider = providers.ErrNoProvider
 // Pickup). The error is for a signal that could not be handled at all (no
 // model, a malformed signal) or a cancelled one.
 func (a *Agent) handle(ctx context.Context, sig Signal, emit func(string) error) ([]Pass, error) {
+	if sig.LocalOnly {
+		// A private conversation's passes (their feedback is as private)
+		// log nothing into the LOGS of later prompts.
+		ctx = keepOutOfPrompt(ctx)
+	}
 	var out []Pass
 	for {
 		s, err := Perceive(sig, a.roots)
 		if errors.Is(err, ErrDepth) {
-			a.log.Warn("signal dropped: too deep", "depth", sig.Depth, "max", MaxDepth, "source", sig.Source, "session", sig.Session)
+			a.log.WarnContext(ctx, "signal dropped: too deep", "depth", sig.Depth, "max", MaxDepth, "source", sig.Source, "session", sig.Session)
 			a.appendJournal(ctx, journal.Entry{Kind: journal.KindDropped, Title: fmt.Sprintf("signal at depth %d (limit %d)", sig.Depth, MaxDepth),
 				Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID})
 			out = append(out, Pass{Depth: sig.Depth, Sensor: sig.Sensor, Status: StatusDropped, Err: err})
@@ -130,14 +135,14 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 		if r == nil {
 			return
 		}
-		a.log.Error("a pass panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
+		a.log.ErrorContext(ctx, "a pass panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
 		p.Status, p.Err, next = StatusFailed, fmt.Errorf("the pass failed: %v", r), nil
 		if snap != nil {
 			p.RolledBack = a.rollback(ctx, snap)
 		}
 	}()
 	view := a.memex.Snapshot()
-	applied := a.skillsFor(view, sig)
+	applied := a.skillsFor(ctx, view, sig)
 	env, err := a.env(ctx, view, narrowing(sig, applied)...)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
@@ -223,7 +228,7 @@ func (a *Agent) act(ctx context.Context, p *Pass, sig Signal, req actuate.Reques
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, *snap)
 		} else {
-			a.recordChange(req.Action, "", res, pre, a.orgChanges(ctx, req.Action, *snap))
+			a.recordChange(req.Action, "", sig.LocalOnly, res, pre, a.orgChanges(ctx, req.Action, *snap))
 		}
 		return res, err
 	}()
@@ -241,7 +246,7 @@ func (a *Agent) feedback(sig Signal, prop proposal, action gates.Action, res act
 	if len(hist) == 0 {
 		hist = append(hist, providers.Message{Role: providers.RoleUser, Content: sig.Text})
 	}
-	out := fmt.Sprintf("%s\n%s", res.Summary, res.Output)
+	out := fmt.Sprintf("%s\n%s", a.forModel(res.Summary), res.Output)
 	if prop.call != nil {
 		hist = append(hist,
 			providers.Message{Role: providers.RoleAssistant, ToolCalls: []providers.ToolCall{*prop.call}},
@@ -308,17 +313,17 @@ func (a *Agent) rollbackLocked(ctx context.Context, snap *memory.Snapshot) *memo
 		})
 	})
 	if err != nil {
-		a.log.Error("the memex could not be rolled back", "err", err)
+		a.log.ErrorContext(ctx, "the memex could not be rolled back", "err", err)
 		return nil
 	}
 	for _, b := range res.Buffers {
 		a.restoreBuffer(ctx, b)
 	}
 	for _, c := range res.Conflicts {
-		a.log.Warn("rollback left a file alone: someone else changed it", "file", c.Path, "why", c.Reason)
+		a.log.WarnContext(ctx, "rollback left a file alone: someone else changed it", "file", c.Path, "why", c.Reason)
 	}
 	if n := len(res.Restored) + len(res.Removed) + len(res.Buffers); n > 0 {
-		a.log.Info("rolled the memex back after a failed pass", "restored", len(res.Restored), "removed", len(res.Removed), "buffers", len(res.Buffers))
+		a.log.InfoContext(ctx, "rolled the memex back after a failed pass", "restored", len(res.Restored), "removed", len(res.Removed), "buffers", len(res.Buffers))
 	}
 	return res
 }
@@ -334,7 +339,7 @@ func (a *Agent) keepOut(ctx context.Context, paths []string, kept map[string][]b
 			continue
 		}
 		if err := workspace.WriteFile(p, b, 0o644); err != nil {
-			a.log.Error("a rollback touched a protected file and it could not be put back", "file", p, "err", err)
+			a.log.ErrorContext(ctx, "a rollback touched a protected file and it could not be put back", "file", p, "err", err)
 			continue
 		}
 		a.memex.ReloadFiles(ctx, p)

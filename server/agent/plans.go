@@ -32,6 +32,9 @@ type PlanInfo struct {
 	Edited bool `json:"edited"`
 	// Problem says why the plan cannot run as it is, if it cannot.
 	Problem string `json:"problem,omitempty"`
+	// Private reports a plan a private conversation filed
+	// (flightplan.Record.Private): its title may quote the conversation.
+	Private bool `json:"private,omitempty"`
 }
 
 // PlanRun is what happened to one plan when it was approved, rejected or
@@ -73,6 +76,9 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 		p := &plans[i]
 		info := PlanInfo{ID: p.ID, State: string(p.State), Tool: p.Tool, Created: p.Created, Title: p.Title, Gate: p.Gate, Line: p.Line + 1}
 		st := a.store.Standing(p)
+		if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+			info.Private = true
+		}
 		switch {
 		case p.ID == "":
 			info.Problem = "no :ID:"
@@ -158,7 +164,7 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}); err != nil {
 			return err
 		}
-		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now}); err != nil {
+		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now, Private: sig.LocalOnly}); err != nil {
 			return err
 		}
 		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
@@ -168,10 +174,10 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 	if err != nil {
 		return "", fmt.Errorf("filing a Flight Plan: %w", err)
 	}
-	a.log.Info("Flight Plan filed", "plan", id, "tool", action.Tool, "gate", v.Gate, "session", sig.Session)
+	a.log.InfoContext(ctx, "Flight Plan filed", "plan", id, "tool", action.Tool, "gate", v.Gate, "session", sig.Session)
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindPlan, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
 		Tool: string(action.Tool), ActionHash: action.Hash(), PlanID: id, Status: string(flightplan.StatePlan), Verdict: &v,
-		Title: flightplan.TitleFor(action), Action: a.journalAction(action, v)})
+		Title: flightplan.TitleFor(action), Action: a.journalAction(action, v), Private: sig.LocalOnly})
 	return id, nil
 }
 
@@ -338,7 +344,7 @@ func (a *Agent) noteForeign(ctx context.Context, p *flightplan.Plan, src []byte,
 	if seen {
 		return
 	}
-	a.log.Warn("a Flight Plan not filed by pp-lsp is in flightplans.org: it never runs", "plan", p.ID, "state", p.State, "why", why)
+	a.log.WarnContext(ctx, "a Flight Plan not filed by pp-lsp is in flightplans.org: it never runs", "plan", p.ID, "state", p.State, "why", why)
 	e := journal.Entry{Kind: journal.KindForeign, PlanID: p.ID, Tool: p.Tool, Status: string(p.State),
 		Title: fmt.Sprintf("%s: not filed by pp-lsp (%s); it never runs", p.Title, why)}
 	if p.Action != nil {
@@ -370,7 +376,7 @@ func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) 
 		run.Err = err
 		return run
 	}
-	a.log.Info("Flight Plan rejected", "plan", p.ID)
+	a.log.InfoContext(ctx, "Flight Plan rejected", "plan", p.ID)
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindRejection, PlanID: p.ID, Tool: p.Tool, ActionHash: p.ActionHash,
 		Status: string(flightplan.StateRejected), Title: p.Title})
 	return run
@@ -383,6 +389,11 @@ func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) 
 // its result written below it.
 func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how string) PlanRun {
 	run := PlanRun{ID: p.ID, Title: p.Title, Tool: p.Tool, State: p.State}
+	if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+		// A plan a private conversation filed logs nothing into the
+		// LOGS of later prompts.
+		ctx = keepOutOfPrompt(ctx)
+	}
 	st := a.store.Standing(p)
 	if st.Foreign != "" {
 		a.noteForeign(ctx, p, src, st.Foreign)
@@ -449,9 +460,9 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 	rec, _, _ := a.store.Load(p.ID)
 	rec.ID, rec.File, rec.ActionHash, rec.Started = p.ID, a.plansPath, action.Hash(), now
 	if err := a.store.Save(rec); err != nil {
-		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
+		a.log.ErrorContext(ctx, "the plan's record could not be saved", "plan", p.ID, "err", err)
 	}
-	a.log.Info("running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
+	a.log.InfoContext(ctx, "running an approved Flight Plan", "plan", p.ID, "tool", action.Tool)
 
 	a.refreshFirst(ctx, action)
 	snap := a.memex.Snapshot()
@@ -469,7 +480,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		pre := a.capture(ctx, action)
 		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 		if err == nil {
-			a.recordChange(action, p.ID, res, pre, a.orgChanges(ctx, action, snap))
+			a.recordChange(action, p.ID, rec.Private, res, pre, a.orgChanges(ctx, action, snap))
 		}
 		return res, err
 	}()
@@ -498,7 +509,7 @@ func (a *Agent) finish(ctx context.Context, p *flightplan.Plan, run PlanRun, sta
 	rec, _, _ := a.store.Load(p.ID)
 	rec.ID, rec.File, rec.State, rec.Finished, rec.Result, rec.Output = p.ID, a.plansPath, state, a.now(), summary, clip(output, flightplan.MaxOutput)
 	if err := a.store.Save(rec); err != nil {
-		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
+		a.log.ErrorContext(ctx, "the plan's record could not be saved", "plan", p.ID, "err", err)
 	}
 	if !run.Ran {
 		a.appendJournal(ctx, journal.Entry{Kind: journal.KindResult, PlanID: p.ID, Tool: p.Tool, ActionHash: p.ActionHash,
@@ -507,7 +518,7 @@ func (a *Agent) finish(ctx context.Context, p *flightplan.Plan, run PlanRun, sta
 	if err := a.setState(ctx, p.ID, state, summary, output); err != nil {
 		run.Err = fmt.Errorf("plan %s is %s, but writing that into %s failed (it will be written at the next pickup): %w", p.ID, state, flightplan.FileName, err)
 	}
-	a.log.Info("Flight Plan finished", "plan", p.ID, "state", state)
+	a.log.InfoContext(ctx, "Flight Plan finished", "plan", p.ID, "state", state)
 	return run
 }
 
@@ -612,7 +623,7 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun, fil
 	r, _, _ := a.store.Load(p.ID)
 	r.ID, r.File, r.ActionHash, r.Verdict, r.Filed = p.ID, a.plansPath, action.Hash(), &v, rec.Filed
 	if err := a.store.Save(r); err != nil {
-		a.log.Error("the plan's record could not be saved", "plan", p.ID, "err", err)
+		a.log.ErrorContext(ctx, "the plan's record could not be saved", "plan", p.ID, "err", err)
 	}
 	a.appendJournal(ctx, journal.Entry{Kind: journal.KindEdit, PlanID: p.ID, Tool: string(action.Tool), ActionHash: action.Hash(),
 		Status: string(flightplan.StatePlan), Verdict: &v, Title: journalled, Action: a.journalAction(action, v)})

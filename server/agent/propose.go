@@ -64,6 +64,11 @@ type ProposeResult struct {
 // that is no action (wrapping ErrBadAction, the validator's verdict in the
 // result) or a request that could not be handled at all.
 func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeResult, err error) {
+	defer func() {
+		// The client is another model: a gate's reason reaches it as the
+		// rejection trace reaches ours.
+		res.Verdict.Reason, res.Summary = a.forModel(res.Verdict.Reason), a.forModel(res.Summary)
+	}()
 	sig, err := Perceive(Signal{Source: req.Source, Session: req.Session, RequestID: req.RequestID, Sensor: SensorProposal}, a.roots)
 	if err != nil {
 		return ProposeResult{}, err
@@ -72,7 +77,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 	var snap *memory.Snapshot
 	defer func() {
 		if r := recover(); r != nil {
-			a.log.Error("a proposal panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
+			a.log.ErrorContext(ctx, "a proposal panicked", "panic", fmt.Sprint(r), "session", sig.Session, "stack", string(debug.Stack()))
 			p.Status, p.Err = StatusFailed, fmt.Errorf("the proposal failed: %v", r)
 			if snap != nil {
 				p.RolledBack = a.rollback(ctx, snap)
@@ -105,7 +110,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 	if err := a.journalProposal(ctx, sig, t, prop, nil); err != nil {
 		return ProposeResult{}, fmt.Errorf("nothing was done: %w", err)
 	}
-	a.log.Info("proposal gated", "tool", toolOf(t), "verdict", t.Verdict.Verdict, "gate", t.Verdict.Gate, "source", sig.Source, "session", sig.Session)
+	a.log.InfoContext(ctx, "proposal gated", "tool", toolOf(t), "verdict", t.Verdict.Verdict, "gate", t.Verdict.Gate, "source", sig.Source, "session", sig.Session)
 	if decodeErr != nil {
 		p.Status = StatusDenied
 		return resultOf(p), badAction{decodeErr}

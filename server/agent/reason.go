@@ -19,14 +19,14 @@ import (
 func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Snapshot, env *gates.Env, applied skills.Applied, emit func(string) error) (proposal, *holdback, error) {
 	contextText, err := a.ctxsrc.Render(ctx, snap, sig.File, sig.Line, a.cfg.Budget)
 	if err != nil {
-		a.log.Warn("the context could not be rendered", "err", err)
+		a.log.WarnContext(ctx, "the context could not be rendered", "err", err)
 		contextText = "(the context could not be rendered)"
 	}
 	out := &tryBreaks{emit: emit}
 	for try := 1; try <= MaxTries; try++ {
 		out.newTry()
 		req := providers.Request{
-			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.redact),
+			System:   systemPrompt(a.cfg.Assistant, a.tools, contextText, a.logs.Lines(), sig, applied.Text, a.forModel),
 			Messages: messages(sig),
 			Tools:    ToolDefinitions(a.tools),
 			Task:     "propose",
@@ -59,7 +59,7 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 			// A pass that cannot be journalled does not act.
 			return proposal{}, nil, fmt.Errorf("nothing was done: %w", err)
 		}
-		a.log.Info("proposal gated", "try", try, "tool", toolOf(t), "verdict", v.Verdict, "gate", v.Gate, "session", sig.Session, "depth", sig.Depth)
+		a.log.InfoContext(ctx, "proposal gated", "try", try, "tool", toolOf(t), "verdict", v.Verdict, "gate", v.Gate, "session", sig.Session, "depth", sig.Depth)
 		p.Verdict = v
 		if v.Verdict != gates.VerdictDeny {
 			p.Action = t.Action
@@ -137,7 +137,7 @@ func (a *Agent) journalAction(act gates.Action, v gates.Verdict) []byte {
 func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop proposal, skills []string) error {
 	e := journal.Entry{
 		Kind: journal.KindProposal, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
-		Try: t.N, Verdict: &t.Verdict, Skills: skills,
+		Try: t.N, Verdict: &t.Verdict, Skills: skills, Private: sig.LocalOnly,
 		Title: fmt.Sprintf("%s: %s by %s", toolOf(t), t.Verdict.Verdict, t.Verdict.Gate),
 	}
 	if prop.err == nil {

@@ -103,6 +103,13 @@ func redactValue(v any, redact func(string) string, changed *bool) any {
 	return v
 }
 
+// forModel is text about an action bound for a model, or for a note a
+// model reads (a gate's reason, an error), that is not the memex's own
+// view: through the privacy filter an action's output passes (a quote of
+// a private note, the name of a file private as a whole: a gate denying
+// a glob names the private file it reached), then the redactor.
+func (a *Agent) forModel(s string) string { return a.acts.Filter(s) }
+
 // Redact is s through the agent's one redactor (gates.Redactor over its
 // vault): for a front end that hands the agent's text to another agent
 // (the MCP server's every tool result) to apply last.

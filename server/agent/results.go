@@ -43,8 +43,9 @@ func (a *Agent) journalResult(ctx context.Context, sig Signal, action gates.Acti
 	a.appendJournal(ctx, journal.Entry{
 		Kind: journal.KindResult, Source: string(sig.Source), Session: sig.Session, RequestID: sig.RequestID,
 		Tool: string(action.Tool), ActionHash: action.Hash(), PlanID: planID, Status: status,
-		Title: fmt.Sprintf("%s: %s", action.Tool, summaryOf(res, err)),
-		Text:  outputText(res),
+		Title:   fmt.Sprintf("%s: %s", action.Tool, summaryOf(res, err)),
+		Text:    outputText(res),
+		Private: sig.LocalOnly,
 	})
 }
 
@@ -60,13 +61,13 @@ func (a *Agent) restoreBuffer(ctx context.Context, b memory.BufferRestore) {
 		return
 	}
 	if !b.Exists {
-		a.log.Warn("a failed pass created a file that is open in the editor: close it without saving", "file", b.Path)
+		a.log.WarnContext(ctx, "a failed pass created a file that is open in the editor: close it without saving", "file", b.Path)
 		return
 	}
 	e := workspace.Edit{Path: b.Path, Open: true, Version: d.Version, Base: d.Text,
 		Changes: []workspace.Change{{Start: 0, End: len(d.Text), NewText: string(b.Text)}},
 		Label:   "Passepartout: undo a failed action"}
 	if ok, err := ws.ApplyEdit(ctx, e); err != nil || !ok {
-		a.log.Error("the editor did not take back a failed pass's change", "file", b.Path, "err", err)
+		a.log.ErrorContext(ctx, "the editor did not take back a failed pass's change", "file", b.Path, "err", err)
 	}
 }

@@ -45,7 +45,7 @@ func (a *Agent) RunSchedules(ctx context.Context) []SkillRun {
 		}
 		run := SkillRun{Skill: k.Title, Scheduled: k.Scheduled}
 		if a.provider == nil && needsModel(k) {
-			a.log.Warn("a scheduled skill is due but no model is configured: it waits", "skill", k.Title, "scheduled", k.Scheduled)
+			a.log.WarnContext(ctx, "a scheduled skill is due but no model is configured: it waits", "skill", k.Title, "scheduled", k.Scheduled)
 			continue
 		}
 		first, err := a.claim(k)
@@ -66,13 +66,13 @@ func (a *Agent) RunSchedules(ctx context.Context) []SkillRun {
 		if errors.Is(err, skills.ErrMoved) {
 			// Someone moved it first (another process sharing the data
 			// dir, or the user): theirs stands.
-			a.log.Info("a scheduled skill's timestamp had moved already", "skill", k.Title, "was", k.Scheduled)
+			a.log.InfoContext(ctx, "a scheduled skill's timestamp had moved already", "skill", k.Title, "was", k.Scheduled)
 			err = nil
 		}
 		run.Next = next
 		run.Err = errors.Join(run.Err, err)
 		if run.Err != nil {
-			a.log.Warn("a scheduled skill did not run cleanly", "skill", k.Title, "err", run.Err)
+			a.log.WarnContext(ctx, "a scheduled skill did not run cleanly", "skill", k.Title, "err", run.Err)
 		}
 		out = append(out, run)
 	}
@@ -161,6 +161,6 @@ func (a *Agent) advance(ctx context.Context, k *skills.Skill, now time.Time) (st
 	if _, err := a.writeOwn(ctx, cur, []workspace.Change{change}, workspace.Meta{Label: label}); err != nil {
 		return "", fmt.Errorf("moving the schedule of skill %q on: %w", k.Title, err)
 	}
-	a.log.Info("a scheduled skill's timestamp moved on", "skill", k.Title, "from", k.Scheduled, "to", next)
+	a.log.InfoContext(ctx, "a scheduled skill's timestamp moved on", "skill", k.Title, "from", k.Scheduled, "to", next)
 	return next, nil
 }

@@ -156,3 +156,30 @@ func TestAMaliciousScheduledSkill(t *testing.T) {
 	}
 	assert.Equal(t, "<2026-11-26 Thu 11:00 +1h>", runs[0].Next, "missed hours run once")
 }
+
+// TestAScheduledRunWritesNothingUnwatched: nobody watches a scheduled
+// run, so whatever it would write waits as a Flight Plan — a shell
+// command's redirection as much as a file_write, though the gates allow
+// it when someone asks (shell(echo:*)); and a command that writes nothing
+// waits too, since what a command writes is the gates' prediction.
+func TestAScheduledRunWritesNothingUnwatched(t *testing.T) {
+	const skill = "* Nightly :skill:\nSCHEDULED: <2026-11-20 Fri 09:00 +1d>\nTidy up.\n"
+	for _, cmd := range []string{"echo pwned > out/x.txt", "echo pwned >> notes.txt", "printf pwned | tee out/y.txt"} {
+		t.Run(cmd, func(t *testing.T) {
+			call := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"` + cmd + `","explanation":"tidy"}`}}}
+			provider, _ := openAI(t, call, providertest.Answer{Text: []string{"done"}})
+			fx := newFixture(t, map[string]string{"skills/nightly.org": skill, "notes.txt": "mine\n", "out/.keep": ""}, provider,
+				func(o *Options) { o.Now = fixedNow })
+			before := fx.read(t, "notes.txt")
+			runs := fx.agent.RunSchedules(context.Background())
+			require.Len(t, runs, 1)
+			require.NoError(t, runs[0].Err)
+			require.NotEmpty(t, runs[0].Passes)
+			assert.Equal(t, StatusFiled, runs[0].Passes[0].Status, "%+v", runs[0].Passes[0])
+			assert.NoFileExists(t, fx.path("out/x.txt"))
+			assert.NoFileExists(t, fx.path("out/y.txt"))
+			assert.Equal(t, before, fx.read(t, "notes.txt"))
+			assert.Contains(t, fx.read(t, "flightplans.org"), "pwned", "the command waits for approval")
+		})
+	}
+}

@@ -231,3 +231,69 @@ func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
 	p := systemPrompt("Passepartout", fx.agent.tools, "", nil, Signal{}, "", fx.agent.redact)
 	assert.Empty(t, gates.FindSecrets(p))
 }
+
+// TestThePrivateFilesNamesReachNoModel: the name of a file private as a
+// whole (a conversation's is its first question's words) reaches no
+// model — not in a listing an allowed command returns, not in the reason
+// a gate gives for denying a glob that reaches it, not in the
+// conversation's note of what the turn did — in any wire format.
+func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
+	const name = "divorce-lawyer-meeting"
+	for _, w := range wireFormats {
+		t.Run(w.kind, func(t *testing.T) {
+			call := func(cmd string) providertest.Answer {
+				return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"` + cmd + `","explanation":"to look"}`}}, InputTokens: 1, OutputTokens: 1}
+			}
+			p, srv := w.provider(t, call("ls notes"), call("head -c 300 notes/*"), call("head -c 300 notes/*"), call("head -c 300 notes/*"))
+			fx := newFixture(t, map[string]string{
+				"notes/a.org":            "* Garden\nTomatoes need water.\n",
+				"notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n",
+			}, p)
+			res, err := fx.askChat(t, "", "notes/a.org", 2, "what is in my notes?")
+			require.NoError(t, err)
+			require.Len(t, res.Passes, 2, "%+v", res)
+			assert.Equal(t, StatusRan, res.Passes[0].Status)
+			assert.Equal(t, StatusDenied, res.Passes[1].Status)
+			assert.Contains(t, res.Passes[1].Tries[0].Verdict.Reason, name, "the user is told which file")
+			reqs := srv.Requests()
+			require.Len(t, reqs, 4)
+			assert.Contains(t, string(reqs[1].Body), "a.org", "the listing reached the model")
+			assert.Contains(t, string(reqs[2].Body), "a private note", "the reason reached the model")
+			for i, r := range reqs {
+				assert.False(t, strings.Contains(string(r.Body), name), "request %d names the private file", i+1)
+			}
+			note := fx.read(t, strings.TrimPrefix(res.Chat, fx.root+"/"))
+			assert.Contains(t, note, "denied shell", "the turn's note says what was denied")
+			assert.NotContains(t, note, name, "the conversation's note names it")
+		})
+	}
+}
+
+// TestAPrivateNodeIsNoNodeToEdit: a model that learns a private node's
+// :ID: from a public link cannot overwrite the note it cannot see: its
+// memory_edit is judged as one of an ID no node has (the same verdict and
+// reason, so nothing tells it the node exists), waits for a human, and
+// the private body is as it was.
+func TestAPrivateNodeIsNoNodeToEdit(t *testing.T) {
+	edit := func(id string) providertest.Answer {
+		return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "memory_edit", Args: `{"id":"` + id + `","content":"gone","explanation":"tidy"}`}}, InputTokens: 1, OutputTokens: 1}
+	}
+	const notes = "* Links\nSee [[id:diary-1][the diary]].\n* Diary :private:\n:PROPERTIES:\n:ID: diary-1\n:END:\nThe letter from the clinic.\n"
+	for _, w := range wireFormats {
+		t.Run(w.kind, func(t *testing.T) {
+			p, _ := w.provider(t, edit("diary-1"), edit("no-such-node"))
+			fx := newFixture(t, map[string]string{"notes.org": notes}, p)
+			var reasons []string
+			for _, q := range []string{"tidy the diary", "tidy the other one"} {
+				res, err := fx.askChat(t, "", "notes.org", 1, q)
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Passes)
+				last := res.Passes[len(res.Passes)-1]
+				assert.Equal(t, StatusFiled, last.Status, "%+v", last)
+				reasons = append(reasons, strings.ReplaceAll(last.Verdict.Reason, "no-such-node", "diary-1"))
+			}
+			assert.Equal(t, reasons[0], reasons[1], "a private ID is judged as a missing one")
+			assert.Equal(t, notes, fx.read(t, "notes.org"), "the private body is untouched")
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/server/skills"
@@ -15,8 +17,11 @@ const SourceSchedule Source = "schedule"
 
 // backgroundNarrowing is what every pass of a scheduled run asks for
 // approval, on top of the user's rules: nobody watches it, so whatever it
-// would write waits as a Flight Plan.
-var backgroundNarrowing = gates.Narrowing{Source: "a scheduled run", Ask: []string{"file_write", "memory_edit"}}
+// would write waits as a Flight Plan — a command too, whatever the rules
+// allow when someone asks (shell(echo:*) let `echo x > f` write), since
+// what a command writes is only the gates' prediction. It reads with
+// file_read.
+var backgroundNarrowing = gates.Narrowing{Source: "a scheduled run", Ask: []string{"file_write", "memory_edit", "shell"}}
 
 // Skills are the skills of the memex as it is now, in the order they
 // apply, and those not used with why.
@@ -25,7 +30,7 @@ func (a *Agent) Skills() *skills.Set { return a.skills.For(a.memex.Snapshot()) }
 // skillsFor selects the skills that apply to a pass of sig over snap and
 // renders them within skills.Budget tokens; what the cap leaves out is
 // logged.
-func (a *Agent) skillsFor(snap *memory.Snapshot, sig Signal) skills.Applied {
+func (a *Agent) skillsFor(ctx context.Context, snap *memory.Snapshot, sig Signal) skills.Applied {
 	set := a.skills.For(snap)
 	q := skills.Query{Text: sig.Text, Background: sig.Skill != ""}
 	if q.Background {
@@ -41,7 +46,7 @@ func (a *Agent) skillsFor(snap *memory.Snapshot, sig Signal) skills.Applied {
 		for i, k := range ap.Dropped {
 			dropped[i] = k.Title
 		}
-		a.log.Info("skills left out of the prompt: over the skill budget", "budget", skills.Budget, "dropped", dropped, "session", sig.Session)
+		a.log.InfoContext(ctx, "skills left out of the prompt: over the skill budget", "budget", skills.Budget, "dropped", dropped, "session", sig.Session)
 	}
 	return ap
 }

@@ -142,7 +142,7 @@ func (a *Agent) refreshFirst(ctx context.Context, action gates.Action) {
 		return
 	}
 	if _, err := a.memex.Refresh(ctx); err != nil && ctx.Err() == nil {
-		a.log.Warn("the memex could not be read again before a command", "err", err)
+		a.log.WarnContext(ctx, "the memex could not be read again before a command", "err", err)
 	}
 }
 
@@ -157,7 +157,7 @@ func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *mem
 	}
 	after, err := a.memex.Refresh(context.WithoutCancel(ctx))
 	if err != nil {
-		a.log.Warn("the memex could not be read again after a command: the Org files it changed cannot be undone", "err", err)
+		a.log.WarnContext(ctx, "the memex could not be read again after a command: the Org files it changed cannot be undone", "err", err)
 		return nil
 	}
 	// The agent's own changes since the action began (a conversation's
@@ -207,7 +207,7 @@ func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *mem
 // it changed (orgChanges; a file also captured is taken from the capture,
 // the disk's own bytes). A change that cannot be recorded is logged: it has
 // already happened.
-func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Result, pre []captured, org []checkpoint.File) {
+func (a *Agent) recordChange(action gates.Action, planID string, private bool, res actuate.Result, pre []captured, org []checkpoint.File) {
 	var files []checkpoint.File
 	seen := map[string]bool{}
 	for _, e := range res.Edits {
@@ -229,7 +229,7 @@ func (a *Agent) recordChange(action gates.Action, planID string, res actuate.Res
 	if len(files) == 0 {
 		return
 	}
-	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Files: files})
+	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Private: private, Files: files})
 	if err != nil {
 		a.log.Warn("the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
 		return
@@ -382,7 +382,7 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	title := undoTitle(cp.Title)
 	undone := a.changeInfo(cp)
-	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID,
+	if err := a.appendJournal(ctx, journal.Entry{Kind: journal.KindUndo, PlanID: cp.PlanID, Private: cp.Private,
 		Title: fmt.Sprintf("%s: %s (change %s)", title, strings.Join(undone.Files, ", "), cp.ID)}); err != nil {
 		return UndoResult{}, fmt.Errorf("nothing was restored: %w", err)
 	}
@@ -397,21 +397,21 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 	}
 	res := UndoResult{Undone: undone}
 	if len(done) > 0 {
-		newID, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: title, PlanID: cp.PlanID, Undoes: cp.ID, Files: done})
+		newID, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: title, PlanID: cp.PlanID, Undoes: cp.ID, Private: cp.Private, Files: done})
 		if err != nil {
-			a.log.Warn("the undo cannot itself be undone: its checkpoint was not recorded", "err", err)
+			a.log.WarnContext(ctx, "the undo cannot itself be undone: its checkpoint was not recorded", "err", err)
 		}
 		if c, err := a.checkpoints.Load(newID); err == nil && newID != "" {
 			res.Change = a.changeInfo(c)
 		}
 	}
 	if failed != nil {
-		a.appendJournal(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED",
+		a.appendJournal(ctx, journal.Entry{Kind: journal.KindResult, PlanID: cp.PlanID, Status: "FAILED", Private: cp.Private,
 			Title: fmt.Sprintf("%s stopped: %v (%d of %d files restored)", title, failed, len(done), len(cp.Files))})
 		return res, fmt.Errorf("%s stopped after %d of %d files: %w", title, len(done), len(cp.Files), failed)
 	}
 	res.Summary = fmt.Sprintf("%s: restored %s", title, strings.Join(undone.Files, ", "))
-	a.log.Info("change undone", "change", cp.ID, "files", len(done))
+	a.log.InfoContext(ctx, "change undone", "change", cp.ID, "files", len(done))
 	return res, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"pp-lsp/gates"
 	"pp-lsp/orgast"
 	"pp-lsp/server/internal/orgtext"
 )
@@ -72,7 +73,10 @@ type Chat struct {
 	// Model is the file's #+PROPERTY: MODEL, the provider the
 	// conversation asks ("" for the cascade's choice).
 	Model string
-	// Private is set when the file or any turn carries a privacy tag.
+	// Private is set when any of it is private as the memex and the
+	// gates read privacy (gates.PrivateSpans): a #+FILETAGS: line
+	// carrying a privacy tag, wherever it is and however many there are
+	// (Org applies them all), or a headline carrying one.
 	Private bool
 	Turns   []Turn
 	// End is the length of the text parsed (where the next turn goes).
@@ -279,22 +283,13 @@ func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywo
 			c.Model = strings.TrimSpace(val)
 		}
 	}
-	private := func(tags []string) bool {
-		for _, t := range tags {
-			for _, p := range privacyTags {
-				if strings.EqualFold(t, p) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	c.Private = private(f.FileTags())
+	// Privacy by the one rule the memex's and the gates' readings agree
+	// with: the first #+FILETAGS: alone let a second one, or one after
+	// the turns, send a private conversation to a remote model.
+	spans, _ := gates.PrivateSpans(src, privacyTags)
+	c.Private = len(spans) > 0
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
-		if private(h.Tags) {
-			c.Private = true
-		}
 		if h.Level != 1 {
 			continue
 		}

@@ -62,8 +62,11 @@ type Checkpoint struct {
 	PlanID string `json:"plan_id,omitempty"`
 	// Undoes is the checkpoint this change undid ("" for an action's).
 	Undoes string `json:"undoes,omitempty"`
-	Files  []File `json:"files"`
-	Seal   string `json:"seal"`
+	// Private marks a change a pass of a private conversation made: its
+	// title may quote the conversation, so what names it is private too.
+	Private bool   `json:"private,omitempty"`
+	Files   []File `json:"files"`
+	Seal    string `json:"seal"`
 }
 
 // Size is the bytes the checkpoint keeps.

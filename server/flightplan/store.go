@@ -67,6 +67,11 @@ type Record struct {
 	// (bounded).
 	Result string `json:"result,omitempty"`
 	Output string `json:"output,omitempty"`
+	// Private marks a plan filed by a pass of a private conversation
+	// (one only a local model may hear): its action may quote the
+	// conversation, so what names it — its journal entries, its title in
+	// a list for another agent — is private too.
+	Private bool `json:"private,omitempty"`
 }
 
 // ErrAlreadyRan is returned by Claim for a plan whose run was claimed

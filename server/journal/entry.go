@@ -77,6 +77,10 @@ type Entry struct {
 	Text string
 	// Skills are the titles of the skills that shaped the proposal.
 	Skills []string
+	// Private marks an entry of a private conversation's pass, or of a
+	// plan one filed (written as :PRIVATE: t): what it says may quote
+	// private notes, so it is never handed to a model.
+	Private bool
 }
 
 // MaxText bounds Entry.Text as written; the rest is cut with a note.
@@ -117,6 +121,9 @@ func render(e Entry, id, prevHash string) []byte {
 			quoted[i] = fmt.Sprintf("%q", k)
 		}
 		prop("SKILLS", strings.Join(quoted, " "))
+	}
+	if e.Private {
+		prop("PRIVATE", "t")
 	}
 	prop("PREV_HASH", prevHash)
 	b.WriteString(":END:\n")

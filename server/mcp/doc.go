@@ -32,6 +32,13 @@
 // server stops (journal.AppendDeferred: a read changes nothing, and two
 // fsyncs took most of a search's round trip).
 //
+// A client's calls are bounded: MaxRunning run at once, the others wait
+// for a turn, and a call beyond MaxInFlight running or waiting is refused
+// at once (a tool error, journalled) — the SDK reads every message as it
+// comes and runs each call in a goroutine of its own, so a client sending
+// calls faster than they end would otherwise grow the process without
+// limit.
+//
 // Speed (`go test -bench 'Search100k|Context100k|Stdio100k|ToolsList'
 // ./server/mcp/`: 100,000 headlines in 1,000 files, every node embedded).
 // This 2-core machine is shared with other builds, whose load moves the

@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
+	"pp-lsp/providers/providertest"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/host"
@@ -377,11 +380,18 @@ func TestActionsAreGated(t *testing.T) {
 		assert.True(t, r.Result.OK)
 		assert.Contains(t, r.Result.Output, "notes.org")
 		assert.Contains(t, r.Result.Output, "ideas.org")
+		assert.NotContains(t, r.Result.Output, "secret.org", "the name of a private file is private")
 	})
 	t.Run("reading a private file is denied", func(t *testing.T) {
 		r := propose(t, shell("cat secret.org"))
 		assert.Equal(t, "deny", r.Verdict)
 		assert.Nil(t, r.Result)
+	})
+	t.Run("a glob reaching a private file is denied without naming it", func(t *testing.T) {
+		r := propose(t, shell("head -c 100 s*.org"))
+		assert.Equal(t, "deny", r.Verdict)
+		assert.Contains(t, r.Reason, "a private note")
+		assert.NotContains(t, r.Reason+r.Summary, "secret.org")
 	})
 	t.Run("a private quote is filtered from an allowed read", func(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(f.root, "out/copy.txt"), []byte("he said: my confidential words about the harbour master stay here\n"), 0o644))
@@ -549,4 +559,115 @@ func TestSearchIsNotCrowdedOutByTheJournal(t *testing.T) {
 	out := ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 1})
 	require.Len(t, out.Hits, 1)
 	assert.Equal(t, "sail", out.Hits[0].ID)
+}
+
+// TestPlansOfAPrivateConversationAreNotShown: a plan a private
+// conversation's local model filed is listed, but its title — which may
+// quote the conversation — never reaches the MCP client, nor does any
+// other byte of it; the plans of public passes keep theirs.
+func TestPlansOfAPrivateConversationAreNotShown(t *testing.T) {
+	call := func(url string) providertest.Reply {
+		return providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{InputTokens: 1, OutputTokens: 1,
+			Calls: []providertest.Call{{ID: "c1", Name: "http", Args: `{"method":"GET","url":"` + url + `","explanation":"the appointment"}`}}})}
+	}
+	local := providertest.NewServer(t, call("https://clinic.example/oncology/friday"), call("https://shop.example/tomatoes"))
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	root := filepath.Join(dir, "memex")
+	testenv.WriteTree(t, root, map[string]string{
+		"notes.org":        "* Garden\nTomatoes.\n",
+		"chats/secret.org": "#+title: secret\n#+filetags: :private:\n* The results\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nWait for them.\n",
+	})
+	e := env(dir)
+	e["PASSEPARTOUT_PROVIDERS"] = "ollama:test@" + local.URL
+	ctx := context.Background()
+	setup := agent.Setup{Roots: []string{root}, Getenv: func(k string) string { return e[k] }, Serve: true}
+	mx, err := agent.OpenMemex(ctx, setup)
+	require.NoError(t, err)
+	setup.Memex = mx
+	a, err := agent.Open(ctx, setup)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close(ctx); mx.Close(ctx) })
+	for _, chat := range []string{filepath.Join(root, "chats/secret.org"), ""} {
+		res, err := a.Ask(ctx, agent.AskRequest{Source: agent.SourceCLI, Text: "when?", Chat: chat, NewChat: chat == ""}, nil)
+		require.NoError(t, err)
+		require.Equal(t, agent.StatusFiled, res.Status, "%+v", res)
+	}
+	plans, err := os.ReadFile(filepath.Join(root, "flightplans.org"))
+	require.NoError(t, err)
+	require.Contains(t, string(plans), "oncology", "the plan is filed")
+
+	f := start(t, a, nil)
+	res := f.call(t, "plans_list", nil)
+	require.False(t, res.IsError, text(res))
+	out := text(res)
+	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
+	assert.Contains(t, out, "tomatoes", "a public pass's plan keeps its title")
+	assert.Equal(t, 2, strings.Count(out, `"state":"PLAN"`), "both plans are listed")
+}
+
+// TestAFloodOfCallsIsBounded: a client that sends calls faster than they
+// end (here all at once, while the memex is still being read) has at most
+// MaxRunning of them running — only those are told the memex's progress —
+// and at most MaxInFlight running or waiting: the rest are answered at
+// once with a tool error saying so. Every call is answered, and once the
+// memex is up every one that waited gets its result.
+func TestAFloodOfCallsIsBounded(t *testing.T) {
+	a, _, _ := openAgent(t, memexFiles)
+	f := start(t, nil, func() (int, int) { return 3, 7 })
+	var up sync.Once
+	// Up before the client goes away, whatever happens: a call waiting for
+	// the memex would hold its closing up.
+	t.Cleanup(func() { up.Do(func() { f.host.Up(a, nil, nil) }) })
+	const n = MaxInFlight + 20
+	type answer struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	answers := make(chan answer, n)
+	for i := range n {
+		go func() {
+			p := &sdk.CallToolParams{Name: "memex_search", Arguments: map[string]any{"query": "Garden"}}
+			p.SetProgressToken(fmt.Sprintf("tok-%d", i))
+			res, err := f.client.CallTool(context.Background(), p)
+			answers <- answer{res, err}
+		}()
+	}
+	refused := 0
+	deadline := time.After(10 * time.Second)
+	for refused < n-MaxInFlight {
+		select {
+		case r := <-answers:
+			require.NoError(t, r.err)
+			require.True(t, r.res.IsError, "answered before the memex was up: %s", text(r.res))
+			assert.Equal(t, fmt.Sprintf("%d calls are already running or waiting; wait for one to finish.", MaxInFlight), text(r.res))
+			refused++
+		case <-deadline:
+			t.Fatalf("%d of %d calls beyond the %d in flight were refused", refused, n-MaxInFlight, MaxInFlight)
+		}
+	}
+	// Those running are told the memex's progress, once each; no more.
+	told := map[any]bool{}
+	for len(told) < MaxRunning {
+		select {
+		case p := <-f.progress:
+			told[p.ProgressToken] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d calls were told the progress", len(told))
+		}
+	}
+	select {
+	case p := <-f.progress:
+		if !told[p.ProgressToken] {
+			t.Fatalf("more than %d calls ran at once: %v was told the progress too", MaxRunning, p.ProgressToken)
+		}
+	case <-time.After(500 * time.Millisecond):
+	}
+	up.Do(func() { f.host.Up(a, nil, nil) })
+	for range MaxInFlight {
+		r := <-answers
+		require.NoError(t, r.err)
+		require.False(t, r.res.IsError, text(r.res))
+		assert.Contains(t, text(r.res), `"id":"garden"`)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -55,7 +56,24 @@ type Server struct {
 	srv  *sdk.Server
 	// session names this server's clients in the journal.
 	session string
+	// inFlight counts the tool calls running or waiting for a turn, and
+	// running holds a token for each one running (see guard).
+	inFlight atomic.Int32
+	running  chan struct{}
 }
+
+// The bounds on a client's calls: the SDK reads every message as it comes
+// and runs each call in a goroutine of its own, so that without them a
+// client sending calls faster than they end (memex_context's views run to
+// megabytes) grows the process without limit.
+const (
+	// MaxRunning is how many tool calls run at once; the others wait for
+	// a turn.
+	MaxRunning = 4
+	// MaxInFlight is how many tool calls may be running or waiting at
+	// once; a call beyond them is answered at once with a tool error.
+	MaxInFlight = 64
+)
 
 // New builds the server and its tools.
 func New(opts Options) *Server {
@@ -69,7 +87,7 @@ func New(opts Options) *Server {
 	if opts.Tools == nil {
 		opts.Tools = gates.BuiltinTools()
 	}
-	s := &Server{opts: opts, log: log, session: "mcp-" + uuid.NewString()[:8]}
+	s := &Server{opts: opts, log: log, session: "mcp-" + uuid.NewString()[:8], running: make(chan struct{}, MaxRunning)}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "pp-lsp", Title: "Passepartout (pp-lsp)", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, HasTools: true})
 	s.srv.AddReceivingMiddleware(s.guard)
@@ -182,10 +200,11 @@ func (s *Server) agentFor(ctx context.Context, req *sdk.CallToolRequest) (*agent
 	return s.opts.Host.Agent(ctx)
 }
 
-// guard is the middleware every request passes: a tool call's arguments
-// are read by the tool's own decoder first (a mistake is answered as a
-// tool error in one sentence, and journalled), and no panic leaves a
-// handler.
+// guard is the middleware every request passes: a tool call beyond
+// MaxInFlight is refused (a tool error, journalled), the others run
+// MaxRunning at a time, in their turn; a tool call's arguments are read
+// by the tool's own decoder first (a mistake is answered as a tool error
+// in one sentence, and journalled); and no panic leaves a handler.
 func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
 		defer func() {
@@ -198,13 +217,29 @@ func (s *Server) guard(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		t, ok := s.toolNamed(call.Params.Name)
-		if !ok {
+		t, known := s.toolNamed(call.Params.Name)
+		defer s.inFlight.Add(-1)
+		if s.inFlight.Add(1) > MaxInFlight {
+			err := fmt.Errorf("%d calls are already running or waiting; wait for one to finish", MaxInFlight)
+			name := t.name
+			if !known {
+				name = "(an unknown tool)"
+			}
+			s.record(ctx, name, "(not run)", err)
+			return toolError(err), nil
+		}
+		if !known {
 			return next(ctx, method, req) // the SDK answers an unknown tool
 		}
 		if err := t.check(call.Params.Arguments); err != nil {
 			s.record(ctx, t.name, "(arguments refused)", err)
 			return s.redacted(toolError(err)), nil
+		}
+		select {
+		case s.running <- struct{}{}:
+			defer func() { <-s.running }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		res, err = next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil {

@@ -107,6 +107,10 @@ type ProposeResult struct {
 	Result  *RunResult         `json:"result,omitempty" jsonschema:"what the action did (allow)"`
 }
 
+// privatePlanTitle stands in plans_list for the title of a plan a
+// private conversation filed.
+const privatePlanTitle = "(a plan of a private conversation)"
+
 // NoArgs are plans_list's arguments: none.
 type NoArgs struct{}
 
@@ -235,6 +239,13 @@ func (s *Server) addTools() {
 			plans, err := a.Plans(ctx)
 			if plans == nil {
 				plans = []agent.PlanInfo{}
+			}
+			for i := range plans {
+				if plans[i].Private {
+					// A private conversation's plan: its title may
+					// quote the conversation, which no client is shown.
+					plans[i].Title = privatePlanTitle
+				}
 			}
 			return PlansResult{Plans: plans}, fmt.Sprintf("%d plans", len(plans)), err
 		})

@@ -15,12 +15,20 @@
 // not indexed. Spacing, punctuation, case and line breaks do not hide a
 // quote; a paraphrase does.
 //
+// The name of a file that is private as a whole is its file node's title
+// when it has no #+title: — and a conversation's is its first question's
+// words — so an output naming it (ls, find, an error of grep's) has the
+// name replaced too, wherever it stands on its own (not inside a longer
+// name: a private x.org hides no index.org).
+//
 // Invariant: Redact never returns a run of 4 or more words that follows a
-// private note, nor a private body of fewer words, whatever surrounds it;
-// it changes nothing else but joins what it cuts into one [private].
+// private note, nor a private body of fewer words, nor the name of a file
+// private as a whole standing on its own, whatever surrounds it; it
+// changes nothing else but joins what it cuts into one [private].
 package redact
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -40,6 +48,8 @@ type Filter struct {
 	shingles map[uint64][]notePos     // shingle hash → where it starts
 	short    [shingle]map[uint64]bool // exact runs of 1..3 words, by length
 	files    []string
+	// names are the base names of the files private as a whole.
+	names names
 }
 
 // notePos is a word of a note.
@@ -89,7 +99,7 @@ func (f *Filter) Empty() bool {
 	if f == nil {
 		return true
 	}
-	if len(f.shingles) > 0 {
+	if len(f.shingles) > 0 || len(f.names.set) > 0 {
 		return false
 	}
 	for _, m := range f.short {
@@ -109,10 +119,20 @@ func (f *Filter) Files() []string {
 	return slices.Clone(f.files)
 }
 
-// Redact returns s with every private run replaced by Mark, and how many
-// runs it replaced.
+// Redact returns s with every private run, and every name of a file
+// private as a whole, replaced by Mark, and how many it replaced.
 func (f *Filter) Redact(s string) (string, int) {
 	if f.Empty() || s == "" {
+		return s, 0
+	}
+	s, n := f.redactRuns(s)
+	s, m := f.names.redact(s)
+	return s, n + m
+}
+
+// redactRuns is Redact of the private runs alone.
+func (f *Filter) redactRuns(s string) (string, int) {
+	if s == "" {
 		return s, 0
 	}
 	ws := words(s)
@@ -177,6 +197,87 @@ func (f *Filter) Redact(s string) (string, int) {
 	b.WriteString(s[prev:])
 	return b.String(), len(merged)
 }
+
+// names are the base names of the files private as a whole, found in a
+// text by their extensions (every memex file's is .org): each place an
+// extension ends is looked at once per length of name.
+type names struct {
+	set  map[string]bool
+	lens []int    // the lengths of the names, distinct, longest first
+	exts []string // their extensions, distinct
+}
+
+func newNames(list []string) names {
+	ns := names{set: map[string]bool{}}
+	for _, n := range list {
+		if n == "" || ns.set[n] {
+			continue
+		}
+		ns.set[n] = true
+		ns.lens = append(ns.lens, len(n))
+		ns.exts = append(ns.exts, path.Ext(n))
+	}
+	slices.Sort(ns.lens)
+	slices.Reverse(ns.lens)
+	ns.lens = slices.Compact(ns.lens)
+	slices.Sort(ns.exts)
+	ns.exts = slices.Compact(ns.exts)
+	return ns
+}
+
+// redact replaces in s each name that stands on its own: not after a
+// letter, digit, "_" or "-", nor before a letter or digit (a backup's
+// "~", an archive's "_archive" may follow it).
+func (ns names) redact(s string) (string, int) {
+	if len(ns.set) == 0 {
+		return s, 0
+	}
+	var spans [][2]int
+	for _, ext := range ns.exts {
+		for off := 0; ; {
+			i := strings.Index(s[off:], ext)
+			if ext == "" || i < 0 {
+				break
+			}
+			end := off + i + len(ext)
+			off = off + i + 1
+			if after, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && nameRune(after) {
+				continue
+			}
+			for _, l := range ns.lens {
+				start := end - l
+				if start < 0 || !ns.set[s[start:end]] {
+					continue
+				}
+				if before, _ := utf8.DecodeLastRuneInString(s[:start]); start > 0 && (nameRune(before) || before == '-' || before == '_') {
+					continue
+				}
+				spans = append(spans, [2]int{start, end})
+				break
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return s, 0
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	b.Grow(len(s))
+	prev, n := 0, 0
+	for _, sp := range spans {
+		if sp[0] < prev {
+			continue // inside a name already replaced
+		}
+		b.WriteString(s[prev:sp[0]])
+		b.WriteString(Mark)
+		prev = sp[1]
+		n++
+	}
+	b.WriteString(s[prev:])
+	return b.String(), n
+}
+
+func nameRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // span is a run of words, first and last inclusive.
 type span struct{ l, r int }

@@ -284,3 +284,37 @@ func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 	_, n := c.For(mx.Snapshot()).Redact("cat: The key is under the fourth stair.")
 	assert.Positive(t, n, "the next snapshot's notes are redacted")
 }
+
+// TestNamesOfPrivateFiles: the name of a file private as a whole (its
+// file node's title, a conversation's first question) is replaced in an
+// output wherever it stands on its own — a listing, a path, an error, a
+// backup's or archive's name after it — and nowhere else: not inside a
+// longer name, not the name of a file with only a private part.
+func TestNamesOfPrivateFiles(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"notes/divorce-lawyer.org": "#+filetags: :private:\n* Meeting\nOn Friday.\n",
+		"notes/x.org":              "#+FILETAGS: :private:\n* All of it\nThe hidden errand for Tuesday.\n",
+		"notes/mixed.org":          "* Work\nPublic.\n* Health :private:\nThe cardiologist on Monday.\n",
+		"notes/public.org":         "* Plans\nPublic.\n",
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
+	}
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var c redact.Cache
+	f := c.For(mx.Snapshot())
+	for _, tc := range []struct{ in, want string }{
+		{"divorce-lawyer.org\nmixed.org\npublic.org\nx.org\n", "[private]\nmixed.org\npublic.org\n[private]\n"},
+		{"grep: notes/divorce-lawyer.org: Permission denied", "grep: notes/[private]: Permission denied"},
+		{"reads /r/notes/x.org, a private note", "reads /r/notes/[private], a private note"},
+		{"x.org~ #x.org# x.org_archive", "[private]~ #[private]# [private]_archive"},
+		{"index.org my-x.org x.orgy sx.org", "index.org my-x.org x.orgy sx.org"},
+	} {
+		got, _ := f.Redact(tc.in)
+		assert.Equal(t, tc.want, got, "%q", tc.in)
+	}
+}

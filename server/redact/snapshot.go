@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,11 +20,14 @@ func FromSnapshot(s *memory.Snapshot) *Filter { return fromSnapshot(s, nil, nil)
 // fromSnapshot is FromSnapshot with the private notes of files outside
 // the memex (their files, and their private subtrees' text) added.
 func fromSnapshot(s *memory.Snapshot, looseFiles, looseTexts []string) *Filter {
-	var texts, short []string
+	var texts, short, names []string
 	files := map[string]bool{}
 	for n := range s.Nodes() {
 		if !n.Private() {
 			continue
+		}
+		if n.IsFile() {
+			names = append(names, filepath.Base(n.Path()))
 		}
 		files[n.Path()] = true
 		text := string(n.Text())
@@ -39,6 +43,7 @@ func fromSnapshot(s *memory.Snapshot, looseFiles, looseTexts []string) *Filter {
 		files[p] = true
 	}
 	f := New(texts, short)
+	f.names = newNames(names)
 	for p := range files {
 		f.files = append(f.files, p)
 	}
