@@ -57,10 +57,11 @@ const (
 	effCode                            // the value is code for the program (vim -c): judged for what it names
 	effHistory                         // what the output shows of files is as the index or a commit holds them (git diff --cached)
 	effWorktree                        // the operands are files of the working tree, never revisions (git diff --no-index)
+	effReadTree                        // its value names a file, or a folder every file below which the program reads (diff --from-file=DIR)
 )
 
 // valueRoles are the effects that say what an option's value names.
-const valueRoles = effRead | effMeta | effWrite | effRun | effShell | effReadNames | effCwd
+const valueRoles = effRead | effMeta | effWrite | effRun | effShell | effReadNames | effCwd | effReadTree
 
 // effectNames are the words the tables use for effects.
 var effectNames = map[string]effect{
@@ -69,7 +70,7 @@ var effectNames = map[string]effect{
 	"pattern": effPattern, "namesonly": effNamesOnly, "content": effContent, "dirs": effDirs,
 	"progfile": effProgFile, "nofiles": effNoFiles, "self": effSelf, "deny": effDeny,
 	"nocontent": effNoContent, "opsnames": effOperandNames, "code": effCode,
-	"history": effHistory, "worktree": effWorktree,
+	"history": effHistory, "worktree": effWorktree, "readtree": effReadTree,
 }
 
 // grammarTable compiles programTable once, on first use. A malformed table
@@ -131,6 +132,7 @@ const (
 	opdCwd                        // a directory to work in (cd)
 	opdRev                        // git: a revision, REV:PATH, or a path
 	opdEdit                       // a file an editor opens: read, and maybe written
+	opdReadTree                   // a file read, or a folder every file below which is read (diff DIR1 DIR2, diff FILE DIR)
 )
 
 // parseRules are how a program reads its options.
@@ -333,6 +335,7 @@ func compileGrammar(s programSpec) (*grammar, error) {
 var operandRoleNames = map[string]operandRole{
 	"read": opdRead, "meta": opdMeta, "text": opdText, "write": opdWrite, "pattern": opdPattern,
 	"filter": opdFilter, "date": opdDate, "command": opdCommand, "cwd": opdCwd, "rev": opdRev, "edit": opdEdit,
+	"readtree": opdReadTree,
 }
 
 // parseOptionLine reads one line of a table.
@@ -598,7 +601,7 @@ func (g *grammar) record(pc *parsedCmd, o optionSpec, name, val string, hasVal b
 	if o.eff&effDirs != 0 && strings.HasPrefix(val, "rec") {
 		pc.modes |= effRecurse
 	}
-	for _, r := range []effect{effRead, effMeta, effWrite, effRun, effShell, effReadNames, effCwd} {
+	for _, r := range []effect{effRead, effMeta, effWrite, effRun, effShell, effReadNames, effCwd, effReadTree} {
 		if o.eff&r == 0 {
 			continue
 		}

@@ -443,7 +443,7 @@ var programTable = []programSpec{
 		--no-group-separator
 		--color --colour [=WHEN]
 		-U --binary`},
-	{names: "diff", merged: true, source: "diff(1), GNU diffutils 3.8", rules: rulesGNU, operands: "read read", opts: `
+	{names: "diff", merged: true, source: "diff(1), GNU diffutils 3.8: a folder operand is compared file by file (FILE DIR reads DIR/FILE)", rules: rulesGNU, operands: "readtree readtree", opts: `
 		--normal
 		-q --brief
 		-s --report-identical-files
@@ -476,8 +476,8 @@ var programTable = []programSpec{
 		-x --exclude =PAT
 		-X --exclude-from =FILE read
 		-S --starting-file =FILE
-		--from-file =FILE1 read
-		--to-file =FILE2 read
+		--from-file =FILE1 readtree
+		--to-file =FILE2 readtree
 		-i --ignore-case
 		-E --ignore-tab-expansion
 		-Z --ignore-trailing-space

@@ -80,6 +80,26 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "diff FILE DIR compares FILE with DIR's file of that name", needs: []string{"diff"},
+			cmd:   "diff pub/diary.org box",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff of two folders compares their files, without -r", needs: []string{"diff"},
+			cmd:   "diff box pub",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff -N of a missing file and a folder reads the folder's file", needs: []string{"diff"},
+			cmd:   "diff -N none/diary.org box",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff --from-file=DIR reads DIR's file of each operand's name", needs: []string{"diff"},
+			cmd:   "diff --from-file=box pub/diary.org",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
 			name: "a backup of a private note reads as the note", needs: []string{"cat"},
 			cmd:   "cat 'diary.org~'",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
@@ -228,8 +248,11 @@ func realRunReset(t *testing.T, dir string, git bool) {
 		"flightplans.org": "#+TITLE: Flight Plans\n",
 		"payload":         "#!/bin/sh\necho ran >> marker\nexec cat\n",
 		"big.txt":         big.String(),
+		"box/diary.org":   diary,
+		"pub/diary.org":   "hay\n",
 	}
 	for name, text := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	require.NoError(t, os.Chmod(filepath.Join(dir, "payload"), 0o755))

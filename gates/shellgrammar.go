@@ -63,6 +63,8 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 		switch u.eff {
 		case effRead:
 			s.readFile(u.word, what+" reads")
+		case effReadTree:
+			s.readFileOrTree(u.word, what+" reads", pc.walkFilter(verb))
 		case effMeta:
 			s.touch(u.word, opRead, what+" uses")
 		case effReadNames:
@@ -122,6 +124,9 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 			} else {
 				s.readFile(o.word, verb+" reads")
 			}
+		case opdReadTree:
+			reads++
+			s.readFileOrTree(o.word, verb+" reads", pc.walkFilter(verb))
 		case opdMeta:
 			s.touch(o.word, opRead, verb+" looks at")
 		case opdWrite:
@@ -408,6 +413,28 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 			// reads nothing of it.
 		case st.unknown != "":
 			s.ask("%s %s: %s", what, printable(p), st.unknown)
+		}
+	}
+}
+
+// readFileOrTree judges a word that names a file read, or a folder every
+// file below which is read (diff journal notes compares the files of
+// both; diff notes/x.org journal reads journal/x.org; diff -r reads
+// every level): a folder is read as a recursive search reads it (one
+// level or all, the same), a folder known only when it runs may be any
+// root.
+func (s *shellAnalyzer) readFileOrTree(raw, what string, f walkFilter) {
+	s.readFile(raw, what)
+	if raw == "" || raw == "-" || s.quiet || strings.Contains(raw, dynMarker) {
+		return
+	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		s.readTree(raw, what, treeShows{}, f)
+		return
+	}
+	for _, p := range s.expandGlob(raw) {
+		if l := s.env.locateFrom(p, s.cwd); l.abs != "" && (l.class == pathInside || l.class == pathProtected) && s.env.filePrivacy(l.abs).dir {
+			s.readTree(p, what, treeShows{}, f)
 		}
 	}
 }

@@ -200,7 +200,7 @@ func (s *shellAnalyzer) readsOperands(argv []string) bool {
 	// input): what role does the program give it?
 	pc := g.parse(append(append([]string(nil), argv[1:]...), "\x00file"))
 	for _, o := range pc.operands {
-		if o.role == opdRead || o.role == opdEdit {
+		if o.role == opdRead || o.role == opdEdit || o.role == opdReadTree {
 			return true
 		}
 	}
