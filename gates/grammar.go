@@ -121,18 +121,18 @@ type optionSpec struct {
 type operandRole uint8
 
 const (
-	opdRead    operandRole = iota // a file whose content is read
-	opdMeta                       // a path whose name or metadata alone is used
-	opdText                       // not a file (a string, a number, a name)
-	opdWrite                      // a file created or replaced
-	opdPattern                    // the pattern, unless an option gave it (then a read)
-	opdFilter                     // jq's filter, unless -f made it the program file (then a read)
-	opdDate                       // date's operand: +FORMAT prints, anything else sets the clock
-	opdCommand                    // the rest of the words are a command the program runs
-	opdCwd                        // a directory to work in (cd)
-	opdRev                        // git: a revision, REV:PATH, or a path
-	opdEdit                       // a file an editor opens: read, and maybe written
-	opdReadTree                   // a file read, or a folder every file below which is read (diff DIR1 DIR2, diff FILE DIR)
+	opdRead     operandRole = iota // a file whose content is read
+	opdMeta                        // a path whose name or metadata alone is used
+	opdText                        // not a file (a string, a number, a name)
+	opdWrite                       // a file created or replaced
+	opdPattern                     // the pattern, unless an option gave it (then a read)
+	opdFilter                      // jq's filter, unless -f made it the program file (then a read)
+	opdDate                        // date's operand: +FORMAT prints, anything else sets the clock
+	opdCommand                     // the rest of the words are a command the program runs
+	opdCwd                         // a directory to work in (cd)
+	opdRev                         // git: a revision, REV:PATH, or a path
+	opdEdit                        // a file an editor opens: read, and maybe written
+	opdReadTree                    // a file read, or a folder every file below which is read (diff DIR1 DIR2, diff FILE DIR)
 )
 
 // parseRules are how a program reads its options.
