@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,6 +181,41 @@ func FuzzGrammarParse(f *testing.F) {
 				}
 				sg.parse(rest)
 			}
+		}
+	})
+}
+
+// FuzzJqProgram: a jq program jqLoadsFiles passes loads no module or data
+// file, as the real jq tells: run with a module it would have to find
+// (none exists), jq never reports one missing.
+func FuzzJqProgram(f *testing.F) {
+	for _, s := range []string{
+		`.a`, `import "x" as $x; $x`, `include "m"; f`, `"m" | modulemeta`, `m::f`,
+		`"\("import" | ascii_upcase)"`, `# import "x"` + "\n.", `{a: .import}`, `. as $include | 1`,
+		`"\("a" + "\(1)") include"`, `def f: 1; f`, `"abc`, `("x" | modulemeta)`, "module {a:1};\n.",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prog string) {
+		if _, loads := jqLoadsFiles(prog); loads || !utf8.ValidString(prog) || strings.ContainsRune(prog, 0) {
+			return
+		}
+		if _, err := exec.LookPath("jq"); err != nil {
+			t.Skip("jq is not installed")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		run := exec.CommandContext(ctx, "jq", "-n", "-L", "mods", prog)
+		run.Dir = t.TempDir()
+		run.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + run.Dir}
+		run.Stdin = strings.NewReader("")
+		var out bytes.Buffer
+		run.Stdout, run.Stderr = &out, &out
+		// The fuzzer's program, run for real.
+		testenv.Unprivileged(t, run)
+		_ = run.Run()
+		if strings.Contains(out.String(), "module not found") || strings.Contains(out.String(), "modulemeta") && strings.Contains(out.String(), "not found") {
+			t.Fatalf("jqLoadsFiles passed %q, which loads a module: %s", prog, out.String())
 		}
 	})
 }

@@ -716,8 +716,6 @@ func (g *grammar) assignOperands(pc *parsedCmd, ops []string) {
 		case opdFilter:
 			if pc.modes&effProgFile != 0 {
 				r = opdRead
-			} else {
-				r = opdText
 			}
 			if pc.modes&effNoFiles != 0 {
 				// jq --args: every operand after the filter is a string.

@@ -75,6 +75,16 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "jq's import reads a JSON file its search path leads to", needs: []string{"jq"},
+			cmd:   `jq -n 'import "key" as $k {search: "./creds"}; $k'`,
+			proof: printed("hunter2"), verdict: VerdictAsk, reason: "loads files",
+		},
+		{
+			name: "jq -f runs a program file that imports", needs: []string{"jq"},
+			cmd:   "jq -n -f prog.jq",
+			proof: printed("hunter2"), verdict: VerdictAsk, reason: "loads files",
+		},
+		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
 			cmd:   "diff --line-format=%L /dev/null diary.org",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
@@ -250,6 +260,8 @@ func realRunReset(t *testing.T, dir string, git bool) {
 		"big.txt":         big.String(),
 		"box/diary.org":   diary,
 		"pub/diary.org":   "hay\n",
+		"creds/key.json":  `{"token": "hunter2"}`,
+		"prog.jq":         "import \"creds/key\" as $k; $k\n",
 	}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))

@@ -43,6 +43,9 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	}
 	s.applyUses(verb, pc)
 	s.applyOperands(verb, pc, in)
+	if g.prog == "jq" {
+		s.jqProgram(pc)
+	}
 }
 
 // operandsRunCommand says whether the program runs a command given as its
