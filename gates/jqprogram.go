@@ -35,6 +35,9 @@ func (s *shellAnalyzer) jqProgram(pc parsedCmd) {
 				s.ask("jq -f %s: the program file cannot be read before it runs", printable(o.word))
 				return
 			}
+			if st, err := os.Stat(l.abs); err == nil && st.IsDir() {
+				return // jq cannot open a folder as its program, and stops
+			}
 			data, err := readAtMost(l.abs, maxJqProgram)
 			if err != nil {
 				s.ask("jq -f %s: the program file cannot be read before it runs", printable(o.word))
