@@ -85,6 +85,21 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("hunter2"), verdict: VerdictAsk, reason: "loads files",
 		},
 		{
+			name: "GIT_TRACE appends git's trace to flightplans.org", needs: []string{"git"}, git: true,
+			cmd:   "GIT_TRACE=$PWD/flightplans.org git status",
+			proof: contains("flightplans.org", "trace"), verdict: VerdictDeny, reason: "human",
+		},
+		{
+			name: "an exported GIT_TRACE2_EVENT writes a file", needs: []string{"git"}, git: true,
+			cmd:   "export GIT_TRACE2_EVENT=$PWD/out.txt; git log --oneline",
+			proof: exists("out.txt"), verdict: VerdictAsk, reason: "trace",
+		},
+		{
+			name: "MAGIC makes file print a private note's lines", needs: []string{"file"},
+			cmd:   "MAGIC=diary.org file public.txt",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
 			cmd:   "diff --line-format=%L /dev/null diary.org",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",

@@ -862,6 +862,9 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	nameref := false // -n: see markNameref
 	assoc := false   // -A: its subscripts are strings, not arithmetic
 	options := func(w word) {
+		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "x") {
+			exported = true
+		}
 		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
 			local = false
 		}
@@ -912,7 +915,11 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 				declared(name)
 				v := word{val: value, dyn: w.dyn}
-				s.checkEnvVar(name, v)
+				if exported {
+					s.exportVar(name, v)
+				} else {
+					s.checkEnvVar(name, v)
+				}
 				if !isAssign {
 					s.bareDeclaration(name, local)
 					continue
@@ -933,7 +940,12 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 			}
 			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
-				s.checkEnvVar(as.Name.Value, word{})
+				if exported {
+					// export NAME hands its value, whatever it is or becomes.
+					s.exportVar(as.Name.Value, word{val: s.lookup(as.Name.Value).val, dyn: !s.lookup(as.Name.Value).ok})
+				} else {
+					s.checkEnvVar(as.Name.Value, word{})
+				}
 				s.bareDeclaration(as.Name.Value, local)
 				continue
 			}
@@ -993,7 +1005,11 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		v.dyn = true
 	}
 	num := v.dyn && (as.Array != nil && s.numericArray(as.Array) || as.Value != nil && s.wordIsNum(as.Value))
-	s.checkEnvVar(name, v)
+	if exported {
+		s.exportVar(name, v)
+	} else {
+		s.checkEnvVar(name, v)
+	}
 	if slices.Contains(s.integers, name) {
 		// The value is evaluated as arithmetic, and the result is a number.
 		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
@@ -1060,7 +1076,19 @@ var commandVars = map[string]bool{
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "SUDO_ASKPASS": true,
 }
 
+// checkEnvVar judges an assignment: a variable the sandbox exports is
+// handed to the programs after it.
 func (s *shellAnalyzer) checkEnvVar(name string, v word) {
+	s.checkEnvVarAs(name, v, isExportedBySandbox(name))
+}
+
+// exportVar judges a variable a command hands the programs it runs (a
+// prefix assignment, export, declare -x, env NAME=VALUE).
+func (s *shellAnalyzer) exportVar(name string, v word) {
+	s.checkEnvVarAs(name, v, true)
+}
+
+func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
@@ -1082,6 +1110,8 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 			return
 		}
 		s.payload(v.val, name)
+	case exported:
+		s.exportedVar(name, v)
 	}
 }
 

@@ -789,7 +789,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 		if pc.modes&effNoFiles == 0 {
 			for len(cmd) > 0 && strings.Contains(cmd[0], "=") && !strings.HasPrefix(cmd[0], "=") {
 				k, v, _ := strings.Cut(cmd[0], "=")
-				s.checkEnvVar(k, word{val: v})
+				s.exportVar(k, word{val: v})
 				cmd = cmd[1:]
 			}
 			if len(cmd) == 0 && !hasValueOpt(pc, "-S") && !hasValueOpt(pc, "--split-string") {
