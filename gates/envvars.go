@@ -18,11 +18,11 @@ import (
 type envUse uint8
 
 const (
-	envHarmless envUse = iota // formatting, colours, sizes, names
-	envName                   // a locale, terminal or zone name: harmless unless it is a path, which the program then reads
-	envTraceFile              // git's trace targets: a number or a boolean, or a file git appends to
-	envReadFiles              // files the program reads (MAGIC: a colon-separated list of magic files)
-	envTempDir                // the folder programs make their temporary files in
+	envHarmless  envUse = iota // formatting, colours, sizes, names
+	envName                    // a locale, terminal or zone name: harmless unless it is a path, which the program then reads
+	envTraceFile               // git's trace targets: a number or a boolean, or a file git appends to
+	envReadFiles               // files the program reads (MAGIC: a colon-separated list of magic files)
+	envTempDir                 // the folder programs make their temporary files in
 )
 
 // exportedVars are the variables a command may hand the programs it runs,
