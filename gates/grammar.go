@@ -133,6 +133,7 @@ const (
 	opdRev                         // git: a revision, REV:PATH, or a path
 	opdEdit                        // a file an editor opens: read, and maybe written
 	opdReadTree                    // a file read, or a folder every file below which is read (diff DIR1 DIR2, diff FILE DIR)
+	opdEditCmd                     // as edit, but +CMD is an editor command the editor runs (vim '+%s/a/b/|wq')
 )
 
 // parseRules are how a program reads its options.
@@ -335,7 +336,7 @@ func compileGrammar(s programSpec) (*grammar, error) {
 var operandRoleNames = map[string]operandRole{
 	"read": opdRead, "meta": opdMeta, "text": opdText, "write": opdWrite, "pattern": opdPattern,
 	"filter": opdFilter, "date": opdDate, "command": opdCommand, "cwd": opdCwd, "rev": opdRev, "edit": opdEdit,
-	"readtree": opdReadTree,
+	"readtree": opdReadTree, "editcmd": opdEditCmd,
 }
 
 // parseOptionLine reads one line of a table.

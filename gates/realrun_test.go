@@ -100,6 +100,21 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "vim's +CMD operands edit the plans", needs: []string{"vim"},
+			cmd:   "vim -N -u NONE -i NONE -n -es '+e flightplans.org' '+s/Flight/Approved/' '+wq' < /dev/null",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "Flight Plan",
+		},
+		{
+			name: "vim -es runs the Ex commands of its input", needs: []string{"vim"},
+			cmd:   "printf 'e flightplans.org\\ns/Flight/Approved/\\nwq\\n' | vim -N -u NONE -i NONE -n -es",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "Flight Plan",
+		},
+		{
+			name: "ex -s is silent mode: the next word is a file it edits", needs: []string{"ex"},
+			cmd:   "ex -N -u NONE -i NONE -n -s flightplans.org <<< $'s/Flight/Approved/\\nwq'",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "human",
+		},
+		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
 			cmd:   "diff --line-format=%L /dev/null diary.org",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",

@@ -43,8 +43,16 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	}
 	s.applyUses(verb, pc)
 	s.applyOperands(verb, pc, in)
-	if g.prog == "jq" {
+	switch {
+	case g.prog == "jq":
 		s.jqProgram(pc)
+	case g.prog == "nvim" && in.kind == stdinLiteral:
+		// Input that is not a terminal is typed into vim (its Ex
+		// commands, with -e, -es or as ex).
+		s.ask("%s takes its input as typed commands", verb)
+		s.codeNames(verb+"'s input", in.text)
+	case g.prog == "nvim" && in.kind == stdinUntrusted:
+		s.ask("%s takes its input as typed commands", verb)
 	}
 }
 
@@ -99,12 +107,7 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 		case effSelf:
 			s.selfMod("%s: %s", what, u.why)
 		case effCode:
-			if w, ok := s.env.selfMention(u.word); ok {
-				s.selfMod("%s runs editor commands naming %s: they could approve a Flight Plan", what, w)
-			}
-			if why, ok := s.env.privateInCode(`"` + u.word + `"`); ok {
-				s.privateRead("%s", why)
-			}
+			s.codeNames(what, u.word)
 		}
 	}
 	if pc.modes&effOperandNames != 0 {
@@ -136,6 +139,16 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 			s.touch(o.word, opWrite, verb+" writes")
 			s.wrote = true
 			s.ask("%s writes %s", verb, printable(o.word))
+		case opdEditCmd:
+			if c, ok := strings.CutPrefix(o.word, "+"); ok {
+				// vim's +N goes to a line, +/PAT searches, +CMD runs
+				// an Ex command, as -c does.
+				if c != "" && !isDigits(c) && !strings.HasPrefix(c, "/") {
+					s.editorCode(verb+" +", c)
+				}
+				continue
+			}
+			fallthrough
 		case opdEdit:
 			s.readFile(o.word, verb+" opens")
 			s.touch(o.word, opWrite, verb+" may change")
@@ -417,6 +430,24 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 		case st.unknown != "":
 			s.ask("%s %s: %s", what, printable(p), st.unknown)
 		}
+	}
+}
+
+// editorCode judges an editor command given as an operand (vim +CMD): it
+// asks, as -c does, and what it names is judged as -c's code is.
+func (s *shellAnalyzer) editorCode(what, code string) {
+	s.ask("%s%s runs an editor command", what, printable(code))
+	s.codeNames(what, code)
+}
+
+// codeNames judges the files an editor's code names: pp-lsp's own (a
+// Flight Plan it could approve) and private notes.
+func (s *shellAnalyzer) codeNames(what, code string) {
+	if w, ok := s.env.selfMention(code); ok {
+		s.selfMod("%s runs editor commands naming %s: they could approve a Flight Plan", what, w)
+	}
+	if why, ok := s.env.privateInCode(`"` + code + `"`); ok {
+		s.privateRead("%s", why)
 	}
 }
 
