@@ -230,6 +230,61 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: exists("ran-by-timeout"), verdict: VerdictAsk, reason: "",
 		},
 		{
+			name: "tr of /dev/zero given as its input fills a file", needs: []string{"tr", "timeout"},
+			cmd:   `timeout 0.3 tr '\0' a < /dev/zero > big.out`,
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "printf pads a field to its width", needs: []string{"printf"},
+			cmd:   "printf '%20000000s' x > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "printf takes a * width from its arguments", needs: []string{"printf"},
+			cmd:   "printf '%*s' 20000000 x > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "seq -f pads each number", needs: []string{"seq"},
+			cmd:   "seq -f %020000000g 1 > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "date pads a field of its format", needs: []string{"date"},
+			cmd:   "date +%20000000Y > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "nl numbers lines in a field of any width", needs: []string{"nl"},
+			cmd:   "nl -w20000000 public.txt > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "stat --printf pads a field", needs: []string{"stat"},
+			cmd:   "stat --printf=%20000000n public.txt > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "find -printf pads a field", needs: []string{"find"},
+			cmd:   "find public.txt -printf %20000000p > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "find -fprintf pads a field in the file it writes", needs: []string{"find"},
+			cmd:   "find public.txt -fprintf big.out %20000000p",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "jq repeats a string", needs: []string{"jq"},
+			cmd:   `jq -n '"a" * 20000000' > big.out`,
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "jq's repeat never ends", needs: []string{"jq", "timeout"},
+			cmd:   "timeout 0.5 jq -n 'repeat(1)' > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",

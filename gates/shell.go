@@ -700,8 +700,30 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)
-		in = s.describeOutput(stg, in)
+		in = s.describeOutput(stg, stdinOf(stg, in))
 	}
+}
+
+// stdinOf is what a statement reads on its standard input: its own
+// redirection replaces what a pipe gives it (tr < /dev/zero never ends;
+// yes | tr a b < file ends with the file).
+func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut:
+			if lit := r.Word.Lit(); endlessDevices[lit] {
+				in = stdinSrc{kind: stdinUntrusted, what: "its input " + lit + ", which never ends", unbounded: true}
+				continue
+			}
+			in.unbounded = false
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			in.unbounded = false
+		}
+	}
+	return in
 }
 
 // describeOutput says what a pipeline stage writes to stdout, given what
@@ -1002,6 +1024,11 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		v = s.evalWord(as.Value)
 	} else if as.Array != nil {
 		s.walkNode(as.Array)
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				s.braceExpansion(e.Value)
+			}
+		}
 		v.dyn = true
 	}
 	num := v.dyn && (as.Array != nil && s.numericArray(as.Array) || as.Value != nil && s.wordIsNum(as.Value))
@@ -1120,6 +1147,7 @@ func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 // command the statement runs (nil for a compound one) and in its input: an
 // endless stream written to a file fills the disk.
 func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
+	in = stdinOf(st, in)
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:

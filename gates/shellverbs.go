@@ -137,6 +137,11 @@ lead:
 			s.touch(v, opWrite, "find "+a+" writes")
 			s.wrote = true
 			s.ask("find %s writes %s", a, printable(v))
+			if a == "-fprintf" {
+				if w, _ := formatWidth(args[i+2]); w > maxFieldWidth {
+					s.deny("find -fprintf pads a field to more than a megabyte in %s: it fills the disk", printable(v))
+				}
+			}
 		case effMeta:
 			s.touch(v, opRead, "find "+a+" looks at")
 		case effReadNames:
