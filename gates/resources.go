@@ -406,74 +406,67 @@ const maxBraceWords = 1e7
 // braceWords returns how many words bash's brace expansion makes of a
 // word's text (its quoted parts given as plain letters): the product of
 // its groups, a group's count the sum of its alternatives', a sequence's
-// {X..Y[..STEP]} its length.
+// {X..Y[..STEP]} its length. The braces are matched once, in one pass.
 func braceWords(s string) float64 {
-	n := 1.0
+	match := make([]int32, len(s))
+	var open []int32
 	for i := 0; i < len(s); i++ {
+		match[i] = -1
 		switch s[i] {
 		case '\\':
-			i++
-		case '{':
-			j := matchingBrace(s, i)
-			if j < 0 {
-				continue
+			if i+1 < len(s) {
+				i++
+				match[i] = -1
 			}
-			n *= braceGroup(s[i+1 : j])
+		case '{':
+			open = append(open, int32(i))
+		case '}':
+			if n := len(open); n > 0 {
+				match[open[n-1]] = int32(i)
+				open = open[:n-1]
+			}
+		}
+	}
+	return braceRange(s, match, 0, len(s))
+}
+
+// braceRange counts the words of s[lo:hi]: the product of its groups.
+func braceRange(s string, match []int32, lo, hi int) float64 {
+	n := 1.0
+	for i := lo; i < hi && n <= maxBraceWords; i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '{' && match[i] >= 0 && int(match[i]) < hi:
+			j := int(match[i])
+			n *= braceGroup(s, match, i+1, j)
 			i = j
 		}
 	}
 	return n
 }
 
-// matchingBrace returns the index of the } closing the { at i, or -1.
-func matchingBrace(s string, i int) int {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
-// braceGroup counts the words of one {…} group's inside.
-func braceGroup(inner string) float64 {
-	if n, ok := braceSequence(inner); ok {
+// braceGroup counts the words of one {…} group's inside, s[lo:hi].
+func braceGroup(s string, match []int32, lo, hi int) float64 {
+	if n, ok := braceSequence(s[lo:hi]); ok {
 		return n
 	}
-	var parts []string
-	depth, start := 0, 0
-	for j := 0; j < len(inner); j++ {
-		switch inner[j] {
-		case '\\':
-			j++
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, inner[start:j])
-				start = j + 1
-			}
+	sum, start, parts := 0.0, lo, 0
+	for i := lo; i < hi; i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '{' && match[i] >= 0 && int(match[i]) < hi:
+			i = int(match[i])
+		case s[i] == ',':
+			sum += braceRange(s, match, start, i)
+			start, parts = i+1, parts+1
 		}
 	}
-	if len(parts) == 0 {
-		return braceWords(inner) // {abc} is no group, but what it holds may be
+	if parts == 0 {
+		return braceRange(s, match, lo, hi) // {abc} is no group, but what it holds may be
 	}
-	parts = append(parts, inner[start:])
-	sum := 0.0
-	for _, p := range parts {
-		sum += braceWords(p)
-	}
-	return sum
+	return sum + braceRange(s, match, start, hi)
 }
 
 // braceSequence reads X..Y or X..Y..STEP, X and Y integers or single

@@ -59,7 +59,7 @@ func (s *shellAnalyzer) braceExpansion(w *syntax.Word) {
 		}
 	}
 	if n := braceWords(text.String()); n > maxBraceWords {
-		s.deny("a brace expansion makes %.3g words, which the shell builds in memory before anything runs: it exhausts the machine", n)
+		s.deny("a brace expansion makes more than ten million words (%.3g), which the shell builds in memory before anything runs: it exhausts the machine", n)
 	}
 }
 
