@@ -30,6 +30,7 @@ func TestDangerousCommandsForReal(t *testing.T) {
 		needs   []string // programs it runs
 		cmd     string
 		git     bool                                // run it in a git repository
+		setup   func(t *testing.T, dir string)      // more of the folder, made before it runs and before the check
 		proof   func(t *testing.T, dir, out string) // what it did
 		verdict string                              // the gates' verdict
 		reason  string
@@ -113,6 +114,38 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			name: "ex -s is silent mode: the next word is a file it edits", needs: []string{"ex"},
 			cmd:   "ex -N -u NONE -i NONE -n -s flightplans.org <<< $'s/Flight/Approved/\\nwq'",
 			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "human",
+		},
+		{
+			name: "the repository's core.fsmonitor runs at git status", needs: []string{"git"}, git: true,
+			setup: gitConfig("core.fsmonitor", "./payload"),
+			cmd:   "git status",
+			proof: ran, verdict: VerdictAsk, reason: "core.fsmonitor",
+		},
+		{
+			name: "a diff driver's textconv runs at git diff", needs: []string{"git"}, git: true,
+			setup: func(t *testing.T, dir string) {
+				gitConfig("diff.x.textconv", "./payload")(t, dir)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt diff=x\n"), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "public.txt"), []byte("needle\nchanged\n"), 0o644))
+			},
+			cmd:   "git diff public.txt",
+			proof: ran, verdict: VerdictAsk, reason: "diff.*.textconv",
+		},
+		{
+			name: "a filter's clean runs at git status", needs: []string{"git"}, git: true,
+			setup: func(t *testing.T, dir string) {
+				gitConfig("filter.f.clean", "./payload")(t, dir)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=f\n"), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "public.txt"), []byte("needle\nchanged\n"), 0o644))
+			},
+			cmd:   "git diff --stat public.txt",
+			proof: ran, verdict: VerdictAsk, reason: "filter.*.clean",
+		},
+		{
+			name: "a repository of known keys: git status runs nothing", needs: []string{"git"}, git: true,
+			setup: gitConfig("color.ui", "auto"),
+			cmd:   "git status --short",
+			proof: ranNothing, verdict: VerdictAllow, reason: "",
 		},
 		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
@@ -281,8 +314,8 @@ func TestDangerousCommandsForReal(t *testing.T) {
 		},
 		{
 			name: "jq's repeat never ends", needs: []string{"jq", "timeout"},
-			cmd:   "timeout 0.5 jq -n 'repeat(1)' > big.out",
-			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+			cmd:   "timeout 1 jq -n 'repeat(1)' > big.out",
+			proof: grewPast("big.out", 1<<16), verdict: VerdictDeny, reason: "fills the disk",
 		},
 		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
@@ -296,6 +329,9 @@ func TestDangerousCommandsForReal(t *testing.T) {
 				testenv.NeedCommand(t, n)
 			}
 			dir := realRunDir(t, tc.git)
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			out := runBash(t, dir, tc.cmd)
 			tc.proof(t, dir, out)
 
@@ -306,6 +342,9 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			require.NoError(t, err)
 			defer env.Close()
 			realRunReset(t, dir, tc.git)
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			v := stack.Check(context.Background(), sh(tc.cmd), env)
 			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
 			assert.Contains(t, v.Reason, tc.reason)
@@ -380,6 +419,24 @@ func runBash(t *testing.T, dir, cmd string) string {
 	c.Stdout, c.Stderr = &out, &out
 	_ = c.Run()
 	return out.String()
+}
+
+// gitConfig sets a key of the folder's repository configuration.
+func gitConfig(key, value string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		cmd := exec.Command("git", "config", key, value)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+}
+
+func ranNothing(t *testing.T, dir, out string) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(dir, "marker"))
+	assert.True(t, os.IsNotExist(err), "a payload ran; the command printed %q", out)
 }
 
 func ran(t *testing.T, dir, _ string) {

@@ -359,6 +359,7 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		content = false
 	}
 	top := s.gitTop(gitCwd)
+	s.gitRepoConfig(sub, gitCwd, top)
 	if sub == "show" && !content && s.gitShowsBlob(spc, top) {
 		content = true // git show prints a blob whole, whatever the options
 	}
