@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -179,6 +180,98 @@ func FuzzGrammarParse(f *testing.F) {
 					rest = append(rest, o.word)
 				}
 				sg.parse(rest)
+			}
+		}
+	})
+}
+
+// FuzzJqProgram: a jq program jqLoadsFiles passes loads no module or data
+// file, as the real jq tells: run with a module it would have to find
+// (none exists), jq never reports one missing.
+func FuzzJqProgram(f *testing.F) {
+	for _, s := range []string{
+		`.a`, `import "x" as $x; $x`, `include "m"; f`, `"m" | modulemeta`, `m::f`,
+		`"\("import" | ascii_upcase)"`, `# import "x"` + "\n.", `{a: .import}`, `. as $include | 1`,
+		`"\("a" + "\(1)") include"`, `def f: 1; f`, `"abc`, `("x" | modulemeta)`, "module {a:1};\n.",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prog string) {
+		if _, loads := jqLoadsFiles(prog); loads || !utf8.ValidString(prog) || strings.ContainsRune(prog, 0) {
+			return
+		}
+		if _, err := exec.LookPath("jq"); err != nil {
+			t.Skip("jq is not installed")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		run := exec.CommandContext(ctx, "jq", "-n", "-L", "mods", prog)
+		run.Dir = t.TempDir()
+		run.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + run.Dir}
+		run.Stdin = strings.NewReader("")
+		var out bytes.Buffer
+		run.Stdout, run.Stderr = &out, &out
+		// The fuzzer's program, run for real.
+		testenv.Unprivileged(t, run)
+		_ = run.Run()
+		if strings.Contains(out.String(), "module not found") || strings.Contains(out.String(), "modulemeta") && strings.Contains(out.String(), "not found") {
+			t.Fatalf("jqLoadsFiles passed %q, which loads a module: %s", prog, out.String())
+		}
+	})
+}
+
+// FuzzGitConfigKeys: every key the real git reads from a configuration
+// file is among those gitConfigKeys returns (a subsection read as *), or
+// gitConfigKeys says it cannot read the file: a key it misses could be
+// core.fsmonitor.
+func FuzzGitConfigKeys(f *testing.F) {
+	for _, s := range []string{
+		"[core]\n\trepositoryformatversion = 0\n\tfsmonitor = x\n", "[diff \"x\"]\n\ttextconv = ./p\n",
+		"[core] fsmonitor = x", "[Core]\nFsMonitor\n", "[filter.f]\nclean=x\n", "[a]\nb = c \\\n d = e\n",
+		"[include]\npath = x\n", "; c\n# d\n[x \"y z\"]\nk=\"v ; w\"\n", "\ufeff[core]\nx=1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 || strings.ContainsRune(text, 0) {
+			return // git --list -z ends a name at a NUL
+		}
+		keys, ok := gitConfigKeys([]byte(text))
+		if !ok {
+			return
+		}
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git is not installed")
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "config")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		run := exec.CommandContext(ctx, "git", "config", "--file", file, "--list", "--name-only", "-z")
+		run.Dir = dir
+		run.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+		out, err := run.Output()
+		if err != nil {
+			return // git does not read it either
+		}
+		have := map[string]bool{}
+		for _, k := range keys {
+			have[k.key] = true
+		}
+		for _, name := range strings.Split(string(out), "\x00") {
+			if name == "" {
+				continue
+			}
+			first, rest, _ := strings.Cut(name, ".")
+			want := name
+			if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+				want = first + ".*." + rest[i+1:]
+			}
+			if !have[strings.ToLower(want)] {
+				t.Fatalf("git reads %q from %q; gitConfigKeys read %v", name, text, keys)
 			}
 		}
 	})

@@ -57,10 +57,11 @@ const (
 	effCode                            // the value is code for the program (vim -c): judged for what it names
 	effHistory                         // what the output shows of files is as the index or a commit holds them (git diff --cached)
 	effWorktree                        // the operands are files of the working tree, never revisions (git diff --no-index)
+	effReadTree                        // its value names a file, or a folder every file below which the program reads (diff --from-file=DIR)
 )
 
 // valueRoles are the effects that say what an option's value names.
-const valueRoles = effRead | effMeta | effWrite | effRun | effShell | effReadNames | effCwd
+const valueRoles = effRead | effMeta | effWrite | effRun | effShell | effReadNames | effCwd | effReadTree
 
 // effectNames are the words the tables use for effects.
 var effectNames = map[string]effect{
@@ -69,7 +70,7 @@ var effectNames = map[string]effect{
 	"pattern": effPattern, "namesonly": effNamesOnly, "content": effContent, "dirs": effDirs,
 	"progfile": effProgFile, "nofiles": effNoFiles, "self": effSelf, "deny": effDeny,
 	"nocontent": effNoContent, "opsnames": effOperandNames, "code": effCode,
-	"history": effHistory, "worktree": effWorktree,
+	"history": effHistory, "worktree": effWorktree, "readtree": effReadTree,
 }
 
 // grammarTable compiles programTable once, on first use. A malformed table
@@ -120,17 +121,19 @@ type optionSpec struct {
 type operandRole uint8
 
 const (
-	opdRead    operandRole = iota // a file whose content is read
-	opdMeta                       // a path whose name or metadata alone is used
-	opdText                       // not a file (a string, a number, a name)
-	opdWrite                      // a file created or replaced
-	opdPattern                    // the pattern, unless an option gave it (then a read)
-	opdFilter                     // jq's filter, unless -f made it the program file (then a read)
-	opdDate                       // date's operand: +FORMAT prints, anything else sets the clock
-	opdCommand                    // the rest of the words are a command the program runs
-	opdCwd                        // a directory to work in (cd)
-	opdRev                        // git: a revision, REV:PATH, or a path
-	opdEdit                       // a file an editor opens: read, and maybe written
+	opdRead     operandRole = iota // a file whose content is read
+	opdMeta                        // a path whose name or metadata alone is used
+	opdText                        // not a file (a string, a number, a name)
+	opdWrite                       // a file created or replaced
+	opdPattern                     // the pattern, unless an option gave it (then a read)
+	opdFilter                      // jq's filter, unless -f made it the program file (then a read)
+	opdDate                        // date's operand: +FORMAT prints, anything else sets the clock
+	opdCommand                     // the rest of the words are a command the program runs
+	opdCwd                         // a directory to work in (cd)
+	opdRev                         // git: a revision, REV:PATH, or a path
+	opdEdit                        // a file an editor opens: read, and maybe written
+	opdReadTree                    // a file read, or a folder every file below which is read (diff DIR1 DIR2, diff FILE DIR)
+	opdEditCmd                     // as edit, but +CMD is an editor command the editor runs (vim '+%s/a/b/|wq')
 )
 
 // parseRules are how a program reads its options.
@@ -333,6 +336,7 @@ func compileGrammar(s programSpec) (*grammar, error) {
 var operandRoleNames = map[string]operandRole{
 	"read": opdRead, "meta": opdMeta, "text": opdText, "write": opdWrite, "pattern": opdPattern,
 	"filter": opdFilter, "date": opdDate, "command": opdCommand, "cwd": opdCwd, "rev": opdRev, "edit": opdEdit,
+	"readtree": opdReadTree, "editcmd": opdEditCmd,
 }
 
 // parseOptionLine reads one line of a table.
@@ -598,7 +602,7 @@ func (g *grammar) record(pc *parsedCmd, o optionSpec, name, val string, hasVal b
 	if o.eff&effDirs != 0 && strings.HasPrefix(val, "rec") {
 		pc.modes |= effRecurse
 	}
-	for _, r := range []effect{effRead, effMeta, effWrite, effRun, effShell, effReadNames, effCwd} {
+	for _, r := range []effect{effRead, effMeta, effWrite, effRun, effShell, effReadNames, effCwd, effReadTree} {
 		if o.eff&r == 0 {
 			continue
 		}
@@ -713,8 +717,6 @@ func (g *grammar) assignOperands(pc *parsedCmd, ops []string) {
 		case opdFilter:
 			if pc.modes&effProgFile != 0 {
 				r = opdRead
-			} else {
-				r = opdText
 			}
 			if pc.modes&effNoFiles != 0 {
 				// jq --args: every operand after the filter is a string.

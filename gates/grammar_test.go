@@ -76,7 +76,7 @@ func TestGrammarParsesAsGetopt(t *testing.T) {
 
 	pc = parseWith(t, "jq", "-r", "--rawfile", "a", "secret.txt", ".", "in.json")
 	assert.Equal(t, []string{"secret.txt"}, usesOf(pc, effRead))
-	assert.Equal(t, []operand{{".", opdText}, {"in.json", opdRead}}, pc.operands)
+	assert.Equal(t, []operand{{".", opdFilter}, {"in.json", opdRead}}, pc.operands)
 
 	pc = parseWith(t, "tree", "-aoL", "out.txt", "2", "dir")
 	assert.Equal(t, []string{"out.txt"}, usesOf(pc, effWrite))

@@ -443,7 +443,7 @@ var programTable = []programSpec{
 		--no-group-separator
 		--color --colour [=WHEN]
 		-U --binary`},
-	{names: "diff", merged: true, source: "diff(1), GNU diffutils 3.8", rules: rulesGNU, operands: "read read", opts: `
+	{names: "diff", merged: true, source: "diff(1), GNU diffutils 3.8: a folder operand is compared file by file (FILE DIR reads DIR/FILE)", rules: rulesGNU, operands: "readtree readtree", opts: `
 		--normal
 		-q --brief
 		-s --report-identical-files
@@ -476,8 +476,8 @@ var programTable = []programSpec{
 		-x --exclude =PAT
 		-X --exclude-from =FILE read
 		-S --starting-file =FILE
-		--from-file =FILE1 read
-		--to-file =FILE2 read
+		--from-file =FILE1 readtree
+		--to-file =FILE2 readtree
 		-i --ignore-case
 		-E --ignore-tab-expansion
 		-Z --ignore-trailing-space
@@ -1247,7 +1247,7 @@ var programTable = []programSpec{
 		-f --server-file =FILENAME meta
 		-a --alternate-editor =EDITOR run : runs another editor when Emacs is not running
 		-T --tramp =PREFIX`},
-	{names: "nvim vim vi view ex rvim gvim", source: "nvim(1) 0.7.2 and vim(1) 9.0: --server/--servername reach a running editor; -c/--cmd/-S run editor commands", rules: rulesExact, operands: "edit*", opts: `
+	{names: "nvim vim vi view ex rvim gvim", source: "nvim(1) 0.7.2 and vim(1) 9.0: --server/--servername reach a running editor; -c/--cmd/-S run editor commands; an operand +CMD runs an Ex command as -c does (vim(1), +{command})", rules: rulesExact, operands: "editcmd*", opts: `
 		--server =ADDR self : talks to a running editor, which can approve a Flight Plan
 		--servername =NAME self : talks to a running editor, which can approve a Flight Plan
 		--remote self : sends files to a running editor
@@ -1266,7 +1266,7 @@ var programTable = []programSpec{
 		--cmd =COMMAND ask code : runs an editor command
 		-S= [=SESSION] ask : runs an editor script
 		-u =VIMRC ask : runs an editor script
-		-s =SCRIPTIN ask : types the keys of a file into the editor
+		-s =SCRIPTIN read write ask : types the keys of a file into the editor; after -e (and as ex) -s is silent mode and the word is a file it edits
 		-e
 		-E
 		-es

@@ -30,6 +30,7 @@ func TestDangerousCommandsForReal(t *testing.T) {
 		needs   []string // programs it runs
 		cmd     string
 		git     bool                                // run it in a git repository
+		setup   func(t *testing.T, dir string)      // more of the folder, made before it runs and before the check
 		proof   func(t *testing.T, dir, out string) // what it did
 		verdict string                              // the gates' verdict
 		reason  string
@@ -75,8 +76,100 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
+			name: "jq's import reads a JSON file its search path leads to", needs: []string{"jq"},
+			cmd:   `jq -n 'import "key" as $k {search: "./creds"}; $k'`,
+			proof: printed("hunter2"), verdict: VerdictAsk, reason: "loads files",
+		},
+		{
+			name: "jq -f runs a program file that imports", needs: []string{"jq"},
+			cmd:   "jq -n -f prog.jq",
+			proof: printed("hunter2"), verdict: VerdictAsk, reason: "loads files",
+		},
+		{
+			name: "GIT_TRACE appends git's trace to flightplans.org", needs: []string{"git"}, git: true,
+			cmd:   "GIT_TRACE=$PWD/flightplans.org git status",
+			proof: contains("flightplans.org", "trace"), verdict: VerdictDeny, reason: "human",
+		},
+		{
+			name: "an exported GIT_TRACE2_EVENT writes a file", needs: []string{"git"}, git: true,
+			cmd:   "export GIT_TRACE2_EVENT=$PWD/out.txt; git log --oneline",
+			proof: exists("out.txt"), verdict: VerdictAsk, reason: "trace",
+		},
+		{
+			name: "MAGIC makes file print a private note's lines", needs: []string{"file"},
+			cmd:   "MAGIC=diary.org file public.txt",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "vim's +CMD operands edit the plans", needs: []string{"vim"},
+			cmd:   "vim -N -u NONE -i NONE -n -es '+e flightplans.org' '+s/Flight/Approved/' '+wq' < /dev/null",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "Flight Plan",
+		},
+		{
+			name: "vim -es runs the Ex commands of its input", needs: []string{"vim"},
+			cmd:   "printf 'e flightplans.org\\ns/Flight/Approved/\\nwq\\n' | vim -N -u NONE -i NONE -n -es",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "Flight Plan",
+		},
+		{
+			name: "ex -s is silent mode: the next word is a file it edits", needs: []string{"ex"},
+			cmd:   "ex -N -u NONE -i NONE -n -s flightplans.org <<< $'s/Flight/Approved/\\nwq'",
+			proof: contains("flightplans.org", "Approved"), verdict: VerdictDeny, reason: "human",
+		},
+		{
+			name: "the repository's core.fsmonitor runs at git status", needs: []string{"git"}, git: true,
+			setup: gitConfig("core.fsmonitor", "./payload"),
+			cmd:   "git status",
+			proof: ran, verdict: VerdictAsk, reason: "core.fsmonitor",
+		},
+		{
+			name: "a diff driver's textconv runs at git diff", needs: []string{"git"}, git: true,
+			setup: func(t *testing.T, dir string) {
+				gitConfig("diff.x.textconv", "./payload")(t, dir)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt diff=x\n"), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "public.txt"), []byte("needle\nchanged\n"), 0o644))
+			},
+			cmd:   "git diff public.txt",
+			proof: ran, verdict: VerdictAsk, reason: "diff.*.textconv",
+		},
+		{
+			name: "a filter's clean runs at git status", needs: []string{"git"}, git: true,
+			setup: func(t *testing.T, dir string) {
+				gitConfig("filter.f.clean", "./payload")(t, dir)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=f\n"), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "public.txt"), []byte("needle\nchanged\n"), 0o644))
+			},
+			cmd:   "git diff --stat public.txt",
+			proof: ran, verdict: VerdictAsk, reason: "filter.*.clean",
+		},
+		{
+			name: "a repository of known keys: git status runs nothing", needs: []string{"git"}, git: true,
+			setup: gitConfig("color.ui", "auto"),
+			cmd:   "git status --short",
+			proof: ranNothing, verdict: VerdictAllow, reason: "",
+		},
+		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
 			cmd:   "diff --line-format=%L /dev/null diary.org",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff FILE DIR compares FILE with DIR's file of that name", needs: []string{"diff"},
+			cmd:   "diff pub/diary.org box",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff of two folders compares their files, without -r", needs: []string{"diff"},
+			cmd:   "diff box pub",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff -N of a missing file and a folder reads the folder's file", needs: []string{"diff"},
+			cmd:   "diff -N none/diary.org box",
+			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
+		},
+		{
+			name: "diff --from-file=DIR reads DIR's file of each operand's name", needs: []string{"diff"},
+			cmd:   "diff --from-file=box pub/diary.org",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",
 		},
 		{
@@ -170,6 +263,61 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: exists("ran-by-timeout"), verdict: VerdictAsk, reason: "",
 		},
 		{
+			name: "tr of /dev/zero given as its input fills a file", needs: []string{"tr", "timeout"},
+			cmd:   `timeout 0.3 tr '\0' a < /dev/zero > big.out`,
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "printf pads a field to its width", needs: []string{"printf"},
+			cmd:   "printf '%20000000s' x > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "printf takes a * width from its arguments", needs: []string{"printf"},
+			cmd:   "printf '%*s' 20000000 x > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "seq -f pads each number", needs: []string{"seq"},
+			cmd:   "seq -f %020000000g 1 > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "date pads a field of its format", needs: []string{"date"},
+			cmd:   "date +%20000000Y > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "nl numbers lines in a field of any width", needs: []string{"nl"},
+			cmd:   "nl -w20000000 public.txt > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "stat --printf pads a field", needs: []string{"stat"},
+			cmd:   "stat --printf=%20000000n public.txt > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "find -printf pads a field", needs: []string{"find"},
+			cmd:   "find public.txt -printf %20000000p > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "find -fprintf pads a field in the file it writes", needs: []string{"find"},
+			cmd:   "find public.txt -fprintf big.out %20000000p",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "jq repeats a string", needs: []string{"jq"},
+			cmd:   `jq -n '"a" * 20000000' > big.out`,
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "jq's repeat never ends", needs: []string{"jq", "timeout"},
+			cmd:   "timeout 1 jq -n 'repeat(1)' > big.out",
+			proof: grewPast("big.out", 1<<16), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
@@ -181,6 +329,9 @@ func TestDangerousCommandsForReal(t *testing.T) {
 				testenv.NeedCommand(t, n)
 			}
 			dir := realRunDir(t, tc.git)
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			out := runBash(t, dir, tc.cmd)
 			tc.proof(t, dir, out)
 
@@ -191,6 +342,9 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			require.NoError(t, err)
 			defer env.Close()
 			realRunReset(t, dir, tc.git)
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			v := stack.Check(context.Background(), sh(tc.cmd), env)
 			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
 			assert.Contains(t, v.Reason, tc.reason)
@@ -228,8 +382,13 @@ func realRunReset(t *testing.T, dir string, git bool) {
 		"flightplans.org": "#+TITLE: Flight Plans\n",
 		"payload":         "#!/bin/sh\necho ran >> marker\nexec cat\n",
 		"big.txt":         big.String(),
+		"box/diary.org":   diary,
+		"pub/diary.org":   "hay\n",
+		"creds/key.json":  `{"token": "hunter2"}`,
+		"prog.jq":         "import \"creds/key\" as $k; $k\n",
 	}
 	for name, text := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	require.NoError(t, os.Chmod(filepath.Join(dir, "payload"), 0o755))
@@ -260,6 +419,24 @@ func runBash(t *testing.T, dir, cmd string) string {
 	c.Stdout, c.Stderr = &out, &out
 	_ = c.Run()
 	return out.String()
+}
+
+// gitConfig sets a key of the folder's repository configuration.
+func gitConfig(key, value string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		cmd := exec.Command("git", "config", key, value)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+}
+
+func ranNothing(t *testing.T, dir, out string) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(dir, "marker"))
+	assert.True(t, os.IsNotExist(err), "a payload ran; the command printed %q", out)
 }
 
 func ran(t *testing.T, dir, _ string) {

@@ -51,6 +51,9 @@ func unboundedOutput(argv []string, in stdinSrc) (string, bool) {
 			}
 		}
 	}
+	if what, huge := amplifiedOutput(verb, args); huge {
+		return what, true
+	}
 	for _, a := range args {
 		if endlessDevices[a] || endlessDevices[strings.TrimPrefix(a, "if=")] {
 			return verb + " of " + a + ", which never ends", true
@@ -58,6 +61,196 @@ func unboundedOutput(argv []string, in stdinSrc) (string, bool) {
 	}
 	if in.unbounded {
 		return in.what, true
+	}
+	return "", false
+}
+
+// maxFieldWidth is the widest field a format may pad one value to: a
+// command that pads a value to more than a megabyte (printf
+// '%2000000000s', date +%2000000000Y, nl -w 2000000000, stat --printf,
+// find -printf, seq -f) writes gigabytes from a few bytes of input.
+const maxFieldWidth = 1 << 20
+
+// amplifiedOutput says whether a program's options or operands make it
+// write far more than it reads: a format's field width or precision, a
+// number's width, a jq program that never ends or repeats a string
+// without bound.
+func amplifiedOutput(verb string, args []string) (string, bool) {
+	var formats []string
+	numberWidth := ""
+	switch verb {
+	case "printf":
+		return printfOutput(args)
+	case "find":
+		for i, a := range args {
+			if (a == "-printf" || a == "-fprintf") && i+1 < len(args) {
+				formats = append(formats, args[i+1])
+				if a == "-fprintf" && i+2 < len(args) {
+					formats = append(formats, args[i+2])
+				}
+			}
+		}
+	case "nl", "seq", "date", "stat", "jq":
+		g, ok, _ := grammarFor(verb)
+		if !ok {
+			return "", false
+		}
+		pc := g.parse(args)
+		for _, v := range pc.values {
+			switch v.opt {
+			case "-w", "--number-width":
+				if verb == "nl" {
+					numberWidth = v.val
+				}
+			case "-f", "--format", "-c", "--printf":
+				if verb != "jq" {
+					formats = append(formats, v.val)
+				}
+			}
+		}
+		for _, o := range pc.operands {
+			switch {
+			case verb == "date" && strings.HasPrefix(o.word, "+"):
+				formats = append(formats, o.word[1:])
+			case verb == "jq" && o.role == opdFilter:
+				if what, ok := jqEndless(o.word); ok {
+					return what, true
+				}
+			}
+		}
+		if verb == "seq" {
+			if n, ok := seqCount(args); ok {
+				width := 0.0
+				for _, f := range formats {
+					w, _ := formatWidth(f)
+					width = math.Max(width, w)
+				}
+				sep := 1.0
+				for _, v := range pc.values {
+					if v.opt == "-s" || v.opt == "--separator" {
+						sep = float64(len(v.val))
+					}
+				}
+				if n*(width+sep) > maxWriteBytes {
+					return "seq of more than a gigabyte", true
+				}
+			}
+		}
+	}
+	if n, err := strconv.ParseFloat(numberWidth, 64); err == nil && n > maxFieldWidth {
+		return verb + " numbering in a field more than a megabyte wide", true
+	}
+	for _, f := range formats {
+		if w, _ := formatWidth(f); w > maxFieldWidth {
+			return verb + " padding a field to more than a megabyte", true
+		}
+	}
+	return "", false
+}
+
+// printfOutput judges printf FORMAT ARGS: its format is used again while
+// arguments remain, each field padded to its width, a * width taken from
+// the arguments.
+func printfOutput(args []string) (string, bool) {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0] == "-v" {
+		args = args[min(2, len(args)):]
+	}
+	if len(args) == 0 {
+		return "", false
+	}
+	width, star := formatWidth(args[0])
+	rest := args[1:]
+	if star {
+		for _, a := range rest {
+			if n, err := strconv.ParseFloat(a, 64); err == nil && math.Abs(n) > maxFieldWidth {
+				return "printf padding a field to more than a megabyte", true
+			}
+		}
+	}
+	convs := float64(max(1, strings.Count(args[0], "%")-2*strings.Count(args[0], "%%")))
+	passes := math.Max(1, math.Ceil(float64(len(rest))/convs))
+	if width > maxFieldWidth || width*passes > maxWriteBytes {
+		return "printf padding a field to more than a megabyte", true
+	}
+	return "", false
+}
+
+// formatWidth returns the widest field width or precision a printf-style
+// format (printf, seq -f, stat --printf, find -printf, date +FORMAT)
+// pads to, and whether one is taken from the arguments (*).
+func formatWidth(f string) (float64, bool) {
+	widest, star := 0.0, false
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			continue
+		}
+		for i < len(f) && strings.IndexByte("-+ #0'_^:", f[i]) >= 0 {
+			i++
+		}
+		for part := 0; part < 2; part++ {
+			j := i
+			for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+				j++
+			}
+			if j > i {
+				n, _ := strconv.ParseFloat(f[i:j], 64)
+				widest = math.Max(widest, n)
+			} else if j < len(f) && f[j] == '*' {
+				star = true
+				j++
+			}
+			i = j
+			if part == 0 && i < len(f) && f[i] == '.' {
+				i++
+				continue
+			}
+			break
+		}
+		i--
+	}
+	return widest, star
+}
+
+// jqEndless says whether a jq program writes without end or repeats a
+// string without bound: repeat and infinite never end, and range, limit
+// or a string multiplied by a number of more than a million make more
+// than a megabyte from nothing. A program that only may not end (while,
+// until, recursion) is left to the sandbox's bound on a file's size.
+func jqEndless(prog string) (string, bool) {
+	for i := 0; i < len(prog); i++ {
+		c := prog[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(prog) && (prog[j] == '_' || prog[j] >= 'a' && prog[j] <= 'z' || prog[j] >= 'A' && prog[j] <= 'Z' || prog[j] >= '0' && prog[j] <= '9') {
+				j++
+			}
+			if w := prog[i:j]; (w == "repeat" || w == "infinite") && (i == 0 || prog[i-1] != '.' && prog[i-1] != '$') {
+				return "jq's " + w + ", which never ends", true
+			}
+			i = j - 1
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(prog) && (prog[j] >= '0' && prog[j] <= '9' || prog[j] == '.' || prog[j] == 'e' || prog[j] == 'E' || (prog[j] == '+' || prog[j] == '-') && (prog[j-1] == 'e' || prog[j-1] == 'E')) {
+				j++
+			}
+			n, err := strconv.ParseFloat(prog[i:j], 64)
+			if err == nil && n > maxFieldWidth {
+				before := strings.TrimRight(prog[:i], " \t\n")
+				after := strings.TrimLeft(prog[j:], " \t\n")
+				if strings.HasSuffix(before, "*") || strings.HasPrefix(after, "*") || strings.HasSuffix(before, "range(") || strings.HasSuffix(before, "limit(") || strings.HasSuffix(before, ";") && strings.Contains(before, "range(") {
+					return "jq making more than a million values or bytes", true
+				}
+			}
+			i = j - 1
+		}
 	}
 	return "", false
 }
@@ -202,4 +395,108 @@ func humanBytes(n float64) string {
 		return fmt.Sprintf("%.0f GiB", n/(1<<30))
 	}
 	return fmt.Sprintf("%.0f bytes", n)
+}
+
+// maxBraceWords is the most words one brace expansion may make: bash
+// builds them all in memory before the command runs (echo
+// {1..1000000000} exhausts the machine's memory, {a,b}{a,b}… thirty
+// times makes a billion words).
+const maxBraceWords = 1e7
+
+// braceWords returns how many words bash's brace expansion makes of a
+// word's text (its quoted parts given as plain letters): the product of
+// its groups, a group's count the sum of its alternatives', a sequence's
+// {X..Y[..STEP]} its length. The braces are matched once, in one pass.
+func braceWords(s string) float64 {
+	match := make([]int32, len(s))
+	var open []int32
+	for i := 0; i < len(s); i++ {
+		match[i] = -1
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				match[i] = -1
+			}
+		case '{':
+			open = append(open, int32(i))
+		case '}':
+			if n := len(open); n > 0 {
+				match[open[n-1]] = int32(i)
+				open = open[:n-1]
+			}
+		}
+	}
+	return braceRange(s, match, 0, len(s))
+}
+
+// braceRange counts the words of s[lo:hi]: the product of its groups.
+func braceRange(s string, match []int32, lo, hi int) float64 {
+	n := 1.0
+	for i := lo; i < hi && n <= maxBraceWords; i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '{' && match[i] >= 0 && int(match[i]) < hi:
+			j := int(match[i])
+			n *= braceGroup(s, match, i+1, j)
+			i = j
+		}
+	}
+	return n
+}
+
+// braceGroup counts the words of one {…} group's inside, s[lo:hi].
+func braceGroup(s string, match []int32, lo, hi int) float64 {
+	if n, ok := braceSequence(s[lo:hi]); ok {
+		return n
+	}
+	sum, start, parts := 0.0, lo, 0
+	for i := lo; i < hi; i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '{' && match[i] >= 0 && int(match[i]) < hi:
+			i = int(match[i])
+		case s[i] == ',':
+			sum += braceRange(s, match, start, i)
+			start, parts = i+1, parts+1
+		}
+	}
+	if parts == 0 {
+		return braceRange(s, match, lo, hi) // {abc} is no group, but what it holds may be
+	}
+	return sum + braceRange(s, match, start, hi)
+}
+
+// braceSequence reads X..Y or X..Y..STEP, X and Y integers or single
+// letters.
+func braceSequence(inner string) (float64, bool) {
+	f := strings.Split(inner, "..")
+	if len(f) != 2 && len(f) != 3 {
+		return 0, false
+	}
+	var a, b float64
+	if x, err := strconv.ParseFloat(f[0], 64); err == nil && !strings.ContainsAny(f[0], ".eEnNiI") {
+		y, err := strconv.ParseFloat(f[1], 64)
+		if err != nil || strings.ContainsAny(f[1], ".eEnNiI") {
+			return 0, false
+		}
+		a, b = x, y
+	} else if len(f[0]) == 1 && len(f[1]) == 1 {
+		a, b = float64(f[0][0]), float64(f[1][0])
+	} else {
+		return 0, false
+	}
+	step := 1.0
+	if len(f) == 3 {
+		st, err := strconv.ParseFloat(f[2], 64)
+		if err != nil || strings.ContainsAny(f[2], ".eEnNiI") {
+			return 0, false
+		}
+		if st = math.Abs(st); st > 0 {
+			step = st
+		}
+	}
+	return math.Floor(math.Abs(b-a)/step) + 1, true
 }

@@ -700,8 +700,30 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)
-		in = s.describeOutput(stg, in)
+		in = s.describeOutput(stg, stdinOf(stg, in))
 	}
+}
+
+// stdinOf is what a statement reads on its standard input: its own
+// redirection replaces what a pipe gives it (tr < /dev/zero never ends;
+// yes | tr a b < file ends with the file).
+func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut:
+			if lit := r.Word.Lit(); endlessDevices[lit] {
+				in = stdinSrc{kind: stdinUntrusted, what: "its input " + lit + ", which never ends", unbounded: true}
+				continue
+			}
+			in.unbounded = false
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			in.unbounded = false
+		}
+	}
+	return in
 }
 
 // describeOutput says what a pipeline stage writes to stdout, given what
@@ -862,6 +884,9 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 	nameref := false // -n: see markNameref
 	assoc := false   // -A: its subscripts are strings, not arithmetic
 	options := func(w word) {
+		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "x") {
+			exported = true
+		}
 		if w.dyn || strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "g") {
 			local = false
 		}
@@ -912,7 +937,11 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 				declared(name)
 				v := word{val: value, dyn: w.dyn}
-				s.checkEnvVar(name, v)
+				if exported {
+					s.exportVar(name, v)
+				} else {
+					s.checkEnvVar(name, v)
+				}
 				if !isAssign {
 					s.bareDeclaration(name, local)
 					continue
@@ -933,7 +962,12 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 			}
 			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
-				s.checkEnvVar(as.Name.Value, word{})
+				if exported {
+					// export NAME hands its value, whatever it is or becomes.
+					s.exportVar(as.Name.Value, word{val: s.lookup(as.Name.Value).val, dyn: !s.lookup(as.Name.Value).ok})
+				} else {
+					s.checkEnvVar(as.Name.Value, word{})
+				}
 				s.bareDeclaration(as.Name.Value, local)
 				continue
 			}
@@ -990,10 +1024,19 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		v = s.evalWord(as.Value)
 	} else if as.Array != nil {
 		s.walkNode(as.Array)
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				s.braceExpansion(e.Value)
+			}
+		}
 		v.dyn = true
 	}
 	num := v.dyn && (as.Array != nil && s.numericArray(as.Array) || as.Value != nil && s.wordIsNum(as.Value))
-	s.checkEnvVar(name, v)
+	if exported {
+		s.exportVar(name, v)
+	} else {
+		s.checkEnvVar(name, v)
+	}
 	if slices.Contains(s.integers, name) {
 		// The value is evaluated as arithmetic, and the result is a number.
 		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
@@ -1060,7 +1103,19 @@ var commandVars = map[string]bool{
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "SUDO_ASKPASS": true,
 }
 
+// checkEnvVar judges an assignment: a variable the sandbox exports is
+// handed to the programs after it.
 func (s *shellAnalyzer) checkEnvVar(name string, v word) {
+	s.checkEnvVarAs(name, v, isExportedBySandbox(name))
+}
+
+// exportVar judges a variable a command hands the programs it runs (a
+// prefix assignment, export, declare -x, env NAME=VALUE).
+func (s *shellAnalyzer) exportVar(name string, v word) {
+	s.checkEnvVarAs(name, v, true)
+}
+
+func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
@@ -1082,6 +1137,8 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 			return
 		}
 		s.payload(v.val, name)
+	case exported:
+		s.exportedVar(name, v)
 	}
 }
 
@@ -1090,6 +1147,7 @@ func (s *shellAnalyzer) checkEnvVar(name string, v word) {
 // command the statement runs (nil for a compound one) and in its input: an
 // endless stream written to a file fills the disk.
 func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
+	in = stdinOf(st, in)
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:

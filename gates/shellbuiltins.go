@@ -276,6 +276,7 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string, isNum func(int) bo
 // it; options known only when it runs are refused.
 func (s *shellAnalyzer) declares(verb string, args []string) {
 	nameref, integer := false, false
+	exported := verb == "export"
 	for _, a := range args {
 		switch {
 		case strings.Contains(a, dynMarker) && (strings.HasPrefix(a, dynMarker) || strings.HasPrefix(a, "-")):
@@ -285,6 +286,7 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 			nameref = nameref || a[0] == '-' && strings.IndexByte(a, 'n') >= 0 && verb != "export"
 			integer = integer || a[0] == '-' && strings.IndexByte(a, 'i') >= 0
+			exported = exported || a[0] == '-' && strings.IndexByte(a, 'x') >= 0
 		default:
 			name, v, hasValue := strings.Cut(a, "=")
 			if strings.Contains(name, dynMarker) {
@@ -303,7 +305,11 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 					s.variableName(v, false)
 				}
 			}
-			s.checkEnvVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
+			if exported {
+				s.exportVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
+			} else {
+				s.checkEnvVar(name, word{val: v, dyn: !hasValue || strings.Contains(v, dynMarker)})
+			}
 			if integer && hasValue {
 				s.arithValue(name, varVal{val: v, ok: !strings.Contains(v, dynMarker)})
 			}

@@ -22,7 +22,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			v = s.evalWord(as.Value)
 		}
 		if as.Name != nil {
-			s.checkEnvVar(as.Name.Value, v)
+			s.exportVar(as.Name.Value, v)
 		}
 	}
 	argv := make([]string, 0, len(c.Args))

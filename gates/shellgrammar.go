@@ -43,6 +43,17 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	}
 	s.applyUses(verb, pc)
 	s.applyOperands(verb, pc, in)
+	switch {
+	case g.prog == "jq":
+		s.jqProgram(pc)
+	case g.prog == "nvim" && in.kind == stdinLiteral:
+		// Input that is not a terminal is typed into vim (its Ex
+		// commands, with -e, -es or as ex).
+		s.ask("%s takes its input as typed commands", verb)
+		s.codeNames(verb+"'s input", in.text)
+	case g.prog == "nvim" && in.kind == stdinUntrusted:
+		s.ask("%s takes its input as typed commands", verb)
+	}
 }
 
 // operandsRunCommand says whether the program runs a command given as its
@@ -63,6 +74,8 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 		switch u.eff {
 		case effRead:
 			s.readFile(u.word, what+" reads")
+		case effReadTree:
+			s.readFileOrTree(u.word, what+" reads", pc.walkFilter(verb))
 		case effMeta:
 			s.touch(u.word, opRead, what+" uses")
 		case effReadNames:
@@ -94,12 +107,7 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 		case effSelf:
 			s.selfMod("%s: %s", what, u.why)
 		case effCode:
-			if w, ok := s.env.selfMention(u.word); ok {
-				s.selfMod("%s runs editor commands naming %s: they could approve a Flight Plan", what, w)
-			}
-			if why, ok := s.env.privateInCode(`"` + u.word + `"`); ok {
-				s.privateRead("%s", why)
-			}
+			s.codeNames(what, u.word)
 		}
 	}
 	if pc.modes&effOperandNames != 0 {
@@ -122,12 +130,25 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 			} else {
 				s.readFile(o.word, verb+" reads")
 			}
+		case opdReadTree:
+			reads++
+			s.readFileOrTree(o.word, verb+" reads", pc.walkFilter(verb))
 		case opdMeta:
 			s.touch(o.word, opRead, verb+" looks at")
 		case opdWrite:
 			s.touch(o.word, opWrite, verb+" writes")
 			s.wrote = true
 			s.ask("%s writes %s", verb, printable(o.word))
+		case opdEditCmd:
+			if c, ok := strings.CutPrefix(o.word, "+"); ok {
+				// vim's +N goes to a line, +/PAT searches, +CMD runs
+				// an Ex command, as -c does.
+				if c != "" && !isDigits(c) && !strings.HasPrefix(c, "/") {
+					s.editorCode(verb+" +", c)
+				}
+				continue
+			}
+			fallthrough
 		case opdEdit:
 			s.readFile(o.word, verb+" opens")
 			s.touch(o.word, opWrite, verb+" may change")
@@ -408,6 +429,46 @@ func (s *shellAnalyzer) readFile(raw, what string) {
 			// reads nothing of it.
 		case st.unknown != "":
 			s.ask("%s %s: %s", what, printable(p), st.unknown)
+		}
+	}
+}
+
+// editorCode judges an editor command given as an operand (vim +CMD): it
+// asks, as -c does, and what it names is judged as -c's code is.
+func (s *shellAnalyzer) editorCode(what, code string) {
+	s.ask("%s%s runs an editor command", what, printable(code))
+	s.codeNames(what, code)
+}
+
+// codeNames judges the files an editor's code names: pp-lsp's own (a
+// Flight Plan it could approve) and private notes.
+func (s *shellAnalyzer) codeNames(what, code string) {
+	if w, ok := s.env.selfMention(code); ok {
+		s.selfMod("%s runs editor commands naming %s: they could approve a Flight Plan", what, w)
+	}
+	if why, ok := s.env.privateInCode(`"` + code + `"`); ok {
+		s.privateRead("%s", why)
+	}
+}
+
+// readFileOrTree judges a word that names a file read, or a folder every
+// file below which is read (diff journal notes compares the files of
+// both; diff notes/x.org journal reads journal/x.org; diff -r reads
+// every level): a folder is read as a recursive search reads it (one
+// level or all, the same), a folder known only when it runs may be any
+// root.
+func (s *shellAnalyzer) readFileOrTree(raw, what string, f walkFilter) {
+	s.readFile(raw, what)
+	if raw == "" || raw == "-" || s.quiet || strings.Contains(raw, dynMarker) {
+		return
+	}
+	if s.cwd == unknownCwd && relativeWord(raw) {
+		s.readTree(raw, what, treeShows{}, f)
+		return
+	}
+	for _, p := range s.expandGlob(raw) {
+		if l := s.env.locateFrom(p, s.cwd); l.abs != "" && (l.class == pathInside || l.class == pathProtected) && s.env.filePrivacy(l.abs).dir {
+			s.readTree(p, what, treeShows{}, f)
 		}
 	}
 }
@@ -759,7 +820,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 		if pc.modes&effNoFiles == 0 {
 			for len(cmd) > 0 && strings.Contains(cmd[0], "=") && !strings.HasPrefix(cmd[0], "=") {
 				k, v, _ := strings.Cut(cmd[0], "=")
-				s.checkEnvVar(k, word{val: v})
+				s.exportVar(k, word{val: v})
 				cmd = cmd[1:]
 			}
 			if len(cmd) == 0 && !hasValueOpt(pc, "-S") && !hasValueOpt(pc, "--split-string") {

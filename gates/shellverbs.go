@@ -137,6 +137,11 @@ lead:
 			s.touch(v, opWrite, "find "+a+" writes")
 			s.wrote = true
 			s.ask("find %s writes %s", a, printable(v))
+			if a == "-fprintf" {
+				if w, _ := formatWidth(args[i+2]); w > maxFieldWidth {
+					s.deny("find -fprintf pads a field to more than a megabyte in %s: it fills the disk", printable(v))
+				}
+			}
 		case effMeta:
 			s.touch(v, opRead, "find "+a+" looks at")
 		case effReadNames:
@@ -200,7 +205,7 @@ func (s *shellAnalyzer) readsOperands(argv []string) bool {
 	// input): what role does the program give it?
 	pc := g.parse(append(append([]string(nil), argv[1:]...), "\x00file"))
 	for _, o := range pc.operands {
-		if o.role == opdRead || o.role == opdEdit {
+		if o.role == opdRead || o.role == opdEdit || o.role == opdReadTree {
 			return true
 		}
 	}
@@ -354,6 +359,7 @@ func (s *shellAnalyzer) gitCmd(pc parsedCmd, args []string) {
 		content = false
 	}
 	top := s.gitTop(gitCwd)
+	s.gitRepoConfig(sub, gitCwd, top)
 	if sub == "show" && !content && s.gitShowsBlob(spc, top) {
 		content = true // git show prints a blob whole, whatever the options
 	}

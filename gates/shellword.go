@@ -33,7 +33,34 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 	for _, p := range w.Parts {
 		s.evalPart(p, false, &b)
 	}
+	s.braceExpansion(w)
 	return b.done()
+}
+
+// braceExpansion refuses a word whose brace expansion makes more words
+// than the shell can hold (maxBraceWords).
+func (s *shellAnalyzer) braceExpansion(w *syntax.Word) {
+	braces := false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			braces = true
+			break
+		}
+	}
+	if !braces {
+		return
+	}
+	var text strings.Builder
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			text.WriteString(l.Value)
+		} else {
+			text.WriteByte('x') // a quoted or expanded part: one piece of a word
+		}
+	}
+	if n := braceWords(text.String()); n > maxBraceWords {
+		s.deny("a brace expansion makes more than ten million words (%.3g), which the shell builds in memory before anything runs: it exhausts the machine", n)
+	}
 }
 
 // wordBuilder gathers the pieces of a word's value and joins them once at
