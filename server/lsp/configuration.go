@@ -102,6 +102,7 @@ func (s *Server) applySettings(raw json.RawMessage, source string) {
 		s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("pp-lsp ignores %s from %s: a project's settings may come from a file in the memex anyone could have written, so these come only from initializationOptions, the environment or the configuration file", strings.Join(ignored, ", "), source))
 	}
 	s.mu.Lock()
+	set = set.lowerOnly(s.settings, s.getenv)
 	s.settings = s.settings.over(set)
 	s.projectTags = addTags(s.projectTags, added)
 	mx, extra := s.mx, s.projectTags
