@@ -75,7 +75,9 @@ func systemPrompt(assistant string, tools *gates.Tools, contextText string, logs
 	b.WriteString("TOOLS:\n" + toolBelt(tools) + "\n")
 	b.WriteString("CONTEXT:\n")
 	if sig.File != "" {
-		fmt.Fprintf(&b, "(asked from %s, line %d)\n", sig.File, sig.Line+1)
+		// Through the filter: the name of a file private as a whole is its
+		// title, which the view below hides.
+		fmt.Fprintf(&b, "(asked from %s, line %d)\n", redact(sig.File), sig.Line+1)
 	}
 	b.WriteString(strings.TrimRight(contextText, "\n") + "\n\n")
 	b.WriteString("LOGS:\n")

@@ -236,7 +236,8 @@ func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
 // whole (a conversation's is its first question's words) reaches no
 // model — not in a listing an allowed command returns, not in the reason
 // a gate gives for denying a glob that reaches it, not in the
-// conversation's note of what the turn did — in any wire format.
+// conversation's note of what the turn did, not where the question was
+// asked from — in any wire format.
 func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 	const name = "divorce-lawyer-meeting"
 	for _, w := range wireFormats {
@@ -249,7 +250,7 @@ func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 				"notes/a.org":            "* Garden\nTomatoes need water.\n",
 				"notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n",
 			}, p)
-			res, err := fx.askChat(t, "", "notes/a.org", 2, "what is in my notes?")
+			res, err := fx.askChat(t, "", "notes/"+name+".org", 2, "what is in my notes?")
 			require.NoError(t, err)
 			require.Len(t, res.Passes, 2, "%+v", res)
 			assert.Equal(t, StatusRan, res.Passes[0].Status)
@@ -263,8 +264,9 @@ func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 				assert.False(t, strings.Contains(string(r.Body), name), "request %d names the private file", i+1)
 			}
 			note := fx.read(t, strings.TrimPrefix(res.Chat, fx.root+"/"))
-			assert.Contains(t, note, "denied shell", "the turn's note says what was denied")
-			assert.NotContains(t, note, name, "the conversation's note names it")
+			i := strings.Index(note, "- denied shell")
+			require.GreaterOrEqual(t, i, 0, "the turn's note says what was denied: %s", note)
+			assert.NotContains(t, note[i:], name, "the conversation's note of what the turn did names it")
 		})
 	}
 }

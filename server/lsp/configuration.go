@@ -110,6 +110,7 @@ func (s *Server) applySettings(raw json.RawMessage, source string) {
 		s.sayOfSettings(0, "")
 	}
 	s.mu.Lock()
+	set = set.lowerOnly(s.settings, s.getenv)
 	s.settings = s.settings.over(set)
 	s.projectTags = addTags(s.projectTags, added)
 	mx, extra := s.mx, s.projectTags

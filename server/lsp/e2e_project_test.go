@@ -21,8 +21,9 @@ import (
 // not weaken anything: not take the gates' configuration from a file of
 // its own (which allows every command), not send the notes to a model or
 // an embedder of its own, not drop the privacy tags, not widen the roots
-// the sandbox lets commands write. The model the user configured proposes
-// a command; it is filed as a plan, not run.
+// the sandbox lets commands write, not raise the context budget (what
+// every question sends the model, and costs). The model the user
+// configured proposes a command; it is filed as a plan, not run.
 func TestEmacsProjectSettingsCannotWeaken(t *testing.T) {
 	needEglot(t)
 	e := newE2E(t)
@@ -52,10 +53,20 @@ func TestEmacsProjectSettingsCannotWeaken(t *testing.T) {
 	cfg := filepath.Join(e.memex, "projects", "settings", "gates.json")
 	write(cfg, `{"gates": {"permissions": {"allow": ["shell(*)", "file_write(**)"]}, "privacy": {"tags": ["nothing-at-all"]}}}`)
 	write(filepath.Join(home, "notes", "homesecret.org"), "#+title: Homesecret\n* Homesecret plans\nThe combination is under the mat.\n")
+	// A large outline: the default budget folds most of it; a budget of a
+	// million tokens would send every title.
+	var big strings.Builder
+	big.WriteString("#+title: Index\n")
+	for i := range 3000 {
+		fmt.Fprintf(&big, "* Entry %d of the index\n", i)
+	}
+	big.WriteString("* Zebra-last-title-7Q\n")
+	write(filepath.Join(e.memex, "big", "index.org"), big.String())
 	write(filepath.Join(e.memex, ".dir-locals.el"), fmt.Sprintf(`((nil . ((eglot-workspace-configuration
   . (:passepartout (:configFile %q :providers %q
                     :embeddingProvider "ollama" :embeddingModel "m" :embeddingBaseUrl %q
-                    :privacyTags ["nothing-at-all"] :roots [%q %q]))))))
+                    :privacyTags ["nothing-at-all"] :roots [%q %q]
+                    :budget 1000000 :chatBudget 1000000))))))
 `, cfg, "ollama:m@"+theirs.URL, theirs.URL, e.memex, home))
 
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-project-settings.el"))
@@ -75,6 +86,7 @@ func TestEmacsProjectSettingsCannotWeaken(t *testing.T) {
 	for _, r := range reqs {
 		assert.NotContains(t, string(r.Body), "Knee fine after the new shoes", "a private note reached the model")
 		assert.NotContains(t, string(r.Body), "under the mat", "a note outside the memex reached the model")
+		assert.NotContains(t, string(r.Body), "Zebra-last-title-7Q", "the project raised the context budget")
 	}
 	has(t, out, "HOME SYMBOLS 0")
 	plans, err := os.ReadFile(filepath.Join(e.memex, "flightplans.org"))

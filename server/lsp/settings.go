@@ -16,6 +16,7 @@ import (
 
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
+	"pp-lsp/server/chat"
 )
 
 // Settings is the one schema of the editor's settings: the
@@ -131,10 +132,37 @@ func projectSettings(s Settings) (kept Settings, tags []string, ignored []string
 	return kept, s.PrivacyTags, ignored
 }
 
+// lowerOnly is p, a project's kept settings, with the budgets — what a
+// question sends the model, and costs — no higher than those in force
+// without it (cur's, else the environment's, else the defaults): a
+// project may lower them, never raise them (its budget of 1,000,000 sent
+// every question the whole outline of the memex).
+func (p Settings) lowerOnly(cur Settings, getenv func(string) string) Settings {
+	if p.Budget > 0 {
+		p.Budget = min(p.Budget, cur.budget(getenv))
+	}
+	if p.ChatBudget > 0 {
+		p.ChatBudget = min(p.ChatBudget, cur.chatBudget(getenv))
+	}
+	return p
+}
+
+// chatBudget is the chat budget: the setting, else CHAT_BUDGET, else
+// chat.DefaultBudget.
+func (s Settings) chatBudget(getenv func(string) string) int {
+	if s.ChatBudget > 0 {
+		return s.ChatBudget
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv(agent.EnvChatBudget))); err == nil && n > 0 {
+		return n
+	}
+	return chat.DefaultBudget
+}
+
 // projectKeeps are the settings a project's sources may set: how much
-// context a question gets, how often the disk is rescanned, how many
-// symbols an answer lists, how long an edit waits for the user, and a
-// stricter sandbox. Not the roots, the data dir, the configuration file,
+// context a question gets (no more than without it: lowerOnly), how often
+// the disk is rescanned, how many symbols an answer lists, how long an
+// edit waits for the user, and a stricter sandbox. Not the roots, the data dir, the configuration file,
 // the model, the embedder (the gates' rules, where notes go), the
 // assistant's name (it is part of the model's prompt), the heartbeat (how
 // often skills run, and spend), the note template (text written into new

@@ -69,3 +69,29 @@ func TestSettingsLayers(t *testing.T) {
 	assert.Equal(t, []string{"/home/ada/org", "/w/notes", "/abs"},
 		resolveRoots([]string{"~/org", "notes", "/abs", "/abs/"}, "/w", func(k string) string { return env[k] }))
 }
+
+// TestAProjectOnlyLowersTheBudgets: a project's budgets are kept when
+// they lower those in force (the editor's own settings, else the
+// environment, else the defaults) and cut to them when they would raise
+// them.
+func TestAProjectOnlyLowersTheBudgets(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		name          string
+		cur, project  Settings
+		env           map[string]string
+		budget, chats int
+	}{
+		{"defaults, raised", Settings{}, Settings{Budget: 1_000_000, ChatBudget: 1_000_000}, nil, 4000, 2000},
+		{"defaults, lowered", Settings{}, Settings{Budget: 1000, ChatBudget: 500}, nil, 1000, 500},
+		{"the editor's, raised", Settings{Budget: 8000, ChatBudget: 3000}, Settings{Budget: 9000, ChatBudget: 9000}, nil, 8000, 3000},
+		{"the environment's, raised", Settings{}, Settings{Budget: 90000, ChatBudget: 90000}, map[string]string{"CONTEXT_BUDGET": "6000", "CHAT_BUDGET": "2500"}, 6000, 2500},
+		{"none set", Settings{Budget: 8000}, Settings{}, nil, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.project.lowerOnly(tc.cur, env(tc.env))
+			assert.Equal(t, tc.budget, got.Budget)
+			assert.Equal(t, tc.chats, got.ChatBudget)
+		})
+	}
+}
