@@ -557,3 +557,19 @@ func TestLogsNeverHoldTokens(t *testing.T) {
 	assert.NotContains(t, text, d.token)
 	assert.NotContains(t, text, guess)
 }
+
+// TestAnAnsweredRequestIsNoLongerRunning: once a request's answer has
+// arrived, a :STATUS sent right after counts it no more — only itself.
+// (The count used to drop after the answer was written, so that a client
+// quick to ask heard "1 request running" of a request it had its answer
+// to: passepartout-bridge.el's status words said so under load.)
+func TestAnAnsweredRequestIsNoLongerRunning(t *testing.T) {
+	d := startDaemon(t, Config{Backend: newTestBackend(0)})
+	c := d.connect(t)
+	for i := range 200 {
+		resp := c.call(fmt.Sprintf("p%d", i), `:ACTION :PLANS`)
+		require.Equal(t, kw("OK"), get(resp, "PAYLOAD", "STATUS"))
+		st := c.call(fmt.Sprintf("s%d", i), `:ACTION :STATUS`)
+		require.Equal(t, int64(1), get(st, "PAYLOAD", "IN-FLIGHT"), "after %d answered requests, only the status request itself runs", i+1)
+	}
+}

@@ -124,6 +124,17 @@ type call struct {
 	// answer is then the :CANCEL's to give (:STATUS :CANCELLED), never the
 	// error the backend returns when its context ends.
 	cancelled atomic.Bool
+	// left is set once the request no longer counts as in flight: when
+	// it is answered (before the answer goes out), or when its goroutine
+	// ends unanswered.
+	left atomic.Bool
+}
+
+// leave takes the request out of the count of those in flight, once.
+func (k *call) leave() {
+	if k.left.CompareAndSwap(false, true) {
+		k.c.s.inFlight.Add(-1)
+	}
 }
 
 // emit sends streamed text as :STREAM-CHUNK frames (the Backend's emit).
@@ -158,9 +169,11 @@ func (k *call) finish(status plist.Keyword, text string, extra plist.Plist) bool
 	}
 	k.done = true
 	k.mu.Unlock()
-	// The id is free again before the answer goes out: a client may reuse
-	// it as soon as it reads the answer.
+	// The id is free again, and the request counted out of those in
+	// flight, before the answer goes out: a client may reuse the id, and
+	// ask for the status, as soon as it reads the answer.
 	k.c.forget(k)
+	k.leave()
 	if k.action == actAsk {
 		_ = k.c.send(message(typeChunk, answerMeta(k.id), plist.Plist{}.Add(kText, "")))
 	}
@@ -194,7 +207,7 @@ func (c *conn) start(id any, key string, action plist.Keyword, env envelope) {
 		defer func() {
 			cancel()
 			c.forget(k)
-			c.s.inFlight.Add(-1)
+			k.leave()
 			c.wg.Done()
 		}()
 		defer func() {
