@@ -454,6 +454,18 @@ func TestMoreWaysAround(t *testing.T) {
 		{"a loop reaching a private note", sh("for f in *.org; do cat \"$f\"; done"), VerdictDeny, "private note"},
 		{"a file named when it runs", sh("cat \"$(ls | head -1)\""), VerdictDeny, "private note"},
 		{"a file named when it runs, below public notes", sh("cat notes/meetings/$(ls notes/meetings | head -1)"), VerdictAsk, ""},
+		{"neovim-remote types into the editor", sh(`nvr --remote-send ':e flightplans.org<CR>'`), VerdictDeny, "self_modification"},
+		{"kitty's remote control sends text", sh(`kitty @ send-text 'y\r'`), VerdictDeny, "self_modification"},
+		{"kitten's remote control sends text", sh("kitten @ send-text y"), VerdictDeny, "self_modification"},
+		{"wezterm cli sends text", sh("wezterm cli send-text y"), VerdictDeny, "self_modification"},
+		{"zellij writes characters", sh("zellij action write-chars y"), VerdictDeny, "self_modification"},
+		{"xdotool types into the display", sh("xdotool type y"), VerdictDeny, "self_modification"},
+		{"ydotool types into the display", sh("ydotool type y"), VerdictDeny, "self_modification"},
+		{"wtype types into the display", sh("env wtype y"), VerdictDeny, "self_modification"},
+		{"byobu sends keys", sh("byobu send-keys y"), VerdictDeny, "self_modification"},
+		{"dtach attaches to a session", sh("dtach -a /tmp/s"), VerdictDeny, "self_modification"},
+		{"a new kitty asks", sh("kitty --version"), VerdictAsk, "starts a terminal"},
+		{"xdotool's version asks", sh("xdotool --version"), VerdictAsk, ""},
 		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
 	})
 }

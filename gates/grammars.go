@@ -1296,7 +1296,8 @@ var programTable = []programSpec{
 		--startuptime =FILE write
 		-v --version
 		-h --help`},
-	{names: "tmux screen", source: "tmux(1) 3.3a and screen(1) 4.9: a client of the user's terminal server, which can type into the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
+	{names: "tmux screen byobu tmate zellij dtach abduco nvr xdotool ydotool wtype dotool xte", source: "tmux(1) 3.3a, screen(1) 4.9, byobu(1), tmate(1), zellij, dtach(1), abduco(1), nvr (neovim-remote), xdotool(1), ydotool(1), wtype(1), dotool(1), xte(1): clients of the user's terminal server, editor or display, which can type into the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
+	{names: "kitty kitten wezterm", source: "kitty(1) and kitten @ (remote control), wezterm cli: with @ or cli, a client of the user's running terminal, which can send text to the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
 }
 
 // findPrimaries are find's expression words (GNU findutils 4.9, find(1)):

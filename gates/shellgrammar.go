@@ -37,8 +37,19 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	case verb == "cd" || verb == "pushd" || verb == "popd":
 		s.chdir(verb, pc)
 		return
-	case verb == "tmux" || verb == "screen":
+	case g.prog == "tmux":
 		s.terminalClient(verb, args)
+		return
+	case g.prog == "kitty":
+		// kitty @ / kitten @ and wezterm cli reach the running terminal;
+		// without them a new terminal starts.
+		for _, a := range args {
+			if strings.HasPrefix(a, "@") || a == "cli" || strings.Contains(a, dynMarker) {
+				s.selfMod("%s %s drives the user's running terminal: it can type into the editor that approves Flight Plans", verb, printable(a))
+				return
+			}
+		}
+		s.ask("%s starts a terminal", verb)
 		return
 	}
 	s.applyUses(verb, pc)
@@ -732,7 +743,8 @@ func (s *shellAnalyzer) selfMod(format string, a ...any) {
 // command outside this action's sandbox. Only listing is allowed to ask.
 func (s *shellAnalyzer) terminalClient(verb string, args []string) {
 	readOnly := map[string]bool{"-V": true, "ls": true, "list-sessions": true, "list-windows": true, "list-panes": true,
-		"list-clients": true, "has-session": true, "has": true, "-ls": true, "-list": true, "-v": true, "-version": true}
+		"list-clients": true, "has-session": true, "has": true, "-ls": true, "-list": true, "-v": true, "-version": true,
+		"--version": true, "--help": true, "-h": true, "--serverlist": true}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && !readOnly[a] {
 			continue
