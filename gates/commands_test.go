@@ -474,6 +474,13 @@ func TestMoreWaysAround(t *testing.T) {
 		{"dtach attaches to a session", sh("dtach -a /tmp/s"), VerdictDeny, "self_modification"},
 		{"a new kitty asks", sh("kitty --version"), VerdictAsk, "starts a terminal"},
 		{"xdotool's version asks", sh("xdotool --version"), VerdictAsk, ""},
+		{"an unknown wrapper runs a shell that reads a private note", sh(`setarch x86_64 sh -c 'cat private.org'`), VerdictDeny, "private note"},
+		{"an unknown wrapper's options before the shell", sh(`numactl -N0 --membind=0 bash -c 'rm -rf ~'`), VerdictDeny, "deletes"},
+		{"an unknown wrapper writes the plans", sh(`cpulimit -l 5 -- sh -c 'echo x > flightplans.org'`), VerdictDeny, "human"},
+		{"sg -c runs shell text", sh(`sg users -c 'cat private.org'`), VerdictDeny, "private note"},
+		{"an unknown wrapper reaches the editor", sh(`faketime now emacsclient -e '(org-todo)'`), VerdictDeny, "self_modification"},
+		{"an unknown wrapper of ls asks", sh("setarch x86_64 ls"), VerdictAsk, ""},
+		{"-c of another meaning asks", sh("ffmpeg -i a.mp4 -c copy b.mp4"), VerdictAsk, ""},
 		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
 	})
 }
