@@ -422,7 +422,7 @@ func TestMoreWaysAround(t *testing.T) {
 		{"xargs cat over private notes", sh("find . -name '*.org' | xargs cat"), VerdictDeny, "private note"},
 		{"xargs ls asks", sh("find . -name '*.org' | xargs ls -l"), VerdictAsk, ""},
 		{"diff FILE DIR reads DIR/FILE", sh("diff notes/todo.org journal"), VerdictDeny, "private note"},
-		{"diff of two folders reads their files", sh("diff journal notes"), VerdictDeny, "private note"},
+		{"diff of two folders reads their files", sh("diff journal work"), VerdictDeny, "private note"},
 		{"diff --to-file=FILE DIR", sh("diff --to-file=notes/todo.org journal"), VerdictDeny, "private note"},
 		{"diff of two public files", sh("diff inbox.org notes/todo.org"), VerdictAllow, ""},
 		{"GIT_TRACE writes the plans", sh("GIT_TRACE=$PWD/flightplans.org git status"), VerdictDeny, "human"},
@@ -481,6 +481,11 @@ func TestMoreWaysAround(t *testing.T) {
 		{"an unknown wrapper reaches the editor", sh(`faketime now emacsclient -e '(org-todo)'`), VerdictDeny, "self_modification"},
 		{"an unknown wrapper of ls asks", sh("setarch x86_64 ls"), VerdictAsk, ""},
 		{"-c of another meaning asks", sh("ffmpeg -i a.mp4 -c copy b.mp4"), VerdictAsk, ""},
+		{"grep -R follows a link to a credential", sh("grep -R key notes"), VerdictDeny, "credential"},
+		{"rg -L follows a link out of the roots", sh("rg -L --glob '!key.txt' root ."), VerdictAsk, "symbolic link"},
+		{"diff -r follows a link out of the roots", sh("diff -r etc-link/.. work"), VerdictAsk, ""},
+		{"grep -r does not follow the links it meets", sh("grep -r TODO notes/meetings work"), VerdictAllow, ""},
+		{"rg follows no link unless told", sh("rg -l TODO notes/meetings work"), VerdictAllow, ""},
 		{"curl the bridge's approval", sh(`curl -d '(:TYPE :REQUEST :PAYLOAD (:ACTION :APPROVE :ID "x"))' http://127.0.0.1:7777/`), VerdictDeny, "self_modification"},
 	})
 }

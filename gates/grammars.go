@@ -426,7 +426,7 @@ var programTable = []programSpec{
 		-d --directories =ACTION dirs
 		-D --devices =ACTION
 		-r --recursive recurse
-		-R --dereference-recursive recurse
+		-R --dereference-recursive recurse follow
 		--include =GLOB
 		--exclude =GLOB
 		--exclude-from =FILE read
@@ -468,7 +468,7 @@ var programTable = []programSpec{
 		--suppress-blank-empty
 		-l --paginate run : diff runs pr on its output
 		-r --recursive recurse
-		--no-dereference
+		--no-dereference nofollow
 		-N --new-file
 		--unidirectional-new-file
 		--ignore-file-name-case
@@ -670,7 +670,7 @@ var programTable = []programSpec{
 		--files-without-match
 		-F --fixed-strings
 		--no-fixed-strings
-		-L --follow
+		-L --follow follow
 		--no-follow
 		-g --glob =GLOB
 		--glob-case-insensitive

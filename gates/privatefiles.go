@@ -545,6 +545,38 @@ type globRule struct {
 	include, fold bool
 }
 
+// linksOut returns the symbolic links below dir (as a walk that does not
+// follow them meets them) whose targets lie outside the roots, each with
+// its target; complete is false when the walk stopped at its bound.
+func (e *Env) linksOut(dir string, f walkFilter) (links [][2]string, complete bool) {
+	entries := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if entries++; entries > maxWalkEntries {
+			return filepath.SkipAll
+		}
+		switch {
+		case d.IsDir() && p != dir && (d.Name() == ".git" || f.skipsDir(d.Name())):
+			return filepath.SkipDir
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil
+			}
+			if fi, err := os.Stat(target); err != nil || fi.IsDir() && f.skipsDir(d.Name()) || !fi.IsDir() && f.skipsFile(d.Name()) {
+				return nil
+			}
+			if i, _ := e.rootOf(target); i < 0 {
+				links = append(links, [2]string{p, target})
+			}
+		}
+		return nil
+	})
+	return links, err == nil && entries <= maxWalkEntries
+}
+
 // walkFilter builds the filter of a parsed search command.
 func (pc parsedCmd) walkFilter(verb string) walkFilter {
 	f := walkFilter{excludeDirsToo: verb == "rg", rules: []globRule{}}
