@@ -19,17 +19,20 @@ package gates
 //	shell      the program runs the value as shell text
 //	readnames  the value names a file that lists more files to read
 //	cwd        the value is a directory the program works in
+//	readtree   the value names a file, or a folder every file below which is read
 //	ask : why  a human must see it
 //	deny : why never for an agent
 //	self : why it reaches into the user's own editor or terminal session
 //	recurse, pattern, namesonly, content, nocontent, dirs, progfile, nofiles, opsnames,
-//	history, worktree
+//	history, worktree, follow (a recursive read follows symbolic links), nofollow
 //	           modes: how the option changes the reading of the operands
 //
 // An option with no effect is known safe. An option a table does not list
 // is unknown, and an unknown option is never allowed.
 //
 // Operand roles: read, meta, text, write, edit (read, and maybe written),
+// editcmd (as edit, but +CMD is an editor command), readtree (a file, or
+// a folder every file below which is read),
 // pattern (the pattern unless an
 // option gave it), filter (jq), date, command (the rest runs as a
 // command), cwd, rev (git: a revision, REV:PATH or a path); "*" repeats the
