@@ -58,6 +58,8 @@ const (
 	effHistory                         // what the output shows of files is as the index or a commit holds them (git diff --cached)
 	effWorktree                        // the operands are files of the working tree, never revisions (git diff --no-index)
 	effReadTree                        // its value names a file, or a folder every file below which the program reads (diff --from-file=DIR)
+	effFollow                          // a recursive read follows the symbolic links it meets (grep -R, rg -L)
+	effNoFollow                        // a recursive read follows none (diff --no-dereference)
 )
 
 // valueRoles are the effects that say what an option's value names.
@@ -70,7 +72,7 @@ var effectNames = map[string]effect{
 	"pattern": effPattern, "namesonly": effNamesOnly, "content": effContent, "dirs": effDirs,
 	"progfile": effProgFile, "nofiles": effNoFiles, "self": effSelf, "deny": effDeny,
 	"nocontent": effNoContent, "opsnames": effOperandNames, "code": effCode,
-	"history": effHistory, "worktree": effWorktree, "readtree": effReadTree,
+	"history": effHistory, "worktree": effWorktree, "readtree": effReadTree, "follow": effFollow, "nofollow": effNoFollow,
 }
 
 // grammarTable compiles programTable once, on first use. A malformed table

@@ -19,17 +19,20 @@ package gates
 //	shell      the program runs the value as shell text
 //	readnames  the value names a file that lists more files to read
 //	cwd        the value is a directory the program works in
+//	readtree   the value names a file, or a folder every file below which is read
 //	ask : why  a human must see it
 //	deny : why never for an agent
 //	self : why it reaches into the user's own editor or terminal session
 //	recurse, pattern, namesonly, content, nocontent, dirs, progfile, nofiles, opsnames,
-//	history, worktree
+//	history, worktree, follow (a recursive read follows symbolic links), nofollow
 //	           modes: how the option changes the reading of the operands
 //
 // An option with no effect is known safe. An option a table does not list
 // is unknown, and an unknown option is never allowed.
 //
 // Operand roles: read, meta, text, write, edit (read, and maybe written),
+// editcmd (as edit, but +CMD is an editor command), readtree (a file, or
+// a folder every file below which is read),
 // pattern (the pattern unless an
 // option gave it), filter (jq), date, command (the rest runs as a
 // command), cwd, rev (git: a revision, REV:PATH or a path); "*" repeats the
@@ -426,7 +429,7 @@ var programTable = []programSpec{
 		-d --directories =ACTION dirs
 		-D --devices =ACTION
 		-r --recursive recurse
-		-R --dereference-recursive recurse
+		-R --dereference-recursive recurse follow
 		--include =GLOB
 		--exclude =GLOB
 		--exclude-from =FILE read
@@ -468,7 +471,7 @@ var programTable = []programSpec{
 		--suppress-blank-empty
 		-l --paginate run : diff runs pr on its output
 		-r --recursive recurse
-		--no-dereference
+		--no-dereference nofollow
 		-N --new-file
 		--unidirectional-new-file
 		--ignore-file-name-case
@@ -670,7 +673,7 @@ var programTable = []programSpec{
 		--files-without-match
 		-F --fixed-strings
 		--no-fixed-strings
-		-L --follow
+		-L --follow follow
 		--no-follow
 		-g --glob =GLOB
 		--glob-case-insensitive
@@ -1296,7 +1299,8 @@ var programTable = []programSpec{
 		--startuptime =FILE write
 		-v --version
 		-h --help`},
-	{names: "tmux screen", source: "tmux(1) 3.3a and screen(1) 4.9: a client of the user's terminal server, which can type into the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
+	{names: "tmux screen byobu tmate zellij dtach abduco nvr xdotool ydotool wtype dotool xte", source: "tmux(1) 3.3a, screen(1) 4.9, byobu(1), tmate(1), zellij, dtach(1), abduco(1), nvr (neovim-remote), xdotool(1), ydotool(1), wtype(1), dotool(1), xte(1): clients of the user's terminal server, editor or display, which can type into the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
+	{names: "kitty kitten wezterm", source: "kitty(1) and kitten @ (remote control), wezterm cli: with @ or cli, a client of the user's running terminal, which can send text to the editor that approves a Flight Plan", rules: rulesWords, operands: "text*"},
 }
 
 // findPrimaries are find's expression words (GNU findutils 4.9, find(1)):

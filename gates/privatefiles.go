@@ -52,7 +52,7 @@ func PrivateSpans(src []byte, tags []string) (spans []Span, whole bool) {
 	}
 	for i := 0; i < len(f.Headlines); i++ {
 		h := &f.Headlines[i]
-		if !anyTagFold(h.Tags, tags) {
+		if !anyTagFold(h.Tags, tags) && !archivedPrivate(h, tags) {
 			continue
 		}
 		spans = append(spans, Span{h.Line.Start, h.End})
@@ -74,6 +74,22 @@ func PrivateSpans(src []byte, tags []string) (spans []Span, whole bool) {
 		prev = sp.End
 	}
 	return spans, whole
+}
+
+// archivedPrivate says whether a headline was private where it was
+// archived from: org-archive-subtree keeps the tags it inherited there
+// (a parent's, the file's #+FILETAGS:) in its ARCHIVE_ITAGS property,
+// and the .org_archive file it lands in carries none of them.
+func archivedPrivate(h *orgast.Headline, tags []string) bool {
+	if h.Drawer == nil {
+		return false
+	}
+	for _, p := range h.Drawer.Properties {
+		if strings.EqualFold(p.Key, "ARCHIVE_ITAGS") && anyTagFold(splitTags(p.Value), tags) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitTags splits a #+FILETAGS: value (":a:b:" or "a b") into tags.
@@ -317,7 +333,7 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 	if data != nil {
 		ps := e.privacyOfText(data)
 		ps.size = int64(len(data))
-		return ps
+		return e.setupFilePrivacy(abs, data, ps, 0)
 	}
 	kind, size := statKind(abs)
 	switch kind {
@@ -336,6 +352,54 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 	}
 	ps := e.privacyOfText(data)
 	ps.size = int64(len(data))
+	return e.setupFilePrivacy(abs, data, ps, 0)
+}
+
+// maxSetupDepth bounds the chain of #+SETUPFILE: files followed.
+const maxSetupDepth = 8
+
+// setupFilePrivacy adds what a file's #+SETUPFILE: lines make of its
+// privacy: Org reads the keywords of the file each names (a path from the
+// file's folder, ~, or a URL it fetches) as the file's own, so a
+// #+FILETAGS: there carrying a privacy tag makes the whole file private
+// (Org 9.5: org-file-tags). A URL, or a chain too deep, cannot be read
+// here: the file's privacy is then unknown.
+func (e *Env) setupFilePrivacy(abs string, data []byte, ps privacyState, depth int) privacyState {
+	if ps.private || len(e.privacyTags) == 0 || !containsFold(data, "#+setupfile:") {
+		return ps
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) < 12 || !asciiEqualFold(t[:12], "#+setupfile:") {
+			continue
+		}
+		v := strings.Trim(strings.TrimSpace(string(t[12:])), `"`)
+		switch {
+		case v == "":
+			continue
+		case strings.Contains(v, "://") || depth >= maxSetupDepth:
+			ps.unknown = "its #+SETUPFILE: " + printable(v) + " cannot be read before it runs, and may make it private"
+			return ps
+		case strings.HasPrefix(v, "~/") && e.home != "":
+			v = filepath.Join(e.home, v[2:])
+		case !filepath.IsAbs(v):
+			v = filepath.Join(filepath.Dir(abs), v)
+		}
+		setup, err := readBounded(v, maxPrivacyScan)
+		if err != nil {
+			continue // Org reads no keyword from a file it cannot open
+		}
+		if fileTagsLine(setup, e.privacyTags) || e.setupFilePrivacy(v, setup, privacyState{}, depth+1).private {
+			return privacyState{private: true, whole: true, size: ps.size,
+				why: "private as a whole, by the #+FILETAGS: of its #+SETUPFILE: " + printable(v)}
+		}
+	}
 	return ps
 }
 
@@ -432,6 +496,38 @@ type walkFilter struct {
 type globRule struct {
 	pat           string
 	include, fold bool
+}
+
+// linksOut returns the symbolic links below dir (as a walk that does not
+// follow them meets them) whose targets lie outside the roots, each with
+// its target; complete is false when the walk stopped at its bound.
+func (e *Env) linksOut(dir string, f walkFilter) (links [][2]string, complete bool) {
+	entries := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if entries++; entries > maxWalkEntries {
+			return filepath.SkipAll
+		}
+		switch {
+		case d.IsDir() && p != dir && (d.Name() == ".git" || f.skipsDir(d.Name())):
+			return filepath.SkipDir
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil
+			}
+			if fi, err := os.Stat(target); err != nil || fi.IsDir() && f.skipsDir(d.Name()) || !fi.IsDir() && f.skipsFile(d.Name()) {
+				return nil
+			}
+			if i, _ := e.rootOf(target); i < 0 {
+				links = append(links, [2]string{p, target})
+			}
+		}
+		return nil
+	})
+	return links, err == nil && entries <= maxWalkEntries
 }
 
 // walkFilter builds the filter of a parsed search command.

@@ -148,6 +148,15 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: ranNothing, verdict: VerdictAllow, reason: "",
 		},
 		{
+			name: "grep -R follows a symbolic link out of the roots", needs: []string{"grep"},
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "lk"), 0o755))
+				require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "lk", "etc")))
+			},
+			cmd:   "grep -R -h '^root:' lk",
+			proof: printed("root:"), verdict: VerdictAsk, reason: "symbolic link",
+		},
+		{
 			name: "diff --line-format prints any file", needs: []string{"diff"},
 			cmd:   "diff --line-format=%L /dev/null diary.org",
 			proof: printed("biopsy"), verdict: VerdictDeny, reason: "private note",

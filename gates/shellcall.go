@@ -465,7 +465,54 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 				}
 			}
 		}
+		s.unknownWrapper(args)
 	}
+}
+
+// maxUnknownStarts bounds the readings of an unknown program's words as
+// the command it may run.
+const maxUnknownStarts = 8
+
+// unknownWrapper judges what a program without a table may run: it may be
+// a wrapper (setarch, prlimit, faketime, numactl, chpst…) whose options
+// are not known, so every word that names a program known here starts a
+// command it may run, and the word after -c or --command is shell text it
+// may run (sg GROUP -c CMD); a reading that is refused refuses the whole,
+// as for a wrapper whose options its table does not know.
+func (s *shellAnalyzer) unknownWrapper(args []string) {
+	starts := 0
+	for i, a := range args {
+		if starts >= maxUnknownStarts || s.quiet {
+			return
+		}
+		switch {
+		case (a == "-c" || a == "--command") && i+1 < len(args):
+			starts++
+			s.denyingText(args[i+1])
+		case a != "" && a[0] != '-' && knownProgram(a):
+			starts++
+			s.denyingReading(args[i:])
+		}
+	}
+}
+
+// knownProgram says whether a word names a program the analysis knows:
+// one with a grammar, a kind, a shell or an interpreter.
+func knownProgram(w string) bool {
+	v := verbName([]string{w})
+	if _, ok, _ := grammarFor(v); ok {
+		return true
+	}
+	return verbKinds[v] != 0
+}
+
+// denyingText is denyingReading of shell text: what refuses its reading
+// refuses the whole; text that does not parse is no command.
+func (s *shellAnalyzer) denyingText(text string) {
+	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err != nil {
+		return
+	}
+	s.denyingReading([]string{"sh", "-c", text})
 }
 
 // mayExist says whether a word may name an existing file under the roots

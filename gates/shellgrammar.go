@@ -37,8 +37,19 @@ func (s *shellAnalyzer) grammarCmd(verb string, g *grammar, args []string, in st
 	case verb == "cd" || verb == "pushd" || verb == "popd":
 		s.chdir(verb, pc)
 		return
-	case verb == "tmux" || verb == "screen":
+	case g.prog == "tmux":
 		s.terminalClient(verb, args)
+		return
+	case g.prog == "kitty":
+		// kitty @ / kitten @ and wezterm cli reach the running terminal;
+		// without them a new terminal starts.
+		for _, a := range args {
+			if strings.HasPrefix(a, "@") || a == "cli" || strings.Contains(a, dynMarker) {
+				s.selfMod("%s %s drives the user's running terminal: it can type into the editor that approves Flight Plans", verb, printable(a))
+				return
+			}
+		}
+		s.ask("%s starts a terminal", verb)
 		return
 	}
 	s.applyUses(verb, pc)
@@ -75,7 +86,7 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 		case effRead:
 			s.readFile(u.word, what+" reads")
 		case effReadTree:
-			s.readFileOrTree(u.word, what+" reads", pc.walkFilter(verb))
+			s.readFileOrTree(u.word, what+" reads", pc.walkFilter(verb), pc.modes&effNoFollow == 0)
 		case effMeta:
 			s.touch(u.word, opRead, what+" uses")
 		case effReadNames:
@@ -119,7 +130,7 @@ func (s *shellAnalyzer) applyUses(verb string, pc parsedCmd) {
 // what its standard input is.
 func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 	recursive := pc.modes&effRecurse != 0 || verb == "rg"
-	shows := treeShows{namesOnly: pc.modes&effNamesOnly != 0, match: searchMatcher(verb, pc)}
+	shows := treeShows{namesOnly: pc.modes&effNamesOnly != 0, match: searchMatcher(verb, pc), follows: pc.modes&effFollow != 0}
 	reads := 0
 	for _, o := range pc.operands {
 		switch o.role {
@@ -132,7 +143,7 @@ func (s *shellAnalyzer) applyOperands(verb string, pc parsedCmd, in stdinSrc) {
 			}
 		case opdReadTree:
 			reads++
-			s.readFileOrTree(o.word, verb+" reads", pc.walkFilter(verb))
+			s.readFileOrTree(o.word, verb+" reads", pc.walkFilter(verb), pc.modes&effNoFollow == 0)
 		case opdMeta:
 			s.touch(o.word, opRead, verb+" looks at")
 		case opdWrite:
@@ -180,6 +191,10 @@ type treeShows struct {
 	// match, when set, says whether the search may print anything of a
 	// file with this content; nil means it may print all of it.
 	match func(data []byte) bool
+	// follows: the command follows the symbolic links it meets below
+	// (grep -R, rg -L, diff -r): one leading out of the roots is a read
+	// of where it leads.
+	follows bool
 }
 
 // searchMatcher returns, for a grep or rg search, a test of whether the
@@ -457,18 +472,18 @@ func (s *shellAnalyzer) codeNames(what, code string) {
 // every level): a folder is read as a recursive search reads it (one
 // level or all, the same), a folder known only when it runs may be any
 // root.
-func (s *shellAnalyzer) readFileOrTree(raw, what string, f walkFilter) {
+func (s *shellAnalyzer) readFileOrTree(raw, what string, f walkFilter, follows bool) {
 	s.readFile(raw, what)
 	if raw == "" || raw == "-" || s.quiet || strings.Contains(raw, dynMarker) {
 		return
 	}
 	if s.cwd == unknownCwd && relativeWord(raw) {
-		s.readTree(raw, what, treeShows{}, f)
+		s.readTree(raw, what, treeShows{follows: follows}, f)
 		return
 	}
 	for _, p := range s.expandGlob(raw) {
 		if l := s.env.locateFrom(p, s.cwd); l.abs != "" && (l.class == pathInside || l.class == pathProtected) && s.env.filePrivacy(l.abs).dir {
-			s.readTree(p, what, treeShows{}, f)
+			s.readTree(p, what, treeShows{follows: follows}, f)
 		}
 	}
 }
@@ -597,6 +612,9 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 		if shows.namesOnly {
 			continue
 		}
+		if shows.follows {
+			s.linksOut(l.abs, p, what, f)
+		}
 		found, complete := s.env.privateBelow(l.abs, f, shows.match)
 		if len(found) > 0 {
 			rels := make([]string, 0, len(found))
@@ -615,6 +633,24 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 		} else if !complete {
 			s.ask("%s every file below %s: too many to check for private notes before it runs", what, printable(p))
 		}
+	}
+}
+
+// linksOut judges the symbolic links below dir that lead out of the
+// roots, for a command that follows them (grep -R through a link to /etc
+// printed /etc/shadow-): each target is read as where it leads, outside
+// the roots (asks) or a credential store (denied).
+func (s *shellAnalyzer) linksOut(dir, raw, what string, f walkFilter) {
+	links, complete := s.env.linksOut(dir, f)
+	for _, ln := range links {
+		rel, err := filepath.Rel(s.cwd, ln[0])
+		if err != nil {
+			rel = ln[0]
+		}
+		s.touch(ln[1], opRead, what+" "+printable(rel)+", a symbolic link to")
+	}
+	if !complete {
+		s.ask("%s every file below %s, following its symbolic links: too many to check before it runs", what, printable(raw))
 	}
 }
 
@@ -732,7 +768,8 @@ func (s *shellAnalyzer) selfMod(format string, a ...any) {
 // command outside this action's sandbox. Only listing is allowed to ask.
 func (s *shellAnalyzer) terminalClient(verb string, args []string) {
 	readOnly := map[string]bool{"-V": true, "ls": true, "list-sessions": true, "list-windows": true, "list-panes": true,
-		"list-clients": true, "has-session": true, "has": true, "-ls": true, "-list": true, "-v": true, "-version": true}
+		"list-clients": true, "has-session": true, "has": true, "-ls": true, "-list": true, "-v": true, "-version": true,
+		"--version": true, "--help": true, "-h": true, "--serverlist": true}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") && !readOnly[a] {
 			continue

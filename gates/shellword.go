@@ -40,14 +40,16 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 // braceExpansion refuses a word whose brace expansion makes more words
 // than the shell can hold (maxBraceWords).
 func (s *shellAnalyzer) braceExpansion(w *syntax.Word) {
-	braces := false
+	// A group needs an unquoted { and, in some unquoted part, a , or a
+	// .. (most words have neither).
+	open, sep := false, false
 	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
-			braces = true
-			break
+		if l, ok := p.(*syntax.Lit); ok {
+			open = open || strings.IndexByte(l.Value, '{') >= 0
+			sep = sep || strings.IndexByte(l.Value, ',') >= 0 || strings.Contains(l.Value, "..")
 		}
 	}
-	if !braces {
+	if !open || !sep {
 		return
 	}
 	var text strings.Builder
