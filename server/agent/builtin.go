@@ -85,7 +85,7 @@ func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([
 	// A background write always asks (backgroundNarrowing): the report
 	// waits for the user as a Flight Plan.
 	p.Action = &action
-	id, err := a.file(ctx, sig, action, v)
+	id, err := a.file(ctx, sig, action, v, filedNarrowing{skills: []string{k.Key}, rules: []gates.Narrowing{backgroundNarrowing}})
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return []Pass{p}, nil
