@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"pp-lsp/internal/regfile"
 	"pp-lsp/memory/store"
 )
 
@@ -105,7 +106,7 @@ func (m *Memex) Rollback(ctx context.Context, to *Snapshot) (*RollbackResult, er
 			res.Buffers = append(res.Buffers, br)
 			continue
 		}
-		disk, err := os.ReadFile(p)
+		disk, _, err := regfile.Read(p, true, cfg.maxFileBytes)
 		diskMissing := errors.Is(err, fs.ErrNotExist)
 		if err != nil && !diskMissing {
 			res.Conflicts = append(res.Conflicts, RollbackConflict{Path: p, Reason: fmt.Sprintf("it cannot be read: %v", err)})

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"pp-lsp/internal/regfile"
 )
 
 // What counts as a memex file (DESIGN §4), decided here once:
@@ -230,18 +232,13 @@ var errTooLarge = errors.New("larger than the memex's file size limit")
 // anything else (a fifo would block), and a file that grew past max while
 // being read.
 func readOrgFile(path string, max int64) ([]byte, diskState, error) {
-	f, err := os.Open(path)
+	// Opened without waiting and judged by the file opened: a FIFO swapped
+	// in after the folder was listed would hold the scan for ever.
+	f, fi, err := regfile.Open(path, true)
 	if err != nil {
 		return nil, diskState{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, diskState{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, diskState{}, fmt.Errorf("%s is not a regular file", path)
-	}
 	if fi.Size() > max {
 		return nil, diskState{}, fmt.Errorf("%s holds %d bytes: %w (%d)", path, fi.Size(), errTooLarge, max)
 	}

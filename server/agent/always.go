@@ -170,7 +170,9 @@ func (a *Agent) addRule(ctx context.Context, p *flightplan.Plan, rule string) er
 		return err
 	}
 	defer lk.Release()
-	old, err := os.ReadFile(a.cfgPath)
+	// As the gates' configuration is read: a FIFO at its place is refused
+	// at once, never waited on with the lock held.
+	old, err := readUsersOwn(a.cfgPath)
 	existed := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reading the configuration file %s: %w", a.cfgPath, err)

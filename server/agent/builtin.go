@@ -85,7 +85,7 @@ func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([
 	// A background write always asks (backgroundNarrowing): the report
 	// waits for the user as a Flight Plan.
 	p.Action = &action
-	id, err := a.file(ctx, sig, action, v)
+	id, err := a.file(ctx, sig, action, v, filedNarrowing{skills: []string{k.Key}, rules: []gates.Narrowing{backgroundNarrowing}})
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return []Pass{p}, nil
@@ -98,9 +98,9 @@ func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([
 const maxScribeMaterial = 24 << 10
 
 // scribeText is the Scribe's question: the daily note to append to, and
-// yesterday's conversations (the chat files of that day, their public
-// nodes) and journal entries (their headlines), through the vault's
-// redaction.
+// yesterday's conversations (the chat files of that day, their nodes
+// before the first private one) and journal entries (their headlines),
+// through the vault's redaction.
 func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
 	now := a.now()
 	yesterday := now.AddDate(0, 0, -1).Format(time.DateOnly)
@@ -117,7 +117,11 @@ func (a *Agent) scribeText(snap *memory.Snapshot) (string, error) {
 		fmt.Fprintf(&chats, "** %s (%s)\n", orgtext.Title(file.Title(), 200), file.RelPath())
 		for n := range file.Descendants() {
 			if n.Private() {
-				continue
+				// A follow-up of a conversation with a private part went
+				// to a model that saw it, and its answer may quote it:
+				// nothing at or after the first private node is handed
+				// over (the turns before it are as they were).
+				break
 			}
 			h := n.OrgHeadline()
 			src := n.Org().Src

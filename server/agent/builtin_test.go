@@ -90,7 +90,7 @@ func TestScribeDistilsYesterday(t *testing.T) {
 		Args: `{"path":"daily/2026-11-26.org","content":"* Scribe summary\n- talked\n","explanation":"the Scribe's summary of yesterday"}`}}}
 	provider, srv := openAI(t, write)
 	fx := newFixture(t, map[string]string{
-		"chats/2026-11-25-taxes.org":  "#+title: When are taxes due?\n* When are taxes due?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nYESTERDAY-ANSWER: by the end of May, with the token " + githubToken + " kept.\n* Private turn :private:\nPRIVATE-TURN-TEXT\n",
+		"chats/2026-11-25-taxes.org":  "#+title: When are taxes due?\n* When are taxes due?\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:00]\n:END:\nYESTERDAY-ANSWER: by the end of May, with the token " + githubToken + " kept.\n* Private turn :private:\nPRIVATE-TURN-TEXT\n* Later turn\n:PROPERTIES:\n:ASKED: [2026-11-25 Wed 09:05]\n:END:\nLATER-TURN-TEXT: as the private turn said\n",
 		"chats/2026-11-26-today.org":  "#+title: Today\n* Today's question\nTODAY-ANSWER\n",
 		"chats/2026-11-25-secret.org": "#+filetags: :private:\n* Secret chat\nSECRET-CHAT-TEXT\n",
 	}, provider, func(o *Options) { o.Now = fixedNow })
@@ -107,7 +107,8 @@ func TestScribeDistilsYesterday(t *testing.T) {
 	assert.Contains(t, body, "YESTERDAY-ANSWER: by the end of May, with the token [secret github-token] kept.")
 	assert.Contains(t, body, "proposal shell: allow by permissions")
 	assert.Contains(t, body, "You are the Scribe", "the built-in's mandate")
-	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow", githubToken} {
+	// A turn after a private one was answered by a model that saw it.
+	for _, never := range []string{"TODAY-ANSWER", "PRIVATE-TURN-TEXT", "LATER-TURN-TEXT", "SECRET-CHAT-TEXT", "proposal message: allow", githubToken} {
 		assert.NotContains(t, body, never)
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"pp-lsp/gates"
+	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
 	"pp-lsp/providers"
 	"pp-lsp/server/chat"
@@ -83,6 +85,11 @@ type conversation struct {
 	// turn's place when asked from the conversation itself.
 	from     string
 	fromLine int
+	// privateTag, when set, goes on the turn's headline: the question
+	// was asked from a private place or in a conversation with a private
+	// part, so the turn (its :FROM:, the answer of a model that saw
+	// private text) is as private.
+	privateTag string
 }
 
 // ChatDir is the folder of new conversations, absolute.
@@ -95,6 +102,12 @@ func (a *Agent) ChatDir() string { return a.chats.Dir() }
 // conversation. sig has been through Perceive.
 func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
 	var p string
+	snap := a.memex.Snapshot()
+	tags := snap.PrivacyTags()
+	// Asked from a private place (a note private as a whole, or inside a
+	// private node): the conversation is private, made so on disk — its
+	// :FROM: names the place, and its answers follow the question.
+	fromPrivate := a.privatePlace(snap, sig.File, sig.Line)
 	sig.FollowUp = true
 	switch {
 	case req.Chat != "":
@@ -111,8 +124,16 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		p = r
 	case req.NewChat:
 		sig.FollowUp = false
+		var fileTags []string
+		if fromPrivate {
+			tag, ok := chat.PrivacyTag(tags)
+			if !ok {
+				return nil, fmt.Errorf("the question is asked from a private note, and no privacy tag (%s) can mark its conversation private", strings.Join(tags, ", "))
+			}
+			fileTags = []string{tag}
+		}
 		r, err := a.own.WriteNew(func() (string, error) {
-			r, err := a.chats.Create(sig.Text, a.now())
+			r, err := a.chats.Create(sig.Text, a.now(), fileTags...)
 			if err == nil {
 				a.memex.ReloadFiles(context.WithoutCancel(ctx), r)
 			}
@@ -130,7 +151,7 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.chats.Load(p, a.memex.Snapshot().PrivacyTags())
+	c, err := a.chats.Load(p, tags)
 	if err != nil {
 		release()
 		return nil, err
@@ -153,11 +174,69 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 				break
 			}
 		}
+		fromPrivate = fromPrivate || a.privatePlace(snap, sig.File, sig.Line)
 	}
 	sig.Prior = c.History(a.cfg.ChatBudget)
 	sig.Provider = c.Model
-	sig.LocalOnly = c.Private
+	sig.LocalOnly = c.Private || fromPrivate
+	if sig.LocalOnly {
+		tag, ok := chat.PrivacyTag(tags)
+		if !ok {
+			release()
+			return nil, fmt.Errorf("the conversation %s is private, and no privacy tag (%s) can mark its new turn private", p, strings.Join(tags, ", "))
+		}
+		conv.privateTag = tag
+	}
 	return conv, nil
+}
+
+// privatePlace reports whether the place file:line (0-based) is private:
+// the node there as the memex reads it (its own tags, an ancestor's, the
+// file's), or a private part of the text there as the gates read it
+// (gates.PrivateSpans, for a file the memex does not hold too). A file
+// that cannot be read is taken for private.
+func (a *Agent) privatePlace(snap *memory.Snapshot, file string, line int) bool {
+	if file == "" {
+		return false
+	}
+	var text []byte
+	if f, ok := snap.File(file); ok {
+		if n, ok := snap.NodeAt(file, line); ok && n.Private() {
+			return true
+		}
+		text = f.Text()
+	} else {
+		cur, err := a.files.Read(file)
+		if err != nil {
+			return true
+		}
+		text = cur.Text
+	}
+	spans, whole := gates.PrivateSpans(text, snap.PrivacyTags())
+	if whole {
+		return true
+	}
+	off := lineOffset(text, line)
+	for _, sp := range spans {
+		if off >= sp.Start && off < sp.End {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOffset is where the 0-based line starts in text (its end when it has
+// fewer lines).
+func lineOffset(text []byte, line int) int {
+	off := 0
+	for ; line > 0; line-- {
+		i := bytes.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+	}
+	return off
 }
 
 // finishChat appends the question's turn to its conversation and lets it
@@ -168,6 +247,9 @@ func (a *Agent) finishChat(ctx context.Context, conv *conversation, sig Signal, 
 		Question: sig.Text, Asked: a.now(), Model: res.Model,
 		TokensIn: res.Usage.Prompt, TokensOut: res.Usage.Completion, Estimated: res.Usage.Estimated,
 		From: conv.from, FromLine: conv.fromLine, Answer: res.Text,
+	}
+	if conv.privateTag != "" {
+		t.Tags = []string{conv.privateTag}
 	}
 	for _, p := range res.Passes {
 		if act, ok := a.turnAction(p); ok {

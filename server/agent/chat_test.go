@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/gates"
 	"pp-lsp/providers"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/chat"
@@ -488,4 +489,84 @@ func TestAPrivateConversationsActionsStayOutOfLaterPrompts(t *testing.T) {
 	body := string(reqs[1].Body)
 	assert.Contains(t, body, "reminders/tomatoes.txt", "a public pass's action is in the LOGS")
 	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's action reached a remote model")
+}
+
+// TestAConversationAskedFromAPrivatePlaceIsPrivate: a question asked from
+// a note private as a whole, or from inside a private node, makes a
+// conversation private on disk (gates.PrivateSpans reads it so, and so
+// the memex and every consumer): it goes only to a local provider, its
+// follow-ups too, and neither the private file's name (the turn's :FROM:)
+// nor the question reaches a remote model through a later question's
+// context. A turn asked so into a public conversation is a private turn,
+// and the conversation's later turns are private too.
+func TestAConversationAskedFromAPrivatePlaceIsPrivate(t *testing.T) {
+	const (
+		name     = "divorce-lawyer-meeting"
+		question = "what did the oncologist say"
+	)
+	notes := "#+title: Notes\n* Garden\nTomatoes need water.\n* Diary :private:\nThe clinic called.\n"
+	files := map[string]string{"notes.org": notes, "notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n"}
+	for _, w := range wireFormats[1:] {
+		for _, place := range []struct {
+			name string
+			file string
+			line int
+		}{{"a private file", "notes/" + name + ".org", 2}, {"a private node", "notes.org", 5}} {
+			t.Run(w.kind+"/"+place.name, func(t *testing.T) {
+				ans := func(s string) providertest.Answer {
+					return providertest.Answer{Text: []string{s}, InputTokens: 1, OutputTokens: 1}
+				}
+				remote := providertest.NewServer(t, providertest.Reply{Frames: w.frames(ans("remote"))}, providertest.Reply{Frames: w.frames(ans("remote"))})
+				local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))},
+					providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))}, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))})
+				fx := newFixture(t, files, cascade(t, w.config(remote.URL), wireFormats[0].config(local.URL)))
+				tags := fx.mx.Snapshot().PrivacyTags()
+
+				// A new conversation from the private place.
+				res, err := fx.askChat(t, "", place.file, place.line, question)
+				require.NoError(t, err)
+				assert.Equal(t, "local", res.Text, "%+v", res)
+				assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
+				require.NotEmpty(t, res.Chat)
+				text, err := os.ReadFile(res.Chat)
+				require.NoError(t, err)
+				_, whole := gates.PrivateSpans(text, tags)
+				assert.True(t, whole, "the conversation is private as a whole:\n%s", text)
+				priv := res.Chat
+
+				// A follow-up from a public place stays private.
+				res, err = fx.askChat(t, priv, "notes.org", 3, "and then?")
+				require.NoError(t, err)
+				assert.Equal(t, "local", res.Text, "%+v", res)
+				assert.Zero(t, len(remote.Requests()), "the remote provider heard the follow-up")
+
+				// A public conversation's follow-up from the private place:
+				// its turn is private, and so is every later one.
+				fx.writeChat(t, "chats/pub.org", "#+title: pub\n", 1, 2)
+				res, err = fx.askChat(t, "chats/pub.org", place.file, place.line, question+" again")
+				require.NoError(t, err)
+				assert.Equal(t, "local", res.Text, "%+v", res)
+				assert.Zero(t, len(remote.Requests()), "the remote provider heard the turn asked from the private place")
+				pub := []byte(fx.read(t, "chats/pub.org"))
+				spans, _ := gates.PrivateSpans(pub, tags)
+				require.Len(t, spans, 1, "%s", pub)
+				assert.Contains(t, string(pub[spans[0].Start:spans[0].End]), "again", "the turn is the private part")
+				assert.NotContains(t, string(pub[:spans[0].Start]), name)
+
+				// A new question from a public place, to the remote model:
+				// nothing of the private conversations is in its context.
+				res, err = fx.askChat(t, "", "notes.org", 3, "what grows?")
+				require.NoError(t, err)
+				assert.Equal(t, "remote", res.Text, "%+v", res)
+				reqs := remote.Requests()
+				require.Len(t, reqs, 1)
+				body := string(reqs[0].Body)
+				assert.Contains(t, body, "Tomatoes", "the public notes are in the context")
+				assert.Contains(t, body, "question 0", "the public turn is in the context")
+				for _, secret := range []string{name, "oncologist", "clinic"} {
+					assert.False(t, strings.Contains(body, secret), "%q reached the remote model", secret)
+				}
+			})
+		}
+	}
 }

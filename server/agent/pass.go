@@ -165,7 +165,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	}
 	action := *p.Action
 	if p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool) {
-		id, err := a.file(ctx, sig, action, p.Verdict)
+		id, err := a.file(ctx, sig, action, p.Verdict, narrowedBy(sig, applied))
 		if err != nil {
 			p.Status, p.Err = StatusFailed, err
 			return p, nil

@@ -138,7 +138,7 @@ func (a *Agent) NotifyPlansChanged() {
 // file files action as a Flight Plan: appended to flightplans.org (through
 // the editor when it is open), its verdict recorded in the data directory,
 // and journalled.
-func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gates.Verdict) (string, error) {
+func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gates.Verdict, nw filedNarrowing) (string, error) {
 	v = needsHuman(action, v)
 	id := uuid.NewString()
 	pv := a.preview(ctx, action)
@@ -164,7 +164,8 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}); err != nil {
 			return err
 		}
-		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now, Private: sig.LocalOnly}); err != nil {
+		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now, Private: sig.LocalOnly,
+			Narrowed: true, Skills: nw.skills, Narrowing: nw.rules}); err != nil {
 			return err
 		}
 		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
@@ -416,7 +417,8 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		run.Err = fmt.Errorf("plan %s was not run: %w", p.ID, err)
 		return run
 	}
-	env, err := a.env(ctx, a.memex.Snapshot())
+	gated := a.memex.Snapshot()
+	env, err := a.env(ctx, gated, a.planNarrowing(gated, p.ID)...)
 	if err != nil {
 		run.Err = err
 		return run
@@ -571,7 +573,8 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun, fil
 	if p.ActionErr != nil {
 		v = a.gates().Malformed(p.ActionErr)
 	} else {
-		env, err := a.env(ctx, a.memex.Snapshot())
+		snap := a.memex.Snapshot()
+		env, err := a.env(ctx, snap, a.planNarrowing(snap, p.ID)...)
 		if err != nil {
 			run.Err = err
 			return run

@@ -121,7 +121,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		p.Status = StatusDenied
 		return resultOf(p), nil
 	case p.Verdict.Verdict == gates.VerdictAsk || a.tools.NeedsApproval(action.Tool):
-		id, err := a.file(ctx, sig, action, p.Verdict)
+		id, err := a.file(ctx, sig, action, p.Verdict, filedNarrowing{})
 		if err != nil {
 			p.Status, p.Err = StatusFailed, err
 			return resultOf(p), nil

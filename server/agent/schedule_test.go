@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/regfile"
+	"pp-lsp/internal/testenv"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/workspace/workspacetest"
 )
@@ -182,4 +185,31 @@ func TestAScheduledRunWritesNothingUnwatched(t *testing.T) {
 			assert.Contains(t, fx.read(t, "flightplans.org"), "pwned", "the command waits for approval")
 		})
 	}
+}
+
+// TestAFIFOSwappedForASkillsFileHoldsNothingUp: a FIFO put where a
+// scheduled skill's file was (after the memex read it) is refused at once
+// when the run moves the skill's time on — a plain open waited for a
+// writer for ever, holding the heartbeat and the file's lock — with a
+// plain error, and the server goes on answering.
+func TestAFIFOSwappedForASkillsFileHoldsNothingUp(t *testing.T) {
+	provider, srv := openAI(t, providertest.Answer{Text: []string{"done"}}, providertest.Answer{Text: []string{"still here"}})
+	fx := newFixture(t, map[string]string{"skills/once.org": "* Once :skill:\nSCHEDULED: <2026-11-25 Wed>\nMANDATE-ONCE\n", "notes.org": notesOrg}, provider,
+		func(o *Options) { o.Now = fixedNow })
+	p := fx.path("skills/once.org")
+	require.NoError(t, os.Remove(p))
+	testenv.MakeFIFO(t, p)
+
+	var runs []SkillRun
+	require.NoError(t, testenv.Promptly(t, p, func() error { runs = fx.agent.RunSchedules(context.Background()); return nil }))
+	require.Len(t, runs, 1)
+	assert.True(t, runs[0].Ran)
+	require.Error(t, runs[0].Err)
+	assert.ErrorIs(t, runs[0].Err, regfile.ErrNotRegular)
+	assert.Contains(t, runs[0].Err.Error(), "FIFO")
+
+	res, _, err := fx.ask(t, "notes.org", 1, "are you there?")
+	require.NoError(t, err)
+	assert.Equal(t, "still here", res.Text)
+	assert.Len(t, srv.Requests(), 2)
 }

@@ -237,37 +237,55 @@ func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
 // model — not in a listing an allowed command returns, not in the reason
 // a gate gives for denying a glob that reaches it, not in the
 // conversation's note of what the turn did, not where the question was
-// asked from — in any wire format.
+// asked from — in any wire format. (A conversation asked from the private
+// file is private: TestAConversationAskedFromAPrivatePlaceIsPrivate.)
 func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 	const name = "divorce-lawyer-meeting"
-	for _, w := range wireFormats {
-		t.Run(w.kind, func(t *testing.T) {
-			call := func(cmd string) providertest.Answer {
-				return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"` + cmd + `","explanation":"to look"}`}}, InputTokens: 1, OutputTokens: 1}
-			}
-			p, srv := w.provider(t, call("ls notes"), call("head -c 300 notes/*"), call("head -c 300 notes/*"), call("head -c 300 notes/*"))
-			fx := newFixture(t, map[string]string{
-				"notes/a.org":            "* Garden\nTomatoes need water.\n",
-				"notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n",
-			}, p)
-			res, err := fx.askChat(t, "", "notes/"+name+".org", 2, "what is in my notes?")
-			require.NoError(t, err)
-			require.Len(t, res.Passes, 2, "%+v", res)
-			assert.Equal(t, StatusRan, res.Passes[0].Status)
-			assert.Equal(t, StatusDenied, res.Passes[1].Status)
-			assert.Contains(t, res.Passes[1].Tries[0].Verdict.Reason, name, "the user is told which file")
-			reqs := srv.Requests()
-			require.Len(t, reqs, 4)
-			assert.Contains(t, string(reqs[1].Body), "a.org", "the listing reached the model")
-			assert.Contains(t, string(reqs[2].Body), "a private note", "the reason reached the model")
-			for i, r := range reqs {
-				assert.False(t, strings.Contains(string(r.Body), name), "request %d names the private file", i+1)
-			}
-			note := fx.read(t, strings.TrimPrefix(res.Chat, fx.root+"/"))
-			i := strings.Index(note, "- denied shell")
-			require.GreaterOrEqual(t, i, 0, "the turn's note says what was denied: %s", note)
-			assert.NotContains(t, note[i:], name, "the conversation's note of what the turn did names it")
-		})
+	// Asked in a conversation from a public note (one asked from the
+	// private file is private, and goes to no remote model at all), and
+	// in none from the private file.
+	for _, mode := range []struct {
+		name, from string
+		chat       bool
+	}{{"in a conversation", "notes/a.org", true}, {"from the private file", "notes/" + name + ".org", false}} {
+		for _, w := range wireFormats {
+			t.Run(mode.name+"/"+w.kind, func(t *testing.T) {
+				call := func(cmd string) providertest.Answer {
+					return providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"` + cmd + `","explanation":"to look"}`}}, InputTokens: 1, OutputTokens: 1}
+				}
+				p, srv := w.provider(t, call("ls notes"), call("head -c 300 notes/*"), call("head -c 300 notes/*"), call("head -c 300 notes/*"))
+				fx := newFixture(t, map[string]string{
+					"notes/a.org":            "* Garden\nTomatoes need water.\n",
+					"notes/" + name + ".org": "#+filetags: :private:\n* Friday\nBring the papers.\n",
+				}, p)
+				var res AskResult
+				var err error
+				if mode.chat {
+					res, err = fx.askChat(t, "", mode.from, 2, "what is in my notes?")
+				} else {
+					res, _, err = fx.ask(t, mode.from, 2, "what is in my notes?")
+				}
+				require.NoError(t, err)
+				require.Len(t, res.Passes, 2, "%+v", res)
+				assert.Equal(t, StatusRan, res.Passes[0].Status)
+				assert.Equal(t, StatusDenied, res.Passes[1].Status)
+				assert.Contains(t, res.Passes[1].Tries[0].Verdict.Reason, name, "the user is told which file")
+				reqs := srv.Requests()
+				require.Len(t, reqs, 4)
+				assert.Contains(t, string(reqs[1].Body), "a.org", "the listing reached the model")
+				assert.Contains(t, string(reqs[2].Body), "a private note", "the reason reached the model")
+				for i, r := range reqs {
+					assert.False(t, strings.Contains(string(r.Body), name), "request %d names the private file", i+1)
+				}
+				if !mode.chat {
+					assert.Empty(t, res.Chat)
+					return
+				}
+				note := fx.read(t, strings.TrimPrefix(res.Chat, fx.root+"/"))
+				assert.Contains(t, note, "denied shell", "the turn's note says what was denied")
+				assert.NotContains(t, note, name, "the conversation's note names it")
+			})
+		}
 	}
 }
 

@@ -61,6 +61,54 @@ func narrowing(sig Signal, ap skills.Applied) []gates.Narrowing {
 	return n
 }
 
+// filedNarrowing is what narrowed the gates for the pass that files a
+// plan: the keys of its skills, and the rules it added (theirs, and a
+// scheduled run's).
+type filedNarrowing struct {
+	skills []string
+	rules  []gates.Narrowing
+}
+
+// narrowedBy is the filedNarrowing of a pass of sig with ap applied.
+func narrowedBy(sig Signal, ap skills.Applied) filedNarrowing {
+	nw := filedNarrowing{rules: narrowing(sig, ap)}
+	for _, k := range ap.Skills {
+		nw.skills = append(nw.skills, k.Key)
+	}
+	return nw
+}
+
+// planNarrowing is what narrows the gates when the plan id is gated again
+// (at approval, or after an edit): the rules recorded when it was filed,
+// and the current rules of the skills that applied then, wherever they
+// stand now — a skill tightened since holds at approval as it would at a
+// new pass, and one loosened or gone still holds as it was. Only a rule
+// can narrow, so when unsure it keeps more: a plan whose record holds no
+// narrowing (filed before it was kept, or a record that cannot be read)
+// is narrowed by every skill's rules, and a skill is found by its key,
+// else by its title.
+func (a *Agent) planNarrowing(snap *memory.Snapshot, id string) []gates.Narrowing {
+	set := a.skills.For(snap)
+	withRules := func(k *skills.Skill) bool { return len(k.Rules.Ask)+len(k.Rules.Deny) > 0 }
+	rec, ok, err := a.store.Load(id)
+	if err != nil || !ok || !rec.Narrowed {
+		var out []gates.Narrowing
+		for _, k := range set.Skills {
+			if withRules(k) {
+				out = append(out, k.Narrowing())
+			}
+		}
+		return out
+	}
+	out := append([]gates.Narrowing(nil), rec.Narrowing...)
+	for _, key := range rec.Skills {
+		if k, ok := set.Find(key); ok && withRules(k) {
+			out = append(out, k.Narrowing())
+		}
+	}
+	return out
+}
+
 // SkillDiagnostics are the problems of the skills written in the file at
 // path, as snap holds it (byte ranges into that text).
 func (a *Agent) SkillDiagnostics(snap *memory.Snapshot, path string) []skills.Diagnostic {

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/providers/providertest"
+	"pp-lsp/server/flightplan"
 )
 
 const skillsOrg = `#+title: Skills
@@ -193,4 +197,79 @@ func TestAModelCannotPlantASkill(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusRan, out.Status, "a note that is no skill is written as before")
 	assert.FileExists(t, fx.path("notes/plain.org"))
+}
+
+// TestASkillsRulesHoldWhenItsPlanIsGatedAgain: a plan filed by a pass a
+// skill narrowed is narrowed by that skill again when it is gated again —
+// at approval, and after its block was edited — by the rules it had at
+// filing and by those it has now: a skill tightened since (it now denies
+// what it only asked about) keeps the approved plan from running, and an
+// action it denied at filing, written into the plan's block afterwards, is
+// rejected even when the skill has been loosened since.
+func TestASkillsRulesHoldWhenItsPlanIsGatedAgain(t *testing.T) {
+	const careful = "#+title: Skills\n* Careful deploys :skill:\n:PROPERTIES:\n:TRIGGER: (?i)\\bdeploy\\b\n:END:\nMANDATE-CAREFUL\n#+begin_src json :gates\n%s\n#+end_src\n"
+	filed := `{"ask": ["shell(touch:*)"], "deny": ["shell(rm:*)"]}`
+	touch := providertest.Answer{Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"touch out/deployed","explanation":"mark the deploy"}`}}}
+	for _, tc := range []struct {
+		name  string
+		rules string // the skill's rules at approval
+		edit  bool   // the plan's block now removes notes.org
+		old   bool   // the plan's record was made before narrowings were kept
+		state flightplan.State
+	}{
+		{"the skill tightened since", `{"deny": ["shell(touch:*)"]}`, false, false, flightplan.StateFailed},
+		{"the skill unchanged", filed, false, false, flightplan.StateDone},
+		{"edited to what the skill denied, the skill loosened since", `{}`, true, false, flightplan.StateRejected},
+		{"a record that names no skill, a skill denies it now", `{"deny": ["shell(touch:*)"]}`, false, true, flightplan.StateFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			provider, _ := openAI(t, touch)
+			fx := newFixture(t, map[string]string{"notes.org": notesOrg, "out/.keep": "", "skills/careful.org": fmt.Sprintf(careful, filed)}, provider)
+			res, _, err := fx.ask(t, "notes.org", 1, "deploy it")
+			require.NoError(t, err)
+			last := lastPass(res)
+			require.Equal(t, StatusFiled, last.Status, "%+v", last)
+			assert.Equal(t, []string{"Careful deploys"}, last.Skills)
+
+			if tc.old {
+				// As a version that kept no narrowing wrote it: the skill
+				// is then renamed, so no key or title finds it.
+				recs, err := filepath.Glob(filepath.Join(fx.data, "*", "records", last.PlanID+".json"))
+				require.NoError(t, err)
+				require.Len(t, recs, 1)
+				var rec map[string]any
+				b, err := os.ReadFile(recs[0])
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &rec))
+				require.Equal(t, true, rec["narrowed"])
+				delete(rec, "narrowed")
+				delete(rec, "skills")
+				delete(rec, "narrowing")
+				b, err = json.Marshal(rec)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(recs[0], b, 0o600))
+			}
+			fx.write(t, "skills/careful.org", fmt.Sprintf(careful, tc.rules))
+			if tc.old {
+				fx.write(t, "skills/careful.org", strings.Replace(fmt.Sprintf(careful, tc.rules), "Careful deploys", "Careful deploys now", 1))
+			}
+			if tc.edit {
+				text := fx.read(t, flightplan.FileName)
+				fx.write(t, flightplan.FileName, strings.Replace(text, `"touch out/deployed"`, `"rm -f notes.org"`, 1))
+			}
+			run, err := fx.agent.Approve(context.Background(), last.PlanID)
+			require.NoError(t, err)
+			require.NoError(t, run.Err)
+			assert.Equal(t, tc.state, run.State, "%+v", run)
+			assert.FileExists(t, fx.path("notes.org"))
+			if tc.state == flightplan.StateDone {
+				assert.FileExists(t, fx.path("out/deployed"))
+				return
+			}
+			assert.NoFileExists(t, fx.path("out/deployed"))
+			require.NotNil(t, run.Verdict)
+			assert.Equal(t, gates.VerdictDeny, run.Verdict.Verdict)
+			assert.Contains(t, run.Verdict.Reason, `skill "Careful deploys`)
+		})
+	}
 }

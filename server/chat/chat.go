@@ -42,6 +42,11 @@ type Turn struct {
 	Failed string
 	// Actions are what the turn did, in order.
 	Actions []Action
+	// Tags are the headline's own tags: a privacy tag makes the turn
+	// private (one asked from a private place, or in a conversation with
+	// a private part, whose answer may quote it). Render writes only the
+	// tags Org reads as tags (ValidTag).
+	Tags []string
 }
 
 // Verb says what became of an action.
@@ -83,9 +88,53 @@ type Chat struct {
 	End int
 }
 
-// Header is a new conversation's first lines.
-func Header(question string) string {
-	return "#+title: " + orgtext.Title(firstLine(question), 120) + "\n"
+// Header is a new conversation's first lines; fileTags (those Org reads
+// as tags, ValidTag) go on a #+filetags: line — a privacy tag there makes
+// the whole conversation private.
+func Header(question string, fileTags ...string) string {
+	h := "#+title: " + orgtext.Title(firstLine(question), 120) + "\n"
+	if t := tagString(fileTags); t != "" {
+		h += "#+filetags: " + t + "\n"
+	}
+	return h
+}
+
+// reTag is what Org reads as a tag (org-tag-re: letters, digits, _ @ # %).
+var reTag = regexp.MustCompile(`^[\p{L}\p{N}_@#%]+$`)
+
+// ValidTag reports whether Org reads t as one tag.
+func ValidTag(t string) bool { return reTag.MatchString(t) }
+
+// tagString is ":a:b:" of the valid tags ("" for none).
+func tagString(tags []string) string {
+	var b strings.Builder
+	for _, t := range tags {
+		if ValidTag(t) {
+			b.WriteString(":" + t)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + ":"
+}
+
+// PrivacyTag is the first of privacyTags that makes a conversation or a
+// turn private as gates.PrivateSpans (and so the memex and every consumer)
+// reads it, written on a #+filetags: line and on a headline; false when
+// none does.
+func PrivacyTag(privacyTags []string) (string, bool) {
+	for _, t := range privacyTags {
+		if !ValidTag(t) {
+			continue
+		}
+		_, whole := gates.PrivateSpans([]byte(Header("q", t)), privacyTags)
+		spans, _ := gates.PrivateSpans([]byte("#+title: q\n* q "+tagString([]string{t})+"\n"), privacyTags)
+		if whole && len(spans) == 1 {
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // maxTitle bounds a turn's headline, in runes.
@@ -99,7 +148,11 @@ func Render(t Turn) string {
 	if title == "" {
 		title = "(no question)"
 	}
-	b.WriteString("* " + title + "\n:PROPERTIES:\n")
+	headline := title
+	if tags := tagString(t.Tags); tags != "" {
+		headline += " " + tags
+	}
+	b.WriteString("* " + headline + "\n:PROPERTIES:\n")
 	prop := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(&b, ":%s: %s\n", k, v)
@@ -308,7 +361,7 @@ func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywo
 
 func parseTurn(f *orgast.File, i int, asked string) Turn {
 	h := &f.Headlines[i]
-	t := Turn{Question: h.Title}
+	t := Turn{Question: h.Title, Tags: h.Tags}
 	if ts, err := time.ParseInLocation("[2006-01-02 Mon 15:04]", asked, time.Local); err == nil {
 		t.Asked = ts
 	}

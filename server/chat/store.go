@@ -244,11 +244,13 @@ func startsTurns(tail []byte) bool {
 }
 
 // Create makes a new conversation for question, asked at now:
-// DIR/YYYY-MM-DD-<slug>.org (with -2, -3… when taken), holding its header.
+// DIR/YYYY-MM-DD-<slug>.org (with -2, -3… when taken), holding its header
+// with fileTags (a privacy tag: the conversation is private from its first
+// byte).
 // The file appears whole (written, fsynced, then linked into place, which
 // never replaces a file) inside the first root, whatever symlinks the
 // folder holds.
-func (s *Store) Create(question string, now time.Time) (string, error) {
+func (s *Store) Create(question string, now time.Time, fileTags ...string) (string, error) {
 	root, err := os.OpenRoot(s.cfg.Roots[0])
 	if err != nil {
 		return "", fmt.Errorf("making a conversation: %w", err)
@@ -266,7 +268,7 @@ func (s *Store) Create(question string, now time.Time) (string, error) {
 		return "", fmt.Errorf("making a conversation in %s: %w", s.dir, err)
 	}
 	defer root.Remove(tmp)
-	_, err = f.WriteString(Header(question))
+	_, err = f.WriteString(Header(question, fileTags...))
 	if err == nil {
 		err = f.Sync()
 	}

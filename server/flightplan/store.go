@@ -72,6 +72,15 @@ type Record struct {
 	// conversation, so what names it — its journal entries, its title in
 	// a list for another agent — is private too.
 	Private bool `json:"private,omitempty"`
+	// Narrowed says that Skills and Narrowing were recorded at filing:
+	// the keys of the skills that applied to the pass that filed the plan,
+	// and the rules they (and a scheduled run) added to the gates then.
+	// Gated again, the plan is narrowed by those rules and by the same
+	// skills' rules as they are now. A record without them (made before
+	// they were kept) is narrowed by every skill's rules.
+	Narrowed  bool              `json:"narrowed,omitempty"`
+	Skills    []string          `json:"skills,omitempty"`
+	Narrowing []gates.Narrowing `json:"narrowing,omitempty"`
 }
 
 // ErrAlreadyRan is returned by Claim for a plan whose run was claimed

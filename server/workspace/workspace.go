@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
 
+	"pp-lsp/internal/regfile"
 	"pp-lsp/orgast"
 )
 
@@ -88,7 +88,9 @@ func (f Files) ReadChecked(path string, check func(*os.File) error) (Current, er
 			return Current{Path: path, Text: d.Text, Open: true, Version: d.Version, Exists: true}, nil
 		}
 	}
-	fd, err := os.Open(path)
+	// A regular file, judged by the file opened, opened without waiting:
+	// a FIFO swapped in where a note was would hold the caller for ever.
+	fd, fi, err := regfile.Open(path, true)
 	if errors.Is(err, os.ErrNotExist) {
 		return Current{Path: path}, nil
 	}
@@ -101,15 +103,22 @@ func (f Files) ReadChecked(path string, check func(*os.File) error) (Current, er
 			return Current{}, err
 		}
 	}
-	data, err := io.ReadAll(fd)
+	data, err := regfile.ReadAll(fd, MaxFileBytes)
 	if err != nil {
 		return Current{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	cur := Current{Path: path, Text: data, Exists: true}
-	if fi, err := fd.Stat(); err == nil {
-		cur.Mode = fi.Mode().Perm()
-	}
-	return cur, nil
+	return Current{Path: path, Text: data, Exists: true, Mode: fi.Mode().Perm()}, nil
+}
+
+// MaxFileBytes bounds a file Files reads from disk: the memex's own limit
+// on an Org file (memory.DefaultMaxFileBytes).
+const MaxFileBytes = 64 << 20
+
+// readDisk is the regular file at path as Read reads it: nil and
+// os.ErrNotExist when there is none.
+func readDisk(path string) ([]byte, error) {
+	b, _, err := regfile.Read(path, true, MaxFileBytes)
+	return b, err
 }
 
 // Meta describes a write: the change annotation an editor shows (Label,
@@ -159,7 +168,7 @@ func (f Files) Write(ctx context.Context, cur Current, changes []Change, m Meta)
 			return nil, fmt.Errorf("changing %s: it was opened in an editor meanwhile: %w", cur.Path, ErrChangedMeanwhile)
 		}
 	}
-	disk, err := os.ReadFile(cur.Path)
+	disk, err := readDisk(cur.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if cur.Exists {
