@@ -74,7 +74,7 @@ func (a *Agent) mayAsk(req providers.Request) error {
 	if _, cascade := a.provider.(*providers.Cascade); cascade || !req.LocalOnly || providers.IsLocal(a.provider) {
 		return nil
 	}
-	return fmt.Errorf("the conversation is private and %s is not marked local", a.provider.Name())
+	return fmt.Errorf("the conversation is private (tagged so, or asked from a private note) and %s is not marked local: configure a local model (an Ollama on loopback, or \"local\": true in the configuration), or ask with --no-chat", a.provider.Name())
 }
 
 // conversation is the chat a question belongs to, held for the question.
