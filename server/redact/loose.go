@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -123,7 +124,8 @@ func readLoose(p string, st fileStamp, tags []string) looseFile {
 		return lf
 	}
 	src := append(head[:n], rest...)
-	spans, _ := gates.PrivateSpans(src, tags)
+	home, _ := os.UserHomeDir()
+	spans, _ := gates.PrivateSpansOf(p, src, tags, home)
 	for _, sp := range spans {
 		lf.private = true
 		lf.texts = append(lf.texts, string(src[sp.Start:sp.End]))
