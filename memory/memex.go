@@ -592,10 +592,14 @@ func (m *Memex) SetPrivacyTags(ctx context.Context, tags []string) (*Snapshot, e
 	cur := m.cur.Load()
 	b := newBuilder(cur)
 	b.cfg = &ncfg
+	judge := newSetupJudge(&ncfg)
 	for _, p := range cur.order {
 		old, _ := cur.entry(p)
 		ne := *old
 		ne.idx = old.idx.withPrivacy(ps)
+		if ne.idx.usesSetup {
+			ne.idx = ne.idx.judged(judge) // by the new tags
+		}
 		ne.vecs = m.vectorsFor(ne.idx, prevVectors{idx: old.idx, seg: old.vecs})
 		b.put(&ne)
 	}

@@ -135,3 +135,25 @@ func (s *Snapshot) mustText(t *testing.T, path string) []byte {
 	require.True(t, ok)
 	return b
 }
+
+// TestNewPrivacyTagsJudgeSetupFilesAgain: a setup file tagged with a tag
+// that becomes a privacy tag makes its note private at once.
+func TestNewPrivacyTagsJudgeSetupFilesAgain(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	note := filepath.Join(root, "a.org")
+	testenv.WriteTree(t, root, map[string]string{
+		"a.org":   "#+SETUPFILE: ./s.setup\n* Harbour\n:PROPERTIES:\n:ID: harbour\n:END:\nThe keeper hides marzipan under the third stair.\n",
+		"s.setup": "#+FILETAGS: :secret:\n",
+	})
+	mx, err := Open(ctx, Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	require.Equal(t, []bool{false, false, false, false}, setupPrivate(t, mx.Snapshot(), note))
+	s, err := mx.SetPrivacyTags(ctx, []string{"private", "secret"})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, true, true, true}, setupPrivate(t, s, note))
+	s, err = mx.SetPrivacyTags(ctx, []string{"private"})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, false, false, false}, setupPrivate(t, s, note))
+}
