@@ -3,6 +3,7 @@ package gates
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"pp-lsp/internal/orgsetup"
+	"pp-lsp/internal/regfile"
 	"pp-lsp/orgast"
 )
 
@@ -72,6 +75,30 @@ func PrivateSpans(src []byte, tags []string) (spans []Span, whole bool) {
 			break
 		}
 		prev = sp.End
+	}
+	return spans, whole
+}
+
+// PrivateSpansOf is PrivateSpans of the file at path (absolute), whose
+// bytes are src, with its #+SETUPFILE: lines followed as the gates follow
+// them (internal/orgsetup; home expands ~/): a file a setup file makes
+// private, or whose setup file cannot be judged (a URL, a chain too deep,
+// one too large or no regular file), is private as a whole. It is the
+// rule for a filter that knows which file the text is.
+func PrivateSpansOf(path string, src []byte, tags []string, home string) (spans []Span, whole bool) {
+	spans, whole = PrivateSpans(src, tags)
+	if whole || len(tags) == 0 || !orgsetup.Mentions(src) {
+		return spans, whole
+	}
+	r := orgsetup.Follow(path, src, home, tags, func(p string) ([]byte, error) {
+		data, _, err := regfile.Read(p, true, maxPrivacyScan)
+		if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
+			return nil, orgsetup.ErrUnknown{Why: err.Error()}
+		}
+		return data, err
+	})
+	if r.Private || r.Unknown != "" {
+		return []Span{{0, len(src)}}, true
 	}
 	return spans, whole
 }
@@ -192,23 +219,7 @@ func asciiEqualFold(b []byte, s string) bool {
 // fileTagsLine finds a #+FILETAGS: line carrying a tag anywhere in src,
 // whatever Org would make of its place: a privacy rule errs on the side of
 // hiding.
-func fileTagsLine(src []byte, tags []string) bool {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) > 11 && t[0] == '#' && t[1] == '+' && asciiEqualFold(t[2:11], "filetags:") {
-			if anyTagFold(splitTags(string(t[11:])), tags) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func fileTagsLine(src []byte, tags []string) bool { return orgsetup.FileTagsLine(src, tags) }
 
 // skeleton says whether text holds nothing a reader would call content:
 // blank lines, #+KEYWORD: lines and a property drawer.
@@ -333,7 +344,7 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 	if data != nil {
 		ps := e.privacyOfText(data)
 		ps.size = int64(len(data))
-		return e.setupFilePrivacy(abs, data, ps, 0)
+		return e.setupFilePrivacy(abs, data, ps)
 	}
 	kind, size := statKind(abs)
 	switch kind {
@@ -352,53 +363,29 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 	}
 	ps := e.privacyOfText(data)
 	ps.size = int64(len(data))
-	return e.setupFilePrivacy(abs, data, ps, 0)
+	return e.setupFilePrivacy(abs, data, ps)
 }
 
-// maxSetupDepth bounds the chain of #+SETUPFILE: files followed.
-const maxSetupDepth = 8
-
 // setupFilePrivacy adds what a file's #+SETUPFILE: lines make of its
-// privacy: Org reads the keywords of the file each names (a path from the
-// file's folder, ~, or a URL it fetches) as the file's own, so a
-// #+FILETAGS: there carrying a privacy tag makes the whole file private
-// (Org 9.5: org-file-tags). A URL, or a chain too deep, cannot be read
-// here: the file's privacy is then unknown.
-func (e *Env) setupFilePrivacy(abs string, data []byte, ps privacyState, depth int) privacyState {
-	if ps.private || len(e.privacyTags) == 0 || !containsFold(data, "#+setupfile:") {
+// privacy, by the one rule of internal/orgsetup: Org reads the keywords of
+// the file each names (a path from the file's folder, ~, or a URL it
+// fetches) as the file's own, so a #+FILETAGS: there carrying a privacy
+// tag makes the whole file private (Org 9.5: org-file-tags). A URL, or a
+// chain deeper than orgsetup.MaxDepth, cannot be read here: the file's
+// privacy is then unknown.
+func (e *Env) setupFilePrivacy(abs string, data []byte, ps privacyState) privacyState {
+	if ps.private || len(e.privacyTags) == 0 || !orgsetup.Mentions(data) {
 		return ps
 	}
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) < 12 || !asciiEqualFold(t[:12], "#+setupfile:") {
-			continue
-		}
-		v := strings.Trim(strings.TrimSpace(string(t[12:])), `"`)
-		switch {
-		case v == "":
-			continue
-		case strings.Contains(v, "://") || depth >= maxSetupDepth:
-			ps.unknown = "its #+SETUPFILE: " + printable(v) + " cannot be read before it runs, and may make it private"
-			return ps
-		case strings.HasPrefix(v, "~/") && e.home != "":
-			v = filepath.Join(e.home, v[2:])
-		case !filepath.IsAbs(v):
-			v = filepath.Join(filepath.Dir(abs), v)
-		}
-		setup, err := readBounded(v, maxPrivacyScan)
-		if err != nil {
-			continue // Org reads no keyword from a file it cannot open
-		}
-		if fileTagsLine(setup, e.privacyTags) || e.setupFilePrivacy(v, setup, privacyState{}, depth+1).private {
-			return privacyState{private: true, whole: true, size: ps.size,
-				why: "private as a whole, by the #+FILETAGS: of its #+SETUPFILE: " + printable(v)}
-		}
+	r := orgsetup.Follow(abs, data, e.home, e.privacyTags, func(p string) ([]byte, error) {
+		return readBounded(p, maxPrivacyScan)
+	})
+	switch {
+	case r.Private:
+		return privacyState{private: true, whole: true, size: ps.size,
+			why: "private as a whole, by the #+FILETAGS: of its #+SETUPFILE: " + printable(r.Setup)}
+	case r.Unknown != "":
+		ps.unknown = "its #+SETUPFILE: " + printable(r.Setup) + " cannot be read before it runs, and may make it private"
 	}
 	return ps
 }

@@ -22,7 +22,8 @@
 // written anywhere. Tags are inherited as Org does with its defaults
 // (every tag, #+FILETAGS: included); a node is private when it or an
 // ancestor carries a privacy tag (DefaultPrivacyTags), compared without
-// case. Private nodes are never embedded — their text never reaches an
+// case, or its file's #+SETUPFILE: makes the file private (setup.go, by
+// the gates' rule, internal/orgsetup). Private nodes are never embedded — their text never reaches an
 // embedder that may be a remote service — and so are never anyone's
 // neighbour.
 //

@@ -33,6 +33,9 @@ type fileIndex struct {
 	links []linkInfo
 	// privacy is the tag set private bits were computed with.
 	privacy *privacySet
+	// usesSetup: the file has a #+SETUPFILE: line; setupPrivate: a setup
+	// file makes it private as a whole (setup.go). Both are set by judged.
+	usesSetup, setupPrivate bool
 	// keys are what the file contributes to the global indexes, shared
 	// with the version before when they are the same.
 	keys *fileKeys
@@ -245,10 +248,11 @@ func newFileIndex(path string, rootIdx int, rel string, org *orgast.File, priv *
 }
 
 // markPrivate sets every node's private flag from f.privacy: a node is
-// private when the file's tags, an ancestor's or its own hold a privacy tag.
+// private when the file's tags, an ancestor's or its own hold a privacy
+// tag, or the file's setup files make it private (setup.go).
 func (f *fileIndex) markPrivate() {
 	nodes := f.nodes
-	nodes[0].private = f.privacy.any(allFileTags(f.org))
+	nodes[0].private = f.setupPrivate || f.privacy.any(allFileTags(f.org))
 	for i := 1; i < len(nodes); i++ {
 		nodes[i].private = nodes[nodes[i].parent].private || f.privacy.any(f.org.Headlines[i-1].Tags)
 	}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -17,7 +18,7 @@ import (
 //
 // No snapshot holds a LooseFile's nodes: they have no neighbours, are never
 // embedded, and their Root is -1. They are private as a memex file's would
-// be under DefaultPrivacyTags.
+// be under DefaultPrivacyTags, their setup files judged when first asked.
 type LooseFile struct {
 	path string
 	org  *orgast.File
@@ -34,7 +35,9 @@ func ParseLoose(path string, src []byte) *LooseFile {
 func newLoose(path string, org *orgast.File) *LooseFile {
 	l := &LooseFile{path: path, org: org}
 	l.index = sync.OnceValue(func() *fileIndex {
-		return newFileIndex(path, -1, filepath.ToSlash(path), org, newPrivacySet(nil))
+		ps := newPrivacySet(nil)
+		home, _ := os.UserHomeDir()
+		return newFileIndex(path, -1, filepath.ToSlash(path), org, ps).judged(&setupJudge{home: home, tags: ps.tags})
 	})
 	return l
 }

@@ -67,8 +67,9 @@ func Open(ctx context.Context, opts Options) (*Memex, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
+	home, _ := os.UserHomeDir()
 	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
-		kernel: vecmath.NewKernel(), search: &searchPools{}}
+		home: home, kernel: vecmath.NewKernel(), search: &searchPools{}}
 	m.cfg.Store(cfg)
 	var center []float32
 	if _, ok := m.emb.(*trigram.Embedder); ok {
@@ -116,6 +117,7 @@ func (m *Memex) readAll(ctx context.Context, cfg *config) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	judge := newSetupJudge(cfg)
 	entries := make([]*fileEntry, len(found))
 	skipped := make([]*Finding, len(found))
 	var next, done atomic.Int64
@@ -129,7 +131,7 @@ func (m *Memex) readAll(ctx context.Context, cfg *config) (*Snapshot, error) {
 				if k >= len(found) || ctx.Err() != nil {
 					return
 				}
-				e, fd := readEntry(cfg, found[k])
+				e, fd := readEntry(cfg, judge, found[k])
 				entries[k], skipped[k] = e, fd
 				done.Add(1)
 				if m.opts.Progress != nil {
@@ -164,8 +166,9 @@ func (m *Memex) readAll(ctx context.Context, cfg *config) (*Snapshot, error) {
 	return bulkSnapshot(cfg, kept, problems, m.nextGen()), nil
 }
 
-// readEntry reads and indexes one found file, or says why it cannot.
-func readEntry(cfg *config, ff foundFile) (*fileEntry, *Finding) {
+// readEntry reads and indexes one found file, or says why it cannot; j
+// judges its setup files.
+func readEntry(cfg *config, j *setupJudge, ff foundFile) (*fileEntry, *Finding) {
 	src, ds, err := readOrgFile(ff.path, cfg.maxFileBytes)
 	if err == nil {
 		err = CheckText(src)
@@ -181,7 +184,7 @@ func readEntry(cfg *config, ff foundFile) (*fileEntry, *Finding) {
 		return nil, &Finding{Path: ff.path, Code: code, Severity: SeverityWarning,
 			Message: fmt.Sprintf("%s is left out of the memex: %v", ff.path, err)}
 	}
-	idx := buildFile(ff.path, ff.root, ff.rel, src, cfg.privacy)
+	idx := buildFile(ff.path, ff.root, ff.rel, src, cfg.privacy).judged(j)
 	return &fileEntry{idx: idx, disk: ds}, nil
 }
 
@@ -243,6 +246,7 @@ func (m *Memex) Refresh(ctx context.Context) (*Snapshot, error) {
 	b.skipped = problems
 	seen := make(map[string]bool, len(found))
 	changed := false
+	judge := newSetupJudge(cfg)
 	for _, ff := range found {
 		seen[ff.path] = true
 		old, had := cur.entry(ff.path)
@@ -256,7 +260,7 @@ func (m *Memex) Refresh(ctx context.Context) (*Snapshot, error) {
 			changed = true
 			continue
 		}
-		e, fd := readEntry(cfg, ff)
+		e, fd := readEntry(cfg, judge, ff)
 		if e == nil {
 			b.skipped = append(b.skipped, *fd)
 			if had {
@@ -283,6 +287,9 @@ func (m *Memex) Refresh(ctx context.Context) (*Snapshot, error) {
 			changed = true
 		}
 	}
+	if m.rejudgeSetups(b, judge) {
+		changed = true
+	}
 	if !changed && len(problems) == len(cur.skipped) {
 		return cur, nil
 	}
@@ -305,6 +312,7 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 	cfg := m.cfg.Load()
 	b := newBuilder(cur)
 	changed := false
+	judge := newSetupJudge(cfg)
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("reloading files: %w", err)
@@ -329,7 +337,7 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 			changed = true
 			continue
 		}
-		e, fd := readEntry(cfg, foundFile{root: ri, rel: rel, path: abs})
+		e, fd := readEntry(cfg, judge, foundFile{root: ri, rel: rel, path: abs})
 		if e == nil {
 			b.skipped = append(b.skipped, *fd)
 			if had {
@@ -347,6 +355,12 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 			e.vecs = m.vectorsFor(e.idx, prevVectors{})
 		}
 		b.put(e)
+		changed = true
+	}
+	// Any file read again may be a setup file (an Org file, or one of
+	// another name the watcher reports): the notes using one are judged
+	// again.
+	if len(paths) > 0 && m.rejudgeSetups(b, judge) {
 		changed = true
 	}
 	if !changed {
@@ -495,6 +509,12 @@ func (m *Memex) putBuffer(sl bufferSlot, version int32, org *orgast.File, edit *
 	}
 	var nm *nodeMap
 	e.idx, nm = reindex(prev, abs, ri, rel, org, cfg.privacy, edit)
+	if j := e.idx.judged(newSetupJudge(cfg)); j != e.idx {
+		if j.setupPrivate != e.idx.setupPrivate {
+			nm = nil // its privacy changed: nothing of the node map is reused
+		}
+		e.idx = j
+	}
 	pv := prevVectors{}
 	if had {
 		pv = prevVectors{idx: old.idx, seg: old.vecs}
@@ -536,7 +556,7 @@ func (m *Memex) CloseBuffer(ctx context.Context, path string) (*Snapshot, error)
 		return cur, nil
 	}
 	b := newBuilder(cur)
-	e, _ := readEntry(cfg, foundFile{root: ri, rel: rel, path: abs})
+	e, _ := readEntry(cfg, newSetupJudge(cfg), foundFile{root: ri, rel: rel, path: abs})
 	switch {
 	case e == nil || !m.insideRoot(cfg, ri, abs):
 		b.remove(abs)
@@ -572,10 +592,14 @@ func (m *Memex) SetPrivacyTags(ctx context.Context, tags []string) (*Snapshot, e
 	cur := m.cur.Load()
 	b := newBuilder(cur)
 	b.cfg = &ncfg
+	judge := newSetupJudge(&ncfg)
 	for _, p := range cur.order {
 		old, _ := cur.entry(p)
 		ne := *old
 		ne.idx = old.idx.withPrivacy(ps)
+		if ne.idx.usesSetup {
+			ne.idx = ne.idx.judged(judge) // by the new tags
+		}
 		ne.vecs = m.vectorsFor(ne.idx, prevVectors{idx: old.idx, seg: old.vecs})
 		b.put(&ne)
 	}

@@ -364,16 +364,19 @@ func (s *Snapshot) Findings() []Finding {
 }
 
 // PrivateTexts returns the body of every node that carries one of tags,
-// itself, by inheritance from an ancestor, or through #+FILETAGS:. It is
-// what the gates' privacy check compares outgoing text against.
+// itself, by inheritance from an ancestor, or through #+FILETAGS: (its
+// own, or its setup files': setup.go; a note the memex found private by
+// its setup files stays private). It is what the gates' privacy check
+// compares outgoing text against.
 func (s *Snapshot) PrivateTexts(tags []string) []string {
 	ps := newPrivacySet(tags)
+	j := &setupJudge{home: s.cfg.home, tags: ps.tags}
 	var out []string
 	for _, p := range s.order {
 		e, _ := s.files.get(p)
 		f := e.idx
 		priv := make([]bool, len(f.nodes))
-		priv[0] = ps.any(allFileTags(f.org))
+		priv[0] = ps.any(allFileTags(f.org)) || f.setupPrivate || f.usesSetup && j.private(f.path, f.org.Src)
 		for i := 1; i < len(f.nodes); i++ {
 			priv[i] = priv[f.nodes[i].parent] || ps.any(f.org.Headlines[i-1].Tags)
 		}

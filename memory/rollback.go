@@ -173,7 +173,7 @@ func (m *Memex) readPath(cfg *config, p string) (*fileEntry, *Finding) {
 	if err != nil {
 		return nil, nil
 	}
-	e, fd := readEntry(cfg, foundFile{root: ri, rel: rel, path: abs})
+	e, fd := readEntry(cfg, newSetupJudge(cfg), foundFile{root: ri, rel: rel, path: abs})
 	if e != nil {
 		e.vecs = m.vectorsFor(e.idx, prevVectors{})
 	}

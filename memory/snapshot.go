@@ -66,6 +66,8 @@ type config struct {
 	privacy      *privacySet
 	maxFileBytes int64
 	embedderID   string
+	// home is the user's home folder, for a #+SETUPFILE: ~/… (setup.go).
+	home string
 	// kernel and search are the vector search's dot product and scratch
 	// buffers, shared by every snapshot of the memex.
 	kernel vecmath.Kernel

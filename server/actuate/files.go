@@ -71,9 +71,9 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 	if a.cfg.Memex != nil {
 		tags = a.cfg.Memex.Snapshot().PrivacyTags()
 	}
-	text, left, whole := withoutPrivate(cur.Text, tags)
+	text, left, whole := withoutPrivate(c, cur.Text, tags, a.paths.home)
 	if whole {
-		return Result{}, fmt.Errorf("file_read %s: the whole file is private (a #+FILETAGS: line carries a privacy tag, or every note in it is private); it is never shown to a model", args.Path)
+		return Result{}, fmt.Errorf("file_read %s: the whole file is private (a #+FILETAGS: line, its own or its #+SETUPFILE:'s, carries a privacy tag, or every note in it is private); it is never shown to a model", args.Path)
 	}
 	note := ""
 	if left > 0 {
@@ -89,11 +89,11 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 }
 
 // withoutPrivate cuts every private subtree out of src by the gates' one
-// rule (gates.PrivateSpans: tags of any case, inherited, any #+FILETAGS:
-// line); whole reports that the file is private as a whole, so nothing of
-// it may be shown.
-func withoutPrivate(src []byte, tags []string) (text string, left int, whole bool) {
-	spans, whole := gates.PrivateSpans(src, tags)
+// rule (gates.PrivateSpansOf: tags of any case, inherited, any #+FILETAGS:
+// line, its #+SETUPFILE:'s); whole reports that the file at path is
+// private as a whole, so nothing of it may be shown.
+func withoutPrivate(path string, src []byte, tags []string, home string) (text string, left int, whole bool) {
+	spans, whole := gates.PrivateSpansOf(path, src, tags, home)
 	if whole {
 		return "", 0, true
 	}

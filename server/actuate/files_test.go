@@ -100,6 +100,14 @@ func TestFileRead(t *testing.T) {
 		"upper.org": upper, "mixed.org~": mixed, "#mixed.org#": mixed, "mixed.org_archive": mixed,
 		"later.org": "* x\n#+FILETAGS: :Private:\n",
 		"copy.txt":  "pasted: secret diary also secret\n",
+		// Private by their #+SETUPFILE:'s #+FILETAGS: (Org reads it as
+		// the file's own), or by one that cannot be read here.
+		"bysetup.org":       "#+SETUPFILE: ./private-setup.org\n* Harbour\nmarzipan under the stair\n",
+		"bysetup.txt":       "#+SETUPFILE: conf/priv.setup\n* Harbour\nmarzipan under the stair\n",
+		"byurl.org":         "#+SETUPFILE: https://example.org/setup.org\n* Harbour\nmarzipan under the stair\n",
+		"pubsetup.org":      "#+SETUPFILE: conf/pub.setup\n* Harbour\nshown\n",
+		"private-setup.org": "#+FILETAGS: :private:\n", "conf/priv.setup": "#+SETUPFILE: ../private-setup.org\n",
+		"conf/pub.setup": "#+FILETAGS: :work:\n",
 	}, nil)
 	for _, tc := range []struct {
 		name, path string
@@ -116,6 +124,10 @@ func TestFileRead(t *testing.T) {
 		{name: "an Org archive", path: "mixed.org_archive", want: "* Public\nvisible\n* After\nshown\n"},
 		{name: "a later #+FILETAGS:", path: "later.org", errText: "whole file is private"},
 		{name: "private text copied into another file", path: "copy.txt", want: "pasted: [private]\n"},
+		{name: "private by its setup file", path: "bysetup.org", errText: "whole file is private"},
+		{name: "private by its setup file's setup file", path: "bysetup.txt", errText: "whole file is private"},
+		{name: "a setup file at a URL", path: "byurl.org", errText: "whole file is private"},
+		{name: "a setup file without a privacy tag", path: "pubsetup.org", want: "#+SETUPFILE: conf/pub.setup\n* Harbour\nshown\n"},
 		{name: "outside, unapproved", path: outside, errText: "approved Flight Plan"},
 		{name: "outside, approved", path: outside, approved: true, want: "out"},
 		{name: "missing", path: "nope.txt", errText: "no such file"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"unicode"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/orgsetup"
 	"pp-lsp/orgast"
 	"pp-lsp/server/internal/orgtext"
 )
@@ -304,6 +306,22 @@ func parseAction(line string) (Action, bool) {
 	return a, true
 }
 
+// setupPrivate says whether a conversation's #+SETUPFILE: lines make it
+// private (gates.PrivateSpansOf: Org reads the setup file's #+FILETAGS:
+// as the file's own). Without its folder (base) a setup file cannot be
+// found, and the conversation is private.
+func setupPrivate(src []byte, tags []string, base string) bool {
+	if !orgsetup.Mentions(src) {
+		return false
+	}
+	if base == "" {
+		return true
+	}
+	home, _ := os.UserHomeDir()
+	_, whole := gates.PrivateSpansOf(filepath.Join(base, "conversation.org"), src, tags, home)
+	return whole
+}
+
 // Parse reads a conversation file. privacyTags are the tags that make a
 // note private (compared case-insensitively). Headlines that are not
 // turns (no :ASKED:) are left out; Parse never fails.
@@ -340,7 +358,7 @@ func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywo
 	// with: the first #+FILETAGS: alone let a second one, or one after
 	// the turns, send a private conversation to a remote model.
 	spans, _ := gates.PrivateSpans(src, privacyTags)
-	c.Private = len(spans) > 0
+	c.Private = len(spans) > 0 || setupPrivate(src, privacyTags, base)
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
 		if h.Level != 1 {

@@ -392,3 +392,21 @@ func TestAPlaceWithALineBreakIsLeftOut(t *testing.T) {
 	assert.Empty(t, c.Turns[0].From)
 	assert.Len(t, orgast.Parse([]byte(src)).Headlines, 1)
 }
+
+// TestAConversationIsPrivateByItsSetupFile: a #+SETUPFILE: whose
+// #+FILETAGS: carries a privacy tag makes the conversation private (Org
+// reads it as the file's own), so it goes to no remote model; one without
+// the tag does not; a conversation whose folder is unknown cannot have its
+// setup file read, and is private.
+func TestAConversationIsPrivateByItsSetupFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "private-setup.org"), []byte("#+FILETAGS: :private:\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "work-setup.org"), []byte("#+FILETAGS: :work:\n"), 0o644))
+	turn := Render(Turn{Question: "Where is the marzipan?", Asked: asked, Answer: "Under the stair."})
+	tags := []string{"private"}
+	c, _, _ := parse([]byte("#+SETUPFILE: ./private-setup.org\n\n"+turn), tags, dir)
+	assert.True(t, c.Private, "private by its setup file")
+	c, _, _ = parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags, dir)
+	assert.False(t, c.Private, "a setup file without a privacy tag")
+	assert.True(t, Parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags).Private, "no folder to find it in")
+}

@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/orgsetup"
 	"pp-lsp/server/internal/flock"
 	"pp-lsp/server/workspace"
 )
@@ -188,6 +189,11 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 	s.mu.Unlock()
 	var c *Chat
 	tailable := false
+	if orgsetup.Mentions(src) {
+		// Its privacy hangs on its setup files too: read whole each time.
+		c, _, _ := parse(src, tags, filepath.Dir(p))
+		return c
+	}
 	switch {
 	case prev != nil && prev.tags == key && bytes.Equal(prev.src, src):
 		return prev.chat

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/orgsetup"
 	"pp-lsp/internal/regfile"
 	"pp-lsp/memory"
 )
@@ -19,7 +21,7 @@ import (
 // subtree goes, its source file no longer holding it), Org text in a .txt,
 // a backup under another name, a note in a hidden folder hold private
 // notes too. looseScan finds them, by the gates' one rule
-// (gates.PrivateSpans), so that the filter knows their text and the
+// (gates.PrivateSpansOf, #+SETUPFILE: lines followed), so that the filter knows their text and the
 // sandbox hides them (Filter.Files); without it, a command the gates
 // allowed or a human approved (a Makefile, a script) could read them
 // unhidden and their text would pass the filter.
@@ -38,6 +40,9 @@ type looseFile struct {
 	stamp   fileStamp
 	private bool
 	texts   []string // the private subtrees' text
+	// setup: the file has a #+SETUPFILE: line, so its privacy hangs on
+	// another file too: it is read again at every scan.
+	setup bool
 }
 
 // fileStamp tells a file's content changed without reading it.
@@ -84,7 +89,7 @@ func looseScan(s *memory.Snapshot, seen map[string]looseFile) (files, texts []st
 			}
 			st := stampOf(fi)
 			lf, ok := seen[p]
-			if !ok || lf.stamp != st {
+			if !ok || lf.stamp != st || lf.setup {
 				lf = readLoose(p, st, tags)
 			}
 			next[p] = lf
@@ -123,7 +128,9 @@ func readLoose(p string, st fileStamp, tags []string) looseFile {
 		return lf
 	}
 	src := append(head[:n], rest...)
-	spans, _ := gates.PrivateSpans(src, tags)
+	home, _ := os.UserHomeDir()
+	lf.setup = orgsetup.Mentions(src)
+	spans, _ := gates.PrivateSpansOf(p, src, tags, home)
 	for _, sp := range spans {
 		lf.private = true
 		lf.texts = append(lf.texts, string(src[sp.Start:sp.End]))

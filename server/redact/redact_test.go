@@ -318,3 +318,46 @@ func TestNamesOfPrivateFiles(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%q", tc.in)
 	}
 }
+
+// TestNotesPrivateByTheirSetupFile: a note whose #+SETUPFILE: carries a
+// privacy tag in its #+FILETAGS: — a memex file, and Org text in a .txt
+// — is private to the filter: its text becomes [private] and it is listed
+// for the sandbox to hide; when the setup file drops the tag, it is not
+// (once the memex has read the setup file again), and when the tag comes
+// back, it is again.
+func TestNotesPrivateByTheirSetupFile(t *testing.T) {
+	root := t.TempDir()
+	setup := filepath.Join(root, "private-setup.org")
+	testenv.WriteTree(t, root, map[string]string{
+		"a.org":             "#+SETUPFILE: ./private-setup.org\n* Harbour\nThe keeper hides marzipan under the third stair.\n",
+		"notes/b.txt":       "#+SETUPFILE: ../private-setup.org\n* Boat\nThe boat is moored at pier seven tonight.\n",
+		"private-setup.org": "#+FILETAGS: :private:\n",
+		"public.org":        "* Plans\nShip the parser before the holidays begin.\n",
+	})
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	defer mx.Close(ctx)
+	var c redact.Cache
+	const out = "cat: The keeper hides marzipan under the third stair. grep: The boat is moored at pier seven tonight."
+	f := c.For(mx.Snapshot())
+	assert.Equal(t, []string{filepath.Join(root, "a.org"), filepath.Join(root, "notes/b.txt"), setup}, f.Files())
+	got, _ := f.Redact(out)
+	assert.Equal(t, "cat: [private]. grep: [private].", got)
+
+	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :work:\n"), 0o644))
+	s, err := mx.ReloadFiles(ctx, setup)
+	require.NoError(t, err)
+	f = c.For(s)
+	assert.Empty(t, f.Files(), "the tag dropped")
+	got, _ = f.Redact(out)
+	assert.Equal(t, out, got)
+
+	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :Private:\n"), 0o644))
+	s, err = mx.ReloadFiles(ctx, setup)
+	require.NoError(t, err)
+	f = c.For(s)
+	assert.Len(t, f.Files(), 3, "the tag back")
+	got, _ = f.Redact(out)
+	assert.Equal(t, "cat: [private]. grep: [private].", got)
+}

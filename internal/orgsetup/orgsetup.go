@@ -1,0 +1,194 @@
+// Package orgsetup is the one rule by which a note is private through its
+// #+SETUPFILE: lines. Org reads the keywords of the file such a line names
+// (a path from the note's folder, ~, or a URL it fetches) as the note's
+// own (Org 9.5: org-collect-keywords, org-file-tags), so a #+FILETAGS:
+// there carrying a privacy tag makes the whole note private. The gates
+// (gates/privatefiles.go), the memex (memory) and the output filters
+// judge a note's setup files by Follow.
+//
+// Invariant: a #+SETUPFILE: line is found wherever it stands, as a
+// #+FILETAGS: line is (a privacy rule errs on the side of hiding); a chain
+// of setup files is followed at most MaxDepth deep; a URL, or a chain
+// deeper, is never fetched nor followed: its privacy is unknown, and each
+// caller fails closed on it. Follow reads files only through the reader it
+// is given.
+package orgsetup
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+)
+
+// MaxDepth bounds the chain of #+SETUPFILE: files followed.
+const MaxDepth = 8
+
+// Result is what a note's setup files make of its privacy.
+type Result struct {
+	// Private: a setup file's #+FILETAGS: carries a privacy tag; Setup
+	// names it.
+	Private bool
+	// Unknown, when not empty, says why the privacy cannot be told (a
+	// URL, a chain too deep, a file the reader could not judge); Setup
+	// names the setup file.
+	Unknown string
+	Setup   string
+	// Read are the setup files consulted (absolute paths), in order: the
+	// files whose change may change the note's privacy.
+	Read []string
+}
+
+// ErrUnknown is returned by a Reader for a setup file that exists but
+// whose keywords cannot be told (too large, not a regular file): Follow
+// reports the note's privacy unknown. Any other error is a file Org could
+// not read either, and brings no keyword.
+type ErrUnknown struct{ Why string }
+
+func (e ErrUnknown) Error() string { return e.Why }
+
+// Reader reads the setup file at an absolute path.
+type Reader func(path string) ([]byte, error)
+
+// Mentions says whether src may hold a #+SETUPFILE: line: a note that
+// does not is not looked at further.
+func Mentions(src []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '#')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+12 <= len(src) && foldEq(src[i:i+12], "#+setupfile:") {
+			return true
+		}
+		i++
+	}
+}
+
+// Targets returns the values of src's #+SETUPFILE: lines, in order.
+func Targets(src []byte) []string {
+	if !Mentions(src) {
+		return nil
+	}
+	var out []string
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) < 12 || !foldEq(t[:12], "#+setupfile:") {
+			continue
+		}
+		if v := strings.Trim(strings.TrimSpace(string(t[12:])), `"`); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Resolve is the file a #+SETUPFILE: value names for a note in folder dir:
+// ok is false for a URL, which is never fetched.
+func Resolve(v, dir, home string) (string, bool) {
+	switch {
+	case strings.Contains(v, "://"):
+		return "", false
+	case strings.HasPrefix(v, "~/") && home != "":
+		return filepath.Join(home, v[2:]), true
+	case !filepath.IsAbs(v):
+		return filepath.Join(dir, v), true
+	}
+	return filepath.Clean(v), true
+}
+
+// FileTagsLine says whether a #+FILETAGS: line anywhere in src carries
+// one of tags (compared without regard to case, colons trimmed),
+// whatever Org would make of its place.
+func FileTagsLine(src []byte, tags []string) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) > 11 && t[0] == '#' && t[1] == '+' && foldEq(t[2:11], "filetags:") {
+			if anyTag(string(t[11:]), tags) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Follow judges the note at path, whose bytes are src, by its setup files
+// (read with read), following setup files' own #+SETUPFILE: lines up to
+// MaxDepth deep. It stops at the first setup file that makes the note
+// private or its privacy unknown.
+func Follow(path string, src []byte, home string, tags []string, read Reader) Result {
+	var r Result
+	if len(tags) == 0 {
+		return r
+	}
+	follow(path, src, home, tags, read, 0, &r)
+	return r
+}
+
+func follow(path string, src []byte, home string, tags []string, read Reader, depth int, r *Result) bool {
+	for _, v := range Targets(src) {
+		p, ok := Resolve(v, filepath.Dir(path), home)
+		if !ok || depth >= MaxDepth {
+			r.Setup = v
+			r.Unknown = "its #+SETUPFILE: " + v + " cannot be read here, and may make it private"
+			return true
+		}
+		r.Read = append(r.Read, p)
+		data, err := read(p)
+		if err != nil {
+			if u, ok := err.(ErrUnknown); ok {
+				r.Setup, r.Unknown = p, "its #+SETUPFILE: "+p+" cannot be judged: "+u.Why
+				return true
+			}
+			continue // Org reads no keyword from a file it cannot open
+		}
+		if FileTagsLine(data, tags) {
+			r.Private, r.Setup = true, p
+			return true
+		}
+		if follow(p, data, home, tags, read, depth+1, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyTag(value string, tags []string) bool {
+	for _, h := range strings.FieldsFunc(value, func(r rune) bool { return r == ':' || r == ' ' || r == '\t' }) {
+		for _, t := range tags {
+			if strings.EqualFold(strings.Trim(t, ":"), h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldEq compares b with the lower-case ASCII s without regard to case.
+func foldEq(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,63 @@
+package orgsetup
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// TestFollow: the setup files Org would read the keywords of, from real
+// files: where each line points, a chain, how deep a chain is followed,
+// what is never read (a URL), and what brings no keyword (a missing file).
+func TestFollow(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	write := func(base, name, text string) {
+		p := filepath.Join(base, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	write(dir, "priv.org", "#+FILETAGS: :x:Private:\n")
+	write(dir, "work.org", "#+FILETAGS: :work:\n")
+	write(dir, "sub/chain.setup", "#+SETUPFILE: ../priv.org\n")
+	write(home, "h.org", "  #+filetags: private\n")
+	// A chain of MaxDepth+1 setup files, the last private.
+	for i := 0; i <= MaxDepth; i++ {
+		next := "#+SETUPFILE: d" + string(rune('a'+i+1)) + ".org\n"
+		if i == MaxDepth {
+			next = "#+FILETAGS: :private:\n"
+		}
+		write(dir, "d"+string(rune('a'+i))+".org", next)
+	}
+	tags := []string{":private:"}
+	tests := []struct {
+		name, src        string
+		private, unknown bool
+	}{
+		{"beside", "#+SETUPFILE: priv.org\n", true, false},
+		{"quoted, in capitals, after text", "* x\n  #+setupfile: \"./priv.org\"\n", true, false},
+		{"a chain", "#+SETUPFILE: sub/chain.setup\n", true, false},
+		{"home", "#+SETUPFILE: ~/h.org\n", true, false},
+		{"absolute", "#+SETUPFILE: " + filepath.Join(dir, "priv.org") + "\n", true, false},
+		{"no privacy tag", "#+SETUPFILE: work.org\n", false, false},
+		{"the second line", "#+SETUPFILE: work.org\n#+SETUPFILE: priv.org\n", true, false},
+		{"missing", "#+SETUPFILE: nope.org\n", false, false},
+		{"a URL", "#+SETUPFILE: https://example.org/s.org\n", false, true},
+		{"too deep", "#+SETUPFILE: da.org\n", false, true},
+		{"none", "#+TITLE: x\n* SETUPFILE\n", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Follow(filepath.Join(dir, "note.org"), []byte(tc.src), home, tags, readFile)
+			assert.Equal(t, tc.private, r.Private, "%+v", r)
+			assert.Equal(t, tc.unknown, r.Unknown != "", "%+v", r)
+			assert.Equal(t, strings.Contains(strings.ToLower(tc.src), "#+setupfile:"), Mentions([]byte(tc.src)))
+		})
+	}
+	assert.Equal(t, Result{}, Follow(filepath.Join(dir, "note.org"), []byte("#+SETUPFILE: priv.org\n"), home, nil, readFile), "no privacy tags")
+}

@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestANotePrivateByItsSetupFileIsNoResult: another agent over MCP finds
+// nothing of a note Org reads as private through its #+SETUPFILE:'s
+// #+FILETAGS: — no search hit, no node to read, no word of it in the
+// context — and still finds the public note.
+func TestANotePrivateByItsSetupFileIsNoResult(t *testing.T) {
+	a, root, dir := openAgent(t, map[string]string{
+		"harbour.org":       "#+SETUPFILE: ./private-setup.org\n* Harbour marzipan\n:PROPERTIES:\n:ID: harbour\n:END:\nThe keeper hides marzipan under the third stair of the lighthouse.\n",
+		"private-setup.org": "#+TITLE: Setup\n#+FILETAGS: :private:\n",
+		"notes.org":         "* Lighthouse plans\n:PROPERTIES:\n:ID: plans\n:END:\nThe lighthouse gets a new lamp; see [[id:harbour]].\n",
+	})
+	f := start(t, a, nil)
+	f.root, f.home, f.data = root, filepath.Join(dir, "home"), filepath.Join(dir, "data")
+
+	for _, q := range []string{"Harbour marzipan", "keeper hides marzipan third stair", "lighthouse"} {
+		out := ok[SearchResult](t, f, "memex_search", map[string]any{"query": q, "k": 10})
+		for _, h := range out.Hits {
+			assert.NotEqual(t, "harbour", h.ID, q)
+			assert.NotContains(t, h.Title, "Harbour", q)
+			assert.NotEqual(t, filepath.Join(root, "harbour.org"), h.File, q)
+		}
+	}
+	res := f.call(t, "node_read", map[string]any{"id": "harbour"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, `No node of the memex has the ID "harbour".`, text(res))
+	res = f.call(t, "node_read", map[string]any{"id": "file:" + filepath.Join(root, "harbour.org")})
+	assert.NotContains(t, text(res), "marzipan")
+	for _, file := range []string{"notes.org", "harbour.org"} {
+		v := ok[struct {
+			Text string `json:"text"`
+		}](t, f, "memex_context", map[string]any{"file": file, "line": 4, "budget": 2000})
+		assert.NotContains(t, v.Text, "marzipan", file)
+		assert.NotContains(t, v.Text, "Harbour", file)
+	}
+	v := ok[struct {
+		Text string `json:"text"`
+	}](t, f, "memex_context", map[string]any{"file": "notes.org", "line": 4, "budget": 2000})
+	assert.Contains(t, v.Text, "new lamp")
+}
