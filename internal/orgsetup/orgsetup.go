@@ -71,6 +71,20 @@ func Targets(src []byte) []string {
 		return nil
 	}
 	var out []string
+	eachLine(src, func(t []byte) bool {
+		if len(t) >= 12 && foldEq(t[:12], "#+setupfile:") {
+			if v := strings.Trim(strings.TrimSpace(string(t[12:])), `"`); v != "" {
+				out = append(out, v)
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// eachLine calls f with each line of src, its leading blanks trimmed,
+// until f returns true; it reports whether one did.
+func eachLine(src []byte, f func(t []byte) bool) bool {
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -78,15 +92,11 @@ func Targets(src []byte) []string {
 		} else {
 			src = nil
 		}
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) < 12 || !foldEq(t[:12], "#+setupfile:") {
-			continue
-		}
-		if v := strings.Trim(strings.TrimSpace(string(t[12:])), `"`); v != "" {
-			out = append(out, v)
+		if f(bytes.TrimLeft(line, " \t")) {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // Resolve is the file a #+SETUPFILE: value names for a note in folder dir:
@@ -107,21 +117,9 @@ func Resolve(v, dir, home string) (string, bool) {
 // one of tags (compared without regard to case, colons trimmed),
 // whatever Org would make of its place.
 func FileTagsLine(src []byte, tags []string) bool {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) > 11 && t[0] == '#' && t[1] == '+' && foldEq(t[2:11], "filetags:") {
-			if anyTag(string(t[11:]), tags) {
-				return true
-			}
-		}
-	}
-	return false
+	return eachLine(src, func(t []byte) bool {
+		return len(t) > 11 && t[0] == '#' && t[1] == '+' && foldEq(t[2:11], "filetags:") && anyTag(string(t[11:]), tags)
+	})
 }
 
 // Follow judges the note at path, whose bytes are src, by its setup files
