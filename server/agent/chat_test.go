@@ -570,3 +570,30 @@ func TestAConversationAskedFromAPrivatePlaceIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate: a question
+// asked from a file outside the memex (Org text in a .txt) that a
+// #+SETUPFILE: makes private — as the gates, the filter and file_read
+// read it (gates.PrivateSpansOf) — starts a private conversation: it goes
+// only to a local provider.
+func TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate(t *testing.T) {
+	ans := func(s string) providertest.Answer {
+		return providertest.Answer{Text: []string{s}, InputTokens: 1, OutputTokens: 1}
+	}
+	w := wireFormats[1]
+	remote := providertest.NewServer(t, providertest.Reply{Frames: w.frames(ans("remote"))})
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))})
+	files := map[string]string{
+		"notes.org":     chatNotes,
+		"private.setup": "#+filetags: :private:\n",
+		"draft.txt":     "#+SETUPFILE: private.setup\n* Friday\nThe oncologist called.\n",
+	}
+	fx := newFixture(t, files, cascade(t, w.config(remote.URL), wireFormats[0].config(local.URL)))
+	_, held := fx.mx.Snapshot().File(fx.path("draft.txt"))
+	require.False(t, held, "the file is outside the memex")
+
+	res, err := fx.askChat(t, "", "draft.txt", 2, "what did the oncologist say")
+	require.NoError(t, err)
+	assert.Equal(t, "local", res.Text, "%+v", res)
+	assert.Zero(t, len(remote.Requests()), "the remote provider heard a question asked from a private file")
+}
