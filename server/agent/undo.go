@@ -259,18 +259,33 @@ func (a *Agent) changes() ([]checkpoint.Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(list, func(c checkpoint.Checkpoint) bool { return !a.ofMemex(c) }), nil
+	roots := a.canonicalRoots()
+	return slices.DeleteFunc(list, func(c checkpoint.Checkpoint) bool { return !ofRoots(c, roots) }), nil
+}
+
+// canonicalRoots are the memex's roots, canonical (protect.Canonical), as
+// a checkpoint's paths are.
+func (a *Agent) canonicalRoots() []string {
+	roots := make([]string, len(a.roots))
+	for i, r := range a.roots {
+		roots[i] = protect.Canonical(r)
+	}
+	return roots
 }
 
 // ofMemex reports whether every file change c made lies under this
 // memex's roots: a change another memex sharing the data directory made
 // (other roots) is not this one's to list or undo.
-func (a *Agent) ofMemex(c checkpoint.Checkpoint) bool {
+func (a *Agent) ofMemex(c checkpoint.Checkpoint) bool { return ofRoots(c, a.canonicalRoots()) }
+
+// ofRoots is ofMemex with the roots resolved once (canonicalRoots), not
+// for every file of every checkpoint listed.
+func ofRoots(c checkpoint.Checkpoint, roots []string) bool {
 	if len(c.Files) == 0 {
 		return false
 	}
 	for _, f := range c.Files {
-		if !slices.ContainsFunc(a.roots, func(r string) bool { return within(protect.Canonical(r), f.Path) }) {
+		if !slices.ContainsFunc(roots, func(r string) bool { return within(r, f.Path) }) {
 			return false
 		}
 	}
