@@ -165,6 +165,11 @@ func (a *Agent) ApproveAlways(ctx context.Context, id string) (PlanRun, error) {
 // other byte kept, under a lock shared by every process of this data dir)
 // and journals it; a rule that cannot be journalled is taken out again.
 func (a *Agent) addRule(ctx context.Context, p *flightplan.Plan, rule string) error {
+	if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+		// The rule names the action of a plan a private conversation
+		// filed: as the plan's run, it logs nothing into later LOGS.
+		ctx = keepOutOfPrompt(ctx)
+	}
 	lk, err := a.store.Lock(ctx, a.cfgPath)
 	if err != nil {
 		return err
@@ -205,7 +210,7 @@ func (a *Agent) addRule(ctx context.Context, p *flightplan.Plan, rule string) er
 		}
 		return err
 	}
-	a.log.Info("permission rule added", "rule", rule, "config", a.cfgPath, "plan", p.ID)
+	a.log.InfoContext(ctx, "permission rule added", "rule", rule, "config", a.cfgPath, "plan", p.ID)
 	return nil
 }
 

@@ -193,8 +193,9 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 // privatePlace reports whether the place file:line (0-based) is private:
 // the node there as the memex reads it (its own tags, an ancestor's, the
 // file's), or a private part of the text there as the gates read it
-// (gates.PrivateSpans, for a file the memex does not hold too). A file
-// that cannot be read is taken for private.
+// (gates.PrivateSpansOf, its #+SETUPFILE: lines followed, for a file the
+// memex does not hold too). A file that cannot be read is taken for
+// private.
 func (a *Agent) privatePlace(snap *memory.Snapshot, file string, line int) bool {
 	if file == "" {
 		return false
@@ -212,7 +213,7 @@ func (a *Agent) privatePlace(snap *memory.Snapshot, file string, line int) bool 
 		}
 		text = cur.Text
 	}
-	spans, whole := gates.PrivateSpans(text, snap.PrivacyTags())
+	spans, whole := gates.PrivateSpansOf(file, text, snap.PrivacyTags(), a.world.Home)
 	if whole {
 		return true
 	}

@@ -570,3 +570,61 @@ func TestAConversationAskedFromAPrivatePlaceIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate: a question
+// asked from a file outside the memex (Org text in a .txt) that a
+// #+SETUPFILE: makes private — as the gates, the filter and file_read
+// read it (gates.PrivateSpansOf) — starts a private conversation: it goes
+// only to a local provider.
+func TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate(t *testing.T) {
+	ans := func(s string) providertest.Answer {
+		return providertest.Answer{Text: []string{s}, InputTokens: 1, OutputTokens: 1}
+	}
+	w := wireFormats[1]
+	remote := providertest.NewServer(t, providertest.Reply{Frames: w.frames(ans("remote"))})
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))})
+	files := map[string]string{
+		"notes.org":     chatNotes,
+		"private.setup": "#+filetags: :private:\n",
+		"draft.txt":     "#+SETUPFILE: private.setup\n* Friday\nThe oncologist called.\n",
+	}
+	fx := newFixture(t, files, cascade(t, w.config(remote.URL), wireFormats[0].config(local.URL)))
+	_, held := fx.mx.Snapshot().File(fx.path("draft.txt"))
+	require.False(t, held, "the file is outside the memex")
+
+	res, err := fx.askChat(t, "", "draft.txt", 2, "what did the oncologist say")
+	require.NoError(t, err)
+	assert.Equal(t, "local", res.Text, "%+v", res)
+	assert.Zero(t, len(remote.Requests()), "the remote provider heard a question asked from a private file")
+}
+
+// TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts: approving
+// a plan a private conversation filed with similar actions allowed from
+// then on logs the rule it adds — which names the action, and so may quote
+// the conversation — never into the LOGS of a later prompt, which may go
+// to a remote model.
+func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) {
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	cfg := filepath.Join(t.TempDir(), "pp.json")
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p, func(o *Options) { o.ConfigFile = cfg })
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	run, err := fx.agent.ApproveAlways(context.Background(), res.PlanID)
+	require.NoError(t, err)
+	require.Contains(t, run.Rule, "oncology", "the rule names the action")
+
+	_, err = fx.askChat(t, "", "notes.org", 2, "anything else?")
+	require.NoError(t, err)
+	reqs := remote.Requests()
+	require.Len(t, reqs, 1)
+	body := string(reqs[0].Body)
+	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
+	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's rule reached a remote model: %s", body)
+}

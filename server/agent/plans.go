@@ -390,7 +390,10 @@ func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) 
 // its result written below it.
 func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how string) PlanRun {
 	run := PlanRun{ID: p.ID, Title: p.Title, Tool: p.Tool, State: p.State}
-	if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+	// Read once for its privacy and, when gated again, its narrowing.
+	filed, known, err := a.store.Load(p.ID)
+	known = known && err == nil
+	if known && filed.Private {
 		// A plan a private conversation filed logs nothing into the
 		// LOGS of later prompts.
 		ctx = keepOutOfPrompt(ctx)
@@ -418,7 +421,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		return run
 	}
 	gated := a.memex.Snapshot()
-	env, err := a.env(ctx, gated, a.planNarrowing(gated, p.ID)...)
+	env, err := a.env(ctx, gated, a.recordNarrowing(gated, filed, known)...)
 	if err != nil {
 		run.Err = err
 		return run

@@ -5,6 +5,7 @@ import (
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
+	"pp-lsp/server/flightplan"
 	"pp-lsp/server/skills"
 )
 
@@ -88,10 +89,16 @@ func narrowedBy(sig Signal, ap skills.Applied) filedNarrowing {
 // is narrowed by every skill's rules, and a skill is found by its key,
 // else by its title.
 func (a *Agent) planNarrowing(snap *memory.Snapshot, id string) []gates.Narrowing {
+	rec, ok, err := a.store.Load(id)
+	return a.recordNarrowing(snap, rec, ok && err == nil)
+}
+
+// recordNarrowing is planNarrowing of the plan's record rec, read already
+// (read says it could be).
+func (a *Agent) recordNarrowing(snap *memory.Snapshot, rec flightplan.Record, read bool) []gates.Narrowing {
 	set := a.skills.For(snap)
 	withRules := func(k *skills.Skill) bool { return len(k.Rules.Ask)+len(k.Rules.Deny) > 0 }
-	rec, ok, err := a.store.Load(id)
-	if err != nil || !ok || !rec.Narrowed {
+	if !read || !rec.Narrowed {
 		var out []gates.Narrowing
 		for _, k := range set.Skills {
 			if withRules(k) {

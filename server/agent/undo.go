@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/regfile"
 	"pp-lsp/memory"
 	"pp-lsp/server/actuate"
 	"pp-lsp/server/checkpoint"
@@ -86,34 +86,21 @@ func readCapped(p string) (captured, bool) {
 }
 
 // readRegular reads the regular file at p, of at most limit bytes (no
-// bound when limit < 0). It is judged as opened — not through a final
+// bound when limit < 0), through internal/regfile. It is judged as opened — not through a final
 // symlink, never waiting on a FIFO — so that neither, swapped in by
 // another process, can put another file's text where p's belongs or hold
 // the locks its caller holds.
 func readRegular(p string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|protect.NoFollow|syscall.O_NONBLOCK, 0)
+	if limit >= 0 {
+		b, _, err := regfile.Read(p, false, limit)
+		return b, err
+	}
+	f, _, err := regfile.Open(p, false)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	case limit >= 0 && fi.Size() > limit:
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
-	}
-	r := io.Reader(f)
-	if limit >= 0 {
-		r = io.LimitReader(f, limit+1)
-	}
-	b, err := io.ReadAll(r)
-	if err == nil && limit >= 0 && int64(len(b)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", p, limit)
-	}
-	return b, err
+	return io.ReadAll(f)
 }
 
 // maxOrgScan bounds the memex whose Org files are read again around every
@@ -272,18 +259,33 @@ func (a *Agent) changes() ([]checkpoint.Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(list, func(c checkpoint.Checkpoint) bool { return !a.ofMemex(c) }), nil
+	roots := a.canonicalRoots()
+	return slices.DeleteFunc(list, func(c checkpoint.Checkpoint) bool { return !ofRoots(c, roots) }), nil
+}
+
+// canonicalRoots are the memex's roots, canonical (protect.Canonical), as
+// a checkpoint's paths are.
+func (a *Agent) canonicalRoots() []string {
+	roots := make([]string, len(a.roots))
+	for i, r := range a.roots {
+		roots[i] = protect.Canonical(r)
+	}
+	return roots
 }
 
 // ofMemex reports whether every file change c made lies under this
 // memex's roots: a change another memex sharing the data directory made
 // (other roots) is not this one's to list or undo.
-func (a *Agent) ofMemex(c checkpoint.Checkpoint) bool {
+func (a *Agent) ofMemex(c checkpoint.Checkpoint) bool { return ofRoots(c, a.canonicalRoots()) }
+
+// ofRoots is ofMemex with the roots resolved once (canonicalRoots), not
+// for every file of every checkpoint listed.
+func ofRoots(c checkpoint.Checkpoint, roots []string) bool {
 	if len(c.Files) == 0 {
 		return false
 	}
 	for _, f := range c.Files {
-		if !slices.ContainsFunc(a.roots, func(r string) bool { return within(protect.Canonical(r), f.Path) }) {
+		if !slices.ContainsFunc(roots, func(r string) bool { return within(r, f.Path) }) {
 			return false
 		}
 	}

@@ -82,19 +82,13 @@ func TestRedactLeavesNoFourWordRunOfANote(t *testing.T) {
 
 func TestFromSnapshot(t *testing.T) {
 	root := t.TempDir()
-	for name, text := range map[string]string{
+	mx := openMemex(t, root, map[string]string{
 		"public.org":   "* Plans\nShip the parser before the holidays begin.\n",
 		"mixed.org":    "* Work\nPublic words here.\n* Health :PRIVATE:\n** Appointments\nThe cardiologist appointment is on the third of March.\n",
 		"diary.org":    "#+FILETAGS: :@personal:\n* Monday\nI felt tired after the long meeting today.\n",
 		"pin.org":      "* PIN :private:\n4711\n",
 		"untagged.org": "* Quote\nThe cardiologist appointment is on the third of March, copied.\n",
-	} {
-		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
-	}
-	ctx := context.Background()
-	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
-	require.NoError(t, err)
-	defer mx.Close(ctx)
+	})
 	var c redact.Cache
 	f := c.For(mx.Snapshot())
 	assert.Same(t, f, c.For(mx.Snapshot()), "one index per snapshot")
@@ -122,7 +116,7 @@ func TestFromSnapshot(t *testing.T) {
 // again.
 func TestLooseNotes(t *testing.T) {
 	root := t.TempDir()
-	for name, text := range map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"ideas.org":          "* Ideas\nA public idea about gardens.\n",
 		"ideas.org_archive":  "#+ARCHIVE: ideas.org\n* Vault :PRIVATE:\nThe lighthouse keeper hid the emerald under the third stair.\n",
 		"diary.txt":          "* Money :private:\nMy neighbour owes me nine hundred crowns since April.\n* Public\nThe weather was fine.\n",
@@ -130,11 +124,7 @@ func TestLooseNotes(t *testing.T) {
 		"photo.png":          "\x89PNG\x00\x00* Vault :private:\nbinary words that are not a note at all\n",
 		".git/objects/ab/cd": "* Vault :private:\nwords in a git object that is not a note\n",
 		"notes/plain.txt":    "A plain text file with no Org in it.\n",
-	} {
-		p := filepath.Join(root, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
+	})
 	// A FIFO is no note, and reading it must not wait for a writer.
 	testenv.MakeFIFO(t, filepath.Join(root, "pipe.txt"))
 	ctx := context.Background()
@@ -265,11 +255,7 @@ func BenchmarkCacheFor(b *testing.B) {
 // buffer must not leave an old version of it pinned here (issue 23).
 func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "notes.org"), []byte("* Vault :private:\nThe key is under the third stair.\n"), 0o644))
-	ctx := context.Background()
-	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
-	require.NoError(t, err)
-	defer mx.Close(ctx)
+	mx := openMemex(t, root, map[string]string{"notes.org": "* Vault :private:\nThe key is under the third stair.\n"})
 	var c redact.Cache
 	old := func() weak.Pointer[memory.Snapshot] {
 		snap := mx.Snapshot()
@@ -277,7 +263,7 @@ func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 		assert.Same(t, f, c.For(snap), "made once per snapshot")
 		return weak.Make(snap)
 	}()
-	_, err = mx.SetBuffer(ctx, filepath.Join(root, "notes.org"), 1, []byte("* Vault :private:\nThe key is under the fourth stair.\n"))
+	_, err := mx.SetBuffer(t.Context(), filepath.Join(root, "notes.org"), 1, []byte("* Vault :private:\nThe key is under the fourth stair.\n"))
 	require.NoError(t, err)
 	runtime.GC()
 	assert.Nil(t, old.Value(), "the cache let the old snapshot go")
@@ -292,19 +278,12 @@ func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 // longer name, not the name of a file with only a private part.
 func TestNamesOfPrivateFiles(t *testing.T) {
 	root := t.TempDir()
-	for name, text := range map[string]string{
+	mx := openMemex(t, root, map[string]string{
 		"notes/divorce-lawyer.org": "#+filetags: :private:\n* Meeting\nOn Friday.\n",
 		"notes/x.org":              "#+FILETAGS: :private:\n* All of it\nThe hidden errand for Tuesday.\n",
 		"notes/mixed.org":          "* Work\nPublic.\n* Health :private:\nThe cardiologist on Monday.\n",
 		"notes/public.org":         "* Plans\nPublic.\n",
-	} {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
-	}
-	ctx := context.Background()
-	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
-	require.NoError(t, err)
-	defer mx.Close(ctx)
+	})
 	var c redact.Cache
 	f := c.For(mx.Snapshot())
 	for _, tc := range []struct{ in, want string }{
@@ -328,16 +307,12 @@ func TestNamesOfPrivateFiles(t *testing.T) {
 func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	root := t.TempDir()
 	setup := filepath.Join(root, "private-setup.org")
-	testenv.WriteTree(t, root, map[string]string{
+	mx := openMemex(t, root, map[string]string{
 		"a.org":             "#+SETUPFILE: ./private-setup.org\n* Harbour\nThe keeper hides marzipan under the third stair.\n",
 		"notes/b.txt":       "#+SETUPFILE: ../private-setup.org\n* Boat\nThe boat is moored at pier seven tonight.\n",
 		"private-setup.org": "#+FILETAGS: :private:\n",
 		"public.org":        "* Plans\nShip the parser before the holidays begin.\n",
 	})
-	ctx := context.Background()
-	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
-	require.NoError(t, err)
-	defer mx.Close(ctx)
 	var c redact.Cache
 	const out = "cat: The keeper hides marzipan under the third stair. grep: The boat is moored at pier seven tonight."
 	f := c.For(mx.Snapshot())
@@ -346,7 +321,7 @@ func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	assert.Equal(t, "cat: [private]. grep: [private].", got)
 
 	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :work:\n"), 0o644))
-	s, err := mx.ReloadFiles(ctx, setup)
+	s, err := mx.ReloadFiles(t.Context(), setup)
 	require.NoError(t, err)
 	f = c.For(s)
 	assert.Empty(t, f.Files(), "the tag dropped")
@@ -354,10 +329,22 @@ func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	assert.Equal(t, out, got)
 
 	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :Private:\n"), 0o644))
-	s, err = mx.ReloadFiles(ctx, setup)
+	s, err = mx.ReloadFiles(t.Context(), setup)
 	require.NoError(t, err)
 	f = c.For(s)
 	assert.Len(t, f.Files(), 3, "the tag back")
 	got, _ = f.Redact(out)
 	assert.Equal(t, "cat: [private]. grep: [private].", got)
+}
+
+// openMemex writes files (relative to root) and opens the memex of root,
+// closed when the test ends.
+func openMemex(t *testing.T, root string, files map[string]string) *memory.Memex {
+	t.Helper()
+	testenv.WriteTree(t, root, files)
+	ctx := context.Background()
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+	require.NoError(t, err)
+	t.Cleanup(func() { mx.Close(ctx) })
+	return mx
 }
