@@ -363,7 +363,7 @@ The question goes into a conversation, an Org file under chats/: asked
 from a chat file, it continues that one (the model gets its earlier
 turns), otherwise it starts one; see `pp-lsp-chats'.
 PLACE ({uri, position}) and SERVER default to point's.  Asked from a
-file pp-lsp does not serve (no Org note of the memex), the question
+buffer pp-lsp does not serve (no Org note of the memex), the question
 goes without a place: the model sees the memex's outline and no note at
 the fovea, and the answer says so.  An action the
 gates want you to approve becomes a Flight Plan in flightplans.org: the
@@ -372,9 +372,11 @@ answer says so, and RET there opens it; approve it with
   (interactive "sAsk Passepartout: ")
   (let* ((server (or server (pp-lsp--server)))
          (served (and buffer-file-name (pp-lsp--served-p)))
-         (aside (and (not place) buffer-file-name (not served)
+         (aside (and (not place) (not served)
                      (format "(%s is not a note of the memex: asked without the context at point)\n"
-                             (file-name-nondirectory buffer-file-name))))
+                             (if buffer-file-name
+                                 (file-name-nondirectory buffer-file-name)
+                               "this buffer"))))
          (place (or place (and served (pp-lsp--place))))
          (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
          (buffer (pp-lsp--answer-buffer))

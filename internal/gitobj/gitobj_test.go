@@ -368,3 +368,40 @@ func TestReflogIsCommit(t *testing.T) {
 	assert.False(t, ReflogIsCommit(dir, "HEAD@{0}"), "an entry naming a blob")
 	assert.True(t, ReflogIsCommit(dir, "HEAD@{1}"))
 }
+
+// TestAFIFOInTheRepositoryIsRefused: a FIFO where the index or a staged
+// blob's loose object should be is refused at once as something this
+// reader cannot tell (ErrUnknown for the index, no Data for the blob),
+// never waited on for a writer.
+func TestAFIFOInTheRepositoryIsRefused(t *testing.T) {
+	t.Run("the index", func(t *testing.T) {
+		dir := gitIndexRepo(t)
+		index := filepath.Join(dir, ".git", "index")
+		require.NoError(t, os.Remove(index))
+		testenv.MakeFIFO(t, index)
+		err := testenv.Promptly(t, index, func() error {
+			_, err := StagedVersions(dir, nil)
+			return err
+		})
+		assert.ErrorIs(t, err, ErrUnknown)
+	})
+	t.Run("a loose object", func(t *testing.T) {
+		dir := gitIndexRepo(t)
+		id, err := gitRun(dir, "rev-parse", ":a.org")
+		require.NoError(t, err, id)
+		id = strings.TrimSpace(id)
+		obj := filepath.Join(dir, ".git", "objects", id[:2], id[2:])
+		require.NoError(t, os.Remove(obj))
+		testenv.MakeFIFO(t, obj)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.org"), []byte("* changed\n"), 0o644))
+		var files []Staged
+		err = testenv.Promptly(t, obj, func() error {
+			files, err = StagedVersions(dir, nil)
+			return err
+		})
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		assert.Equal(t, "a.org", files[0].Path)
+		assert.Nil(t, files[0].Data, "its staged version cannot be read")
+	})
+}

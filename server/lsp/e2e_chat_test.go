@@ -15,6 +15,7 @@ import (
 const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"text":"The first answer.","usage":{"input_tokens":900,"output_tokens":4}}}
 {"match":{"last_contains":"second one"},"reply":{"text":"The second answer.","usage":{"input_tokens":950,"output_tokens":4}}}
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
+{"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -30,8 +31,8 @@ func newChatE2E(t *testing.T) e2eEnv {
 // chatWant are the lines both chat scripts must print: the second
 // question, asked from the chat file, went into the same conversation,
 // whose open buffer got the turn; a third, asked from a file that is no
-// note of the memex, is answered without a place, and the answer buffer
-// says so.
+// note of the memex, and a fourth, from a buffer with no file, are
+// answered without a place, and the answer buffer says so.
 func chatWant() []string {
 	return []string{
 		"ASK1 answered",
@@ -45,6 +46,8 @@ func chatWant() []string {
 		"CHATS 1, turns 2",
 		"ASK3 answered: The third answer.",
 		"ASIDE (tool.py is not a note of the memex: asked without the context",
+		"ASK4 answered: The fourth answer.",
+		"ASIDE (this buffer is not a note of the memex: asked without the context",
 		"EXIT 0",
 	}
 }

@@ -61,6 +61,11 @@
         (let ((third (e2e-ask "A third, from elsewhere?")))
           (e2e-say "ASK3 %s: %s" (or (plist-get third :status) (plist-get third :outcome))
                    (or (plist-get third :text) (plist-get third :error))))
+        ;; And from a buffer with no file at all.
+        (with-current-buffer (get-buffer-create "*e2e no file*")
+          (let ((fourth (e2e-ask "A fourth, from no file?")))
+            (e2e-say "ASK4 %s: %s" (or (plist-get fourth :status) (plist-get fourth :outcome))
+                     (or (plist-get fourth :text) (plist-get fourth :error)))))
         (with-current-buffer "*Passepartout*"
           (goto-char (point-min))
           (while (re-search-forward "^(.*without the context" nil t)

@@ -70,6 +70,10 @@ local function run()
   vim.cmd('edit ' .. vim.fn.fnameescape(py))
   local third = ask('A third, from elsewhere?')
   say('ASK3 %s: %s', third.status or third.outcome, third.text or third.error)
+  -- And from a buffer with no file at all.
+  vim.cmd('enew')
+  local fourth = ask('A fourth, from no file?')
+  say('ASK4 %s: %s', fourth.status or fourth.outcome, fourth.text or fourth.error)
   for _, l in ipairs(vim.api.nvim_buf_get_lines(vim.fn.bufnr('Passepartout'), 0, -1, false)) do
     local aside = l:match('^%(.-without the context')
     if aside then
