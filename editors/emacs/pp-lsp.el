@@ -342,8 +342,23 @@ answer being written, \\[quit-window] hides the buffer.
         (pp-lsp-answer-mode)))
     buffer))
 
+(defconst pp-lsp--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
+  "The bidirectional embedding, override and isolate controls.
+Emacs obeys them, so a model's answer holding one could show text in
+an order other than it was written (\"live\" for \"evil\").  Text
+written right to left needs none of them: its letters order themselves.")
+
+(defun pp-lsp--shown (text)
+  "TEXT with each bidirectional control shown as <U+XXXX>, not obeyed."
+  (if (stringp text)
+      (replace-regexp-in-string pp-lsp--bidi-controls
+                                (lambda (c) (format "<U+%04X>" (aref c 0)))
+                                text t t)
+    text))
+
 (defun pp-lsp--append (buffer &rest texts)
-  "Insert TEXTS at the end of BUFFER; its windows at the end follow them."
+  "Insert TEXTS at the end of BUFFER; its windows at the end follow them.
+Bidirectional controls in them are shown, not obeyed (`pp-lsp--shown')."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (let* ((inhibit-read-only t)
@@ -352,7 +367,7 @@ answer being written, \\[quit-window] hides the buffer.
                                  (get-buffer-window-list buffer nil t))))
         (save-excursion
           (goto-char end)
-          (apply #'insert texts))
+          (apply #'insert (mapcar #'pp-lsp--shown texts)))
         (when (>= (point) end) (goto-char (point-max)))
         (dolist (w follow) (set-window-point w (point-max)))))))
 

@@ -16,6 +16,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"second one"},"reply":{"text":"The second answer.","usage":{"input_tokens":950,"output_tokens":4}}}
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
+{"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -60,6 +61,8 @@ func TestEmacsChat(t *testing.T) {
 	for _, want := range chatWant() {
 		has(t, out, want)
 	}
+	// Emacs obeys bidirectional controls; the answer buffer shows them.
+	has(t, out, "BIDI shown: t, obeyed: nil")
 }
 
 func TestNeovimChat(t *testing.T) {

@@ -66,10 +66,16 @@
           (let ((fourth (e2e-ask "A fourth, from no file?")))
             (e2e-say "ASK4 %s: %s" (or (plist-get fourth :status) (plist-get fourth :outcome))
                      (or (plist-get fourth :text) (plist-get fourth :error)))))
+        ;; An answer with a right-to-left override: shown, not obeyed.
+        (e2e-ask "A fifth, with an override?")
         (with-current-buffer "*Passepartout*"
           (goto-char (point-min))
           (while (re-search-forward "^(.*without the context" nil t)
-            (e2e-say "ASIDE %s" (match-string 0))))))
+            (e2e-say "ASIDE %s" (match-string 0)))
+          (goto-char (point-min))
+          (e2e-say "BIDI shown: %s, obeyed: %s"
+                   (and (search-forward "<U+202E>evil" nil t) t)
+                   (and (progn (goto-char (point-min)) (search-forward "\u202e" nil t)) t)))))
     (e2e-shutdown server)))
 
 (e2e-main)
