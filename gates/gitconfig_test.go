@@ -1,0 +1,55 @@
+package gates
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// TestConfigFilesPlantedAsFIFOsDoNotHang: a project folder whose
+// repository configuration, or whose jq program file, is a FIFO: the check
+// reads neither as a file a writer may never open, and asks at once.
+func TestConfigFilesPlantedAsFIFOsDoNotHang(t *testing.T) {
+	tests := []struct {
+		name, fifo, cmd, reason string
+	}{
+		{"the repository's config", ".git/config", "git status", "cannot be read"},
+		{"the .git file of a work tree", ".git", "git status", "cannot be told"},
+		{"jq's program file", "prog.jq", "jq -n -f prog.jq", "cannot be read"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, tc.fifo)), 0o755))
+			p := filepath.Join(dir, tc.fifo)
+			testenv.MakeFIFO(t, p)
+			stack, err := New(DefaultConfig())
+			require.NoError(t, err)
+			w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{dir})
+			env, err := stack.NewEnv(context.Background(), w)
+			require.NoError(t, err)
+			defer env.Close()
+			done := make(chan Verdict, 1)
+			go func() { done <- stack.Check(context.Background(), sh(tc.cmd), env) }()
+			select {
+			case v := <-done:
+				assert.Equal(t, VerdictAsk, v.Verdict, "%s: %s", v.Gate, v.Reason)
+				assert.Contains(t, v.Reason, tc.reason)
+			case <-time.After(10 * time.Second):
+				// Open a writer, so that the read ends and the test with it.
+				if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("checking %q with %s a FIFO hung", tc.cmd, tc.fifo)
+			}
+		})
+	}
+}
