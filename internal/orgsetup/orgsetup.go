@@ -33,9 +33,6 @@ type Result struct {
 	// names the setup file.
 	Unknown string
 	Setup   string
-	// Read are the setup files consulted (absolute paths), in order: the
-	// files whose change may change the note's privacy.
-	Read []string
 }
 
 // ErrUnknown is returned by a Reader for a setup file that exists but
@@ -143,7 +140,6 @@ func follow(path string, src []byte, home string, tags []string, read Reader, de
 			r.Unknown = "its #+SETUPFILE: " + v + " cannot be read here, and may make it private"
 			return true
 		}
-		r.Read = append(r.Read, p)
 		data, err := read(p)
 		if err != nil {
 			if u, ok := err.(ErrUnknown); ok {
