@@ -193,7 +193,9 @@ func gitConfigFiles(top string, bare bool) ([]string, bool) {
 
 // submoduleWorktree says whether core.worktree in a submodule's
 // configuration file (below modules/) names a folder inside the
-// superproject, as git submodule writes it (../../../NAME).
+// superproject, as git submodule writes it (../../../NAME), symlinks
+// resolved as git follows them: a folder that does not resolve is not
+// known to be inside.
 func submoduleWorktree(file, value, top string) bool {
 	if !strings.Contains(filepath.ToSlash(file), "/modules/") || top == "" || strings.ContainsAny(value, "\"\\") || value == "" {
 		return false
@@ -202,7 +204,14 @@ func submoduleWorktree(file, value, top string) bool {
 	if !filepath.IsAbs(wt) {
 		wt = filepath.Join(filepath.Dir(file), wt)
 	}
-	rel, err := filepath.Rel(top, filepath.Clean(wt))
+	wt, err := filepath.EvalSymlinks(wt)
+	if err != nil {
+		return false
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(top, wt)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 

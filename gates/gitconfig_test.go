@@ -53,3 +53,45 @@ func TestConfigFilesPlantedAsFIFOsDoNotHang(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmoduleWorktreeIsResolved: a submodule's core.worktree is let
+// through only when it names a folder inside the superproject as git
+// would reach it — through a symlink that leads out of it, git status and
+// git diff read the files outside.
+func TestSubmoduleWorktreeIsResolved(t *testing.T) {
+	testenv.NeedCommand(t, "git")
+	outside := t.TempDir()
+	tests := []struct {
+		name    string
+		link    bool
+		verdict string
+	}{
+		{"a folder inside", false, VerdictAllow},
+		{"a symlink to a folder outside", true, VerdictAsk},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := realRunDir(t, true)
+			sub := filepath.Join(dir, "sub")
+			if tc.link {
+				require.NoError(t, os.Symlink(outside, sub))
+			} else {
+				require.NoError(t, os.Mkdir(sub, 0o755))
+			}
+			mod := filepath.Join(dir, ".git", "modules", "sub")
+			require.NoError(t, os.MkdirAll(mod, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(mod, "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tworktree = ../../../sub\n"), 0o644))
+			stack, err := New(DefaultConfig())
+			require.NoError(t, err)
+			w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{dir})
+			env, err := stack.NewEnv(context.Background(), w)
+			require.NoError(t, err)
+			defer env.Close()
+			v := stack.Check(context.Background(), sh("git status"), env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			if tc.verdict == VerdictAsk {
+				assert.Contains(t, v.Reason, "core.worktree")
+			}
+		})
+	}
+}
