@@ -229,15 +229,10 @@ func (s *shellAnalyzer) gitRepoConfig(sub, gitCwd, top string) {
 		s.ask("git %s runs in a repository known only when it runs, whose configuration may make it run programs", sub)
 		return
 	case top == "":
-		if !gitBare(gitCwd) {
+		if top = gitBareDir(gitCwd); top == "" {
 			return // no repository: git reads no repository's configuration
 		}
-		for d := gitCwd; d != "" && d != "/"; d = filepath.Dir(d) {
-			if fi, err := os.Stat(filepath.Join(d, "HEAD")); err == nil && fi.Mode().IsRegular() {
-				top, bare = d, true
-				break
-			}
-		}
+		bare = true
 	}
 	files, ok := gitConfigFiles(top, bare)
 	if !ok {

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -93,5 +94,37 @@ func TestSubmoduleWorktreeIsResolved(t *testing.T) {
 				assert.Contains(t, v.Reason, "core.worktree")
 			}
 		})
+	}
+}
+
+// TestBareRepositoryConfigIsTheRepositorys: in a folder below a bare
+// repository, git reads the configuration of the repository it finds
+// (HEAD, objects/ and refs/, git's is_git_directory), not of the first
+// folder up that merely holds a file named HEAD.
+func TestBareRepositoryConfigIsTheRepositorys(t *testing.T) {
+	testenv.NeedCommand(t, "git")
+	root := t.TempDir()
+	bare := filepath.Join(root, "b.git")
+	cmd := exec.Command("git", "init", "-q", "--bare", bare)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + root}
+	require.NoError(t, cmd.Run())
+	f, err := os.OpenFile(filepath.Join(bare, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("[diff \"x\"]\n\ttextconv = ./payload\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	sub := filepath.Join(bare, "x")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{root})
+	env, err := stack.NewEnv(context.Background(), w)
+	require.NoError(t, err)
+	defer env.Close()
+	for _, c := range []string{"cd b.git && git log", "cd b.git/x && git log"} {
+		v := stack.Check(context.Background(), sh(c), env)
+		assert.Equal(t, VerdictAsk, v.Verdict, "%s: %s: %s", c, v.Gate, v.Reason)
+		assert.Contains(t, v.Reason, "diff.*.textconv", c)
 	}
 }
