@@ -97,13 +97,16 @@ func eachLine(src []byte, f func(t []byte) bool) bool {
 }
 
 // Resolve is the file a #+SETUPFILE: value names for a note in folder dir:
-// ok is false for a URL, which is never fetched.
+// ok is false for a URL, which is never fetched, and for a home folder
+// not known here (~/ with no home, ~USER/), which Emacs expands.
 func Resolve(v, dir, home string) (string, bool) {
 	switch {
 	case strings.Contains(v, "://"):
 		return "", false
 	case strings.HasPrefix(v, "~/") && home != "":
 		return filepath.Join(home, v[2:]), true
+	case strings.HasPrefix(v, "~"):
+		return "", false
 	case !filepath.IsAbs(v):
 		return filepath.Join(dir, v), true
 	}

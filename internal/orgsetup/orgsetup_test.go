@@ -59,6 +59,10 @@ func TestFollow(t *testing.T) {
 			assert.Equal(t, strings.Contains(strings.ToLower(tc.src), "#+setupfile:"), Mentions([]byte(tc.src)))
 		})
 	}
+	for _, v := range []string{"~root/h.org", "~", "~/h.org"} {
+		r := Follow(filepath.Join(dir, "note.org"), []byte("#+SETUPFILE: "+v+"\n"), "", tags, readFile)
+		assert.NotEmpty(t, r.Unknown, "%s with no home known: %+v", v, r)
+	}
 	assert.Equal(t, Result{}, Follow(filepath.Join(dir, "note.org"), []byte("#+SETUPFILE: priv.org\n"), home, nil, readFile), "no privacy tags")
 }
 
