@@ -115,6 +115,16 @@ func (d *dirNames) sortedNames() []string {
 // changed: it has no names to sort.
 var noEntries = &dirNames{set: map[string]struct{}{}, sorted: true}
 
+// newDirNames is the dirNames of a directory's entry names, as listNames
+// read them.
+func newDirNames(names []string) *dirNames {
+	set := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		set[n] = struct{}{}
+	}
+	return &dirNames{set: set, names: names}
+}
+
 // glob is filepath.Glob for a pattern whose directory part holds no
 // pattern characters, answered from the check's listing of that directory:
 // the same matches in the same order (Glob sorts a folder's names before

@@ -193,7 +193,9 @@ func gitConfigFiles(top string, bare bool) ([]string, bool) {
 
 // submoduleWorktree says whether core.worktree in a submodule's
 // configuration file (below modules/) names a folder inside the
-// superproject, as git submodule writes it (../../../NAME).
+// superproject, as git submodule writes it (../../../NAME), symlinks
+// resolved as git follows them: a folder that does not resolve is not
+// known to be inside.
 func submoduleWorktree(file, value, top string) bool {
 	if !strings.Contains(filepath.ToSlash(file), "/modules/") || top == "" || strings.ContainsAny(value, "\"\\") || value == "" {
 		return false
@@ -202,7 +204,14 @@ func submoduleWorktree(file, value, top string) bool {
 	if !filepath.IsAbs(wt) {
 		wt = filepath.Join(filepath.Dir(file), wt)
 	}
-	rel, err := filepath.Rel(top, filepath.Clean(wt))
+	wt, err := filepath.EvalSymlinks(wt)
+	if err != nil {
+		return false
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(top, wt)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
@@ -220,15 +229,10 @@ func (s *shellAnalyzer) gitRepoConfig(sub, gitCwd, top string) {
 		s.ask("git %s runs in a repository known only when it runs, whose configuration may make it run programs", sub)
 		return
 	case top == "":
-		if !gitBare(gitCwd) {
+		if top = gitBareDir(gitCwd); top == "" {
 			return // no repository: git reads no repository's configuration
 		}
-		for d := gitCwd; d != "" && d != "/"; d = filepath.Dir(d) {
-			if fi, err := os.Stat(filepath.Join(d, "HEAD")); err == nil && fi.Mode().IsRegular() {
-				top, bare = d, true
-				break
-			}
-		}
+		bare = true
 	}
 	files, ok := gitConfigFiles(top, bare)
 	if !ok {

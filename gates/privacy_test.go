@@ -199,3 +199,40 @@ func TestWalksOfOneCheckAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestSetupFilesTheGatesCannotReadWholeAsk: a note's #+SETUPFILE: too
+// large to read whole (its #+FILETAGS: past the bound), or a FIFO a writer
+// fills as Org reads it, makes the note's privacy unknown to the gates, as
+// it does to the output filters (PrivateSpansOf): reading it asks.
+func TestSetupFilesTheGatesCannotReadWholeAsk(t *testing.T) {
+	root := t.TempDir()
+	big := filepath.Join(root, "big.setup")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(maxPrivacyScan))
+	_, err = f.WriteAt([]byte("\n#+FILETAGS: :private:\n"), maxPrivacyScan)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	testenv.MakeFIFO(t, filepath.Join(root, "pipe.setup"))
+	for name, text := range map[string]string{
+		"big.org":  "#+SETUPFILE: big.setup\nThe biopsy.\n",
+		"pipe.org": "#+SETUPFILE: pipe.setup\nThe biopsy.\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
+	}
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{root})
+	env, err := stack.NewEnv(context.Background(), w)
+	require.NoError(t, err)
+	defer env.Close()
+	for _, note := range []string{"big.org", "pipe.org"} {
+		v := stack.Check(context.Background(), sh("cat "+note), env)
+		assert.NotEqual(t, VerdictAllow, v.Verdict, "%s: %s: %s", note, v.Gate, v.Reason)
+		assert.Contains(t, v.Reason, "SETUPFILE", note)
+		src, err := os.ReadFile(filepath.Join(root, note))
+		require.NoError(t, err)
+		_, whole := PrivateSpansOf(filepath.Join(root, note), src, []string{"private"}, "")
+		assert.True(t, whole, note)
+	}
+}

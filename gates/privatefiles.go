@@ -90,17 +90,22 @@ func PrivateSpansOf(path string, src []byte, tags []string, home string) (spans 
 	if whole || len(tags) == 0 || !orgsetup.Mentions(src) {
 		return spans, whole
 	}
-	r := orgsetup.Follow(path, src, home, tags, func(p string) ([]byte, error) {
-		data, _, err := regfile.Read(p, true, maxPrivacyScan)
-		if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
-			return nil, orgsetup.ErrUnknown{Why: err.Error()}
-		}
-		return data, err
-	})
+	r := orgsetup.Follow(path, src, home, tags, readSetupFile)
 	if r.Private || r.Unknown != "" {
 		return []Span{{0, len(src)}}, true
 	}
 	return spans, whole
+}
+
+// readSetupFile is the gates' orgsetup.Reader: a setup file too large to
+// read whole, or no regular file (a FIFO a writer fills as Org reads it),
+// is one whose keywords cannot be told.
+func readSetupFile(p string) ([]byte, error) {
+	data, _, err := regfile.Read(p, true, maxPrivacyScan)
+	if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
+		return nil, orgsetup.ErrUnknown{Why: err.Error()}
+	}
+	return data, err
 }
 
 // archivedPrivate says whether a headline was private where it was
@@ -377,9 +382,7 @@ func (e *Env) setupFilePrivacy(abs string, data []byte, ps privacyState) privacy
 	if ps.private || len(e.privacyTags) == 0 || !orgsetup.Mentions(data) {
 		return ps
 	}
-	r := orgsetup.Follow(abs, data, e.home, e.privacyTags, func(p string) ([]byte, error) {
-		return readBounded(p, maxPrivacyScan)
-	})
+	r := orgsetup.Follow(abs, data, e.home, e.privacyTags, readSetupFile)
 	switch {
 	case r.Private:
 		return privacyState{private: true, whole: true, size: ps.size,

@@ -578,9 +578,12 @@ func gitCommitSure(w string) bool {
 // gitBare says whether dir is, or is inside, a bare repository: a folder
 // holding HEAD, objects/ and refs/ (git's is_git_directory), where git
 // log and show read the history with no work tree at all.
-func gitBare(dir string) bool {
+func gitBare(dir string) bool { return gitBareDir(dir) != "" }
+
+// gitBareDir is the bare repository dir is, or is inside: "" when none.
+func gitBareDir(dir string) string {
 	if dir == "" || dir == unknownCwd {
-		return false
+		return ""
 	}
 	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
 		if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
@@ -589,10 +592,10 @@ func gitBare(dir string) bool {
 		o, err1 := os.Stat(filepath.Join(d, "objects"))
 		r, err2 := os.Stat(filepath.Join(d, "refs"))
 		if err1 == nil && err2 == nil && o.IsDir() && r.IsDir() {
-			return true
+			return d
 		}
 	}
-	return false
+	return ""
 }
 
 // gitShows is searchMatcher for git grep: what else git shows of a file

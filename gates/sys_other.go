@@ -33,11 +33,7 @@ func listNames(dir string) *dirNames {
 	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxListedNames {
 		return nil
 	}
-	set := make(map[string]struct{}, len(names))
-	for _, n := range names {
-		set[n] = struct{}{}
-	}
-	return &dirNames{set: set, names: names}
+	return newDirNames(names)
 }
 
 // lstatNode asks the system about p, as os.Lstat and os.Readlink do.

@@ -47,11 +47,7 @@ func listNames(dir string) *dirNames {
 			return nil
 		}
 	}
-	set := make(map[string]struct{}, len(names))
-	for _, n := range names {
-		set[n] = struct{}{}
-	}
-	return &dirNames{set: set, names: names}
+	return newDirNames(names)
 }
 
 // lstatNode asks the system about p, as os.Lstat and os.Readlink would,

@@ -8,9 +8,9 @@
 //
 // Invariant: a #+SETUPFILE: line is found wherever it stands, as a
 // #+FILETAGS: line is (a privacy rule errs on the side of hiding); a chain
-// of setup files is followed at most MaxDepth deep; a URL, or a chain
-// deeper, is never fetched nor followed: its privacy is unknown, and each
-// caller fails closed on it. Follow reads files only through the reader it
+// of setup files is followed at most MaxDepth deep, each file read at most
+// once at each depth; a URL, or a chain deeper, is never fetched nor
+// followed: its privacy is unknown, and each caller fails closed on it. Follow reads files only through the reader it
 // is given.
 package orgsetup
 
@@ -33,9 +33,6 @@ type Result struct {
 	// names the setup file.
 	Unknown string
 	Setup   string
-	// Read are the setup files consulted (absolute paths), in order: the
-	// files whose change may change the note's privacy.
-	Read []string
 }
 
 // ErrUnknown is returned by a Reader for a setup file that exists but
@@ -100,13 +97,16 @@ func eachLine(src []byte, f func(t []byte) bool) bool {
 }
 
 // Resolve is the file a #+SETUPFILE: value names for a note in folder dir:
-// ok is false for a URL, which is never fetched.
+// ok is false for a URL, which is never fetched, and for a home folder
+// not known here (~/ with no home, ~USER/), which Emacs expands.
 func Resolve(v, dir, home string) (string, bool) {
 	switch {
 	case strings.Contains(v, "://"):
 		return "", false
 	case strings.HasPrefix(v, "~/") && home != "":
 		return filepath.Join(home, v[2:]), true
+	case strings.HasPrefix(v, "~"):
+		return "", false
 	case !filepath.IsAbs(v):
 		return filepath.Join(dir, v), true
 	}
@@ -125,38 +125,63 @@ func FileTagsLine(src []byte, tags []string) bool {
 // Follow judges the note at path, whose bytes are src, by its setup files
 // (read with read), following setup files' own #+SETUPFILE: lines up to
 // MaxDepth deep. It stops at the first setup file that makes the note
-// private or its privacy unknown.
+// private or its privacy unknown. A setup file named again at a depth
+// where it was already followed is not read again: it brought nothing
+// there, and would bring nothing again (however many times a malicious
+// folder's files name each other, each is read at most MaxDepth times).
 func Follow(path string, src []byte, home string, tags []string, read Reader) Result {
 	var r Result
 	if len(tags) == 0 {
 		return r
 	}
-	follow(path, src, home, tags, read, 0, &r)
+	f := follower{home: home, tags: tags, read: read, r: &r}
+	f.follow(path, src, 0)
 	return r
 }
 
-func follow(path string, src []byte, home string, tags []string, read Reader, depth int, r *Result) bool {
+// follower is one Follow's walk: seen holds the setup files read, by
+// path and the depth they were read at, that did not end it.
+type follower struct {
+	home string
+	tags []string
+	read Reader
+	r    *Result
+	seen map[visit]bool
+}
+
+type visit struct {
+	path  string
+	depth int
+}
+
+func (f *follower) follow(path string, src []byte, depth int) bool {
 	for _, v := range Targets(src) {
-		p, ok := Resolve(v, filepath.Dir(path), home)
+		p, ok := Resolve(v, filepath.Dir(path), f.home)
 		if !ok || depth >= MaxDepth {
-			r.Setup = v
-			r.Unknown = "its #+SETUPFILE: " + v + " cannot be read here, and may make it private"
+			f.r.Setup = v
+			f.r.Unknown = "its #+SETUPFILE: " + v + " cannot be read here, and may make it private"
 			return true
 		}
-		r.Read = append(r.Read, p)
-		data, err := read(p)
+		if f.seen[visit{p, depth}] {
+			continue
+		}
+		if f.seen == nil {
+			f.seen = map[visit]bool{}
+		}
+		f.seen[visit{p, depth}] = true
+		data, err := f.read(p)
 		if err != nil {
 			if u, ok := err.(ErrUnknown); ok {
-				r.Setup, r.Unknown = p, "its #+SETUPFILE: "+p+" cannot be judged: "+u.Why
+				f.r.Setup, f.r.Unknown = p, "its #+SETUPFILE: "+p+" cannot be judged: "+u.Why
 				return true
 			}
 			continue // Org reads no keyword from a file it cannot open
 		}
-		if FileTagsLine(data, tags) {
-			r.Private, r.Setup = true, p
+		if FileTagsLine(data, f.tags) {
+			f.r.Private, f.r.Setup = true, p
 			return true
 		}
-		if follow(p, data, home, tags, read, depth+1, r) {
+		if f.follow(p, data, depth+1) {
 			return true
 		}
 	}

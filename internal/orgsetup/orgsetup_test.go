@@ -59,5 +59,39 @@ func TestFollow(t *testing.T) {
 			assert.Equal(t, strings.Contains(strings.ToLower(tc.src), "#+setupfile:"), Mentions([]byte(tc.src)))
 		})
 	}
+	for _, v := range []string{"~root/h.org", "~", "~/h.org"} {
+		r := Follow(filepath.Join(dir, "note.org"), []byte("#+SETUPFILE: "+v+"\n"), "", tags, readFile)
+		assert.NotEmpty(t, r.Unknown, "%s with no home known: %+v", v, r)
+	}
 	assert.Equal(t, Result{}, Follow(filepath.Join(dir, "note.org"), []byte("#+SETUPFILE: priv.org\n"), home, nil, readFile), "no privacy tags")
+}
+
+// TestFollowReadsEachSetupFileOncePerDepth: a malicious folder of setup
+// files each naming the next many times would have Follow read them a
+// number of times exponential in the chain's length; each is read once at
+// each depth, and the answer is the one the whole walk gives.
+func TestFollowReadsEachSetupFileOncePerDepth(t *testing.T) {
+	const fan, length = 6, MaxDepth - 1
+	for _, last := range []struct {
+		name, text string
+		private    bool
+	}{{"public", "#+TITLE: end\n", false}, {"private", "#+FILETAGS: :private:\n", true}} {
+		t.Run(last.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := 1; i <= length; i++ {
+				text := last.text
+				if i < length {
+					text = strings.Repeat("#+SETUPFILE: f"+string(rune('0'+i+1))+".org\n", fan)
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "f"+string(rune('0'+i))+".org"), []byte(text), 0o644))
+			}
+			reads := 0
+			counted := func(p string) ([]byte, error) { reads++; return os.ReadFile(p) }
+			src := strings.Repeat("#+SETUPFILE: f1.org\n", fan)
+			r := Follow(filepath.Join(dir, "note.org"), []byte(src), "", []string{"private"}, counted)
+			assert.Equal(t, last.private, r.Private, "%+v", r)
+			assert.Empty(t, r.Unknown)
+			assert.LessOrEqual(t, reads, length*(MaxDepth+1))
+		})
+	}
 }
