@@ -28,8 +28,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"pp-lsp/internal/regfile"
+	"syscall"
 )
 
 // Staged is one file of the index whose staged version git diff
@@ -308,15 +307,16 @@ func (s *objectStore) blob(oid [20]byte) ([]byte, string) {
 }
 
 // openRegular opens a regular file for reading, never blocking on a
-// FIFO or a device put in its place (internal/regfile), and returns its
-// size.
+// FIFO or a device put in its place, and returns its size.
 func openRegular(p string) (*os.File, int64, error) {
-	f, fi, err := regfile.Open(p, true)
-	switch {
-	case errors.Is(err, regfile.ErrNotRegular):
-		return nil, 0, fmt.Errorf("%s is not a regular file: %w", p, ErrUnknown)
-	case err != nil:
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
 		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s is not a regular file: %w", p, ErrUnknown)
 	}
 	return f, fi.Size(), nil
 }
