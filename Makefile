@@ -57,7 +57,7 @@ fmt-check: ## fail if gofmt would change a file
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 test: ## deps, vet, gofmt, the macOS and Windows builds, then every test with -race -short (a few minutes; long tests cut down)
-	@start=$$(date +%s); $(MAKE) --no-print-directory deps vet fmt-check cross && PP_TEST_START=$$start .ci/test
+	@start=$$(date +%s); up=$$(cut -d' ' -f1 /proc/uptime 2>/dev/null || true); $(MAKE) --no-print-directory deps vet fmt-check cross && PP_TEST_START=$$start PP_TEST_START_UPTIME=$$up .ci/test
 
 test-long: ## the tests -short cuts down or skips, whole (LONG_TESTS)
 	@LONG_TESTS="$(LONG_TESTS)" LONG_PKGS="$(LONG_PKGS)" .ci/test long
