@@ -231,6 +231,9 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 		live = append(live, embedItem{key: it.key, f: e.idx, i: it.i})
 	}
 	m.store.mu.Unlock()
+	if _, own := m.emb.(*trigram.Embedder); !own {
+		live = m.setupStillPublic(live)
+	}
 	if len(live) == 0 {
 		m.queue.done(batch, false, nil, time.Time{})
 		return nil
@@ -293,6 +296,35 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	m.publishVectors(live, fresh)
 	m.queue.done(batch, false, nil, time.Time{})
 	return nil
+}
+
+// setupStillPublic drops from live the nodes of notes that their setup
+// files, read again now, make private: a note judged public when read may
+// have been made so since by a setup file no one reported, and its text
+// is about to leave for an embedder that is not this process's own (a
+// model too, often on another machine). The next Recheck or rescan makes
+// it private in the memex.
+func (m *Memex) setupStillPublic(live []embedItem) []embedItem {
+	var j *setupJudge
+	private := map[*fileIndex]bool{}
+	out := live[:0]
+	for _, it := range live {
+		if it.f.usesSetup {
+			if j == nil {
+				j = newSetupJudge(m.cfg.Load())
+			}
+			priv, ok := private[it.f]
+			if !ok {
+				priv = it.f.rejudged(j).setupPrivate
+				private[it.f] = priv
+			}
+			if priv {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // embedLocal runs the built-in trigram embedder without the interface's

@@ -102,7 +102,10 @@ func (a *Agent) ChatDir() string { return a.chats.Dir() }
 // conversation. sig has been through Perceive.
 func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
 	var p string
-	snap := a.memex.Snapshot()
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	tags := snap.PrivacyTags()
 	// Asked from a private place (a note private as a whole, or inside a
 	// private node): the conversation is private, made so on disk — its
