@@ -19,6 +19,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/chat"
+	"pp-lsp/server/journal"
 )
 
 // wireFormat is one provider API as the loopback server speaks it.
@@ -627,4 +628,67 @@ func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) 
 	body := string(reqs[0].Body)
 	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
 	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's rule reached a remote model: %s", body)
+}
+
+// TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate: a question
+// asked from a private place in no conversation (--no-chat, "noChat")
+// is as private as one in a conversation: only a local provider hears
+// it, its journal entries say :PRIVATE: t, and nothing of it is in a
+// later question's LOGS; with no local provider it is refused, and no
+// model hears it. (Before, it went to the remote model, its context
+// without the private nodes but its question and place as they were.)
+func TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate(t *testing.T) {
+	const question = "what did the oncologist say"
+	notes := "#+title: Notes\n* Garden\nTomatoes need water.\n* Diary :private:\nThe clinic called.\n"
+	files := map[string]string{"notes.org": notes, "notes/divorce.org": "#+filetags: :private:\n* Friday\nBring the papers.\n"}
+	ans := func(s string) providertest.Answer {
+		return providertest.Answer{Text: []string{s}, InputTokens: 1, OutputTokens: 1}
+	}
+	w := wireFormats[1]
+	for _, place := range []struct {
+		name string
+		file string
+		line int
+	}{{"a private file", "notes/divorce.org", 2}, {"a private node", "notes.org", 5}} {
+		t.Run(place.name, func(t *testing.T) {
+			remote := providertest.NewServer(t, providertest.Reply{Frames: w.frames(ans("remote"))})
+			local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))})
+			fx := newFixture(t, files, cascade(t, w.config(remote.URL), wireFormats[0].config(local.URL)))
+
+			res, _, err := fx.ask(t, place.file, place.line, question)
+			require.NoError(t, err)
+			assert.Equal(t, "local", res.Text, "%+v", res)
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
+			assert.Empty(t, res.Chat, "no conversation")
+			var mine int
+			for _, h := range journal.Headlines([]byte(fx.read(t, journal.FileName))) {
+				if h.Kind != journal.KindStart {
+					mine++
+					assert.True(t, h.Private, "journal entry %q is private", h.Line)
+				}
+			}
+			assert.Positive(t, mine)
+
+			res, _, err = fx.ask(t, "notes.org", 3, "what grows?")
+			require.NoError(t, err)
+			assert.Equal(t, "remote", res.Text, "%+v", res)
+			reqs := remote.Requests()
+			require.Len(t, reqs, 1)
+			body := string(reqs[0].Body)
+			assert.Contains(t, body, "Tomatoes")
+			for _, secret := range []string{"oncologist", "divorce", "clinic"} {
+				assert.False(t, strings.Contains(body, secret), "%q reached the remote model", secret)
+			}
+		})
+		t.Run(place.name+", no local provider", func(t *testing.T) {
+			p, remote := w.provider(t, ans("remote"))
+			fx := newFixture(t, files, p)
+			res, _, err := fx.ask(t, place.file, place.line, question)
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, res.Status)
+			require.NotEmpty(t, res.Passes)
+			assert.ErrorContains(t, res.Passes[len(res.Passes)-1].Err, "is not marked local")
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
+		})
+	}
 }
