@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -691,4 +692,43 @@ func TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate(t *testing.T) {
 			assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
 		})
 	}
+}
+
+// TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts: what the
+// heartbeat logs of a private conversation's plan it could not handle (a
+// plan that ran, set to REJECTED afterwards) is kept out of the LOGS of
+// later prompts, as everything else such a plan logs.
+func TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts(t *testing.T) {
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	ctx := context.Background()
+
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	_, err = fx.agent.Approve(ctx, res.PlanID)
+	require.NoError(t, err)
+	plans := fx.read(t, "flightplans.org")
+	rejected := regexp.MustCompile(`(?m)^\* (DONE|FAILED) `).ReplaceAllString(plans, "* REJECTED ")
+	require.NotEqual(t, plans, rejected, plans)
+	fx.write(t, "flightplans.org", rejected)
+	runs, err := fx.agent.Pickup(ctx)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	require.Error(t, runs[0].Err, "the plan has run: it cannot be rejected")
+	fx.write(t, "flightplans.org", rejected)
+	fx.agent.tick(ctx, false)
+
+	_, err = fx.askChat(t, "", "notes.org", 2, "anything else?")
+	require.NoError(t, err)
+	reqs := remote.Requests()
+	require.Len(t, reqs, 1)
+	body := string(reqs[0].Body)
+	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
+	assert.False(t, strings.Contains(body, res.PlanID), "the heartbeat's log of the private plan reached a remote model")
 }
