@@ -19,6 +19,7 @@ import (
 	"pp-lsp/internal/testenv"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/chat"
+	"pp-lsp/server/flightplan"
 	"pp-lsp/server/journal"
 )
 
@@ -163,4 +164,84 @@ func treeBytes(t *testing.T, dirs ...string) map[string]string {
 		}))
 	}
 	return out
+}
+
+// TestServeStopsWithAPlanRunning: `pp-lsp serve` is stopped while an
+// approved plan, approved over the bridge, runs a long command. The
+// command is stopped, serve returns promptly, the plan's final state is
+// in flightplans.org (whole: every plan parses with its ID), the command
+// left no effect, the journal is whole, and nothing is written after
+// serve returned.
+func TestServeStopsWithAPlanRunning(t *testing.T) {
+	testenv.NeedCommand(t, "make")
+	srv := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Model: "m1",
+		Calls: []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make count","cwd":".","explanation":"count them"}`}}})})
+	env, getenv := serveEnv(t)
+	data := filepath.Join(t.TempDir(), "data")
+	env["PASSEPARTOUT_DATA_DIR"] = data
+	env["PASSEPARTOUT_PROVIDERS"] = "openai:m1@" + srv.URL + "/v1"
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{
+		"notes.org": "* Garden\nTomatoes.\n",
+		"Makefile":  "count:\n\tsleep 30\n\techo ran >> out/count.txt\n",
+		"out/.keep": "",
+	})
+	note := filepath.Join(root, "notes.org")
+
+	logs := &testenv.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, []string{"serve", "--log-level", "info", "--tcp", "127.0.0.1:0", "--root", root})
+	}()
+	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
+	var addr string
+	require.Eventually(t, func() bool {
+		if m := listening.FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", logs.String())
+	nc := dialBridge(t, addr, env)
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "q") :PAYLOAD (:ACTION :ASK :TEXT "Count them." :FILE %q :LINE 2 :NO-CHAT t))`, note))
+	planID := regexp.MustCompile(`:PLAN-ID "([0-9a-f-]{36})"`)
+	var id string
+	for id == "" {
+		if m := planID.FindStringSubmatch(readTestFrame(t, nc)); m != nil {
+			id = m[1]
+		}
+	}
+	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "a") :PAYLOAD (:ACTION :APPROVE :ID %q))`, id))
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(root, journal.FileName))
+		return strings.Contains(string(b), "(approved by command)") || strings.Contains(string(b), "approval")
+	}, 10*time.Second, 10*time.Millisecond, "the plan was approved")
+	time.Sleep(500 * time.Millisecond) // make runs its sleep
+
+	start := time.Now()
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code, logs.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve did not stop with a plan running: %s", logs.String())
+	}
+	t.Logf("serve stopped after %v", time.Since(start))
+	assert.Less(t, time.Since(start), 8*time.Second)
+
+	before := treeBytes(t, root, data)
+	time.Sleep(1500 * time.Millisecond)
+	assert.Equal(t, before, treeBytes(t, root, data), "written after serve returned")
+	assert.NoFileExists(t, filepath.Join(root, "out", "count.txt"), "the command was stopped before its effect")
+	plans, err := os.ReadFile(filepath.Join(root, "flightplans.org"))
+	require.NoError(t, err)
+	parsed := flightplan.Parse(plans)
+	require.Len(t, parsed, 1, "%s", plans)
+	assert.Equal(t, id, parsed[0].ID)
+	assert.NotEqual(t, flightplan.StateApproved, parsed[0].State, "the plan's end is written:\n%s", plans)
+	m := &memexEnv{root: root, env: env}
+	code, dout, _ := m.run(t, "doctor", "--root", root)
+	assert.Contains(t, dout, "hash chain verified up to the recorded head", "code %d:\n%s", code, dout)
 }
