@@ -310,8 +310,11 @@ func (a *Agent) View(ctx context.Context, req ContextRequest) (*foveal.View, err
 	if err != nil {
 		return nil, err
 	}
+	// A file private as a whole is answered as one the memex does not
+	// hold: a private node counts as not found (DESIGN §16), and a view
+	// from it would tell its length.
 	f, ok := snap.File(file)
-	if !ok || f.InServerFile() {
+	if !ok || f.InServerFile() || f.Private() {
 		return nil, fmt.Errorf("%s is %w (the Org files under %s)", file, ErrOutside, strings.Join(a.roots, ", "))
 	}
 	v, ok := a.ctxsrc.(interface {
