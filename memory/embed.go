@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -232,7 +234,7 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	}
 	m.store.mu.Unlock()
 	if _, own := m.emb.(*trigram.Embedder); !own {
-		live = m.setupStillPublic(live)
+		live = m.setupStillPublic(m.stillOnDisk(ctx, cur, live))
 	}
 	if len(live) == 0 {
 		m.queue.done(batch, false, nil, time.Time{})
@@ -296,6 +298,48 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	m.publishVectors(live, fresh)
 	m.queue.done(batch, false, nil, time.Time{})
 	return nil
+}
+
+// stillOnDisk drops from live the nodes of files the disk no longer holds
+// as read (Recheck's test: another file, size or time, or read too soon
+// after a change for its time to tell), after reading those files again:
+// a note tagged private on disk since it was read, which no editor
+// reported, sends its old text to no embedder. A file read again whose
+// text is the same keeps its nodes; one whose text changed has its new
+// version queued by the reading.
+func (m *Memex) stillOnDisk(ctx context.Context, cur *Snapshot, live []embedItem) []embedItem {
+	var stale []string
+	looked := map[*fileIndex]bool{}
+	for _, it := range live {
+		if looked[it.f] {
+			continue
+		}
+		looked[it.f] = true
+		e, ok := cur.entry(it.f.path)
+		if !ok || e.buffer != nil {
+			continue
+		}
+		if fi, err := os.Stat(it.f.path); err != nil || !e.disk.looksUnchanged(fi) {
+			stale = append(stale, it.f.path)
+		}
+	}
+	if len(stale) == 0 {
+		return live
+	}
+	now, err := m.ReloadFiles(ctx, stale...)
+	out := live[:0]
+	for _, it := range live {
+		if err != nil && slices.Contains(stale, it.f.path) {
+			continue
+		}
+		if err == nil {
+			if e, ok := now.entry(it.f.path); !ok || e.idx != it.f {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // setupStillPublic drops from live the nodes of notes that their setup

@@ -188,3 +188,33 @@ func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
 	}
 	assert.True(t, contains(emb.texts, "new glass"), "the public note is embedded")
 }
+
+// TestNoOldTextOfANoteTaggedPrivateOnDiskIsEmbedded: a note read public,
+// then tagged private on disk (no watcher reports it) before its nodes are
+// embedded, sends the embedder none of its text; the public note beside
+// it is embedded.
+func TestNoOldTextOfANoteTaggedPrivateOnDiskIsEmbedded(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteTree(t, root, map[string]string{
+		"a.org": "* Harbour\nThe keeper hides marzipan under the third stair.\n",
+		"b.org": "* Lighthouse\nThe lamp gets new glass.\n",
+	})
+	emb := &flakyEmbedder{failures: 1, inner: trigram.New()}
+	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: 300 * time.Millisecond})
+	require.Eventually(t, func() bool {
+		emb.mu.Lock()
+		defer emb.mu.Unlock()
+		return emb.calls >= 1
+	}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.org"), []byte("#+FILETAGS: :private:\n* Harbour\nThe keeper hides marzipan under the third stair.\n"), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, m.WaitEmbedded(ctx))
+	emb.mu.Lock()
+	defer emb.mu.Unlock()
+	require.Greater(t, emb.calls, 1, "the batch was tried again")
+	for _, text := range emb.texts {
+		assert.NotContains(t, text, "marzipan")
+	}
+	assert.True(t, contains(emb.texts, "new glass"), "the public note is embedded")
+}
