@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -231,6 +233,9 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 		live = append(live, embedItem{key: it.key, f: e.idx, i: it.i})
 	}
 	m.store.mu.Unlock()
+	if _, own := m.emb.(*trigram.Embedder); !own {
+		live = m.setupStillPublic(m.stillOnDisk(ctx, cur, live))
+	}
 	if len(live) == 0 {
 		m.queue.done(batch, false, nil, time.Time{})
 		return nil
@@ -293,6 +298,77 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	m.publishVectors(live, fresh)
 	m.queue.done(batch, false, nil, time.Time{})
 	return nil
+}
+
+// stillOnDisk drops from live the nodes of files the disk no longer holds
+// as read (Recheck's test: another file, size or time, or read too soon
+// after a change for its time to tell), after reading those files again:
+// a note tagged private on disk since it was read, which no editor
+// reported, sends its old text to no embedder. A file read again whose
+// text is the same keeps its nodes; one whose text changed has its new
+// version queued by the reading.
+func (m *Memex) stillOnDisk(ctx context.Context, cur *Snapshot, live []embedItem) []embedItem {
+	var stale []string
+	looked := map[*fileIndex]bool{}
+	for _, it := range live {
+		if looked[it.f] {
+			continue
+		}
+		looked[it.f] = true
+		e, ok := cur.entry(it.f.path)
+		if !ok || e.buffer != nil {
+			continue
+		}
+		if fi, err := os.Stat(it.f.path); err != nil || !e.disk.looksUnchanged(fi) {
+			stale = append(stale, it.f.path)
+		}
+	}
+	if len(stale) == 0 {
+		return live
+	}
+	now, err := m.ReloadFiles(ctx, stale...)
+	out := live[:0]
+	for _, it := range live {
+		if err != nil && slices.Contains(stale, it.f.path) {
+			continue
+		}
+		if err == nil {
+			if e, ok := now.entry(it.f.path); !ok || e.idx != it.f {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// setupStillPublic drops from live the nodes of notes that their setup
+// files, read again now, make private: a note judged public when read may
+// have been made so since by a setup file no one reported, and its text
+// is about to leave for an embedder that is not this process's own (a
+// model too, often on another machine). The next Recheck or rescan makes
+// it private in the memex.
+func (m *Memex) setupStillPublic(live []embedItem) []embedItem {
+	var j *setupJudge
+	private := map[*fileIndex]bool{}
+	out := live[:0]
+	for _, it := range live {
+		if it.f.usesSetup {
+			if j == nil {
+				j = newSetupJudge(m.cfg.Load())
+			}
+			priv, ok := private[it.f]
+			if !ok {
+				priv = it.f.rejudged(j).setupPrivate
+				private[it.f] = priv
+			}
+			if priv {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // embedLocal runs the built-in trigram embedder without the interface's

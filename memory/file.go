@@ -36,6 +36,9 @@ type fileIndex struct {
 	// usesSetup: the file has a #+SETUPFILE: line; setupPrivate: a setup
 	// file makes it private as a whole (setup.go). Both are set by judged.
 	usesSetup, setupPrivate bool
+	// setupTargets are the values of its #+SETUPFILE: lines (judged sets
+	// them, for a judgement again without reading the text: rejudged).
+	setupTargets []string
 	// keys are what the file contributes to the global indexes, shared
 	// with the version before when they are the same.
 	keys *fileKeys

@@ -311,11 +311,32 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 	cur := m.cur.Load()
 	cfg := m.cfg.Load()
 	b := newBuilder(cur)
-	changed := false
 	judge := newSetupJudge(cfg)
+	changed, err := m.reload(ctx, cfg, cur, b, judge, paths)
+	if err != nil {
+		return nil, err
+	}
+	// Any file read again may be a setup file (an Org file, or one of
+	// another name the watcher reports): the notes using one are judged
+	// again.
+	if len(paths) > 0 && m.rejudgeSetups(b, judge) {
+		changed = true
+	}
+	if !changed {
+		return cur, nil
+	}
+	s := m.publish(b.build(m.nextGen()))
+	m.queue.wake() // after publishing: the worker reads the current snapshot
+	return s, nil
+}
+
+// reload reads paths again from the disk into b, as ReloadFiles says, and
+// reports whether anything changed. Callers hold m.mu.
+func (m *Memex) reload(ctx context.Context, cfg *config, cur *Snapshot, b *snapBuilder, judge *setupJudge, paths []string) (bool, error) {
+	changed := false
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reloading files: %w", err)
+			return false, fmt.Errorf("reloading files: %w", err)
 		}
 		ri, rel, abs, err := cfg.locate(p)
 		if err != nil {
@@ -348,6 +369,9 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 		}
 		switch {
 		case had && string(old.idx.org.Src) == string(e.idx.org.Src):
+			if old.disk.same(e.disk) {
+				continue // read again, nothing learnt
+			}
 			e.idx, e.vecs = old.idx, old.vecs
 		case had:
 			e.vecs = m.vectorsFor(e.idx, prevVectors{idx: old.idx, seg: old.vecs})
@@ -357,10 +381,48 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 		b.put(e)
 		changed = true
 	}
-	// Any file read again may be a setup file (an Org file, or one of
-	// another name the watcher reports): the notes using one are judged
-	// again.
-	if len(paths) > 0 && m.rejudgeSetups(b, judge) {
+	return changed, nil
+}
+
+// Recheck makes the memex hold what the disk holds now, before any of its
+// text leaves for a model, whatever the editor reported: every file it
+// read from the disk (not an open buffer's) whose stat no longer tells
+// that it holds the bytes read — another file, size or modification time,
+// or read too soon after its last change for its time to tell — is read
+// again (or leaves, when gone), and every note with a #+SETUPFILE: line is
+// judged again against its setup files as they are now. A setup file
+// (often not named .org, so watched by no editor) given a privacy tag
+// outside the editor thus makes its notes private in the snapshot
+// returned. It costs a stat of each file and a read of each setup file;
+// it lists no folder (a file that is new is no text the memex holds).
+func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errClosed
+	}
+	cur := m.cur.Load()
+	cfg := m.cfg.Load()
+	var stale []string
+	for _, p := range cur.order {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("checking the memex against the disk: %w", err)
+		}
+		e, _ := cur.entry(p)
+		if e.buffer != nil {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || !e.disk.looksUnchanged(fi) {
+			stale = append(stale, p)
+		}
+	}
+	b := newBuilder(cur)
+	judge := newSetupJudge(cfg)
+	changed, err := m.reload(ctx, cfg, cur, b, judge, stale)
+	if err != nil {
+		return nil, err
+	}
+	if m.rejudgeSetups(b, judge) {
 		changed = true
 	}
 	if !changed {

@@ -101,7 +101,7 @@ func patchIndex(prev *fileIndex, path string, rootIdx int, rel string, org *orga
 	}
 	p := &patcher{prev: prev, e: e, G: prev.org.Headlines, H: org.Headlines, delta: e.NewEnd - e.OldEnd,
 		f: &fileIndex{path: path, root: rootIdx, rel: rel, org: org, privacy: priv,
-			usesSetup: prev.usesSetup, setupPrivate: prev.setupPrivate, // judged again by the caller
+			usesSetup: prev.usesSetup, setupPrivate: prev.setupPrivate, setupTargets: prev.setupTargets, // judged again by the caller
 			lookup: &lookupCell{}, internal: &internalCell{}, status: &statusCell{}}}
 	if !p.window() {
 		return nil, nil

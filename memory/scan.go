@@ -58,6 +58,36 @@ type foundFile struct {
 type diskState struct {
 	size  int64
 	mtime time.Time
+	// id is the stat of the file as read (os.SameFile tells a file
+	// replaced under the same name); nil when not read from the disk.
+	id os.FileInfo
+	// unsettled: the file was read within settleGrain of its
+	// modification time, so a write after the read may have left size and
+	// time as they were. Recheck reads it again.
+	unsettled bool
+}
+
+// settleGrain bounds the granularity of file times (2 s on FAT; the
+// kernel's tick on most others): a file read later than this after its
+// modification time has not been changed since without its time moving.
+const settleGrain = 2 * time.Second
+
+// readState is the disk state of a file whose opened stat is fi, read now.
+func readState(fi os.FileInfo) diskState {
+	age := time.Since(fi.ModTime())
+	return diskState{size: fi.Size(), mtime: fi.ModTime(), id: fi, unsettled: age < settleGrain}
+}
+
+// same says whether d and e describe one reading of the same file state.
+func (d diskState) same(e diskState) bool {
+	return d.id != nil && e.id != nil && os.SameFile(d.id, e.id) && d.size == e.size && d.mtime.Equal(e.mtime) && d.unsettled == e.unsettled
+}
+
+// looksUnchanged says whether fi, the file's stat now, tells that the
+// file still holds the bytes read: the same file, size and modification
+// time, and read late enough for the time to be trusted.
+func (d diskState) looksUnchanged(fi os.FileInfo) bool {
+	return d.id != nil && !d.unsettled && os.SameFile(d.id, fi) && fi.Size() == d.size && fi.ModTime().Equal(d.mtime)
 }
 
 // ErrRoot is wrapped by errors about a root itself (missing, not a folder).
@@ -259,5 +289,5 @@ func readOrgFile(path string, max int64) ([]byte, diskState, error) {
 			return nil, diskState{}, fmt.Errorf("%s: %w (%d)", path, errTooLarge, max)
 		}
 	}
-	return data, diskState{size: fi.Size(), mtime: fi.ModTime()}, nil
+	return data, readState(fi), nil
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"pp-lsp/internal/orgsetup"
@@ -47,7 +48,15 @@ func (j *setupJudge) private(path string, src []byte) bool {
 	if j == nil || len(j.tags) == 0 || !orgsetup.Mentions(src) {
 		return false
 	}
-	r := orgsetup.Follow(path, src, j.home, j.tags, j.read)
+	return j.privateBy(path, orgsetup.Targets(src))
+}
+
+// privateBy is private for a note whose #+SETUPFILE: values are targets.
+func (j *setupJudge) privateBy(path string, targets []string) bool {
+	if j == nil || len(j.tags) == 0 {
+		return false
+	}
+	r := orgsetup.FollowTargets(path, targets, j.home, j.tags, j.read)
 	return r.Private || r.Unknown != ""
 }
 
@@ -73,12 +82,31 @@ func (j *setupJudge) read(path string) ([]byte, error) {
 // again.
 func (f *fileIndex) judged(j *setupJudge) *fileIndex {
 	uses := orgsetup.Mentions(f.org.Src)
-	priv := uses && j.private(f.path, f.org.Src)
-	if uses == f.usesSetup && priv == f.setupPrivate {
+	var targets []string
+	if uses {
+		targets = orgsetup.Targets(f.org.Src)
+	}
+	priv := uses && j.privateBy(f.path, targets)
+	if uses == f.usesSetup && priv == f.setupPrivate && slices.Equal(targets, f.setupTargets) {
 		return f
 	}
+	return f.withSetup(uses, priv, targets)
+}
+
+// rejudged is judged for f's own bytes judged before: only its setup
+// files are read again, not its text.
+func (f *fileIndex) rejudged(j *setupJudge) *fileIndex {
+	priv := f.usesSetup && j.privateBy(f.path, f.setupTargets)
+	if priv == f.setupPrivate {
+		return f
+	}
+	return f.withSetup(f.usesSetup, priv, f.setupTargets)
+}
+
+// withSetup is a copy of f judged so by its setup files.
+func (f *fileIndex) withSetup(uses, priv bool, targets []string) *fileIndex {
 	nf := *f
-	nf.usesSetup, nf.setupPrivate = uses, priv
+	nf.usesSetup, nf.setupPrivate, nf.setupTargets = uses, priv, targets
 	if priv != f.setupPrivate {
 		nf.nodes = append([]nodeInfo(nil), f.nodes...)
 		nf.markPrivate()
@@ -95,7 +123,7 @@ func (m *Memex) rejudgeSetups(b *snapBuilder, j *setupJudge) bool {
 		if !ok || !e.idx.usesSetup {
 			continue
 		}
-		idx := e.idx.judged(j)
+		idx := e.idx.rejudged(j)
 		if idx == e.idx {
 			continue
 		}

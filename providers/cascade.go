@@ -143,7 +143,7 @@ func (c *Cascade) restrict(cands []candidate, req Request) ([]candidate, error) 
 		}
 	}
 	if len(allowed) == 0 {
-		return nil, &Error{Kind: KindConfig, Message: "the conversation is private and no provider it may use is marked local (an Ollama on loopback, or \"local\": true in the configuration)"}
+		return nil, &Error{Kind: KindConfig, Message: "the question is private (asked from a private note, or in a private conversation) and no provider it may use is marked local (an Ollama on loopback, or \"local\": true in the configuration)"}
 	}
 	var out []candidate
 	for _, cand := range cands {

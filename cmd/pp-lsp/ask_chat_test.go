@@ -92,3 +92,19 @@ func TestAskInAChatOutsideTheMemexIsRefused(t *testing.T) {
 	assert.Equal(t, "#+title: other\n", string(b))
 	assert.False(t, strings.Contains(stderr, "\n\n"))
 }
+
+// TestAskNoChatFromAPrivateNoteIsRefusedWithoutALocalModel: `pp-lsp ask
+// --no-chat` from a private note, with only a remote model configured, is
+// refused saying why and what to do, and the model hears nothing — as a
+// conversation asked from there is.
+func TestAskNoChatFromAPrivateNoteIsRefusedWithoutALocalModel(t *testing.T) {
+	srv := providertest.NewServer(t,
+		providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Model: "m1", Text: []string{"Heard."}, InputTokens: 3, OutputTokens: 1})})
+	m := newMemexEnv(t, map[string]string{"diary.org": "#+filetags: :private:\n* Friday\nThe clinic called.\n"})
+	m.env["PASSEPARTOUT_PROVIDERS"] = "openai:m1@" + srv.URL + "/v1"
+	code, stdout, stderr := m.run(t, "ask", "--root", m.root, "--no-chat", m.path("diary.org")+":3", "what did the oncologist say?")
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "the question is private (asked from a private note, or in a private conversation) and no provider it may use is marked local")
+	assert.Empty(t, srv.Requests(), "the remote model heard a question asked from a private note")
+}

@@ -130,12 +130,21 @@ func FileTagsLine(src []byte, tags []string) bool {
 // there, and would bring nothing again (however many times a malicious
 // folder's files name each other, each is read at most MaxDepth times).
 func Follow(path string, src []byte, home string, tags []string, read Reader) Result {
+	if len(tags) == 0 {
+		return Result{}
+	}
+	return FollowTargets(path, Targets(src), home, tags, read)
+}
+
+// FollowTargets is Follow for a note whose #+SETUPFILE: values, Targets
+// of its bytes, are known: the note's bytes are not read again.
+func FollowTargets(path string, targets []string, home string, tags []string, read Reader) Result {
 	var r Result
 	if len(tags) == 0 {
 		return r
 	}
 	f := follower{home: home, tags: tags, read: read, r: &r}
-	f.follow(path, src, 0)
+	f.follow(path, targets, 0)
 	return r
 }
 
@@ -154,8 +163,8 @@ type visit struct {
 	depth int
 }
 
-func (f *follower) follow(path string, src []byte, depth int) bool {
-	for _, v := range Targets(src) {
+func (f *follower) follow(path string, targets []string, depth int) bool {
+	for _, v := range targets {
 		p, ok := Resolve(v, filepath.Dir(path), f.home)
 		if !ok || depth >= MaxDepth {
 			f.r.Setup = v
@@ -181,7 +190,7 @@ func (f *follower) follow(path string, src []byte, depth int) bool {
 			f.r.Private, f.r.Setup = true, p
 			return true
 		}
-		if f.follow(p, data, depth+1) {
+		if f.follow(p, Targets(data), depth+1) {
 			return true
 		}
 	}

@@ -28,13 +28,17 @@ import (
 )
 
 // Memex is what the agent needs of the live memex (memory.Memex): the
-// snapshot it reasons over, the rollback after a failed pass, and the news
-// that a file changed on disk.
+// snapshot it reasons over, the rollback after a failed pass, the news
+// that a file changed on disk, and the look at the disk before text
+// leaves for a model.
 type Memex interface {
 	Snapshot() *memory.Snapshot
 	Rollback(ctx context.Context, to *memory.Snapshot) (*memory.RollbackResult, error)
 	ReloadFiles(ctx context.Context, paths ...string) (*memory.Snapshot, error)
 	Refresh(ctx context.Context) (*memory.Snapshot, error)
+	// Recheck is the snapshot after a look at the disk, taken before any
+	// text of the memex leaves for a model (memory.Memex.Recheck).
+	Recheck(ctx context.Context) (*memory.Snapshot, error)
 }
 
 // Options are what an Agent is built from. Roots, Stack, Memex and DataDir

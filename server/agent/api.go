@@ -194,7 +194,11 @@ func (a *Agent) Context(ctx context.Context, req ContextRequest) (ContextResult,
 	if budget <= 0 {
 		budget = a.cfg.Budget
 	}
-	text, err := a.ctxsrc.Render(ctx, a.memex.Snapshot(), file, max(req.Line, 0), budget)
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return ContextResult{}, err
+	}
+	text, err := a.ctxsrc.Render(ctx, snap, file, max(req.Line, 0), budget)
 	if err != nil {
 		return ContextResult{}, err
 	}

@@ -48,7 +48,12 @@ func (a *Agent) dailyNote(day time.Time) (rel, text string, err error) {
 // model's proposal.
 func (a *Agent) runGardener(ctx context.Context, k *skills.Skill, sig Signal) ([]Pass, error) {
 	p := Pass{Sensor: SensorSchedule, Skills: []string{k.Title}}
-	snap := a.memex.Snapshot()
+	// Its report goes into a public note that models read later: made
+	// from the memex as the disk holds it now.
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := a.now()
 	g := skills.Tend(snap, now, func(path string) (time.Time, bool) {
 		fi, err := os.Stat(path)

@@ -214,3 +214,31 @@ func TestScribeHandsOverNothingOfAPrivateConversation(t *testing.T) {
 		assert.False(t, strings.Contains(body, never), "the remote model got %q of a private conversation", never)
 	}
 }
+
+// TestGardenerNamesNothingOfANoteMadePrivateOnDisk: a note whose setup
+// file (not named .org, so watched by no editor) was given a privacy tag
+// outside the editor after the memex read it is private to the Gardener's
+// report, which goes into a public daily note that models later read: its
+// stale TODO is not listed.
+func TestGardenerNamesNothingOfANoteMadePrivateOnDisk(t *testing.T) {
+	fx := newFixture(t, map[string]string{
+		"errand.org": "#+SETUPFILE: ./x.setup\n* TODO collect the biopsy results\n",
+		"x.setup":    "#+TITLE: setup\n",
+		"notes.org":  "* TODO water the tomatoes\n",
+	}, nil, func(o *Options) { o.Now = fixedNow })
+	old := fixedNow().Add(-100 * 24 * time.Hour)
+	for _, f := range []string{"errand.org", "notes.org"} {
+		require.NoError(t, os.Chtimes(fx.path(f), old, old))
+	}
+	require.NoError(t, os.WriteFile(fx.path("x.setup"), []byte("#+FILETAGS: :private:\n"), 0o644))
+
+	run, err := fx.agent.RunSkill(context.Background(), "gardener")
+	require.NoError(t, err)
+	require.NoError(t, run.Err)
+	require.Len(t, run.Passes, 1)
+	require.NotNil(t, run.Passes[0].Action, "%+v", run.Passes[0])
+	report := run.Passes[0].Action.Arg("content")
+	assert.Contains(t, report, "water the tomatoes", "the public stale TODO is listed")
+	assert.NotContains(t, report, "biopsy")
+	assert.NotContains(t, report, "errand")
+}

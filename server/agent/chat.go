@@ -68,13 +68,14 @@ func modelName(resp providers.Response) string {
 }
 
 // mayAsk refuses a request the configured provider may not take: a
-// private conversation's history goes only to a provider marked local. A
+// private question (asked from a private place, or in a private
+// conversation) goes only to a provider marked local. A
 // cascade restricts itself per request (providers.Cascade.Stream).
 func (a *Agent) mayAsk(req providers.Request) error {
 	if _, cascade := a.provider.(*providers.Cascade); cascade || !req.LocalOnly || providers.IsLocal(a.provider) {
 		return nil
 	}
-	return fmt.Errorf("the conversation is private (tagged so, or asked from a private note) and %s is not marked local: configure a local model (an Ollama on loopback, or \"local\": true in the configuration), or ask with --no-chat", a.provider.Name())
+	return fmt.Errorf("the question is private (asked from a private note, or in a private conversation) and %s is not marked local: configure a local model (an Ollama on loopback, or \"local\": true in the configuration), or ask from a place that is not private", a.provider.Name())
 }
 
 // conversation is the chat a question belongs to, held for the question.
@@ -102,7 +103,10 @@ func (a *Agent) ChatDir() string { return a.chats.Dir() }
 // conversation. sig has been through Perceive.
 func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
 	var p string
-	snap := a.memex.Snapshot()
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	tags := snap.PrivacyTags()
 	// Asked from a private place (a note private as a whole, or inside a
 	// private node): the conversation is private, made so on disk — its
@@ -144,7 +148,15 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		}
 		p = r
 	default:
+		// In no conversation, asked from a private place all the same:
+		// the question (most often about the note it is asked from) and
+		// what its passes do are as private as a private conversation's
+		// — local models only, journal entries and plans marked private,
+		// nothing in later prompts' LOGS. DESIGN §12: private notes reach
+		// no model by any path; --no-chat only keeps the question out of
+		// a conversation file.
 		sig.FollowUp = false
+		sig.LocalOnly = fromPrivate
 		return nil, nil
 	}
 	release, err := a.chats.Lock(ctx, p)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"pp-lsp/providers"
 	"pp-lsp/providers/providertest"
 	"pp-lsp/server/chat"
+	"pp-lsp/server/journal"
 )
 
 // wireFormat is one provider API as the loopback server speaks it.
@@ -627,4 +629,106 @@ func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) 
 	body := string(reqs[0].Body)
 	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
 	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's rule reached a remote model: %s", body)
+}
+
+// TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate: a question
+// asked from a private place in no conversation (--no-chat, "noChat")
+// is as private as one in a conversation: only a local provider hears
+// it, its journal entries say :PRIVATE: t, and nothing of it is in a
+// later question's LOGS; with no local provider it is refused, and no
+// model hears it. (Before, it went to the remote model, its context
+// without the private nodes but its question and place as they were.)
+func TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate(t *testing.T) {
+	const question = "what did the oncologist say"
+	notes := "#+title: Notes\n* Garden\nTomatoes need water.\n* Diary :private:\nThe clinic called.\n"
+	files := map[string]string{"notes.org": notes, "notes/divorce.org": "#+filetags: :private:\n* Friday\nBring the papers.\n"}
+	ans := func(s string) providertest.Answer {
+		return providertest.Answer{Text: []string{s}, InputTokens: 1, OutputTokens: 1}
+	}
+	w := wireFormats[1]
+	for _, place := range []struct {
+		name string
+		file string
+		line int
+	}{{"a private file", "notes/divorce.org", 2}, {"a private node", "notes.org", 5}} {
+		t.Run(place.name, func(t *testing.T) {
+			remote := providertest.NewServer(t, providertest.Reply{Frames: w.frames(ans("remote"))})
+			local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(ans("local"))})
+			fx := newFixture(t, files, cascade(t, w.config(remote.URL), wireFormats[0].config(local.URL)))
+
+			res, _, err := fx.ask(t, place.file, place.line, question)
+			require.NoError(t, err)
+			assert.Equal(t, "local", res.Text, "%+v", res)
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
+			assert.Empty(t, res.Chat, "no conversation")
+			var mine int
+			for _, h := range journal.Headlines([]byte(fx.read(t, journal.FileName))) {
+				if h.Kind != journal.KindStart {
+					mine++
+					assert.True(t, h.Private, "journal entry %q is private", h.Line)
+				}
+			}
+			assert.Positive(t, mine)
+
+			res, _, err = fx.ask(t, "notes.org", 3, "what grows?")
+			require.NoError(t, err)
+			assert.Equal(t, "remote", res.Text, "%+v", res)
+			reqs := remote.Requests()
+			require.Len(t, reqs, 1)
+			body := string(reqs[0].Body)
+			assert.Contains(t, body, "Tomatoes")
+			for _, secret := range []string{"oncologist", "divorce", "clinic"} {
+				assert.False(t, strings.Contains(body, secret), "%q reached the remote model", secret)
+			}
+		})
+		t.Run(place.name+", no local provider", func(t *testing.T) {
+			p, remote := w.provider(t, ans("remote"))
+			fx := newFixture(t, files, p)
+			res, _, err := fx.ask(t, place.file, place.line, question)
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, res.Status)
+			require.NotEmpty(t, res.Passes)
+			assert.ErrorContains(t, res.Passes[len(res.Passes)-1].Err, "is not marked local")
+			assert.Zero(t, len(remote.Requests()), "the remote provider heard the question")
+		})
+	}
+}
+
+// TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts: what the
+// heartbeat logs of a private conversation's plan it could not handle (a
+// plan that ran, set to REJECTED afterwards) is kept out of the LOGS of
+// later prompts, as everything else such a plan logs.
+func TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts(t *testing.T) {
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	ctx := context.Background()
+
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	_, err = fx.agent.Approve(ctx, res.PlanID)
+	require.NoError(t, err)
+	plans := fx.read(t, "flightplans.org")
+	rejected := regexp.MustCompile(`(?m)^\* (DONE|FAILED) `).ReplaceAllString(plans, "* REJECTED ")
+	require.NotEqual(t, plans, rejected, plans)
+	fx.write(t, "flightplans.org", rejected)
+	runs, err := fx.agent.Pickup(ctx)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	require.Error(t, runs[0].Err, "the plan has run: it cannot be rejected")
+	fx.write(t, "flightplans.org", rejected)
+	fx.agent.tick(ctx, false)
+
+	_, err = fx.askChat(t, "", "notes.org", 2, "anything else?")
+	require.NoError(t, err)
+	reqs := remote.Requests()
+	require.Len(t, reqs, 1)
+	body := string(reqs[0].Body)
+	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
+	assert.False(t, strings.Contains(body, res.PlanID), "the heartbeat's log of the private plan reached a remote model")
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"pp-lsp/memory"
 )
@@ -12,4 +13,19 @@ import (
 // otherwise.
 type ContextSource interface {
 	Render(ctx context.Context, snap *memory.Snapshot, file string, line, budget int) (string, error)
+}
+
+// fresh is the snapshot whose text may leave for a model: the memex
+// checked against the disk first (memory.Memex.Recheck), so that a note
+// made private outside the editor — its own text or its #+SETUPFILE:'s
+// #+FILETAGS: changed on disk, which no editor may have reported — is
+// private in it. Every model-bound view (a pass's prompt, Context, the
+// memex API an agent client reads, a chat's beginning, the Scribe's
+// text) takes its snapshot here; when the check fails, nothing is sent.
+func (a *Agent) fresh(ctx context.Context) (*memory.Snapshot, error) {
+	snap, err := a.memex.Recheck(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the memex could not be checked against the disk: %w", err)
+	}
+	return snap, nil
 }

@@ -42,7 +42,13 @@ func (a *Agent) tick(ctx context.Context, refresh bool) {
 	}
 	for _, r := range runs {
 		if r.Err != nil {
-			a.log.Warn("a Flight Plan could not be handled", "plan", r.ID, "err", r.Err)
+			lctx := ctx
+			if r.Private {
+				// A private conversation's plan: its error may name what
+				// it was about, and the LOGS go to any model.
+				lctx = keepOutOfPrompt(ctx)
+			}
+			a.log.WarnContext(lctx, "a Flight Plan could not be handled", "plan", r.ID, "err", r.Err)
 		}
 	}
 }

@@ -103,7 +103,10 @@ func (a *Agent) Search(ctx context.Context, req SearchRequest) ([]SearchHit, err
 		k = DefaultSearchK
 	}
 	k = min(k, MaxSearchK)
-	snap := a.memex.Snapshot()
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st := a.searchers()
 
 	type scored struct {
@@ -192,8 +195,11 @@ func roundTo(x float64, per float64) float64 { return float64(int(x*per+0.5)) / 
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // publicNode is the public node with the given ID (or synthetic key).
-func (a *Agent) publicNode(id string) (memory.Node, *memory.Snapshot, error) {
-	snap := a.memex.Snapshot()
+func (a *Agent) publicNode(ctx context.Context, id string) (memory.Node, *memory.Snapshot, error) {
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return memory.Node{}, nil, err
+	}
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return memory.Node{}, nil, errors.New("the id is empty")
@@ -228,7 +234,7 @@ type NodeText struct {
 // Node reads the public node with the given ID (an :ID: or a synthetic
 // key). A private node, or one in a private subtree, is not found.
 func (a *Agent) Node(ctx context.Context, id string) (NodeText, error) {
-	n, snap, err := a.publicNode(id)
+	n, snap, err := a.publicNode(ctx, id)
 	if err != nil {
 		return NodeText{}, err
 	}
@@ -265,7 +271,7 @@ type Backlink struct {
 // from public nodes only (orgfeat's backlinks: id, file and internal links,
 // and those naming the node by a ref or its title).
 func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
-	n, snap, err := a.publicNode(id)
+	n, snap, err := a.publicNode(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -300,9 +306,15 @@ func (a *Agent) View(ctx context.Context, req ContextRequest) (*foveal.View, err
 		file = filepath.Join(a.roots[0], file)
 	}
 	file = filepath.Clean(file)
-	snap := a.memex.Snapshot()
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// A file private as a whole is answered as one the memex does not
+	// hold: a private node counts as not found (DESIGN §16), and a view
+	// from it would tell its length.
 	f, ok := snap.File(file)
-	if !ok || f.InServerFile() {
+	if !ok || f.InServerFile() || f.Private() {
 		return nil, fmt.Errorf("%s is %w (the Org files under %s)", file, ErrOutside, strings.Join(a.roots, ", "))
 	}
 	v, ok := a.ctxsrc.(interface {

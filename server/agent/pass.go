@@ -141,7 +141,11 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 			p.RolledBack = a.rollback(ctx, snap)
 		}
 	}()
-	view := a.memex.Snapshot()
+	view, err := a.fresh(ctx)
+	if err != nil {
+		p.Status, p.Err = StatusFailed, err
+		return p, nil
+	}
 	applied := a.skillsFor(ctx, view, sig)
 	env, err := a.env(ctx, view, narrowing(sig, applied)...)
 	if err != nil {

@@ -57,6 +57,9 @@ type PlanRun struct {
 	// Rule is the permission rule added when the plan was approved with
 	// similar actions allowed from then on (ApproveAlways).
 	Rule string
+	// Private: a private conversation's plan (its record says so), of
+	// which nothing is logged into later prompts' LOGS.
+	Private bool
 }
 
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
@@ -361,6 +364,10 @@ func (a *Agent) noteForeign(ctx context.Context, p *flightplan.Plan, src []byte,
 // rejectPlan records a rejection (and writes REJECTED when write is set).
 func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) PlanRun {
 	run := PlanRun{ID: p.ID, Title: p.Title, Tool: p.Tool, State: flightplan.StateRejected, Summary: "rejected"}
+	if rec, ok, err := a.store.Load(p.ID); err != nil || (ok && rec.Private) {
+		run.Private = true // a record that cannot be read may be a private one's
+		ctx = keepOutOfPrompt(ctx)
+	}
 	if claimed, _ := a.store.Claimed(p.ID); claimed {
 		run.State, run.Err = p.State, fmt.Errorf("plan %s has already run", p.ID)
 		return run
@@ -397,6 +404,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		// A plan a private conversation filed logs nothing into the
 		// LOGS of later prompts.
 		ctx = keepOutOfPrompt(ctx)
+		run.Private = true
 	}
 	st := a.store.Standing(p)
 	if st.Foreign != "" {

@@ -114,7 +114,11 @@ func (a *Agent) runSkill(ctx context.Context, k *skills.Skill) ([]Pass, error) {
 		}
 		return a.runGardener(ctx, k, sig)
 	case k.Is(skills.Scribe):
-		t, err := a.scribeText(a.memex.Snapshot())
+		snap, err := a.fresh(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t, err := a.scribeText(snap)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/providers"
 	"pp-lsp/providers/providertest"
 )
 
@@ -237,8 +238,10 @@ func TestTheSystemPromptAloneHoldsNoSecret(t *testing.T) {
 // model — not in a listing an allowed command returns, not in the reason
 // a gate gives for denying a glob that reaches it, not in the
 // conversation's note of what the turn did, not where the question was
-// asked from — in any wire format. (A conversation asked from the private
-// file is private: TestAConversationAskedFromAPrivatePlaceIsPrivate.)
+// asked from — in any wire format. (A question asked from the private
+// file is private, and goes to a local model only:
+// TestAConversationAskedFromAPrivatePlaceIsPrivate,
+// TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate.)
 func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 	const name = "divorce-lawyer-meeting"
 	// Asked in a conversation from a public note (one asked from the
@@ -266,6 +269,14 @@ func TestThePrivateFilesNamesReachNoModel(t *testing.T) {
 					res, _, err = fx.ask(t, mode.from, 2, "what is in my notes?")
 				}
 				require.NoError(t, err)
+				if !mode.chat && !providers.IsLocal(p) {
+					// Asked from the private file: a private question,
+					// which no remote model hears.
+					require.Len(t, res.Passes, 1, "%+v", res)
+					assert.Equal(t, StatusFailed, res.Passes[0].Status)
+					assert.Empty(t, srv.Requests())
+					return
+				}
 				require.Len(t, res.Passes, 2, "%+v", res)
 				assert.Equal(t, StatusRan, res.Passes[0].Status)
 				assert.Equal(t, StatusDenied, res.Passes[1].Status)

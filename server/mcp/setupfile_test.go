@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestANotePrivateByItsSetupFileIsNoResult: another agent over MCP finds
@@ -33,15 +35,47 @@ func TestANotePrivateByItsSetupFileIsNoResult(t *testing.T) {
 	assert.Equal(t, `No node of the memex has the ID "harbour".`, text(res))
 	res = f.call(t, "node_read", map[string]any{"id": "file:" + filepath.Join(root, "harbour.org")})
 	assert.NotContains(t, text(res), "marzipan")
-	for _, file := range []string{"notes.org", "harbour.org"} {
-		v := ok[struct {
-			Text string `json:"text"`
-		}](t, f, "memex_context", map[string]any{"file": file, "line": 4, "budget": 2000})
-		assert.NotContains(t, v.Text, "marzipan", file)
-		assert.NotContains(t, v.Text, "Harbour", file)
-	}
 	v := ok[struct {
 		Text string `json:"text"`
 	}](t, f, "memex_context", map[string]any{"file": "notes.org", "line": 4, "budget": 2000})
+	assert.NotContains(t, v.Text, "marzipan")
+	assert.NotContains(t, v.Text, "Harbour")
+	res = f.call(t, "memex_context", map[string]any{"file": "harbour.org", "line": 4, "budget": 2000})
+	assert.True(t, res.IsError, "a private file is no place for a view: TestAPrivateFileIsNoPlaceForAView")
+	assert.NotContains(t, text(res), "marzipan")
+	v = ok[struct {
+		Text string `json:"text"`
+	}](t, f, "memex_context", map[string]any{"file": "notes.org", "line": 4, "budget": 2000})
+	assert.Contains(t, v.Text, "new lamp")
+}
+
+// TestAPrivateFileIsNoPlaceForAView: memex_context from a file private as
+// a whole (by its #+FILETAGS: or its setup file's) is answered as from a
+// file the memex does not hold — the same error, whatever the line — so
+// that another agent learns neither that the note exists nor how long it
+// is.
+func TestAPrivateFileIsNoPlaceForAView(t *testing.T) {
+	a, root, dir := openAgent(t, map[string]string{
+		"harbour.org":       "#+SETUPFILE: ./private-setup.org\n* Harbour marzipan\nThe keeper hides marzipan under the third stair.\n",
+		"private-setup.org": "#+TITLE: Setup\n#+FILETAGS: :private:\n",
+		"diary.org":         "#+filetags: :private:\n* Friday\nThe clinic called.\n",
+		"notes.org":         "* Lighthouse plans\nThe lighthouse gets a new lamp.\n",
+	})
+	f := start(t, a, nil)
+	f.root, f.home, f.data = root, filepath.Join(dir, "home"), filepath.Join(dir, "data")
+	answer := func(file string, line int) string {
+		res := f.call(t, "memex_context", map[string]any{"file": file, "line": line, "budget": 2000})
+		require.True(t, res.IsError, "%s:%d: %s", file, line, text(res))
+		return strings.ReplaceAll(text(res), file, "FILE")
+	}
+	nowhere := answer("nowhere.org", 1)
+	for _, file := range []string{"harbour.org", "diary.org"} {
+		for _, line := range []int{1, 3, 999} {
+			assert.Equal(t, nowhere, answer(file, line), "%s:%d", file, line)
+		}
+	}
+	v := ok[struct {
+		Text string `json:"text"`
+	}](t, f, "memex_context", map[string]any{"file": "notes.org", "line": 2, "budget": 2000})
 	assert.Contains(t, v.Text, "new lamp")
 }

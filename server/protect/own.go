@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"pp-lsp/internal/regfile"
 	"pp-lsp/server/seal"
 )
 
@@ -83,6 +84,15 @@ func ReadOwnFile(path string) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return b, true, nil
+}
+
+// OpenNoFollow opens p, one of the server's own files, to be read as
+// internal/regfile opens a file: a regular file or an error, at once — a
+// symlink is refused, and a FIFO or a device is neither waited on nor
+// read.
+func OpenNoFollow(p string) (*os.File, error) {
+	f, _, err := regfile.Open(p, false)
+	return f, err
 }
 
 // CheckOpenOwn checks an open descriptor of one of the server's own files

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"pp-lsp/internal/regfile"
+	"pp-lsp/memory"
 	"pp-lsp/orgast"
 )
 
@@ -111,8 +112,8 @@ func (f Files) ReadChecked(path string, check func(*os.File) error) (Current, er
 }
 
 // MaxFileBytes bounds a file Files reads from disk: the memex's own limit
-// on an Org file (memory.DefaultMaxFileBytes).
-const MaxFileBytes = 64 << 20
+// on an Org file, one constant for both.
+const MaxFileBytes = memory.DefaultMaxFileBytes
 
 // readDisk is the regular file at path as Read reads it: nil and
 // os.ErrNotExist when there is none.
