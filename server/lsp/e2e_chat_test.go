@@ -17,6 +17,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 {"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
+{"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :"}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -49,6 +50,9 @@ func chatWant() []string {
 		"ASIDE (tool.py is not a note of the memex: asked without the context",
 		"ASK4 answered: The fourth answer.",
 		"ASIDE (this buffer is not a note of the memex: asked without the context",
+		// An answer's file-local settings are written so that the editor
+		// opening its chat file takes none of them.
+		"SETTINGS the chat file sets nothing",
 		"EXIT 0",
 	}
 }

@@ -66,6 +66,15 @@
           (let ((fourth (e2e-ask "A fourth, from no file?")))
             (e2e-say "ASK4 %s: %s" (or (plist-get fourth :status) (plist-get fourth :outcome))
                      (or (plist-get fourth :text) (plist-get fourth :error)))))
+        ;; An answer with a Local Variables list: the chat file that holds
+        ;; it sets nothing when Emacs opens it (fill-column is a safe
+        ;; variable: Emacs would set it without asking).
+        (let* ((sixth (e2e-ask "A sixth, with settings?"))
+               (file (eglot--uri-to-path (plist-get sixth :chat))))
+          (with-current-buffer (find-file-noselect file)
+            (e2e-say "SETTINGS %s" (if (= fill-column (default-value 'fill-column))
+                                       "the chat file sets nothing"
+                                     (format "the chat file set fill-column to %d" fill-column)))))
         ;; An answer with a right-to-left override: shown, not obeyed.
         (e2e-ask "A fifth, with an override?")
         (with-current-buffer "*Passepartout*"

@@ -81,6 +81,17 @@ local function run()
     end
   end
 
+  -- An answer with a modeline: the chat file that holds it sets nothing
+  -- when Neovim opens it ('modeline' is on for any user but root).
+  vim.o.modeline = true
+  local sixth = ask('A sixth, with settings?')
+  visit(vim.uri_to_fname(sixth.chat))
+  if vim.bo.textwidth == 0 then
+    say('SETTINGS the chat file sets nothing')
+  else
+    say('SETTINGS the chat file set textwidth to %d', vim.bo.textwidth)
+  end
+
   vim.lsp.stop_client(client.id)
   wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
   say('EXIT %d', pp.exit_code)
