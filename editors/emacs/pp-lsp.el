@@ -329,10 +329,20 @@ answer being written, \\[quit-window] hides the buffer.
 \\{pp-lsp-answer-mode-map}"
   (setq buffer-read-only t)
   (setq-local org-startup-folded nil)
+  ;; A model writes this text: its elisp: and shell: links run nothing,
+  ;; even for a person who turned Org's confirmation of them off.
+  (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
+  (setq-local org-link-shell-confirm-function #'pp-lsp--refuse-link)
   (visual-line-mode 1)
   (setq header-line-format
         (substitute-command-keys
          "Passepartout  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] follow-up  \\[pp-lsp-cancel] cancel  \\[quit-window] quit")))
+
+(defun pp-lsp--refuse-link (prompt)
+  "Refuse to follow a link of an answer that would run code; PROMPT is Org's."
+  (message "pp-lsp: a link in an answer runs nothing here (%s)"
+           (string-trim-right (string-trim-left prompt "Execute ") "\\? *$"))
+  nil)
 
 (defun pp-lsp--answer-buffer ()
   "The answer buffer, in `pp-lsp-answer-mode'."
@@ -355,6 +365,55 @@ written right to left needs none of them: its letters order themselves.")
                                 (lambda (c) (format "<U+%04X>" (aref c 0)))
                                 text t t)
     text))
+
+(defun pp-lsp--show-bidi-controls (start end)
+  "Show each bidirectional control between START and END as <U+XXXX>.
+The text is unchanged: a `display' string covers the control, and
+Emacs's reordering takes a character so covered as one neutral
+character, so the control orders nothing.  A character that is no
+longer a control loses the string."
+  (save-excursion
+    (save-match-data
+      (with-silent-modifications
+        (let ((pos start))
+          (while (and (< pos end)
+                      (setq pos (text-property-any pos end 'pp-lsp-bidi t)))
+            (unless (string-match-p pp-lsp--bidi-controls (string (char-after pos)))
+              (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi)))
+            (setq pos (1+ pos))))
+        (goto-char start)
+        (while (re-search-forward pp-lsp--bidi-controls end t)
+          (put-text-property (match-beginning 0) (match-end 0)
+                             'display (format "<U+%04X>" (char-before)))
+          (put-text-property (match-beginning 0) (match-end 0) 'pp-lsp-bidi t))))))
+
+(defun pp-lsp--bidi-after-change (beg end _len)
+  "Show the bidirectional controls of the lines BEG to END changed."
+  (pp-lsp--show-bidi-controls
+   (save-excursion (goto-char beg) (line-beginning-position))
+   (save-excursion (goto-char end) (line-end-position))))
+
+(define-minor-mode pp-lsp-bidi-shown-mode
+  "Show bidirectional controls (U+202A-E, U+2066-9) as <U+XXXX>.
+Emacs obeys them, so a note, a chat file or a plan holding a model's
+U+202E would show its text in an order other than it was written
+\(\"live\" for \"evil\").  pp-lsp turns this on in every buffer it
+serves; the text itself is not changed."
+  :lighter nil
+  (save-restriction
+    (widen)
+    (if pp-lsp-bidi-shown-mode
+        (progn
+          (setq-local text-property-default-nonsticky
+                      (append '((display . t) (pp-lsp-bidi . t)) text-property-default-nonsticky))
+          (add-hook 'after-change-functions #'pp-lsp--bidi-after-change nil t)
+          (pp-lsp--show-bidi-controls (point-min) (point-max)))
+      (remove-hook 'after-change-functions #'pp-lsp--bidi-after-change t)
+      (with-silent-modifications
+        (let ((pos (point-min)))
+          (while (setq pos (text-property-any pos (point-max) 'pp-lsp-bidi t))
+            (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi))
+            (setq pos (1+ pos))))))))
 
 (defun pp-lsp--append (buffer &rest texts)
   "Insert TEXTS at the end of BUFFER; its windows at the end follow them.
@@ -1032,13 +1091,15 @@ Never over a file that exists."
                              (current-buffer))))
 
 (defun pp-lsp--managed ()
-  "Set up an Org buffer pp-lsp manages: code lenses."
+  "Set up an Org buffer pp-lsp manages: code lenses, bidi controls shown."
   (if (and (bound-and-true-p eglot--managed-mode)
            (cl-typep (eglot-current-server) 'pp-lsp-server))
       (progn
         (add-hook 'after-change-functions #'pp-lsp--lenses-after-change nil t)
+        (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)
+    (pp-lsp-bidi-shown-mode -1)
     (pp-lsp--clear-lenses)))
 
 (add-hook 'eglot-managed-mode-hook #'pp-lsp--managed)

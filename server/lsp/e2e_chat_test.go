@@ -17,7 +17,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 {"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
-{"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :"}}
+{"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :\n[[elisp:(setq e2e-link-ran t)][a link]]"}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -67,6 +67,12 @@ func TestEmacsChat(t *testing.T) {
 	}
 	// Emacs obeys bidirectional controls; the answer buffer shows them.
 	has(t, out, "BIDI shown: t, obeyed: nil")
+	has(t, out, "BIDI in the chat file kept: t, shown: t")
+	has(t, out, "BIDI typed next to it shown as typed: t")
+	// An answer's elisp link runs nothing when clicked, even for a person
+	// who turned Org's confirmation off: in the answer buffer or the chat file.
+	has(t, out, "LINK in the answer buffer ran: nil")
+	has(t, out, "LINK in the chat file ran: nil")
 }
 
 func TestNeovimChat(t *testing.T) {

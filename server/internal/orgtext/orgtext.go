@@ -62,20 +62,49 @@ func Title(s string, max int) string {
 // last 3000 characters: an eval: there asks to run code, and a variable
 // marked safe is set without asking), its "-*- … -*-" first line, and
 // Vim's and Neovim's modelines ("vim: set …", "vi:", "ex:", after a blank
-// or at a line's start, in a file's first or last five lines).
-var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):`)
+// or at a line's start, in a file's first or last five lines) — and the
+// Org links a click would run: a bracket or angle link ("[[TYPE:…]]",
+// "<TYPE:…>") whose type is not one of linkTypes, and the plain links of
+// the types Org runs ("elisp:", "shell:") or hands to the system
+// ("file+sys:").
+var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):`)
 
-// Defuse returns s with every file-local settings marker (reFileLocal)
-// broken by a zero-width space before its last character, so that text a
-// model or a command wrote cannot set variables, run code or change
-// options in the editor that opens the file it was written into: "Local
-// Variables:" becomes "Local Variables\u200b:", "vim:" "vim\u200b:", "-*-"
-// "-*\u200b-". It reads the same, and defusing again changes nothing.
+// linkTypes are the Org link types that stay links: those that visit a
+// node, a file in Emacs, a web page or a reference, and run nothing.
+var linkTypes = map[string]bool{
+	"id": true, "file": true, "file+emacs": true, "http": true, "https": true, "ftp": true,
+	"mailto": true, "news": true, "doi": true, "info": true, "help": true,
+	"attachment": true, "roam": true, "cite": true,
+}
+
+// Defuse returns s with every file-local settings marker and every link
+// that would run something (reFileLocal) broken by a zero-width space
+// (before its last character; a link's also after its first bracket, so
+// that it is no link at all and shows the code it holds), so that text a
+// model or a command
+// wrote cannot set variables, run code or change options in the editor
+// that opens the file it was written into, nor be a link that runs
+// code when the person clicks it: "Local Variables:" becomes "Local
+// Variables\u200b:", "vim:" "vim\u200b:", "-*-" "-*\u200b-",
+// "[[elisp:(…)][click]]" "[\u200b[elisp\u200b:(…)][click]]", which Org shows as
+// the text it is. It reads the same, and defusing again changes nothing.
 func Defuse(s string) string {
 	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
 		return s
 	}
 	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return "[\u200b" + m[1:len(m)-1] + "\u200b:"
+		}
+		if t, ok := strings.CutPrefix(m, "<"); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
+		}
 		return m[:len(m)-1] + "\u200b" + m[len(m)-1:]
 	})
 }

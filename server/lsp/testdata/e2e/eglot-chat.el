@@ -69,14 +69,39 @@
         ;; An answer with a Local Variables list: the chat file that holds
         ;; it sets nothing when Emacs opens it (fill-column is a safe
         ;; variable: Emacs would set it without asking).
+        ;; Its elisp link runs nothing when followed, though this person
+        ;; turned Org's confirmation of elisp links off.
+        (defvar e2e-link-ran nil)
+        (setq-default org-link-elisp-confirm-function nil)
         (let* ((sixth (e2e-ask "A sixth, with settings?"))
-               (file (eglot--uri-to-path (plist-get sixth :chat))))
+               (file (eglot--uri-to-path (plist-get sixth :chat)))
+               (follow (lambda (where)
+                         (setq e2e-link-ran nil)
+                         (goto-char (point-max))
+                         (when (search-backward "a link]]" nil t)
+                           (ignore-errors (org-open-at-point)))
+                         (e2e-say "LINK in %s ran: %s" where e2e-link-ran))))
+          (with-current-buffer "*Passepartout*"
+            (funcall follow "the answer buffer"))
           (with-current-buffer (find-file-noselect file)
             (e2e-say "SETTINGS %s" (if (= fill-column (default-value 'fill-column))
                                        "the chat file sets nothing"
-                                     (format "the chat file set fill-column to %d" fill-column)))))
-        ;; An answer with a right-to-left override: shown, not obeyed.
-        (e2e-ask "A fifth, with an override?")
+                                     (format "the chat file set fill-column to %d" fill-column)))
+            (funcall follow "the chat file")))
+        ;; An answer with a right-to-left override: shown, not obeyed, in
+        ;; the answer buffer and in its chat file, which keeps the text.
+        (let ((file (eglot--uri-to-path (plist-get (e2e-ask "A fifth, with an override?") :chat))))
+          (with-current-buffer (find-file-noselect file)
+            (goto-char (point-min))
+            (let ((at (search-forward "\u202eevil" nil t)))
+              (e2e-say "BIDI in the chat file kept: %s, shown: %s" (and at t)
+                       (and at (equal (get-text-property (- at 5) 'display) "<U+202E>")))
+              ;; Typed next to it, text is not covered by the shown string.
+              (when at
+                (goto-char (- at 4))
+                (insert-and-inherit "x")
+                (e2e-say "BIDI typed next to it shown as typed: %s"
+                         (null (get-text-property (- at 4) 'display)))))))
         (with-current-buffer "*Passepartout*"
           (goto-char (point-min))
           (while (re-search-forward "^(.*without the context" nil t)
