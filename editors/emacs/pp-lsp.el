@@ -508,7 +508,10 @@ It continues the last question's conversation."
   (goto-char (point-min))
   (when (re-search-forward (concat "^[ \t]*:ID:[ \t]+" (regexp-quote id) "[ \t]*$") nil t)
     (org-back-to-heading t)
-    (org-show-context)))
+    (org-show-context)
+    ;; The plan at the window's top: its action and diff below it show,
+    ;; not the plans before it.
+    (recenter 0)))
 
 (defun pp-lsp--say (buffer words result)
   "End the answer in BUFFER with WORDS, and the model of RESULT.

@@ -629,6 +629,9 @@ local function open_plan_at_cursor()
   local line = vim.fn.search('^\\s*:ID:\\s\\+' .. vim.fn.escape(p.id, '\\/.*$^~[]') .. '\\s*$', 'w')
   if line > 0 then
     vim.fn.search('^\\*\\+\\s', 'bW')
+    -- The plan at the window's top: its action and diff below it show,
+    -- not the plans before it.
+    vim.cmd('normal! zt')
   end
   return true
 end
