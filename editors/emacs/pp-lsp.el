@@ -264,6 +264,7 @@ With a prefix argument, ask for the token BUDGET."
         (erase-buffer)
         (insert text)
         (org-mode)
+        (pp-lsp-bidi-shown-mode 1)
         (setq pp-lsp--origin-server server)
         (goto-char (point-min))
         (pp-lsp--goto-foveal (plist-get (plist-get view :foveal) :title))
@@ -650,7 +651,8 @@ actions from now on, r rejects it, u undoes what it did, g lists
 again, q quits.
 \\{pp-lsp-plans-mode-map}"
   (setq-local revert-buffer-function (lambda (&rest _) (pp-lsp-plans-refresh)))
-  (setq truncate-lines t))
+  (setq truncate-lines t)
+  (pp-lsp-bidi-shown-mode 1))
 
 (defun pp-lsp--plans-request (method params)
   "Send METHOD with PARAMS to the plans list's server; its error as a user error."
@@ -799,7 +801,8 @@ similar actions, r rejects, u undoes, g lists again."
         (erase-buffer)
         (insert text "\n\n" (pp-lsp--plan-text plan))
         (goto-char (point-min)))
-      (special-mode))
+      (special-mode)
+      (pp-lsp-bidi-shown-mode 1))
     (display-buffer buffer)
     buffer))
 
@@ -824,6 +827,7 @@ The skills not used follow, each with why."
             (let ((problem (plist-get k :problem)))
               (unless (or (null problem) (equal problem ""))
                 (insert (format "      %s\n" problem))))))
+        (pp-lsp-bidi-shown-mode 1)
         (setq buffer-read-only t)))
     (display-buffer buffer)
     skills))
@@ -968,6 +972,7 @@ does; RET on an entry visits it."
          (buffer (get-buffer-create pp-lsp-backlinks-buffer)))
     (with-current-buffer buffer
       (pp-lsp-backlinks-mode)
+      (pp-lsp-bidi-shown-mode 1)
       (setq pp-lsp--backlinks-source source)
       (pp-lsp--render-backlinks title backlinks unlinked))
     (add-hook 'post-command-hook #'pp-lsp--backlinks-follow)

@@ -117,7 +117,11 @@
           (with-current-buffer shown
             (e2e-say "DIFF shows the trace and the action: %s"
                      (e2e-bool (and (string-match-p "Verdict" (buffer-string))
-                                    (string-match-p "make count" (buffer-string)))))))
+                                    (string-match-p "make count" (buffer-string)))))
+            (goto-char (point-min))
+            (e2e-say "DIFF shows the bidi control: %s"
+                     (e2e-bool (and (search-forward "\u202e" nil t)
+                                    (equal (get-text-property (1- (point)) 'display) "<U+202E>"))))))
         ;; u asks the server to undo; whatever it answers is said plainly.
         (goto-char (point-min))
         (let ((said (condition-case err (progn (pp-lsp-plans-undo) "done")
