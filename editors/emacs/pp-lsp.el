@@ -416,11 +416,30 @@ serves; the text itself is not changed."
             (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi))
             (setq pos (1+ pos))))))))
 
+(defvar-local pp-lsp--waiting nil
+  "The overlay that says a question waits for the model's first word.")
+
+(defun pp-lsp--wait (buffer)
+  "Say at the end of BUFFER that the question waits for the model.
+The next text appended replaces it."
+  (with-current-buffer buffer
+    (when (overlayp pp-lsp--waiting) (delete-overlay pp-lsp--waiting))
+    (setq pp-lsp--waiting (make-overlay (point-max) (point-max)))
+    (overlay-put pp-lsp--waiting 'after-string
+                 (propertize
+                  (substitute-command-keys
+                   "Waiting for the model…  \\<pp-lsp-answer-mode-map>\\[pp-lsp-cancel] cancels\n")
+                  'face 'shadow))))
+
 (defun pp-lsp--append (buffer &rest texts)
   "Insert TEXTS at the end of BUFFER; its windows at the end follow them.
-Bidirectional controls in them are shown, not obeyed (`pp-lsp--shown')."
+Bidirectional controls in them are shown, not obeyed (`pp-lsp--shown').
+They replace the waiting line (`pp-lsp--wait')."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
+      (when (overlayp pp-lsp--waiting)
+        (delete-overlay pp-lsp--waiting)
+        (setq pp-lsp--waiting nil))
       (let* ((inhibit-read-only t)
              (end (point-max))
              (follow (seq-filter (lambda (w) (>= (window-point w) end))
@@ -462,6 +481,7 @@ answer says so, and RET there opens it; approve it with
       (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
                       "* " question "\n" (or aside "")))
     (puthash token buffer pp-lsp--streams)
+    (pp-lsp--wait buffer)
     (setq pp-lsp--last-token token
           pp-lsp--last-result nil)
     (unless (get-buffer-window buffer)

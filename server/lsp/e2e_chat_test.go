@@ -67,12 +67,21 @@ func TestEmacsChat(t *testing.T) {
 	}
 	// Emacs obeys bidirectional controls; the answer buffer shows them.
 	has(t, out, "BIDI shown: t, obeyed: nil")
+	hasWaiting(t, out)
 	has(t, out, "BIDI in the chat file kept: t, shown: t")
 	has(t, out, "BIDI typed next to it shown as typed: t")
 	// An answer's elisp link runs nothing when clicked, even for a person
 	// who turned Org's confirmation off: in the answer buffer or the chat file.
 	has(t, out, "LINK in the answer buffer ran: nil")
 	has(t, out, "LINK in the chat file ran: nil")
+}
+
+// hasWaiting: until the model's first word, the answer buffer says it
+// waits, and how to cancel.
+func hasWaiting(t *testing.T, out []string) {
+	t.Helper()
+	has(t, out, "WAITING said: true")
+	has(t, out, "WAITING said after the answer: false")
 }
 
 func TestNeovimChat(t *testing.T) {
@@ -84,4 +93,5 @@ func TestNeovimChat(t *testing.T) {
 	for _, want := range chatWant() {
 		has(t, out, want)
 	}
+	hasWaiting(t, out)
 }

@@ -176,10 +176,15 @@ end
 
 -- append adds lines to the end of a read-only view buffer; the first
 -- joins the last line when join is true.
+-- waiting is the namespace of the line that says a question waits for
+-- the model's first word; the next text appended replaces it.
+local waiting = vim.api.nvim_create_namespace('passepartout-waiting')
+
 local function append(buf, lines, join)
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
+  vim.api.nvim_buf_clear_namespace(buf, waiting, 0, -1)
   local n = vim.api.nvim_buf_line_count(buf)
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
   if join then
@@ -680,6 +685,8 @@ function M.ask(question)
   table.insert(head, '')
   vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false, head)
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  vim.api.nvim_buf_set_extmark(buf, waiting, vim.api.nvim_buf_line_count(buf) - 1, 0,
+    { virt_text = { { 'Waiting for the model…  :PassepartoutCancel cancels', 'Comment' } } })
   local s = { buf = buf, client = c.id }
   streams[token] = s
   M.last_token, M.last_result = token, nil
