@@ -95,3 +95,21 @@ func TestNeovimChat(t *testing.T) {
 	}
 	hasWaiting(t, out)
 }
+
+// TestNeovimServerStops: a question waits for a slow model when the
+// server stops; the answer buffer ends it saying so (Neovim 0.7 never
+// answers a gone client's requests), and the question is over.
+func TestNeovimServerStops(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":20000}}`+"\n"), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-killed.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	// pp-lsp ends on the SIGTERM that stops it with exit code 1.
+	has(t, out, "ENDED error: Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
+	has(t, out, "BUFFER ends Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
+	has(t, out, "RESTARTED true")
+}

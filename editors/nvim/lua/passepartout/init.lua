@@ -360,6 +360,20 @@ local function client_config(root)
           clients[root] = nil
         end
       end
+      -- Neovim 0.7 never answers the requests of a client that is gone: a
+      -- question still waiting ends here, saying so.
+      vim.schedule(function()
+        for token, s in pairs(streams) do
+          if s.client == client_id and not s.ended then
+            streams[token] = nil
+            s.ended = true
+            local why = string.format('Failed: pp-lsp stopped before answering (%s); ask again to start it.',
+              (signal and signal ~= 0) and ('signal ' .. signal) or ('exit code ' .. tostring(code)))
+            M.last_result = { outcome = 'error', error = why }
+            append(s.buf, { '', why })
+          end
+        end
+      end)
     end,
   }
 end
@@ -446,6 +460,17 @@ end
 
 local function need_client()
   local c = M.client(0)
+  if not c and M.config.cmd and vim.bo.filetype == 'org' and not is_view(0)
+      and vim.api.nvim_buf_get_name(0) ~= '' then
+    -- An Org file whose server stopped (a crash, a kill): start it again,
+    -- as opening the file did.
+    M.attach(0)
+    vim.wait(10000, function()
+      local n = M.client(0)
+      return n ~= nil and n.initialized == true
+    end, 20)
+    c = M.client(0)
+  end
   if not c then
     if #all_clients() > 1 then
       error('pp-lsp: several memexes are open: run this from an Org file of the one you mean', 0)
