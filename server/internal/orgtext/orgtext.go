@@ -66,8 +66,8 @@ func Title(s string, max int) string {
 // Org links a click would run: a bracket or angle link ("[[TYPE:…]]",
 // "<TYPE:…>") whose type is not one of linkTypes, and the plain links of
 // the types Org runs ("elisp:", "shell:") or hands to the system
-// ("file+sys:").
-var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):`)
+// ("file+sys:"), which a blank never follows.
+var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):\S`)
 
 // linkTypes are the Org link types that stay links: those that visit a
 // node, a file in Emacs, a web page or a reference, and run nothing.
@@ -105,7 +105,11 @@ func Defuse(s string) string {
 			}
 			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
 		}
-		return m[:len(m)-1] + "\u200b" + m[len(m)-1:]
+		i := strings.LastIndexByte(m, ':')
+		if i < 0 {
+			i = len(m) - 1
+		}
+		return m[:i] + "\u200b" + m[i:]
 	})
 }
 

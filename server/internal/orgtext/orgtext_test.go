@@ -135,6 +135,7 @@ func TestDefuse(t *testing.T) {
 		{"a\tvi:tw=7 ex:tw=7", "a\tvi\u200b:tw=7 ex\u200b:tw=7"},
 		{"Index: x, svim: y, 1-*2, local variable: z", "Index: x, svim: y, 1-*2, local variable: z"},
 		{"no marker at all", "no marker at all"},
+		{"proposal shell: allow, elisp: a word", "proposal shell: allow, elisp: a word"},
 		{"[[elisp:(kill-emacs)][click me]] [[SHELL:rm x][run]]", "[\u200b[elisp\u200b:(kill-emacs)][click me]] [\u200b[SHELL\u200b:rm x][run]]"},
 		{"<shell:touch x> elisp:(kill-emacs) [[file+sys:/bin/x]] [[mytype:y]]", "<\u200bshell\u200b:touch x> elisp\u200b:(kill-emacs) [\u200b[file+sys\u200b:/bin/x]] [\u200b[mytype\u200b:y]]"},
 		{"[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]", "[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]"},
