@@ -747,10 +747,33 @@ similar actions, r rejects, u undoes, g lists again."
   (with-current-buffer (get-buffer-create pp-lsp-plans-buffer)
     (pp-lsp-plans)))
 
+(defvar-local pp-lsp--viewed-plan nil
+  "The plan `pp-lsp-plans-diff' shows in this buffer.")
+
 (defun pp-lsp--plan-here ()
-  "The plan of the current line of the plans list, or a user error."
+  "The plan of the current line of the plans list, or the one shown here.
+Otherwise a user error."
   (or (get-text-property (line-beginning-position) 'pp-lsp-plan)
+      pp-lsp--viewed-plan
       (user-error "No Flight Plan on this line")))
+
+(defvar pp-lsp-plan-view-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'pp-lsp-plans-open)
+    (define-key map (kbd "a") #'pp-lsp-plans-approve)
+    (define-key map (kbd "A") #'pp-lsp-plans-approve-always)
+    (define-key map (kbd "r") #'pp-lsp-plans-reject)
+    (define-key map (kbd "g") #'pp-lsp-plans-diff)
+    map)
+  "Keys of the plan `pp-lsp-plans-diff' shows.")
+
+(define-derived-mode pp-lsp-plan-view-mode special-mode "pp-lsp-plan"
+  "A Flight Plan as `pp-lsp-plans-diff' shows it: its verdict, gate
+trace and action; the keys act on it.
+\\{pp-lsp-plan-view-mode-map}"
+  (setq header-line-format
+        (substitute-command-keys
+         "Flight Plan  \\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-approve-always] approve and allow similar  \\[pp-lsp-plans-reject] reject  \\[pp-lsp-plans-open] visit  \\[quit-window] quit")))
 
 (defun pp-lsp--plans-decide (command)
   "Run COMMAND on the plan of the line, say how it ended, and list again."
@@ -758,6 +781,8 @@ similar actions, r rejects, u undoes, g lists again."
          (run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
     (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
     (pp-lsp-plans-refresh)
+    (when (derived-mode-p 'pp-lsp-plan-view-mode)
+      (pp-lsp-plans-diff))
     run))
 
 (defun pp-lsp-plans-approve ()
@@ -815,13 +840,16 @@ similar actions, r rejects, u undoes, g lists again."
                        :position (list :line (1- (plist-get plan :line)) :character 0))))
          (contents (plist-get hover :contents))
          (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+         (server (pp-lsp--server))
          (buffer (get-buffer-create "*Passepartout plan*")))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
         (erase-buffer)
         (insert text "\n\n" (pp-lsp--plan-text plan))
         (goto-char (point-min)))
-      (special-mode)
+      (pp-lsp-plan-view-mode)
+      (setq pp-lsp--viewed-plan plan
+            pp-lsp--origin-server server)
       (pp-lsp-bidi-shown-mode 1))
     (display-buffer buffer)
     buffer))

@@ -61,7 +61,7 @@ func TestEmacsApprovals(t *testing.T) {
 		"UNSAVED ran: false",
 		"SAVED ran ran",
 		"DONE on disk: true, buffer unmodified: true",
-		"LIST APPROVED DONE",
+		"VIEW APPROVED DONE",
 		"LIST shows DONE: true",
 		"DIFF shows the trace and the action: true",
 		// The explanation's right-to-left override is shown, not obeyed.

@@ -109,8 +109,10 @@
         (e2e-say "LIST %s" (buffer-substring-no-properties (point) (line-end-position)))
         (re-search-forward "^PLAN ")
         (beginning-of-line)
-        (let ((run (pp-lsp-plans-approve)))
-          (e2e-say "LIST APPROVED %s" (plist-get run :state)))
+        ;; d shows the plan; a there approves what it shows.
+        (with-current-buffer (pp-lsp-plans-diff)
+          (let ((run (call-interactively (key-binding "a"))))
+            (e2e-say "VIEW APPROVED %s" (plist-get run :state))))
         (e2e-say "LIST shows DONE: %s" (e2e-bool (= 2 (how-many "^DONE " (point-min) (point-max)))))
         (goto-char (point-min))
         (let ((shown (pp-lsp-plans-diff)))
