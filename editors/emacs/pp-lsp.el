@@ -505,7 +505,12 @@ answer says so, and RET there opens it; approve it with
                   ((not (gethash token pp-lsp--cancelled))
                    (setq pp-lsp--last-result
                          (list :outcome "error" :error (plist-get err :message)))
-                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil)))))
+                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
+     :timeout-fn (lambda ()
+                   (remhash token pp-lsp--streams)
+                   (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
+                     (setq pp-lsp--last-result (list :outcome "error" :error why))
+                     (pp-lsp--say buffer (format "Failed: %s" why) nil))))
     token))
 
 (defun pp-lsp-follow-up (question)

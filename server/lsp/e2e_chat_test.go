@@ -103,7 +103,7 @@ func TestNeovimServerStops(t *testing.T) {
 	testenv.NeedCommand(t, "nvim")
 	e := newE2E(t)
 	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
-	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":20000}}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
 	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-killed.lua"))
@@ -112,4 +112,20 @@ func TestNeovimServerStops(t *testing.T) {
 	has(t, out, "ENDED error: Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
 	has(t, out, "BUFFER ends Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
 	has(t, out, "RESTARTED true")
+}
+
+// TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
+// in the answer buffer saying so; nothing there still says it waits.
+func TestEmacsAskTimeout(t *testing.T) {
+	needEglot(t)
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-timeout.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	const why = "no answer after 2 seconds (pp-lsp-ask-timeout)"
+	has(t, out, "ENDED error: "+why)
+	has(t, out, "BUFFER ends Failed: "+why)
+	has(t, out, "WAITING still said: false")
 }
