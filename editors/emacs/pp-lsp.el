@@ -773,8 +773,8 @@ Otherwise a user error."
   "Keys of the plan `pp-lsp-plans-diff' shows.")
 
 (define-derived-mode pp-lsp-plan-view-mode special-mode "pp-lsp-plan"
-  "A Flight Plan as `pp-lsp-plans-diff' shows it: its verdict, gate
-trace and action; the keys act on it.
+  "A Flight Plan as `pp-lsp-plans-diff' shows it; the keys act on it.
+Its verdict, gate trace and action are shown.
 \\{pp-lsp-plan-view-mode-map}"
   (setq header-line-format
         (substitute-command-keys
