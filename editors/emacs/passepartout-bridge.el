@@ -567,8 +567,25 @@ payload of the answer (also when the connection closes first)."
   "A Passepartout answer, streamed as it is written.
 \\{passepartout-answer-mode-map}")
 
+(defconst passepartout--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
+  "The bidirectional embedding, override and isolate controls.")
+
+(defun passepartout--show-bidi (start end)
+  "Show each bidirectional control between START and END as <U+XXXX>.
+Emacs obeys them, so a model's answer holding U+202E would show text in
+an order other than it was written (\"live\" for \"evil\"); a `display'
+string covering the control makes it one neutral character to Emacs's
+reordering.  The text is unchanged."
+  (save-excursion
+    (save-match-data
+      (goto-char start)
+      (while (re-search-forward passepartout--bidi-controls end t)
+        (put-text-property (match-beginning 0) (match-end 0)
+                           'display (format "<U+%04X>" (char-before)))))))
+
 (defun passepartout--append (buffer text)
-  "Insert TEXT at the end of BUFFER, following it in windows at the end."
+  "Insert TEXT at the end of BUFFER, following it in windows at the end.
+Its bidirectional controls are shown, not obeyed (`passepartout--show-bidi')."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
       (let ((inhibit-read-only t)
@@ -576,7 +593,8 @@ payload of the answer (also when the connection closes first)."
             (windows (get-buffer-window-list buffer nil t)))
         (save-excursion
           (goto-char end)
-          (insert text))
+          (insert text)
+          (passepartout--show-bidi end (point)))
         (dolist (w windows)
           (when (= (window-point w) end)
             (set-window-point w (point-max))))))))
@@ -610,7 +628,8 @@ Return the answer's buffer."
         (passepartout-answer-mode)
         (let ((inhibit-read-only t))
           (erase-buffer)
-          (insert (propertize (concat "Q: " question) 'face 'bold) "\n\n")))
+          (insert (propertize (concat "Q: " question) 'face 'bold) "\n\n")
+          (passepartout--show-bidi (point-min) (point-max))))
       (let ((id (passepartout-bridge-request
                  :ASK (append (list :TEXT question) position)
                  :on-chunk (lambda (text) (passepartout--append buffer text))
@@ -692,6 +711,9 @@ Return the buffer."
             (goto-char (point-min)))
           (when (require 'org nil t)
             (delay-mode-hooks (org-mode)))
+          (let ((inhibit-read-only t))
+            (with-silent-modifications
+              (passepartout--show-bidi (point-min) (point-max))))
           (setq buffer-read-only t))
         (when (called-interactively-p 'interactive)
           (display-buffer buffer))

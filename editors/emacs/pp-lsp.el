@@ -264,6 +264,7 @@ With a prefix argument, ask for the token BUDGET."
         (erase-buffer)
         (insert text)
         (org-mode)
+        (pp-lsp-bidi-shown-mode 1)
         (setq pp-lsp--origin-server server)
         (goto-char (point-min))
         (pp-lsp--goto-foveal (plist-get (plist-get view :foveal) :title))
@@ -329,10 +330,20 @@ answer being written, \\[quit-window] hides the buffer.
 \\{pp-lsp-answer-mode-map}"
   (setq buffer-read-only t)
   (setq-local org-startup-folded nil)
+  ;; A model writes this text: its elisp: and shell: links run nothing,
+  ;; even for a person who turned Org's confirmation of them off.
+  (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
+  (setq-local org-link-shell-confirm-function #'pp-lsp--refuse-link)
   (visual-line-mode 1)
   (setq header-line-format
         (substitute-command-keys
          "Passepartout  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] follow-up  \\[pp-lsp-cancel] cancel  \\[quit-window] quit")))
+
+(defun pp-lsp--refuse-link (prompt)
+  "Refuse to follow a link of an answer that would run code; PROMPT is Org's."
+  (message "pp-lsp: a link in an answer runs nothing here (%s)"
+           (string-trim-right (string-trim-left prompt "Execute ") "\\? *$"))
+  nil)
 
 (defun pp-lsp--answer-buffer ()
   "The answer buffer, in `pp-lsp-answer-mode'."
@@ -356,11 +367,79 @@ written right to left needs none of them: its letters order themselves.")
                                 text t t)
     text))
 
+(defun pp-lsp--show-bidi-controls (start end)
+  "Show each bidirectional control between START and END as <U+XXXX>.
+The text is unchanged: a `display' string covers the control, and
+Emacs's reordering takes a character so covered as one neutral
+character, so the control orders nothing.  A character that is no
+longer a control loses the string."
+  (save-excursion
+    (save-match-data
+      (with-silent-modifications
+        (let ((pos start))
+          (while (and (< pos end)
+                      (setq pos (text-property-any pos end 'pp-lsp-bidi t)))
+            (unless (string-match-p pp-lsp--bidi-controls (string (char-after pos)))
+              (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi)))
+            (setq pos (1+ pos))))
+        (goto-char start)
+        (while (re-search-forward pp-lsp--bidi-controls end t)
+          (put-text-property (match-beginning 0) (match-end 0)
+                             'display (format "<U+%04X>" (char-before)))
+          (put-text-property (match-beginning 0) (match-end 0) 'pp-lsp-bidi t))))))
+
+(defun pp-lsp--bidi-after-change (beg end _len)
+  "Show the bidirectional controls of the lines BEG to END changed."
+  (pp-lsp--show-bidi-controls
+   (save-excursion (goto-char beg) (line-beginning-position))
+   (save-excursion (goto-char end) (line-end-position))))
+
+(define-minor-mode pp-lsp-bidi-shown-mode
+  "Show bidirectional controls (U+202A-E, U+2066-9) as <U+XXXX>.
+Emacs obeys them, so a note, a chat file or a plan holding a model's
+U+202E would show its text in an order other than it was written
+\(\"live\" for \"evil\").  pp-lsp turns this on in every buffer it
+serves; the text itself is not changed."
+  :lighter nil
+  (save-restriction
+    (widen)
+    (if pp-lsp-bidi-shown-mode
+        (progn
+          (setq-local text-property-default-nonsticky
+                      (append '((display . t) (pp-lsp-bidi . t)) text-property-default-nonsticky))
+          (add-hook 'after-change-functions #'pp-lsp--bidi-after-change nil t)
+          (pp-lsp--show-bidi-controls (point-min) (point-max)))
+      (remove-hook 'after-change-functions #'pp-lsp--bidi-after-change t)
+      (with-silent-modifications
+        (let ((pos (point-min)))
+          (while (setq pos (text-property-any pos (point-max) 'pp-lsp-bidi t))
+            (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi))
+            (setq pos (1+ pos))))))))
+
+(defvar-local pp-lsp--waiting nil
+  "The overlay that says a question waits for the model's first word.")
+
+(defun pp-lsp--wait (buffer)
+  "Say at the end of BUFFER that the question waits for the model.
+The next text appended replaces it."
+  (with-current-buffer buffer
+    (when (overlayp pp-lsp--waiting) (delete-overlay pp-lsp--waiting))
+    (setq pp-lsp--waiting (make-overlay (point-max) (point-max)))
+    (overlay-put pp-lsp--waiting 'after-string
+                 (propertize
+                  (substitute-command-keys
+                   "Waiting for the model…  \\<pp-lsp-answer-mode-map>\\[pp-lsp-cancel] cancels\n")
+                  'face 'shadow))))
+
 (defun pp-lsp--append (buffer &rest texts)
   "Insert TEXTS at the end of BUFFER; its windows at the end follow them.
-Bidirectional controls in them are shown, not obeyed (`pp-lsp--shown')."
+Bidirectional controls in them are shown, not obeyed (`pp-lsp--shown').
+They replace the waiting line (`pp-lsp--wait')."
   (when (buffer-live-p buffer)
     (with-current-buffer buffer
+      (when (overlayp pp-lsp--waiting)
+        (delete-overlay pp-lsp--waiting)
+        (setq pp-lsp--waiting nil))
       (let* ((inhibit-read-only t)
              (end (point-max))
              (follow (seq-filter (lambda (w) (>= (window-point w) end))
@@ -402,6 +481,7 @@ answer says so, and RET there opens it; approve it with
       (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
                       "* " question "\n" (or aside "")))
     (puthash token buffer pp-lsp--streams)
+    (pp-lsp--wait buffer)
     (setq pp-lsp--last-token token
           pp-lsp--last-result nil)
     (unless (get-buffer-window buffer)
@@ -425,7 +505,12 @@ answer says so, and RET there opens it; approve it with
                   ((not (gethash token pp-lsp--cancelled))
                    (setq pp-lsp--last-result
                          (list :outcome "error" :error (plist-get err :message)))
-                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil)))))
+                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
+     :timeout-fn (lambda ()
+                   (remhash token pp-lsp--streams)
+                   (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
+                     (setq pp-lsp--last-result (list :outcome "error" :error why))
+                     (pp-lsp--say buffer (format "Failed: %s" why) nil))))
     token))
 
 (defun pp-lsp-follow-up (question)
@@ -449,7 +534,10 @@ It continues the last question's conversation."
   (goto-char (point-min))
   (when (re-search-forward (concat "^[ \t]*:ID:[ \t]+" (regexp-quote id) "[ \t]*$") nil t)
     (org-back-to-heading t)
-    (org-show-context)))
+    (org-show-context)
+    ;; The plan at the window's top: its action and diff below it show,
+    ;; not the plans before it.
+    (recenter 0)))
 
 (defun pp-lsp--say (buffer words result)
   "End the answer in BUFFER with WORDS, and the model of RESULT.
@@ -588,7 +676,8 @@ actions from now on, r rejects it, u undoes what it did, g lists
 again, q quits.
 \\{pp-lsp-plans-mode-map}"
   (setq-local revert-buffer-function (lambda (&rest _) (pp-lsp-plans-refresh)))
-  (setq truncate-lines t))
+  (setq truncate-lines t)
+  (pp-lsp-bidi-shown-mode 1))
 
 (defun pp-lsp--plans-request (method params)
   "Send METHOD with PARAMS to the plans list's server; its error as a user error."
@@ -663,10 +752,33 @@ similar actions, r rejects, u undoes, g lists again."
   (with-current-buffer (get-buffer-create pp-lsp-plans-buffer)
     (pp-lsp-plans)))
 
+(defvar-local pp-lsp--viewed-plan nil
+  "The plan `pp-lsp-plans-diff' shows in this buffer.")
+
 (defun pp-lsp--plan-here ()
-  "The plan of the current line of the plans list, or a user error."
+  "The plan of the current line of the plans list, or the one shown here.
+Otherwise a user error."
   (or (get-text-property (line-beginning-position) 'pp-lsp-plan)
+      pp-lsp--viewed-plan
       (user-error "No Flight Plan on this line")))
+
+(defvar pp-lsp-plan-view-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'pp-lsp-plans-open)
+    (define-key map (kbd "a") #'pp-lsp-plans-approve)
+    (define-key map (kbd "A") #'pp-lsp-plans-approve-always)
+    (define-key map (kbd "r") #'pp-lsp-plans-reject)
+    (define-key map (kbd "g") #'pp-lsp-plans-diff)
+    map)
+  "Keys of the plan `pp-lsp-plans-diff' shows.")
+
+(define-derived-mode pp-lsp-plan-view-mode special-mode "pp-lsp-plan"
+  "A Flight Plan as `pp-lsp-plans-diff' shows it; the keys act on it.
+Its verdict, gate trace and action are shown.
+\\{pp-lsp-plan-view-mode-map}"
+  (setq header-line-format
+        (substitute-command-keys
+         "Flight Plan  \\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-approve-always] approve and allow similar  \\[pp-lsp-plans-reject] reject  \\[pp-lsp-plans-open] visit  \\[quit-window] quit")))
 
 (defun pp-lsp--plans-decide (command)
   "Run COMMAND on the plan of the line, say how it ended, and list again."
@@ -674,6 +786,8 @@ similar actions, r rejects, u undoes, g lists again."
          (run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
     (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
     (pp-lsp-plans-refresh)
+    (when (derived-mode-p 'pp-lsp-plan-view-mode)
+      (pp-lsp-plans-diff))
     run))
 
 (defun pp-lsp-plans-approve ()
@@ -731,13 +845,17 @@ similar actions, r rejects, u undoes, g lists again."
                        :position (list :line (1- (plist-get plan :line)) :character 0))))
          (contents (plist-get hover :contents))
          (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+         (server (pp-lsp--server))
          (buffer (get-buffer-create "*Passepartout plan*")))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
         (erase-buffer)
         (insert text "\n\n" (pp-lsp--plan-text plan))
         (goto-char (point-min)))
-      (special-mode))
+      (pp-lsp-plan-view-mode)
+      (setq pp-lsp--viewed-plan plan
+            pp-lsp--origin-server server)
+      (pp-lsp-bidi-shown-mode 1))
     (display-buffer buffer)
     buffer))
 
@@ -762,6 +880,7 @@ The skills not used follow, each with why."
             (let ((problem (plist-get k :problem)))
               (unless (or (null problem) (equal problem ""))
                 (insert (format "      %s\n" problem))))))
+        (pp-lsp-bidi-shown-mode 1)
         (setq buffer-read-only t)))
     (display-buffer buffer)
     skills))
@@ -906,6 +1025,7 @@ does; RET on an entry visits it."
          (buffer (get-buffer-create pp-lsp-backlinks-buffer)))
     (with-current-buffer buffer
       (pp-lsp-backlinks-mode)
+      (pp-lsp-bidi-shown-mode 1)
       (setq pp-lsp--backlinks-source source)
       (pp-lsp--render-backlinks title backlinks unlinked))
     (add-hook 'post-command-hook #'pp-lsp--backlinks-follow)
@@ -1032,13 +1152,15 @@ Never over a file that exists."
                              (current-buffer))))
 
 (defun pp-lsp--managed ()
-  "Set up an Org buffer pp-lsp manages: code lenses."
+  "Set up an Org buffer pp-lsp manages: code lenses, bidi controls shown."
   (if (and (bound-and-true-p eglot--managed-mode)
            (cl-typep (eglot-current-server) 'pp-lsp-server))
       (progn
         (add-hook 'after-change-functions #'pp-lsp--lenses-after-change nil t)
+        (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)
+    (pp-lsp-bidi-shown-mode -1)
     (pp-lsp--clear-lenses)))
 
 (add-hook 'eglot-managed-mode-hook #'pp-lsp--managed)

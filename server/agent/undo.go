@@ -306,6 +306,35 @@ func (a *Agent) changeInfo(c checkpoint.Checkpoint) ChangeInfo {
 	return info
 }
 
+// undoWords says what taking back the change to files does to each, in
+// words: a file the change made is removed, one it removed is made again,
+// any other restored ("restored a.org; removed b.org, which it made";
+// its redo: "restored a.org; made b.org again").
+func undoWords(files []checkpoint.File, name func(string) string) string {
+	var restored, removed, remade []string
+	for _, f := range files {
+		switch {
+		case !f.Existed && f.Exists:
+			removed = append(removed, name(f.Path))
+		case f.Existed && !f.Exists:
+			remade = append(remade, name(f.Path))
+		default:
+			restored = append(restored, name(f.Path))
+		}
+	}
+	var parts []string
+	if len(restored) > 0 {
+		parts = append(parts, "restored "+strings.Join(restored, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", ")+", which it made")
+	}
+	if len(remade) > 0 {
+		parts = append(parts, "made "+strings.Join(remade, ", ")+" again")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // UndoResult is what an undo did.
 type UndoResult struct {
 	// Undone is the change taken back; Change is the undo's own (undo it
@@ -412,7 +441,7 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 			Title: fmt.Sprintf("%s stopped: %v (%d of %d files restored)", title, failed, len(done), len(cp.Files))})
 		return res, fmt.Errorf("%s stopped after %d of %d files: %w", title, len(done), len(cp.Files), failed)
 	}
-	res.Summary = fmt.Sprintf("%s: restored %s", title, strings.Join(undone.Files, ", "))
+	res.Summary = title + ": " + undoWords(cp.Files, a.shortName)
 	a.log.InfoContext(ctx, "change undone", "change", cp.ID, "files", len(done))
 	return res, nil
 }

@@ -102,6 +102,6 @@ func TestUndoOfAFileMadeThatIsNowOpen(t *testing.T) {
 	ed.Close(p)
 	res, err := fx.agent.Undo(context.Background(), "")
 	require.NoError(t, err)
-	assert.Equal(t, "undo of Write `made.org`: restored made.org", res.Summary)
+	assert.Equal(t, "undo of Write `made.org`: removed made.org, which it made", res.Summary)
 	assert.NoFileExists(t, p)
 }

@@ -211,12 +211,12 @@ func TestUndoOverTheBridge(t *testing.T) {
 
 	c.request("3", `:ACTION :UNDO`)
 	_, resp = c.exchange("3")
-	assert.Equal(t, "undo of Write `new.org`: restored new.org", get(resp, "PAYLOAD", "SUMMARY"), "%v", resp)
+	assert.Equal(t, "undo of Write `new.org`: removed new.org, which it made", get(resp, "PAYLOAD", "SUMMARY"), "%v", resp)
 	assert.NoFileExists(t, filepath.Join(root, "new.org"))
 
 	c.request("4", `:ACTION :UNDO`)
 	_, resp = c.exchange("4")
-	assert.Equal(t, "redo of Write `new.org`: restored new.org", get(resp, "PAYLOAD", "SUMMARY"))
+	assert.Equal(t, "redo of Write `new.org`: made new.org again", get(resp, "PAYLOAD", "SUMMARY"))
 	assert.FileExists(t, filepath.Join(root, "new.org"))
 
 	for i, tc := range []struct{ payload, text string }{

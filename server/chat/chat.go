@@ -445,9 +445,10 @@ func parseTurn(f *orgast.File, i int, asked string) Turn {
 // that already starts with a comma) gets a leading comma, except a
 // block's delimiters, so that an answer's code blocks stay blocks; the
 // text ends with a newline. An unclosed block cannot reach past the turn:
-// a headline ends it.
+// a headline ends it. No line of it sets anything in the editor that
+// opens the file (orgtext.Defuse).
 func body(s string) string {
-	lines := strings.Split(strings.TrimRight(orgtext.Plain(s), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(orgtext.Defuse(orgtext.Plain(s)), "\n"), "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
 		if t != "" && strings.ContainsRune("*#:,", rune(t[0])) && !isBlockLine(t) {

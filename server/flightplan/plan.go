@@ -241,12 +241,15 @@ func Render(f Filing) []byte {
 	return []byte(b.String())
 }
 
-// DiffBlock is the #+begin_src diff block showing diff ("" for none).
+// DiffBlock is the #+begin_src diff block showing diff ("" for none). Its
+// lines are Defused: a diff of a file holding "Local Variables:" lines
+// would otherwise hand them, "+"-prefixed, to the Emacs that opens
+// flightplans.org.
 func DiffBlock(diff string) string {
 	if diff == "" {
 		return ""
 	}
-	return "#+begin_src diff\n" + orgtext.Block(diff) + "#+end_src\n"
+	return "#+begin_src diff\n" + orgtext.Block(orgtext.Defuse(diff)) + "#+end_src\n"
 }
 
 // SetDiff is the change that puts diff (a unified diff, "" for none) in
@@ -398,7 +401,7 @@ func (p *Plan) Note(src []byte, t time.Time, text, output string) workspace.Chan
 		if len(output) > MaxOutput {
 			output = orgtext.Cut(output, MaxOutput) + fmt.Sprintf("\n[… %d more bytes not shown]", len(output)-MaxOutput)
 		}
-		b.WriteString("#+begin_example\n" + orgtext.Block(output) + "#+end_example\n")
+		b.WriteString("#+begin_example\n" + orgtext.Block(orgtext.Defuse(output)) + "#+end_example\n")
 	}
 	return workspace.Change{Start: p.notesAt, End: p.notesAt, NewText: b.String()}
 }

@@ -142,7 +142,7 @@ func render(e Entry, id, prevHash string) []byte {
 		if len(text) > MaxText {
 			text = orgtext.Cut(text, MaxText) + fmt.Sprintf("\n[… %d more bytes not kept]", len(e.Text)-MaxText)
 		}
-		b.WriteString("#+begin_example\n" + orgtext.Block(text) + "#+end_example\n")
+		b.WriteString("#+begin_example\n" + orgtext.Block(orgtext.Defuse(text)) + "#+end_example\n")
 	}
 	return []byte(b.String())
 }

@@ -22,7 +22,7 @@ import (
 // answer goes into a note only when asked.
 
 // approvalReplay is the model of the approval tests.
-const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once"}}]}}
+const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
 `
 
@@ -61,9 +61,11 @@ func TestEmacsApprovals(t *testing.T) {
 		"UNSAVED ran: false",
 		"SAVED ran ran",
 		"DONE on disk: true, buffer unmodified: true",
-		"LIST APPROVED DONE",
+		"VIEW APPROVED DONE",
 		"LIST shows DONE: true",
 		"DIFF shows the trace and the action: true",
+		// The explanation's right-to-left override is shown, not obeyed.
+		"DIFF shows the bidi control: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",

@@ -17,6 +17,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 {"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
+{"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :\n[[elisp:(setq e2e-link-ran t)][a link]]"}}
 `
 
 // newChatE2E is newE2E with the chat scripts' model.
@@ -49,6 +50,9 @@ func chatWant() []string {
 		"ASIDE (tool.py is not a note of the memex: asked without the context",
 		"ASK4 answered: The fourth answer.",
 		"ASIDE (this buffer is not a note of the memex: asked without the context",
+		// An answer's file-local settings are written so that the editor
+		// opening its chat file takes none of them.
+		"SETTINGS the chat file sets nothing",
 		"EXIT 0",
 	}
 }
@@ -63,6 +67,21 @@ func TestEmacsChat(t *testing.T) {
 	}
 	// Emacs obeys bidirectional controls; the answer buffer shows them.
 	has(t, out, "BIDI shown: t, obeyed: nil")
+	hasWaiting(t, out)
+	has(t, out, "BIDI in the chat file kept: t, shown: t")
+	has(t, out, "BIDI typed next to it shown as typed: t")
+	// An answer's elisp link runs nothing when clicked, even for a person
+	// who turned Org's confirmation off: in the answer buffer or the chat file.
+	has(t, out, "LINK in the answer buffer ran: nil")
+	has(t, out, "LINK in the chat file ran: nil")
+}
+
+// hasWaiting: until the model's first word, the answer buffer says it
+// waits, and how to cancel.
+func hasWaiting(t *testing.T, out []string) {
+	t.Helper()
+	has(t, out, "WAITING said: true")
+	has(t, out, "WAITING said after the answer: false")
 }
 
 func TestNeovimChat(t *testing.T) {
@@ -74,4 +93,39 @@ func TestNeovimChat(t *testing.T) {
 	for _, want := range chatWant() {
 		has(t, out, want)
 	}
+	hasWaiting(t, out)
+}
+
+// TestNeovimServerStops: a question waits for a slow model when the
+// server stops; the answer buffer ends it saying so (Neovim 0.7 never
+// answers a gone client's requests), and the question is over.
+func TestNeovimServerStops(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-killed.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	// pp-lsp ends on the SIGTERM that stops it with exit code 1.
+	has(t, out, "ENDED error: Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
+	has(t, out, "BUFFER ends Failed: pp-lsp stopped before answering (exit code 1); ask again to start it.")
+	has(t, out, "RESTARTED true")
+}
+
+// TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
+// in the answer buffer saying so; nothing there still says it waits.
+func TestEmacsAskTimeout(t *testing.T) {
+	needEglot(t)
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-timeout.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	const why = "no answer after 2 seconds (pp-lsp-ask-timeout)"
+	has(t, out, "ENDED error: "+why)
+	has(t, out, "BUFFER ends Failed: "+why)
+	has(t, out, "WAITING still said: false")
 }

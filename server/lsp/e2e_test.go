@@ -176,6 +176,7 @@ func emacsWant() []string {
 		"CANCEL eglot error: nil",
 		"ANSWER says Plan filed — RET to open it",
 		"PLAN OPENED flightplans.org on its plan: true",
+		"PLAN OPENED at the window top: true",
 	}
 }
 
@@ -211,6 +212,7 @@ func nvimWant() []string {
 		"ANSWER says answered by the model: true",
 		"ANSWER ends Plan filed — <CR> to open it (replay)",
 		"PLAN OPENED flightplans.org on its plan: true",
+		"PLAN OPENED at the window top: true",
 		"CLIENTS after the views 1",
 		"CANCEL mark [cancelled]",
 		"HELP passepartout.txt help",

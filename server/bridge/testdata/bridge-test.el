@@ -67,6 +67,18 @@
   (pp-test--wait-for (lambda () (string-match-p "\\[done\\]" (pp-test--answer-text))))
   (should (string-match-p "\n\nhéllo wörld 😀 中文 \n\n\\[done\\]" (pp-test--answer-text))))
 
+(ert-deftest pp-bridge-ask-shows-bidi-controls ()
+  ;; The answer (the test daemon says the question's words back) holds a
+  ;; right-to-left override: it stays in the text, shown as <U+202E>, and
+  ;; orders nothing.
+  (let ((buffer (passepartout-ask "read \u202eevil")))
+    (pp-test--wait-for (lambda () (string-match-p "\\[done\\]" (pp-test--answer-text))))
+    (with-current-buffer buffer
+      (goto-char (point-min))
+      (while (search-forward "\u202e" nil t)
+        (should (equal (get-text-property (1- (point)) 'display) "<U+202E>"))))
+    (should (= 2 (cl-count ?\u202e (pp-test--answer-text))))))
+
 (ert-deftest pp-bridge-ask-large-answer ()
   ;; 300000 bytes of é: several chunk frames, many reads, lengths in bytes.
   (passepartout-ask "big 300000")

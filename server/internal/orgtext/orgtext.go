@@ -2,12 +2,17 @@
 // Plans, the journal, answers) so that Org reads it back as the text it is:
 // a headline title that stays one title, block contents that cannot end the
 // block or start a headline, paragraphs that cannot turn into keywords,
-// drawers or comments. It also finds where such text goes (a node's body,
-// the end of its content).
+// drawers or comments, and no line an editor reads as its own settings
+// (Defuse). It also finds where such text goes (a node's body, the end of
+// its content).
 //
 // Invariant: whatever string comes in — a model's explanation, a command's
 // output — what comes out adds no structure to the file: no headline, no
-// keyword, no drawer, no block end, no tags; and it changes nothing of how
+// keyword, no drawer, no block end, no tags, no file-local settings for
+// the editor that opens the file (Title, Paragraph and Defuse; Block keeps
+// its text byte for byte, for the action blocks read back and hashed, and
+// is used alone only for JSON, whose strings keep a line each); and it
+// changes nothing of how
 // the rest of the file decodes (no NUL, no byte that is not UTF-8, no line
 // end but "\n", which the file's own convention replaces).
 package orgtext
@@ -49,7 +54,63 @@ func Title(s string, max int) string {
 	if i := strings.LastIndexByte(t, ' '); reTags.MatchString(t[i+1:]) {
 		t = t[:i+1] + "=" + t[i+1:] + "="
 	}
-	return t
+	return Defuse(t)
+}
+
+// reFileLocal finds what makes an editor take settings from the text of
+// the file it opens: Emacs's "Local Variables:" list (read from a file's
+// last 3000 characters: an eval: there asks to run code, and a variable
+// marked safe is set without asking), its "-*- … -*-" first line, and
+// Vim's and Neovim's modelines ("vim: set …", "vi:", "ex:", after a blank
+// or at a line's start, in a file's first or last five lines) — and the
+// Org links a click would run: a bracket or angle link ("[[TYPE:…]]",
+// "<TYPE:…>") whose type is not one of linkTypes, and the plain links of
+// the types Org runs ("elisp:", "shell:") or hands to the system
+// ("file+sys:"), which a blank never follows.
+var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):\S`)
+
+// linkTypes are the Org link types that stay links: those that visit a
+// node, a file in Emacs, a web page or a reference, and run nothing.
+var linkTypes = map[string]bool{
+	"id": true, "file": true, "file+emacs": true, "http": true, "https": true, "ftp": true,
+	"mailto": true, "news": true, "doi": true, "info": true, "help": true,
+	"attachment": true, "roam": true, "cite": true,
+}
+
+// Defuse returns s with every file-local settings marker and every link
+// that would run something (reFileLocal) broken by a zero-width space
+// (before its last character; a link's also after its first bracket, so
+// that it is no link at all and shows the code it holds), so that text a
+// model or a command
+// wrote cannot set variables, run code or change options in the editor
+// that opens the file it was written into, nor be a link that runs
+// code when the person clicks it: "Local Variables:" becomes "Local
+// Variables\u200b:", "vim:" "vim\u200b:", "-*-" "-*\u200b-",
+// "[[elisp:(…)][click]]" "[\u200b[elisp\u200b:(…)][click]]", which Org shows as
+// the text it is. It reads the same, and defusing again changes nothing.
+func Defuse(s string) string {
+	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
+		return s
+	}
+	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return "[\u200b" + m[1:len(m)-1] + "\u200b:"
+		}
+		if t, ok := strings.CutPrefix(m, "<"); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
+		}
+		i := strings.LastIndexByte(m, ':')
+		if i < 0 {
+			i = len(m) - 1
+		}
+		return m[:i] + "\u200b" + m[i:]
+	})
 }
 
 // reTags is what org-element reads as a headline's tags at the end of its
@@ -125,9 +186,9 @@ func Unblock(s string) string {
 // structure — a headline, a keyword, a comment, a drawer line, a block
 // delimiter, a table or a fixed-width line — gets a leading comma; the text
 // ends with a newline. Blank lines are kept: they separate paragraphs.
-// The text is Plain first.
+// The text is Plain and Defuse first.
 func Paragraph(s string) string {
-	lines := strings.Split(strings.TrimRight(Plain(s), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(Defuse(Plain(s)), "\n"), "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
 		if t != "" && strings.ContainsRune("*#:|,", rune(t[0])) {

@@ -121,3 +121,29 @@ func TestPlain(t *testing.T) {
 		assert.Equal(t, tc.want, Plain(tc.in), "%q", tc.in)
 	}
 }
+
+// TestDefuse: what Emacs reads as a file's Local Variables list or -*-
+// line, and what Vim and Neovim read as a modeline, is broken; the rest of
+// the text, and text already defused, is left as it is.
+func TestDefuse(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"# Local Variables:\n# eval: (x)\n# End:", "# Local Variables\u200b:\n# eval: (x)\n# End:"},
+		{"LOCAL VARIABLES: here", "LOCAL VARIABLES\u200b: here"},
+		{"#+title: -*- eval: (x) -*-", "#+title: -*\u200b- eval: (x) -*\u200b-"},
+		{"vim: set tw=7 :", "vim\u200b: set tw=7 :"},
+		{"text vim600: set tw=7", "text vim600\u200b: set tw=7"},
+		{"a\tvi:tw=7 ex:tw=7", "a\tvi\u200b:tw=7 ex\u200b:tw=7"},
+		{"Index: x, svim: y, 1-*2, local variable: z", "Index: x, svim: y, 1-*2, local variable: z"},
+		{"no marker at all", "no marker at all"},
+		{"proposal shell: allow, elisp: a word", "proposal shell: allow, elisp: a word"},
+		{"[[elisp:(kill-emacs)][click me]] [[SHELL:rm x][run]]", "[\u200b[elisp\u200b:(kill-emacs)][click me]] [\u200b[SHELL\u200b:rm x][run]]"},
+		{"<shell:touch x> elisp:(kill-emacs) [[file+sys:/bin/x]] [[mytype:y]]", "<\u200bshell\u200b:touch x> elisp\u200b:(kill-emacs) [\u200b[file+sys\u200b:/bin/x]] [\u200b[mytype\u200b:y]]"},
+		{"[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]", "[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]"},
+	} {
+		got := Defuse(tc.in)
+		assert.Equal(t, tc.want, got, "%q", tc.in)
+		assert.Equal(t, got, Defuse(got), "defusing again changes nothing: %q", tc.in)
+	}
+	assert.Equal(t, "#+title: x -*\u200b- mode: y -*\u200b-", "#+title: "+Title("x -*- mode: y -*-", 80), "a title is defused")
+	assert.Contains(t, Paragraph("# Local Variables:\n"), "Local Variables\u200b:", "a paragraph is defused")
+}

@@ -176,10 +176,15 @@ end
 
 -- append adds lines to the end of a read-only view buffer; the first
 -- joins the last line when join is true.
+-- waiting is the namespace of the line that says a question waits for
+-- the model's first word; the next text appended replaces it.
+local waiting = vim.api.nvim_create_namespace('passepartout-waiting')
+
 local function append(buf, lines, join)
   if not vim.api.nvim_buf_is_valid(buf) then
     return
   end
+  vim.api.nvim_buf_clear_namespace(buf, waiting, 0, -1)
   local n = vim.api.nvim_buf_line_count(buf)
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)
   if join then
@@ -355,6 +360,20 @@ local function client_config(root)
           clients[root] = nil
         end
       end
+      -- Neovim 0.7 never answers the requests of a client that is gone: a
+      -- question still waiting ends here, saying so.
+      vim.schedule(function()
+        for token, s in pairs(streams) do
+          if s.client == client_id and not s.ended then
+            streams[token] = nil
+            s.ended = true
+            local why = string.format('Failed: pp-lsp stopped before answering (%s); ask again to start it.',
+              (signal and signal ~= 0) and ('signal ' .. signal) or ('exit code ' .. tostring(code)))
+            M.last_result = { outcome = 'error', error = why }
+            append(s.buf, { '', why })
+          end
+        end
+      end)
     end,
   }
 end
@@ -441,6 +460,17 @@ end
 
 local function need_client()
   local c = M.client(0)
+  if not c and M.config.cmd and vim.bo.filetype == 'org' and not is_view(0)
+      and vim.api.nvim_buf_get_name(0) ~= '' then
+    -- An Org file whose server stopped (a crash, a kill): start it again,
+    -- as opening the file did.
+    M.attach(0)
+    vim.wait(10000, function()
+      local n = M.client(0)
+      return n ~= nil and n.initialized == true
+    end, 20)
+    c = M.client(0)
+  end
   if not c then
     if #all_clients() > 1 then
       error('pp-lsp: several memexes are open: run this from an Org file of the one you mean', 0)
@@ -629,6 +659,9 @@ local function open_plan_at_cursor()
   local line = vim.fn.search('^\\s*:ID:\\s\\+' .. vim.fn.escape(p.id, '\\/.*$^~[]') .. '\\s*$', 'w')
   if line > 0 then
     vim.fn.search('^\\*\\+\\s', 'bW')
+    -- The plan at the window's top: its action and diff below it show,
+    -- not the plans before it.
+    vim.cmd('normal! zt')
   end
   return true
 end
@@ -677,6 +710,8 @@ function M.ask(question)
   table.insert(head, '')
   vim.api.nvim_buf_set_lines(buf, first and 0 or -1, -1, false, head)
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  vim.api.nvim_buf_set_extmark(buf, waiting, vim.api.nvim_buf_line_count(buf) - 1, 0,
+    { virt_text = { { 'Waiting for the model…  :PassepartoutCancel cancels', 'Comment' } } })
   local s = { buf = buf, client = c.id }
   streams[token] = s
   M.last_token, M.last_result = token, nil

@@ -109,15 +109,21 @@
         (e2e-say "LIST %s" (buffer-substring-no-properties (point) (line-end-position)))
         (re-search-forward "^PLAN ")
         (beginning-of-line)
-        (let ((run (pp-lsp-plans-approve)))
-          (e2e-say "LIST APPROVED %s" (plist-get run :state)))
+        ;; d shows the plan; a there approves what it shows.
+        (with-current-buffer (pp-lsp-plans-diff)
+          (let ((run (call-interactively (key-binding "a"))))
+            (e2e-say "VIEW APPROVED %s" (plist-get run :state))))
         (e2e-say "LIST shows DONE: %s" (e2e-bool (= 2 (how-many "^DONE " (point-min) (point-max)))))
         (goto-char (point-min))
         (let ((shown (pp-lsp-plans-diff)))
           (with-current-buffer shown
             (e2e-say "DIFF shows the trace and the action: %s"
                      (e2e-bool (and (string-match-p "Verdict" (buffer-string))
-                                    (string-match-p "make count" (buffer-string)))))))
+                                    (string-match-p "make count" (buffer-string)))))
+            (goto-char (point-min))
+            (e2e-say "DIFF shows the bidi control: %s"
+                     (e2e-bool (and (search-forward "\u202e" nil t)
+                                    (equal (get-text-property (1- (point)) 'display) "<U+202E>"))))))
         ;; u asks the server to undo; whatever it answers is said plainly.
         (goto-char (point-min))
         (let ((said (condition-case err (progn (pp-lsp-plans-undo) "done")

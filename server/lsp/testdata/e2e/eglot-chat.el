@@ -19,7 +19,18 @@
   (let ((server (eglot-current-server)))
     (goto-char (point-min))
     (search-forward "Gate every proposal")
-    (let* ((first (e2e-ask "What does the first question ask?"))
+    ;; Until the model's first word, the answer buffer says it waits.
+    (setq pp-lsp--last-result nil)
+    (pp-lsp-ask "What does the first question ask?")
+    (let ((waiting (lambda ()
+                     (with-current-buffer "*Passepartout*"
+                       (cl-some (lambda (o) (let ((s (overlay-get o 'after-string)))
+                                              (and s (string-match-p "^Waiting for the model…  C-c C-k cancels" s))))
+                                (overlays-in (point-min) (point-max)))))))
+      (e2e-say "WAITING said: %s" (e2e-bool (funcall waiting)))
+      (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
+      (e2e-say "WAITING said after the answer: %s" (e2e-bool (funcall waiting))))
+    (let* ((first pp-lsp--last-result)
            (chat (eglot--uri-to-path (plist-get first :chat))))
       (e2e-say "ASK1 %s" (plist-get first :status))
       (e2e-say "CHAT1 %s" (file-name-directory (file-relative-name chat e2e-memex)))
@@ -66,8 +77,42 @@
           (let ((fourth (e2e-ask "A fourth, from no file?")))
             (e2e-say "ASK4 %s: %s" (or (plist-get fourth :status) (plist-get fourth :outcome))
                      (or (plist-get fourth :text) (plist-get fourth :error)))))
-        ;; An answer with a right-to-left override: shown, not obeyed.
-        (e2e-ask "A fifth, with an override?")
+        ;; An answer with a Local Variables list: the chat file that holds
+        ;; it sets nothing when Emacs opens it (fill-column is a safe
+        ;; variable: Emacs would set it without asking).
+        ;; Its elisp link runs nothing when followed, though this person
+        ;; turned Org's confirmation of elisp links off.
+        (defvar e2e-link-ran nil)
+        (setq-default org-link-elisp-confirm-function nil)
+        (let* ((sixth (e2e-ask "A sixth, with settings?"))
+               (file (eglot--uri-to-path (plist-get sixth :chat)))
+               (follow (lambda (where)
+                         (setq e2e-link-ran nil)
+                         (goto-char (point-max))
+                         (when (search-backward "a link]]" nil t)
+                           (ignore-errors (org-open-at-point)))
+                         (e2e-say "LINK in %s ran: %s" where e2e-link-ran))))
+          (with-current-buffer "*Passepartout*"
+            (funcall follow "the answer buffer"))
+          (with-current-buffer (find-file-noselect file)
+            (e2e-say "SETTINGS %s" (if (= fill-column (default-value 'fill-column))
+                                       "the chat file sets nothing"
+                                     (format "the chat file set fill-column to %d" fill-column)))
+            (funcall follow "the chat file")))
+        ;; An answer with a right-to-left override: shown, not obeyed, in
+        ;; the answer buffer and in its chat file, which keeps the text.
+        (let ((file (eglot--uri-to-path (plist-get (e2e-ask "A fifth, with an override?") :chat))))
+          (with-current-buffer (find-file-noselect file)
+            (goto-char (point-min))
+            (let ((at (search-forward "\u202eevil" nil t)))
+              (e2e-say "BIDI in the chat file kept: %s, shown: %s" (and at t)
+                       (and at (equal (get-text-property (- at 5) 'display) "<U+202E>")))
+              ;; Typed next to it, text is not covered by the shown string.
+              (when at
+                (goto-char (- at 4))
+                (insert-and-inherit "x")
+                (e2e-say "BIDI typed next to it shown as typed: %s"
+                         (null (get-text-property (- at 4) 'display)))))))
         (with-current-buffer "*Passepartout*"
           (goto-char (point-min))
           (while (re-search-forward "^(.*without the context" nil t)

@@ -191,6 +191,8 @@
       (with-current-buffer (window-buffer (selected-window))
         (e2e-say "PLAN OPENED %s on its plan: %s" (file-name-nondirectory buffer-file-name)
                  (e2e-bool (equal (org-entry-get nil "ID") plan)))
+        (e2e-say "PLAN OPENED at the window top: %s"
+                 (e2e-bool (= (window-start) (line-beginning-position))))
         (kill-buffer))
       (let ((run (pp-lsp-approve plan)))
         (e2e-say "APPROVED %s" (plist-get run :state))))

@@ -30,7 +30,26 @@ local function run()
   local client = visit(memex .. '/projects/pp-lsp.org')
   vim.fn.cursor(1, 1)
   vim.fn.search('Gate every proposal')
-  local first = ask('What does the first question ask?')
+  -- Until the model's first word, the answer buffer says it waits.
+  vim.cmd('PassepartoutAsk What does the first question ask?')
+  local function waiting()
+    local ns = vim.api.nvim_get_namespaces()['passepartout-waiting']
+    if not ns then
+      return false
+    end
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr('Passepartout'), ns, 0, -1, { details = true })) do
+      for _, chunk in ipairs((m[4] or {}).virt_text or {}) do
+        if chunk[1]:find('^Waiting for the model…  :PassepartoutCancel cancels') then
+          return true
+        end
+      end
+    end
+    return false
+  end
+  say('WAITING said: %s', tostring(waiting()))
+  wait('the answer', function() return pp.last_result ~= nil end, 60000)
+  say('WAITING said after the answer: %s', tostring(waiting()))
+  local first = pp.last_result
   local chat = vim.uri_to_fname(first.chat)
   say('ASK1 %s', first.status)
   say('CHAT1 %s', (chat:gsub('^' .. vim.pesc(memex) .. '/', ''):gsub('[^/]*$', '')))
@@ -79,6 +98,17 @@ local function run()
     if aside then
       say('ASIDE %s', aside)
     end
+  end
+
+  -- An answer with a modeline: the chat file that holds it sets nothing
+  -- when Neovim opens it ('modeline' is on for any user but root).
+  vim.o.modeline = true
+  local sixth = ask('A sixth, with settings?')
+  visit(vim.uri_to_fname(sixth.chat))
+  if vim.bo.textwidth == 0 then
+    say('SETTINGS the chat file sets nothing')
+  else
+    say('SETTINGS the chat file set textwidth to %d', vim.bo.textwidth)
   end
 
   vim.lsp.stop_client(client.id)

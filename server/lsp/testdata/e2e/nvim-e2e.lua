@@ -208,6 +208,7 @@ local function run()
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
   say('PLAN OPENED %s on its plan: %s', vim.fn.expand('%:t'),
     tostring(vim.fn.search(':ID:\\s\\+' .. pp.last_result.planId, 'nW') > 0 and vim.fn.getline('.'):match('^%* PLAN ') ~= nil))
+  say('PLAN OPENED at the window top: %s', tostring(vim.fn.line('w0') == vim.fn.line('.')))
   vim.cmd('bwipeout')
   vim.cmd('only')
   local run = pp.approve(pp.last_result.planId)
