@@ -109,8 +109,12 @@ type shellAnalyzer struct {
 	trail []varChange
 	// locals are the variables declared local by the calls being
 	// inlined, with their values before, restored when the call returns.
-	locals  []varChange
-	calling int // function bodies being analysed
+	locals []varChange
+	// trailTop and localsTop are the longest the two lists grew: the
+	// entries the analysis wrote, which the room clears when the check
+	// ends (shellRoom.reset).
+	trailTop, localsTop int
+	calling             int // function bodies being analysed
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops     int
@@ -187,15 +191,21 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		cmds = make([]shellCmd, 0, want)
 	}
 	*rep = shellReport{cmds: cmds}
-	s := &shellAnalyzer{
-		depth:  depth,
-		nested: depth > 0,
-		env:    env,
-		cwd:    env.cwdDir(cwd),
-		known:  env.knownVars(),
-		rep:    rep,
-		memo:   bodyMemos{off: !memo},
+	// The check's own analysis records into the check's room: the
+	// analyzer itself and the slices it grows are the last check's,
+	// emptied (checkState.reset), so that a long script does not allocate
+	// them afresh and copy them as they grow.
+	recycled := env.check != nil && rep == &env.check.shellRep
+	s := &shellAnalyzer{}
+	if recycled {
+		room := &env.check.shellRoom
+		s = &room.an
+		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0]}
 	}
+	s.depth, s.nested = depth, depth > 0
+	s.env, s.cwd, s.known = env, env.cwdDir(cwd), env.knownVars()
+	s.rep = rep
+	s.memo = bodyMemos{off: !memo}
 	for i := 1; i <= 9; i++ {
 		s.pos[i] = varVal{num: true} // bash -c CMD: none given, empty
 	}
@@ -203,8 +213,6 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		// bash sets $PWD to where it starts.
 		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
 	}
-	// The check's own analysis records into the check's room.
-	recycled := env.check != nil && rep == &env.check.shellRep
 	if recycled {
 		s.memo = env.check.shellMemo
 		s.memo.reset()
@@ -219,6 +227,11 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 	}
 	if recycled {
 		env.check.shellMemo = s.memo
+		room := &env.check.shellRoom
+		// (A payload analysed its locals in a list of its own, which
+		// may have grown longer than this one can.)
+		room.trail = s.trail[:min(s.trailTop, cap(s.trail))]
+		room.locals = s.locals[:min(s.localsTop, cap(s.locals))]
 	}
 	return s.rep
 }
@@ -257,7 +270,7 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		s.logEffect(shellEffect{kind: logPrior, text: name, val: old})
 	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
-	s.trail = append(s.trail, varChange{name: name, old: old})
+	s.pushTrail(varChange{name: name, old: old})
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return

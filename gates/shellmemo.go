@@ -337,7 +337,7 @@ func (s *shellAnalyzer) declare(name string, def funcDef) {
 		// function before: a read of it.
 		s.logEffect(funcEffect(logFuncRead, name, s.funcs[name]))
 	}
-	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
+	s.pushTrail(varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def
 	s.logEffect(funcEffect(logFunc, name, def))
 }

@@ -112,6 +112,13 @@ func (s *shellAnalyzer) neverSet() varVal {
 func (s *shellAnalyzer) declareLocal(name string) {
 	s.logEffect(shellEffect{kind: logLocal, text: name})
 	s.locals = append(s.locals, varChange{name: name, old: s.current(name)})
+	s.localsTop = max(s.localsTop, len(s.locals))
+}
+
+// pushTrail adds a setting to the trail.
+func (s *shellAnalyzer) pushTrail(c varChange) {
+	s.trail = append(s.trail, c)
+	s.trailTop = max(s.trailTop, len(s.trail))
 }
 
 // undoVars gives every variable set since mark its value from before.
