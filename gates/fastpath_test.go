@@ -774,3 +774,51 @@ func TestPlainASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvVarTablesAreUpperCase: checkEnvVarAs skips its tables for a name
+// with a lower-case letter, which holds only while every name they match
+// whole is upper case.
+func TestEnvVarTablesAreUpperCase(t *testing.T) {
+	var names []string
+	for n := range hijackVars {
+		names = append(names, n)
+	}
+	for n := range gitStoreVars {
+		names = append(names, n)
+	}
+	for n := range optionVars {
+		names = append(names, n)
+	}
+	for n := range commandVars {
+		names = append(names, n)
+	}
+	names = append(names, "SIMPLE_BACKUP_SUFFIX", "CDPATH")
+	for _, n := range names {
+		assert.False(t, hasLowerASCII(n), "%s: checkEnvVarAs's shortcut would skip it spelled this way", n)
+	}
+}
+
+// TestEnvVarPrefixesHoldInLowerCase: the prefixes checkEnvVarAs denies
+// or reads match a name with lower-case letters after them as before the
+// shortcut; a script's own lower-case variables are not judged as the
+// upper-case ones of the same letters.
+func TestEnvVarPrefixesHoldInLowerCase(t *testing.T) {
+	_, env, _ := testEnv(t, DefaultConfig())
+	ctx := t.Context()
+	for _, tc := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{"LD_preload=/tmp/x.so ls", true},
+		{"DYLD_insert=/tmp/x ls", true},
+		{"export LD_x=1; ls", true},
+		{"GIT_CONFIG_foo='rm -rf ~' git status", true},
+		{"path=/tmp; ls", false},
+		{"ld_preload=/tmp/x.so ls", false},
+		{"Home=/tmp ls", false},
+		{"cdpath=/etc; cd x", false},
+	} {
+		rep := analyzeShell(ctx, env, tc.cmd, ".")
+		assert.Equal(t, tc.deny, len(rep.denies) > 0, "%s: %v", tc.cmd, rep.denies)
+	}
+}

@@ -682,21 +682,21 @@ func endless(c *syntax.WhileClause) bool {
 	return !escapes
 }
 
-func collectPipe(st *syntax.Stmt, out *[]*syntax.Stmt) {
+// collectPipe appends the stages of the pipeline st to out.
+func collectPipe(st *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
 	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(st.Redirs) == 0 {
-		collectPipe(b.X, out)
-		collectPipe(b.Y, out)
-		return
+		return collectPipe(b.Y, collectPipe(b.X, out))
 	}
-	*out = append(*out, st)
+	return append(out, st)
 }
 
 // pipeline analyses each stage knowing what feeds its stdin: text piped
 // into a shell or an interpreter is run, so a literal is analysed as a
 // payload and anything else (a download, a decoder, a file) is refused.
 func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
-	var stages []*syntax.Stmt
-	collectPipe(st, &stages)
+	// Room for the stages of most pipelines without allocating.
+	var room [8]*syntax.Stmt
+	stages := collectPipe(st, room[:0])
 	in := stdinSrc{}
 	for i, stg := range stages {
 		// Each stage runs in a subshell of its own (bash(1), Pipelines):
@@ -1116,6 +1116,22 @@ var commandVars = map[string]bool{
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "SUDO_ASKPASS": true,
 }
 
+// deniedEnvPrefix says whether name starts as the dynamic loaders'
+// variables do.
+func deniedEnvPrefix(name string) bool {
+	return strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_")
+}
+
+// hasLowerASCII says whether s holds a letter a–z.
+func hasLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
 // checkEnvVar judges an assignment: a variable the sandbox exports is
 // handed to the programs after it.
 func (s *shellAnalyzer) checkEnvVar(name string, v word) {
@@ -1129,8 +1145,19 @@ func (s *shellAnalyzer) exportVar(name string, v word) {
 }
 
 func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
+	if hasLowerASCII(name) && !deniedEnvPrefix(name) && !strings.HasPrefix(name, "GIT_CONFIG_") {
+		// Every name the cases below match whole is upper case
+		// (TestEnvVarTablesAreUpperCase), and bash's names are case
+		// sensitive (path=x is not PATH): a script's own variables
+		// (data, result, i) skip the tables' lookups. The prefixes
+		// match any name after them, lower case too.
+		if exported {
+			s.exportedVar(name, v)
+		}
+		return
+	}
 	switch {
-	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
+	case hijackVars[name] || deniedEnvPrefix(name):
 		s.deny("setting %s changes which program runs or injects code into it", name)
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
