@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -820,5 +822,61 @@ func TestEnvVarPrefixesHoldInLowerCase(t *testing.T) {
 	} {
 		rep := analyzeShell(ctx, env, tc.cmd, ".")
 		assert.Equal(t, tc.deny, len(rep.denies) > 0, "%s: %v", tc.cmd, rep.denies)
+	}
+}
+
+// looseIPRef is looseIP before its byte test: the oracle.
+func looseIPRef(h string) (netip.Addr, bool) {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip, true
+	}
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var v uint32
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 0, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	switch len(nums) {
+	case 1:
+		v = uint32(nums[0])
+	case 2:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xffffff)
+	case 3:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xff)<<16 | uint32(nums[2]&0xffff)
+	case 4:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xff)<<16 | uint32(nums[2]&0xff)<<8 | uint32(nums[3]&0xff)
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// TestLooseIPAgrees: looseIP's byte test leaves every answer as before,
+// on hosts of every spelling and on random strings of the bytes that
+// matter.
+func TestLooseIPAgrees(t *testing.T) {
+	hosts := []string{"", ".", "example.com", "localhost", "169.254.169.254", "2852039166", "0xA9FEA9FE",
+		"0251.0376.0251.0376", "0xa9.0xfe.0xa9.0xfe", "0o251.254.169.254", "0b1010", "1_000", "169.254.43518",
+		"169.16689662", "::1", "fe80::1%eth0", "::ffff:169.254.169.254", "[::1]", "1.2.3.4.5", "0x", "abc", "bad.cafe",
+		"face.b00c", "dead.beef.0x1", "127.1", "0", "00", "1e3", "+1", "-1", "127.0.0.1 ", "ĸ.1"}
+	alphabet := "0123456789abcdefxXoObB_.:%gz+- "
+	rng := rand.New(rand.NewSource(14))
+	for range 20000 {
+		b := make([]byte, rng.Intn(14))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		hosts = append(hosts, string(b))
+	}
+	for _, h := range hosts {
+		wantIP, wantOK := looseIPRef(h)
+		ip, ok := looseIP(h)
+		require.Equal(t, wantOK, ok, "%q", h)
+		require.Equal(t, wantIP, ip, "%q", h)
 	}
 }
