@@ -260,17 +260,34 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 
 // setVar records a variable the command sets.
 func (s *shellAnalyzer) setVar(name string, v varVal) {
+	s.setVarFrom(name, v, nil, true)
+}
+
+// setVarFrom is setVar for a caller that has just read the variable's
+// value (cur, its current; nil: not read) and, when onTrail is false,
+// that cuts the trail back to before this setting afterwards (undoVars):
+// the same setting, without a second lookup or a trail entry dropped
+// unread.
+func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail bool) {
 	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
 		// Assigning a name reference assigns the variable it names,
 		// which may be any.
 		s.forgetVars()
+		cur = nil // forgetting changed it
 	}
-	old := s.current(name)
+	var old varVal
+	if cur != nil {
+		old = *cur
+	} else {
+		old = s.current(name)
+	}
 	if len(s.memo.recs) > 0 {
 		s.logEffect(shellEffect{kind: logPrior, text: name, val: old})
 	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
-	s.pushTrail(varChange{name: name, old: old})
+	if onTrail {
+		s.pushTrail(varChange{name: name, old: old})
+	}
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return

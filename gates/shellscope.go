@@ -130,8 +130,12 @@ func (s *shellAnalyzer) undoVars(mark int) {
 			if s.funcs[c.name] != c.oldDef {
 				s.declare(c.name, c.oldDef) // through declare: the memo logs it
 			}
-		case s.current(c.name) != c.old:
-			s.setVar(c.name, c.old) // through setVar: the memo logs it
+		default:
+			if cur := s.current(c.name); cur != c.old {
+				// Through setVar: the memo logs it. Not on the trail,
+				// which is cut at mark below.
+				s.setVarFrom(c.name, c.old, &cur, false)
+			}
 		}
 	}
 	// Every value is the one at mark again: for the constructs around,
@@ -224,9 +228,10 @@ func (b *branches) addFunc(name string, def funcDef) {
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
 		// A number in every alternative (and before) is a number after.
-		v := varVal{num: isNumber(s.current(name)) && !slices.Contains(b.nonNum, name)}
-		if s.current(name) != v {
-			s.setVar(name, v)
+		cur := s.current(name)
+		v := varVal{num: isNumber(cur) && !slices.Contains(b.nonNum, name)}
+		if cur != v {
+			s.setVarFrom(name, v, &cur, true)
 		}
 	}
 	for _, f := range b.funcs {
