@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand"
 	"net/netip"
 	"os"
@@ -878,5 +879,44 @@ func TestLooseIPAgrees(t *testing.T) {
 		ip, ok := looseIP(h)
 		require.Equal(t, wantOK, ok, "%q", h)
 		require.Equal(t, wantIP, ip, "%q", h)
+	}
+}
+
+// TestVarTableAgreesWithAMap: the analysis's table of variables answers
+// as a map does, below and past the size where it moves to one, and a
+// clone shares nothing with it.
+func TestVarTableAgreesWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	for round := range 200 {
+		var tab varTable
+		ref := map[string]varVal{}
+		names := 1 + rng.Intn(3*varTableSlice)
+		for range 4 * names {
+			name := fmt.Sprintf("v%d", rng.Intn(names))
+			if rng.Intn(3) == 0 {
+				v, ok := tab.get(name)
+				w, wok := ref[name]
+				require.Equal(t, wok, ok, "round %d %s", round, name)
+				require.Equal(t, w, v, "round %d %s", round, name)
+				continue
+			}
+			v := varVal{val: fmt.Sprint(rng.Intn(5)), ok: rng.Intn(2) == 0, num: rng.Intn(2) == 0}
+			tab.set(name, v)
+			ref[name] = v
+		}
+		require.Equal(t, len(ref), tab.len())
+		got := tab.appendNames(nil)
+		slices.Sort(got)
+		want := slices.Sorted(maps.Keys(ref))
+		require.Equal(t, want, got)
+		c := tab.clone()
+		c.set("v0", varVal{val: "changed"})
+		c.set("new", varVal{val: "x"})
+		v, ok := tab.get("v0")
+		w, wok := ref["v0"]
+		require.Equal(t, wok, ok)
+		require.Equal(t, w, v)
+		_, ok = tab.get("new")
+		require.False(t, ok)
 	}
 }

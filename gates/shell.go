@@ -81,10 +81,10 @@ type stdinSrc struct {
 // shellAnalyzer walks one parsed command, keeping the variables it can know.
 type shellAnalyzer struct {
 	env       *Env
-	cwd       string            // absolute directory relative paths start from
-	vars      map[string]varVal // variables the command sets (nil until it sets one)
-	known     []knownVar        // the environment's known variables, read-only
-	pos       [10]varVal        // positional parameters $1…$9 of an inlined call
+	cwd       string     // absolute directory relative paths start from
+	vars      varTable   // variables the command sets
+	known     []knownVar // the environment's known variables, read-only
+	pos       [10]varVal // positional parameters $1…$9 of an inlined call
 	funcs     map[string]funcDef
 	src       string // the text the statements being analysed were parsed from
 	calls     int
@@ -211,7 +211,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 	}
 	if k, _ := lookupKnown(s.known, "PWD"); k != s.cwd {
 		// bash sets $PWD to where it starts.
-		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
+		s.vars.set("PWD", s.current(cwdName))
 	}
 	if recycled {
 		s.memo = env.check.shellMemo
@@ -244,7 +244,7 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 		// A name reference reads the variable it names: unknown.
 	} else if i, ok := positional(name); ok {
 		v = s.pos[i]
-	} else if v, ok = s.vars[name]; !ok {
+	} else if v, ok = s.vars.get(name); !ok {
 		if k, known := lookupKnown(s.known, name); known {
 			v = varVal{val: k, ok: true}
 		} else {
@@ -299,10 +299,7 @@ func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail b
 		}
 		return
 	}
-	if s.vars == nil {
-		s.vars = map[string]varVal{}
-	}
-	s.vars[name] = v
+	s.vars.set(name, v)
 }
 
 // positional says whether name is $1…$9 and which.
@@ -407,9 +404,9 @@ func (s *shellAnalyzer) payload(text, how string) {
 	// A recorded body replays its log in this analyzer's state: the other
 	// shell's settings would be replayed into it.
 	s.spoil()
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = nil, nil, [10]varVal{}, nil, nil, 0
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = varTable{}, nil, [10]varVal{}, nil, nil, 0
 	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
-		if v, ok := vars[name]; ok {
+		if v, ok := vars.get(name); ok {
 			s.setVar(name, v)
 		}
 	}

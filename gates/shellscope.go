@@ -90,7 +90,7 @@ func (s *shellAnalyzer) current(name string) varVal {
 		}
 		return varVal{val: s.cwd, ok: true}
 	}
-	if v, ok := s.vars[name]; ok {
+	if v, ok := s.vars.get(name); ok {
 		return v
 	}
 	if k, known := lookupKnown(s.known, name); known {
