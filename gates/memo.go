@@ -76,6 +76,7 @@ type shellRoom struct {
 	an     shellAnalyzer
 	trail  []varChange
 	locals []varChange
+	vars   []varEntry // the list of the analyzer's varTable
 }
 
 // reset drops what the room refers to (the last command's names, values
@@ -84,6 +85,8 @@ func (r *shellRoom) reset() {
 	r.an = shellAnalyzer{}
 	clear(r.trail)
 	clear(r.locals)
+	clear(r.vars)
+	r.vars = r.vars[:0]
 	if cap(r.trail) > 4096 {
 		r.trail = nil
 	}
