@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -772,5 +775,148 @@ func TestPlainASCII(t *testing.T) {
 			b[len(b)-1-(i%8)] = byte(i)
 			checkPlainASCII(t, string(b))
 		}
+	}
+}
+
+// TestEnvVarTablesAreUpperCase: checkEnvVarAs skips its tables for a name
+// with a lower-case letter, which holds only while every name they match
+// whole is upper case.
+func TestEnvVarTablesAreUpperCase(t *testing.T) {
+	var names []string
+	for n := range hijackVars {
+		names = append(names, n)
+	}
+	for n := range gitStoreVars {
+		names = append(names, n)
+	}
+	for n := range optionVars {
+		names = append(names, n)
+	}
+	for n := range commandVars {
+		names = append(names, n)
+	}
+	names = append(names, "SIMPLE_BACKUP_SUFFIX", "CDPATH")
+	for _, n := range names {
+		assert.False(t, hasLowerASCII(n), "%s: checkEnvVarAs's shortcut would skip it spelled this way", n)
+	}
+}
+
+// TestEnvVarPrefixesHoldInLowerCase: the prefixes checkEnvVarAs denies
+// or reads match a name with lower-case letters after them as before the
+// shortcut; a script's own lower-case variables are not judged as the
+// upper-case ones of the same letters.
+func TestEnvVarPrefixesHoldInLowerCase(t *testing.T) {
+	_, env, _ := testEnv(t, DefaultConfig())
+	ctx := t.Context()
+	for _, tc := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{"LD_preload=/tmp/x.so ls", true},
+		{"DYLD_insert=/tmp/x ls", true},
+		{"export LD_x=1; ls", true},
+		{"GIT_CONFIG_foo='rm -rf ~' git status", true},
+		{"path=/tmp; ls", false},
+		{"ld_preload=/tmp/x.so ls", false},
+		{"Home=/tmp ls", false},
+		{"cdpath=/etc; cd x", false},
+	} {
+		rep := analyzeShell(ctx, env, tc.cmd, ".")
+		assert.Equal(t, tc.deny, len(rep.denies) > 0, "%s: %v", tc.cmd, rep.denies)
+	}
+}
+
+// looseIPRef is looseIP before its byte test: the oracle.
+func looseIPRef(h string) (netip.Addr, bool) {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return ip, true
+	}
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var v uint32
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 0, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	switch len(nums) {
+	case 1:
+		v = uint32(nums[0])
+	case 2:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xffffff)
+	case 3:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xff)<<16 | uint32(nums[2]&0xffff)
+	case 4:
+		v = uint32(nums[0])<<24 | uint32(nums[1]&0xff)<<16 | uint32(nums[2]&0xff)<<8 | uint32(nums[3]&0xff)
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// TestLooseIPAgrees: looseIP's byte test leaves every answer as before,
+// on hosts of every spelling and on random strings of the bytes that
+// matter.
+func TestLooseIPAgrees(t *testing.T) {
+	hosts := []string{"", ".", "example.com", "localhost", "169.254.169.254", "2852039166", "0xA9FEA9FE",
+		"0251.0376.0251.0376", "0xa9.0xfe.0xa9.0xfe", "0o251.254.169.254", "0b1010", "1_000", "169.254.43518",
+		"169.16689662", "::1", "fe80::1%eth0", "::ffff:169.254.169.254", "[::1]", "1.2.3.4.5", "0x", "abc", "bad.cafe",
+		"face.b00c", "dead.beef.0x1", "127.1", "0", "00", "1e3", "+1", "-1", "127.0.0.1 ", "ĸ.1"}
+	alphabet := "0123456789abcdefxXoObB_.:%gz+- "
+	rng := rand.New(rand.NewSource(14))
+	for range 20000 {
+		b := make([]byte, rng.Intn(14))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		hosts = append(hosts, string(b))
+	}
+	for _, h := range hosts {
+		wantIP, wantOK := looseIPRef(h)
+		ip, ok := looseIP(h)
+		require.Equal(t, wantOK, ok, "%q", h)
+		require.Equal(t, wantIP, ip, "%q", h)
+	}
+}
+
+// TestVarTableAgreesWithAMap: the analysis's table of variables answers
+// as a map does, below and past the size where it moves to one, and a
+// clone shares nothing with it.
+func TestVarTableAgreesWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	for round := range 200 {
+		var tab varTable
+		ref := map[string]varVal{}
+		names := 1 + rng.Intn(3*varTableSlice)
+		for range 4 * names {
+			name := fmt.Sprintf("v%d", rng.Intn(names))
+			if rng.Intn(3) == 0 {
+				v, ok := tab.get(name)
+				w, wok := ref[name]
+				require.Equal(t, wok, ok, "round %d %s", round, name)
+				require.Equal(t, w, v, "round %d %s", round, name)
+				continue
+			}
+			v := varVal{val: fmt.Sprint(rng.Intn(5)), ok: rng.Intn(2) == 0, num: rng.Intn(2) == 0}
+			tab.set(name, v)
+			ref[name] = v
+		}
+		require.Equal(t, len(ref), tab.len())
+		got := tab.appendNames(nil)
+		slices.Sort(got)
+		want := slices.Sorted(maps.Keys(ref))
+		require.Equal(t, want, got)
+		c := tab.clone()
+		c.set("v0", varVal{val: "changed"})
+		c.set("new", varVal{val: "x"})
+		v, ok := tab.get("v0")
+		w, wok := ref["v0"]
+		require.Equal(t, wok, ok)
+		require.Equal(t, w, v)
+		_, ok = tab.get("new")
+		require.False(t, ok)
 	}
 }

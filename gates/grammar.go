@@ -702,6 +702,9 @@ func (g *grammar) assignOperands(pc *parsedCmd, ops []string) {
 			roles = []operandRole{opdRead}
 		}
 	}
+	if pc.operands == nil {
+		pc.operands = make([]operand, 0, len(ops))
+	}
 	for n, w := range ops {
 		r := opdText
 		switch {

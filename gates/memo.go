@@ -14,6 +14,9 @@ type checkState struct {
 	// shellMemo is the room of that analysis's memo of function bodies,
 	// kept for the next check's.
 	shellMemo bodyMemos
+	// shellRoom is that analysis's analyzer and the room of the lists it
+	// grows, kept for the next check's.
+	shellRoom shellRoom
 	fs        fsView
 	privacy   smallMemo[string, privacyState]
 	lits      codeLits
@@ -60,6 +63,37 @@ func (st *checkState) reset() {
 	}
 	st.shellRep = shellReport{cmds: cmds[:0]}
 	st.shellMemo.reset()
+	st.shellRoom.reset()
+}
+
+// shellRoom is what the check's shell analysis leaves for the next one:
+// the analyzer (an, overwritten whole when the next analysis starts) and
+// the backing arrays of its trail and locals, which only grow by append
+// and shrink by truncation, so that an analysis sees the same lists
+// whatever their capacity. The analysis leaves trail and locals as long
+// as they ever grew (trailTop, localsTop): every entry it wrote.
+type shellRoom struct {
+	an     shellAnalyzer
+	trail  []varChange
+	locals []varChange
+	vars   []varEntry // the list of the analyzer's varTable
+}
+
+// reset drops what the room refers to (the last command's names, values
+// and syntax tree), keeping the arrays up to a bound.
+func (r *shellRoom) reset() {
+	r.an = shellAnalyzer{}
+	clear(r.trail)
+	clear(r.locals)
+	clear(r.vars)
+	r.vars = r.vars[:0]
+	if cap(r.trail) > 4096 {
+		r.trail = nil
+	}
+	if cap(r.locals) > 4096 {
+		r.locals = nil
+	}
+	r.trail, r.locals = r.trail[:0], r.locals[:0]
 }
 
 // smallMemo is a map that stays a slice while it holds few entries: a

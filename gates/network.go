@@ -52,6 +52,12 @@ func badHost(h string) (string, bool) {
 // looseIP parses an address the way inet_aton does too: 2852039166,
 // 0xA9FEA9FE and 0251.0376.0251.0376 all name 169.254.169.254.
 func looseIP(h string) (netip.Addr, bool) {
+	if !strings.Contains(h, ":") && !looseIPBytes(h) {
+		// A host name (example.com): no address, strict (which needs
+		// a ':' or only digits and dots) or loose, is spelled so. Said
+		// without building the two parsers' errors.
+		return netip.Addr{}, false
+	}
 	if ip, err := netip.ParseAddr(h); err == nil {
 		return ip, true
 	}
@@ -81,6 +87,21 @@ func looseIP(h string) (netip.Addr, bool) {
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], v)
 	return netip.AddrFrom4(b), true
+}
+
+// looseIPBytes says whether h holds only bytes an address looseIP parses
+// without a ':' can hold: digits, dots, and what strconv.ParseUint in
+// base 0 reads (hex digits, the 0x, 0o and 0b prefixes, underscores).
+func looseIPBytes(h string) bool {
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		case c == '.', c == '_', c == 'x', c == 'X', c == 'o', c == 'O':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // urlDenies lists what makes a URL unacceptable: a scheme other than http

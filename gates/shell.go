@@ -81,10 +81,10 @@ type stdinSrc struct {
 // shellAnalyzer walks one parsed command, keeping the variables it can know.
 type shellAnalyzer struct {
 	env       *Env
-	cwd       string            // absolute directory relative paths start from
-	vars      map[string]varVal // variables the command sets (nil until it sets one)
-	known     []knownVar        // the environment's known variables, read-only
-	pos       [10]varVal        // positional parameters $1…$9 of an inlined call
+	cwd       string     // absolute directory relative paths start from
+	vars      varTable   // variables the command sets
+	known     []knownVar // the environment's known variables, read-only
+	pos       [10]varVal // positional parameters $1…$9 of an inlined call
 	funcs     map[string]funcDef
 	src       string // the text the statements being analysed were parsed from
 	calls     int
@@ -109,8 +109,12 @@ type shellAnalyzer struct {
 	trail []varChange
 	// locals are the variables declared local by the calls being
 	// inlined, with their values before, restored when the call returns.
-	locals  []varChange
-	calling int // function bodies being analysed
+	locals []varChange
+	// trailTop and localsTop are the longest the two lists grew: the
+	// entries the analysis wrote, which the room clears when the check
+	// ends (shellRoom.reset).
+	trailTop, localsTop int
+	calling             int // function bodies being analysed
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops     int
@@ -187,24 +191,28 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		cmds = make([]shellCmd, 0, want)
 	}
 	*rep = shellReport{cmds: cmds}
-	s := &shellAnalyzer{
-		depth:  depth,
-		nested: depth > 0,
-		env:    env,
-		cwd:    env.cwdDir(cwd),
-		known:  env.knownVars(),
-		rep:    rep,
-		memo:   bodyMemos{off: !memo},
+	// The check's own analysis records into the check's room: the
+	// analyzer itself and the slices it grows are the last check's,
+	// emptied (checkState.reset), so that a long script does not allocate
+	// them afresh and copy them as they grow.
+	recycled := env.check != nil && rep == &env.check.shellRep
+	s := &shellAnalyzer{}
+	if recycled {
+		room := &env.check.shellRoom
+		s = &room.an
+		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{list: room.vars[:0]}}
 	}
+	s.depth, s.nested = depth, depth > 0
+	s.env, s.cwd, s.known = env, env.cwdDir(cwd), env.knownVars()
+	s.rep = rep
+	s.memo = bodyMemos{off: !memo}
 	for i := 1; i <= 9; i++ {
 		s.pos[i] = varVal{num: true} // bash -c CMD: none given, empty
 	}
 	if k, _ := lookupKnown(s.known, "PWD"); k != s.cwd {
 		// bash sets $PWD to where it starts.
-		s.vars = map[string]varVal{"PWD": s.current(cwdName)}
+		s.vars.set("PWD", s.current(cwdName))
 	}
-	// The check's own analysis records into the check's room.
-	recycled := env.check != nil && rep == &env.check.shellRep
 	if recycled {
 		s.memo = env.check.shellMemo
 		s.memo.reset()
@@ -219,6 +227,14 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 	}
 	if recycled {
 		env.check.shellMemo = s.memo
+		room := &env.check.shellRoom
+		// (A payload analysed its locals in a list of its own, which
+		// may have grown longer than this one can.)
+		room.trail = s.trail[:min(s.trailTop, cap(s.trail))]
+		room.locals = s.locals[:min(s.localsTop, cap(s.locals))]
+		// The table's list only grows (a payload's own table aside,
+		// which is not this one); moved to a map, it is nil.
+		room.vars = s.vars.list
 	}
 	return s.rep
 }
@@ -231,7 +247,7 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 		// A name reference reads the variable it names: unknown.
 	} else if i, ok := positional(name); ok {
 		v = s.pos[i]
-	} else if v, ok = s.vars[name]; !ok {
+	} else if v, ok = s.vars.get(name); !ok {
 		if k, known := lookupKnown(s.known, name); known {
 			v = varVal{val: k, ok: true}
 		} else {
@@ -247,17 +263,34 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 
 // setVar records a variable the command sets.
 func (s *shellAnalyzer) setVar(name string, v varVal) {
+	s.setVarFrom(name, v, nil, true)
+}
+
+// setVarFrom is setVar for a caller that has just read the variable's
+// value (cur, its current; nil: not read) and, when onTrail is false,
+// that cuts the trail back to before this setting afterwards (undoVars):
+// the same setting, without a second lookup or a trail entry dropped
+// unread.
+func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail bool) {
 	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
 		// Assigning a name reference assigns the variable it names,
 		// which may be any.
 		s.forgetVars()
+		cur = nil // forgetting changed it
 	}
-	old := s.current(name)
+	var old varVal
+	if cur != nil {
+		old = *cur
+	} else {
+		old = s.current(name)
+	}
 	if len(s.memo.recs) > 0 {
 		s.logEffect(shellEffect{kind: logPrior, text: name, val: old})
 	}
 	s.logEffect(shellEffect{kind: logSet, text: name, val: v})
-	s.trail = append(s.trail, varChange{name: name, old: old})
+	if onTrail {
+		s.pushTrail(varChange{name: name, old: old})
+	}
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
 		return
@@ -269,10 +302,7 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 		}
 		return
 	}
-	if s.vars == nil {
-		s.vars = map[string]varVal{}
-	}
-	s.vars[name] = v
+	s.vars.set(name, v)
 }
 
 // positional says whether name is $1…$9 and which.
@@ -377,9 +407,9 @@ func (s *shellAnalyzer) payload(text, how string) {
 	// A recorded body replays its log in this analyzer's state: the other
 	// shell's settings would be replayed into it.
 	s.spoil()
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = nil, nil, [10]varVal{}, nil, nil, 0
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = varTable{}, nil, [10]varVal{}, nil, nil, 0
 	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
-		if v, ok := vars[name]; ok {
+		if v, ok := vars.get(name); ok {
 			s.setVar(name, v)
 		}
 	}
@@ -669,21 +699,21 @@ func endless(c *syntax.WhileClause) bool {
 	return !escapes
 }
 
-func collectPipe(st *syntax.Stmt, out *[]*syntax.Stmt) {
+// collectPipe appends the stages of the pipeline st to out.
+func collectPipe(st *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
 	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(st.Redirs) == 0 {
-		collectPipe(b.X, out)
-		collectPipe(b.Y, out)
-		return
+		return collectPipe(b.Y, collectPipe(b.X, out))
 	}
-	*out = append(*out, st)
+	return append(out, st)
 }
 
 // pipeline analyses each stage knowing what feeds its stdin: text piped
 // into a shell or an interpreter is run, so a literal is analysed as a
 // payload and anything else (a download, a decoder, a file) is refused.
 func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
-	var stages []*syntax.Stmt
-	collectPipe(st, &stages)
+	// Room for the stages of most pipelines without allocating.
+	var room [8]*syntax.Stmt
+	stages := collectPipe(st, room[:0])
 	in := stdinSrc{}
 	for i, stg := range stages {
 		// Each stage runs in a subshell of its own (bash(1), Pipelines):
@@ -1103,6 +1133,22 @@ var commandVars = map[string]bool{
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "SUDO_ASKPASS": true,
 }
 
+// deniedEnvPrefix says whether name starts as the dynamic loaders'
+// variables do.
+func deniedEnvPrefix(name string) bool {
+	return strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_")
+}
+
+// hasLowerASCII says whether s holds a letter a–z.
+func hasLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
 // checkEnvVar judges an assignment: a variable the sandbox exports is
 // handed to the programs after it.
 func (s *shellAnalyzer) checkEnvVar(name string, v word) {
@@ -1116,8 +1162,19 @@ func (s *shellAnalyzer) exportVar(name string, v word) {
 }
 
 func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
+	if hasLowerASCII(name) && !deniedEnvPrefix(name) && !strings.HasPrefix(name, "GIT_CONFIG_") {
+		// Every name the cases below match whole is upper case
+		// (TestEnvVarTablesAreUpperCase), and bash's names are case
+		// sensitive (path=x is not PATH): a script's own variables
+		// (data, result, i) skip the tables' lookups. The prefixes
+		// match any name after them, lower case too.
+		if exported {
+			s.exportedVar(name, v)
+		}
+		return
+	}
 	switch {
-	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
+	case hijackVars[name] || deniedEnvPrefix(name):
 		s.deny("setting %s changes which program runs or injects code into it", name)
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)

@@ -459,10 +459,7 @@ func (s *shellAnalyzer) forgetVars() {
 		s.anySet = true
 		s.memo.memos = s.memo.memos[:0]
 	}
-	names := make([]string, 0, len(s.vars)+len(s.known))
-	for n := range s.vars {
-		names = append(names, n)
-	}
+	names := s.vars.appendNames(make([]string, 0, s.vars.len()+len(s.known)))
 	for _, k := range s.known {
 		names = append(names, k.name)
 	}

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -922,7 +921,7 @@ func (s *shellAnalyzer) denyingReading(argv []string) {
 	// Its variables are a copy: a reading that may not be the one that
 	// runs sets nothing here (cd sets $PWD).
 	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
-		rep: &shellReport{}, vars: maps.Clone(s.vars), funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
+		rep: &shellReport{}, vars: s.vars.clone(), funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
 	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {
 		s.deny("%s", d)

@@ -154,7 +154,10 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 		}
 	}
 	s.memo.recs = append(s.memo.recs, bodyMemo{key: key, start: len(s.memo.log), calls: s.calls, cmds: len(s.rep.cmds)})
-	inFunc := countTrue(s.inFunc)
+	// The functions being analysed: enterFunc marks one (true) and the
+	// call's end deletes it, so the map's length counts them without
+	// iterating it.
+	inFunc := len(s.inFunc)
 	wrote := s.wrote
 	s.wrote = false
 	s.stmt(b, stdinSrc{})
@@ -164,7 +167,7 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 	s.memo.recs = s.memo.recs[:len(s.memo.recs)-1]
 	// A body can only unmark functions (a function declared anew inside
 	// its own body): the same count is the same set.
-	if !m.invalid && countTrue(s.inFunc) == inFunc {
+	if !m.invalid && len(s.inFunc) == inFunc {
 		m.end, m.calls, m.cmds, m.wrote = len(s.memo.log), s.calls-m.calls, len(s.rep.cmds)-m.cmds, bodyWrote
 		s.memo.memos = append(s.memo.memos, m)
 	}
@@ -224,16 +227,6 @@ func (s *shellAnalyzer) replays(m *bodyMemo) bool {
 		}
 	}
 	return true
-}
-
-func countTrue(m map[string]bool) int {
-	n := 0
-	for _, v := range m {
-		if v {
-			n++
-		}
-	}
-	return n
 }
 
 // funcOf is the function declared as name (body nil when none is).
@@ -337,7 +330,7 @@ func (s *shellAnalyzer) declare(name string, def funcDef) {
 		// function before: a read of it.
 		s.logEffect(funcEffect(logFuncRead, name, s.funcs[name]))
 	}
-	s.trail = append(s.trail, varChange{name: name, fn: true, oldDef: s.funcs[name]})
+	s.pushTrail(varChange{name: name, fn: true, oldDef: s.funcs[name]})
 	s.funcs[name] = def
 	s.logEffect(funcEffect(logFunc, name, def))
 }

@@ -90,7 +90,7 @@ func (s *shellAnalyzer) current(name string) varVal {
 		}
 		return varVal{val: s.cwd, ok: true}
 	}
-	if v, ok := s.vars[name]; ok {
+	if v, ok := s.vars.get(name); ok {
 		return v
 	}
 	if k, known := lookupKnown(s.known, name); known {
@@ -112,6 +112,13 @@ func (s *shellAnalyzer) neverSet() varVal {
 func (s *shellAnalyzer) declareLocal(name string) {
 	s.logEffect(shellEffect{kind: logLocal, text: name})
 	s.locals = append(s.locals, varChange{name: name, old: s.current(name)})
+	s.localsTop = max(s.localsTop, len(s.locals))
+}
+
+// pushTrail adds a setting to the trail.
+func (s *shellAnalyzer) pushTrail(c varChange) {
+	s.trail = append(s.trail, c)
+	s.trailTop = max(s.trailTop, len(s.trail))
 }
 
 // undoVars gives every variable set since mark its value from before.
@@ -123,8 +130,12 @@ func (s *shellAnalyzer) undoVars(mark int) {
 			if s.funcs[c.name] != c.oldDef {
 				s.declare(c.name, c.oldDef) // through declare: the memo logs it
 			}
-		case s.current(c.name) != c.old:
-			s.setVar(c.name, c.old) // through setVar: the memo logs it
+		default:
+			if cur := s.current(c.name); cur != c.old {
+				// Through setVar: the memo logs it. Not on the trail,
+				// which is cut at mark below.
+				s.setVarFrom(c.name, c.old, &cur, false)
+			}
 		}
 	}
 	// Every value is the one at mark again: for the constructs around,
@@ -217,9 +228,10 @@ func (b *branches) addFunc(name string, def funcDef) {
 func (s *shellAnalyzer) branchesEnd(b *branches) {
 	for _, name := range b.changed {
 		// A number in every alternative (and before) is a number after.
-		v := varVal{num: isNumber(s.current(name)) && !slices.Contains(b.nonNum, name)}
-		if s.current(name) != v {
-			s.setVar(name, v)
+		cur := s.current(name)
+		v := varVal{num: isNumber(cur) && !slices.Contains(b.nonNum, name)}
+		if cur != v {
+			s.setVarFrom(name, v, &cur, true)
 		}
 	}
 	for _, f := range b.funcs {

@@ -42,11 +42,22 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 func (s *shellAnalyzer) braceExpansion(w *syntax.Word) {
 	// A group needs an unquoted { and, in some unquoted part, a , or a
 	// .. (most words have neither).
+	// One pass over each literal's bytes: they are short, and three
+	// searches each cost more than the loop.
 	open, sep := false, false
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
-			open = open || strings.IndexByte(l.Value, '{') >= 0
-			sep = sep || strings.IndexByte(l.Value, ',') >= 0 || strings.Contains(l.Value, "..")
+			v := l.Value
+			for i := 0; i < len(v); i++ {
+				switch v[i] {
+				case '{':
+					open = true
+				case ',':
+					sep = true
+				case '.':
+					sep = sep || i+1 < len(v) && v[i+1] == '.'
+				}
+			}
 		}
 	}
 	if !open || !sep {
@@ -399,8 +410,8 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		return "", false
 	}
 	st := stmts[0]
-	var stages []*syntax.Stmt
-	collectPipe(st, &stages)
+	var room [8]*syntax.Stmt
+	stages := collectPipe(st, room[:0])
 	text, ok := "", false
 	for i, stg := range stages {
 		call, isCall := stg.Cmd.(*syntax.CallExpr)
