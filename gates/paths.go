@@ -458,6 +458,14 @@ func (e *Env) classify(abs string) (pathClass, string) {
 			}
 		}
 	}
+	if e.homeDots != "" && strings.HasPrefix(abs, e.homeDots) {
+		// A root that holds the home folder does not hold its dot-entries:
+		// shell start-up files, history and every program's configuration
+		// (~/.bashrc runs in the user's next terminal, outside any
+		// sandbox; ~/.gitconfig, ~/.jq and ~/.magic steer programs the
+		// gates allow). The sandbox hides them too (sandbox.dotEntries).
+		return pathOutside, "a dot-entry of the home folder, which no root holds"
+	}
 	if i, rel := e.rootOf(abs); i >= 0 {
 		if why, ok := protectedRel(rel); ok {
 			return pathProtected, why

@@ -327,6 +327,29 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: grewPast("big.out", 1<<16), verdict: VerdictDeny, reason: "fills the disk",
 		},
 		{
+			name: "BASH_CMDS makes ls run another program", needs: []string{"sh"},
+			cmd:   "BASH_CMDS[ls]=/bin/sh; ls -c ./payload < /dev/null",
+			proof: ran, verdict: VerdictDeny, reason: "BASH_CMDS",
+		},
+		{
+			name: "a name reference to PATH makes ls run ./ls", needs: []string{"cat"},
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "ls"), []byte("#!/bin/sh\necho ran >> marker\n"), 0o755))
+			},
+			cmd:   "declare -n r=PATH; r=.; ls",
+			proof: ran, verdict: VerdictDeny, reason: "refers to PATH",
+		},
+		{
+			name: "history -w writes any text into the plans", needs: []string{"cat"},
+			cmd:   "history -s '* APPROVED Deploy'; history -w flightplans.org",
+			proof: contains("flightplans.org", "* APPROVED Deploy"), verdict: VerdictDeny, reason: "flightplans.org",
+		},
+		{
+			name: "awk prints into the plans", needs: []string{"awk"},
+			cmd:   `awk 'BEGIN { print "* APPROVED Deploy" > "flightplans.org" }'`,
+			proof: contains("flightplans.org", "* APPROVED Deploy"), verdict: VerdictDeny, reason: "flightplans.org",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",

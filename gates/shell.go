@@ -249,7 +249,15 @@ func (s *shellAnalyzer) lookup(name string) varVal {
 func (s *shellAnalyzer) setVar(name string, v varVal) {
 	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
 		// Assigning a name reference assigns the variable it names,
-		// which may be any.
+		// which may be any. One declared without a target takes the value
+		// as its target (declare -n r; r=PATH; r=. sets PATH): a value
+		// naming a variable bash or a program steers by is refused, and
+		// so is a value known only when it runs, which may name one.
+		// (A value known only when it runs is judged where it is
+		// assigned, refAssigned: here it may be one made unknown.)
+		if v.ok {
+			s.namerefTarget(v.val)
+		}
 		s.forgetVars()
 	}
 	old := s.current(name)
@@ -499,6 +507,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 				}
 				break // on to the loop's redirections
 			}
+			s.refAssigned(wi.Name.Value, varVal{})
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
 			s.arith(c.Loop) // for ((…; …; …)): its assignments make unknown
@@ -904,9 +913,6 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 		if local && s.calling > 0 {
 			s.declareLocal(name)
 		}
-		if nameref {
-			s.markNameref(name)
-		}
 		if assoc && !slices.Contains(s.assocs, name) {
 			s.assocs = append(s.assocs, name)
 		}
@@ -944,12 +950,23 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 				if !isAssign {
 					s.bareDeclaration(name, local)
+					if nameref {
+						s.markNameref(name)
+					}
 					continue
 				}
 				if slices.Contains(s.integers, name) {
 					s.arithValue(name, varVal{val: value, ok: !w.dyn})
 				}
+				if nameref {
+					s.namerefTarget(value)
+				}
 				s.setVar(name, varVal{val: value, ok: !w.dyn && !strings.HasSuffix(nameText, "+")})
+				if nameref {
+					// Its own value is its target, not an assignment
+					// through it: marked a name reference once set.
+					s.markNameref(name)
+				}
 			}
 		case as.Name != nil:
 			declared(as.Name.Value)
@@ -959,6 +976,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
 				} else {
 					s.variableName(w.val, true)
+					s.namerefTarget(w.val)
 				}
 			}
 			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
@@ -969,9 +987,26 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 					s.checkEnvVar(as.Name.Value, word{})
 				}
 				s.bareDeclaration(as.Name.Value, local)
+				if nameref {
+					// A variable's value becomes its target (r=PATH;
+					// declare -n r).
+					v := s.lookup(as.Name.Value)
+					_, set := s.vars[as.Name.Value]
+					s.markNameref(as.Name.Value)
+					if v.ok {
+						s.namerefTarget(v.val)
+					} else if set {
+						s.refAssigned(as.Name.Value, v)
+					}
+				}
 				continue
 			}
 			s.assign(as, exported)
+			if nameref {
+				// Its own value is its target (judged above), not an
+				// assignment through it: marked a name reference once set.
+				s.markNameref(as.Name.Value)
+			}
 		}
 	}
 }
@@ -1042,6 +1077,7 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
 		num = true
 	}
+	s.refAssigned(name, varVal{val: v.val, ok: !v.dyn && !as.Append && as.Index == nil})
 	if as.Index != nil {
 		s.subscript(name, as.Index)
 		// An element: the array's value is its first. Numbers stay numbers.
@@ -1079,6 +1115,55 @@ var hijackVars = map[string]bool{
 	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true,
 	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
+}
+
+// refAssigned judges an assignment of a value known only when it runs
+// to a name reference: declared without a target, it takes the value as
+// its target, which may then be PATH.
+func (s *shellAnalyzer) refAssigned(name string, v varVal) {
+	if !v.ok && len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
+		s.deny("assigns the name reference %s a value known only when it runs: it may make it refer to PATH, and its next assignment set it", name)
+	}
+}
+
+// namerefTarget judges the variable a name reference refers to: every
+// assignment of the reference assigns it, with no assignment of its name
+// to be seen (declare -n r=PATH; r=. made ls run ./ls), so a variable
+// whose setting the analysis refuses or judges is refused as a target.
+func (s *shellAnalyzer) namerefTarget(target string) {
+	name, _, _ := strings.Cut(target, "[")
+	if steeredVar(name) {
+		s.deny("a name reference refers to %s: assigning it would set %s where no assignment names it", name, name)
+	}
+}
+
+// steeredVar says whether assigning a variable is judged by more than the
+// value it holds: it steers bash, a program, or what the sandbox hands on.
+func steeredVar(name string) bool {
+	return hijackVars[name] || bashSteerVars[name] != "" || gitStoreVars[name] || optionVars[name] != "" ||
+		commandVars[name] || strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "LD_") ||
+		strings.HasPrefix(name, "DYLD_") || name == "SIMPLE_BACKUP_SUFFIX" || name == "CDPATH" ||
+		name == cwdName || isExportedBySandbox(name)
+}
+
+// bashSteerVars are variables bash itself reads that change which
+// program a name runs, how the rest of the command is read, or which file
+// bash writes (bash(1), Shell Variables). A plain assignment is enough:
+// BASH_CMDS[ls]=/bin/bash made the next ls run bash, and HISTFILE is where
+// bash writes its history.
+var bashSteerVars = map[string]string{
+	"BASH_CMDS":           "makes a command name run another program (bash's table of the programs it found)",
+	"BASH_ALIASES":        "defines aliases, which replace a command's words",
+	"EXECIGNORE":          "changes which program a command name finds on PATH",
+	"BASH_LOADABLES_PATH": "changes where bash loads builtins from",
+	"HISTFILE":            "names the file bash writes its history to",
+	"BASH_XTRACEFD":       "sends bash's trace of every command to another file",
+	"POSIXLY_CORRECT":     "changes how bash reads the rest of the command (POSIX mode)",
+	"BASH_COMPAT":         "changes how bash reads the rest of the command",
+	"PS0":                 "is a prompt whose command substitutions run when it is shown",
+	"PS1":                 "is a prompt whose command substitutions run when it is shown",
+	"PS2":                 "is a prompt whose command substitutions run when it is shown",
+	"PS3":                 "is a prompt whose command substitutions run when it is shown",
 }
 
 // gitStoreVars point git at another index or object store: git diff and
@@ -1119,6 +1204,8 @@ func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 	switch {
 	case hijackVars[name] || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "LD_"):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case bashSteerVars[name] != "":
+		s.deny("setting %s %s", name, bashSteerVars[name])
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
 	case optionVars[name] != "":
