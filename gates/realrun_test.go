@@ -350,6 +350,39 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: contains("flightplans.org", "* APPROVED Deploy"), verdict: VerdictDeny, reason: "flightplans.org",
 		},
 		{
+			name: "cat of /dev/zero by another spelling fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev//zero > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "by another name",
+		},
+		{
+			name: "a symlink to /dev/zero fills a file", needs: []string{"cat", "timeout"},
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "z")))
+			},
+			cmd:   "timeout 0.3 cat z > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "by another name",
+		},
+		{
+			name: "a group redirected as a whole fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 bash -c '{ cat /dev/zero; } > big.out'",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "a descriptor opened on /dev/zero fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev/fd/3 3</dev/zero > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "sort holds /dev/zero in memory until it runs out", needs: []string{"sort", "timeout"},
+			cmd:   "ulimit -v 200000; timeout 5 sort /dev/zero",
+			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",
+		},
+		{
+			name: "tail holds a piped endless stream in memory", needs: []string{"tail", "timeout"},
+			cmd:   "ulimit -v 200000; cat /dev/zero | timeout 5 tail -n 1",
+			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -717,22 +718,67 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 // redirection replaces what a pipe gives it (tr < /dev/zero never ends;
 // yes | tr a b < file ends with the file).
 func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
+	endlessFdsOf(st, func(fd int, dev string) {
+		if fd != 0 {
+			return
+		}
+		if dev != "" {
+			in = stdinSrc{kind: stdinUntrusted, what: "its input " + dev + ", which never ends", unbounded: true}
+		} else {
+			in.unbounded = false
+		}
+	})
+	return in
+}
+
+// endlessFdsOf reads a statement's redirections in order and calls set
+// with each descriptor 0-9 they open or copy, and the endless device it
+// then reads ("" for anything else).
+func endlessFdsOf(st *syntax.Stmt, set func(fd int, dev string)) {
+	var endlessFds [10]string // what each descriptor 0-9 reads, when it never ends
 	for _, r := range st.Redirs {
-		if r.N != nil && r.N.Value != "0" {
-			continue
+		fd := 0
+		if r.N != nil {
+			if len(r.N.Value) != 1 || r.N.Value[0] < '0' || r.N.Value[0] > '9' {
+				continue
+			}
+			fd = int(r.N.Value[0] - '0')
 		}
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut:
-			if lit := r.Word.Lit(); endlessDevices[lit] {
-				in = stdinSrc{kind: stdinUntrusted, what: "its input " + lit + ", which never ends", unbounded: true}
-				continue
+			if dev, ok := endlessDevice(r.Word.Lit()); ok {
+				endlessFds[fd] = dev
+			} else {
+				endlessFds[fd] = ""
 			}
-			in.unbounded = false
+		case syntax.DplIn:
+			// <&N: a copy of descriptor N (cat <&3 3</dev/zero).
+			if src := r.Word.Lit(); len(src) == 1 && src[0] >= '0' && src[0] <= '9' {
+				endlessFds[fd] = endlessFds[src[0]-'0']
+			} else {
+				endlessFds[fd] = ""
+			}
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-			in.unbounded = false
+			endlessFds[fd] = ""
+		default:
+			continue
 		}
+		set(fd, endlessFds[fd])
 	}
-	return in
+}
+
+// endlessDevice says whether a path written as it is names a device that
+// never ends, by any spelling the kernel reads the same (/dev//zero,
+// /dev/./zero, /dev/../dev/zero), and which.
+func endlessDevice(p string) (string, bool) {
+	if endlessDevices[p] {
+		return p, true
+	}
+	if !strings.HasPrefix(p, "/") || !strings.Contains(p, "dev") {
+		return "", false
+	}
+	c := path.Clean(p)
+	return c, endlessDevices[c]
 }
 
 // describeOutput says what a pipeline stage writes to stdout, given what
@@ -1279,17 +1325,85 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 			s.readFile(target, "reads")
 			s.touch(target, opWrite, "writes")
 			s.wrote = true
+			if r.N != nil && r.N.Value == "1" {
+				s.endlessInto(st, argv, in, target) // cat /dev/zero 1<>f
+			}
 		default:
 			s.touch(target, opWrite, "writes")
 			s.wrote = true
-			toStdout := r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1"
-			if argv != nil && toStdout {
-				if what, endless := unboundedOutput(argv, in); endless {
-					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
-				}
+			if r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1" {
+				s.endlessInto(st, argv, in, target)
 			}
 		}
 	}
+}
+
+// endlessInto refuses an endless stream written to a file: the output of
+// a command (argv), or of any command inside a compound one ({ cat
+// /dev/zero; } > f, a loop or subshell redirected as a whole).
+func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc, target string) {
+	if argv != nil {
+		if what, endless := unboundedOutput(argv, in); endless {
+			s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+			return
+		}
+		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened.
+		var fds [10]string
+		endlessFdsOf(st, func(fd int, dev string) { fds[fd] = dev })
+		for _, a := range argv[1:] {
+			if fd, ok := fdPath(a); ok && fds[fd] != "" {
+				s.deny("writes an endless stream (%s, read as %s) to %s: it fills the disk", fds[fd], a, printable(target))
+				return
+			}
+		}
+		return
+	}
+	if what, endless := s.compoundEndless(st.Cmd); endless {
+		s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+	}
+}
+
+// fdPath says whether a path names one of the process's own descriptors
+// 0-9 (/dev/fd/N, /proc/self/fd/N, /dev/stdin), and which.
+func fdPath(p string) (int, bool) {
+	if p == "/dev/stdin" {
+		return 0, true
+	}
+	for _, pre := range [...]string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok && len(rest) == 1 && rest[0] >= '0' && rest[0] <= '9' {
+			return int(rest[0] - '0'), true
+		}
+	}
+	return 0, false
+}
+
+// compoundEndless says whether some command inside a compound command
+// prints an endless stream (to its output, or to a pipe inside it).
+func (s *shellAnalyzer) compoundEndless(cmd syntax.Command) (string, bool) {
+	if cmd == nil {
+		return "", false
+	}
+	if _, ok := cmd.(*syntax.CallExpr); ok {
+		return "", false
+	}
+	what, endless := "", false
+	syntax.Walk(cmd, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok || endless {
+			return !endless
+		}
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		argv, _ := s.quietArgv(call)
+		if len(argv) == 0 {
+			return true
+		}
+		what, endless = unboundedOutput(argv, stdinOf(st, stdinSrc{}))
+		return !endless
+	})
+	return what, endless
 }
 
 // pathOp is what a command does to a path.
@@ -1333,6 +1447,16 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.ask("%s a path known only when it runs", verb)
 		}
 		return
+	}
+	if op == opRead && !endlessDevices[raw] {
+		// The endless devices by another spelling: /dev//zero, a glob,
+		// /proc/self/root/dev/zero, a symlink in the roots. The spelling
+		// is what the endless-stream checks read, so another one is
+		// taken for hiding it.
+		if dev, ok := s.endlessSpelling(raw); ok {
+			s.deny("%s %s, the endless device %s by another name: what reads it never ends", verb, printable(raw), dev)
+			return
+		}
 	}
 	if strings.HasPrefix(raw, "/dev/") {
 		switch {
@@ -1384,6 +1508,31 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.addText(logWrite, l.abs)
 		}
 	}
+}
+
+// endlessSpelling says whether a path read names an endless device though
+// not spelt as one: cleaned, matched as a glob, or where its symlinks lead.
+func (s *shellAnalyzer) endlessSpelling(raw string) (string, bool) {
+	if dev, ok := endlessDevice(raw); ok {
+		return dev, true
+	}
+	if strings.HasPrefix(raw, "/") && hasGlob(raw) {
+		for d := range endlessDevices {
+			if ok, _ := path.Match(path.Clean(raw), d); ok {
+				return d, true
+			}
+		}
+	}
+	if strings.HasPrefix(raw, "/dev/") || strings.Contains(raw, dynMarker) {
+		return "", false
+	}
+	l := s.env.locateFrom(raw, s.cwd)
+	if l.class == pathOutside && l.abs != "" {
+		if dev, ok := endlessDevice(l.abs); ok {
+			return dev, true
+		}
+	}
+	return "", false
 }
 
 func rawDisk(p string) bool {

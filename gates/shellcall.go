@@ -64,6 +64,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	}
 	s.addCmd(shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
 	s.redirects(st, argv, in)
+	s.hoardsEndless(argv, stdinOf(st, in))
 	var here *string
 	for _, r := range st.Redirs {
 		switch r.Op {
