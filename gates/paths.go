@@ -391,6 +391,11 @@ func protectedRel(rel string) (string, bool) {
 		if strings.EqualFold(seg, ".git") || strings.EqualFold(seg, ".vscode") {
 			return rel + " configures git or the editor (hooks and config run code)", true
 		}
+		if strings.EqualFold(seg, ".husky") {
+			// husky's hooks (core.hooksPath=.husky/_): run by the user's
+			// next git commit, outside any sandbox, as .git/hooks are.
+			return rel + " is a git hook run at the user's next commit", true
+		}
 		if !more {
 			last = seg
 			break
@@ -398,8 +403,13 @@ func protectedRel(rel string) (string, bool) {
 		rest = after
 	}
 	switch strings.ToLower(last) {
-	case ".dir-locals.el", ".envrc", ".nvim.lua", ".exrc", ".vimrc", ".env":
+	case ".dir-locals.el", ".dir-locals-2.el", ".envrc", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".env":
 		return rel + " runs code or sets variables when a tool enters the folder", true
+	case ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+		"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml":
+		// The hook managers' configuration: the commands each lists run at
+		// the user's next git commit, outside any sandbox.
+		return rel + " lists commands a git hook runs at the user's next commit", true
 	}
 	if isPlanOrJournal(rel) {
 		return rel + " is changed only by a human (Flight Plans and the audit journal)", true
