@@ -83,16 +83,8 @@ var streamingVerbs = map[string]bool{
 // streams, given an endless stream: as an operand (sort /dev/zero) or as
 // its input (cat /dev/zero | sort, seq inf | tail -1).
 func (s *shellAnalyzer) hoardsEndless(argv []string, in stdinSrc) {
-	argv, _ = unwrap(argv)
-	if len(argv) == 0 || s.quiet {
+	if s.quiet || len(argv) < 2 && !in.unbounded {
 		return
-	}
-	verb := verbName(argv)
-	if streamingVerbs[verb] {
-		return
-	}
-	if _, known, _ := grammarFor(verb); !known {
-		return // asked as a program the gates do not know, or judged by its own rules
 	}
 	what := ""
 	if in.unbounded {
@@ -103,9 +95,21 @@ func (s *shellAnalyzer) hoardsEndless(argv []string, in stdinSrc) {
 			what = dev
 		}
 	}
-	if what != "" {
-		s.deny("%s is given an endless stream (%s), which it holds in memory: it exhausts the machine", verb, what)
+	if what == "" {
+		return
 	}
+	argv, _ = unwrap(argv)
+	if len(argv) == 0 {
+		return
+	}
+	verb := verbName(argv)
+	if streamingVerbs[verb] {
+		return
+	}
+	if _, known, _ := grammarFor(verb); !known {
+		return // asked as a program the gates do not know, or judged by its own rules
+	}
+	s.deny("%s is given an endless stream (%s), which it holds in memory: it exhausts the machine", verb, what)
 }
 
 // maxFieldWidth is the widest field a format may pad one value to: a

@@ -1448,12 +1448,12 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 		}
 		return
 	}
-	if op == opRead && !endlessDevices[raw] {
-		// The endless devices by another spelling: /dev//zero, a glob,
-		// /proc/self/root/dev/zero, a symlink in the roots. The spelling
-		// is what the endless-stream checks read, so another one is
-		// taken for hiding it.
-		if dev, ok := s.endlessSpelling(raw); ok {
+	// The endless devices by another spelling: /dev//zero, a glob,
+	// /proc/self/root/dev/zero, a symlink in the roots (below, where it is
+	// located). The spelling is what the endless-stream checks read, so
+	// another one is taken for hiding it.
+	if op == opRead && strings.HasPrefix(raw, "/") && !endlessDevices[raw] {
+		if dev, ok := endlessSpelling(raw); ok {
 			s.deny("%s %s, the endless device %s by another name: what reads it never ends", verb, printable(raw), dev)
 			return
 		}
@@ -1488,11 +1488,17 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.ask("%s %s, a path known only when it runs", verb, raw)
 		}
 	case pathOutside:
+		dev, endless := "", false
+		if op == opRead {
+			dev, endless = endlessDevice(l.abs)
+		}
 		switch {
 		case op >= opWrite:
 			s.deny("%s %s, outside the roots", verb, raw)
 		case op == opExec:
 			s.ask("runs %s, outside the roots", raw)
+		case endless:
+			s.deny("%s %s, the endless device %s by another name: what reads it never ends", verb, printable(raw), dev)
 		default:
 			s.ask("%s %s, outside the roots", verb, raw)
 		}
@@ -1510,26 +1516,18 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 	}
 }
 
-// endlessSpelling says whether a path read names an endless device though
-// not spelt as one: cleaned, matched as a glob, or where its symlinks lead.
-func (s *shellAnalyzer) endlessSpelling(raw string) (string, bool) {
+// endlessSpelling says whether an absolute path read names an endless
+// device though not spelt as one: cleaned, or matched as a glob. (Where
+// its symlinks lead is judged where touch1 locates it.)
+func endlessSpelling(raw string) (string, bool) {
 	if dev, ok := endlessDevice(raw); ok {
 		return dev, true
 	}
-	if strings.HasPrefix(raw, "/") && hasGlob(raw) {
+	if hasGlob(raw) {
 		for d := range endlessDevices {
 			if ok, _ := path.Match(path.Clean(raw), d); ok {
 				return d, true
 			}
-		}
-	}
-	if strings.HasPrefix(raw, "/dev/") || strings.Contains(raw, dynMarker) {
-		return "", false
-	}
-	l := s.env.locateFrom(raw, s.cwd)
-	if l.class == pathOutside && l.abs != "" {
-		if dev, ok := endlessDevice(l.abs); ok {
-			return dev, true
 		}
 	}
 	return "", false
