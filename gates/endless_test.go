@@ -45,6 +45,8 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"cat 3</dev/zero /proc/self/fd/3 > f", VerdictDeny, "fills the disk"},
 		{"cat 3</dev/zero <&3 > f", VerdictDeny, "fills the disk"},
 		{"cat /dev/zero 1<>f", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 3>f >&3", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 2>f >&2", VerdictDeny, "fills the disk"},
 		{"{ cat /dev/zero; } > f", VerdictDeny, "fills the disk"},
 		{"( cat /dev/zero ) > f", VerdictDeny, "fills the disk"},
 		{"for i in 1; do cat /dev/zero; done > f", VerdictDeny, "fills the disk"},
@@ -67,6 +69,8 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"seq inf | head -5", VerdictAllow, ""},
 		{"sort public.txt | uniq -c", VerdictAllow, ""},
 		{"cat public.txt 1<>f", VerdictAllow, ""},
+		{"cat public.txt 3>f >&3", VerdictAllow, ""},
+		{"cat /dev/zero >&2 2>f", VerdictAllow, ""}, // its output goes where stderr went before
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			v := stack.Check(t.Context(), sh(tc.cmd), env)

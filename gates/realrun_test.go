@@ -373,6 +373,11 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
 		},
 		{
+			name: "a descriptor copied to the output fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev/zero 3>big.out >&3",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
 			name: "sort holds /dev/zero in memory until it runs out", needs: []string{"sort", "timeout"},
 			cmd:   "ulimit -v 200000; timeout 5 sort /dev/zero",
 			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",

@@ -1281,6 +1281,7 @@ func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 // endless stream written to a file fills the disk.
 func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 	in = stdinOf(st, in)
+	var fdFiles [10]string // the file each descriptor 0-9 writes, in this statement
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -1295,6 +1296,17 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 		w := s.evalWord(r.Word)
 		target := w.val
 		if r.Op == syntax.DplOut || r.Op == syntax.DplIn {
+			if len(target) == 1 && target[0] >= '0' && target[0] <= '9' {
+				// N>&M: N writes where M does (cat /dev/zero 3>f >&3).
+				file := fdFiles[target[0]-'0']
+				if n, ok := redirFd(r); ok {
+					fdFiles[n] = file
+					if n == 1 && file != "" && r.Op == syntax.DplOut {
+						s.endlessInto(st, argv, in, file)
+					}
+				}
+				continue
+			}
 			if target == "-" || isDigits(target) {
 				continue
 			}
@@ -1334,8 +1346,27 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 			if r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1" {
 				s.endlessInto(st, argv, in, target)
 			}
+			if n, ok := redirFd(r); ok {
+				fdFiles[n] = target
+			}
 		}
 	}
+}
+
+// redirFd is the descriptor 0-9 a redirection sets (1 for >, 0 for <
+// when none is written).
+func redirFd(r *syntax.Redirect) (int, bool) {
+	if r.N == nil {
+		switch r.Op {
+		case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
+			return 0, true
+		}
+		return 1, true
+	}
+	if len(r.N.Value) == 1 && r.N.Value[0] >= '0' && r.N.Value[0] <= '9' {
+		return int(r.N.Value[0] - '0'), true
+	}
+	return 0, false
 }
 
 // endlessInto refuses an endless stream written to a file: the output of
