@@ -46,6 +46,10 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"cat 3</dev/zero <&3 > f", VerdictDeny, "fills the disk"},
 		{"cat /dev/zero 1<>f", VerdictDeny, "fills the disk"},
 		{"cat /dev/zero 3>f >&3", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero | { cat > f; }", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero | (cat) > f", VerdictDeny, "fills the disk"},
+		{"yes | { sort; }", VerdictDeny, "which it holds in memory"},
+		{`echo "rm -rf ~" | { sh; }`, VerdictDeny, "deletes everything"},
 		{"cat /dev/zero 2>f >&2", VerdictDeny, "fills the disk"},
 		{"{ cat /dev/zero; } > f", VerdictDeny, "fills the disk"},
 		{"( cat /dev/zero ) > f", VerdictDeny, "fills the disk"},
@@ -70,6 +74,8 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"sort public.txt | uniq -c", VerdictAllow, ""},
 		{"cat public.txt 1<>f", VerdictAllow, ""},
 		{"cat public.txt 3>f >&3", VerdictAllow, ""},
+		{"cat public.txt | { cat > f; }", VerdictAllow, ""},
+		{"cat /dev/zero | { head -c 10 > f; }", VerdictAllow, ""},
 		{"cat /dev/zero >&2 2>f", VerdictAllow, ""}, // its output goes where stderr went before
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {

@@ -474,10 +474,10 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		}
 	case *syntax.Subshell:
 		mark := len(s.trail)
-		s.stmts(c.Stmts, in.kind)
+		s.groupStmts(c.Stmts, stdinOf(st, in))
 		s.undoVars(mark) // a subshell's settings stay in it
 	case *syntax.Block:
-		s.stmts(c.Stmts, in.kind)
+		s.groupStmts(c.Stmts, stdinOf(st, in))
 	case *syntax.IfClause:
 		s.ifClause(c)
 	case *syntax.WhileClause:
@@ -570,7 +570,19 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.walkNode(st.Cmd)
 		}
 	}
-	s.redirects(st, nil, stdinSrc{})
+	s.redirects(st, nil, in)
+}
+
+// groupStmts analyses the commands of a group or subshell, which share
+// its input: any of them may read an endless stream piped into it (cat
+// /dev/zero | { cat > f; }), or run the text piped into it ({ sh; }).
+func (s *shellAnalyzer) groupStmts(list []*syntax.Stmt, in stdinSrc) {
+	if s.quiet {
+		return
+	}
+	for _, st := range list {
+		s.stmt(st, in)
+	}
 }
 
 // maxLoopValues bounds the values a for loop is judged for one by one.
@@ -1389,7 +1401,7 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 		}
 		return
 	}
-	if what, endless := s.compoundEndless(st.Cmd); endless {
+	if what, endless := s.compoundEndless(st.Cmd, in); endless {
 		s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 	}
 }
@@ -1410,7 +1422,7 @@ func fdPath(p string) (int, bool) {
 
 // compoundEndless says whether some command inside a compound command
 // prints an endless stream (to its output, or to a pipe inside it).
-func (s *shellAnalyzer) compoundEndless(cmd syntax.Command) (string, bool) {
+func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string, bool) {
 	if cmd == nil {
 		return "", false
 	}
@@ -1431,7 +1443,7 @@ func (s *shellAnalyzer) compoundEndless(cmd syntax.Command) (string, bool) {
 		if len(argv) == 0 {
 			return true
 		}
-		what, endless = unboundedOutput(argv, stdinOf(st, stdinSrc{}))
+		what, endless = unboundedOutput(argv, stdinOf(st, in))
 		return !endless
 	})
 	return what, endless
