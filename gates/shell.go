@@ -1390,6 +1390,15 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 			s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 			return
 		}
+		if len(argv) > 0 {
+			// A function's output is its body's (f(){ cat /dev/zero; }; f > f).
+			if def := s.funcOf(argv[0]); def.body != nil {
+				if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+					return
+				}
+			}
+		}
 		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened.
 		var fds [10]string
 		endlessFdsOf(st, func(fd int, dev string) { fds[fd] = dev })
