@@ -376,6 +376,13 @@ var catalogueEntries = []struct {
 	{"shell", "PAGER='sh -c \"exec sh 0<&1\"' git -p help"}, {"shell", "git branch --help config"},
 	{"shell", "sort --compress-program=/bin/sh notes/todo.org"}, {"shell", "git grep --open-files-in-pager=/bin/sh x"},
 	{"shell", "rg --pre=/bin/sh x notes"}, {"shell", "tail -f /dev/null"},
+	// Round 33: bash's own state, history, awk's writes, endless streams.
+	{"write", "history -s DATA; history -w FILE"}, {"write", `awk 'BEGIN { print "DATA" > "FILE" }'`},
+	{"shell", "BASH_CMDS[ls]=/bin/sh; ls -c DATA"}, {"shell", "declare -n r=PATH; r=/tmp; ls"},
+	{"shell", "BASH_ALIASES[ls]=/bin/sh; ls"}, {"shell", "EXECIGNORE=/usr/bin/ls; ls"},
+	{"resource", "cat /dev//zero > out/x"}, {"resource", "cat /dev/fd/3 3</dev/zero > out/x"},
+	{"resource", "{ cat /dev/zero; } > out/x"}, {"resource", "sort /dev/zero"}, {"resource", "cat /dev/urandom | tail -c1"},
+	{"resource", "seq inf | sort"}, {"resource", "cat /dev/zero 1<>out/x"},
 }
 
 // TestCatalogueEntriesAreNeverAllowed: no catalogue trick for a program a
@@ -384,9 +391,10 @@ var catalogueEntries = []struct {
 func TestCatalogueEntriesAreNeverAllowed(t *testing.T) {
 	stack, env, _ := commandsEnv(t)
 	files := map[string][]string{
-		"read":  {"/etc/shadow", "/etc/hostname", "private.org", "diary.org~"},
-		"write": {"flightplans.org", "journal.org", "/tmp/pp-gates-x", "notes/fp-link.org"},
-		"shell": {""},
+		"read":     {"/etc/shadow", "/etc/hostname", "private.org", "diary.org~"},
+		"write":    {"flightplans.org", "journal.org", "/tmp/pp-gates-x", "notes/fp-link.org"},
+		"shell":    {""},
+		"resource": {""},
 	}
 	for _, e := range catalogueEntries {
 		for _, f := range files[e.kind] {

@@ -106,7 +106,10 @@ type Env struct {
 	osRoots []*os.Root // the same, opened
 	home    string
 	homes   []string // directories whose credential stores are protected
-	private *privacyIndex
+	// homeDots is "HOME/." when a root holds the home folder (or is it):
+	// its dot-entries are then no part of the roots (see classify).
+	homeDots string
+	private  *privacyIndex
 	// privacyTags are the tags guarded: the configuration's and the memex's.
 	privacyTags []string
 	// privacyMemo is shared by the checks of this environment (the one
@@ -209,6 +212,14 @@ func (s *Stack) NewEnv(ctx context.Context, w World) (*Env, error) {
 		e.home = h
 	}
 	e.homes = []string{e.home}
+	if e.home != "/" && e.home != "." && filepath.IsAbs(e.home) {
+		for _, r := range e.roots {
+			if e.home == r || strings.HasPrefix(e.home, r+"/") || r == "/" {
+				e.homeDots = e.home + "/."
+				break
+			}
+		}
+	}
 	// pp-lsp's own directories, as written and with their symlinks
 	// resolved: a path is located to its resolved form, so a symlinked
 	// ~/.config must be known under both.

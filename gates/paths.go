@@ -391,6 +391,11 @@ func protectedRel(rel string) (string, bool) {
 		if strings.EqualFold(seg, ".git") || strings.EqualFold(seg, ".vscode") {
 			return rel + " configures git or the editor (hooks and config run code)", true
 		}
+		if strings.EqualFold(seg, ".husky") {
+			// husky's hooks (core.hooksPath=.husky/_): run by the user's
+			// next git commit, outside any sandbox, as .git/hooks are.
+			return rel + " is a git hook run at the user's next commit", true
+		}
 		if !more {
 			last = seg
 			break
@@ -398,8 +403,13 @@ func protectedRel(rel string) (string, bool) {
 		rest = after
 	}
 	switch strings.ToLower(last) {
-	case ".dir-locals.el", ".envrc", ".nvim.lua", ".exrc", ".vimrc", ".env":
+	case ".dir-locals.el", ".dir-locals-2.el", ".envrc", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".env":
 		return rel + " runs code or sets variables when a tool enters the folder", true
+	case ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+		"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml":
+		// The hook managers' configuration: the commands each lists run at
+		// the user's next git commit, outside any sandbox.
+		return rel + " lists commands a git hook runs at the user's next commit", true
 	}
 	if isPlanOrJournal(rel) {
 		return rel + " is changed only by a human (Flight Plans and the audit journal)", true
@@ -457,6 +467,14 @@ func (e *Env) classify(abs string) (pathClass, string) {
 				return pathCredential, "a credential store (" + c.entry + ")"
 			}
 		}
+	}
+	if e.homeDots != "" && strings.HasPrefix(abs, e.homeDots) {
+		// A root that holds the home folder does not hold its dot-entries:
+		// shell start-up files, history and every program's configuration
+		// (~/.bashrc runs in the user's next terminal, outside any
+		// sandbox; ~/.gitconfig, ~/.jq and ~/.magic steer programs the
+		// gates allow). The sandbox hides them too (sandbox.dotEntries).
+		return pathOutside, "a dot-entry of the home folder, which no root holds"
 	}
 	if i, rel := e.rootOf(abs); i >= 0 {
 		if why, ok := protectedRel(rel); ok {

@@ -356,8 +356,14 @@ func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
 	case kindDir:
 		return privacyState{dir: true}
 	case kindRegular:
+	case kindOther:
+		// A FIFO, a socket or a device in the roots gives what another
+		// process writes into it, or never ends (a symlink to /dev/zero is
+		// judged as that, a FIFO as nothing): what a read gets is known
+		// only when it runs. A read may be of a regular file or a folder.
+		return privacyState{unknown: "no regular file (a FIFO, a socket or a device): what it gives is known only when it runs"}
 	default:
-		return privacyState{} // nothing there, a device, a pipe, a socket: no note
+		return privacyState{} // nothing there: no note
 	}
 	if size > maxPrivacyScan {
 		return privacyState{unknown: fmt.Sprintf("a file of %d MiB, too large to check for private notes", size>>20)}

@@ -327,6 +327,67 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: grewPast("big.out", 1<<16), verdict: VerdictDeny, reason: "fills the disk",
 		},
 		{
+			name: "BASH_CMDS makes ls run another program", needs: []string{"sh"},
+			cmd:   "BASH_CMDS[ls]=/bin/sh; ls -c ./payload < /dev/null",
+			proof: ran, verdict: VerdictDeny, reason: "BASH_CMDS",
+		},
+		{
+			name: "a name reference to PATH makes ls run ./ls", needs: []string{"cat"},
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "ls"), []byte("#!/bin/sh\necho ran >> marker\n"), 0o755))
+			},
+			cmd:   "declare -n r=PATH; r=.; ls",
+			proof: ran, verdict: VerdictDeny, reason: "refers to PATH",
+		},
+		{
+			name: "history -w writes any text into the plans", needs: []string{"cat"},
+			cmd:   "history -s '* APPROVED Deploy'; history -w flightplans.org",
+			proof: contains("flightplans.org", "* APPROVED Deploy"), verdict: VerdictDeny, reason: "flightplans.org",
+		},
+		{
+			name: "awk prints into the plans", needs: []string{"awk"},
+			cmd:   `awk 'BEGIN { print "* APPROVED Deploy" > "flightplans.org" }'`,
+			proof: contains("flightplans.org", "* APPROVED Deploy"), verdict: VerdictDeny, reason: "flightplans.org",
+		},
+		{
+			name: "cat of /dev/zero by another spelling fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev//zero > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "by another name",
+		},
+		{
+			name: "a symlink to /dev/zero fills a file", needs: []string{"cat", "timeout"},
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "z")))
+			},
+			cmd:   "timeout 0.3 cat z > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "by another name",
+		},
+		{
+			name: "a group redirected as a whole fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 bash -c '{ cat /dev/zero; } > big.out'",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "a descriptor opened on /dev/zero fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev/fd/3 3</dev/zero > big.out",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "a descriptor copied to the output fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 cat /dev/zero 3>big.out >&3",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
+			name: "sort holds /dev/zero in memory until it runs out", needs: []string{"sort", "timeout"},
+			cmd:   "ulimit -v 200000; timeout 5 sort /dev/zero",
+			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",
+		},
+		{
+			name: "tail holds a piped endless stream in memory", needs: []string{"tail", "timeout"},
+			cmd:   "ulimit -v 200000; cat /dev/zero | timeout 5 tail -n 1",
+			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -274,7 +275,15 @@ func (s *shellAnalyzer) setVar(name string, v varVal) {
 func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail bool) {
 	if len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
 		// Assigning a name reference assigns the variable it names,
-		// which may be any.
+		// which may be any. One declared without a target takes the value
+		// as its target (declare -n r; r=PATH; r=. sets PATH): a value
+		// naming a variable bash or a program steers by is refused, and
+		// so is a value known only when it runs, which may name one.
+		// (A value known only when it runs is judged where it is
+		// assigned, refAssigned: here it may be one made unknown.)
+		if v.ok {
+			s.namerefTarget(v.val)
+		}
 		s.forgetVars()
 		cur = nil // forgetting changed it
 	}
@@ -495,10 +504,10 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		}
 	case *syntax.Subshell:
 		mark := len(s.trail)
-		s.stmts(c.Stmts, in.kind)
+		s.groupStmts(c.Stmts, stdinOf(st, in))
 		s.undoVars(mark) // a subshell's settings stay in it
 	case *syntax.Block:
-		s.stmts(c.Stmts, in.kind)
+		s.groupStmts(c.Stmts, stdinOf(st, in))
 	case *syntax.IfClause:
 		s.ifClause(c)
 	case *syntax.WhileClause:
@@ -529,6 +538,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 				}
 				break // on to the loop's redirections
 			}
+			s.refAssigned(wi.Name.Value, varVal{})
 			s.setVar(wi.Name.Value, varVal{})
 		} else {
 			s.arith(c.Loop) // for ((…; …; …)): its assignments make unknown
@@ -590,7 +600,19 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.walkNode(st.Cmd)
 		}
 	}
-	s.redirects(st, nil, stdinSrc{})
+	s.redirects(st, nil, in)
+}
+
+// groupStmts analyses the commands of a group or subshell, which share
+// its input: any of them may read an endless stream piped into it (cat
+// /dev/zero | { cat > f; }), or run the text piped into it ({ sh; }).
+func (s *shellAnalyzer) groupStmts(list []*syntax.Stmt, in stdinSrc) {
+	if s.quiet {
+		return
+	}
+	for _, st := range list {
+		s.stmt(st, in)
+	}
 }
 
 // maxLoopValues bounds the values a for loop is judged for one by one.
@@ -738,22 +760,67 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 // redirection replaces what a pipe gives it (tr < /dev/zero never ends;
 // yes | tr a b < file ends with the file).
 func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
+	endlessFdsOf(st, func(fd int, dev string) {
+		if fd != 0 {
+			return
+		}
+		if dev != "" {
+			in = stdinSrc{kind: stdinUntrusted, what: "its input " + dev + ", which never ends", unbounded: true}
+		} else {
+			in.unbounded = false
+		}
+	})
+	return in
+}
+
+// endlessFdsOf reads a statement's redirections in order and calls set
+// with each descriptor 0-9 they open or copy, and the endless device it
+// then reads ("" for anything else).
+func endlessFdsOf(st *syntax.Stmt, set func(fd int, dev string)) {
+	var endlessFds [10]string // what each descriptor 0-9 reads, when it never ends
 	for _, r := range st.Redirs {
-		if r.N != nil && r.N.Value != "0" {
-			continue
+		fd := 0
+		if r.N != nil {
+			if len(r.N.Value) != 1 || r.N.Value[0] < '0' || r.N.Value[0] > '9' {
+				continue
+			}
+			fd = int(r.N.Value[0] - '0')
 		}
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut:
-			if lit := r.Word.Lit(); endlessDevices[lit] {
-				in = stdinSrc{kind: stdinUntrusted, what: "its input " + lit + ", which never ends", unbounded: true}
-				continue
+			if dev, ok := endlessDevice(r.Word.Lit()); ok {
+				endlessFds[fd] = dev
+			} else {
+				endlessFds[fd] = ""
 			}
-			in.unbounded = false
+		case syntax.DplIn:
+			// <&N: a copy of descriptor N (cat <&3 3</dev/zero).
+			if src := r.Word.Lit(); len(src) == 1 && src[0] >= '0' && src[0] <= '9' {
+				endlessFds[fd] = endlessFds[src[0]-'0']
+			} else {
+				endlessFds[fd] = ""
+			}
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-			in.unbounded = false
+			endlessFds[fd] = ""
+		default:
+			continue
 		}
+		set(fd, endlessFds[fd])
 	}
-	return in
+}
+
+// endlessDevice says whether a path written as it is names a device that
+// never ends, by any spelling the kernel reads the same (/dev//zero,
+// /dev/./zero, /dev/../dev/zero), and which.
+func endlessDevice(p string) (string, bool) {
+	if endlessDevices[p] {
+		return p, true
+	}
+	if !strings.HasPrefix(p, "/") || !strings.Contains(p, "dev") {
+		return "", false
+	}
+	c := path.Clean(p)
+	return c, endlessDevices[c]
 }
 
 // describeOutput says what a pipeline stage writes to stdout, given what
@@ -934,9 +1001,6 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 		if local && s.calling > 0 {
 			s.declareLocal(name)
 		}
-		if nameref {
-			s.markNameref(name)
-		}
 		if assoc && !slices.Contains(s.assocs, name) {
 			s.assocs = append(s.assocs, name)
 		}
@@ -974,12 +1038,23 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 				}
 				if !isAssign {
 					s.bareDeclaration(name, local)
+					if nameref {
+						s.markNameref(name)
+					}
 					continue
 				}
 				if slices.Contains(s.integers, name) {
 					s.arithValue(name, varVal{val: value, ok: !w.dyn})
 				}
+				if nameref {
+					s.namerefTarget(value)
+				}
 				s.setVar(name, varVal{val: value, ok: !w.dyn && !strings.HasSuffix(nameText, "+")})
+				if nameref {
+					// Its own value is its target, not an assignment
+					// through it: marked a name reference once set.
+					s.markNameref(name)
+				}
 			}
 		case as.Name != nil:
 			declared(as.Name.Value)
@@ -989,6 +1064,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
 				} else {
 					s.variableName(w.val, true)
+					s.namerefTarget(w.val)
 				}
 			}
 			if as.Value == nil && as.Array == nil && as.Index == nil && !as.Append {
@@ -999,9 +1075,26 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 					s.checkEnvVar(as.Name.Value, word{})
 				}
 				s.bareDeclaration(as.Name.Value, local)
+				if nameref {
+					// A variable's value becomes its target (r=PATH;
+					// declare -n r).
+					v := s.lookup(as.Name.Value)
+					_, set := s.vars[as.Name.Value]
+					s.markNameref(as.Name.Value)
+					if v.ok {
+						s.namerefTarget(v.val)
+					} else if set {
+						s.refAssigned(as.Name.Value, v)
+					}
+				}
 				continue
 			}
 			s.assign(as, exported)
+			if nameref {
+				// Its own value is its target (judged above), not an
+				// assignment through it: marked a name reference once set.
+				s.markNameref(as.Name.Value)
+			}
 		}
 	}
 }
@@ -1072,6 +1165,7 @@ func (s *shellAnalyzer) assign(as *syntax.Assign, exported bool) {
 		s.arithValue(name, varVal{val: v.val, ok: !v.dyn, num: num})
 		num = true
 	}
+	s.refAssigned(name, varVal{val: v.val, ok: !v.dyn && !as.Append && as.Index == nil})
 	if as.Index != nil {
 		s.subscript(name, as.Index)
 		// An element: the array's value is its first. Numbers stay numbers.
@@ -1109,6 +1203,55 @@ var hijackVars = map[string]bool{
 	"RUBYOPT": true, "RUBYLIB": true, "NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true,
 	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "HOME": true, "XDG_CONFIG_HOME": true,
+}
+
+// refAssigned judges an assignment of a value known only when it runs
+// to a name reference: declared without a target, it takes the value as
+// its target, which may then be PATH.
+func (s *shellAnalyzer) refAssigned(name string, v varVal) {
+	if !v.ok && len(s.namerefs) > 0 && slices.Contains(s.namerefs, name) {
+		s.deny("assigns the name reference %s a value known only when it runs: it may make it refer to PATH, and its next assignment set it", name)
+	}
+}
+
+// namerefTarget judges the variable a name reference refers to: every
+// assignment of the reference assigns it, with no assignment of its name
+// to be seen (declare -n r=PATH; r=. made ls run ./ls), so a variable
+// whose setting the analysis refuses or judges is refused as a target.
+func (s *shellAnalyzer) namerefTarget(target string) {
+	name, _, _ := strings.Cut(target, "[")
+	if steeredVar(name) {
+		s.deny("a name reference refers to %s: assigning it would set %s where no assignment names it", name, name)
+	}
+}
+
+// steeredVar says whether assigning a variable is judged by more than the
+// value it holds: it steers bash, a program, or what the sandbox hands on.
+func steeredVar(name string) bool {
+	return hijackVars[name] || bashSteerVars[name] != "" || gitStoreVars[name] || optionVars[name] != "" ||
+		commandVars[name] || strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "LD_") ||
+		strings.HasPrefix(name, "DYLD_") || name == "SIMPLE_BACKUP_SUFFIX" || name == "CDPATH" ||
+		name == cwdName || isExportedBySandbox(name)
+}
+
+// bashSteerVars are variables bash itself reads that change which
+// program a name runs, how the rest of the command is read, or which file
+// bash writes (bash(1), Shell Variables). A plain assignment is enough:
+// BASH_CMDS[ls]=/bin/bash made the next ls run bash, and HISTFILE is where
+// bash writes its history.
+var bashSteerVars = map[string]string{
+	"BASH_CMDS":           "makes a command name run another program (bash's table of the programs it found)",
+	"BASH_ALIASES":        "defines aliases, which replace a command's words",
+	"EXECIGNORE":          "changes which program a command name finds on PATH",
+	"BASH_LOADABLES_PATH": "changes where bash loads builtins from",
+	"HISTFILE":            "names the file bash writes its history to",
+	"BASH_XTRACEFD":       "sends bash's trace of every command to another file",
+	"POSIXLY_CORRECT":     "changes how bash reads the rest of the command (POSIX mode)",
+	"BASH_COMPAT":         "changes how bash reads the rest of the command",
+	"PS0":                 "is a prompt whose command substitutions run when it is shown",
+	"PS1":                 "is a prompt whose command substitutions run when it is shown",
+	"PS2":                 "is a prompt whose command substitutions run when it is shown",
+	"PS3":                 "is a prompt whose command substitutions run when it is shown",
 }
 
 // gitStoreVars point git at another index or object store: git diff and
@@ -1176,6 +1319,8 @@ func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 	switch {
 	case hijackVars[name] || deniedEnvPrefix(name):
 		s.deny("setting %s changes which program runs or injects code into it", name)
+	case bashSteerVars[name] != "":
+		s.deny("setting %s %s", name, bashSteerVars[name])
 	case gitStoreVars[name]:
 		s.deny("setting %s points git at another index or object store, whose files the privacy rule does not read", name)
 	case optionVars[name] != "":
@@ -1205,6 +1350,7 @@ func (s *shellAnalyzer) checkEnvVarAs(name string, v word, exported bool) {
 // endless stream written to a file fills the disk.
 func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 	in = stdinOf(st, in)
+	var fdFiles [10]string // the file each descriptor 0-9 writes, in this statement
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -1219,6 +1365,17 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 		w := s.evalWord(r.Word)
 		target := w.val
 		if r.Op == syntax.DplOut || r.Op == syntax.DplIn {
+			if len(target) == 1 && target[0] >= '0' && target[0] <= '9' {
+				// N>&M: N writes where M does (cat /dev/zero 3>f >&3).
+				file := fdFiles[target[0]-'0']
+				if n, ok := redirFd(r); ok {
+					fdFiles[n] = file
+					if n == 1 && file != "" && r.Op == syntax.DplOut {
+						s.endlessInto(st, argv, in, file)
+					}
+				}
+				continue
+			}
 			if target == "-" || isDigits(target) {
 				continue
 			}
@@ -1249,17 +1406,113 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 			s.readFile(target, "reads")
 			s.touch(target, opWrite, "writes")
 			s.wrote = true
+			if r.N != nil && r.N.Value == "1" {
+				s.endlessInto(st, argv, in, target) // cat /dev/zero 1<>f
+			}
 		default:
 			s.touch(target, opWrite, "writes")
 			s.wrote = true
-			toStdout := r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1"
-			if argv != nil && toStdout {
-				if what, endless := unboundedOutput(argv, in); endless {
-					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
-				}
+			if r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1" {
+				s.endlessInto(st, argv, in, target)
+			}
+			if n, ok := redirFd(r); ok {
+				fdFiles[n] = target
 			}
 		}
 	}
+}
+
+// redirFd is the descriptor 0-9 a redirection sets (1 for >, 0 for <
+// when none is written).
+func redirFd(r *syntax.Redirect) (int, bool) {
+	if r.N == nil {
+		switch r.Op {
+		case syntax.RdrIn, syntax.DplIn, syntax.RdrInOut:
+			return 0, true
+		}
+		return 1, true
+	}
+	if len(r.N.Value) == 1 && r.N.Value[0] >= '0' && r.N.Value[0] <= '9' {
+		return int(r.N.Value[0] - '0'), true
+	}
+	return 0, false
+}
+
+// endlessInto refuses an endless stream written to a file: the output of
+// a command (argv), or of any command inside a compound one ({ cat
+// /dev/zero; } > f, a loop or subshell redirected as a whole).
+func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc, target string) {
+	if argv != nil {
+		if what, endless := unboundedOutput(argv, in); endless {
+			s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+			return
+		}
+		if len(argv) > 0 {
+			// A function's output is its body's (f(){ cat /dev/zero; }; f > f).
+			if def := s.funcOf(argv[0]); def.body != nil {
+				if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+					return
+				}
+			}
+		}
+		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened.
+		var fds [10]string
+		endlessFdsOf(st, func(fd int, dev string) { fds[fd] = dev })
+		for _, a := range argv[1:] {
+			if fd, ok := fdPath(a); ok && fds[fd] != "" {
+				s.deny("writes an endless stream (%s, read as %s) to %s: it fills the disk", fds[fd], a, printable(target))
+				return
+			}
+		}
+		return
+	}
+	if what, endless := s.compoundEndless(st.Cmd, in); endless {
+		s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
+	}
+}
+
+// fdPath says whether a path names one of the process's own descriptors
+// 0-9 (/dev/fd/N, /proc/self/fd/N, /dev/stdin), and which.
+func fdPath(p string) (int, bool) {
+	if p == "/dev/stdin" {
+		return 0, true
+	}
+	for _, pre := range [...]string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok && len(rest) == 1 && rest[0] >= '0' && rest[0] <= '9' {
+			return int(rest[0] - '0'), true
+		}
+	}
+	return 0, false
+}
+
+// compoundEndless says whether some command inside a compound command
+// prints an endless stream (to its output, or to a pipe inside it).
+func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string, bool) {
+	if cmd == nil {
+		return "", false
+	}
+	if _, ok := cmd.(*syntax.CallExpr); ok {
+		return "", false
+	}
+	what, endless := "", false
+	syntax.Walk(cmd, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok || endless {
+			return !endless
+		}
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		argv, _ := s.quietArgv(call)
+		if len(argv) == 0 {
+			return true
+		}
+		what, endless = unboundedOutput(argv, stdinOf(st, in))
+		return !endless
+	})
+	return what, endless
 }
 
 // pathOp is what a command does to a path.
@@ -1304,6 +1557,16 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 		}
 		return
 	}
+	// The endless devices by another spelling: /dev//zero, a glob,
+	// /proc/self/root/dev/zero, a symlink in the roots (below, where it is
+	// located). The spelling is what the endless-stream checks read, so
+	// another one is taken for hiding it.
+	if op == opRead && strings.HasPrefix(raw, "/") && !endlessDevices[raw] {
+		if dev, ok := endlessSpelling(raw); ok {
+			s.deny("%s %s, the endless device %s by another name: what reads it never ends", verb, printable(raw), dev)
+			return
+		}
+	}
 	if strings.HasPrefix(raw, "/dev/") {
 		switch {
 		case raw == "/dev/null" || raw == "/dev/stdout" || raw == "/dev/stderr" || raw == "/dev/tty":
@@ -1334,11 +1597,17 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.ask("%s %s, a path known only when it runs", verb, raw)
 		}
 	case pathOutside:
+		dev, endless := "", false
+		if op == opRead {
+			dev, endless = endlessDevice(l.abs)
+		}
 		switch {
 		case op >= opWrite:
 			s.deny("%s %s, outside the roots", verb, raw)
 		case op == opExec:
 			s.ask("runs %s, outside the roots", raw)
+		case endless:
+			s.deny("%s %s, the endless device %s by another name: what reads it never ends", verb, printable(raw), dev)
 		default:
 			s.ask("%s %s, outside the roots", verb, raw)
 		}
@@ -1354,6 +1623,23 @@ func (s *shellAnalyzer) touch1(raw string, op pathOp, verb string) {
 			s.addText(logWrite, l.abs)
 		}
 	}
+}
+
+// endlessSpelling says whether an absolute path read names an endless
+// device though not spelt as one: cleaned, or matched as a glob. (Where
+// its symlinks lead is judged where touch1 locates it.)
+func endlessSpelling(raw string) (string, bool) {
+	if dev, ok := endlessDevice(raw); ok {
+		return dev, true
+	}
+	if hasGlob(raw) {
+		for d := range endlessDevices {
+			if ok, _ := path.Match(path.Clean(raw), d); ok {
+				return d, true
+			}
+		}
+	}
+	return "", false
 }
 
 func rawDisk(p string) bool {

@@ -113,6 +113,9 @@ func (s *shellAnalyzer) builtin(argv []string, numeric func(int) bool) {
 	}
 	switch bashBuiltins[verb] {
 	case changesNothing:
+		if verb == "history" {
+			s.historyWrites(args)
+		}
 		if verb == "test" || verb == "[" {
 			for i, a := range args[:max(0, len(args)-1)] {
 				if a == "-v" {
@@ -264,6 +267,7 @@ func (s *shellAnalyzer) setsNamed(verb string, args []string, isNum func(int) bo
 		if slices.Contains(s.integers, name) {
 			s.arithValue(name, varVal{})
 		}
+		s.refAssigned(name, varVal{})
 		s.setVar(name, varVal{})
 	}
 	if runsFunction {
@@ -303,6 +307,7 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 					s.deny("a name reference refers to a variable named only when it runs: a subscript in the name (a[$(…)]) would run a command at each use")
 				} else {
 					s.variableName(v, false)
+					s.namerefTarget(v)
 				}
 			}
 			if exported {
@@ -319,6 +324,42 @@ func (s *shellAnalyzer) declares(verb string, args []string) {
 			}
 		}
 	}
+}
+
+// historyWrites judges the files history writes: -a and -w write the
+// shell's history list — any text, put there by history -s — to the file
+// named, or to $HISTFILE (~/.bash_history in a shell that did not set it:
+// setting it is refused). history -s '* APPROVED'; history -w
+// flightplans.org wrote the plans.
+func (s *shellAnalyzer) historyWrites(args []string) {
+	writes := false
+	var file string
+	for i, a := range args {
+		if a == "--" {
+			if i+1 < len(args) {
+				file = args[i+1]
+			}
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			if strings.Contains(a, dynMarker) || strings.ContainsAny(a, "aw") {
+				writes = true
+			}
+			if strings.ContainsAny(a, "ps") {
+				return // -p and -s take the rest as text
+			}
+			continue
+		}
+		file = a
+		break
+	}
+	if !writes {
+		return
+	}
+	if file == "" {
+		file = "~/.bash_history"
+	}
+	s.touch(file, opWrite, "history writes its list to")
 }
 
 // markNameref notes a name reference (declare -n r=x): reading it reads

@@ -64,6 +64,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	}
 	s.addCmd(shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
 	s.redirects(st, argv, in)
+	s.hoardsEndless(argv, stdinOf(st, in))
 	var here *string
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -565,12 +566,37 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 				if l.class == pathProtected && l.root == 0 && isPlanOrJournal(l.rel) {
 					s.addText(logReadProtected, l.rel)
 				}
+				if l.class == pathProtected && unknownProgram(verb) {
+					// ed, sqlite3, sponge, nano, gawk -i inplace: what it
+					// does with the file cannot be told, and a protected
+					// place is changed only by a human.
+					s.deny("%s is given %s, which %s; pp-lsp does not know whether %s changes it", verb, printable(p), strings.TrimPrefix(l.why, l.rel+" "), verb)
+				}
 				if st := s.env.filePrivacy(l.abs); st.private {
 					s.privateRead("%s is given %s, a private note (%s)", verb, printable(p), st.why)
 				}
 			}
 		}
 	}
+}
+
+// unknownProgram says whether pp-lsp knows nothing of what a program
+// does with its words: no grammar, no kind, no builtin, none of the
+// programs judge reads itself (the switch's own cases).
+func unknownProgram(verb string) bool {
+	if _, ok := bashBuiltins[verb]; ok {
+		return false
+	}
+	return verbKinds[verb] == 0 && !judgedVerbs[verb]
+}
+
+// judgedVerbs are the programs without a kind that judge has a case of
+// its own for.
+var judgedVerbs = map[string]bool{
+	"sed": true, "cp": true, "install": true, "mv": true, "ln": true, "link": true, "rsync": true, "scp": true,
+	"dd": true, "tee": true, "tar": true, "fallocate": true, "truncate": true, "systemctl": true, "init": true,
+	"pkill": true, "killall": true, "killall5": true, "skill": true, "crontab": true, "at": true, "batch": true,
+	"openssl": true, "yes": true,
 }
 
 func indexOf(list []string, s string) int {
@@ -783,6 +809,7 @@ func (s *shellAnalyzer) code(lang, text string) {
 func (s *shellAnalyzer) awk(args []string) {
 	prog := ""
 	var files []string
+	inplace := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -791,6 +818,19 @@ func (s *shellAnalyzer) awk(args []string) {
 			i++
 		case a == "-v" || a == "-F":
 			i++
+		case a == "-i" || a == "--include" || a == "-l" || a == "--load" || strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "-l") ||
+			strings.HasPrefix(a, "--include=") || strings.HasPrefix(a, "--load="):
+			// gawk -i FILE includes awk source, -l loads a shared library;
+			// -i inplace edits every file it is given in place.
+			v := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(a, "--include="), "--load="), "-i"), "-l")
+			if (v == "" || v == "nclude" || v == "oad") && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if strings.TrimSuffix(v, ".awk") == "inplace" {
+				inplace = true
+			}
+			s.ask("awk loads %s, code or a library this command does not show", printable(v))
 		case strings.HasPrefix(a, "-"):
 		case prog == "":
 			prog = a
@@ -798,17 +838,49 @@ func (s *shellAnalyzer) awk(args []string) {
 			files = append(files, a)
 		}
 	}
+	if what, ok := s.env.selfMention(prog); ok {
+		s.selfMod("the awk program names %s: code that reaches the Flight Plans, the journal or pp-lsp's own files could approve a plan", what)
+	}
 	if strings.Contains(prog, "system") || strings.Contains(prog, "|") || strings.Contains(prog, ">") {
 		s.ask("the awk program runs commands or writes files")
 		for _, lit := range quotedStrings(prog) {
 			s.payload(lit, "awk")
 		}
+		// print > "FILE" and >> "FILE" write the file the string names.
+		for _, w := range awkRedirectTargets(prog) {
+			s.touch(w, opWrite, "the awk program writes")
+		}
 	}
 	for _, f := range files {
-		if pathLike(f) {
+		switch {
+		case inplace:
+			s.touch(f, opWrite, "awk -i inplace edits in place")
+		case pathLike(f):
 			s.touch(f, opRead, "reads")
 		}
 	}
+}
+
+// awkRedirectTargets are the string literals an awk program writes to
+// (print > "FILE", printf … >> "FILE").
+func awkRedirectTargets(prog string) []string {
+	var out []string
+	for i := 0; i < len(prog); i++ {
+		if prog[i] != '>' {
+			continue
+		}
+		j := i + 1
+		for j < len(prog) && (prog[j] == '>' || prog[j] == ' ' || prog[j] == '\t') {
+			j++
+		}
+		if j < len(prog) && prog[j] == '"' {
+			if lits := quotedStrings(prog[j:]); len(lits) > 0 {
+				out = append(out, lits[0])
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // quotedStrings returns the double-quoted string literals in a program.

@@ -611,6 +611,12 @@ func (s *shellAnalyzer) readTree(raw, what string, shows treeShows, f walkFilter
 		if shows.namesOnly {
 			continue
 		}
+		if s.env.homeDots != "" && strings.HasPrefix(s.env.homeDots, l.abs+"/") || l.abs == "/" && s.env.homeDots != "" {
+			// The home folder lies below: its dot-entries (the shell's
+			// history, every program's configuration) are no part of the
+			// roots (classify), and the walk below reads them.
+			s.ask("%s every file below %s, the home folder's dot-entries among them (the shell's history, programs' configuration), which no root holds", what, printable(p))
+		}
 		if shows.follows {
 			s.linksOut(l.abs, p, what, f)
 		}

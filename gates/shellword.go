@@ -382,6 +382,7 @@ func (s *shellAnalyzer) paramOp(name string, x *syntax.ParamExp) {
 		// unknown unless it is known set (and not empty).
 		if v := s.lookup(name); !v.ok || x.Exp.Op == syntax.AssignUnsetOrNull && v.val == "" {
 			s.checkEnvVar(name, w)
+			s.refAssigned(name, varVal{val: w.val, ok: v.ok && !w.dyn})
 			s.setVar(name, varVal{val: w.val, ok: v.ok && !w.dyn})
 		}
 	case syntax.OtherParamOps:

@@ -1,0 +1,90 @@
+package gates
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEndlessStreamsBySpelling: the endless-stream checks matched
+// /dev/zero by its spelling. Another spelling of it (/dev//zero, a glob,
+// /proc/self/root/dev/zero, a symlink in the roots), a descriptor the
+// statement opened on it (cat /dev/fd/3 3</dev/zero), a compound command
+// redirected as a whole ({ cat /dev/zero; } > f), a read-write
+// redirection of the output (1<>f), and a program the grammars know that
+// holds what it reads (sort /dev/zero: 1.2 GB in 3 s) were allowed or
+// asked. A FIFO in the roots was allowed as a file. Twins stay allowed.
+func TestEndlessStreamsBySpelling(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "public.txt"), []byte("needle\n"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(root, "z")))
+	require.NoError(t, os.Symlink("/dev/urandom", filepath.Join(root, "u")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	env, err := stack.NewEnv(t.Context(), World{Roots: []string{root}, Home: t.TempDir()})
+	require.NoError(t, err)
+	defer env.Close()
+	for _, tc := range []struct {
+		cmd, verdict, reason string
+	}{
+		// Other spellings of the device.
+		{"cat /dev/../dev/zero > f", VerdictDeny, "by another name"},
+		{"cat /dev//zero > f", VerdictDeny, "by another name"},
+		{"cat < /dev/./zero > f", VerdictDeny, "by another name"},
+		{"cat /dev/zer? > f", VerdictDeny, "by another name"},
+		{"cat /proc/self/root/dev/zero > f", VerdictDeny, "by another name"},
+		{"cat z > f", VerdictDeny, "by another name"},
+		{"head -c 100 u", VerdictDeny, "by another name"},
+		// Descriptors, compound commands, 1<>.
+		{"cat /dev/fd/3 3</dev/zero > f", VerdictDeny, "fills the disk"},
+		{"cat 3</dev/zero /proc/self/fd/3 > f", VerdictDeny, "fills the disk"},
+		{"cat 3</dev/zero <&3 > f", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 1<>f", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 3>f >&3", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero | { cat > f; }", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero | (cat) > f", VerdictDeny, "fills the disk"},
+		{"yes | { sort; }", VerdictDeny, "which it holds in memory"},
+		{"f(){ cat /dev/zero; }; f > f", VerdictDeny, "fills the disk"},
+		{"f(){ cat; }; cat /dev/zero | f > f", VerdictDeny, "fills the disk"},
+		{"f(){ cat public.txt; }; f > f", VerdictAsk, ""},
+		{`echo "rm -rf ~" | { sh; }`, VerdictDeny, "deletes everything"},
+		{"cat /dev/zero 2>f >&2", VerdictDeny, "fills the disk"},
+		{"{ cat /dev/zero; } > f", VerdictDeny, "fills the disk"},
+		{"( cat /dev/zero ) > f", VerdictDeny, "fills the disk"},
+		{"for i in 1; do cat /dev/zero; done > f", VerdictDeny, "fills the disk"},
+		// Programs that hold what they read.
+		{"sort /dev/zero", VerdictDeny, "which it holds in memory"},
+		{"cat /dev/zero | sort", VerdictDeny, "which it holds in memory"},
+		{"sort < /dev/zero", VerdictDeny, "which it holds in memory"},
+		{"tail /dev/zero", VerdictDeny, "which it holds in memory"},
+		{"uniq /dev/zero", VerdictDeny, "which it holds in memory"},
+		{"nl /dev/zero", VerdictDeny, "which it holds in memory"},
+		{"seq inf | sort", VerdictDeny, "which it holds in memory"},
+		{"timeout 5 tail -c 5 /dev/urandom", VerdictDeny, "which it holds in memory"},
+		// A FIFO.
+		{"cat fifo > f", VerdictAsk, "no regular file"},
+		// Twins.
+		{"tr -dc a-z < /dev/urandom | head -c 10", VerdictAllow, ""},
+		{"head -c 16 /dev/urandom | sha256sum", VerdictAllow, ""},
+		{"cat /dev/fd/3 3<public.txt > f", VerdictAllow, ""},
+		{"{ echo a; cat public.txt; } > f", VerdictAllow, ""},
+		{"seq inf | head -5", VerdictAllow, ""},
+		{"sort public.txt | uniq -c", VerdictAllow, ""},
+		{"cat public.txt 1<>f", VerdictAllow, ""},
+		{"cat public.txt 3>f >&3", VerdictAllow, ""},
+		{"cat public.txt | { cat > f; }", VerdictAllow, ""},
+		{"cat /dev/zero | { head -c 10 > f; }", VerdictAllow, ""},
+		{"cat /dev/zero >&2 2>f", VerdictAllow, ""}, // its output goes where stderr went before
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			v := stack.Check(t.Context(), sh(tc.cmd), env)
+			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
