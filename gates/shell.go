@@ -1079,7 +1079,7 @@ func (s *shellAnalyzer) declClause(c *syntax.DeclClause) {
 					// A variable's value becomes its target (r=PATH;
 					// declare -n r).
 					v := s.lookup(as.Name.Value)
-					_, set := s.vars[as.Name.Value]
+					_, set := s.vars.get(as.Name.Value)
 					s.markNameref(as.Name.Value)
 					if v.ok {
 						s.namerefTarget(v.val)
