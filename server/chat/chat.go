@@ -257,8 +257,9 @@ func compactArgs(raw json.RawMessage) []byte {
 	if len(raw) == 0 || json.Compact(&buf, raw) != nil || !bytes.HasPrefix(buf.Bytes(), []byte("{")) {
 		return []byte("{}")
 	}
-	// JSON lets a string hold bytes that are not UTF-8; the file may not.
-	return []byte(orgtext.Plain(buf.String()))
+	// JSON lets a string hold bytes that are not UTF-8; the file may not,
+	// nor a modeline a model wrote into an argument.
+	return []byte(orgtext.DefuseJSON(orgtext.Plain(buf.String())))
 }
 
 // toolName keeps a tool's name one word of letters, digits, - and _.
@@ -502,5 +503,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// oneLine folds whitespace runs (newlines too) into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(orgtext.Plain(s)), " ") }
+// oneLine folds whitespace runs (newlines too) into single spaces, then
+// Defuses the line (after folding: a no-break space folded into a space
+// may start a modeline).
+func oneLine(s string) string {
+	return orgtext.Defuse(strings.Join(strings.Fields(orgtext.Plain(s)), " "))
+}

@@ -9,8 +9,8 @@
 // Invariant: whatever string comes in — a model's explanation, a command's
 // output — what comes out adds no structure to the file: no headline, no
 // keyword, no drawer, no block end, no tags, no file-local settings for
-// the editor that opens the file (Title, Paragraph and Defuse; JSONBlock
-// for JSON, which it keeps the same value — the action blocks are read
+// the editor that opens the file (Title, Paragraph and Defuse; DefuseJSON
+// and JSONBlock for JSON, which they keep the same value — the action blocks are read
 // back and hashed; Block alone keeps its text byte for byte, and is used
 // alone only for what was Defused or for a person's own question); and it
 // changes nothing of how the rest of the file decodes (no NUL, no byte
@@ -115,31 +115,37 @@ func Defuse(s string) string {
 	})
 }
 
-// JSONBlock returns js, JSON text, as a #+begin_src json block (Block):
-// every file-local settings marker and running link that Defuse breaks is
-// broken here by writing its last character as a JSON escape ("vim:"
-// becomes "vim\u003a", "-*-" "-*\u002d"), so the block decodes to the
-// same JSON value — an action read back from it hashes the same — while
-// no editor that opens the file takes a setting from it. In JSON every
-// such marker is inside a string (a key's colon follows a quote, and
-// json.Indent starts no line with a letter), where the escape is valid.
+// JSONBlock returns js, JSON text, DefuseJSON, as a #+begin_src json
+// block (Block).
 func JSONBlock(js string) string {
-	if strings.Contains(js, ":") || strings.Contains(js, "-*-") {
-		js = reFileLocal.ReplaceAllStringFunc(js, func(m string) string {
-			if t, ok := strings.CutPrefix(m, "[["); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
-				return m
-			}
-			if t, ok := strings.CutPrefix(m, "<"); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
-				return m
-			}
-			i := strings.LastIndexByte(m, ':')
-			if i < 0 {
-				i = len(m) - 1 // the last "-" of "-*-"
-			}
-			return m[:i] + fmt.Sprintf(`\u%04x`, m[i]) + m[i+1:]
-		})
+	return "#+begin_src json\n" + Block(DefuseJSON(js)) + "#+end_src\n"
+}
+
+// DefuseJSON breaks in js, JSON text, every file-local settings marker and
+// running link that Defuse breaks, by writing one of its characters as a
+// JSON escape ("vim:" becomes "vim\u003a", "-*-" "-*\u002d"): js decodes
+// to the same JSON value — an action read back from it hashes the same —
+// while no editor that opens the file it is written into takes a setting
+// from it. In JSON every such marker is inside a string (a key's colon
+// follows a quote, and json.Indent starts no line with a letter), where
+// the escape is valid.
+func DefuseJSON(js string) string {
+	if !strings.Contains(js, ":") && !strings.Contains(js, "-*-") {
+		return js
 	}
-	return "#+begin_src json\n" + Block(js) + "#+end_src\n"
+	return reFileLocal.ReplaceAllStringFunc(js, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
+			return m
+		}
+		if t, ok := strings.CutPrefix(m, "<"); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
+			return m
+		}
+		i := strings.LastIndexByte(m, ':')
+		if i < 0 {
+			i = len(m) - 1 // the last "-" of "-*-"
+		}
+		return m[:i] + fmt.Sprintf(`\u%04x`, m[i]) + m[i+1:]
+	})
 }
 
 // reTags is what org-element reads as a headline's tags at the end of its
