@@ -600,24 +600,33 @@ func TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate(t *testing.T) {
 	assert.Zero(t, len(remote.Requests()), "the remote provider heard a question asked from a private file")
 }
 
+// filePrivatePlan asks in a private conversation, which a local model
+// answers by proposing "make oncology-friday", filed as a plan; the
+// remote model, which answers later public questions, is returned to
+// read what it heard.
+func filePrivatePlan(t *testing.T, opts ...fixtureOption) (*fixture, *providertest.Server, AskResult) {
+	t.Helper()
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p, opts...)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	return fx, remote, res
+}
+
 // TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts: approving
 // a plan a private conversation filed with similar actions allowed from
 // then on logs the rule it adds — which names the action, and so may quote
 // the conversation — never into the LOGS of a later prompt, which may go
 // to a remote model.
 func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) {
-	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
-		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
-		InputTokens: 1, OutputTokens: 1})})
-	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
-	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
 	cfg := filepath.Join(t.TempDir(), "pp.json")
-	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p, func(o *Options) { o.ConfigFile = cfg })
-	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
-
-	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
-	require.NoError(t, err)
-	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	fx, remote, res := filePrivatePlan(t, func(o *Options) { o.ConfigFile = cfg })
 	run, err := fx.agent.ApproveAlways(context.Background(), res.PlanID)
 	require.NoError(t, err)
 	require.Contains(t, run.Rule, "oncology", "the rule names the action")
@@ -699,19 +708,9 @@ func TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate(t *testing.T) {
 // plan that ran, set to REJECTED afterwards) is kept out of the LOGS of
 // later prompts, as everything else such a plan logs.
 func TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts(t *testing.T) {
-	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
-		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
-		InputTokens: 1, OutputTokens: 1})})
-	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
-	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
-	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p)
-	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	fx, remote, res := filePrivatePlan(t)
 	ctx := context.Background()
-
-	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
-	require.NoError(t, err)
-	require.Equal(t, StatusFiled, res.Status, "%+v", res)
-	_, err = fx.agent.Approve(ctx, res.PlanID)
+	_, err := fx.agent.Approve(ctx, res.PlanID)
 	require.NoError(t, err)
 	plans := fx.read(t, "flightplans.org")
 	rejected := regexp.MustCompile(`(?m)^\* (DONE|FAILED) `).ReplaceAllString(plans, "* REJECTED ")
