@@ -195,7 +195,7 @@ func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *mem
 // it changed (orgChanges; a file also captured is taken from the capture,
 // the disk's own bytes). A change that cannot be recorded is logged: it has
 // already happened.
-func (a *Agent) recordChange(action gates.Action, planID string, private bool, res actuate.Result, pre []captured, org []checkpoint.File) {
+func (a *Agent) recordChange(ctx context.Context, action gates.Action, planID string, private bool, res actuate.Result, pre []captured, org []checkpoint.File) {
 	var files []checkpoint.File
 	seen := map[string]bool{}
 	for _, e := range res.Edits {
@@ -219,11 +219,11 @@ func (a *Agent) recordChange(action gates.Action, planID string, private bool, r
 	}
 	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Private: private, Files: files})
 	if err != nil {
-		a.log.Warn("the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
+		a.log.WarnContext(ctx, "the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
 		return
 	}
 	if id != "" {
-		a.log.Info("checkpoint recorded", "change", id, "files", len(files))
+		a.log.InfoContext(ctx, "checkpoint recorded", "change", id, "files", len(files))
 	}
 }
 
