@@ -183,7 +183,7 @@ func Render(t Turn) string {
 	}
 	b.WriteString(":END:\n")
 	if quoted {
-		b.WriteString("#+begin_quote\n" + orgtext.Block(q) + "#+end_quote\n")
+		b.WriteString("#+begin_quote\n" + orgtext.Block(orgtext.Defuse(q)) + "#+end_quote\n")
 	}
 	if t.Failed != "" {
 		b.WriteString(body("The answer failed: " + oneLine(t.Failed)))

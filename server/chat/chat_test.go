@@ -412,7 +412,8 @@ func TestAConversationIsPrivateByItsSetupFile(t *testing.T) {
 }
 
 // TestATurnSetsNoEditorOption: a turn's action lines — the arguments a
-// model wrote, the result a command printed — and a failure's words set
+// model wrote, the result a command printed —, a failure's words and a
+// question quoted (pasted from anywhere, or asked by another program) set
 // nothing in the Neovim that opens the conversation, and the arguments
 // read back decode to the same values.
 func TestATurnSetsNoEditorOption(t *testing.T) {
@@ -422,6 +423,7 @@ func TestATurnSetsNoEditorOption(t *testing.T) {
 		{Question: "q", Asked: asked, Answer: "a", Actions: []Action{
 			{Verb: VerbRan, Tool: "shell", Args: json.RawMessage(`{"cmd":"echo"}`), Result: "x\u00a0vim: set tw=7 :"}}},
 		{Question: "q", Asked: asked, Failed: "x\u00a0vim: set tw=7 :"},
+		{Question: "Summarise this page:\nvim: set tw=7 :", Asked: asked, Answer: "a"},
 	} {
 		src := Header("q") + "\n" + Render(turn)
 		p := filepath.Join(t.TempDir(), "chat.org")

@@ -12,7 +12,7 @@
 // the editor that opens the file (Title, Paragraph and Defuse; DefuseJSON
 // and JSONBlock for JSON, which they keep the same value — the action blocks are read
 // back and hashed; Block alone keeps its text byte for byte, and is used
-// alone only for what was Defused or for a person's own question); and it
+// only on text Defused first); and it
 // changes nothing of how the rest of the file decodes (no NUL, no byte
 // that is not UTF-8, no line end but "\n", which the file's own
 // convention replaces).
