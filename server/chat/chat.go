@@ -201,18 +201,15 @@ func Render(t Turn) string {
 
 // fromLink is [[file:PATH::LINE]], the path with Org's link escapes.
 func fromLink(path string, line int) string {
-	esc := linkEscaper.Replace(filepath.ToSlash(path))
+	esc := orgtext.LinkPath(filepath.ToSlash(path))
 	if line > 0 {
 		return "[[file:" + esc + "::" + strconv.Itoa(line) + "]]"
 	}
 	return "[[file:" + esc + "]]"
 }
 
-// linkEscaper and linkUnescaper are Org's escapes inside a link's path.
-var (
-	linkEscaper   = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
-	linkUnescaper = strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`)
-)
+// linkUnescaper undoes Org's escapes inside a link's path (orgtext.LinkPath).
+var linkUnescaper = strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`)
 
 // parseFrom reads fromLink's text back ("", 0 when it is not one).
 func parseFrom(v string) (string, int) {

@@ -240,6 +240,12 @@ func Inactive(t time.Time) string {
 	return t.Format("[2006-01-02 Mon 15:04]")
 }
 
+// LinkPath escapes p for the path of an Org link, [[file:PATH]], as Org
+// does (org-link-escape): a backslash or a bracket gets a backslash.
+func LinkPath(p string) string { return linkPathEscaper.Replace(p) }
+
+var linkPathEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+
 // Inline makes s safe inside `…` in a title: backticks become quotes.
 func Inline(s string) string {
 	return strings.ReplaceAll(s, "`", "'")
