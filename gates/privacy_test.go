@@ -220,12 +220,7 @@ func TestSetupFilesTheGatesCannotReadWholeAsk(t *testing.T) {
 	} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
 	}
-	stack, err := New(DefaultConfig())
-	require.NoError(t, err)
-	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{root})
-	env, err := stack.NewEnv(context.Background(), w)
-	require.NoError(t, err)
-	defer env.Close()
+	stack, env := defaultEnv(t, root)
 	for _, note := range []string{"big.org", "pipe.org"} {
 		v := stack.Check(context.Background(), sh("cat "+note), env)
 		assert.NotEqual(t, VerdictAllow, v.Verdict, "%s: %s: %s", note, v.Gate, v.Reason)

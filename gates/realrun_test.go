@@ -405,12 +405,7 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			out := runBash(t, dir, tc.cmd)
 			tc.proof(t, dir, out)
 
-			stack, err := New(DefaultConfig())
-			require.NoError(t, err)
-			w := DefaultWorld(func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, []string{dir})
-			env, err := stack.NewEnv(context.Background(), w)
-			require.NoError(t, err)
-			defer env.Close()
+			stack, env := defaultEnv(t, dir)
 			realRunReset(t, dir, tc.git)
 			if tc.setup != nil {
 				tc.setup(t, dir)

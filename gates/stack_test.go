@@ -11,6 +11,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// defaultEnv is the default stack and an environment over the roots, with
+// a home of its own; the environment closes when the test ends.
+func defaultEnv(t testing.TB, roots ...string) (*Stack, *Env) {
+	t.Helper()
+	stack, err := New(DefaultConfig())
+	require.NoError(t, err)
+	home := t.TempDir()
+	w := DefaultWorld(func(k string) string { return map[string]string{"HOME": home}[k] }, roots)
+	env, err := stack.NewEnv(context.Background(), w)
+	require.NoError(t, err)
+	t.Cleanup(func() { env.Close() })
+	return stack, env
+}
+
 // testWorld builds a root with notes, a private note, Flight Plans, and a
 // symlink that leads out of the root.
 func testEnv(t testing.TB, cfg Config, opts ...Option) (*Stack, *Env, string) {

@@ -308,7 +308,16 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 	if m.closed {
 		return nil, errClosed
 	}
-	cur := m.cur.Load()
+	// Any file read again may be a setup file (an Org file, or one of
+	// another name the watcher reports): the notes using one are judged
+	// again.
+	return m.reloadAndPublish(ctx, m.cur.Load(), paths, len(paths) > 0)
+}
+
+// reloadAndPublish reads paths again from the disk (reload), judges every
+// note naming a setup file again when rejudge, and publishes the snapshot
+// when anything changed; otherwise it returns cur. Callers hold m.mu.
+func (m *Memex) reloadAndPublish(ctx context.Context, cur *Snapshot, paths []string, rejudge bool) (*Snapshot, error) {
 	cfg := m.cfg.Load()
 	b := newBuilder(cur)
 	judge := newSetupJudge(cfg)
@@ -316,10 +325,7 @@ func (m *Memex) ReloadFiles(ctx context.Context, paths ...string) (*Snapshot, er
 	if err != nil {
 		return nil, err
 	}
-	// Any file read again may be a setup file (an Org file, or one of
-	// another name the watcher reports): the notes using one are judged
-	// again.
-	if len(paths) > 0 && m.rejudgeSetups(b, judge) {
+	if rejudge && m.rejudgeSetups(b, judge) {
 		changed = true
 	}
 	if !changed {
@@ -402,7 +408,6 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 		return nil, errClosed
 	}
 	cur := m.cur.Load()
-	cfg := m.cfg.Load()
 	var stale []string
 	for _, p := range cur.order {
 		if err := ctx.Err(); err != nil {
@@ -416,21 +421,7 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 			stale = append(stale, p)
 		}
 	}
-	b := newBuilder(cur)
-	judge := newSetupJudge(cfg)
-	changed, err := m.reload(ctx, cfg, cur, b, judge, stale)
-	if err != nil {
-		return nil, err
-	}
-	if m.rejudgeSetups(b, judge) {
-		changed = true
-	}
-	if !changed {
-		return cur, nil
-	}
-	s := m.publish(b.build(m.nextGen()))
-	m.queue.wake() // after publishing: the worker reads the current snapshot
-	return s, nil
+	return m.reloadAndPublish(ctx, cur, stale, true)
 }
 
 // insideRoot checks that a path's real location stays in its root (a

@@ -158,63 +158,45 @@ func BenchmarkRecheck100k(b *testing.B) {
 }
 
 // TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded: a note judged public
-// when read, whose setup file (not named .org: no watcher reports it) is
-// given a privacy tag before its nodes are embedded, sends the embedder —
-// a model too, most often on another machine — none of its text; the
-// public note beside it is embedded.
+// when read, then made private on disk before its nodes are embedded — its
+// setup file (not named .org: no watcher reports it) given a privacy tag,
+// or the note itself so tagged, which no watcher reports either — sends
+// the embedder (a model too, most often on another machine) none of its
+// text; the public note beside it is embedded.
 func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
-		"a.org":   "#+SETUPFILE: ./x.setup\n* Harbour\nThe keeper hides marzipan under the third stair.\n",
-		"x.setup": "#+TITLE: setup\n",
-		"b.org":   "* Lighthouse\nThe lamp gets new glass.\n",
-	})
-	emb := &flakyEmbedder{failures: 1, inner: trigram.New()}
-	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: 300 * time.Millisecond})
-	require.Eventually(t, func() bool {
-		emb.mu.Lock()
-		defer emb.mu.Unlock()
-		return emb.calls >= 1
-	}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
-	require.NoError(t, os.WriteFile(filepath.Join(root, "x.setup"), []byte("#+FILETAGS: :private:\n"), 0o644))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, m.WaitEmbedded(ctx))
-	emb.mu.Lock()
-	defer emb.mu.Unlock()
-	require.Greater(t, emb.calls, 1, "the batch was tried again")
-	for _, text := range emb.texts {
-		assert.NotContains(t, text, "marzipan")
+	const harbour = "* Harbour\nThe keeper hides marzipan under the third stair.\n"
+	for _, tc := range []struct {
+		name       string
+		files      map[string]string
+		file, text string
+	}{
+		{"its setup file tagged", map[string]string{"a.org": "#+SETUPFILE: ./x.setup\n" + harbour, "x.setup": "#+TITLE: setup\n"},
+			"x.setup", "#+FILETAGS: :private:\n"},
+		{"the note tagged", map[string]string{"a.org": harbour},
+			"a.org", "#+FILETAGS: :private:\n" + harbour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			tc.files["b.org"] = "* Lighthouse\nThe lamp gets new glass.\n"
+			testenv.WriteTree(t, root, tc.files)
+			emb := &flakyEmbedder{failures: 1, inner: trigram.New()}
+			m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: 300 * time.Millisecond})
+			require.Eventually(t, func() bool {
+				emb.mu.Lock()
+				defer emb.mu.Unlock()
+				return emb.calls >= 1
+			}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
+			require.NoError(t, os.WriteFile(filepath.Join(root, tc.file), []byte(tc.text), 0o644))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			require.NoError(t, m.WaitEmbedded(ctx))
+			emb.mu.Lock()
+			defer emb.mu.Unlock()
+			require.Greater(t, emb.calls, 1, "the batch was tried again")
+			for _, text := range emb.texts {
+				assert.NotContains(t, text, "marzipan")
+			}
+			assert.True(t, contains(emb.texts, "new glass"), "the public note is embedded")
+		})
 	}
-	assert.True(t, contains(emb.texts, "new glass"), "the public note is embedded")
-}
-
-// TestNoOldTextOfANoteTaggedPrivateOnDiskIsEmbedded: a note read public,
-// then tagged private on disk (no watcher reports it) before its nodes are
-// embedded, sends the embedder none of its text; the public note beside
-// it is embedded.
-func TestNoOldTextOfANoteTaggedPrivateOnDiskIsEmbedded(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
-		"a.org": "* Harbour\nThe keeper hides marzipan under the third stair.\n",
-		"b.org": "* Lighthouse\nThe lamp gets new glass.\n",
-	})
-	emb := &flakyEmbedder{failures: 1, inner: trigram.New()}
-	m := openMemex(t, Options{Roots: []string{root}, Embed: true, Embedder: emb, backoffMin: 300 * time.Millisecond})
-	require.Eventually(t, func() bool {
-		emb.mu.Lock()
-		defer emb.mu.Unlock()
-		return emb.calls >= 1
-	}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
-	require.NoError(t, os.WriteFile(filepath.Join(root, "a.org"), []byte("#+FILETAGS: :private:\n* Harbour\nThe keeper hides marzipan under the third stair.\n"), 0o644))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, m.WaitEmbedded(ctx))
-	emb.mu.Lock()
-	defer emb.mu.Unlock()
-	require.Greater(t, emb.calls, 1, "the batch was tried again")
-	for _, text := range emb.texts {
-		assert.NotContains(t, text, "marzipan")
-	}
-	assert.True(t, contains(emb.texts, "new glass"), "the public note is embedded")
 }

@@ -42,16 +42,8 @@ func newSetupJudge(cfg *config) *setupJudge {
 	return &setupJudge{home: cfg.home, tags: cfg.privacy.tags}
 }
 
-// private says whether the note at path, whose bytes are src, is private
-// by its setup files (or cannot be told not to be).
-func (j *setupJudge) private(path string, src []byte) bool {
-	if j == nil || len(j.tags) == 0 || !orgsetup.Mentions(src) {
-		return false
-	}
-	return j.privateBy(path, orgsetup.Targets(src))
-}
-
-// privateBy is private for a note whose #+SETUPFILE: values are targets.
+// privateBy says whether the note at path, whose #+SETUPFILE: values are
+// targets, is private by its setup files (or cannot be told not to be).
 func (j *setupJudge) privateBy(path string, targets []string) bool {
 	if j == nil || len(j.tags) == 0 {
 		return false

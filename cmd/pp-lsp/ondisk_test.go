@@ -21,7 +21,9 @@ import (
 // private to the next question through `pp-lsp --stdio`, whether the
 // client watches the files (eglot: **/*.org only) or cannot (Neovim 0.7:
 // a rescan now and then, here once an hour), and however long the
-// heartbeat sleeps: the loopback model's request holds none of its text.
+// heartbeat sleeps: the loopback model's request holds none of its text,
+// nor does passepartout.context, whose text is what a model would be sent
+// (an editor may hand it to one).
 func TestANoteMadePrivateOnDiskReachesNoModel(t *testing.T) {
 	const (
 		note  = "#+SETUPFILE: ./x.setup\n* Harbour marzipan\n:PROPERTIES:\n:ID: harbour\n:END:\nThe keeper hides marzipan under the third stair.\n"
@@ -61,12 +63,21 @@ func TestANoteMadePrivateOnDiskReachesNoModel(t *testing.T) {
 					id, uri.File(filepath.Join(root, "b.org"))))
 				return string(p.answer(id)["result"])
 			}
+			viewText := func(id string) string {
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"workspace/executeCommand","params":{"command":"passepartout.context","arguments":[{"uri":%q,"position":{"line":1,"character":0}}]}}`,
+					id, uri.File(filepath.Join(root, "b.org"))))
+				return string(p.answer(id)["result"])
+			}
+			require.Contains(t, viewText("30"), "marzipan", "before: the note is public and in the context")
 			require.Contains(t, ask("3"), "Ask the keeper", p.logs.String())
 			reqs := srv.Requests()
 			require.Len(t, reqs, 1)
 			require.Contains(t, string(reqs[0].Body), "marzipan", "before: the note is public and in the view")
 
 			require.NoError(t, os.WriteFile(filepath.Join(root, tc.file), []byte(tc.text), 0o644))
+			view := viewText("40")
+			assert.NotContains(t, view, "marzipan")
+			assert.NotContains(t, view, "third stair")
 			got := ask("4")
 			reqs = srv.Requests()
 			for i, r := range reqs[1:] {

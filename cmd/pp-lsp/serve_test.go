@@ -57,35 +57,52 @@ func TestServeUsage(t *testing.T) {
 	}
 }
 
-// startServe runs `pp-lsp serve` in-process until the test ends and returns
-// the address it listens on and its log.
+// served is `pp-lsp serve` running in-process: the address it listens
+// on, its log, the cancel that stops it and the status it ends with.
+type served struct {
+	addr   string
+	logs   *testenv.SyncBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
+
+// launchServe runs `pp-lsp serve` in-process and waits until it listens;
+// the caller stops it (it is cancelled when the test ends).
+func launchServe(t *testing.T, getenv func(string) string, args ...string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &served{logs: &testenv.SyncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		s.done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: s.logs, getenv: getenv}, append([]string{"serve", "--log-level", "info"}, args...))
+	}()
+	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
+	require.Eventually(t, func() bool {
+		m := listening.FindStringSubmatch(s.logs.String())
+		if m != nil {
+			s.addr = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", s.logs.String())
+	return s
+}
+
+// startServe runs `pp-lsp serve` in-process until the test ends, which
+// must find it exit cleanly, and returns the address it listens on and
+// its log.
 func startServe(t *testing.T, getenv func(string) string, args ...string) (string, *testenv.SyncBuffer) {
 	t.Helper()
-	logs := &testenv.SyncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, append([]string{"serve", "--log-level", "info"}, args...))
-	}()
+	s := launchServe(t, getenv, args...)
 	t.Cleanup(func() {
-		cancel()
+		s.cancel()
 		select {
-		case code := <-done:
-			assert.Equal(t, 0, code, "a shutdown is a clean exit: %s", logs.String())
+		case code := <-s.done:
+			assert.Equal(t, 0, code, "a shutdown is a clean exit: %s", s.logs.String())
 		case <-time.After(10 * time.Second):
 			t.Error("serve did not stop")
 		}
 	})
-	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
-	var addr string
-	require.Eventually(t, func() bool {
-		m := listening.FindStringSubmatch(logs.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", logs.String())
-	return addr, logs
+	return s.addr, s.logs
 }
 
 func TestServeCreatesTheTokenAndServes(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -92,23 +91,9 @@ func TestServeStopsWithAQuestionRunning(t *testing.T) {
 	note := filepath.Join(root, "notes.org")
 	require.NoError(t, os.WriteFile(note, []byte("* Garden\nTomatoes.\n"), 0o644))
 
-	logs := &testenv.SyncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, []string{"serve", "--log-level", "info", "--tcp", "127.0.0.1:0", "--root", root})
-	}()
-	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
-	var addr string
-	require.Eventually(t, func() bool {
-		if m := listening.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-			return true
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", logs.String())
-	nc := dialBridge(t, addr, env)
+	s := launchServe(t, getenv, "--tcp", "127.0.0.1:0", "--root", root)
+	logs, cancel, done := s.logs, s.cancel, s.done
+	nc := dialBridge(t, s.addr, env)
 	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "q") :PAYLOAD (:ACTION :ASK :TEXT "What do tomatoes need?" :FILE %q :LINE 2))`, note))
 	require.Eventually(t, func() bool { return len(srv.Requests()) == 1 }, 10*time.Second, 10*time.Millisecond, "the model was asked")
 	time.Sleep(200 * time.Millisecond) // the first words are out
@@ -188,23 +173,9 @@ func TestServeStopsWithAPlanRunning(t *testing.T) {
 	})
 	note := filepath.Join(root, "notes.org")
 
-	logs := &testenv.SyncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: getenv}, []string{"serve", "--log-level", "info", "--tcp", "127.0.0.1:0", "--root", root})
-	}()
-	listening := regexp.MustCompile(`pp-lsp serve: serving .* on (\S+) \(clients read the token from `)
-	var addr string
-	require.Eventually(t, func() bool {
-		if m := listening.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-			return true
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "serve did not start: %s", logs.String())
-	nc := dialBridge(t, addr, env)
+	s := launchServe(t, getenv, "--tcp", "127.0.0.1:0", "--root", root)
+	logs, cancel, done := s.logs, s.cancel, s.done
+	nc := dialBridge(t, s.addr, env)
 	writeTestFrame(t, nc, fmt.Sprintf(`(:TYPE :REQUEST :META (:REQUEST-ID "q") :PAYLOAD (:ACTION :ASK :TEXT "Count them." :FILE %q :LINE 2 :NO-CHAT t))`, note))
 	planID := regexp.MustCompile(`:PLAN-ID "([0-9a-f-]{36})"`)
 	var id string

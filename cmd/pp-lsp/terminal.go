@@ -79,11 +79,13 @@ func (c *controlFree) Flush() error {
 	return err
 }
 
-// asJSON reports whether args ask for JSON (--json, -json, --json=true):
-// what such a command prints on stdout is a JSON value, which escapes
-// every C0 control itself, for a program to read as it is.
+// reJSONFlag is the flag that asks for JSON, spelt as the flag package
+// takes it: --json, -json, or either given a true value.
 var reJSONFlag = regexp.MustCompile(`^--?json(=(1|t|T|true|TRUE|True))?$`)
 
+// asJSON reports whether args ask for JSON (reJSONFlag, before any "--"):
+// what such a command prints on stdout is a JSON value, which escapes
+// every C0 control itself, for a program to read as it is.
 func asJSON(args []string) bool {
 	for _, a := range args {
 		if a == "--" {

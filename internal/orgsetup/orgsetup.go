@@ -10,12 +10,13 @@
 // #+FILETAGS: line is (a privacy rule errs on the side of hiding); a chain
 // of setup files is followed at most MaxDepth deep, each file read at most
 // once at each depth; a URL, or a chain deeper, is never fetched nor
-// followed: its privacy is unknown, and each caller fails closed on it. Follow reads files only through the reader it
-// is given.
+// followed: its privacy is unknown, and each caller fails closed on it.
+// Follow reads files only through the reader it is given.
 package orgsetup
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 )
@@ -36,9 +37,9 @@ type Result struct {
 }
 
 // ErrUnknown is returned by a Reader for a setup file that exists but
-// whose keywords cannot be told (too large, not a regular file): Follow
-// reports the note's privacy unknown. Any other error is a file Org could
-// not read either, and brings no keyword.
+// whose keywords cannot be told (too large, not a regular file), alone or
+// wrapped: Follow reports the note's privacy unknown. Any other error is a
+// file Org could not read either, and brings no keyword.
 type ErrUnknown struct{ Why string }
 
 func (e ErrUnknown) Error() string { return e.Why }
@@ -180,7 +181,7 @@ func (f *follower) follow(path string, targets []string, depth int) bool {
 		f.seen[visit{p, depth}] = true
 		data, err := f.read(p)
 		if err != nil {
-			if u, ok := err.(ErrUnknown); ok {
+			if u, ok := errors.AsType[ErrUnknown](err); ok {
 				f.r.Setup, f.r.Unknown = p, "its #+SETUPFILE: "+p+" cannot be judged: "+u.Why
 				return true
 			}

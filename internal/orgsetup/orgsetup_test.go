@@ -1,6 +1,7 @@
 package orgsetup
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,4 +95,17 @@ func TestFollowReadsEachSetupFileOncePerDepth(t *testing.T) {
 			assert.LessOrEqual(t, reads, length*(MaxDepth+1))
 		})
 	}
+}
+
+// TestAWrappedErrUnknownIsUnknown: a reader that wraps ErrUnknown (with
+// %w, as errors are wrapped here) leaves the note's privacy unknown — each
+// caller then fails closed — not read as a file that brings no keyword.
+func TestAWrappedErrUnknownIsUnknown(t *testing.T) {
+	read := func(p string) ([]byte, error) {
+		return nil, fmt.Errorf("reading the setup file %s: %w", p, ErrUnknown{Why: "a FIFO"})
+	}
+	r := Follow("/n/note.org", []byte("#+SETUPFILE: x.setup\n"), "", []string{"private"}, read)
+	assert.False(t, r.Private)
+	assert.Contains(t, r.Unknown, "a FIFO")
+	assert.Equal(t, "/n/x.setup", r.Setup)
 }

@@ -345,7 +345,7 @@ func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool)
 		sb := a.acts.Sandbox()
 		start := journal.Entry{Kind: journal.KindStart, Title: "sandbox " + sb.Summary(), Text: sb.Describe()}
 		if _, err := a.journal.Append(context.WithoutCancel(ctx), start); err != nil {
-			a.log.Error("the audit journal could not be written", "err", err)
+			a.log.ErrorContext(ctx, "the audit journal could not be written", "err", err)
 		}
 	}
 	write := a.journal.Append
@@ -353,7 +353,7 @@ func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool)
 		write = a.journal.AppendDeferred
 	}
 	if _, err := write(context.WithoutCancel(ctx), e); err != nil {
-		a.log.Error("the audit journal could not be written", "err", err)
+		a.log.ErrorContext(ctx, "the audit journal could not be written", "err", err)
 		return fmt.Errorf("the audit journal could not be written: %w", err)
 	}
 	// The memex is not told at once: reading the whole journal again after

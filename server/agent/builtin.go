@@ -169,19 +169,29 @@ func (a *Agent) publicEntries(snap *memory.Snapshot, hs []journal.Headline) []jo
 		}
 	}
 	tags := snap.PrivacyTags()
+	// A conversation's file is judged once, however many of its turns
+	// the journal holds.
+	publicChat := map[string]bool{}
+	public := func(path string) bool {
+		if pub, ok := publicChat[path]; ok {
+			return pub
+		}
+		f, ok := snap.File(path)
+		pub := ok && !f.Private()
+		if pub {
+			spans, _ := gates.PrivateSpans(f.Text(), tags)
+			pub = len(spans) == 0
+		}
+		publicChat[path] = pub
+		return pub
+	}
 	var out []journal.Headline
 	for _, h := range hs {
 		if h.Private || private[h.PlanID] {
 			continue
 		}
-		if h.Kind == journal.KindTurn {
-			f, ok := snap.File(strings.TrimSpace(h.Text))
-			if !ok || f.Private() {
-				continue
-			}
-			if spans, _ := gates.PrivateSpans(f.Text(), tags); len(spans) > 0 {
-				continue
-			}
+		if h.Kind == journal.KindTurn && !public(strings.TrimSpace(h.Text)) {
+			continue
 		}
 		out = append(out, h)
 	}

@@ -600,24 +600,33 @@ func TestAQuestionFromAFileItsSetupFileMakesPrivateIsPrivate(t *testing.T) {
 	assert.Zero(t, len(remote.Requests()), "the remote provider heard a question asked from a private file")
 }
 
+// filePrivatePlan asks in a private conversation, which a local model
+// answers by proposing "make oncology-friday", filed as a plan; the
+// remote model, which answers later public questions, is returned to
+// read what it heard.
+func filePrivatePlan(t *testing.T, opts ...fixtureOption) (*fixture, *providertest.Server, AskResult) {
+	t.Helper()
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p, opts...)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	return fx, remote, res
+}
+
 // TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts: approving
 // a plan a private conversation filed with similar actions allowed from
 // then on logs the rule it adds — which names the action, and so may quote
 // the conversation — never into the LOGS of a later prompt, which may go
 // to a remote model.
 func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) {
-	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
-		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
-		InputTokens: 1, OutputTokens: 1})})
-	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
-	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
 	cfg := filepath.Join(t.TempDir(), "pp.json")
-	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p, func(o *Options) { o.ConfigFile = cfg })
-	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
-
-	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
-	require.NoError(t, err)
-	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	fx, remote, res := filePrivatePlan(t, func(o *Options) { o.ConfigFile = cfg })
 	run, err := fx.agent.ApproveAlways(context.Background(), res.PlanID)
 	require.NoError(t, err)
 	require.Contains(t, run.Rule, "oncology", "the rule names the action")
@@ -629,6 +638,43 @@ func TestARuleFromAPrivateConversationsPlanStaysOutOfLaterPrompts(t *testing.T) 
 	body := string(reqs[0].Body)
 	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
 	assert.False(t, strings.Contains(body, "oncology"), "the private conversation's rule reached a remote model: %s", body)
+}
+
+// TestAPrivatePlansChangeStaysOutOfLaterPrompts: the run of a plan a
+// private conversation filed logs the change it recorded (to undo) never
+// into the LOGS of a later prompt, which may go to a remote model: as
+// everything else such a plan logs, it is logged with the run's context,
+// which keeps it out.
+func TestAPrivatePlansChangeStaysOutOfLaterPrompts(t *testing.T) {
+	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
+		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
+		InputTokens: 1, OutputTokens: 1})})
+	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
+	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
+	fx := newFixture(t, map[string]string{"notes.org": chatNotes, "Makefile": "oncology-friday:\n\techo '* Friday' > out/when.org\n", "out/.keep": ""}, p)
+	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	ctx := context.Background()
+	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
+	require.NoError(t, err)
+	require.Equal(t, StatusFiled, res.Status, "%+v", res)
+	run, err := fx.agent.Approve(ctx, res.PlanID)
+	require.NoError(t, err)
+	require.True(t, run.Ran, "%+v", run)
+	changes, err := fx.agent.Changes(ctx)
+	require.NoError(t, err)
+	require.Len(t, changes, 1, "the run's change is recorded")
+
+	_, err = fx.askChat(t, "", "notes.org", 2, "anything else?")
+	require.NoError(t, err)
+	reqs := remote.Requests()
+	require.Len(t, reqs, 1)
+	body := string(reqs[0].Body)
+	assert.Contains(t, body, "LOGS", "the prompt has its LOGS")
+	// The change's ID is redacted as a token wherever it stands; what
+	// must not be there is the line that says the private run changed
+	// files.
+	assert.False(t, strings.Contains(body, changes[0].ID) || strings.Contains(body, "checkpoint recorded"),
+		"the private plan's change reached a remote model: %s", body)
 }
 
 // TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate: a question
@@ -699,19 +745,9 @@ func TestAQuestionFromAPrivatePlaceInNoConversationIsPrivate(t *testing.T) {
 // plan that ran, set to REJECTED afterwards) is kept out of the LOGS of
 // later prompts, as everything else such a plan logs.
 func TestTheHeartbeatsLogOfAPrivatePlanStaysOutOfLaterPrompts(t *testing.T) {
-	local := providertest.NewServer(t, providertest.Reply{Frames: providertest.OllamaFrames(providertest.Answer{
-		Calls:       []providertest.Call{{ID: "c1", Name: "shell", Args: `{"cmd":"make oncology-friday","explanation":"the appointment"}`}},
-		InputTokens: 1, OutputTokens: 1})})
-	remote := providertest.NewServer(t, providertest.Reply{Frames: providertest.OpenAIFrames(providertest.Answer{Text: []string{"fine"}})})
-	p := cascade(t, providers.ProviderConfig{Kind: providers.ProviderOpenAI, Model: "remote", BaseURL: remote.URL + "/v1"}, wireFormats[0].config(local.URL))
-	fx := newFixture(t, map[string]string{"notes.org": chatNotes}, p)
-	fx.writeChat(t, "chats/secret.org", "#+title: secret\n#+filetags: :private:\n", 1, 3)
+	fx, remote, res := filePrivatePlan(t)
 	ctx := context.Background()
-
-	res, err := fx.askChat(t, "chats/secret.org", "notes.org", 2, "when is it")
-	require.NoError(t, err)
-	require.Equal(t, StatusFiled, res.Status, "%+v", res)
-	_, err = fx.agent.Approve(ctx, res.PlanID)
+	_, err := fx.agent.Approve(ctx, res.PlanID)
 	require.NoError(t, err)
 	plans := fx.read(t, "flightplans.org")
 	rejected := regexp.MustCompile(`(?m)^\* (DONE|FAILED) `).ReplaceAllString(plans, "* REJECTED ")

@@ -20,8 +20,9 @@ type ContextSource interface {
 // made private outside the editor — its own text or its #+SETUPFILE:'s
 // #+FILETAGS: changed on disk, which no editor may have reported — is
 // private in it. Every model-bound view (a pass's prompt, Context, the
-// memex API an agent client reads, a chat's beginning, the Scribe's
-// text) takes its snapshot here; when the check fails, nothing is sent.
+// memex API an agent client reads, an action it proposes, a chat's
+// beginning, the Scribe's text) takes its snapshot here; when the check
+// fails, nothing is sent.
 func (a *Agent) fresh(ctx context.Context) (*memory.Snapshot, error) {
 	snap, err := a.memex.Recheck(ctx)
 	if err != nil {

@@ -33,12 +33,12 @@ func (a *Agent) Heartbeat(ctx context.Context) error {
 func (a *Agent) tick(ctx context.Context, refresh bool) {
 	if refresh {
 		if _, err := a.memex.Refresh(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("the heartbeat could not refresh the memex", "err", err)
+			a.log.WarnContext(ctx, "the heartbeat could not refresh the memex", "err", err)
 		}
 	}
 	runs, err := a.Pickup(ctx)
 	if err != nil && ctx.Err() == nil {
-		a.log.Warn("the heartbeat could not pick up Flight Plans", "err", err)
+		a.log.WarnContext(ctx, "the heartbeat could not pick up Flight Plans", "err", err)
 	}
 	for _, r := range runs {
 		if r.Err != nil {

@@ -232,7 +232,7 @@ func (a *Agent) act(ctx context.Context, p *Pass, sig Signal, req actuate.Reques
 		if err != nil {
 			p.RolledBack = a.rollbackLocked(ctx, *snap)
 		} else {
-			a.recordChange(req.Action, "", sig.LocalOnly, res, pre, a.orgChanges(ctx, req.Action, *snap))
+			a.recordChange(ctx, req.Action, "", sig.LocalOnly, res, pre, a.orgChanges(ctx, req.Action, *snap))
 		}
 		return res, err
 	}()

@@ -493,7 +493,7 @@ func (a *Agent) runPlan(ctx context.Context, p *flightplan.Plan, src []byte, how
 		pre := a.capture(ctx, action)
 		res, err = a.acts.Run(ctx, actuate.Request{Action: action, Approval: &actuate.Approval{PlanID: p.ID, ActionHash: action.Hash(), Before: st.Record.Before}})
 		if err == nil {
-			a.recordChange(action, p.ID, rec.Private, res, pre, a.orgChanges(ctx, action, snap))
+			a.recordChange(ctx, action, p.ID, rec.Private, res, pre, a.orgChanges(ctx, action, snap))
 		}
 		return res, err
 	}()

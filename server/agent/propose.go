@@ -85,7 +85,13 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 			res, err = resultOf(p), nil
 		}
 	}()
-	view := a.memex.Snapshot()
+	// The gates judge, and the actuators filter what the proposer is
+	// answered, by the memex checked against the disk: a note made
+	// private there meanwhile is private to this action.
+	view, err := a.fresh(ctx)
+	if err != nil {
+		return ProposeResult{}, err
+	}
 	env, err := a.env(ctx, view)
 	if err != nil {
 		return ProposeResult{}, err

@@ -86,8 +86,9 @@ func readCapped(p string) (captured, bool) {
 }
 
 // readRegular reads the regular file at p, of at most limit bytes (no
-// bound when limit < 0), through internal/regfile. It is judged as opened — not through a final
-// symlink, never waiting on a FIFO — so that neither, swapped in by
+// bound when limit < 0), through internal/regfile. It is judged as
+// opened — not through a final symlink, never waiting on a FIFO — so
+// that neither, swapped in by
 // another process, can put another file's text where p's belongs or hold
 // the locks its caller holds.
 func readRegular(p string, limit int64) ([]byte, error) {
@@ -194,7 +195,7 @@ func (a *Agent) orgChanges(ctx context.Context, action gates.Action, before *mem
 // it changed (orgChanges; a file also captured is taken from the capture,
 // the disk's own bytes). A change that cannot be recorded is logged: it has
 // already happened.
-func (a *Agent) recordChange(action gates.Action, planID string, private bool, res actuate.Result, pre []captured, org []checkpoint.File) {
+func (a *Agent) recordChange(ctx context.Context, action gates.Action, planID string, private bool, res actuate.Result, pre []captured, org []checkpoint.File) {
 	var files []checkpoint.File
 	seen := map[string]bool{}
 	for _, e := range res.Edits {
@@ -218,11 +219,11 @@ func (a *Agent) recordChange(action gates.Action, planID string, private bool, r
 	}
 	id, err := a.checkpoints.Save(checkpoint.Checkpoint{Title: flightplan.TitleFor(action), PlanID: planID, Private: private, Files: files})
 	if err != nil {
-		a.log.Warn("the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
+		a.log.WarnContext(ctx, "the change cannot be undone: its checkpoint was not recorded", "tool", action.Tool, "err", err)
 		return
 	}
 	if id != "" {
-		a.log.Info("checkpoint recorded", "change", id, "files", len(files))
+		a.log.InfoContext(ctx, "checkpoint recorded", "change", id, "files", len(files))
 	}
 }
 
@@ -361,13 +362,12 @@ func (a *Agent) Undo(ctx context.Context, id string) (UndoResult, error) {
 		return UndoResult{}, err
 	}
 	defer lk.Release()
-	cp, err := a.checkpoints.Load(id)
-	switch {
-	case id == "":
+	var cp checkpoint.Checkpoint
+	if id == "" {
 		// The latest change of this memex, not of another sharing the
 		// data directory.
 		cp, err = a.latest()
-	case err == nil && !a.ofMemex(cp):
+	} else if cp, err = a.checkpoints.Load(id); err == nil && !a.ofMemex(cp) {
 		return UndoResult{}, usage(fmt.Errorf("%w: %s is not a change of this memex: it changed files outside its roots (%s)", ErrUndoRefused, id, strings.Join(cp.Paths(), ", ")))
 	}
 	if id != "" && errors.Is(err, checkpoint.ErrNotFound) {

@@ -183,7 +183,7 @@ func Render(t Turn) string {
 	}
 	b.WriteString(":END:\n")
 	if quoted {
-		b.WriteString("#+begin_quote\n" + orgtext.Block(q) + "#+end_quote\n")
+		b.WriteString("#+begin_quote\n" + orgtext.Block(orgtext.Defuse(q)) + "#+end_quote\n")
 	}
 	if t.Failed != "" {
 		b.WriteString(body("The answer failed: " + oneLine(t.Failed)))
@@ -201,18 +201,15 @@ func Render(t Turn) string {
 
 // fromLink is [[file:PATH::LINE]], the path with Org's link escapes.
 func fromLink(path string, line int) string {
-	esc := linkEscaper.Replace(filepath.ToSlash(path))
+	esc := orgtext.LinkPath(filepath.ToSlash(path))
 	if line > 0 {
 		return "[[file:" + esc + "::" + strconv.Itoa(line) + "]]"
 	}
 	return "[[file:" + esc + "]]"
 }
 
-// linkEscaper and linkUnescaper are Org's escapes inside a link's path.
-var (
-	linkEscaper   = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
-	linkUnescaper = strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`)
-)
+// linkUnescaper undoes Org's escapes inside a link's path (orgtext.LinkPath).
+var linkUnescaper = strings.NewReplacer(`\\`, `\`, `\[`, `[`, `\]`, `]`)
 
 // parseFrom reads fromLink's text back ("", 0 when it is not one).
 func parseFrom(v string) (string, int) {
@@ -257,8 +254,9 @@ func compactArgs(raw json.RawMessage) []byte {
 	if len(raw) == 0 || json.Compact(&buf, raw) != nil || !bytes.HasPrefix(buf.Bytes(), []byte("{")) {
 		return []byte("{}")
 	}
-	// JSON lets a string hold bytes that are not UTF-8; the file may not.
-	return []byte(orgtext.Plain(buf.String()))
+	// JSON lets a string hold bytes that are not UTF-8; the file may not,
+	// nor a modeline a model wrote into an argument.
+	return []byte(orgtext.DefuseJSON(orgtext.Plain(buf.String())))
 }
 
 // toolName keeps a tool's name one word of letters, digits, - and _.
@@ -502,5 +500,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// oneLine folds whitespace runs (newlines too) into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(orgtext.Plain(s)), " ") }
+// oneLine folds whitespace runs (newlines too) into single spaces, then
+// Defuses the line (after folding: a no-break space folded into a space
+// may start a modeline).
+func oneLine(s string) string {
+	return orgtext.Defuse(strings.Join(strings.Fields(orgtext.Plain(s)), " "))
+}

@@ -410,3 +410,32 @@ func TestAConversationIsPrivateByItsSetupFile(t *testing.T) {
 	assert.False(t, c.Private, "a setup file without a privacy tag")
 	assert.True(t, Parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags).Private, "no folder to find it in")
 }
+
+// TestATurnSetsNoEditorOption: a turn's action lines — the arguments a
+// model wrote, the result a command printed —, a failure's words and a
+// question quoted (pasted from anywhere, or asked by another program) set
+// nothing in the Neovim that opens the conversation, and the arguments
+// read back decode to the same values.
+func TestATurnSetsNoEditorOption(t *testing.T) {
+	for _, turn := range []Turn{
+		{Question: "q", Asked: asked, Answer: "a", Actions: []Action{
+			{Verb: VerbRan, Tool: "shell", Args: json.RawMessage(`{"cmd":"echo x  vim: set tw=7 :"}`), Result: "ok"}}},
+		{Question: "q", Asked: asked, Answer: "a", Actions: []Action{
+			{Verb: VerbRan, Tool: "shell", Args: json.RawMessage(`{"cmd":"echo"}`), Result: "x\u00a0vim: set tw=7 :"}}},
+		{Question: "q", Asked: asked, Failed: "x\u00a0vim: set tw=7 :"},
+		{Question: "Summarise this page:\nvim: set tw=7 :", Asked: asked, Answer: "a"},
+	} {
+		src := Header("q") + "\n" + Render(turn)
+		p := filepath.Join(t.TempDir(), "chat.org")
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+		assert.Equal(t, "0", testenv.NvimOption(t, p, "textwidth"), "%s", src)
+		ch := Parse([]byte(src), []string{"private"})
+		require.Len(t, ch.Turns, 1, src)
+		for i, a := range ch.Turns[0].Actions {
+			var want, got any
+			require.NoError(t, json.Unmarshal(turn.Actions[i].Args, &want))
+			require.NoError(t, json.Unmarshal(a.Args, &got))
+			assert.Equal(t, want, got)
+		}
+	}
+}

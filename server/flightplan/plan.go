@@ -234,9 +234,7 @@ func Render(f Filing) []byte {
 	if e := strings.TrimSpace(f.Action.Explanation); e != "" {
 		b.WriteString(orgtext.Paragraph(e))
 	}
-	b.WriteString("#+begin_src json\n")
-	b.WriteString(orgtext.Block(ActionJSON(f.Action)))
-	b.WriteString("#+end_src\n")
+	b.WriteString(orgtext.JSONBlock(ActionJSON(f.Action)))
 	b.WriteString(DiffBlock(f.Diff))
 	return []byte(b.String())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/testenv"
 	"pp-lsp/orgast"
 	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
@@ -364,4 +365,22 @@ func TestEditsKeepTheFilesLineEnds(t *testing.T) {
 		assert.Equal(t, StateDone, plans[0].State)
 		assert.Equal(t, p[0].Edited(), plans[0].Edited(), "the edits leave the action as it was read")
 	}
+}
+
+// TestAPlanSetsNoEditorOption: an action whose strings hold a modeline —
+// the model writes its explanation and arguments — written into
+// flightplans.org sets nothing in the Neovim that opens the file, and its
+// block still decodes to the action filed (the same hash: not edited).
+func TestAPlanSetsNoEditorOption(t *testing.T) {
+	f := testFiling()
+	f.Action = gates.Build(gates.ShellArgs{Cmd: "echo hi  vim: set tw=7 :", Cwd: "."}, "Say hi. vim: set tw=7 :")
+	src := apply(t, nil, AppendTo(nil, Render(f))...)
+	p := filepath.Join(t.TempDir(), FileName)
+	require.NoError(t, os.WriteFile(p, src, 0o644))
+	assert.Equal(t, "0", testenv.NvimOption(t, p, "textwidth"), "%s", src)
+	plans := Parse(src)
+	require.Len(t, plans, 1)
+	require.NotNil(t, plans[0].Action, "%v", plans[0].ActionErr)
+	assert.Equal(t, f.Action.Hash(), plans[0].Action.Hash())
+	assert.False(t, plans[0].Edited())
 }

@@ -132,10 +132,10 @@ func render(e Entry, id, prevHash string) []byte {
 			b.WriteString(orgtext.Paragraph("Reason: " + orgtext.Title(e.Verdict.Reason, 2000)))
 		}
 		v, _ := json.Marshal(e.Verdict)
-		b.WriteString("#+begin_src json\n" + orgtext.Block(string(v)) + "#+end_src\n")
+		b.WriteString(orgtext.JSONBlock(string(v)))
 	}
 	if len(e.Action) > 0 {
-		b.WriteString("#+begin_src json\n" + orgtext.Block(string(e.Action)) + "#+end_src\n")
+		b.WriteString(orgtext.JSONBlock(string(e.Action)))
 	}
 	if e.Text != "" {
 		text := e.Text

@@ -232,3 +232,20 @@ func mustKey(t testing.TB, data string) *seal.Key {
 	require.NoError(t, err)
 	return k
 }
+
+// TestAnEntrySetsNoEditorOption: an action (the model writes its strings)
+// and a verdict journalled into journal.org set nothing in the Neovim that
+// opens the file, and the journal still verifies.
+func TestAnEntrySetsNoEditorOption(t *testing.T) {
+	dir, data := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, FileName)
+	j := Open(p, data, mustKey(t, data))
+	ctx := context.Background()
+	a := gates.Build(gates.ShellArgs{Cmd: "echo hi  vim: set tw=7 :"}, "Say hi. vim: set tw=7 :")
+	_, err := j.Append(ctx, Entry{Kind: KindProposal, Title: "shell: ask", Tool: "shell", ActionHash: a.Hash(), Try: 1,
+		Verdict: &gates.Verdict{Verdict: gates.VerdictAsk, Gate: "permissions", Reason: "x vim: set tw=7 :"}, Action: a.CanonicalJSON()})
+	require.NoError(t, err)
+	assert.Equal(t, "0", testenv.NvimOption(t, p, "textwidth"))
+	_, err = Verify(ctx, p, data)
+	require.NoError(t, err)
+}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -54,7 +55,19 @@ func (s *Server) contextCommand(ctx context.Context, v *view, a contextArgs, _ p
 	if a.Budget < 0 {
 		return nil, userErrorf("the budget must be positive, not %d", a.Budget)
 	}
-	view, err := r.View(ctx, v.snap, cur, a.Budget)
+	// The view is what a model would be sent, so it is rendered from the
+	// memex checked against the disk (memory.Memex.Recheck), as the
+	// agent's are: a note made private outside the editor, which no
+	// editor may have reported, is private in it.
+	mx := s.memex()
+	if mx == nil {
+		return nil, errors.New("the memex is not open (see the server's earlier message)")
+	}
+	snap, err := mx.Recheck(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the memex could not be checked against the disk: %w", err)
+	}
+	view, err := r.View(ctx, snap, cur, a.Budget)
 	if errors.Is(err, foveal.ErrOptions) || errors.Is(err, foveal.ErrLine) {
 		return nil, &userError{msg: err.Error()}
 	}

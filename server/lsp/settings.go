@@ -162,12 +162,13 @@ func (s Settings) chatBudget(getenv func(string) string) int {
 // projectKeeps are the settings a project's sources may set: how much
 // context a question gets (no more than without it: lowerOnly), how often
 // the disk is rescanned, how many symbols an answer lists, how long an
-// edit waits for the user, and a stricter sandbox. Not the roots, the data dir, the configuration file,
-// the model, the embedder (the gates' rules, where notes go), the
-// assistant's name (it is part of the model's prompt), the heartbeat (how
-// often skills run, and spend), the note template (text written into new
-// notes: a skill, say) nor the conversations' folder (where the agent
-// writes its own files, which the gates keep).
+// edit waits for the user, and a stricter sandbox. Not the roots, the
+// data dir, the configuration file, the model, the embedder (the gates'
+// rules, where notes go), the assistant's name (it is part of the model's
+// prompt), the heartbeat (how often skills run, and spend), the note
+// template (text written into new notes: a skill, say) nor the
+// conversations' folder (where the agent writes its own files, which the
+// gates keep).
 func projectKeeps() []string {
 	return []string{"budget", "semanticThreshold", "rescanInterval", "maxSymbols", "sandbox", "chatBudget", "applyEditTimeout"}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,4 +79,35 @@ func TestAPrivateFileIsNoPlaceForAView(t *testing.T) {
 		Text string `json:"text"`
 	}](t, f, "memex_context", map[string]any{"file": "notes.org", "line": 2, "budget": 2000})
 	assert.Contains(t, v.Text, "new lamp")
+}
+
+// TestAQuoteOfANoteMadePrivateOnDiskIsFilteredFromAProposal: a note made
+// private outside the editor — its setup file given #+FILETAGS: :private:
+// on disk, which no watcher reported — is private to the next action
+// another agent proposes: an allowed read of a file quoting it comes back
+// with the quote filtered.
+func TestAQuoteOfANoteMadePrivateOnDiskIsFilteredFromAProposal(t *testing.T) {
+	const quote = "The keeper hides marzipan under the third stair of the lighthouse."
+	a, root, dir := openAgent(t, map[string]string{
+		"harbour.org":  "#+SETUPFILE: ./x.setup\n* Harbour marzipan\n:PROPERTIES:\n:ID: harbour\n:END:\n" + quote + "\n",
+		"x.setup":      "#+TITLE: Setup\n",
+		"out/copy.txt": "he wrote: " + quote + "\n",
+	})
+	f := start(t, a, nil)
+	f.root, f.home, f.data = root, filepath.Join(dir, "home"), filepath.Join(dir, "data")
+	read := func() ProposeResult {
+		return ok[ProposeResult](t, f, "propose_action", map[string]any{"action": map[string]any{
+			"tool": "file_read", "args": map[string]any{"path": "out/copy.txt"}, "explanation": "read it"}})
+	}
+	r := read()
+	require.Equal(t, "allow", r.Verdict, r.Reason)
+	require.NotNil(t, r.Result)
+	require.Contains(t, r.Result.Output, "marzipan", "before: the note is public")
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "x.setup"), []byte("#+TITLE: Setup\n#+FILETAGS: :private:\n"), 0o644))
+	r = read()
+	require.Equal(t, "allow", r.Verdict, r.Reason)
+	require.NotNil(t, r.Result)
+	assert.NotContains(t, r.Result.Output, "marzipan")
+	assert.Contains(t, r.Result.Output, "[private]")
 }

@@ -89,8 +89,17 @@ func (g Garden) Org(root string, day time.Time) string {
 			b.WriteString("- " + item(i) + "\n")
 		}
 	}
+	// A file's name is chosen by whoever filled the folder: it is linked
+	// only when it reads as itself in one line of Org (orgtext.Title
+	// leaves it as it is: no line break, no editor setting, no link to
+	// run), its brackets escaped in the link; any other is shown as text.
 	link := func(file string, line int, text string) string {
-		return fmt.Sprintf("[[file:%s::%d][%s:%d]] %s", rel(file), line, rel(file), line, orgtext.Title(text, 200))
+		r := rel(file)
+		place := orgtext.Title(fmt.Sprintf("%s:%d", r, line), 0)
+		if orgtext.Title(r, 0) != r {
+			return place + " " + orgtext.Title(text, 200)
+		}
+		return fmt.Sprintf("[[file:%s::%d][%s]] %s", orgtext.LinkPath(r), line, strings.NewReplacer("[", "(", "]", ")").Replace(place), orgtext.Title(text, 200))
 	}
 	section("Findings (broken links, duplicate IDs)", len(g.Findings), func(i int) string {
 		f := g.Findings[i]

@@ -9,15 +9,17 @@
 // Invariant: whatever string comes in — a model's explanation, a command's
 // output — what comes out adds no structure to the file: no headline, no
 // keyword, no drawer, no block end, no tags, no file-local settings for
-// the editor that opens the file (Title, Paragraph and Defuse; Block keeps
-// its text byte for byte, for the action blocks read back and hashed, and
-// is used alone only for JSON, whose strings keep a line each); and it
-// changes nothing of how
-// the rest of the file decodes (no NUL, no byte that is not UTF-8, no line
-// end but "\n", which the file's own convention replaces).
+// the editor that opens the file (Title, Paragraph and Defuse; DefuseJSON
+// and JSONBlock for JSON, which they keep the same value — the action blocks are read
+// back and hashed; Block alone keeps its text byte for byte, and is used
+// only on text Defused first); and it
+// changes nothing of how the rest of the file decodes (no NUL, no byte
+// that is not UTF-8, no line end but "\n", which the file's own
+// convention replaces).
 package orgtext
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -113,6 +115,39 @@ func Defuse(s string) string {
 	})
 }
 
+// JSONBlock returns js, JSON text, DefuseJSON, as a #+begin_src json
+// block (Block).
+func JSONBlock(js string) string {
+	return "#+begin_src json\n" + Block(DefuseJSON(js)) + "#+end_src\n"
+}
+
+// DefuseJSON breaks in js, JSON text, every file-local settings marker and
+// running link that Defuse breaks, by writing one of its characters as a
+// JSON escape ("vim:" becomes "vim\u003a", "-*-" "-*\u002d"): js decodes
+// to the same JSON value — an action read back from it hashes the same —
+// while no editor that opens the file it is written into takes a setting
+// from it. In JSON every such marker is inside a string (a key's colon
+// follows a quote, and json.Indent starts no line with a letter), where
+// the escape is valid.
+func DefuseJSON(js string) string {
+	if !strings.Contains(js, ":") && !strings.Contains(js, "-*-") {
+		return js
+	}
+	return reFileLocal.ReplaceAllStringFunc(js, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
+			return m
+		}
+		if t, ok := strings.CutPrefix(m, "<"); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
+			return m
+		}
+		i := strings.LastIndexByte(m, ':')
+		if i < 0 {
+			i = len(m) - 1 // the last "-" of "-*-"
+		}
+		return m[:i] + fmt.Sprintf(`\u%04x`, m[i]) + m[i+1:]
+	})
+}
+
 // reTags is what org-element reads as a headline's tags at the end of its
 // title: colon-separated words of letters, digits, _ @ # %.
 var reTags = regexp.MustCompile(`^:([\p{L}\p{N}_@#%]+:)+$`)
@@ -204,6 +239,12 @@ func Paragraph(s string) string {
 func Inactive(t time.Time) string {
 	return t.Format("[2006-01-02 Mon 15:04]")
 }
+
+// LinkPath escapes p for the path of an Org link, [[file:PATH]], as Org
+// does (org-link-escape): a backslash or a bracket gets a backslash.
+func LinkPath(p string) string { return linkPathEscaper.Replace(p) }
+
+var linkPathEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
 
 // Inline makes s safe inside `…` in a title: backticks become quotes.
 func Inline(s string) string {

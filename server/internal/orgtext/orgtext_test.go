@@ -2,6 +2,7 @@ package orgtext
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,4 +147,28 @@ func TestDefuse(t *testing.T) {
 	}
 	assert.Equal(t, "#+title: x -*\u200b- mode: y -*\u200b-", "#+title: "+Title("x -*- mode: y -*-", 80), "a title is defused")
 	assert.Contains(t, Paragraph("# Local Variables:\n"), "Local Variables\u200b:", "a paragraph is defused")
+}
+
+// TestJSONBlock: JSON written into an Org file keeps its value — it
+// decodes to the same strings, so an action read back hashes the same —
+// while holding none of the markers Defuse breaks, whatever the strings
+// hold (a quote or a backslash after the marker included).
+func TestJSONBlock(t *testing.T) {
+	for _, v := range []map[string]string{
+		{"cmd": "echo x  vim: set tw=7 :", "explanation": "-*- eval: (x) -*- and Local Variables:"},
+		{"cmd": `elisp:"(kill-emacs)" shell:\x [[elisp:(x)][y]] <shell:z>`, "k vi:": "ex:tw=7"},
+		{"cmd": "[[id:abc][a]] <https://x.org> plain: text", "cwd": "."},
+	} {
+		js, err := json.MarshalIndent(v, "", "  ")
+		require.NoError(t, err)
+		block := JSONBlock(string(js))
+		inner, ok := strings.CutPrefix(block, "#+begin_src json\n")
+		require.True(t, ok, block)
+		inner, ok = strings.CutSuffix(inner, "#+end_src\n")
+		require.True(t, ok, block)
+		assert.False(t, reFileLocal.MatchString(strings.NewReplacer("[[id:", "", "<https:", "").Replace(inner)), "%s", inner)
+		var back map[string]string
+		require.NoError(t, json.Unmarshal([]byte(Unblock(inner)), &back), inner)
+		assert.Equal(t, v, back)
+	}
 }
