@@ -166,9 +166,18 @@ func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 // setVar it leaves nothing on the trail: the call gives every parameter
 // its value back at its end, so for the constructs around it nothing
 // changed.
+//
+// What the call's end gives back is the value before it: for the memo of
+// function bodies, a read of it (logPrior), or a body that calls a
+// function would replay the value its first analysis gave back at every
+// later one (g() { f 5; f "$1"; }; g 6; g 'a[$(rm -rf ~)]' judged f 6
+// twice).
 func (s *shellAnalyzer) bindPositional(i int, v varVal) {
 	if s.pos[i] == v {
 		return
+	}
+	if len(s.memo.recs) > 0 {
+		s.logEffect(shellEffect{kind: logPrior, text: positionals[i], val: s.pos[i]})
 	}
 	s.logEffect(shellEffect{kind: logSet, text: positionals[i], val: v})
 	s.pos[i] = v

@@ -73,6 +73,11 @@ func memoScripts() []string {
 		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
 		"y=out/ok\ng() { echo a; }\nf() { (g() { :; }); }\nf\ng() { rm -rf \"$y\"; }\nf\ny=/\ng",
 		"f() { cd notes; rm -rf ../x; cd ..; }\nf\nrm -rf notes\nf\ng() { rm -rf work; }\nh() { cd work; }\nh\ncd ..\ng\nh",
+		// A call's end gives the caller's positional parameters back:
+		// what it gives back is the caller's, read (bindPositional).
+		"f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 'a[$(rm -rf ~)]'",
+		"g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 'a[$(rm -rf ~)]'",
+		"f() { :; }\ng() { f x; cat \"$1\"; }\ng notes/todo.org\ng private.org",
 	}
 }
 
@@ -143,5 +148,20 @@ func FuzzShellBodyMemo(f *testing.F) {
 			return
 		}
 		analysesAgree(t, env, cmd)
+	})
+}
+
+// TestACallGivesBackTheCallersArguments: a function body that calls
+// another function (or declares one) gives its own positional parameters
+// back when that call ends. A second call of the body with other
+// arguments is judged with them: the memo of function bodies once
+// replayed the first call's analysis, and g 'a[$(rm -rf ~)]' (bash runs
+// the subscript's command) was asked, not denied.
+func TestACallGivesBackTheCallersArguments(t *testing.T) {
+	runVectorCases(t, []vectorCase{
+		{"a call with other arguments after a call in the body", sh("f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 'a[$(rm -rf ~)]'"), VerdictDeny, "evaluated as arithmetic"},
+		{"the same, every argument a number", sh("f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 7"), VerdictAsk, ""},
+		{"a call with other arguments after a declaration in the body", sh("g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 'a[$(rm -rf ~)]'"), VerdictDeny, "evaluated as arithmetic"},
+		{"the same, every argument a number", sh("g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 7"), VerdictAsk, ""},
 	})
 }
