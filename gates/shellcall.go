@@ -62,7 +62,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		s.deny("more than %d commands in one action; refusing to check it piecemeal", maxShellCommands)
 		return
 	}
-	s.addCmd(shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
+	s.addCmd(shellCmd{argv: argv, dyn: anyDyn})
 	s.redirects(st, argv, in)
 	s.hoardsEndless(argv, stdinOf(st, in))
 	var here *string
@@ -930,12 +930,9 @@ func (s *shellAnalyzer) judgeNested(argv []string) {
 		s.spoil()
 		return
 	}
-	s.addCmd(shellCmd{argv: argv, nested: true})
-	saved := s.nested
-	s.nested = true
+	s.addCmd(shellCmd{argv: argv})
 	s.mentions(argv)
 	mark := len(s.trail)
 	s.judge(argv, stdinSrc{}, nil)
 	s.undoVars(mark) // another process runs it: a cd it names holds there
-	s.nested = saved
 }
