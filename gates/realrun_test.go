@@ -51,6 +51,11 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: exists("ran-by-shell"), verdict: VerdictAsk, reason: "open-files-in-pager",
 		},
 		{
+			name:  "a function's second call runs its argument's subscript as arithmetic",
+			cmd:   "f() { (( $1 > 3 )); }; g() { f 5; f \"$1\"; }; g 6; g 'a[$(touch ran-by-shell)]'",
+			proof: exists("ran-by-shell"), verdict: VerdictDeny, reason: "evaluated as arithmetic",
+		},
+		{
 			name: "rg runs its --pre program", needs: []string{"rg"},
 			cmd:   "rg --pre ./payload needle public.txt",
 			proof: ran, verdict: VerdictAsk, reason: "--pre",

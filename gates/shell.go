@@ -45,9 +45,8 @@ type shellReport struct {
 // removal and known-variable expansion, with wrappers (sudo, env, timeout…)
 // still in place.
 type shellCmd struct {
-	argv   []string
-	dyn    bool // some word could not be known statically
-	nested bool // inside a payload (bash -c, eval, a heredoc fed to a shell…) or a function
+	argv []string
+	dyn  bool // some word could not be known statically
 }
 
 type varVal struct {
@@ -90,7 +89,6 @@ type shellAnalyzer struct {
 	src       string // the text the statements being analysed were parsed from
 	calls     int
 	depth     int
-	nested    bool
 	quiet     bool
 	rep       *shellReport
 	downloads map[string]bool // files a download wrote, to catch "download then run"
@@ -203,7 +201,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		s = &room.an
 		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{list: room.vars[:0]}}
 	}
-	s.depth, s.nested = depth, depth > 0
+	s.depth = depth
 	s.env, s.cwd, s.known = env, env.cwdDir(cwd), env.knownVars()
 	s.rep = rep
 	s.memo = bodyMemos{off: !memo}
@@ -465,12 +463,9 @@ func (s *shellAnalyzer) evalText(text, how string) {
 		return
 	}
 	s.ask("%s runs a nested command", how)
-	saved := s.nested
 	s.depth++
-	s.nested = true
 	s.script(context.Background(), text)
 	s.depth--
-	s.nested = saved
 }
 
 func (s *shellAnalyzer) stmts(list []*syntax.Stmt, in stdinKind) {
@@ -905,8 +900,6 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	}
 	// The body is analysed where it is declared (positional parameters
 	// unknown), and again at each call with the call's arguments.
-	saved := s.nested
-	s.nested = true
 	// Whether it was being analysed is read (for the memo): declaring it
 	// unmarks it after, which changes the calls of it that follow.
 	s.inFuncHas(name)
@@ -928,7 +921,6 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	}
 	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
-	s.nested = saved
 }
 
 // recursesUnbounded reports a function that calls itself from a pipeline or

@@ -365,13 +365,16 @@ func (s *shellAnalyzer) historyWrites(args []string) {
 // markNameref notes a name reference (declare -n r=x): reading it reads
 // the variable it names, assigning it assigns that variable. For the rest
 // of the command it reads as unknown, and assigning it makes every
-// variable unknown. Recorded bodies need not be dropped: one that read it
-// as a plain variable replays only where lookup answers the same (it no
-// longer does), and a replayed assignment goes through setVar, which
-// forgets.
+// variable unknown. Recorded bodies are dropped, and those being recorded
+// not kept, as for declare -i: what a body's analysis made of the name
+// as a plain variable is not always a read the replay asks again (local
+// -n A in a function analysed where declared, then called: the call's
+// analysis finds A already a reference, set, and refuses it).
 func (s *shellAnalyzer) markNameref(name string) {
 	if !slices.Contains(s.namerefs, name) {
 		s.namerefs = append(s.namerefs, name)
+		s.spoil()
+		s.memo.memos = s.memo.memos[:0]
 	}
 }
 

@@ -62,7 +62,7 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		s.deny("more than %d commands in one action; refusing to check it piecemeal", maxShellCommands)
 		return
 	}
-	s.addCmd(shellCmd{argv: argv, dyn: anyDyn, nested: s.nested})
+	s.addCmd(shellCmd{argv: argv, dyn: anyDyn})
 	s.redirects(st, argv, in)
 	s.hoardsEndless(argv, stdinOf(st, in))
 	var here *string
@@ -166,9 +166,18 @@ func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 // setVar it leaves nothing on the trail: the call gives every parameter
 // its value back at its end, so for the constructs around it nothing
 // changed.
+//
+// What the call's end gives back is the value before it: for the memo of
+// function bodies, a read of it (logPrior), or a body that calls a
+// function would replay the value its first analysis gave back at every
+// later one (g() { f 5; f "$1"; }; g 6; g 'a[$(rm -rf ~)]' judged f 6
+// twice).
 func (s *shellAnalyzer) bindPositional(i int, v varVal) {
 	if s.pos[i] == v {
 		return
+	}
+	if len(s.memo.recs) > 0 {
+		s.logEffect(shellEffect{kind: logPrior, text: positionals[i], val: s.pos[i]})
 	}
 	s.logEffect(shellEffect{kind: logSet, text: positionals[i], val: v})
 	s.pos[i] = v
@@ -921,12 +930,9 @@ func (s *shellAnalyzer) judgeNested(argv []string) {
 		s.spoil()
 		return
 	}
-	s.addCmd(shellCmd{argv: argv, nested: true})
-	saved := s.nested
-	s.nested = true
+	s.addCmd(shellCmd{argv: argv})
 	s.mentions(argv)
 	mark := len(s.trail)
 	s.judge(argv, stdinSrc{}, nil)
 	s.undoVars(mark) // another process runs it: a cd it names holds there
-	s.nested = saved
 }

@@ -892,9 +892,7 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 		}
 		return
 	}
-	saved := s.nested
-	s.nested = true
-	s.addCmd(shellCmd{argv: cmd, nested: true})
+	s.addCmd(shellCmd{argv: cmd})
 	s.mentions(cmd)
 	mark := len(s.trail)
 	for _, u := range pc.uses {
@@ -911,7 +909,6 @@ func (s *shellAnalyzer) wrapper(verb string, g *grammar, args []string, pc parse
 		// does not change this shell.
 		s.undoVars(mark)
 	}
-	s.nested = saved
 }
 
 // denyingReading judges argv as a command and adopts only its denies: a
@@ -926,7 +923,7 @@ func (s *shellAnalyzer) denyingReading(argv []string) {
 	}
 	// Its variables are a copy: a reading that may not be the one that
 	// runs sets nothing here (cd sets $PWD).
-	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1, nested: true,
+	sub := &shellAnalyzer{env: s.env, cwd: s.cwd, known: s.known, depth: s.depth + 1,
 		rep: &shellReport{}, vars: s.vars.clone(), funcs: s.funcs, downloads: s.downloads, inFunc: s.inFunc}
 	sub.judge(argv, stdinSrc{}, nil)
 	for _, d := range sub.rep.denies {

@@ -10,8 +10,10 @@ import (
 // (and a function called from another is analysed again at each analysis
 // of the caller's body). An analysis of a body is a function of the
 // analyzer's state where it starts: the body, the text it was parsed
-// from, the working directory, the nesting, and what the body reads: the
-// variables and positional parameters it reads before it sets them, the
+// from, the working directory, the depth of payloads within payloads
+// (not whether it is a function's body: the analysis where it is declared
+// and that of a call of it at the top level are alike), and what the body
+// reads: the variables and positional parameters it reads before it sets them, the
 // value each had before the body first set it (what undoing the setting
 // restores, and whether a branch changed it, depend on it), the
 // functions it calls or declares (declared or not, being analysed or
@@ -96,11 +98,10 @@ type bodyMemo struct {
 
 // bodyKey is the state an analysis of a body starts from, its reads aside.
 type bodyKey struct {
-	body   *syntax.Stmt
-	src    string
-	cwd    string
-	nested bool
-	depth  int
+	body  *syntax.Stmt
+	src   string
+	cwd   string
+	depth int
 }
 
 // bodyMemos are a command's recorded analyses of its function bodies.
@@ -146,7 +147,7 @@ func (s *shellAnalyzer) body(b *syntax.Stmt) {
 		s.stmt(b, stdinSrc{})
 		return
 	}
-	key := bodyKey{body: b, src: s.src, cwd: s.cwd, nested: s.nested, depth: s.depth}
+	key := bodyKey{body: b, src: s.src, cwd: s.cwd, depth: s.depth}
 	for i := range s.memo.memos {
 		if m := &s.memo.memos[i]; m.key == key && s.replays(m) {
 			s.replay(m)

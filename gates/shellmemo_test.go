@@ -73,6 +73,15 @@ func memoScripts() []string {
 		"f() { cd notes; }\ng() { (f); cat personal.org; }\ng\ncd journal\ng",
 		"y=out/ok\ng() { echo a; }\nf() { (g() { :; }); }\nf\ng() { rm -rf \"$y\"; }\nf\ny=/\ng",
 		"f() { cd notes; rm -rf ../x; cd ..; }\nf\nrm -rf notes\nf\ng() { rm -rf work; }\nh() { cd work; }\nh\ncd ..\ng\nh",
+		// A call's end gives the caller's positional parameters back:
+		// what it gives back is the caller's, read (bindPositional).
+		"f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 'a[$(rm -rf ~)]'",
+		"g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 'a[$(rm -rf ~)]'",
+		"f() { :; }\ng() { f x; cat \"$1\"; }\ng notes/todo.org\ng private.org",
+		// A call at the top level replays the analysis where the
+		// function was declared when it reads the same.
+		"d=out/ok\nf() { rm -rf \"$d\"; }\nf\nd=~\nf",
+		"X=notes/todo.org\nf() { cat $X; }\nf\nX=private.org\nf",
 	}
 }
 
@@ -143,5 +152,33 @@ func FuzzShellBodyMemo(f *testing.F) {
 			return
 		}
 		analysesAgree(t, env, cmd)
+	})
+}
+
+// TestACallGivesBackTheCallersArguments: a function body that calls
+// another function (or declares one) gives its own positional parameters
+// back when that call ends. A second call of the body with other
+// arguments is judged with them: the memo of function bodies once
+// replayed the first call's analysis, and g 'a[$(rm -rf ~)]' (bash runs
+// the subscript's command) was asked, not denied.
+func TestACallGivesBackTheCallersArguments(t *testing.T) {
+	runVectorCases(t, []vectorCase{
+		{"a call with other arguments after a call in the body", sh("f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 'a[$(rm -rf ~)]'"), VerdictDeny, "evaluated as arithmetic"},
+		{"the same, every argument a number", sh("f() { (( $1 > 3 )); }\ng() { f 5; f \"$1\"; }\ng 6\ng 7"), VerdictAsk, ""},
+		{"a call with other arguments after a declaration in the body", sh("g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 'a[$(rm -rf ~)]'"), VerdictDeny, "evaluated as arithmetic"},
+		{"the same, every argument a number", sh("g() { f() { :; }; (( $1 > 3 )); }\ng 6\ng 7"), VerdictAsk, ""},
+	})
+}
+
+// TestATopLevelCallAfterAChangeIsJudged: a function called at the top
+// level without arguments replays the analysis made where it was
+// declared (the two are alike); a call after a variable it reads
+// changed is judged again, with the new value.
+func TestATopLevelCallAfterAChangeIsJudged(t *testing.T) {
+	runVectorCases(t, []vectorCase{
+		{"the variable changed to the home folder", sh("d=out/ok\nf() { rm -rf \"$d\"; }\nf\nd=~\nf"), VerdictDeny, "rm -r ~"},
+		{"the same, changed to another folder of the root", sh("d=out/ok\nf() { rm -rf \"$d\"; }\nf\nd=out/ok2\nf"), VerdictAsk, ""},
+		{"a private note named after the first call", sh("X=notes/todo.org\nf() { cat $X; }\nf\nX=private.org\nf"), VerdictDeny, "private.org, a private note"},
+		{"the same, a note that is not private", sh("X=notes/todo.org\nf() { cat $X; }\nf\nX=notes/todo.org\nf"), VerdictAsk, ""},
 	})
 }
