@@ -128,7 +128,8 @@ of that folder, and the server is told all of them as its roots."
   :type 'number)
 
 (defcustom pp-lsp-ask-timeout 600
-  "Seconds a question may take before Emacs stops waiting for it."
+  "Seconds a question may take before Emacs stops waiting for it.
+The server is then told to stop it, and so its call to the model."
   :type 'integer)
 
 (defclass pp-lsp-server (eglot-lsp-server) ()
@@ -508,6 +509,11 @@ answer says so, and RET there opens it; approve it with
                    (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
      :timeout-fn (lambda ()
                    (remhash token pp-lsp--streams)
+                   ;; Emacs stops waiting; the server must stop too, or
+                   ;; the model call goes on (and costs) for nobody.
+                   (puthash token t pp-lsp--cancelled)
+                   (when (jsonrpc-running-p server)
+                     (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
                    (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
                      (setq pp-lsp--last-result (list :outcome "error" :error why))
                      (pp-lsp--say buffer (format "Failed: %s" why) nil))))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/providers/providertest"
 )
 
 // chatTranscript answers the two questions of the chat scripts.
@@ -115,17 +116,38 @@ func TestNeovimServerStops(t *testing.T) {
 }
 
 // TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
-// in the answer buffer saying so; nothing there still says it waits.
+// in the answer buffer saying so; nothing there still says it waits; and
+// the server is told to stop it, so the model call ends too: the model's
+// loopback server sees its client go away while the server still runs
+// (before, Emacs stopped waiting and the model call went on, and cost, for
+// as long as the model took).
 func TestEmacsAskTimeout(t *testing.T) {
 	needEglot(t)
 	e := newE2E(t)
-	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
-	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
-	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	// A model that accepted the question and never answers.
+	model := providertest.NewServer(t, providertest.Reply{Silent: true})
+	for i, kv := range e.env {
+		if strings.HasPrefix(kv, "PASSEPARTOUT_PROVIDERS=") {
+			e.env[i] = "PASSEPARTOUT_PROVIDERS=ollama:m@" + model.URL
+		}
+	}
+	gone := filepath.Join(t.TempDir(), "model-call-gone")
+	e.env = append(e.env, "E2E_MODEL_GONE="+gone)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case path := <-model.ClientGone():
+			_ = os.WriteFile(gone, []byte(path), 0o644)
+		case <-done:
+		}
+	}()
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-timeout.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
 	const why = "no answer after 2 seconds (pp-lsp-ask-timeout)"
 	has(t, out, "ENDED error: "+why)
 	has(t, out, "BUFFER ends Failed: "+why)
 	has(t, out, "WAITING still said: false")
+	has(t, out, "MODEL CALL STOPPED true")
+	require.NotEmpty(t, model.Requests(), "the model was asked")
 }
