@@ -17,7 +17,10 @@
 ;;
 ;;   `pp-lsp-context'   what the model would see from point, in a buffer
 ;;   `pp-lsp-ask'       a question to the model, the answer streamed into
-;;                      an Org buffer (`pp-lsp-answer-mode': q hides it)
+;;                      an Org buffer (`pp-lsp-answer-mode': q hides it);
+;;                      one that outlasts `pp-lsp-ask-timeout' is stopped on
+;;                      the server too; if pp-lsp stops meanwhile the buffer
+;;                      says so, and asking again from a note starts it again
 ;;   `pp-lsp-follow-up' (C-c C-c there) a question from the same place
 ;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
@@ -452,6 +455,67 @@ They replace the waiting line (`pp-lsp--wait')."
         (dolist (w follow) (set-window-point w (point-max)))))))
 
 ;;;###autoload
+(defvar pp-lsp--stream-servers (make-hash-table :test #'equal)
+  "Progress tokens of running questions, to the servers asked.")
+
+(defun pp-lsp--stopped-words (proc)
+  "Return why PROC, a pp-lsp that stopped, ended, in the answer buffer's words."
+  (format "pp-lsp stopped before answering (%s); ask again from a note to start it."
+          (if (eq (process-status proc) 'signal)
+              (format "signal %s" (process-exit-status proc))
+            (format "exit code %s" (process-exit-status proc)))))
+
+(defun pp-lsp--process-changed (proc _change)
+  "End the questions of PROC's server when PROC is gone, saying so.
+Run before jsonrpc's own sentinel, which calls the requests' error
+handlers one after the other: one of eglot's that signals stops it
+before it reaches a question's, whose answer buffer would wait forever;
+and its words would be a bare \"Server died\"."
+  (unless (process-live-p proc)
+    (let ((server (process-get proc 'jsonrpc-connection))
+          (why (pp-lsp--stopped-words proc)))
+      (maphash (lambda (token s)
+                 (when (eq s server)
+                   (let ((buffer (gethash token pp-lsp--streams)))
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; jsonrpc's error handler, if it gets there, says nothing more.
+                     (puthash token t pp-lsp--cancelled)
+                     (when buffer
+                       (setq pp-lsp--last-result (list :outcome "error" :error why))
+                       (pp-lsp--say buffer (format "Failed: %s" why) nil)))))
+               (copy-hash-table pp-lsp--stream-servers)))))
+
+(defun pp-lsp--stopped-by-server (token buffer server err)
+  "End the question TOKEN in BUFFER that SERVER stopped with ERR, if still open."
+  (when (gethash token pp-lsp--stream-servers)
+    (remhash token pp-lsp--streams)
+    (remhash token pp-lsp--stream-servers)
+    (let* ((proc (jsonrpc--process server))
+           (why (cond ((not (process-live-p proc)) (pp-lsp--stopped-words proc))
+                      ((eql (plist-get err :code) -32800) "pp-lsp stopped the question; ask again.")
+                      (t (plist-get err :message)))))
+      (setq pp-lsp--last-result (list :outcome "error" :error why))
+      (pp-lsp--say buffer (format "Failed: %s" why) nil))))
+
+(defun pp-lsp--watch (server)
+  "Make sure the questions to SERVER end, saying so, if its process stops."
+  (let ((proc (jsonrpc--process server)))
+    (when (process-live-p proc)
+      (add-function :before (process-sentinel proc) #'pp-lsp--process-changed))))
+
+(defun pp-lsp--server-or-start ()
+  "The current buffer's pp-lsp server; in a note, started when it stopped."
+  (or (ignore-errors (pp-lsp--server))
+      (and buffer-file-name (derived-mode-p 'org-mode)
+           (not (eglot-current-server))
+           (progn
+             (message "pp-lsp: starting it again…")
+             (let ((eglot-sync-connect (max 30 (if (numberp eglot-sync-connect) eglot-sync-connect 0))))
+               (apply #'eglot (eglot--guess-contact)))
+             (pp-lsp--server)))
+      (pp-lsp--server)))
+
 (defun pp-lsp-ask (question &optional place server)
   "Ask the model QUESTION from point; the answer streams into a buffer.
 The question goes into a conversation, an Org file under chats/: asked
@@ -465,7 +529,7 @@ gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
-  (let* ((server (or server (pp-lsp--server)))
+  (let* ((server (or server (pp-lsp--server-or-start)))
          (served (and buffer-file-name (pp-lsp--served-p)))
          (aside (and (not place) (not served)
                      (format "(%s is not a note of the memex: asked without the context at point)\n"
@@ -482,6 +546,8 @@ answer says so, and RET there opens it; approve it with
       (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
                       "* " question "\n" (or aside "")))
     (puthash token buffer pp-lsp--streams)
+    (puthash token server pp-lsp--stream-servers)
+    (pp-lsp--watch server)
     (pp-lsp--wait buffer)
     (setq pp-lsp--last-token token
           pp-lsp--last-result nil)
@@ -494,21 +560,33 @@ answer says so, and RET there opens it; approve it with
      :timeout pp-lsp-ask-timeout
      :success-fn (lambda (result)
                    (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    (unless (gethash token pp-lsp--cancelled)
                      (pp-lsp--answered buffer result)))
      :error-fn (lambda (err)
-                 (remhash token pp-lsp--streams)
                  (cond
-                  ((eql (plist-get err :code) -32800)
+                  ((gethash token pp-lsp--cancelled)
+                   (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    ;; A question stopped on purpose is no error of the
                    ;; server's: eglot's mode line stays clean.
-                   (setf (jsonrpc-last-error server) nil))
-                  ((not (gethash token pp-lsp--cancelled))
+                   (when (eql (plist-get err :code) -32800)
+                     (setf (jsonrpc-last-error server) nil)))
+                  ((memql (plist-get err :code) '(-32800 -32600 -1))
+                   ;; Stopped by the server, not by you: it may be going
+                   ;; down (a signal, a crash), and then its process's end
+                   ;; says so (`pp-lsp--process-changed'); if it is not,
+                   ;; its words are said in a moment.
+                   (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
+                  (t
+                   (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    (setq pp-lsp--last-result
                          (list :outcome "error" :error (plist-get err :message)))
                    (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
      :timeout-fn (lambda ()
                    (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    ;; Emacs stops waiting; the server must stop too, or
                    ;; the model call goes on (and costs) for nobody.
                    (puthash token t pp-lsp--cancelled)
@@ -630,6 +708,7 @@ The line under it names the model."
       ;; RequestCancelled, or the answer that was on its way) is dropped.
       (puthash token t pp-lsp--cancelled)
       (remhash token pp-lsp--streams)
+      (remhash token pp-lsp--stream-servers)
       (setq pp-lsp--last-result (list :outcome "cancelled"))
       (pp-lsp--say buffer "Cancelled." nil))))
 

@@ -115,6 +115,24 @@ func TestNeovimServerStops(t *testing.T) {
 	has(t, out, "RESTARTED true")
 }
 
+// TestEmacsServerStops: as TestNeovimServerStops, in Emacs: the answer
+// buffer says what happened and what to do, not jsonrpc's bare "Server
+// died", and asking again from the note starts the server again.
+func TestEmacsServerStops(t *testing.T) {
+	needEglot(t)
+	e := newE2E(t)
+	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-killed.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	const why = "pp-lsp stopped before answering (exit code 1); ask again from a note to start it."
+	has(t, out, "ENDED error: "+why)
+	has(t, out, "BUFFER ends Failed: "+why)
+	has(t, out, "RESTARTED true")
+	has(t, out, "EXIT 0")
+}
+
 // TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
 // in the answer buffer saying so; nothing there still says it waits; and
 // the server is told to stop it, so the model call ends too: the model's
