@@ -235,7 +235,10 @@ func Render(f Filing) []byte {
 		b.WriteString(orgtext.Paragraph(e))
 	}
 	b.WriteString("#+begin_src json\n")
-	b.WriteString(orgtext.Block(ActionJSON(f.Action)))
+	// The model's words are in the block as they are: their file-local
+	// settings and links are spelled as JSON escapes (the block ends the
+	// file, where Vim reads modelines).
+	b.WriteString(orgtext.Block(orgtext.DefuseJSON(ActionJSON(f.Action))))
 	b.WriteString("#+end_src\n")
 	b.WriteString(DiffBlock(f.Diff))
 	return []byte(b.String())

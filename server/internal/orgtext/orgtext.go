@@ -113,6 +113,35 @@ func Defuse(s string) string {
 	})
 }
 
+// DefuseJSON is Defuse for JSON text (a plan's action block, which must
+// decode to exactly the action filed): the character Defuse would break
+// is written as its JSON escape instead — "vim\u003a", "-*\u002d",
+// "[\u005belisp\u003a", "\u003cshell\u003a" — so that the text decodes
+// to the same strings and holds no marker.
+func DefuseJSON(s string) string {
+	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
+		return s
+	}
+	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return `[\u005b` + m[2:len(m)-1] + `\u003a`
+		}
+		if t, ok := strings.CutPrefix(m, "<"); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return `\u003c` + m[1:len(m)-1] + `\u003a`
+		}
+		if i := strings.LastIndexByte(m, ':'); i >= 0 {
+			return m[:i] + `\u003a` + m[i+1:]
+		}
+		return m[:len(m)-1] + `\u002d`
+	})
+}
+
 // reTags is what org-element reads as a headline's tags at the end of its
 // title: colon-separated words of letters, digits, _ @ # %.
 var reTags = regexp.MustCompile(`^:([\p{L}\p{N}_@#%]+:)+$`)

@@ -2,6 +2,7 @@ package orgtext
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,4 +147,24 @@ func TestDefuse(t *testing.T) {
 	}
 	assert.Equal(t, "#+title: x -*\u200b- mode: y -*\u200b-", "#+title: "+Title("x -*- mode: y -*-", 80), "a title is defused")
 	assert.Contains(t, Paragraph("# Local Variables:\n"), "Local Variables\u200b:", "a paragraph is defused")
+}
+
+// TestDefuseJSON: JSON text holding every marker Defuse breaks holds none
+// after DefuseJSON, and decodes to the same strings.
+func TestDefuseJSON(t *testing.T) {
+	for _, s := range []string{
+		"vim: set ft=sh :", "x vi:noai", "ex: set tw=7", "-*- eval: (x) -*-", "# Local Variables:\n# End:",
+		"[[elisp:(x)][a]] [[id:abc][b]] <shell:y> <https://example.org> elisp:(z) file+sys:/bin/sh",
+		"\\vim: \\-*-", "\u200b: vim\u200b:", "no marker at all",
+	} {
+		t.Run(s, func(t *testing.T) {
+			enc, err := json.Marshal(map[string]string{"explanation": s})
+			require.NoError(t, err)
+			got := DefuseJSON(string(enc))
+			assert.Equal(t, Defuse(got), got, "a marker is left")
+			var back map[string]string
+			require.NoError(t, json.Unmarshal([]byte(got), &back), got)
+			assert.Equal(t, s, back["explanation"], "the text decodes to something else")
+		})
+	}
 }
