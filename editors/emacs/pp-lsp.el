@@ -317,6 +317,29 @@ Failing that, the first heading whose title is TITLE."
 (defvar-local pp-lsp--origin-place nil
   "In the answer buffer: the {uri, position} the last question was asked from.")
 
+(defconst pp-lsp--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
+  "The bidirectional embedding, override and isolate controls.
+Emacs obeys them, so a model's answer holding one could show text in
+an order other than it was written (\"live\" for \"evil\").  Text
+written right to left needs none of them: its letters order themselves.")
+
+(defconst pp-lsp--invisible-marks "[​⁠﻿‪-‮⁦-⁩]"
+  "The bidirectional controls, and the zero-width spaces.
+pp-lsp breaks the file-local settings (\"Local Variables:\", \"vim:\")
+and code-running links a model or a command wrote with a U+200B, which
+Emacs shows as nothing or a blank: where pp-lsp shows what it wrote
+\(flightplans.org, a plan, the plans list, the answers, a chat file),
+each is shown, so that the text is seen to have been changed.")
+
+(defvar-local pp-lsp--shown-marks pp-lsp--bidi-controls
+  "What `pp-lsp-bidi-shown-mode' shows as <U+XXXX> in this buffer.")
+
+(defun pp-lsp--show-zero-width ()
+  "Show the zero-width spaces too in this buffer, with the bidi controls.
+Called after the buffer's major mode, which forgets it."
+  (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
+  (pp-lsp-bidi-shown-mode 1))
+
 (defvar pp-lsp-answer-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "q") #'quit-window)
@@ -334,6 +357,7 @@ answer being written, \\[quit-window] hides the buffer.
 \\{pp-lsp-answer-mode-map}"
   (setq buffer-read-only t)
   (setq-local org-startup-folded nil)
+  (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
   ;; A model writes this text: its elisp: and shell: links run nothing,
   ;; even for a person who turned Org's confirmation of them off.
   (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
@@ -357,16 +381,11 @@ answer being written, \\[quit-window] hides the buffer.
         (pp-lsp-answer-mode)))
     buffer))
 
-(defconst pp-lsp--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
-  "The bidirectional embedding, override and isolate controls.
-Emacs obeys them, so a model's answer holding one could show text in
-an order other than it was written (\"live\" for \"evil\").  Text
-written right to left needs none of them: its letters order themselves.")
-
 (defun pp-lsp--shown (text)
-  "TEXT with each bidirectional control shown as <U+XXXX>, not obeyed."
+  "TEXT with each bidirectional control shown as <U+XXXX>, not obeyed.
+In a buffer that shows them, the zero-width spaces too."
   (if (stringp text)
-      (replace-regexp-in-string pp-lsp--bidi-controls
+      (replace-regexp-in-string pp-lsp--shown-marks
                                 (lambda (c) (format "<U+%04X>" (aref c 0)))
                                 text t t)
     text))
@@ -383,11 +402,11 @@ longer a control loses the string."
         (let ((pos start))
           (while (and (< pos end)
                       (setq pos (text-property-any pos end 'pp-lsp-bidi t)))
-            (unless (string-match-p pp-lsp--bidi-controls (string (char-after pos)))
+            (unless (string-match-p pp-lsp--shown-marks (string (char-after pos)))
               (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi)))
             (setq pos (1+ pos))))
         (goto-char start)
-        (while (re-search-forward pp-lsp--bidi-controls end t)
+        (while (re-search-forward pp-lsp--shown-marks end t)
           (put-text-property (match-beginning 0) (match-end 0)
                              'display (format "<U+%04X>" (char-before)))
           (put-text-property (match-beginning 0) (match-end 0) 'pp-lsp-bidi t))))))
@@ -403,7 +422,11 @@ longer a control loses the string."
 Emacs obeys them, so a note, a chat file or a plan holding a model's
 U+202E would show its text in an order other than it was written
 \(\"live\" for \"evil\").  pp-lsp turns this on in every buffer it
-serves; the text itself is not changed."
+serves; the text itself is not changed.  Where pp-lsp shows what it
+wrote (flightplans.org, a plan, the plans list, the answers, a chat
+file) the zero-width spaces U+200B, U+2060 and U+FEFF are shown too:
+pp-lsp breaks a model's \"Local Variables:\" or \"vim:\" with a U+200B,
+which would otherwise show as nothing."
   :lighter nil
   (save-restriction
     (widen)
@@ -762,7 +785,7 @@ again, q quits.
 \\{pp-lsp-plans-mode-map}"
   (setq-local revert-buffer-function (lambda (&rest _) (pp-lsp-plans-refresh)))
   (setq truncate-lines t)
-  (pp-lsp-bidi-shown-mode 1))
+  (pp-lsp--show-zero-width))
 
 (defun pp-lsp--plans-request (method params)
   "Send METHOD with PARAMS to the plans list's server; its error as a user error."
@@ -940,7 +963,7 @@ Its verdict, gate trace and action are shown.
       (pp-lsp-plan-view-mode)
       (setq pp-lsp--viewed-plan plan
             pp-lsp--origin-server server)
-      (pp-lsp-bidi-shown-mode 1))
+      (pp-lsp--show-zero-width))
     (display-buffer buffer)
     buffer))
 
@@ -1242,6 +1265,12 @@ Never over a file that exists."
            (cl-typep (eglot-current-server) 'pp-lsp-server))
       (progn
         (add-hook 'after-change-functions #'pp-lsp--lenses-after-change nil t)
+        ;; What pp-lsp wrote: the plans, the conversations.
+        (when (and buffer-file-name
+                   (or (equal (file-name-nondirectory buffer-file-name) "flightplans.org")
+                       (equal (file-name-nondirectory (directory-file-name (file-name-directory buffer-file-name)))
+                              "chats")))
+          (setq pp-lsp--shown-marks pp-lsp--invisible-marks))
         (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)

@@ -22,7 +22,7 @@ import (
 // answer goes into a note only when asked.
 
 // approvalReplay is the model of the approval tests.
-const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c"}}]}}
+const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c; vim: set ft=sh :"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
 `
 
@@ -66,6 +66,10 @@ func TestEmacsApprovals(t *testing.T) {
 		"DIFF shows the trace and the action: true",
 		// The explanation's right-to-left override is shown, not obeyed.
 		"DIFF shows the bidi control: true",
+		// Its "vim:", broken by a zero-width space, is seen to be broken:
+		// in the plan shown and in flightplans.org.
+		"DIFF shows the zero-width space: true",
+		"PLANS FILE shows the zero-width space: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",
@@ -88,9 +92,14 @@ func TestNeovimApprovals(t *testing.T) {
 		"UNSAVED ran: false",
 		"SAVED ran ran",
 		"DONE on disk: true, buffer unmodified: true",
+		// The model's "vim: set ft=sh :" sets nothing in the Neovim that
+		// opens flightplans.org with 'modeline' on (a non-root user's default).
+		"MODELINE obeyed: false",
 		"LIST APPROVED DONE",
 		"LIST shows DONE: true",
 		"DIFF shows the trace and the action: true",
+		// Neovim shows a zero-width space as <200b> by itself.
+		"DIFF shows the zero-width space: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",
