@@ -109,3 +109,31 @@ func TestNeovimApprovals(t *testing.T) {
 		has(t, out, want)
 	}
 }
+
+// TestNeovimStalePlanView: a plan view shows the plan as it was; the
+// plan's command changes in flightplans.org elsewhere; a in the view,
+// before anything refreshed it, approves nothing and shows the plan again,
+// changed, saying why; approving again approves what it shows (edited,
+// the server files it afresh), and the next a runs it.
+func TestNeovimStalePlanView(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-stale-plan.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range []string{
+		"FILED filed",
+		"VIEW shows make count: true",
+		"STALE approved: false",
+		"STALE said: true",
+		"STALE shown again with the change: true",
+		"STALE ran: false",
+		"APPROVED as shown: PLAN",
+		"APPROVED again: DONE",
+		"RAN what was shown: true",
+		"VIEW follows: true",
+		"EXIT 0",
+	} {
+		has(t, out, want)
+	}
+}
