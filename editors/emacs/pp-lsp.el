@@ -804,6 +804,12 @@ again, q quits.
   (pp-lsp--plans-request :workspace/executeCommand
                          (list :command command :arguments (vector arguments))))
 
+(defun pp-lsp--plan-line (p)
+  "Return the line of the plans list for the plan P."
+  (format "%-9s %-10s %s%s"
+          (plist-get p :state) (plist-get p :tool) (plist-get p :title)
+          (if (plist-get p :problem) (format "  [%s]" (plist-get p :problem)) "")))
+
 (defun pp-lsp--render-plans (plans)
   "Fill the current buffer with PLANS, one a line."
   (let ((inhibit-read-only t)
@@ -812,11 +818,7 @@ again, q quits.
     (if (seq-empty-p plans)
         (insert "No Flight Plans.\n")
       (seq-doseq (p plans)
-        (insert (propertize
-                 (format "%-9s %-10s %s%s\n"
-                         (plist-get p :state) (plist-get p :tool) (plist-get p :title)
-                         (if (plist-get p :problem) (format "  [%s]" (plist-get p :problem)) ""))
-                 'pp-lsp-plan p))))
+        (insert (propertize (concat (pp-lsp--plan-line p) "\n") 'pp-lsp-plan p))))
     (goto-char (point-min))
     (forward-line (1- line))))
 
@@ -842,7 +844,10 @@ allowed it goes into your configuration file."
 (defun pp-lsp-plans ()
   "List the Flight Plans in a buffer whose keys act on them.
 RET visits the plan, d shows it, a approves, A approves and allows
-similar actions, r rejects, u undoes, g lists again."
+similar actions, r rejects, u undoes, g lists again.  A key acts only
+on the plan you saw: one flightplans.org changed since (approved, run
+or rejected elsewhere, its text edited) is shown again, and nothing is
+done."
   (interactive)
   (let* ((server (pp-lsp--server))
          (plans (pp-lsp--plans-command "passepartout.plans" eglot--{}))
@@ -851,7 +856,10 @@ similar actions, r rejects, u undoes, g lists again."
       (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
       (setq pp-lsp--origin-server server)
       (pp-lsp--render-plans plans))
-    (display-buffer buffer)
+    ;; Asked for, the list is where you are: its keys act at once.
+    (if (called-interactively-p 'any)
+        (pop-to-buffer buffer)
+      (display-buffer buffer))
     plans))
 
 (defun pp-lsp-plans-refresh ()
@@ -888,15 +896,48 @@ Its verdict, gate trace and action are shown.
         (substitute-command-keys
          "Flight Plan  \\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-approve-always] approve and allow similar  \\[pp-lsp-plans-reject] reject  \\[pp-lsp-plans-open] visit  \\[quit-window] quit")))
 
+(defvar-local pp-lsp--viewed-text nil
+  "The text of the plan `pp-lsp-plans-diff' shows, as it was shown.")
+
+(defun pp-lsp--plan-now (id)
+  "The plan ID as the server lists it now, or nil when it is gone."
+  (seq-find (lambda (p) (equal (plist-get p :id) id))
+            (pp-lsp--plans-command "passepartout.plans" eglot--{})))
+
+(defun pp-lsp--plan-changed (shown now text)
+  "Say how the plan SHOWN changed into NOW, or nil if it did not.
+TEXT, the plan's text as it was shown (a plan view), is compared too;
+nil (the list) compares the line the list shows."
+  (cond
+   ((null now) "it is gone from flightplans.org")
+   ((not (equal (plist-get now :state) (plist-get shown :state)))
+    (format "it is %s now" (plist-get now :state)))
+   ((and text (not (equal text (pp-lsp--plan-text now)))) "its text changed")
+   ((and (not text) (not (equal (pp-lsp--plan-line now) (pp-lsp--plan-line shown))))
+    "its line changed")))
+
 (defun pp-lsp--plans-decide (command)
-  "Run COMMAND on the plan of the line, say how it ended, and list again."
+  "Run COMMAND on the plan of the line, say how it ended, and list again.
+It acts only on the plan you saw: one that flightplans.org changed
+since (approved, run or rejected elsewhere, its text edited) is shown
+again and nothing is done."
   (let* ((plan (pp-lsp--plan-here))
-         (run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
-    (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
-    (pp-lsp-plans-refresh)
-    (when (derived-mode-p 'pp-lsp-plan-view-mode)
-      (pp-lsp-plans-diff))
-    run))
+         (in-view (derived-mode-p 'pp-lsp-plan-view-mode))
+         (now (pp-lsp--plan-now (plist-get plan :id)))
+         (why (and (not (equal command "passepartout.undo"))
+                   (pp-lsp--plan-changed plan now (and in-view pp-lsp--viewed-text)))))
+    (when why
+      (pp-lsp-plans-refresh)
+      (when (and in-view now)
+        (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
+      (user-error "Not done: the plan changed since you saw it (%s): look again" why))
+    (let ((run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
+      (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
+      (pp-lsp-plans-refresh)
+      (when in-view
+        (when-let ((after (pp-lsp--plan-now (plist-get plan :id))))
+          (pp-lsp--show-plan after)))
+      run)))
 
 (defun pp-lsp-plans-approve ()
   "Approve the plan of the line and run it."
@@ -928,14 +969,21 @@ Its verdict, gate trace and action are shown.
     (when (derived-mode-p 'org-mode) (org-show-context))))
 
 (defun pp-lsp--plan-text (plan)
-  "The subtree of PLAN in flightplans.org, as the editor has it."
+  "Return the subtree of PLAN in flightplans.org, as the server has it.
+That is a buffer visiting it when modified, else the disk (which an
+unmodified buffer may not have caught up with); the plan is found by
+its :ID:, else at its line."
   (let ((file (eglot--uri-to-path (plist-get plan :uri))))
     (with-temp-buffer
-      (if-let ((b (find-buffer-visiting file)))
-          (insert-buffer-substring b)
-        (insert-file-contents file))
+      (let ((b (find-buffer-visiting file)))
+        (if (and b (buffer-modified-p b))
+            (insert-buffer-substring b)
+          (when (file-readable-p file) (insert-file-contents file))))
       (goto-char (point-min))
-      (forward-line (1- (plist-get plan :line)))
+      (if (re-search-forward (concat "^[ \t]*:ID:[ \t]+" (regexp-quote (or (plist-get plan :id) "")) "[ \t]*$") nil t)
+          (unless (re-search-backward "^\\* " nil t) (goto-char (point-min)))
+        (goto-char (point-min))
+        (forward-line (1- (plist-get plan :line))))
       (let ((start (point)))
         (forward-line 1)
         (if (re-search-forward "^\\* " nil t)
@@ -946,24 +994,32 @@ Its verdict, gate trace and action are shown.
 (defun pp-lsp-plans-diff ()
   "Show the plan of the line: its verdict and gate trace, then the plan itself."
   (interactive)
-  (let* ((plan (pp-lsp--plan-here))
-         (hover (pp-lsp--plans-request
+  (pp-lsp--show-plan (pp-lsp--plan-here)))
+
+(defun pp-lsp--show-plan (plan &optional note)
+  "Show PLAN in the plan view, with NOTE above it; return the buffer."
+  (let* ((hover (pp-lsp--plans-request
                  :textDocument/hover
                  (list :textDocument (list :uri (plist-get plan :uri))
                        :position (list :line (1- (plist-get plan :line)) :character 0))))
          (contents (plist-get hover :contents))
          (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+         (plan-text (pp-lsp--plan-text plan))
          (server (pp-lsp--server))
          (buffer (get-buffer-create "*Passepartout plan*")))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t))
+      (let ((inhibit-read-only t)
+            (line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
         (erase-buffer)
-        (insert text "\n\n" (pp-lsp--plan-text plan))
-        (goto-char (point-min)))
-      (pp-lsp-plan-view-mode)
-      (setq pp-lsp--viewed-plan plan
-            pp-lsp--origin-server server)
-      (pp-lsp--show-zero-width))
+        (when note (insert (propertize note 'face 'warning) "\n\n"))
+        (insert text "\n\n" plan-text)
+        (goto-char (point-min))
+        (pp-lsp-plan-view-mode)
+        (setq pp-lsp--viewed-plan plan
+              pp-lsp--viewed-text plan-text
+              pp-lsp--origin-server server)
+        (pp-lsp--show-zero-width)
+        (when (and line (not note)) (forward-line (1- line)))))
     (display-buffer buffer)
     buffer))
 

@@ -121,7 +121,14 @@ func TestNeovimStalePlanView(t *testing.T) {
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-stale-plan.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range []string{
+	for _, want := range stalePlanWant() {
+		has(t, out, want)
+	}
+}
+
+// stalePlanWant are the lines both stale plan scripts print.
+func stalePlanWant() []string {
+	return []string{
 		"FILED filed",
 		"VIEW shows make count: true",
 		"STALE approved: false",
@@ -133,7 +140,16 @@ func TestNeovimStalePlanView(t *testing.T) {
 		"RAN what was shown: true",
 		"VIEW follows: true",
 		"EXIT 0",
-	} {
+	}
+}
+
+// TestEmacsStalePlanView: TestNeovimStalePlanView in Emacs.
+func TestEmacsStalePlanView(t *testing.T) {
+	needEglot(t)
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-stale-plan.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	for _, want := range stalePlanWant() {
 		has(t, out, want)
 	}
 }
