@@ -671,7 +671,8 @@ A filed plan's WORDS are a button that opens it."
 
 (defun pp-lsp--outcome-words (result)
   "Return in words how a question ended, from its RESULT."
-  (let ((tool (plist-get result :tool))
+  (let ((tool (let ((tool (plist-get result :tool)))
+                (if (seq-empty-p tool) "the action" tool)))
         (gate (plist-get result :gate))
         (reason (plist-get result :reason))
         (summary (plist-get result :summary)))

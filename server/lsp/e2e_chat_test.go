@@ -18,6 +18,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 {"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
+{"match":{"last_contains":"with no reason"},"repeat":true,"reply":{"text":"Adding it.","tool_calls":[{"name":"file_write","arguments":{"path":"inbox.org","content":"* TODO Buy milk\n"}}]}}
 {"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :\n[[elisp:(setq e2e-link-ran t)][a link]]"}}
 `
 
@@ -75,6 +76,7 @@ func TestEmacsChat(t *testing.T) {
 	// who turned Org's confirmation off: in the answer buffer or the chat file.
 	has(t, out, "LINK in the answer buffer ran: nil")
 	has(t, out, "LINK in the chat file ran: nil")
+	has(t, out, "REFUSED Refused: the action was denied by the policy gate (the action has no explanation; every action must say why it is proposed).")
 }
 
 // hasWaiting: until the model's first word, the answer buffer says it
