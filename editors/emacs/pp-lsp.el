@@ -488,6 +488,9 @@ They replace the waiting line (`pp-lsp--wait')."
               (format "signal %s" (process-exit-status proc))
             (format "exit code %s" (process-exit-status proc)))))
 
+(defvar pp-lsp--stopped nil
+  "The project roots whose pp-lsp stopped while a question waited.")
+
 (defun pp-lsp--process-changed (proc _change)
   "End the questions of PROC's server when PROC is gone, saying so.
 Run before jsonrpc's own sentinel, which calls the requests' error
@@ -497,6 +500,8 @@ and its words would be a bare \"Server died\"."
   (unless (process-live-p proc)
     (let ((server (process-get proc 'jsonrpc-connection))
           (why (pp-lsp--stopped-words proc)))
+      (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+        (cl-pushnew root pp-lsp--stopped :test #'equal))
       (maphash (lambda (token s)
                  (when (eq s server)
                    (let ((buffer (gethash token pp-lsp--streams)))
@@ -528,11 +533,15 @@ and its words would be a bare \"Server died\"."
       (add-function :before (process-sentinel proc) #'pp-lsp--process-changed))))
 
 (defun pp-lsp--server-or-start ()
-  "The current buffer's pp-lsp server; in a note, started when it stopped."
+  "The current buffer's pp-lsp server; in a note, started when it stopped.
+Only a pp-lsp that stopped is started here (eglot may still be starting
+one that never ran)."
   (or (ignore-errors (pp-lsp--server))
       (and buffer-file-name (derived-mode-p 'org-mode)
            (not (eglot-current-server))
+           (member (ignore-errors (project-root (eglot--current-project))) pp-lsp--stopped)
            (progn
+             (setq pp-lsp--stopped (delete (project-root (eglot--current-project)) pp-lsp--stopped))
              (message "pp-lsp: starting it again…")
              (let ((eglot-sync-connect (max 30 (if (numberp eglot-sync-connect) eglot-sync-connect 0))))
                (apply #'eglot (eglot--guess-contact)))
