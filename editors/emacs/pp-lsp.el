@@ -245,11 +245,17 @@ it writes flightplans.org on disk only under an unmodified buffer."
         (eglot--signal-textDocument/didChange)))))
 
 (defun pp-lsp--command (command arguments)
-  "Run COMMAND on the server with one object of ARGUMENTS; return its answer."
+  "Run COMMAND on the server with one object of ARGUMENTS; return its answer.
+The server's refusal is a user error in its words (\"pp-lsp: there is
+no change to undo\"), not jsonrpc's request id and codes."
   (let ((server (pp-lsp--server)))
     (pp-lsp--flush server)
-    (jsonrpc-request server :workspace/executeCommand
-                     (list :command command :arguments (vector arguments)))))
+    (condition-case err
+        (jsonrpc-request server :workspace/executeCommand
+                         (list :command command :arguments (vector arguments)))
+      (jsonrpc-error
+       (user-error "pp-lsp: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                     (error-message-string err)))))))
 
 ;;;###autoload
 (defun pp-lsp-context (&optional budget)
@@ -745,12 +751,20 @@ The line under it names the model."
       (setq pp-lsp--last-result (list :outcome "cancelled"))
       (pp-lsp--say buffer "Cancelled." nil))))
 
+(defun pp-lsp--run-words (run)
+  "Say how the plan RUN ended: its summary, led by its state if it lacks it."
+  (let ((state (or (plist-get run :state) ""))
+        (summary (or (plist-get run :summary) "")))
+    (cond ((string-empty-p summary) state)
+          ((string-prefix-p state summary) summary)
+          (t (format "%s — %s" state summary)))))
+
 (defun pp-lsp--decide (command id)
   "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
          (eglot-confirm-server-initiated-edits nil) ; you asked for the change
          (run (pp-lsp--command command args)))
-    (message "pp-lsp: %s — %s%s" (plist-get run :state) (plist-get run :summary)
+    (message "pp-lsp: %s%s" (pp-lsp--run-words run)
              (if (plist-get run :rule)
                  (format " (from now on %s is allowed)" (plist-get run :rule))
                ""))

@@ -61,6 +61,7 @@ func TestEmacsUndoAndApproveAlways(t *testing.T) {
 	for _, want := range undoWant {
 		has(t, out, want)
 	}
+	has(t, out, "REFUSED said plainly: true")
 	b, err := os.ReadFile(config)
 	require.NoError(t, err)
 	require.Equal(t, `{"gates": {"permissions": {"allow": ["shell(make count)"]}}}`+"\n", string(b))

@@ -782,7 +782,13 @@ local function decide(cmd, id)
   local args = id and id ~= '' and { id = id } or place()
   local run = command(cmd, args, 120000)
   local rule = run.rule and (' (from now on ' .. run.rule .. ' is allowed)') or ''
-  notify(run.state .. ' — ' .. (run.summary or '') .. rule)
+  local summary = run.summary or ''
+  if summary == '' then
+    summary = run.state or ''
+  elseif run.state and summary:sub(1, #run.state) ~= run.state then
+    summary = run.state .. ' — ' .. summary
+  end
+  notify(summary .. rule)
   return run
 end
 
