@@ -341,6 +341,16 @@ local function client_config(root)
       ['passepartout/reload'] = function(_, params)
         vim.schedule(function() reload(params) end)
       end,
+      -- Neovim 0.7 prints an edit's label ("Workspace edit Passepartout:
+      -- undo of …") next to the server's own message about it, and two
+      -- lines make a hit-enter prompt: the edit is applied without it.
+      ['workspace/applyEdit'] = function(err, params, ctx, config)
+        if params and params.label then
+          params = vim.deepcopy(params)
+          params.label = nil
+        end
+        return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+      end,
     },
     on_init = function(client)
       -- Neovim 0.7 neither pushes its settings nor says it can be asked
