@@ -173,6 +173,17 @@ The server is then told to stop it, and so its call to the model."
   "Accept the server's progress tokens."
   nil)
 
+(cl-defmethod eglot-register-capability
+  ((_server pp-lsp-server) (_method (eql workspace/didChangeWatchedFiles)) _id &rest _)
+  "Decline to watch the memex's files for pp-lsp: it rescans them itself.
+eglot 1.9's watcher drops every rename (its handler quotes the event
+it makes of one), and most programs save a file by renaming a new one
+over it: pp-lsp would never learn of a note, or a Flight Plan, changed
+so, and would describe it as it was.  Declined, pp-lsp reads the disk
+again every few seconds, as it does for Neovim 0.7."
+  (jsonrpc-error :code -32601
+                 :message "pp-lsp.el does not use eglot 1.9's file watcher (it drops renames)"))
+
 (defvar pp-lsp--streams (make-hash-table :test #'equal)
   "Progress tokens of running questions, to the buffers their answers go to.")
 

@@ -152,4 +152,5 @@ func TestEmacsStalePlanView(t *testing.T) {
 	for _, want := range stalePlanWant() {
 		has(t, out, want)
 	}
+	has(t, out, "SERVER sees the edit: true")
 }

@@ -30,10 +30,32 @@
       (goto-char (point-min))
       (pp-lsp-plans-diff))
     (e2e-say "VIEW shows make count: %s" (e2e-bool (string-match-p "\"cmd\": \"make count\"" (e2e-shown))))
-    ;; Elsewhere (another editor, a sync): the plan's command changes on disk.
-    (let ((text (e2e-disk "flightplans.org")))
-      (with-temp-file (e2e-file "flightplans.org")
-        (insert (replace-regexp-in-string "\"cmd\": \"make count\"" "\"cmd\": \"make count; touch out/pwned.txt\"" text t t))))
+;; Elsewhere (another editor, a sync): the plan's command changes on
+    ;; disk, saved as many programs save, a new file renamed over the old.
+    (let ((text (e2e-disk "flightplans.org"))
+          (tmp (e2e-file ".flightplans.org.tmp")))
+      (with-temp-file tmp
+        (insert (replace-regexp-in-string "\"cmd\": \"make count\"" "\"cmd\": \"make count; touch out/pwned.txt\"" text t t)))
+      (rename-file tmp (e2e-file "flightplans.org") t))
+    ;; The server learns of it: its description of the plan (the hover
+    ;; the plan view shows) says the action was edited.  eglot 1.9's file
+    ;; watcher drops renames.
+    (e2e-say "SERVER sees the edit: %s"
+             (e2e-bool (condition-case nil
+                           (progn
+                             (e2e-wait "the server to see the edit"
+                                       (lambda ()
+                                         (let* ((p (pp-lsp--plan-now (plist-get (with-current-buffer pp-lsp-plans-buffer
+                                                                                 (get-text-property (point-min) 'pp-lsp-plan))
+                                                                               :id)))
+                                                (h (pp-lsp--plans-request
+                                                    :textDocument/hover
+                                                    (list :textDocument (list :uri (plist-get p :uri))
+                                                          :position (list :line (1- (plist-get p :line)) :character 0)))))
+                                           (string-match-p "edited" (format "%s" h))))
+                                       20)
+                             t)
+                         (error nil))))
     (setq e2e-run nil)
     (let ((said (e2e-key-in-view "a")))
       (e2e-say "STALE approved: %s" (e2e-bool e2e-run))
