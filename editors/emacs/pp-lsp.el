@@ -17,7 +17,10 @@
 ;;
 ;;   `pp-lsp-context'   what the model would see from point, in a buffer
 ;;   `pp-lsp-ask'       a question to the model, the answer streamed into
-;;                      an Org buffer (`pp-lsp-answer-mode': q hides it)
+;;                      an Org buffer (`pp-lsp-answer-mode': q hides it);
+;;                      one that outlasts `pp-lsp-ask-timeout' is stopped on
+;;                      the server too; if pp-lsp stops meanwhile the buffer
+;;                      says so, and asking again from a note starts it again
 ;;   `pp-lsp-follow-up' (C-c C-c there) a question from the same place
 ;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
@@ -128,7 +131,8 @@ of that folder, and the server is told all of them as its roots."
   :type 'number)
 
 (defcustom pp-lsp-ask-timeout 600
-  "Seconds a question may take before Emacs stops waiting for it."
+  "Seconds a question may take before Emacs stops waiting for it.
+The server is then told to stop it, and so its call to the model."
   :type 'integer)
 
 (defclass pp-lsp-server (eglot-lsp-server) ()
@@ -168,6 +172,17 @@ of that folder, and the server is told all of them as its roots."
   ((_server pp-lsp-server) (_method (eql window/workDoneProgress/create)) &key _token)
   "Accept the server's progress tokens."
   nil)
+
+(cl-defmethod eglot-register-capability
+  ((_server pp-lsp-server) (_method (eql workspace/didChangeWatchedFiles)) _id &rest _)
+  "Decline to watch the memex's files for pp-lsp: it rescans them itself.
+eglot 1.9's watcher drops every rename (its handler quotes the event
+it makes of one), and most programs save a file by renaming a new one
+over it: pp-lsp would never learn of a note, or a Flight Plan, changed
+so, and would describe it as it was.  Declined, pp-lsp reads the disk
+again every few seconds, as it does for Neovim 0.7."
+  (jsonrpc-error :code -32601
+                 :message "pp-lsp.el does not use eglot 1.9's file watcher (it drops renames)"))
 
 (defvar pp-lsp--streams (make-hash-table :test #'equal)
   "Progress tokens of running questions, to the buffers their answers go to.")
@@ -241,11 +256,17 @@ it writes flightplans.org on disk only under an unmodified buffer."
         (eglot--signal-textDocument/didChange)))))
 
 (defun pp-lsp--command (command arguments)
-  "Run COMMAND on the server with one object of ARGUMENTS; return its answer."
+  "Run COMMAND on the server with one object of ARGUMENTS; return its answer.
+The server's refusal is a user error in its words (\"pp-lsp: there is
+no change to undo\"), not jsonrpc's request id and codes."
   (let ((server (pp-lsp--server)))
     (pp-lsp--flush server)
-    (jsonrpc-request server :workspace/executeCommand
-                     (list :command command :arguments (vector arguments)))))
+    (condition-case err
+        (jsonrpc-request server :workspace/executeCommand
+                         (list :command command :arguments (vector arguments)))
+      (jsonrpc-error
+       (user-error "pp-lsp: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                     (error-message-string err)))))))
 
 ;;;###autoload
 (defun pp-lsp-context (&optional budget)
@@ -313,6 +334,29 @@ Failing that, the first heading whose title is TITLE."
 (defvar-local pp-lsp--origin-place nil
   "In the answer buffer: the {uri, position} the last question was asked from.")
 
+(defconst pp-lsp--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
+  "The bidirectional embedding, override and isolate controls.
+Emacs obeys them, so a model's answer holding one could show text in
+an order other than it was written (\"live\" for \"evil\").  Text
+written right to left needs none of them: its letters order themselves.")
+
+(defconst pp-lsp--invisible-marks "[​⁠﻿‪-‮⁦-⁩]"
+  "The bidirectional controls, and the zero-width spaces.
+pp-lsp breaks the file-local settings (\"Local Variables:\", \"vim:\")
+and code-running links a model or a command wrote with a U+200B, which
+Emacs shows as nothing or a blank: where pp-lsp shows what it wrote
+\(flightplans.org, a plan, the plans list, the answers, a chat file),
+each is shown, so that the text is seen to have been changed.")
+
+(defvar-local pp-lsp--shown-marks pp-lsp--bidi-controls
+  "What `pp-lsp-bidi-shown-mode' shows as <U+XXXX> in this buffer.")
+
+(defun pp-lsp--show-zero-width ()
+  "Show the zero-width spaces too in this buffer, with the bidi controls.
+Called after the buffer's major mode, which forgets it."
+  (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
+  (pp-lsp-bidi-shown-mode 1))
+
 (defvar pp-lsp-answer-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "q") #'quit-window)
@@ -330,6 +374,7 @@ answer being written, \\[quit-window] hides the buffer.
 \\{pp-lsp-answer-mode-map}"
   (setq buffer-read-only t)
   (setq-local org-startup-folded nil)
+  (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
   ;; A model writes this text: its elisp: and shell: links run nothing,
   ;; even for a person who turned Org's confirmation of them off.
   (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
@@ -353,16 +398,11 @@ answer being written, \\[quit-window] hides the buffer.
         (pp-lsp-answer-mode)))
     buffer))
 
-(defconst pp-lsp--bidi-controls "[\u202a-\u202e\u2066-\u2069]"
-  "The bidirectional embedding, override and isolate controls.
-Emacs obeys them, so a model's answer holding one could show text in
-an order other than it was written (\"live\" for \"evil\").  Text
-written right to left needs none of them: its letters order themselves.")
-
 (defun pp-lsp--shown (text)
-  "TEXT with each bidirectional control shown as <U+XXXX>, not obeyed."
+  "TEXT with each bidirectional control shown as <U+XXXX>, not obeyed.
+In a buffer that shows them, the zero-width spaces too."
   (if (stringp text)
-      (replace-regexp-in-string pp-lsp--bidi-controls
+      (replace-regexp-in-string pp-lsp--shown-marks
                                 (lambda (c) (format "<U+%04X>" (aref c 0)))
                                 text t t)
     text))
@@ -379,11 +419,11 @@ longer a control loses the string."
         (let ((pos start))
           (while (and (< pos end)
                       (setq pos (text-property-any pos end 'pp-lsp-bidi t)))
-            (unless (string-match-p pp-lsp--bidi-controls (string (char-after pos)))
+            (unless (string-match-p pp-lsp--shown-marks (string (char-after pos)))
               (remove-list-of-text-properties pos (1+ pos) '(display pp-lsp-bidi)))
             (setq pos (1+ pos))))
         (goto-char start)
-        (while (re-search-forward pp-lsp--bidi-controls end t)
+        (while (re-search-forward pp-lsp--shown-marks end t)
           (put-text-property (match-beginning 0) (match-end 0)
                              'display (format "<U+%04X>" (char-before)))
           (put-text-property (match-beginning 0) (match-end 0) 'pp-lsp-bidi t))))))
@@ -399,7 +439,11 @@ longer a control loses the string."
 Emacs obeys them, so a note, a chat file or a plan holding a model's
 U+202E would show its text in an order other than it was written
 \(\"live\" for \"evil\").  pp-lsp turns this on in every buffer it
-serves; the text itself is not changed."
+serves; the text itself is not changed.  Where pp-lsp shows what it
+wrote (flightplans.org, a plan, the plans list, the answers, a chat
+file) the zero-width spaces U+200B, U+2060 and U+FEFF are shown too:
+pp-lsp breaks a model's \"Local Variables:\" or \"vim:\" with a U+200B,
+which would otherwise show as nothing."
   :lighter nil
   (save-restriction
     (widen)
@@ -451,6 +495,76 @@ They replace the waiting line (`pp-lsp--wait')."
         (dolist (w follow) (set-window-point w (point-max)))))))
 
 ;;;###autoload
+(defvar pp-lsp--stream-servers (make-hash-table :test #'equal)
+  "Progress tokens of running questions, to the servers asked.")
+
+(defun pp-lsp--stopped-words (proc)
+  "Return why PROC, a pp-lsp that stopped, ended, in the answer buffer's words."
+  (format "pp-lsp stopped before answering (%s); ask again from a note to start it."
+          (if (eq (process-status proc) 'signal)
+              (format "signal %s" (process-exit-status proc))
+            (format "exit code %s" (process-exit-status proc)))))
+
+(defvar pp-lsp--stopped nil
+  "The project roots whose pp-lsp stopped while a question waited.")
+
+(defun pp-lsp--process-changed (proc _change)
+  "End the questions of PROC's server when PROC is gone, saying so.
+Run before jsonrpc's own sentinel, which calls the requests' error
+handlers one after the other: one of eglot's that signals stops it
+before it reaches a question's, whose answer buffer would wait forever;
+and its words would be a bare \"Server died\"."
+  (unless (process-live-p proc)
+    (let ((server (process-get proc 'jsonrpc-connection))
+          (why (pp-lsp--stopped-words proc)))
+      (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+        (cl-pushnew root pp-lsp--stopped :test #'equal))
+      (maphash (lambda (token s)
+                 (when (eq s server)
+                   (let ((buffer (gethash token pp-lsp--streams)))
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; jsonrpc's error handler, if it gets there, says nothing more.
+                     (puthash token t pp-lsp--cancelled)
+                     (when buffer
+                       (setq pp-lsp--last-result (list :outcome "error" :error why))
+                       (pp-lsp--say buffer (format "Failed: %s" why) nil)))))
+               (copy-hash-table pp-lsp--stream-servers)))))
+
+(defun pp-lsp--stopped-by-server (token buffer server err)
+  "End the question TOKEN in BUFFER that SERVER stopped with ERR, if still open."
+  (when (gethash token pp-lsp--stream-servers)
+    (remhash token pp-lsp--streams)
+    (remhash token pp-lsp--stream-servers)
+    (let* ((proc (jsonrpc--process server))
+           (why (cond ((not (process-live-p proc)) (pp-lsp--stopped-words proc))
+                      ((eql (plist-get err :code) -32800) "pp-lsp stopped the question; ask again.")
+                      (t (plist-get err :message)))))
+      (setq pp-lsp--last-result (list :outcome "error" :error why))
+      (pp-lsp--say buffer (format "Failed: %s" why) nil))))
+
+(defun pp-lsp--watch (server)
+  "Make sure the questions to SERVER end, saying so, if its process stops."
+  (let ((proc (jsonrpc--process server)))
+    (when (process-live-p proc)
+      (add-function :before (process-sentinel proc) #'pp-lsp--process-changed))))
+
+(defun pp-lsp--server-or-start ()
+  "The current buffer's pp-lsp server; in a note, started when it stopped.
+Only a pp-lsp that stopped is started here (eglot may still be starting
+one that never ran)."
+  (or (ignore-errors (pp-lsp--server))
+      (and buffer-file-name (derived-mode-p 'org-mode)
+           (not (eglot-current-server))
+           (member (ignore-errors (project-root (eglot--current-project))) pp-lsp--stopped)
+           (progn
+             (setq pp-lsp--stopped (delete (project-root (eglot--current-project)) pp-lsp--stopped))
+             (message "pp-lsp: starting it again…")
+             (let ((eglot-sync-connect (max 30 (if (numberp eglot-sync-connect) eglot-sync-connect 0))))
+               (apply #'eglot (eglot--guess-contact)))
+             (pp-lsp--server)))
+      (pp-lsp--server)))
+
 (defun pp-lsp-ask (question &optional place server)
   "Ask the model QUESTION from point; the answer streams into a buffer.
 The question goes into a conversation, an Org file under chats/: asked
@@ -464,7 +578,7 @@ gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
-  (let* ((server (or server (pp-lsp--server)))
+  (let* ((server (or server (pp-lsp--server-or-start)))
          (served (and buffer-file-name (pp-lsp--served-p)))
          (aside (and (not place) (not served)
                      (format "(%s is not a note of the memex: asked without the context at point)\n"
@@ -481,6 +595,8 @@ answer says so, and RET there opens it; approve it with
       (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
                       "* " question "\n" (or aside "")))
     (puthash token buffer pp-lsp--streams)
+    (puthash token server pp-lsp--stream-servers)
+    (pp-lsp--watch server)
     (pp-lsp--wait buffer)
     (setq pp-lsp--last-token token
           pp-lsp--last-result nil)
@@ -493,21 +609,38 @@ answer says so, and RET there opens it; approve it with
      :timeout pp-lsp-ask-timeout
      :success-fn (lambda (result)
                    (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    (unless (gethash token pp-lsp--cancelled)
                      (pp-lsp--answered buffer result)))
      :error-fn (lambda (err)
-                 (remhash token pp-lsp--streams)
                  (cond
-                  ((eql (plist-get err :code) -32800)
+                  ((gethash token pp-lsp--cancelled)
+                   (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    ;; A question stopped on purpose is no error of the
                    ;; server's: eglot's mode line stays clean.
-                   (setf (jsonrpc-last-error server) nil))
-                  ((not (gethash token pp-lsp--cancelled))
+                   (when (eql (plist-get err :code) -32800)
+                     (setf (jsonrpc-last-error server) nil)))
+                  ((memql (plist-get err :code) '(-32800 -32600 -1))
+                   ;; Stopped by the server, not by you: it may be going
+                   ;; down (a signal, a crash), and then its process's end
+                   ;; says so (`pp-lsp--process-changed'); if it is not,
+                   ;; its words are said in a moment.
+                   (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
+                  (t
+                   (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
                    (setq pp-lsp--last-result
                          (list :outcome "error" :error (plist-get err :message)))
                    (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
      :timeout-fn (lambda ()
                    (remhash token pp-lsp--streams)
+                   (remhash token pp-lsp--stream-servers)
+                   ;; Emacs stops waiting; the server must stop too, or
+                   ;; the model call goes on (and costs) for nobody.
+                   (puthash token t pp-lsp--cancelled)
+                   (when (jsonrpc-running-p server)
+                     (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
                    (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
                      (setq pp-lsp--last-result (list :outcome "error" :error why))
                      (pp-lsp--say buffer (format "Failed: %s" why) nil))))
@@ -564,7 +697,8 @@ A filed plan's WORDS are a button that opens it."
 
 (defun pp-lsp--outcome-words (result)
   "Return in words how a question ended, from its RESULT."
-  (let ((tool (plist-get result :tool))
+  (let ((tool (let ((tool (plist-get result :tool)))
+                (if (seq-empty-p tool) "the action" tool)))
         (gate (plist-get result :gate))
         (reason (plist-get result :reason))
         (summary (plist-get result :summary)))
@@ -624,15 +758,24 @@ The line under it names the model."
       ;; RequestCancelled, or the answer that was on its way) is dropped.
       (puthash token t pp-lsp--cancelled)
       (remhash token pp-lsp--streams)
+      (remhash token pp-lsp--stream-servers)
       (setq pp-lsp--last-result (list :outcome "cancelled"))
       (pp-lsp--say buffer "Cancelled." nil))))
+
+(defun pp-lsp--run-words (run)
+  "Say how the plan RUN ended: its summary, led by its state if it lacks it."
+  (let ((state (or (plist-get run :state) ""))
+        (summary (or (plist-get run :summary) "")))
+    (cond ((string-empty-p summary) state)
+          ((string-prefix-p state summary) summary)
+          (t (format "%s — %s" state summary)))))
 
 (defun pp-lsp--decide (command id)
   "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
          (eglot-confirm-server-initiated-edits nil) ; you asked for the change
          (run (pp-lsp--command command args)))
-    (message "pp-lsp: %s — %s%s" (plist-get run :state) (plist-get run :summary)
+    (message "pp-lsp: %s%s" (pp-lsp--run-words run)
              (if (plist-get run :rule)
                  (format " (from now on %s is allowed)" (plist-get run :rule))
                ""))
@@ -677,7 +820,7 @@ again, q quits.
 \\{pp-lsp-plans-mode-map}"
   (setq-local revert-buffer-function (lambda (&rest _) (pp-lsp-plans-refresh)))
   (setq truncate-lines t)
-  (pp-lsp-bidi-shown-mode 1))
+  (pp-lsp--show-zero-width))
 
 (defun pp-lsp--plans-request (method params)
   "Send METHOD with PARAMS to the plans list's server; its error as a user error."
@@ -696,6 +839,12 @@ again, q quits.
   (pp-lsp--plans-request :workspace/executeCommand
                          (list :command command :arguments (vector arguments))))
 
+(defun pp-lsp--plan-line (p)
+  "Return the line of the plans list for the plan P."
+  (format "%-9s %-10s %s%s"
+          (plist-get p :state) (plist-get p :tool) (plist-get p :title)
+          (if (plist-get p :problem) (format "  [%s]" (plist-get p :problem)) "")))
+
 (defun pp-lsp--render-plans (plans)
   "Fill the current buffer with PLANS, one a line."
   (let ((inhibit-read-only t)
@@ -704,11 +853,7 @@ again, q quits.
     (if (seq-empty-p plans)
         (insert "No Flight Plans.\n")
       (seq-doseq (p plans)
-        (insert (propertize
-                 (format "%-9s %-10s %s%s\n"
-                         (plist-get p :state) (plist-get p :tool) (plist-get p :title)
-                         (if (plist-get p :problem) (format "  [%s]" (plist-get p :problem)) ""))
-                 'pp-lsp-plan p))))
+        (insert (propertize (concat (pp-lsp--plan-line p) "\n") 'pp-lsp-plan p))))
     (goto-char (point-min))
     (forward-line (1- line))))
 
@@ -734,7 +879,10 @@ allowed it goes into your configuration file."
 (defun pp-lsp-plans ()
   "List the Flight Plans in a buffer whose keys act on them.
 RET visits the plan, d shows it, a approves, A approves and allows
-similar actions, r rejects, u undoes, g lists again."
+similar actions, r rejects, u undoes, g lists again.  A key acts only
+on the plan you saw: one flightplans.org changed since (approved, run
+or rejected elsewhere, its text edited) is shown again, and nothing is
+done."
   (interactive)
   (let* ((server (pp-lsp--server))
          (plans (pp-lsp--plans-command "passepartout.plans" eglot--{}))
@@ -743,7 +891,10 @@ similar actions, r rejects, u undoes, g lists again."
       (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
       (setq pp-lsp--origin-server server)
       (pp-lsp--render-plans plans))
-    (display-buffer buffer)
+    ;; Asked for, the list is where you are: its keys act at once.
+    (if (called-interactively-p 'any)
+        (pop-to-buffer buffer)
+      (display-buffer buffer))
     plans))
 
 (defun pp-lsp-plans-refresh ()
@@ -780,15 +931,48 @@ Its verdict, gate trace and action are shown.
         (substitute-command-keys
          "Flight Plan  \\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-approve-always] approve and allow similar  \\[pp-lsp-plans-reject] reject  \\[pp-lsp-plans-open] visit  \\[quit-window] quit")))
 
+(defvar-local pp-lsp--viewed-text nil
+  "The text of the plan `pp-lsp-plans-diff' shows, as it was shown.")
+
+(defun pp-lsp--plan-now (id)
+  "The plan ID as the server lists it now, or nil when it is gone."
+  (seq-find (lambda (p) (equal (plist-get p :id) id))
+            (pp-lsp--plans-command "passepartout.plans" eglot--{})))
+
+(defun pp-lsp--plan-changed (shown now text)
+  "Say how the plan SHOWN changed into NOW, or nil if it did not.
+TEXT, the plan's text as it was shown (a plan view), is compared too;
+nil (the list) compares the line the list shows."
+  (cond
+   ((null now) "it is gone from flightplans.org")
+   ((not (equal (plist-get now :state) (plist-get shown :state)))
+    (format "it is %s now" (plist-get now :state)))
+   ((and text (not (equal text (pp-lsp--plan-text now)))) "its text changed")
+   ((and (not text) (not (equal (pp-lsp--plan-line now) (pp-lsp--plan-line shown))))
+    "its line changed")))
+
 (defun pp-lsp--plans-decide (command)
-  "Run COMMAND on the plan of the line, say how it ended, and list again."
+  "Run COMMAND on the plan of the line, say how it ended, and list again.
+It acts only on the plan you saw: one that flightplans.org changed
+since (approved, run or rejected elsewhere, its text edited) is shown
+again and nothing is done."
   (let* ((plan (pp-lsp--plan-here))
-         (run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
-    (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
-    (pp-lsp-plans-refresh)
-    (when (derived-mode-p 'pp-lsp-plan-view-mode)
-      (pp-lsp-plans-diff))
-    run))
+         (in-view (derived-mode-p 'pp-lsp-plan-view-mode))
+         (now (pp-lsp--plan-now (plist-get plan :id)))
+         (why (and (not (equal command "passepartout.undo"))
+                   (pp-lsp--plan-changed plan now (and in-view pp-lsp--viewed-text)))))
+    (when why
+      (pp-lsp-plans-refresh)
+      (when (and in-view now)
+        (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
+      (user-error "Not done: the plan changed since you saw it (%s): look again" why))
+    (let ((run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
+      (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
+      (pp-lsp-plans-refresh)
+      (when in-view
+        (when-let ((after (pp-lsp--plan-now (plist-get plan :id))))
+          (pp-lsp--show-plan after)))
+      run)))
 
 (defun pp-lsp-plans-approve ()
   "Approve the plan of the line and run it."
@@ -820,14 +1004,21 @@ Its verdict, gate trace and action are shown.
     (when (derived-mode-p 'org-mode) (org-show-context))))
 
 (defun pp-lsp--plan-text (plan)
-  "The subtree of PLAN in flightplans.org, as the editor has it."
+  "Return the subtree of PLAN in flightplans.org, as the server has it.
+That is a buffer visiting it when modified, else the disk (which an
+unmodified buffer may not have caught up with); the plan is found by
+its :ID:, else at its line."
   (let ((file (eglot--uri-to-path (plist-get plan :uri))))
     (with-temp-buffer
-      (if-let ((b (find-buffer-visiting file)))
-          (insert-buffer-substring b)
-        (insert-file-contents file))
+      (let ((b (find-buffer-visiting file)))
+        (if (and b (buffer-modified-p b))
+            (insert-buffer-substring b)
+          (when (file-readable-p file) (insert-file-contents file))))
       (goto-char (point-min))
-      (forward-line (1- (plist-get plan :line)))
+      (if (re-search-forward (concat "^[ \t]*:ID:[ \t]+" (regexp-quote (or (plist-get plan :id) "")) "[ \t]*$") nil t)
+          (unless (re-search-backward "^\\* " nil t) (goto-char (point-min)))
+        (goto-char (point-min))
+        (forward-line (1- (plist-get plan :line))))
       (let ((start (point)))
         (forward-line 1)
         (if (re-search-forward "^\\* " nil t)
@@ -838,24 +1029,32 @@ Its verdict, gate trace and action are shown.
 (defun pp-lsp-plans-diff ()
   "Show the plan of the line: its verdict and gate trace, then the plan itself."
   (interactive)
-  (let* ((plan (pp-lsp--plan-here))
-         (hover (pp-lsp--plans-request
+  (pp-lsp--show-plan (pp-lsp--plan-here)))
+
+(defun pp-lsp--show-plan (plan &optional note)
+  "Show PLAN in the plan view, with NOTE above it; return the buffer."
+  (let* ((hover (pp-lsp--plans-request
                  :textDocument/hover
                  (list :textDocument (list :uri (plist-get plan :uri))
                        :position (list :line (1- (plist-get plan :line)) :character 0))))
          (contents (plist-get hover :contents))
          (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+         (plan-text (pp-lsp--plan-text plan))
          (server (pp-lsp--server))
          (buffer (get-buffer-create "*Passepartout plan*")))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t))
+      (let ((inhibit-read-only t)
+            (line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
         (erase-buffer)
-        (insert text "\n\n" (pp-lsp--plan-text plan))
-        (goto-char (point-min)))
-      (pp-lsp-plan-view-mode)
-      (setq pp-lsp--viewed-plan plan
-            pp-lsp--origin-server server)
-      (pp-lsp-bidi-shown-mode 1))
+        (when note (insert (propertize note 'face 'warning) "\n\n"))
+        (insert text "\n\n" plan-text)
+        (goto-char (point-min))
+        (pp-lsp-plan-view-mode)
+        (setq pp-lsp--viewed-plan plan
+              pp-lsp--viewed-text plan-text
+              pp-lsp--origin-server server)
+        (pp-lsp--show-zero-width)
+        (when (and line (not note)) (forward-line (1- line)))))
     (display-buffer buffer)
     buffer))
 
@@ -1157,6 +1356,12 @@ Never over a file that exists."
            (cl-typep (eglot-current-server) 'pp-lsp-server))
       (progn
         (add-hook 'after-change-functions #'pp-lsp--lenses-after-change nil t)
+        ;; What pp-lsp wrote: the plans, the conversations.
+        (when (and buffer-file-name
+                   (or (equal (file-name-nondirectory buffer-file-name) "flightplans.org")
+                       (equal (file-name-nondirectory (directory-file-name (file-name-directory buffer-file-name)))
+                              "chats")))
+          (setq pp-lsp--shown-marks pp-lsp--invisible-marks))
         (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)

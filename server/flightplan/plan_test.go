@@ -15,6 +15,7 @@ import (
 	"pp-lsp/gates"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/orgast"
+	"pp-lsp/server/internal/orgtext"
 	"pp-lsp/server/seal"
 	"pp-lsp/server/workspace"
 )
@@ -383,4 +384,35 @@ func TestAPlanSetsNoEditorOption(t *testing.T) {
 	require.NotNil(t, plans[0].Action, "%v", plans[0].ActionErr)
 	assert.Equal(t, f.Action.Hash(), plans[0].Action.Hash())
 	assert.False(t, plans[0].Edited())
+}
+
+// TestActionBlockSetsNothing: the action's JSON block holds the model's
+// words as they are (a JSON string), and the block ends a new plan at the
+// end of flightplans.org: an explanation or a command holding a Vim
+// modeline ("vim: set …", in the file's last five lines) set options in
+// the Vim or Neovim that opened the file, and a "-*- … -*-" or an
+// elisp: link was there for Emacs. The block spells their colon (and the
+// last "-" of "-*-") as a JSON escape: it decodes to the same action, and
+// nothing is left that Defuse would break.
+func TestActionBlockSetsNothing(t *testing.T) {
+	for _, words := range []string{
+		"count once; vim: set ft=sh :",
+		"vi:noai:sw=3 ts=6",
+		"ex: set textwidth=7",
+		"-*- mode: emacs-lisp; eval: (setq pwned t) -*-",
+		"Local Variables:",
+		"[[elisp:(setq pwned t)][click]] <shell:id> elisp:(x)",
+	} {
+		t.Run(words, func(t *testing.T) {
+			f := testFiling()
+			f.Action = gates.Build(gates.ShellArgs{Cmd: "echo " + words, Cwd: "."}, words)
+			got := string(apply(t, nil, AppendTo(nil, Render(f))...))
+			assert.Equal(t, orgtext.Defuse(got), got, "flightplans.org holds a file-local setting or a link that runs code")
+			plans := Parse([]byte(got))
+			require.Len(t, plans, 1)
+			require.NotNil(t, plans[0].Action, "%v", plans[0].ActionErr)
+			assert.Equal(t, f.Action, *plans[0].Action, "the block decodes to exactly the action filed")
+			assert.False(t, plans[0].Edited())
+		})
+	}
 }

@@ -22,7 +22,7 @@ import (
 // answer goes into a note only when asked.
 
 // approvalReplay is the model of the approval tests.
-const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c"}}]}}
+const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c; vim: set ft=sh :"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
 `
 
@@ -66,6 +66,10 @@ func TestEmacsApprovals(t *testing.T) {
 		"DIFF shows the trace and the action: true",
 		// The explanation's right-to-left override is shown, not obeyed.
 		"DIFF shows the bidi control: true",
+		// Its "vim:", broken by a zero-width space, is seen to be broken:
+		// in the plan shown and in flightplans.org.
+		"DIFF shows the zero-width space: true",
+		"PLANS FILE shows the zero-width space: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",
@@ -88,9 +92,14 @@ func TestNeovimApprovals(t *testing.T) {
 		"UNSAVED ran: false",
 		"SAVED ran ran",
 		"DONE on disk: true, buffer unmodified: true",
+		// The model's "vim: set ft=sh :" sets nothing in the Neovim that
+		// opens flightplans.org with 'modeline' on (a non-root user's default).
+		"MODELINE obeyed: false",
 		"LIST APPROVED DONE",
 		"LIST shows DONE: true",
 		"DIFF shows the trace and the action: true",
+		// Neovim shows a zero-width space as <200b> by itself.
+		"DIFF shows the zero-width space: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",
@@ -99,4 +108,49 @@ func TestNeovimApprovals(t *testing.T) {
 	} {
 		has(t, out, want)
 	}
+}
+
+// TestNeovimStalePlanView: a plan view shows the plan as it was; the
+// plan's command changes in flightplans.org elsewhere; a in the view,
+// before anything refreshed it, approves nothing and shows the plan again,
+// changed, saying why; approving again approves what it shows (edited,
+// the server files it afresh), and the next a runs it.
+func TestNeovimStalePlanView(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-stale-plan.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range stalePlanWant() {
+		has(t, out, want)
+	}
+}
+
+// stalePlanWant are the lines both stale plan scripts print.
+func stalePlanWant() []string {
+	return []string{
+		"FILED filed",
+		"VIEW shows make count: true",
+		"STALE approved: false",
+		"STALE said: true",
+		"STALE shown again with the change: true",
+		"STALE ran: false",
+		"APPROVED as shown: PLAN",
+		"APPROVED again: DONE",
+		"RAN what was shown: true",
+		"VIEW follows: true",
+		"EXIT 0",
+	}
+}
+
+// TestEmacsStalePlanView: TestNeovimStalePlanView in Emacs.
+func TestEmacsStalePlanView(t *testing.T) {
+	needEglot(t)
+	e := newApprovalE2E(t)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-stale-plan.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	for _, want := range stalePlanWant() {
+		has(t, out, want)
+	}
+	has(t, out, "SERVER sees the edit: true")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/providers/providertest"
 )
 
 // chatTranscript answers the two questions of the chat scripts.
@@ -17,6 +18,7 @@ const chatTranscript = `{"match":{"last_contains":"first question"},"reply":{"te
 {"match":{"last_contains":"from elsewhere"},"reply":{"text":"The third answer."}}
 {"match":{"last_contains":"from no file"},"reply":{"text":"The fourth answer."}}
 {"match":{"last_contains":"with an override"},"reply":{"text":"Read this: \u202eevil"}}
+{"match":{"last_contains":"with no reason"},"repeat":true,"reply":{"text":"Adding it.","tool_calls":[{"name":"file_write","arguments":{"path":"inbox.org","content":"* TODO Buy milk\n"}}]}}
 {"match":{"last_contains":"with settings"},"reply":{"text":"Settings:\n# Local Variables:\n# fill-column: 7\n# End:\nvim: set textwidth=7 :\n[[elisp:(setq e2e-link-ran t)][a link]]"}}
 `
 
@@ -74,6 +76,7 @@ func TestEmacsChat(t *testing.T) {
 	// who turned Org's confirmation off: in the answer buffer or the chat file.
 	has(t, out, "LINK in the answer buffer ran: nil")
 	has(t, out, "LINK in the chat file ran: nil")
+	has(t, out, "REFUSED Refused: the action was denied by the policy gate (the action has no explanation; every action must say why it is proposed).")
 }
 
 // hasWaiting: until the model's first word, the answer buffer says it
@@ -114,18 +117,57 @@ func TestNeovimServerStops(t *testing.T) {
 	has(t, out, "RESTARTED true")
 }
 
-// TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
-// in the answer buffer saying so; nothing there still says it waits.
-func TestEmacsAskTimeout(t *testing.T) {
+// TestEmacsServerStops: as TestNeovimServerStops, in Emacs: the answer
+// buffer says what happened and what to do, not jsonrpc's bare "Server
+// died", and asking again from the note starts the server again.
+func TestEmacsServerStops(t *testing.T) {
 	needEglot(t)
 	e := newE2E(t)
 	transcript := filepath.Join(t.TempDir(), "slow.jsonl")
 	require.NoError(t, os.WriteFile(transcript, []byte(`{"match":{},"repeat":true,"reply":{"text":"late","pace_ms":10000}}`+"\n"), 0o644))
 	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+transcript)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-killed.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	const why = "pp-lsp stopped before answering (exit code 1); ask again from a note to start it."
+	has(t, out, "ENDED error: "+why)
+	has(t, out, "BUFFER ends Failed: "+why)
+	has(t, out, "RESTARTED true")
+	has(t, out, "EXIT 0")
+}
+
+// TestEmacsAskTimeout: a question that outlasts pp-lsp-ask-timeout ends
+// in the answer buffer saying so; nothing there still says it waits; and
+// the server is told to stop it, so the model call ends too: the model's
+// loopback server sees its client go away while the server still runs
+// (before, Emacs stopped waiting and the model call went on, and cost, for
+// as long as the model took).
+func TestEmacsAskTimeout(t *testing.T) {
+	needEglot(t)
+	e := newE2E(t)
+	// A model that accepted the question and never answers.
+	model := providertest.NewServer(t, providertest.Reply{Silent: true})
+	for i, kv := range e.env {
+		if strings.HasPrefix(kv, "PASSEPARTOUT_PROVIDERS=") {
+			e.env[i] = "PASSEPARTOUT_PROVIDERS=ollama:m@" + model.URL
+		}
+	}
+	gone := filepath.Join(t.TempDir(), "model-call-gone")
+	e.env = append(e.env, "E2E_MODEL_GONE="+gone)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case path := <-model.ClientGone():
+			_ = os.WriteFile(gone, []byte(path), 0o644)
+		case <-done:
+		}
+	}()
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-timeout.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
 	const why = "no answer after 2 seconds (pp-lsp-ask-timeout)"
 	has(t, out, "ENDED error: "+why)
 	has(t, out, "BUFFER ends Failed: "+why)
 	has(t, out, "WAITING still said: false")
+	has(t, out, "MODEL CALL STOPPED true")
+	require.NotEmpty(t, model.Requests(), "the model was asked")
 }

@@ -61,6 +61,7 @@ func TestEmacsUndoAndApproveAlways(t *testing.T) {
 	for _, want := range undoWant {
 		has(t, out, want)
 	}
+	has(t, out, "REFUSED said plainly: true")
 	b, err := os.ReadFile(config)
 	require.NoError(t, err)
 	require.Equal(t, `{"gates": {"permissions": {"allow": ["shell(make count)"]}}}`+"\n", string(b))
@@ -73,7 +74,7 @@ func TestNeovimUndoAndApproveAlways(t *testing.T) {
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "undo-e2e.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range append(undoWant, "UNDO notified by the plugin too: false") {
+	for _, want := range append(undoWant, "UNDO notified by the plugin too: false", "UNDO label printed too: false") {
 		has(t, out, want)
 	}
 	b, err := os.ReadFile(config)

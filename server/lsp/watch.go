@@ -17,7 +17,8 @@ import (
 // writes). The server learns of it three ways: the client's file watcher
 // (workspace/didChangeWatchedFiles, registered for **/*.org when the
 // client can watch), a rescan of the roots every few seconds when it
-// cannot (Neovim 0.7), and didSave. Whatever changed the memex — those,
+// cannot (Neovim 0.7; pp-lsp.el declines eglot 1.9's watcher, which drops
+// renames), and didSave. Whatever changed the memex — those,
 // the agent's heartbeat, its actions — a comparison of snapshots once a
 // second finds the files whose text moved, and their diagnostics (and the
 // Flight Plans' pickup) follow. An open buffer's text always wins over

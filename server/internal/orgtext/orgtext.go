@@ -19,7 +19,6 @@
 package orgtext
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -121,30 +120,32 @@ func JSONBlock(js string) string {
 	return "#+begin_src json\n" + Block(DefuseJSON(js)) + "#+end_src\n"
 }
 
-// DefuseJSON breaks in js, JSON text, every file-local settings marker and
-// running link that Defuse breaks, by writing one of its characters as a
-// JSON escape ("vim:" becomes "vim\u003a", "-*-" "-*\u002d"): js decodes
-// to the same JSON value — an action read back from it hashes the same —
-// while no editor that opens the file it is written into takes a setting
-// from it. In JSON every such marker is inside a string (a key's colon
-// follows a quote, and json.Indent starts no line with a letter), where
-// the escape is valid.
-func DefuseJSON(js string) string {
-	if !strings.Contains(js, ":") && !strings.Contains(js, "-*-") {
-		return js
+// DefuseJSON is Defuse for JSON text (a plan's action block, which must
+// decode to exactly the action filed): the character Defuse would break
+// is written as its JSON escape instead — "vim\u003a", "-*\u002d",
+// "[\u005belisp\u003a", "\u003cshell\u003a" — so that the text decodes
+// to the same strings and holds no marker.
+func DefuseJSON(s string) string {
+	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
+		return s
 	}
-	return reFileLocal.ReplaceAllStringFunc(js, func(m string) string {
-		if t, ok := strings.CutPrefix(m, "[["); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
-			return m
+	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
+		if t, ok := strings.CutPrefix(m, "[["); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return `[\u005b` + m[2:len(m)-1] + `\u003a`
 		}
-		if t, ok := strings.CutPrefix(m, "<"); ok && linkTypes[strings.ToLower(t[:len(t)-1])] {
-			return m
+		if t, ok := strings.CutPrefix(m, "<"); ok {
+			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+				return m
+			}
+			return `\u003c` + m[1:len(m)-1] + `\u003a`
 		}
-		i := strings.LastIndexByte(m, ':')
-		if i < 0 {
-			i = len(m) - 1 // the last "-" of "-*-"
+		if i := strings.LastIndexByte(m, ':'); i >= 0 {
+			return m[:i] + `\u003a` + m[i+1:]
 		}
-		return m[:i] + fmt.Sprintf(`\u%04x`, m[i]) + m[i+1:]
+		return m[:len(m)-1] + `\u002d`
 	})
 }
 

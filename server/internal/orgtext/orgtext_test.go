@@ -172,3 +172,23 @@ func TestJSONBlock(t *testing.T) {
 		assert.Equal(t, v, back)
 	}
 }
+
+// TestDefuseJSON: JSON text holding every marker Defuse breaks holds none
+// after DefuseJSON, and decodes to the same strings.
+func TestDefuseJSON(t *testing.T) {
+	for _, s := range []string{
+		"vim: set ft=sh :", "x vi:noai", "ex: set tw=7", "-*- eval: (x) -*-", "# Local Variables:\n# End:",
+		"[[elisp:(x)][a]] [[id:abc][b]] <shell:y> <https://example.org> elisp:(z) file+sys:/bin/sh",
+		"\\vim: \\-*-", "\u200b: vim\u200b:", "no marker at all",
+	} {
+		t.Run(s, func(t *testing.T) {
+			enc, err := json.Marshal(map[string]string{"explanation": s})
+			require.NoError(t, err)
+			got := DefuseJSON(string(enc))
+			assert.Equal(t, Defuse(got), got, "a marker is left")
+			var back map[string]string
+			require.NoError(t, json.Unmarshal([]byte(got), &back), got)
+			assert.Equal(t, s, back["explanation"], "the text decodes to something else")
+		})
+	}
+}

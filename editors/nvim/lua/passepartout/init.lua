@@ -312,16 +312,18 @@ end
 
 -- reload serves passepartout/reload: the server wrote the file while its
 -- buffer was unmodified (a plan filed, a plan's new state); the buffer
--- reads it again unless it was modified since.
+-- reads it again unless it was modified since, and a plans list or plan
+-- view that shows is refreshed.
 local function reload(params)
   local fname = params and params.uri and vim.uri_to_fname(params.uri)
   local b = fname and vim.fn.bufnr(fname) or -1
-  if b == -1 or not vim.api.nvim_buf_is_loaded(b) or vim.api.nvim_buf_get_option(b, 'modified') then
-    return
+  if b ~= -1 and vim.api.nvim_buf_is_loaded(b) and not vim.api.nvim_buf_get_option(b, 'modified') then
+    vim.api.nvim_buf_call(b, function()
+      vim.cmd('silent! edit')
+    end)
   end
-  vim.api.nvim_buf_call(b, function()
-    vim.cmd('silent! edit')
-  end)
+  -- A plans list or plan view that shows follows.
+  M.refresh_plan_views()
 end
 
 local function client_config(root)
@@ -338,6 +340,16 @@ local function client_config(root)
       ['$/progress'] = progress_handler,
       ['passepartout/reload'] = function(_, params)
         vim.schedule(function() reload(params) end)
+      end,
+      -- Neovim 0.7 prints an edit's label ("Workspace edit Passepartout:
+      -- undo of …") next to the server's own message about it, and two
+      -- lines make a hit-enter prompt: the edit is applied without it.
+      ['workspace/applyEdit'] = function(err, params, ctx, config)
+        if params and params.label then
+          params = vim.deepcopy(params)
+          params.label = nil
+        end
+        return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
       end,
     },
     on_init = function(client)
@@ -780,7 +792,13 @@ local function decide(cmd, id)
   local args = id and id ~= '' and { id = id } or place()
   local run = command(cmd, args, 120000)
   local rule = run.rule and (' (from now on ' .. run.rule .. ' is allowed)') or ''
-  notify(run.state .. ' — ' .. (run.summary or '') .. rule)
+  local summary = run.summary or ''
+  if summary == '' then
+    summary = run.state or ''
+  elseif run.state and summary:sub(1, #run.state) ~= run.state then
+    summary = run.state .. ' — ' .. summary
+  end
+  notify(summary .. rule)
   return run
 end
 
@@ -841,25 +859,138 @@ local function plan_here()
   return p
 end
 
--- plan_text is the plan's subtree in flightplans.org (the buffer when
--- loaded, else the disk).
+-- plan_text is the plan's subtree in flightplans.org as the server reads
+-- it: the buffer when it is loaded and modified, else the disk (which an
+-- unmodified buffer may not have caught up with). The plan is found by
+-- its :ID:, else at its line.
 local function plan_text(p)
   local fname = vim.uri_to_fname(p.uri)
   local lines
   local b = vim.fn.bufnr(fname)
-  if b ~= -1 and vim.api.nvim_buf_is_loaded(b) then
+  if b ~= -1 and vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_option(b, 'modified') then
     lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
-  else
+  elseif vim.fn.filereadable(fname) == 1 then
     lines = vim.fn.readfile(fname)
+  else
+    lines = {}
+  end
+  local first = p.line
+  local want = '^%s*:ID:%s+' .. vim.pesc(p.id or '') .. '%s*$'
+  for i, l in ipairs(lines) do
+    if p.id and l:find(want) then
+      for j = i, 1, -1 do
+        if lines[j]:match('^%* ') then
+          first = j
+          break
+        end
+      end
+      break
+    end
   end
   local out = {}
-  for i = p.line, #lines do
-    if i > p.line and lines[i]:match('^%* ') then
+  for i = first, #lines do
+    if i > first and lines[i]:match('^%* ') then
       break
     end
     table.insert(out, lines[i])
   end
   return out
+end
+
+-- list_line is how the list shows a plan.
+local function list_line(p)
+  return string.format('%-9s %-10s %s%s', p.state, p.tool, p.title, p.problem and ('  [' .. p.problem .. ']') or '')
+end
+
+-- The plan view ('d'): the plan as it was when shown, to be checked
+-- against flightplans.org before a key acts on it.
+local plan_view = { buf = nil, shown = nil }
+
+-- view_lines are the lines of the plan view of p: the keys, the server's
+-- verdict and gate trace (hover), then the plan as flightplans.org has it.
+local function view_lines(p)
+  local hover = plans_request('textDocument/hover', { textDocument = { uri = p.uri }, position = { line = p.line - 1, character = 0 } })
+  local text = ''
+  if hover and hover.contents then
+    text = type(hover.contents) == 'string' and hover.contents or (hover.contents.value or '')
+  end
+  local out = { 'Flight Plan   a approve   A approve and allow similar   r reject   g show again   q close', '' }
+  vim.list_extend(out, vim.split(text, '\n', { plain = true }))
+  table.insert(out, '')
+  vim.list_extend(out, plan_text(p))
+  return out
+end
+
+local function show_plan(p, note)
+  local lines = view_lines(p)
+  if note then
+    lines[2] = note
+  end
+  local win = plan_view.buf and vim.fn.bufwinid(plan_view.buf) or -1
+  local cursor = win ~= -1 and vim.api.nvim_win_get_cursor(win) or nil
+  local buf = scratch('Passepartout plan', lines, 'markdown', { client = plans_list.client_id })
+  plan_view.shown = { id = p.id, state = p.state, text = table.concat(plan_text(p), '\n') }
+  if cursor then
+    pcall(vim.api.nvim_win_set_cursor, vim.fn.bufwinid(buf), { math.min(cursor[1], #lines), 0 })
+  end
+  return buf
+end
+
+-- current is the plan with the id as the server lists it now (nil when
+-- it is gone).
+local function current(id)
+  local plans = plans_request('workspace/executeCommand', { command = 'passepartout.plans', arguments = { vim.empty_dict() } })
+  for _, p in ipairs(plans) do
+    if p.id == id then
+      return p
+    end
+  end
+end
+
+-- stale says how the plan changed since shown, or nil: a key acts only on
+-- the plan the user saw. In the list: its line (state, title, problem);
+-- in the plan view: its state and its whole text in flightplans.org.
+local function stale(shown, now, whole)
+  if not now then
+    return 'it is gone from flightplans.org'
+  end
+  if now.state ~= shown.state then
+    return 'it is ' .. now.state .. ' now'
+  end
+  if whole then
+    if table.concat(plan_text(now), '\n') ~= shown.text then
+      return 'its text changed'
+    end
+  elseif list_line(now) ~= list_line(shown) then
+    return 'its line changed'
+  end
+end
+
+-- refresh_plan_views lists the plans again in a list that shows, and
+-- shows a plan view that shows again when its plan changed: when you go
+-- back to either, and when pp-lsp wrote flightplans.org. (A key checks
+-- again before it acts: see decide in M.plans.)
+function M.refresh_plan_views()
+  if plans_list.buf and vim.api.nvim_buf_is_valid(plans_list.buf) and vim.fn.bufwinid(plans_list.buf) ~= -1 then
+    pcall(M.plans)
+  end
+  local shown = plan_view.shown
+  if shown and plan_view.buf and vim.api.nvim_buf_is_valid(plan_view.buf) and vim.fn.bufwinid(plan_view.buf) ~= -1 then
+    local ok, now = pcall(current, shown.id)
+    if not ok then
+      return
+    end
+    local why = stale(shown, now, true)
+    if why and now then
+      pcall(show_plan, now, 'Shown again: the plan changed since you saw it (' .. why .. ').')
+    elseif why then
+      local b = plan_view.buf
+      vim.api.nvim_buf_set_option(b, 'modifiable', true)
+      vim.api.nvim_buf_set_lines(b, 1, 2, false, { 'Stale: the plan changed since you saw it (' .. why .. '); the keys act on nothing here.' })
+      vim.api.nvim_buf_set_option(b, 'modifiable', false)
+      plan_view.shown = nil
+    end
+  end
 end
 
 -- plans lists the Flight Plans in the list buffer and returns them.
@@ -870,7 +1001,7 @@ function M.plans()
   local plans = plans_request('workspace/executeCommand', { command = 'passepartout.plans', arguments = { vim.empty_dict() } })
   local lines, items = {}, {}
   for _, p in ipairs(plans) do
-    table.insert(lines, string.format('%-9s %-10s %s%s', p.state, p.tool, p.title, p.problem and ('  [' .. p.problem .. ']') or ''))
+    table.insert(lines, list_line(p))
     items[#lines] = p
   end
   if #lines == 0 then
@@ -878,55 +1009,83 @@ function M.plans()
   end
   plans_list.items = items
   local buf = view_buffer('Passepartout plans', 'passepartout-plans', { client = plans_list.client_id })
+  local function key(b, lhs, fn)
+    vim.api.nvim_buf_set_keymap(b, 'n', lhs, '', {
+      noremap = true,
+      callback = function()
+        local ok, err = pcall(fn)
+        if not ok then
+          notify(tostring(err):gsub('^pp%-lsp: ', ''), vim.log.levels.ERROR)
+        end
+      end,
+    })
+  end
+  -- decide runs cmd on the plan the user saw — the list's line, or the
+  -- plan view — once the server's copy is checked to be that plan; a
+  -- plan changed since is shown again instead, and nothing is decided.
+  local function decide(cmd, in_view)
+    return function()
+      M.last_plan_result = nil
+      local shown = in_view and plan_view.shown or plan_here()
+      if not shown then
+        error('pp-lsp: no Flight Plan is shown here', 0)
+      end
+      local now = current(shown.id)
+      local why = cmd ~= 'passepartout.undo' and stale(shown, now, in_view)
+      if why then
+        M.plans()
+        if in_view and now then
+          show_plan(now, 'Shown again: the plan changed since you saw it (' .. why .. ').')
+        end
+        error('pp-lsp: not done: the plan changed since you saw it (' .. why .. '): look again', 0)
+      end
+      local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { { id = shown.id } } })
+      M.plans()
+      if in_view then
+        local after = current(shown.id)
+        if after then
+          show_plan(after)
+        end
+      end
+      if not ok then
+        error(run, 0)
+      end
+      if cmd ~= 'passepartout.undo' then -- (the server says an undo, as in M.undo)
+        notify((run and (run.summary or run.state)) or 'done')
+      end
+      M.last_plan_result = run
+    end
+  end
   if plans_list.buf ~= buf then
     plans_list.buf = buf
-    local function key(lhs, fn)
-      vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', {
-        noremap = true,
-        callback = function()
-          local ok, err = pcall(fn)
-          if not ok then
-            notify(tostring(err):gsub('^pp%-lsp: ', ''), vim.log.levels.ERROR)
-          end
-        end,
-      })
-    end
-    local function decide(cmd)
-      return function()
-        local p = plan_here()
-        local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { { id = p.id } } })
-        M.plans()
-        if not ok then
-          error(run, 0)
-        end
-        if cmd ~= 'passepartout.undo' then -- (the server says an undo, as in M.undo)
-          notify((run and (run.summary or run.state)) or 'done')
-        end
-        M.last_plan_result = run
-      end
-    end
-    key('a', decide('passepartout.approve'))
-    key('A', decide('passepartout.approveAlways'))
-    key('r', decide('passepartout.reject'))
-    key('u', decide('passepartout.undo'))
-    key('g', M.plans)
-    key('<CR>', function()
+    vim.api.nvim_create_autocmd('BufEnter', { buffer = buf, callback = function() vim.schedule(M.refresh_plan_views) end })
+    key(buf, 'a', decide('passepartout.approve'))
+    key(buf, 'A', decide('passepartout.approveAlways'))
+    key(buf, 'r', decide('passepartout.reject'))
+    key(buf, 'u', decide('passepartout.undo'))
+    key(buf, 'g', M.plans)
+    key(buf, '<CR>', function()
       local p = plan_here()
       vim.cmd('wincmd p')
       vim.cmd('edit ' .. vim.fn.fnameescape(vim.uri_to_fname(p.uri)))
       vim.api.nvim_win_set_cursor(0, { p.line, 0 })
     end)
-    key('d', function()
-      local p = plan_here()
-      local hover = plans_request('textDocument/hover', { textDocument = { uri = p.uri }, position = { line = p.line - 1, character = 0 } })
-      local text = ''
-      if hover and hover.contents then
-        text = type(hover.contents) == 'string' and hover.contents or (hover.contents.value or '')
+    key(buf, 'd', function()
+      local view = show_plan(plan_here())
+      if plan_view.buf ~= view then
+        plan_view.buf = view
+        vim.api.nvim_create_autocmd('BufEnter', { buffer = view, callback = function() vim.schedule(M.refresh_plan_views) end })
+        key(view, 'a', decide('passepartout.approve', true))
+        key(view, 'A', decide('passepartout.approveAlways', true))
+        key(view, 'r', decide('passepartout.reject', true))
+        key(view, 'g', function()
+          local now = plan_view.shown and current(plan_view.shown.id)
+          if not now then
+            error('pp-lsp: the plan is no longer in flightplans.org', 0)
+          end
+          show_plan(now)
+        end)
       end
-      local out = vim.split(text, '\n', { plain = true })
-      table.insert(out, '')
-      vim.list_extend(out, plan_text(p))
-      scratch('Passepartout plan', out, 'markdown')
     end)
   end
   vim.api.nvim_buf_set_option(buf, 'modifiable', true)

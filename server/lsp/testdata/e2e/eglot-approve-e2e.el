@@ -123,7 +123,16 @@
             (goto-char (point-min))
             (e2e-say "DIFF shows the bidi control: %s"
                      (e2e-bool (and (search-forward "\u202e" nil t)
-                                    (equal (get-text-property (1- (point)) 'display) "<U+202E>"))))))
+                                    (equal (get-text-property (1- (point)) 'display) "<U+202E>"))))
+            (goto-char (point-min))
+            (e2e-say "DIFF shows the zero-width space: %s"
+                     (e2e-bool (and (search-forward "vim\u200b" nil t)
+                                    (equal (get-text-property (1- (point)) 'display) "<U+200B>"))))))
+        (with-current-buffer plans
+          (goto-char (point-min))
+          (e2e-say "PLANS FILE shows the zero-width space: %s"
+                   (e2e-bool (and (search-forward "vim\u200b" nil t)
+                                  (equal (get-text-property (1- (point)) 'display) "<U+200B>")))))
         ;; u asks the server to undo; whatever it answers is said plainly.
         (goto-char (point-min))
         (let ((said (condition-case err (progn (pp-lsp-plans-undo) "done")

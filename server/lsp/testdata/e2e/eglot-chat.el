@@ -77,6 +77,14 @@
           (let ((fourth (e2e-ask "A fourth, from no file?")))
             (e2e-say "ASK4 %s: %s" (or (plist-get fourth :status) (plist-get fourth :outcome))
                      (or (plist-get fourth :text) (plist-get fourth :error)))))
+        ;; A proposal the gates refuse, whose result names no tool: the
+        ;; buffer says what was refused in words, not "nil".
+        (with-current-buffer (get-buffer-create "*e2e no file*")
+          (e2e-ask "A refused one, with no reason?")
+          (with-current-buffer "*Passepartout*"
+            (goto-char (point-max))
+            (re-search-backward "^Refused: ")
+            (e2e-say "REFUSED %s" (buffer-substring-no-properties (point) (line-end-position)))))
         ;; An answer with a Local Variables list: the chat file that holds
         ;; it sets nothing when Emacs opens it (fill-column is a safe
         ;; variable: Emacs would set it without asking).

@@ -3,7 +3,8 @@
 ;; Run by TestEmacsAskTimeout (e2e_chat_test.go) with a replay model that
 ;; takes seconds to say its first word and `pp-lsp-ask-timeout' shorter
 ;; than that: the answer buffer must end the question saying so, not
-;; wait forever.  One line per check, then "E2E OK".
+;; wait forever, and the server must be told to stop it (its model call
+;; ends).  One line per check, then "E2E OK".
 
 ;;; Code:
 
@@ -25,7 +26,14 @@
       (e2e-say "WAITING still said: %s"
                (e2e-bool (cl-some (lambda (o) (overlay-get o 'after-string))
                                   (overlays-in (point-min) (point-max))))))
-    (pp-lsp-cancel)
+    ;; The server was told to stop the question: its model call ends
+    ;; while the server still runs (the test's model server says so by
+    ;; writing E2E_MODEL_GONE).
+    (let ((gone (getenv "E2E_MODEL_GONE")))
+      (e2e-say "MODEL CALL STOPPED %s"
+               (e2e-bool (condition-case nil
+                             (progn (e2e-wait "the model call to end" (lambda () (file-exists-p gone)) 10) t)
+                           (error nil)))))
     (e2e-shutdown server)))
 
 (e2e-main)

@@ -43,6 +43,8 @@ local function ask(question)
 end
 
 local function run()
+  -- A non-root user's default (root's is off).
+  vim.o.modeline = true
   local client = visit('inbox.org')
   local inbox = vim.api.nvim_get_current_buf()
   say('FILED %s', ask('count it').outcome)
@@ -55,6 +57,9 @@ local function run()
   ask('count it again')
   wait('the buffer to reload', function() return count(plans, '^%* PLAN ') == 2 end)
   say('UNMODIFIED filed, reloaded: %s', tostring(not vim.api.nvim_buf_get_option(plans, 'modified')))
+  vim.cmd('buffer ' .. plans)
+  vim.cmd('edit')
+  say('MODELINE obeyed: %s', tostring(vim.bo[plans].filetype == 'sh'))
 
   -- APPROVED typed into the buffer, unsaved: nothing runs for 3 s.
   vim.cmd('buffer ' .. plans)
@@ -93,6 +98,7 @@ local function run()
   vim.cmd('normal d')
   local shown = table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('Passepartout plan'), 0, -1, false), '\n')
   say('DIFF shows the trace and the action: %s', tostring(shown:find('Verdict', 1, true) ~= nil and shown:find('make count', 1, true) ~= nil))
+  say('DIFF shows the zero-width space: %s', tostring(vim.fn.strtrans(shown):find('vim<200b>:', 1, true) ~= nil))
   vim.cmd('close')
   -- u asks the server to undo; whatever it answers is shown plainly.
   vim.api.nvim_set_current_win(vim.fn.bufwinid(list))

@@ -52,7 +52,11 @@ timer only while it waits), and let the server read them."
       (e2e-sync)
       (condition-case err
           (progn (pp-lsp-undo) (e2e-say "REFUSED false"))
-        (error (e2e-say "REFUSED %s" (e2e-bool (string-match-p "undo refused: inbox.org is not what" (error-message-string err))))))
+        (error (e2e-say "REFUSED %s" (e2e-bool (string-match-p "undo refused: inbox.org is not what" (error-message-string err))))
+               ;; In words, as a user error: not jsonrpc's request id and codes.
+               (e2e-say "REFUSED said plainly: %s"
+                        (e2e-bool (and (eq (car err) 'user-error)
+                                       (not (string-match-p "jsonrpc\\|request id=" (error-message-string err))))))))
       (e2e-say "KEPT %s" (e2e-bool (equal (buffer-string) typed)))))
 
   ;; A plan only a missing permission rule held back, approved with

@@ -52,11 +52,22 @@ local function run()
     end
     return notify(msg, ...)
   end
+  -- Nor may Neovim's own workspace/applyEdit handler print the edit's
+  -- label ("Workspace edit Passepartout: undo of …").
+  local printed, print0 = 0, _G.print
+  _G.print = function(...)
+    if table.concat(vim.tbl_map(tostring, { ... }), ' '):find('Workspace edit', 1, true) then
+      printed = printed + 1
+    end
+    return print0(...)
+  end
   local res = pp.undo()
   vim.notify = notify
   say('UNDO %s', res.summary)
   say('UNDO notified by the plugin too: %s', bool(notified > 0))
   wait('the undo', function() return text(inbox) == original end)
+  _G.print = print0
+  say('UNDO label printed too: %s', bool(printed > 0))
   settle()
   say('UNDONE buffer=%s disk-unchanged=%s', bool(text(inbox) == original), bool(disk('inbox.org') == original))
 
