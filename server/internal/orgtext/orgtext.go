@@ -23,6 +23,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"pp-lsp/internal/editorcode"
 )
 
 // Title makes s one headline title of at most max runes: whitespace runs
@@ -58,24 +60,16 @@ func Title(s string, max int) string {
 }
 
 // reFileLocal finds what makes an editor take settings from the text of
-// the file it opens: Emacs's "Local Variables:" list (read from a file's
-// last 3000 characters: an eval: there asks to run code, and a variable
-// marked safe is set without asking), its "-*- … -*-" first line, and
-// Vim's and Neovim's modelines ("vim: set …", "vi:", "ex:", after a blank
-// or at a line's start, in a file's first or last five lines) — and the
-// Org links a click would run: a bracket or angle link ("[[TYPE:…]]",
-// "<TYPE:…>") whose type is not one of linkTypes, and the plain links of
-// the types Org runs ("elisp:", "shell:") or hands to the system
-// ("file+sys:"), which a blank never follows.
-var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):\S`)
-
-// linkTypes are the Org link types that stay links: those that visit a
-// node, a file in Emacs, a web page or a reference, and run nothing.
-var linkTypes = map[string]bool{
-	"id": true, "file": true, "file+emacs": true, "http": true, "https": true, "ftp": true,
-	"mailto": true, "news": true, "doi": true, "info": true, "help": true,
-	"attachment": true, "roam": true, "cite": true,
-}
+// the file it opens, and the Org links a click would run: the markers of
+// editorcode's table (editorcode.Markers), the one list the gates judge a
+// model's proposed text by — Emacs's "Local Variables:" list and its
+// "-*- … -*-" first line, Vim's and Neovim's modelines, a bracket or angle
+// link ("[[TYPE:…]]", "<TYPE:…>") whose type is not one of
+// editorcode.LinkTypes, and the plain links of the types Org runs
+// ("elisp:", "shell:", "eshell:") or hands to the system ("file+sys:").
+// Org's keywords that run code (#+BIND:, #+CALL:, header arguments) are
+// kept from being keywords by Paragraph's comma and Block's escaping.
+var reFileLocal = regexp.MustCompile(`(?im)` + editorcode.Markers())
 
 // Defuse returns s with every file-local settings marker and every link
 // that would run something (reFileLocal) broken by a zero-width space
@@ -94,13 +88,13 @@ func Defuse(s string) string {
 	}
 	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
 		if t, ok := strings.CutPrefix(m, "[["); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
 			return "[\u200b" + m[1:len(m)-1] + "\u200b:"
 		}
 		if t, ok := strings.CutPrefix(m, "<"); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
 			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
