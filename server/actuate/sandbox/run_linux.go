@@ -4,9 +4,9 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
