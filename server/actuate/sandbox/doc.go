@@ -32,7 +32,9 @@
 //   - open no socket at all (seccomp) and no TCP connection (Landlock
 //     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
 //     use no io_uring and no kernel keyring, keep no capability;
-//   - spend a bounded CPU time, file size and number of processes, and end
+//   - spend a bounded CPU time, file size, data memory, number of
+//     processes, and share of the disk (bytes and inodes, read while it
+//     runs), and end
 //     at its wall time, with everything it left running.
 //
 // Older kernels enforce less; Status.Gaps names what a given ABI cannot

@@ -140,6 +140,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	spec := helperSpec{
 		Argv: argv, Env: env, Dir: c.Dir, Seccomp: s.status.Seccomp,
 		CPUSeconds: uint64((lim.CPU + time.Second - 1) / time.Second), FileSize: uint64(lim.FileSize),
+		Data: uint64(lim.Memory),
 	}
 	named, err := namedPlaces(s.roots)
 	if err != nil {
@@ -182,7 +183,11 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		}
 	}
 	std.started()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := newDiskWatch(append([]string{tmp}, s.roots...), lim.Disk, lim.NewFiles)
 	stopped := make(chan struct{})
+	go watch.run(stopped, cancel)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -207,7 +212,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		merr = fmt.Errorf("the command made %s, which runs code or steers tools when the user next works there; the sandbox moved it aside", strings.Join(moved, ", "))
 	}
 	if ctx.Err() != nil {
-		return code, errors.Join(fmt.Errorf("the command was stopped: %w", ctx.Err()), merr)
+		return code, errors.Join(fmt.Errorf("the command was stopped: %w", context.Cause(ctx)), merr)
 	}
 	if !strings.HasPrefix(msg, "ok ") {
 		why := strings.TrimPrefix(msg, "error ")
