@@ -191,7 +191,7 @@ func Judge(text string, inside func(path string) bool) (Finding, bool) {
 	}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if j := indexFold(l, "local variables:"); j >= 0 {
+		if j := indexFold(l, "local variables:"); j >= 0 && strings.IndexByte(l, ':') >= 0 {
 			if what, bad := judgeLocalVariables(l[:j], l[j+len("local variables:"):], lines[i+1:]); bad {
 				return find(EmacsLocalVariables, i, what)
 			}
@@ -203,14 +203,35 @@ func Judge(text string, inside func(path string) bool) (Finding, bool) {
 	return Finding{}, false
 }
 
-// indexFold is strings.Index of an ASCII lower-case needle, ignoring case.
+// indexFold is strings.Index of an ASCII lower-case needle, ignoring
+// ASCII case; only the places its first letter stands are compared.
 func indexFold(s, needle string) int {
+	first := string([]byte{needle[0], needle[0] - 'a' + 'A'})
 	for i := 0; i+len(needle) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(needle)], needle) {
+		j := strings.IndexAny(s[i:], first)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+len(needle) <= len(s) && asciiEqualFold(s[i:i+len(needle)], needle) {
 			return i
 		}
 	}
 	return -1
+}
+
+// asciiEqualFold is strings.EqualFold for an ASCII lower-case w.
+func asciiEqualFold(s, w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // safeModes are the major modes a file may name: each calls NAME-mode,
@@ -335,6 +356,9 @@ var reModeline = regexp.MustCompile(`(?:^|[ \t])(?:(?:vi|[vV]im[<=>]?[0-9]*):|[ 
 // OPTIONS" (options separated by blanks or ":") or "… vim: set OPTIONS:
 // [text]".
 func judgeModeline(l string) (string, bool) {
+	if !strings.Contains(l, ":") {
+		return "", false
+	}
 	loc := reModeline.FindStringIndex(l)
 	if loc == nil {
 		return "", false
@@ -388,8 +412,22 @@ var startupInert = func() map[string]bool {
 	return m
 }()
 
-// reKeyword is an Org keyword line: "#+KEY: VALUE".
-var reKeyword = regexp.MustCompile(`^[ \t]*#\+([A-Za-z_][A-Za-z0-9_-]*):[ \t]*(.*)$`)
+// keyword reads an Org keyword line, "#+KEY: VALUE" (KEY a letter or _
+// then letters, digits, _ and -), its value trimmed.
+func keyword(l string) (key, value string, ok bool) {
+	t, ok := strings.CutPrefix(strings.TrimLeft(l, " \t"), "#+")
+	if !ok || t == "" || !isLetter(t[0]) && t[0] != '_' {
+		return "", "", false
+	}
+	k := 1
+	for k < len(t) && (isLetter(t[k]) || t[k] >= '0' && t[k] <= '9' || t[k] == '_' || t[k] == '-') {
+		k++
+	}
+	if k >= len(t) || t[k] != ':' {
+		return "", "", false
+	}
+	return t[:k], strings.TrimSpace(t[k+1:]), true
+}
 
 // reBeginSrc is a code block's first line.
 var reBeginSrc = regexp.MustCompile(`(?i)^[ \t]*#\+begin_src(?:[ \t]+\S+)?(.*)$`)
@@ -401,16 +439,91 @@ var reHeaderProp = regexp.MustCompile(`(?i)^[ \t]*:header-args(?::\S+)?\+?:[ \t]
 // org-babel-inline-lob-one-liner-regexp).
 var reInline = regexp.MustCompile(`(?:^|[^\w])(?:src_[^\s\[{]+[\[{]|call_[^\s()\[\]]+[\[(])`)
 
-// reLink is a bracket or angle link's type.
-var reLink = regexp.MustCompile(`(?i)(?:\[\[|<)([a-z][a-z0-9+_-]*):`)
+// linkNotInert finds a bracket or angle link ("[[TYPE:", "<TYPE:", TYPE a
+// letter then letters, digits, "+_-") whose type is not in LinkTypes.
+func linkNotInert(l string) (string, bool) {
+	for i := 0; i < len(l); i++ {
+		j := strings.IndexAny(l[i:], "[<")
+		if j < 0 {
+			return "", false
+		}
+		i += j
+		start := i + 1
+		if l[i] == '[' {
+			if start >= len(l) || l[start] != '[' {
+				continue
+			}
+			start++
+		}
+		k := start
+		for k < len(l) && (isLetter(l[k]) || k > start && (l[k] >= '0' && l[k] <= '9' || l[k] == '+' || l[k] == '_' || l[k] == '-')) {
+			k++
+		}
+		if k > start && k < len(l) && l[k] == ':' && !LinkTypes[strings.ToLower(l[start:k])] {
+			return l[start:k], true
+		}
+	}
+	return "", false
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // rePlainRun is a plain link of a type that runs something.
 var rePlainRun = regexp.MustCompile(`(?i)\b(?:elisp|shell|eshell|file\+sys):\S`)
 
 // judgeOrgLine judges one line for Org's own forms.
 func judgeOrgLine(l string, inside func(string) bool) (int, string, bool) {
-	if m := reKeyword.FindStringSubmatch(l); m != nil {
-		key, value := strings.ToUpper(m[1]), strings.TrimSpace(m[2])
+	t := strings.TrimLeft(l, " \t")
+	if strings.HasPrefix(t, "#+") {
+		if form, what, bad := judgeOrgKeyword(l, inside); bad {
+			return form, what, true
+		}
+	}
+	if strings.HasPrefix(t, ":") && len(t) > 12 && asciiEqualFold(t[1:12], "header-args") {
+		if m := reHeaderProp.FindStringSubmatch(l); m != nil {
+			if what, bad := judgeHeaderArgs(m[1]); bad {
+				return OrgHeaderArgs, what, true
+			}
+		}
+	}
+	if strings.Contains(l, "src_") || strings.Contains(l, "call_") {
+		if m := reInline.FindString(l); m != "" {
+			return OrgInline, strings.TrimLeft(m, " \t([{"), true
+		}
+	}
+	if typ, ok := linkNotInert(l); ok {
+		return OrgBracketLink, typ + ":", true
+	}
+	if plainRunMaybe(l) {
+		if m := rePlainRun.FindString(l); m != "" {
+			return OrgPlainLink, m[:len(m)-1], true
+		}
+	}
+	return 0, "", false
+}
+
+// plainRunMaybe says whether a colon in l follows "lisp", "hell" or
+// "+sys" (any case): where rePlainRun can match.
+func plainRunMaybe(l string) bool {
+	for i := 4; i < len(l); i++ {
+		j := strings.IndexByte(l[i:], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		w := l[i-4 : i]
+		if asciiEqualFold(w, "lisp") || asciiEqualFold(w, "hell") || asciiEqualFold(w, "+sys") {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeOrgKeyword judges a line starting with "#+": a keyword, or a
+// code block's first line.
+func judgeOrgKeyword(l string, inside func(string) bool) (int, string, bool) {
+	if key, value, ok := keyword(l); ok {
+		key = strings.ToUpper(key)
 		switch key {
 		case "BIND":
 			return OrgBind, "#+BIND: " + cut(value, 40), true
@@ -450,26 +563,13 @@ func judgeOrgLine(l string, inside func(string) bool) (int, string, bool) {
 			}
 		}
 	}
+	if t := strings.TrimLeft(l, " \t"); len(t) < 11 || !asciiEqualFold(t[:11], "#+begin_src") {
+		return 0, "", false
+	}
 	if m := reBeginSrc.FindStringSubmatch(l); m != nil {
 		if what, bad := judgeHeaderArgs(m[1]); bad {
 			return OrgHeaderArgs, what, true
 		}
-	}
-	if m := reHeaderProp.FindStringSubmatch(l); m != nil {
-		if what, bad := judgeHeaderArgs(m[1]); bad {
-			return OrgHeaderArgs, what, true
-		}
-	}
-	if m := reInline.FindString(l); m != "" {
-		return OrgInline, strings.TrimLeft(m, " \t([{"), true
-	}
-	for _, m := range reLink.FindAllStringSubmatch(l, -1) {
-		if !LinkTypes[strings.ToLower(m[1])] {
-			return OrgBracketLink, m[1] + ":", true
-		}
-	}
-	if m := rePlainRun.FindString(l); m != "" {
-		return OrgPlainLink, m[:len(m)-1], true
 	}
 	return 0, "", false
 }
