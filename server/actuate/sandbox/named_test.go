@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // TestTheGatesProtectedNamesStayUnwritable: every place internal/protname
@@ -30,6 +32,8 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		"code/sub/deep/.git/hooks/x.sample": "#!/bin/sh\n",
 		"code/sub/deep/main.go":             "package main\n",
 		"plain/a.txt":                       "a\n",
+		"repo/a.txt":                        "a\n",
+		"repo2/a.txt":                       "a\n",
 	} {
 		p := filepath.Join(w.root, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -92,5 +96,19 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 			assert.Equal(t, 0, code, "%s: %s", cmd, out)
 		}
 		assert.FileExists(t, filepath.Join(w.root, "plain", "d", "e.txt"))
+	})
+	t.Run("a new repository stays, but for what it runs", func(t *testing.T) {
+		testenv.NeedCommand(t, "git")
+		code, out, err := sh(t, sb, w.root, "git init -q repo/r && printf '#!/bin/sh\nid\n' > repo/r/.git/hooks/pre-commit && chmod +x repo/r/.git/hooks/pre-commit")
+		assert.Equal(t, 0, code, out)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "repo/r/.git/hooks/pre-commit (now pre-commit.refused)")
+		assert.DirExists(t, filepath.Join(w.root, "repo", "r", ".git", "objects"))
+		assert.NoFileExists(t, filepath.Join(w.root, "repo", "r", ".git", "hooks", "pre-commit"))
+		// Beside another folder: a folder holding a repository gets no
+		// new entry (its .git/hooks are kept unwritable entry by entry).
+		code, out, err = sh(t, sb, w.root, "git init -q repo2/r")
+		require.NoError(t, err, "git's own samples stay")
+		assert.Equal(t, 0, code, out)
 	})
 }

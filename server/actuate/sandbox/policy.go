@@ -233,19 +233,57 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 		if had[a.path] {
 			continue
 		}
-		to := a.path + ".refused"
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-				break
+		if len(a.hide) > 0 && a.hide[0] != a.path {
+			// A new repository (git init, git clone a human approved) stays:
+			// only what it runs is moved aside (its hooks but git's samples).
+			m, err := newHooks(a.hide[0])
+			moved = append(moved, m...)
+			if err != nil {
+				return moved, err
 			}
-			to = fmt.Sprintf("%s.refused-%d", a.path, i)
+			continue
 		}
-		if err := os.Rename(a.path, to); err != nil {
-			return moved, fmt.Errorf("moving aside %s, which a command made: %w", a.path, err)
+		m, err := moveAside(a.path)
+		if err != nil {
+			return moved, err
 		}
-		moved = append(moved, a.path+" (now "+filepath.Base(to)+")")
+		moved = append(moved, m)
 	}
 	return moved, nil
+}
+
+// newHooks moves aside every entry of a new repository's hooks folder but
+// git's own samples (*.sample, which git never runs).
+func newHooks(dir string) ([]string, error) {
+	names, _ := readNames(dir)
+	var moved []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".sample") {
+			continue
+		}
+		m, err := moveAside(filepath.Join(dir, n))
+		if err != nil {
+			return moved, err
+		}
+		moved = append(moved, m)
+	}
+	return moved, nil
+}
+
+// moveAside renames p to p.refused (or p.refused-N, the first free) and
+// says so: "P (now NAME)".
+func moveAside(p string) (string, error) {
+	to := p + ".refused"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = fmt.Sprintf("%s.refused-%d", p, i)
+	}
+	if err := os.Rename(p, to); err != nil {
+		return "", fmt.Errorf("moving aside %s, which a command made: %w", p, err)
+	}
+	return p + " (now " + filepath.Base(to) + ")", nil
 }
 
 // readNames lists a folder's entry names.
