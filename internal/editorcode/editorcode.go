@@ -356,7 +356,7 @@ var reModeline = regexp.MustCompile(`(?:^|[ \t])(?:(?:vi|[vV]im[<=>]?[0-9]*):|[ 
 // OPTIONS" (options separated by blanks or ":") or "… vim: set OPTIONS:
 // [text]".
 func judgeModeline(l string) (string, bool) {
-	if !strings.Contains(l, ":") {
+	if !modelineMaybe(l) {
 		return "", false
 	}
 	loc := reModeline.FindStringIndex(l)
@@ -382,6 +382,26 @@ func judgeModeline(l string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// modelineMaybe says whether a colon in l follows "vi", "vim" (and a
+// version), "Vim" or "ex": where reModeline can match.
+func modelineMaybe(l string) bool {
+	for i := 2; i < len(l); i++ {
+		j := strings.IndexByte(l[i:], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > 0 && (l[k-1] >= '0' && l[k-1] <= '9' || l[k-1] == '<' || l[k-1] == '=' || l[k-1] == '>') {
+			k--
+		}
+		if k >= 2 && (l[k-2:k] == "vi" || l[k-2:k] == "ex" || k >= 3 && (l[k-3:k] == "vim" || l[k-3:k] == "Vim")) {
+			return true
+		}
+	}
+	return false
 }
 
 // cutSet cuts "set " or "se " off a modeline's options.

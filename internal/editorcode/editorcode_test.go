@@ -53,3 +53,11 @@ func TestJudgeFindsEachForm(t *testing.T) {
 		assert.False(t, found, "%q: %+v", tc.benign, f)
 	}
 }
+
+// BenchmarkJudgeSmall: a write the size of the corpus's.
+func BenchmarkJudgeSmall(b *testing.B) {
+	text := "* TODO write the report\nDEADLINE: <2026-11-30>\n- see [[id:abc][the draft]]\n"
+	for b.Loop() {
+		Judge(text, nil)
+	}
+}
