@@ -101,6 +101,8 @@ var Forms = [numForms]Form{
 	OrgInline: {
 		Name:   "an Org inline code block or call",
 		Source: `Org manual, "Structure of Code Blocks" and "Evaluating Code Blocks" (src_LANG{…} and call_NAME(…) are run on export by default)`,
+		// A zero-width space Defuse put before the bracket ends the name.
+		Marker: `\b(?:src_[^\s\[{\x{200b}]+[\[{]|call_[^\s()\[\]\x{200b}]+[\[(])`,
 	},
 	OrgMacroEval: {
 		Name:   "an Org #+MACRO: that evaluates Emacs Lisp",
@@ -456,8 +458,8 @@ var reBeginSrc = regexp.MustCompile(`(?i)^[ \t]*#\+begin_src(?:[ \t]+\S+)?(.*)$`
 var reHeaderProp = regexp.MustCompile(`(?i)^[ \t]*:header-args(?::\S+)?\+?:[ \t]*(.*)$`)
 
 // reInline is an inline code block or call (org-babel-inline-src-block-regexp,
-// org-babel-inline-lob-one-liner-regexp).
-var reInline = regexp.MustCompile(`(?:^|[^\w])(?:src_[^\s\[{]+[\[{]|call_[^\s()\[\]]+[\[(])`)
+// org-babel-inline-lob-one-liner-regexp): the table's marker.
+var reInline = regexp.MustCompile(Forms[OrgInline].Marker)
 
 // linkNotInert finds a bracket or angle link ("[[TYPE:", "<TYPE:", TYPE a
 // letter then letters, digits, "+_-") whose type is not in LinkTypes.

@@ -66,7 +66,9 @@ func Title(s string, max int) string {
 // "-*- … -*-" first line, Vim's and Neovim's modelines, a bracket or angle
 // link ("[[TYPE:…]]", "<TYPE:…>") whose type is not one of
 // editorcode.LinkTypes, and the plain links of the types Org runs
-// ("elisp:", "shell:", "eshell:") or hands to the system ("file+sys:").
+// ("elisp:", "shell:", "eshell:") or hands to the system ("file+sys:"),
+// and an inline code block or call ("src_sh{…}", "call_f()"), which
+// export runs.
 // Org's keywords that run code (#+BIND:, #+CALL:, header arguments) are
 // kept from being keywords by Paragraph's comma and Block's escaping.
 var reFileLocal = regexp.MustCompile(`(?im)` + editorcode.Markers())
