@@ -34,12 +34,18 @@ func (e *Env) editorCodeAsk(a Action, g arg) (string, bool) {
 			dir = filepath.Dir(file)
 		}
 	}
+	return e.editorCodeIn(content, dir, "the "+g.name)
+}
+
+// editorCodeIn judges text bound for a file in the folder dir ("": not
+// known), named what in the reason.
+func (e *Env) editorCodeIn(text, dir, what string) (string, bool) {
 	inside := func(p string) bool {
 		return dir != "" && e.locate(p, dir).class == pathInside
 	}
-	f, found := editorcode.Judge(content, inside)
+	f, found := editorcode.Judge(text, inside)
 	if !found {
 		return "", false
 	}
-	return "the " + g.name + " carries " + f.Reason() + ": opened in Emacs or Neovim it may run code or change settings, so a human reads it first", true
+	return what + " carries " + f.Reason() + ": opened in Emacs or Neovim it may run code or change settings, so a human reads it first", true
 }

@@ -59,7 +59,11 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"memory_edit carrying Local Variables", act(ToolMemoryEdit, "id", "groceries-1", "content", "- milk\n# Local Variables:\n# eval: (kill-emacs)\n# End:\n"), VerdictAsk, "the content carries an Emacs Local Variables list"},
 		{"memory_edit carrying an elisp: link", act(ToolMemoryEdit, "id", "groceries-1", "content", "- [[elisp:(kill-emacs)][milk]]\n"), VerdictAsk, "(elisp:"},
 
+		{"echo of a -*- line into a note", act(ToolShell, "cmd", `echo '# -*- eval: (kill-emacs) -*-' > notes/new.org`), VerdictAsk, "the text written to notes/new.org carries an Emacs -*- line"},
+		{"printf of Local Variables appended to a text file", act(ToolShell, "cmd", `printf '# Local Variables:\n# eval: (kill-emacs)\n# End:\n' >> notes/list.txt`), VerdictAsk, "Local Variables"},
+
 		// Benign twins.
+		{"echo of a list item into a text file", act(ToolShell, "cmd", `echo '- bread' >> notes/list.txt`), VerdictAllow, ""},
 		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- org -*-", write("-*- org -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- below the first line is no setting", write("* Hi\nThe -*- eval: x -*- line must come first.\n"), VerdictAllow, ""},
