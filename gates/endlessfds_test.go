@@ -37,6 +37,8 @@ func TestEndlessStreamsThroughTheShellsDescriptors(t *testing.T) {
 		{"exec 3</dev/zero; cat /dev/fd/3 > f", VerdictDeny, "read as /dev/fd/3", true},
 		{"exec 4</dev/urandom; exec 3<&4; cat <&3 > f", VerdictDeny, "/dev/urandom", true},
 		{"exec </dev/zero; cat > f", VerdictDeny, "its input /dev/zero", true},
+		{"exec 3</dev/zero && cat <&3 > f", VerdictDeny, "its input /dev/zero", true},
+		{"false || exec 3</dev/zero; false || cat /dev/fd/3 > f", VerdictDeny, "read as /dev/fd/3", true},
 		{"{ cat <&3; } 3</dev/zero > f", VerdictDeny, "its input /dev/zero", true},
 		{"( cat /dev/fd/3 ) 3</dev/zero > f", VerdictDeny, "fills the disk", true},
 		{"cp /dev/zero f", VerdictDeny, "cp copies /dev/zero", true},
