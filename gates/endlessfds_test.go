@@ -38,6 +38,8 @@ func TestEndlessStreamsThroughTheShellsDescriptors(t *testing.T) {
 		{"exec 4</dev/urandom; exec 3<&4; cat <&3 > f", VerdictDeny, "/dev/urandom", true},
 		{"exec </dev/zero; cat > f", VerdictDeny, "its input /dev/zero", true},
 		{"exec 3</dev/zero && cat <&3 > f", VerdictDeny, "its input /dev/zero", true},
+		{"exec 3</dev/zero; echo | cat <&3 > f", VerdictDeny, "its input /dev/zero", true},
+		{"exec 3</dev/zero; cat <&3 | base64 > f", VerdictDeny, "fills the disk", true},
 		{"false || exec 3</dev/zero; false || cat /dev/fd/3 > f", VerdictDeny, "read as /dev/fd/3", true},
 		{"{ cat <&3; } 3</dev/zero > f", VerdictDeny, "its input /dev/zero", true},
 		{"( cat /dev/fd/3 ) 3</dev/zero > f", VerdictDeny, "fills the disk", true},
@@ -46,6 +48,7 @@ func TestEndlessStreamsThroughTheShellsDescriptors(t *testing.T) {
 		{"cat /dev/tty > f", VerdictDeny, "/dev/tty, which never ends", false},
 		// Twins.
 		{"exec 3<list.txt; cat <&3 > f", VerdictAsk, "", false},
+		{"echo hi | cat > f", VerdictAllow, "", false},
 		{"{ cat <&3; } 3<list.txt > f", VerdictAllow, "", false},
 		{"head -c 100 /dev/zero > f", VerdictAllow, "", false},
 		{"cat /dev/null > f", VerdictAllow, "", false},

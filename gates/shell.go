@@ -744,7 +744,11 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	// Room for the stages of most pipelines without allocating.
 	var room [8]*syntax.Stmt
 	stages := collectPipe(st, room[:0])
-	in := stdinSrc{}
+	// Every stage holds the descriptors an exec opened; each but the
+	// first reads the pipe on its input.
+	in := stdinSrc{fds: &s.execFds}
+	piped := s.execFds
+	piped[0] = ""
 	for i, stg := range stages {
 		// Each stage runs in a subshell of its own (bash(1), Pipelines):
 		// its settings stay in it. The last one runs in this shell when
@@ -761,6 +765,7 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 		s.stmt(stg, in)
 		s.undoVars(mark)
 		in = s.describeOutput(stg, stdinOf(stg, in))
+		in.fds = &piped
 	}
 }
 
