@@ -135,8 +135,8 @@ func (d *dispatcher) vectorTable() []vector {
 			judges: []Role{RoleMessage, RoleBody, RoleRecipient, RoleMethod},
 			leaves: []Role{RoleCommand, RoleWorkDir, RoleReadPath, RoleWritePath, RoleContent, RoleNodeID, RoleURL, RoleChannel, RoleAnswer, RoleLang, RoleCode}},
 		{name: vecSelf, check: d.selfVector,
-			judges: []Role{RoleCommand, RoleCode, RoleBody, RoleURL, RoleMessage, RoleNodeID, RoleWritePath},
-			leaves: []Role{RoleWorkDir, RoleReadPath, RoleContent, RoleMethod, RoleChannel, RoleRecipient, RoleAnswer, RoleLang}},
+			judges: []Role{RoleCommand, RoleCode, RoleBody, RoleURL, RoleMessage, RoleNodeID, RoleWritePath, RoleContent},
+			leaves: []Role{RoleWorkDir, RoleReadPath, RoleMethod, RoleChannel, RoleRecipient, RoleAnswer, RoleLang}},
 		{name: vecLimits, check: d.limitsVector, perTool: true},
 	}
 }
@@ -438,6 +438,13 @@ func (d *dispatcher) selfVector(ctx context.Context, a Action, args []arg, env *
 	}
 	if why, ok := d.skillWriteAsk(ctx, a, args, env); ok {
 		return Asked(why)
+	}
+	for _, g := range args {
+		if g.role == RoleContent {
+			if why, ok := env.editorCodeAsk(a, g); ok {
+				return Asked(why)
+			}
+		}
 	}
 	return Passed("")
 }

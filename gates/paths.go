@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"pp-lsp/internal/protname"
 )
 
 // pathClass is what a path is, for the gates; higher is more sensitive.
@@ -379,42 +381,10 @@ func hasPathPrefix(p, prefix string) bool {
 }
 
 // protectedRel says whether a root-relative path is a file that runs code
-// or steers tools or the agent: anything under .git or .vscode, direnv and
-// editor-local configuration, and the two files only a human may change.
-//
-// Names compare without regard to case: on a file system that ignores it,
-// FlightPlans.ORG is flightplans.org.
+// or steers tools or the agent: internal/protname's table, the one the
+// sandbox keeps unwritable too.
 func protectedRel(rel string) (string, bool) {
-	var last string
-	for rest := rel; ; {
-		seg, after, more := strings.Cut(rest, "/")
-		if strings.EqualFold(seg, ".git") || strings.EqualFold(seg, ".vscode") {
-			return rel + " configures git or the editor (hooks and config run code)", true
-		}
-		if strings.EqualFold(seg, ".husky") {
-			// husky's hooks (core.hooksPath=.husky/_): run by the user's
-			// next git commit, outside any sandbox, as .git/hooks are.
-			return rel + " is a git hook run at the user's next commit", true
-		}
-		if !more {
-			last = seg
-			break
-		}
-		rest = after
-	}
-	switch strings.ToLower(last) {
-	case ".dir-locals.el", ".dir-locals-2.el", ".envrc", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".env":
-		return rel + " runs code or sets variables when a tool enters the folder", true
-	case ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
-		"lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml":
-		// The hook managers' configuration: the commands each lists run at
-		// the user's next git commit, outside any sandbox.
-		return rel + " lists commands a git hook runs at the user's next commit", true
-	}
-	if isPlanOrJournal(rel) {
-		return rel + " is changed only by a human (Flight Plans and the audit journal)", true
-	}
-	return "", false
+	return protname.Rel(rel)
 }
 
 // classify says what a canonical absolute path is.

@@ -16,8 +16,10 @@ import (
 // maxWriteBytes is the most one command may set out to write to a file.
 const maxWriteBytes = 1 << 30
 
-// endlessDevices produce bytes forever.
-var endlessDevices = map[string]bool{"/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/full": true}
+// endlessDevices produce bytes forever (the terminal as long as someone
+// types: a character device that is not known to end). Any other device a
+// command reads is outside the roots and asks.
+var endlessDevices = map[string]bool{"/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/full": true, "/dev/tty": true}
 
 // unboundedOutput says whether a command writes an endless (or huge)
 // stream to its standard output, and what it is. in is what its standard

@@ -76,16 +76,24 @@ type stdinSrc struct {
 	what string
 	// unbounded: the stream never ends (yes, /dev/zero), or is huge.
 	unbounded bool
+	// fds are the endless devices the descriptors 0-9 read where it is
+	// known ("" for anything else): the shell's own, set by exec, or a
+	// compound command's redirections (nil: none known).
+	fds *[10]string
 }
 
 // shellAnalyzer walks one parsed command, keeping the variables it can know.
 type shellAnalyzer struct {
-	env       *Env
-	cwd       string     // absolute directory relative paths start from
-	vars      varTable   // variables the command sets
-	known     []knownVar // the environment's known variables, read-only
-	pos       [10]varVal // positional parameters $1…$9 of an inlined call
-	funcs     map[string]funcDef
+	env   *Env
+	cwd   string     // absolute directory relative paths start from
+	vars  varTable   // variables the command sets
+	known []knownVar // the environment's known variables, read-only
+	pos   [10]varVal // positional parameters $1…$9 of an inlined call
+	funcs map[string]funcDef
+	// execFds are the endless devices the shell's own descriptors read
+	// since an exec opened them (exec 3</dev/zero), for the rest of the
+	// command (endlessfds.go).
+	execFds   [10]string
 	src       string // the text the statements being analysed were parsed from
 	calls     int
 	depth     int
@@ -473,7 +481,7 @@ func (s *shellAnalyzer) stmts(list []*syntax.Stmt, in stdinKind) {
 		return
 	}
 	for _, st := range list {
-		s.stmt(st, stdinSrc{kind: in})
+		s.stmt(st, stdinSrc{kind: in, fds: &s.execFds})
 	}
 }
 
@@ -731,7 +739,11 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 	// Room for the stages of most pipelines without allocating.
 	var room [8]*syntax.Stmt
 	stages := collectPipe(st, room[:0])
-	in := stdinSrc{}
+	// Every stage holds the descriptors an exec opened; each but the
+	// first reads the pipe on its input.
+	in := stdinSrc{fds: &s.execFds}
+	piped := s.execFds
+	piped[0] = ""
 	for i, stg := range stages {
 		// Each stage runs in a subshell of its own (bash(1), Pipelines):
 		// its settings stay in it. The last one runs in this shell when
@@ -748,6 +760,7 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 		s.stmt(stg, in)
 		s.undoVars(mark)
 		in = s.describeOutput(stg, stdinOf(stg, in))
+		in.fds = &piped
 	}
 }
 
@@ -755,7 +768,14 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 // redirection replaces what a pipe gives it (tr < /dev/zero never ends;
 // yes | tr a b < file ends with the file).
 func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
-	endlessFdsOf(st, func(fd int, dev string) {
+	if in.fds != nil && in.fds[0] != "" && !in.unbounded {
+		// The shell's own input, an endless device since exec </dev/zero.
+		in.kind, in.what, in.unbounded = stdinUntrusted, "its input "+in.fds[0]+", which never ends", true
+	}
+	if len(st.Redirs) == 0 {
+		return in
+	}
+	in.fds = endlessFdsOf(st, in.fds, func(fd int, dev string) {
 		if fd != 0 {
 			return
 		}
@@ -768,11 +788,16 @@ func stdinOf(st *syntax.Stmt, in stdinSrc) stdinSrc {
 	return in
 }
 
-// endlessFdsOf reads a statement's redirections in order and calls set
-// with each descriptor 0-9 they open or copy, and the endless device it
-// then reads ("" for anything else).
-func endlessFdsOf(st *syntax.Stmt, set func(fd int, dev string)) {
+// endlessFdsOf reads a statement's redirections in order, from the
+// descriptors it inherits (init, nil for none known), and calls set (when
+// not nil) with each descriptor 0-9 they open or copy, and the endless
+// device it then reads ("" for anything else); it returns what each
+// descriptor reads after them.
+func endlessFdsOf(st *syntax.Stmt, init *[10]string, set func(fd int, dev string)) *[10]string {
 	var endlessFds [10]string // what each descriptor 0-9 reads, when it never ends
+	if init != nil {
+		endlessFds = *init
+	}
 	for _, r := range st.Redirs {
 		fd := 0
 		if r.N != nil {
@@ -800,8 +825,11 @@ func endlessFdsOf(st *syntax.Stmt, set func(fd int, dev string)) {
 		default:
 			continue
 		}
-		set(fd, endlessFds[fd])
+		if set != nil {
+			set(fd, endlessFds[fd])
+		}
 	}
+	return &endlessFds
 }
 
 // endlessDevice says whether a path written as it is names a device that
@@ -1448,9 +1476,12 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 				}
 			}
 		}
-		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened.
-		var fds [10]string
-		endlessFdsOf(st, func(fd int, dev string) { fds[fd] = dev })
+		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened
+		// (in is after its redirections), or the shell (exec 3</dev/zero).
+		fds := in.fds
+		if fds == nil {
+			fds = &[10]string{}
+		}
 		for _, a := range argv[1:] {
 			if fd, ok := fdPath(a); ok && fds[fd] != "" {
 				s.deny("writes an endless stream (%s, read as %s) to %s: it fills the disk", fds[fd], a, printable(target))
@@ -1501,7 +1532,11 @@ func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string
 		if len(argv) == 0 {
 			return true
 		}
-		what, endless = unboundedOutput(argv, stdinOf(st, in))
+		inner := stdinOf(st, in)
+		what, endless = unboundedOutput(argv, inner)
+		if !endless {
+			what, endless = fdArgEndless(argv, inner.fds)
+		}
 		return !endless
 	})
 	return what, endless

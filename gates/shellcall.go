@@ -63,6 +63,8 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 		return
 	}
 	s.addCmd(shellCmd{argv: argv, dyn: anyDyn})
+	s.execFdsOf(argv, st, in)
+	s.endlessCopy(argv)
 	s.redirects(st, argv, in)
 	s.hoardsEndless(argv, stdinOf(st, in))
 	var here *string

@@ -304,7 +304,7 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 		s.stmtThen(chain[0], in)
 		s.branch(&b, func() {
 			for _, st := range chain[1:] {
-				s.stmtThen(st, stdinSrc{})
+				s.stmtThen(st, stdinSrc{fds: in.fds}) // the descriptors an exec opened stay
 			}
 		})
 		s.branchesEnd(&b)
@@ -315,7 +315,7 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	failed := s.changedSince(mark)
 	s.branch(&b, func() {
 		s.forgetChanges(failed)
-		s.stmt(c.Y, stdinSrc{})
+		s.stmt(c.Y, stdinSrc{fds: in.fds})
 	})
 	if !s.exits(c.Y) {
 		s.branchesEnd(&b)

@@ -321,6 +321,10 @@ func (e *Env) skillLiteralWrite(cmd, cwd string, rep *shellReport) (why string, 
 	if why, ok := binaryFlip(l.rel, before, cur, after); ok {
 		return why, true, true
 	}
+	// The text written is known: judged as a file_write's (orgcontent.go).
+	if why, ok := e.editorCodeIn(string(after), filepath.Dir(l.abs), "the text written to "+l.rel); ok {
+		return why, true, true
+	}
 	return "", false, true
 }
 

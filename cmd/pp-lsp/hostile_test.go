@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/gates"
+	"pp-lsp/internal/protname"
 	"pp-lsp/internal/testenv"
 	"pp-lsp/memory"
 	"pp-lsp/server/actuate"
@@ -275,7 +276,12 @@ func newControlWorld(t *testing.T, fam family) *world {
 // neither a protected place nor a repository's configuration (which git
 // runs later, unconfined): commands may write there.
 func insideRoot(eff string) bool {
-	return strings.HasPrefix(eff, "memex/") && eff != "memex/"+flightplan.FileName && eff != "memex/journal.org" && !strings.Contains(eff, "/.git/")
+	rel, ok := strings.CutPrefix(eff, "memex/")
+	if !ok {
+		return false
+	}
+	_, protected := protname.Rel(rel)
+	return !protected
 }
 
 // runUngated carries the action out with the server's actuators and the

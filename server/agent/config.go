@@ -63,11 +63,17 @@ type Config struct {
 	// "required" (the default where the kernel has Landlock),
 	// "best-effort" or "off" (PASSEPARTOUT_SANDBOX).
 	Sandbox string `json:"sandbox,omitempty"`
-	// SandboxCPUSeconds, SandboxMaxFileBytes and SandboxMaxProcesses bound
-	// each confined command (defaults: 60 s, 256 MiB, 256).
-	SandboxCPUSeconds   int   `json:"sandbox_cpu_seconds,omitempty"`
-	SandboxMaxFileBytes int64 `json:"sandbox_max_file_bytes,omitempty"`
-	SandboxMaxProcesses int   `json:"sandbox_max_processes,omitempty"`
+	// SandboxCPUSeconds, SandboxMaxFileBytes, SandboxMaxProcesses and
+	// SandboxMaxMemoryBytes bound each confined command and process
+	// (defaults: 60 s, 256 MiB, 256, 1 GiB); SandboxMaxDiskBytes and
+	// SandboxMaxNewFiles what a command may take of the disk while it runs
+	// (defaults 1 GiB, 100,000 files; see sandbox.Limits).
+	SandboxCPUSeconds     int   `json:"sandbox_cpu_seconds,omitempty"`
+	SandboxMaxFileBytes   int64 `json:"sandbox_max_file_bytes,omitempty"`
+	SandboxMaxProcesses   int   `json:"sandbox_max_processes,omitempty"`
+	SandboxMaxMemoryBytes int64 `json:"sandbox_max_memory_bytes,omitempty"`
+	SandboxMaxDiskBytes   int64 `json:"sandbox_max_disk_bytes,omitempty"`
+	SandboxMaxNewFiles    int64 `json:"sandbox_max_new_files,omitempty"`
 	// CheckpointCap bounds the bytes the undo checkpoints keep together
 	// (default checkpoint.DefaultCap, 64 MiB); the oldest go first.
 	CheckpointCap int `json:"checkpoint_cap,omitempty"`
@@ -99,7 +105,8 @@ func ParseConfig(section []byte) (Config, error) {
 	if c.CheckpointCap < 0 {
 		return Config{}, errors.New("the \"agent\" section of the configuration: checkpoint_cap must be positive")
 	}
-	if c.SandboxCPUSeconds < 0 || c.SandboxMaxFileBytes < 0 || c.SandboxMaxProcesses < 0 {
+	if c.SandboxCPUSeconds < 0 || c.SandboxMaxFileBytes < 0 || c.SandboxMaxProcesses < 0 ||
+		c.SandboxMaxMemoryBytes < 0 || c.SandboxMaxDiskBytes < 0 || c.SandboxMaxNewFiles < 0 {
 		return Config{}, errors.New("the \"agent\" section of the configuration: the sandbox limits must be positive")
 	}
 	return c, nil
@@ -182,6 +189,7 @@ func (c Config) sandboxConfig(protected ...string) sandbox.Config {
 		Limits: sandbox.Limits{
 			CPU:      time.Duration(c.SandboxCPUSeconds) * time.Second,
 			FileSize: c.SandboxMaxFileBytes, Processes: c.SandboxMaxProcesses,
+			Memory: c.SandboxMaxMemoryBytes, Disk: c.SandboxMaxDiskBytes, NewFiles: c.SandboxMaxNewFiles,
 		},
 		Protected: protected,
 	}

@@ -16,11 +16,15 @@
 //   - write only under the memex roots and its own temporary folder,
 //     never the protected places (flightplans.org and journal.org of every
 //     root, the data, config and runtime folders, $HOME's dot-entries when
-//     a root holds $HOME) nor .git/hooks and .git/config of a repository at
-//     a root or one level below it; a new entry cannot be made at a
-//     root's top level, nor in a folder that holds a protected place
-//     (Landlock only allows, and a right on a folder holds for all of it:
-//     such a folder gets no write right — its entries get it one by one);
+//     a root holds $HOME) nor any entry of the roots that
+//     internal/protname's table names — the gates' one list: .envrc,
+//     .dir-locals.el, .nvim.lua, .husky, the hook managers' files, a
+//     repository's .git/hooks and .git/config, at any depth; a new entry
+//     cannot be made at a root's top level, nor in a folder that holds a
+//     protected place (Landlock only allows, and a right on a folder holds
+//     for all of it: such a folder gets no write right — its entries get
+//     it one by one); a protected name made anew elsewhere is moved aside
+//     when the command has ended, and the run fails saying so;
 //   - read the roots (minus those places and the files holding private
 //     notes, with their editor backups), the system's program and library
 //     folders, an allow-list of /etc, a few devices and its temporary
@@ -28,7 +32,9 @@
 //   - open no socket at all (seccomp) and no TCP connection (Landlock
 //     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
 //     use no io_uring and no kernel keyring, keep no capability;
-//   - spend a bounded CPU time, file size and number of processes, and end
+//   - spend a bounded CPU time, file size, data memory, number of
+//     processes, and share of the disk (bytes and inodes, read while it
+//     runs), and end
 //     at its wall time, with everything it left running.
 //
 // Older kernels enforce less; Status.Gaps names what a given ABI cannot

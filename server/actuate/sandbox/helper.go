@@ -54,6 +54,8 @@ type helperSpec struct {
 	CPUSeconds uint64 `json:"cpu,omitempty"`
 	FileSize   uint64 `json:"fsize,omitempty"`
 	NProc      uint64 `json:"nproc,omitempty"`
+	// Data is RLIMIT_DATA (0: none).
+	Data uint64 `json:"data,omitempty"`
 	// Seccomp loads the socket, io_uring and keyring filter.
 	Seccomp bool `json:"seccomp"`
 }

@@ -205,6 +205,7 @@ func confine(spec helperSpec, ruleset int) error {
 		limit(unix.RLIMIT_CPU, spec.CPUSeconds, 2), // SIGXCPU at the soft limit, SIGKILL 2 s later
 		limit(unix.RLIMIT_FSIZE, spec.FileSize, 0),
 		limit(unix.RLIMIT_NPROC, spec.NProc, 0),
+		limit(unix.RLIMIT_DATA, spec.Data, 0),
 		unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}), // no core file lands in a root
 	); err != nil {
 		return fmt.Errorf("setting the resource limits: %w", err)

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"pp-lsp/internal/protname"
 	"pp-lsp/server/protect"
 )
 
@@ -146,28 +149,141 @@ func dotEntries(home string, roots []string) []string {
 	return out
 }
 
-// gitHooks lists .git/hooks and .git/config of the repositories at a
-// root or one level below: what git runs later, outside any sandbox, when
-// the user commits (core.hooksPath, core.fsmonitor, the hooks).
-func gitHooks(roots []string) []string {
-	var out []string
-	add := func(dir string) {
-		g := filepath.Join(dir, ".git")
-		if fi, err := os.Lstat(g); err == nil && fi.IsDir() {
-			out = append(out, filepath.Join(g, "hooks"), filepath.Join(g, "config"))
+// maxNamedWalk bounds the entries walked in the roots to find the
+// protected names (namedPlaces); past it a command is not run, as its
+// writes could not be confined.
+const maxNamedWalk = 1_000_000
+
+// namedPlace is an entry of a root that internal/protname's table names.
+type namedPlace struct {
+	path string
+	// hide are the paths kept unwritable for it: the entry, or for a
+	// .git folder its hooks and config.
+	hide []string
+}
+
+// namedPlaces walks the roots (never following a symlink, never below a
+// named folder) for every entry protname's table names — .git, .vscode,
+// .husky, .envrc, .dir-locals.el, the hook managers' files… at any depth —
+// and returns them. What the gates refuse to write, the sandbox keeps
+// unwritable where it exists; Landlock cannot keep a name that does not
+// exist yet from being made in a folder a command may write, so the runs
+// look for those afterwards (newNamed).
+func namedPlaces(roots []string) ([]namedPlace, error) {
+	var out []namedPlace
+	n := 0
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		f, err := os.Open(dir)
+		if err != nil {
+			return nil // gone, or unreadable to us and so to the command
 		}
-	}
-	for _, r := range roots {
-		add(r)
-		names, _ := readNames(r)
-		for _, n := range names {
-			p := filepath.Join(r, n)
-			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-				add(p)
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return nil
+		}
+		n += len(ents)
+		if n > maxNamedWalk {
+			return fmt.Errorf("the roots hold more than %d entries; the sandbox cannot look for the files it must keep unwritable (.envrc, .git/hooks…) in them all", maxNamedWalk)
+		}
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			if ent, ok := protname.Match(e.Name(), depth); ok {
+				np := namedPlace{path: p, hide: []string{p}}
+				if ent.Kind == protname.Folder && ent.Sandbox != nil && e.IsDir() {
+					np.hide = nil
+					for _, sub := range ent.Sandbox {
+						np.hide = append(np.hide, filepath.Join(p, sub))
+					}
+				}
+				out = append(out, np)
+				continue
+			}
+			if e.IsDir() {
+				if err := walk(p, depth+1); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	return out
+	for _, r := range roots {
+		if err := walk(r, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// newNamed renames aside every entry namedPlaces finds now that was not
+// among before — a protected name a command made in a folder it may write
+// — and returns what it did, one "OLD (now NEW)" each.
+func newNamed(roots []string, before []namedPlace) ([]string, error) {
+	after, err := namedPlaces(roots)
+	if err != nil {
+		return nil, err
+	}
+	had := make(map[string]bool, len(before))
+	for _, b := range before {
+		had[b.path] = true
+	}
+	var moved []string
+	for _, a := range after {
+		if had[a.path] {
+			continue
+		}
+		if len(a.hide) > 0 && a.hide[0] != a.path {
+			// A new repository (git init, git clone a human approved) stays:
+			// only what it runs is moved aside (its hooks but git's samples).
+			m, err := newHooks(a.hide[0])
+			moved = append(moved, m...)
+			if err != nil {
+				return moved, err
+			}
+			continue
+		}
+		m, err := moveAside(a.path)
+		if err != nil {
+			return moved, err
+		}
+		moved = append(moved, m)
+	}
+	return moved, nil
+}
+
+// newHooks moves aside every entry of a new repository's hooks folder but
+// git's own samples (*.sample, which git never runs).
+func newHooks(dir string) ([]string, error) {
+	names, _ := readNames(dir)
+	var moved []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".sample") {
+			continue
+		}
+		m, err := moveAside(filepath.Join(dir, n))
+		if err != nil {
+			return moved, err
+		}
+		moved = append(moved, m)
+	}
+	return moved, nil
+}
+
+// moveAside renames p to p.refused (or p.refused-N, the first free) and
+// says so: "P (now NAME)".
+func moveAside(p string) (string, error) {
+	to := p + ".refused"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = fmt.Sprintf("%s.refused-%d", p, i)
+	}
+	if err := os.Rename(p, to); err != nil {
+		return "", fmt.Errorf("moving aside %s, which a command made: %w", p, err)
+	}
+	return p + " (now " + filepath.Base(to) + ")", nil
 }
 
 // readNames lists a folder's entry names.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,10 +140,15 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	spec := helperSpec{
 		Argv: argv, Env: env, Dir: c.Dir, Seccomp: s.status.Seccomp,
 		CPUSeconds: uint64((lim.CPU + time.Second - 1) / time.Second), FileSize: uint64(lim.FileSize),
+		Data: uint64(lim.Memory),
+	}
+	named, err := namedPlaces(s.roots)
+	if err != nil {
+		return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
 	}
 	var pass []*os.File
 	if s.status.Available() {
-		rs, err := s.ruleset(tmp)
+		rs, err := s.ruleset(tmp, named)
 		if err != nil {
 			return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
 		}
@@ -177,7 +183,11 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		}
 	}
 	std.started()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := newDiskWatch(append([]string{tmp}, s.roots...), lim.Disk, lim.NewFiles)
 	stopped := make(chan struct{})
+	go watch.run(stopped, cancel)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -195,15 +205,24 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	close(stopped)
 	std.wait(helperWait)
 	code := h.cmd.ProcessState.ExitCode()
+	// Everything the command started is gone (the helper's sweep, the
+	// cgroup): a protected name it made anew is moved aside.
+	moved, merr := newNamed(s.roots, named)
+	if merr == nil && len(moved) > 0 {
+		merr = fmt.Errorf("the command made %s, which runs code or steers tools when the user next works there; the sandbox moved it aside", strings.Join(moved, ", "))
+	}
 	if ctx.Err() != nil {
-		return code, fmt.Errorf("the command was stopped: %w", ctx.Err())
+		return code, errors.Join(fmt.Errorf("the command was stopped: %w", context.Cause(ctx)), merr)
 	}
 	if !strings.HasPrefix(msg, "ok ") {
 		why := strings.TrimPrefix(msg, "error ")
 		if why == "" {
 			why = fmt.Sprintf("the helper ended with status %d before starting it", code)
 		}
-		return -1, fmt.Errorf("the sandbox could not start the command: %s", why)
+		return -1, errors.Join(fmt.Errorf("the sandbox could not start the command: %s", why), merr)
+	}
+	if merr != nil {
+		return code, merr
 	}
 	return code, nil
 }
@@ -251,14 +270,17 @@ func (h *helperProc) answer() string {
 }
 
 // ruleset builds the Landlock rules of one run (see the package doc).
-func (s *Sandbox) ruleset(tmp string) (*ruleset, error) {
+func (s *Sandbox) ruleset(tmp string, named []namedPlace) (*ruleset, error) {
 	protected := s.cfg.Protected
 	for _, p := range protected {
 		if err := singleLink(p); err != nil {
 			return nil, err
 		}
 	}
-	hideWrite := append(append(append([]string(nil), protected...), dotEntries(s.cfg.Home, s.roots)...), gitHooks(s.roots)...)
+	hideWrite := append(append([]string(nil), protected...), dotEntries(s.cfg.Home, s.roots)...)
+	for _, n := range named {
+		hideWrite = append(hideWrite, n.hide...)
+	}
 	hideRead := append(append([]string(nil), protected...), dotEntries(s.cfg.Home, s.roots)...)
 	if s.cfg.Private != nil {
 		for _, p := range s.cfg.Private() {

@@ -19,11 +19,14 @@
 package orgtext
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"pp-lsp/internal/editorcode"
 )
 
 // Title makes s one headline title of at most max runes: whitespace runs
@@ -59,24 +62,18 @@ func Title(s string, max int) string {
 }
 
 // reFileLocal finds what makes an editor take settings from the text of
-// the file it opens: Emacs's "Local Variables:" list (read from a file's
-// last 3000 characters: an eval: there asks to run code, and a variable
-// marked safe is set without asking), its "-*- … -*-" first line, and
-// Vim's and Neovim's modelines ("vim: set …", "vi:", "ex:", after a blank
-// or at a line's start, in a file's first or last five lines) — and the
-// Org links a click would run: a bracket or angle link ("[[TYPE:…]]",
-// "<TYPE:…>") whose type is not one of linkTypes, and the plain links of
-// the types Org runs ("elisp:", "shell:") or hands to the system
-// ("file+sys:"), which a blank never follows.
-var reFileLocal = regexp.MustCompile(`(?im)local variables:|-\*-|(?:^|[ \t])(?:vi|vim[<=>]?[0-9]*|ex):|(?:\[\[|<)[a-z][a-z0-9+_-]*:|\b(?:elisp|shell|file\+sys):\S`)
-
-// linkTypes are the Org link types that stay links: those that visit a
-// node, a file in Emacs, a web page or a reference, and run nothing.
-var linkTypes = map[string]bool{
-	"id": true, "file": true, "file+emacs": true, "http": true, "https": true, "ftp": true,
-	"mailto": true, "news": true, "doi": true, "info": true, "help": true,
-	"attachment": true, "roam": true, "cite": true,
-}
+// the file it opens, and the Org links a click would run: the markers of
+// editorcode's table (editorcode.Markers), the one list the gates judge a
+// model's proposed text by — Emacs's "Local Variables:" list and its
+// "-*- … -*-" first line, Vim's and Neovim's modelines, a bracket or angle
+// link ("[[TYPE:…]]", "<TYPE:…>") whose type is not one of
+// editorcode.LinkTypes, and the plain links of the types Org runs
+// ("elisp:", "shell:", "eshell:") or hands to the system ("file+sys:"),
+// and an inline code block or call ("src_sh{…}", "call_f()"), which
+// export runs.
+// Org's keywords that run code (#+BIND:, #+CALL:, header arguments) are
+// kept from being keywords by Paragraph's comma and Block's escaping.
+var reFileLocal = regexp.MustCompile(`(?im)` + editorcode.Markers())
 
 // Defuse returns s with every file-local settings marker and every link
 // that would run something (reFileLocal) broken by a zero-width space
@@ -90,18 +87,18 @@ var linkTypes = map[string]bool{
 // "[[elisp:(…)][click]]" "[\u200b[elisp\u200b:(…)][click]]", which Org shows as
 // the text it is. It reads the same, and defusing again changes nothing.
 func Defuse(s string) string {
-	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
+	if !mayHoldMarker(s) {
 		return s
 	}
 	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
 		if t, ok := strings.CutPrefix(m, "[["); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
 			return "[\u200b" + m[1:len(m)-1] + "\u200b:"
 		}
 		if t, ok := strings.CutPrefix(m, "<"); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
 			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
@@ -114,6 +111,12 @@ func Defuse(s string) string {
 	})
 }
 
+// mayHoldMarker reports whether s may hold a marker reFileLocal finds:
+// each holds a colon, "-*-", or the "_" of an inline block or call.
+func mayHoldMarker(s string) bool {
+	return strings.ContainsAny(s, ":_") || strings.Contains(s, "-*-")
+}
+
 // JSONBlock returns js, JSON text, DefuseJSON, as a #+begin_src json
 // block (Block).
 func JSONBlock(js string) string {
@@ -123,30 +126,42 @@ func JSONBlock(js string) string {
 // DefuseJSON is Defuse for JSON text (a plan's action block, which must
 // decode to exactly the action filed): the character Defuse would break
 // is written as its JSON escape instead — "vim\u003a", "-*\u002d",
-// "[\u005belisp\u003a", "\u003cshell\u003a" — so that the text decodes
-// to the same strings and holds no marker.
+// "[\u005belisp\u003a", "\u003cshell\u003a", "src_sh\u007b" — so that
+// the text decodes to the same strings and holds no marker. In JSON every
+// marker is inside a string (outside them are only punctuation, numbers
+// and true/false/null), where the escape is valid.
 func DefuseJSON(s string) string {
-	if !strings.Contains(s, ":") && !strings.Contains(s, "-*-") {
+	if !mayHoldMarker(s) {
 		return s
 	}
 	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
 		if t, ok := strings.CutPrefix(m, "[["); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
-			return `[\u005b` + m[2:len(m)-1] + `\u003a`
+			return `[\u005b` + m[2:len(m)-1] + jsonEscape(m[len(m)-1:])
 		}
 		if t, ok := strings.CutPrefix(m, "<"); ok {
-			if linkTypes[strings.ToLower(t[:len(t)-1])] {
+			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
 				return m
 			}
-			return `\u003c` + m[1:len(m)-1] + `\u003a`
+			return `\u003c` + m[1:len(m)-1] + jsonEscape(m[len(m)-1:])
 		}
-		if i := strings.LastIndexByte(m, ':'); i >= 0 {
-			return m[:i] + `\u003a` + m[i+1:]
+		i := strings.LastIndexByte(m, ':')
+		if i < 0 {
+			_, n := utf8.DecodeLastRuneInString(m)
+			i = len(m) - n
 		}
-		return m[:len(m)-1] + `\u002d`
+		r, n := utf8.DecodeRuneInString(m[i:])
+		return m[:i] + jsonEscape(string(r)) + m[i+n:]
 	})
+}
+
+// jsonEscape writes c, one character of the Basic Multilingual Plane, as
+// its JSON \u escape.
+func jsonEscape(c string) string {
+	r, _ := utf8.DecodeRuneInString(c)
+	return fmt.Sprintf(`\u%04x`, r)
 }
 
 // reTags is what org-element reads as a headline's tags at the end of its

@@ -139,6 +139,9 @@ func TestDefuse(t *testing.T) {
 		{"proposal shell: allow, elisp: a word", "proposal shell: allow, elisp: a word"},
 		{"[[elisp:(kill-emacs)][click me]] [[SHELL:rm x][run]]", "[\u200b[elisp\u200b:(kill-emacs)][click me]] [\u200b[SHELL\u200b:rm x][run]]"},
 		{"<shell:touch x> elisp:(kill-emacs) [[file+sys:/bin/x]] [[mytype:y]]", "<\u200bshell\u200b:touch x> elisp\u200b:(kill-emacs) [\u200b[file+sys\u200b:/bin/x]] [\u200b[mytype\u200b:y]]"},
+		{"a src_sh{id} b call_f() c src_sh[:var x=1]{id} my_src_file and call_ me", "a src_sh\u200b{id} b call_f\u200b() c src_sh\u200b[:var x=1]{id} my_src_file and call_ me"},
+		{"src_sh{rm -rf ~} call_f()", "src_sh\u200b{rm -rf ~} call_f\u200b()"}, // no colon anywhere
+		{"eshell:rm-x and [[eshell:rm x]]", "eshell\u200b:rm-x and [\u200b[eshell\u200b:rm x]]"},
 		{"[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]", "[[id:abc][a]] [[file:x.org::*H]] <https://x.org> [[roam:T]] [[*Heading]] [[#id]]"},
 	} {
 		got := Defuse(tc.in)
@@ -180,6 +183,7 @@ func TestDefuseJSON(t *testing.T) {
 		"vim: set ft=sh :", "x vi:noai", "ex: set tw=7", "-*- eval: (x) -*-", "# Local Variables:\n# End:",
 		"[[elisp:(x)][a]] [[id:abc][b]] <shell:y> <https://example.org> elisp:(z) file+sys:/bin/sh",
 		"\\vim: \\-*-", "\u200b: vim\u200b:", "no marker at all",
+		"src_sh{rm -rf ~} call_f() src_elisp[:exports both]{(x)}",
 	} {
 		t.Run(s, func(t *testing.T) {
 			enc, err := json.Marshal(map[string]string{"explanation": s})

@@ -1,0 +1,130 @@
+package gates
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// TestEditorCodeInContentAsks: a model's file_write or memory_edit text
+// that makes the editor opening the file run code or take settings —
+// each form of editorcode's table — is never allowed, while the same
+// kinds of text holding only what the allow-lists know stay allowed.
+func TestEditorCodeInContentAsks(t *testing.T) {
+	stack, env, _ := skillEnv(t, DefaultChatDir)
+	outside := t.TempDir()
+	write := func(text string) Action { return act(ToolFileWrite, "path", "notes/new.org", "content", text) }
+	for _, tc := range []struct {
+		name   string
+		action Action
+		want   string
+		reason string
+	}{
+		{"-*- eval -*-", write("# -*- eval: (shell-command \"id\") -*-\n* Hi\n"), VerdictAsk, "an Emacs -*- line (eval: (shell-command"},
+		{"-*- on the second line after #!", act(ToolFileWrite, "path", "notes/run.sh", "content", "#!/bin/sh\n# -*- eval: (kill-emacs) -*-\n"), VerdictAsk, "an Emacs -*- line"},
+		{"-*- mode: server -*- (calls server-mode)", write("# -*- mode: server -*-\n"), VerdictAsk, "mode: server"},
+		{"-*- an unknown variable", write("-*- org-confirm-babel-evaluate: nil -*-\n"), VerdictAsk, "org-confirm-babel-evaluate: nil"},
+		{"Local Variables eval", write("* Hi\n# Local Variables:\n# eval: (shell-command \"id\")\n# End:\n"), VerdictAsk, "an Emacs Local Variables list (eval:"},
+		{"Local Variables a variable marked safe", write("* Hi\n# Local Variables:\n# org-export-allow-bind-keywords: t\n# End:\n"), VerdictAsk, "org-export-allow-bind-keywords"},
+		{"Local Variables in a .txt", act(ToolFileWrite, "path", "notes/read.txt", "content", "text\n;; local variables:\n;; mode: server\n;; end:\n"), VerdictAsk, "mode: server"},
+		{"Local Variables in a .el", act(ToolFileWrite, "path", "notes/init.el", "content", "(message \"hi\")\n;; Local Variables:\n;; eval: (message \"x\")\n;; End:\n"), VerdictAsk, "Local Variables"},
+		{"Local Variables never ended", write("# Local Variables:\n# fill-column: 70\n"), VerdictAsk, "a list with no End:"},
+		{"a vim modeline", write("* Hi\n# vim: set foldexpr=system('id'):\n"), VerdictAsk, "a Vim or Neovim modeline"},
+		{"a vi: modeline at a line's start", write("vi:fdm=expr:fde=execute('!id')\n"), VerdictAsk, "a Vim or Neovim modeline"},
+		{"#+BIND:", write("#+BIND: org-export-filter-final-output-functions (evil)\n* Hi\n"), VerdictAsk, "an Org #+BIND: keyword"},
+		{"#+SETUPFILE: a URL", write("#+SETUPFILE: https://example.com/setup.org\n"), VerdictAsk, "#+SETUPFILE: https://example.com/setup.org"},
+		{"#+SETUPFILE: outside the roots", write("#+setupfile: " + filepath.Join(outside, "s.org") + "\n"), VerdictAsk, "outside the roots"},
+		{"#+INCLUDE: outside by ..", write("#+INCLUDE: \"../../../etc/passwd\" src text\n"), VerdictAsk, "#+INCLUDE: ../../../etc/passwd"},
+		{"#+STARTUP: latexpreview", write("#+STARTUP: overview latexpreview\n"), VerdictAsk, "#+STARTUP: latexpreview"},
+		{"#+CALL:", write("#+CALL: evil()\n"), VerdictAsk, "an Org #+CALL: line"},
+		{":eval yes", write("#+begin_src sh :eval yes\nid\n#+end_src\n"), VerdictAsk, ":eval yes"},
+		{":exports both", write("#+begin_src sh :exports both\nid\n#+end_src\n"), VerdictAsk, ":exports both"},
+		{"Emacs Lisp in :var", write("#+begin_src sh :var x=(shell-command-to-string \"id\")\necho $x\n#+end_src\n"), VerdictAsk, "Emacs Lisp in a header argument"},
+		{"#+PROPERTY: header-args", write("#+PROPERTY: header-args :eval always\n"), VerdictAsk, ":eval always"},
+		{"#+HEADER:", write("#+HEADER: :exports results\n#+begin_src sh\nid\n#+end_src\n"), VerdictAsk, ":exports results"},
+		{"a header-args property", write("* Hi\n:PROPERTIES:\n:header-args:sh: :exports both\n:END:\n"), VerdictAsk, ":exports both"},
+		{"an inline src block (run on export)", write("The id is src_sh{id}.\n"), VerdictAsk, "an Org inline code block or call"},
+		{"an inline call", write("See call_evil().\n"), VerdictAsk, "an Org inline code block or call"},
+		{"#+MACRO: (eval …)", write("#+MACRO: x (eval (shell-command \"id\"))\n{{{x}}}\n"), VerdictAsk, "an Org #+MACRO: that evaluates Emacs Lisp"},
+		{"an elisp: bracket link", write("Click [[elisp:(shell-command \"id\")][here]].\n"), VerdictAsk, "an Org link of a type that is not known to be inert (elisp:"},
+		{"a shell: angle link", write("Click <shell:id>.\n"), VerdictAsk, "(shell:"},
+		{"a plain elisp: link", write("Click elisp:(kill-emacs) now.\n"), VerdictAsk, "a plain Org link that runs code (elisp"},
+		{"memory_edit carrying Local Variables", act(ToolMemoryEdit, "id", "groceries-1", "content", "- milk\n# Local Variables:\n# eval: (kill-emacs)\n# End:\n"), VerdictAsk, "the content carries an Emacs Local Variables list"},
+		{"memory_edit carrying an elisp: link", act(ToolMemoryEdit, "id", "groceries-1", "content", "- [[elisp:(kill-emacs)][milk]]\n"), VerdictAsk, "(elisp:"},
+
+		{"echo of a -*- line into a note", act(ToolShell, "cmd", `echo '# -*- eval: (kill-emacs) -*-' > notes/new.org`), VerdictAsk, "the text written to notes/new.org carries an Emacs -*- line"},
+		{"printf of Local Variables appended to a text file", act(ToolShell, "cmd", `printf '# Local Variables:\n# eval: (kill-emacs)\n# End:\n' >> notes/list.txt`), VerdictAsk, "Local Variables"},
+
+		// Benign twins.
+		{"echo of a list item into a text file", act(ToolShell, "cmd", `echo '- bread' >> notes/list.txt`), VerdictAllow, ""},
+		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},
+		{"-*- org -*-", write("-*- org -*-\n* Hi\n"), VerdictAllow, ""},
+		{"-*- below the first line is no setting", write("* Hi\nThe -*- eval: x -*- line must come first.\n"), VerdictAllow, ""},
+		{"Local Variables of the look", write("* Hi\n# Local Variables:\n# fill-column: 72\n# mode: org\n# End:\n"), VerdictAllow, ""},
+		{"a modeline of the look", write("* Hi\n# vim: set ft=org tw=72:\n"), VerdictAllow, ""},
+		{"vim: in the middle of a long note", write("1\n2\n3\n4\n5\n6\nI use vim: it is fine.\n8\n9\n10\n11\n12\n"), VerdictAllow, ""},
+		{"#+SETUPFILE: inside the root", write("#+SETUPFILE: a.org\n* Hi\n"), VerdictAllow, ""},
+		{"#+STARTUP: overview indent", write("#+STARTUP: overview indent\n"), VerdictAllow, ""},
+		{"a plain src block", write("#+begin_src python\nprint(1)\n#+end_src\n"), VerdictAllow, ""},
+		{"a src block that never runs", write("#+begin_src sh :eval never :exports code\nid\n#+end_src\n"), VerdictAllow, ""},
+		{"a text macro", write("#+MACRO: who Ada\n{{{who}}}\n"), VerdictAllow, ""},
+		{"inert links", write("See [[id:groceries-1][milk]], [[https://example.com]], <file:a.org> and [[Groceries]].\n"), VerdictAllow, ""},
+		{"the word shell: in prose", write("The shell: bash.\n"), VerdictAllow, ""},
+		{"memory_edit of a plain body", act(ToolMemoryEdit, "id", "groceries-1", "content", "- milk\n- [[id:cafe-1][crème]]\n"), VerdictAllow, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := stack.Check(context.Background(), tc.action, env)
+			assert.Equal(t, tc.want, v.Verdict, v.Reason)
+			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
+
+// TestEditorCodeNeverReachesEmacs: what the gates allow of a model's
+// file_write is written, then opened and exported by a real Emacs whose
+// user accepts every file variable (enable-local-variables :all) — as a
+// user who answers "!" to the question does. No hostile text runs; its
+// benign twin is written.
+func TestEditorCodeNeverReachesEmacs(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	stack, env, root := skillEnv(t, DefaultChatDir)
+	ran := filepath.Join(t.TempDir(), "ran")
+	mark := `(write-region "ran" nil "` + ran + `")`
+	for _, tc := range []struct {
+		name, content string
+		written       bool
+	}{
+		{"-*- eval -*-", "# -*- eval: " + mark + " -*-\n* Hi\n", false},
+		{"Local Variables eval", "* Hi\n# Local Variables:\n# eval: " + mark + "\n# End:\n", false},
+		{"a macro evaluated on export", "#+MACRO: x (eval (progn " + mark + " \"y\"))\n* Hi\n{{{x}}}\n", false},
+		{"the benign twin", "# -*- mode: org -*-\n#+MACRO: x plain\n* Hi\n{{{x}}}\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(ran)
+			p := filepath.Join(root, "notes", "opened.org")
+			os.Remove(p)
+			v := stack.Check(context.Background(), act(ToolFileWrite, "path", "notes/opened.org", "content", tc.content), env)
+			if v.Verdict == VerdictAllow {
+				require.NoError(t, os.WriteFile(p, []byte(tc.content), 0o644))
+			}
+			_, err := os.Stat(p)
+			assert.Equal(t, tc.written, err == nil, "%s: %s", v.Verdict, v.Reason)
+			if err != nil {
+				return
+			}
+			cmd := exec.CommandContext(t.Context(), emacs, "-Q", "--batch", "--eval",
+				`(progn (setq enable-local-variables :all enable-local-eval t) (require 'org) (find-file "`+p+`") (org-export-to-buffer 'ascii "*out*"))`)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			_, err = os.Stat(ran)
+			assert.True(t, os.IsNotExist(err), "the text ran code in Emacs")
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// diskPoll is how often a running command's use of the disk is read.
+const diskPoll = 100 * time.Millisecond
+
+// ErrDiskLimit is wrapped by the error of a command stopped for taking
+// more of the disk, or more inodes, than its limits.
+var ErrDiskLimit = fmt.Errorf("the command took more of the disk than the sandbox allows")
+
+// diskWatch reads the free blocks and inodes of the file systems a command
+// may write (each once, by its id) while it runs. Landlock bounds where a
+// command writes and RLIMIT_FSIZE each file, but nothing how many files it
+// makes: without this, a loop of files each below the size limit fills the
+// disk within the wall time. What it cannot tell apart: another process's
+// writes to the same file systems meanwhile count as the command's, and
+// the command may overshoot by what it writes in one diskPoll.
+type diskWatch struct {
+	paths        []string
+	start        []unix.Statfs_t
+	bytes, files int64
+}
+
+func newDiskWatch(paths []string, bytes, files int64) *diskWatch {
+	w := &diskWatch{bytes: bytes, files: files}
+	seen := map[unix.Fsid]bool{}
+	for _, p := range paths {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) != nil || seen[st.Fsid] && st.Fsid != (unix.Fsid{}) {
+			continue
+		}
+		seen[st.Fsid] = true
+		w.paths = append(w.paths, p)
+		w.start = append(w.start, st)
+	}
+	return w
+}
+
+// used is what the command took since the start: bytes and inodes.
+func (w *diskWatch) used() (bytes, files int64) {
+	for i, p := range w.paths {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) != nil {
+			continue
+		}
+		s := w.start[i]
+		bytes += (int64(s.Bfree) - int64(st.Bfree)) * int64(st.Bsize)
+		if s.Files > 0 { // a file system without an inode count (btrfs) reports none
+			files += int64(s.Ffree) - int64(st.Ffree)
+		}
+	}
+	return bytes, files
+}
+
+// run reads the use every diskPoll until stopped closes, and cancels the
+// command past a limit.
+func (w *diskWatch) run(stopped <-chan struct{}, cancel func(error)) {
+	t := time.NewTicker(diskPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-stopped:
+			return
+		case <-t.C:
+		}
+		b, f := w.used()
+		switch {
+		case b > w.bytes:
+			cancel(fmt.Errorf("%w: %d MiB written to the disk, more than its %d MiB", ErrDiskLimit, b>>20, w.bytes>>20))
+			return
+		case f > w.files:
+			cancel(fmt.Errorf("%w: %d files made, more than its %d", ErrDiskLimit, f, w.files))
+			return
+		}
+	}
+}

