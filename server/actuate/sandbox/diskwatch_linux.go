@@ -10,10 +10,6 @@ import (
 // diskPoll is how often a running command's use of the disk is read.
 const diskPoll = 100 * time.Millisecond
 
-// ErrDiskLimit is wrapped by the error of a command stopped for taking
-// more of the disk, or more inodes, than its limits.
-var ErrDiskLimit = fmt.Errorf("the command took more of the disk than the sandbox allows")
-
 // diskWatch reads the free blocks and inodes of the file systems a command
 // may write (each once, by its id) while it runs. Landlock bounds where a
 // command writes and RLIMIT_FSIZE each file, but nothing how many files it

@@ -319,3 +319,7 @@ func removeTemp(dir string) {
 	})
 	os.RemoveAll(dir)
 }
+
+// ErrDiskLimit is wrapped by the error of a command stopped for taking
+// more of the disk, or more inodes, than its limits.
+var ErrDiskLimit = errors.New("the command took more of the disk than the sandbox allows")
