@@ -330,7 +330,7 @@ func (a *Actuators) filter(s string) string {
 		return s
 	}
 	if a.cfg.Memex != nil {
-		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
+		s, _ = a.private.For(a.cfg.Memex.Snapshot(), a.cfg.Home).Redact(s)
 	}
 	if a.cfg.Redact != nil {
 		s = a.cfg.Redact(s)
@@ -344,7 +344,7 @@ func (a *Actuators) privateFiles() []string {
 	if a.cfg.Memex == nil {
 		return nil
 	}
-	return a.private.For(a.cfg.Memex.Snapshot()).Files()
+	return a.private.For(a.cfg.Memex.Snapshot(), a.cfg.Home).Files()
 }
 
 // reload tells the memex about files written on disk.
