@@ -141,7 +141,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 			p.RolledBack = a.rollback(ctx, snap)
 		}
 	}()
-	view, err := a.fresh(ctx)
+	view, err := a.freshFor(ctx, sig)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return p, nil
