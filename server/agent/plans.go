@@ -33,7 +33,8 @@ type PlanInfo struct {
 	// Problem says why the plan cannot run as it is, if it cannot.
 	Problem string `json:"problem,omitempty"`
 	// Private reports a plan a private conversation filed
-	// (flightplan.Record.Private): its title may quote the conversation.
+	// (flightplan.Record.Private), or one whose record cannot be read:
+	// its title may quote the conversation.
 	Private bool `json:"private,omitempty"`
 }
 
@@ -79,7 +80,9 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 		p := &plans[i]
 		info := PlanInfo{ID: p.ID, State: string(p.State), Tool: p.Tool, Created: p.Created, Title: p.Title, Gate: p.Gate, Line: p.Line + 1}
 		st := a.store.Standing(p)
-		if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+		// A record that cannot be read (damaged, or an :ID: no record
+		// can have) may be a private conversation's: taken for one.
+		if rec, ok, err := a.store.Load(p.ID); err != nil || ok && rec.Private {
 			info.Private = true
 		}
 		switch {

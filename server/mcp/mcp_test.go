@@ -618,6 +618,23 @@ func TestPlansOfAPrivateConversationAreNotShown(t *testing.T) {
 	out = text(res)
 	require.Contains(t, out, `"problem"`, "the damaged plan has a problem")
 	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
+
+	// Its record unreadable (damaged JSON): the plan may be a private
+	// conversation's, and is taken for one.
+	var listed PlansResult
+	require.NoError(t, json.Unmarshal([]byte(out), &listed))
+	recs, err := filepath.Glob(filepath.Join(dir, "data", "*", "records", listed.Plans[0].ID+".json"))
+	require.NoError(t, err)
+	if len(recs) == 0 {
+		recs, err = filepath.Glob(filepath.Join(dir, "data", "records", listed.Plans[0].ID+".json"))
+		require.NoError(t, err)
+	}
+	require.Len(t, recs, 1)
+	require.NoError(t, os.WriteFile(recs[0], []byte("{"), 0o600))
+	res = f.call(t, "plans_list", nil)
+	require.False(t, res.IsError, text(res))
+	out = text(res)
+	assert.False(t, strings.Contains(out, "oncology"), "the client got a plan whose record is unreadable: %s", out)
 }
 
 // TestAFloodOfCallsIsBounded: a client that sends calls faster than they
