@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -234,7 +233,7 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 	}
 	m.store.mu.Unlock()
 	if _, own := m.emb.(*trigram.Embedder); !own {
-		live = m.setupStillPublic(m.stillOnDisk(ctx, cur, live))
+		live = m.stillOnDisk(ctx, cur, live)
 	}
 	if len(live) == 0 {
 		m.queue.done(batch, false, nil, time.Time{})
@@ -301,43 +300,47 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 }
 
 // stillOnDisk drops from live the nodes of files the disk no longer holds
-// as read (Recheck's test: another file, size or time, or read too soon
-// after a change for its time to tell), after reading those files again:
-// a note tagged private on disk since it was read, which no editor
-// reported, sends its old text to no embedder. A file read again whose
-// text is the same keeps its nodes; one whose text changed has its new
-// version queued by the reading.
+// as read (Recheck's test, staleOnDisk), after reading those files again,
+// and those of notes their setup files, as they are now, make private: a
+// note tagged private on disk since it was read, by its own text or its
+// setup file's, which no editor reported, sends its old text to no
+// embedder. A file read again whose text is the same keeps its nodes; one
+// whose text changed has its new version queued by the reading. Each
+// setup file is read once: by the reading again (ReloadFiles judges
+// every note naming one), or, when no file was stale or the reading
+// failed, by setupStillPublic.
 func (m *Memex) stillOnDisk(ctx context.Context, cur *Snapshot, live []embedItem) []embedItem {
 	var stale []string
 	looked := map[*fileIndex]bool{}
 	for _, it := range live {
-		if looked[it.f] {
-			continue
-		}
-		looked[it.f] = true
-		e, ok := cur.entry(it.f.path)
-		if !ok || e.buffer != nil {
-			continue
-		}
-		if fi, err := os.Stat(it.f.path); err != nil || !e.disk.looksUnchanged(fi) {
-			stale = append(stale, it.f.path)
+		if !looked[it.f] {
+			looked[it.f] = true
+			if cur.staleOnDisk(it.f.path) {
+				stale = append(stale, it.f.path)
+			}
 		}
 	}
 	if len(stale) == 0 {
-		return live
+		return m.setupStillPublic(live)
 	}
 	now, err := m.ReloadFiles(ctx, stale...)
 	out := live[:0]
 	for _, it := range live {
-		if err != nil && slices.Contains(stale, it.f.path) {
+		if err != nil {
+			if !slices.Contains(stale, it.f.path) {
+				out = append(out, it)
+			}
 			continue
 		}
-		if err == nil {
-			if e, ok := now.entry(it.f.path); !ok || e.idx != it.f {
-				continue
-			}
+		// Read again and judged again: a node whose file's index is
+		// not the one it was queued with (its text, or its privacy by
+		// a setup file, changed) is dropped.
+		if e, ok := now.entry(it.f.path); ok && e.idx == it.f {
+			out = append(out, it)
 		}
-		out = append(out, it)
+	}
+	if err != nil {
+		return m.setupStillPublic(out)
 	}
 	return out
 }

@@ -413,15 +413,24 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("checking the memex against the disk: %w", err)
 		}
-		e, _ := cur.entry(p)
-		if e.buffer != nil {
-			continue
-		}
-		if fi, err := os.Stat(p); err != nil || !e.disk.looksUnchanged(fi) {
+		if cur.staleOnDisk(p) {
 			stale = append(stale, p)
 		}
 	}
 	return m.reloadAndPublish(ctx, cur, stale, true)
+}
+
+// staleOnDisk is Recheck's test of one file of s: it was read from the
+// disk (not an open buffer's), and the disk no longer holds it as read —
+// it is gone, or its stat tells another file, size or modification time,
+// or it was read too soon after a change for its time to tell.
+func (s *Snapshot) staleOnDisk(p string) bool {
+	e, ok := s.entry(p)
+	if !ok || e.buffer != nil {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err != nil || !e.disk.looksUnchanged(fi)
 }
 
 // insideRoot checks that a path's real location stays in its root (a

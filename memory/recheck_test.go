@@ -169,11 +169,16 @@ func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
 		name       string
 		files      map[string]string
 		file, text string
+		// rewrite, when set, is b.org's new text, written too: a file read
+		// again before the batch, whose reading judges the setup files.
+		rewrite string
 	}{
 		{"its setup file tagged", map[string]string{"a.org": "#+SETUPFILE: ./x.setup\n" + harbour, "x.setup": "#+TITLE: setup\n"},
-			"x.setup", "#+FILETAGS: :private:\n"},
+			"x.setup", "#+FILETAGS: :private:\n", ""},
+		{"its setup file tagged, another note rewritten", map[string]string{"a.org": "#+SETUPFILE: ./x.setup\n" + harbour, "x.setup": "#+TITLE: setup\n"},
+			"x.setup", "#+FILETAGS: :private:\n", "* Lighthouse\nThe lamp gets new glass and a wick.\n"},
 		{"the note tagged", map[string]string{"a.org": harbour},
-			"a.org", "#+FILETAGS: :private:\n" + harbour},
+			"a.org", "#+FILETAGS: :private:\n" + harbour, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -187,6 +192,9 @@ func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
 				return emb.calls >= 1
 			}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
 			require.NoError(t, os.WriteFile(filepath.Join(root, tc.file), []byte(tc.text), 0o644))
+			if tc.rewrite != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(root, "b.org"), []byte(tc.rewrite), 0o644))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			require.NoError(t, m.WaitEmbedded(ctx))

@@ -75,10 +75,12 @@ func TestANoteMadePrivateOnDiskReachesNoModel(t *testing.T) {
 			require.Contains(t, string(reqs[0].Body), "marzipan", "before: the note is public and in the view")
 
 			require.NoError(t, os.WriteFile(filepath.Join(root, tc.file), []byte(tc.text), 0o644))
+			// The question first: its own check of the disk, not the
+			// context's, keeps the note from the model.
+			got := ask("4")
 			view := viewText("40")
 			assert.NotContains(t, view, "marzipan")
 			assert.NotContains(t, view, "third stair")
-			got := ask("4")
 			reqs = srv.Requests()
 			for i, r := range reqs[1:] {
 				body := string(r.Body)

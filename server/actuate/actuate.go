@@ -28,6 +28,11 @@ type Request struct {
 	Line int
 	// Question is what the user asked.
 	Question string
+	// Snapshot is the memex as the caller checked it against the disk
+	// (Memex.Recheck) for this action: the privacy filter of its output,
+	// and file_read's privacy tags, read it (or the memex's current
+	// snapshot, when that is newer). nil: Run rechecks the memex itself.
+	Snapshot *memory.Snapshot
 }
 
 // Approval says a human approved exactly this action in a Flight Plan.
@@ -89,6 +94,7 @@ func (f ActuatorFunc) Run(ctx context.Context, req Request) (Result, error) { re
 // changed on disk.
 type Memex interface {
 	Snapshot() *memory.Snapshot
+	Recheck(ctx context.Context) (*memory.Snapshot, error)
 	ReloadFiles(ctx context.Context, paths ...string) (*memory.Snapshot, error)
 }
 
@@ -305,12 +311,21 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if req.Snapshot == nil && a.cfg.Memex != nil {
+		// No snapshot checked against the disk came with the action: one
+		// is made, or nothing runs (its output could not be filtered).
+		snap, err := a.cfg.Memex.Recheck(ctx)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: the memex could not be checked against the disk: %w", req.Action.Tool, err)
+		}
+		req.Snapshot = snap
+	}
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the %s actuator panicked: %v", req.Action.Tool, r)
 		}
-		res.Output = a.filter(res.Output)
+		res.Output = a.filter(req.Snapshot, res.Output)
 		a.log.InfoContext(ctx, "actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
 			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
 	}()
@@ -324,18 +339,32 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 // filter replaces the text of private notes in s with [private], then
 // scrubs the secrets with the configured redactor (the privacy filter
 // reads the words as they were written, so a secret inside a private
-// quote does not break the quote up for it).
-func (a *Actuators) filter(s string) string {
+// quote does not break the quote up for it). snap is the request's
+// snapshot, checked against the disk (Request.Snapshot).
+func (a *Actuators) filter(snap *memory.Snapshot, s string) string {
 	if s == "" {
 		return s
 	}
-	if a.cfg.Memex != nil {
-		s, _ = a.private.For(a.cfg.Memex.Snapshot()).Redact(s)
+	if snap = a.newer(snap); snap != nil {
+		s, _ = a.private.For(snap, a.cfg.Home).Redact(s)
 	}
 	if a.cfg.Redact != nil {
 		s = a.cfg.Redact(s)
 	}
 	return s
+}
+
+// newer is the newer of snap (the request's, checked against the disk)
+// and the memex's current snapshot, which descends from it: a note made
+// private in an editor while the action ran is known to the latter.
+func (a *Actuators) newer(snap *memory.Snapshot) *memory.Snapshot {
+	if a.cfg.Memex == nil {
+		return snap
+	}
+	if cur := a.cfg.Memex.Snapshot(); snap == nil || (cur != nil && cur.Generation() > snap.Generation()) {
+		return cur
+	}
+	return snap
 }
 
 // privateFiles lists the files holding private notes, which a confined
@@ -344,7 +373,7 @@ func (a *Actuators) privateFiles() []string {
 	if a.cfg.Memex == nil {
 		return nil
 	}
-	return a.private.For(a.cfg.Memex.Snapshot()).Files()
+	return a.private.For(a.cfg.Memex.Snapshot(), a.cfg.Home).Files()
 }
 
 // reload tells the memex about files written on disk.

@@ -317,3 +317,35 @@ func TestToolsOfTheRegistry(t *testing.T) {
 	_, err = run(t, builtin, a, approve(a))
 	assert.ErrorContains(t, err, `no actuator for the tool "beep"`, "actuators of the builtin tools know no beep")
 }
+
+// TestOutputFilteredByTheMemexCheckedAgainstTheDisk: a note made private
+// on disk, behind the memex's back (no editor told it), is private to the
+// filter of an action's output: whether the caller's rechecked snapshot
+// came with the request, or none did and Run rechecked the memex itself.
+func TestOutputFilteredByTheMemexCheckedAgainstTheDisk(t *testing.T) {
+	const secret = "The vault combination is left right left twice."
+	for _, tc := range []struct {
+		name    string
+		recheck bool // the caller rechecks and passes the snapshot
+	}{
+		{"the caller's rechecked snapshot", true},
+		{"no snapshot: Run rechecks", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{
+				"notes/p.org":    "* Bank\n" + secret + "\n",
+				"notes/copy.txt": "note: " + secret + "\n",
+			}, nil)
+			require.NoError(t, os.WriteFile(filepath.Join(fx.root, "notes/p.org"), []byte("* Bank :private:\n"+secret+"\n"), 0o644))
+			req := Request{Action: gates.Build(gates.FileReadArgs{Path: "notes/copy.txt"}, "t")}
+			if tc.recheck {
+				snap, err := fx.mx.Recheck(t.Context())
+				require.NoError(t, err)
+				req.Snapshot = snap
+			}
+			res, err := fx.act.Run(t.Context(), req)
+			require.NoError(t, err)
+			assert.Equal(t, "note: [private].\n", res.Output)
+		})
+	}
+}

@@ -68,8 +68,8 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("file_read %s: no such file", args.Path)
 	}
 	tags := memory.DefaultPrivacyTags()
-	if a.cfg.Memex != nil {
-		tags = a.cfg.Memex.Snapshot().PrivacyTags()
+	if snap := a.newer(req.Snapshot); snap != nil {
+		tags = snap.PrivacyTags()
 	}
 	text, left, whole := withoutPrivate(c, cur.Text, tags, a.paths.home)
 	if whole {
@@ -147,7 +147,8 @@ func (a *Actuators) Preview(action gates.Action) (e FileEdit, ok bool, err error
 // Filter is what an action's output passes before anyone sees it: the
 // text of private notes replaced by [private], then the secrets scrubbed
 // by Config.Redact ([vault:NAME], [secret RULE]).
-func (a *Actuators) Filter(s string) string { return a.filter(s) }
+// snap is the memex as the caller checked it against the disk.
+func (a *Actuators) Filter(snap *memory.Snapshot, s string) string { return a.filter(snap, s) }
 
 // fileWriteTarget resolves where a file_write goes and reads what is there.
 func (a *Actuators) fileWriteTarget(action gates.Action) (target, workspace.Current, error) {

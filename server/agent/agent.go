@@ -332,9 +332,7 @@ func (a *Agent) writeJournal(ctx context.Context, e journal.Entry, durable bool)
 	if !e.Private && flightplan.ValidID(e.PlanID) {
 		// What names a plan a private conversation filed (its approval,
 		// its result, its undo) is as private as the plan.
-		if rec, ok, _ := a.store.Load(e.PlanID); ok && rec.Private {
-			e.Private = true
-		}
+		e.Private = a.privatePlan(e.PlanID)
 	}
 	a.journalMu.Lock()
 	defer a.journalMu.Unlock()

@@ -165,7 +165,7 @@ func (a *Agent) ApproveAlways(ctx context.Context, id string) (PlanRun, error) {
 // other byte kept, under a lock shared by every process of this data dir)
 // and journals it; a rule that cannot be journalled is taken out again.
 func (a *Agent) addRule(ctx context.Context, p *flightplan.Plan, rule string) error {
-	if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
+	if a.privatePlan(p.ID) {
 		// The rule names the action of a plan a private conversation
 		// filed: as the plan's run, it logs nothing into later LOGS.
 		ctx = keepOutOfPrompt(ctx)

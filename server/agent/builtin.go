@@ -164,8 +164,7 @@ func (a *Agent) publicEntries(snap *memory.Snapshot, hs []journal.Headline) []jo
 		if h.Private {
 			private[h.PlanID] = true
 		} else if _, seen := private[h.PlanID]; !seen {
-			rec, ok, _ := a.store.Load(h.PlanID)
-			private[h.PlanID] = ok && rec.Private
+			private[h.PlanID] = a.privatePlan(h.PlanID)
 		}
 	}
 	tags := snap.PrivacyTags()

@@ -103,15 +103,6 @@ func (a *Agent) ChatDir() string { return a.chats.Dir() }
 // conversation. sig has been through Perceive.
 func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*conversation, error) {
 	var p string
-	snap, err := a.fresh(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tags := snap.PrivacyTags()
-	// Asked from a private place (a note private as a whole, or inside a
-	// private node): the conversation is private, made so on disk — its
-	// :FROM: names the place, and its answers follow the question.
-	fromPrivate := a.privatePlace(snap, sig.File, sig.Line)
 	sig.FollowUp = true
 	switch {
 	case req.Chat != "":
@@ -126,6 +117,33 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 			return nil, usage(err)
 		}
 		p = r
+	}
+	var release func()
+	if p != "" {
+		// The conversation is waited for first, the disk checked after:
+		// the question's one Recheck (sig.checked, which its pass reads
+		// on from) is no older than the moment its turn came.
+		r, err := a.chats.Lock(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		release = r
+	}
+	snap, err := a.fresh(ctx)
+	if err != nil {
+		if release != nil {
+			release()
+		}
+		return nil, err
+	}
+	sig.checked = snap
+	tags := snap.PrivacyTags()
+	// Asked from a private place (a note private as a whole, or inside a
+	// private node): the conversation is private, made so on disk — its
+	// :FROM: names the place, and its answers follow the question.
+	fromPrivate := a.privatePlace(snap, sig.File, sig.Line)
+	switch {
+	case p != "":
 	case req.NewChat:
 		sig.FollowUp = false
 		var fileTags []string
@@ -147,6 +165,9 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 			return nil, err
 		}
 		p = r
+		if release, err = a.chats.Lock(ctx, p); err != nil {
+			return nil, err
+		}
 	default:
 		// In no conversation, asked from a private place all the same:
 		// the question (most often about the note it is asked from) and
@@ -158,10 +179,6 @@ func (a *Agent) beginChat(ctx context.Context, req AskRequest, sig *Signal) (*co
 		sig.FollowUp = false
 		sig.LocalOnly = fromPrivate
 		return nil, nil
-	}
-	release, err := a.chats.Lock(ctx, p)
-	if err != nil {
-		return nil, err
 	}
 	c, err := a.chats.Load(p, tags)
 	if err != nil {

@@ -30,3 +30,16 @@ func (a *Agent) fresh(ctx context.Context) (*memory.Snapshot, error) {
 	}
 	return snap, nil
 }
+
+// freshFor is fresh for sig's pass: once per question. A question whose
+// conversation was begun with a Recheck (sig.checked) reads the memex's
+// current snapshot, never older than that one (a conversation file made
+// since is in it); any other signal checks the disk.
+func (a *Agent) freshFor(ctx context.Context, sig Signal) (*memory.Snapshot, error) {
+	if sig.checked != nil {
+		if cur := a.memex.Snapshot(); cur != nil && cur.Generation() >= sig.checked.Generation() {
+			return cur, nil
+		}
+	}
+	return a.fresh(ctx)
+}

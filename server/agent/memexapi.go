@@ -253,7 +253,7 @@ func (a *Agent) Node(ctx context.Context, id string) (NodeText, error) {
 		at = dr.End
 	}
 	b.Write(src[at:r.End])
-	text, _ := a.searchers().private.For(snap).Redact(b.String())
+	text, _ := a.searchers().private.For(snap, a.world.Home).Redact(b.String())
 	return NodeText{ID: a.redact(n.Key()), Title: a.redact(n.Title()), File: n.Path(), Line: n.Line() + 1, Text: a.redact(text)}, ctx.Err()
 }
 
@@ -276,7 +276,7 @@ func (a *Agent) Backlinks(ctx context.Context, id string) ([]Backlink, error) {
 		return nil, err
 	}
 	st := a.searchers()
-	filter := st.private.For(snap)
+	filter := st.private.For(snap, a.world.Home)
 	var out []Backlink
 	for _, bl := range orgfeat.Backlinks(orgfeat.Scope{Memex: snap, Notes: st.notes}, n) {
 		from := bl.Site.From

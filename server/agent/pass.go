@@ -141,7 +141,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 			p.RolledBack = a.rollback(ctx, snap)
 		}
 	}()
-	view, err := a.fresh(ctx)
+	view, err := a.freshFor(ctx, sig)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		return p, nil
@@ -182,7 +182,7 @@ func (a *Agent) pass(ctx context.Context, sig Signal, emit func(string) error) (
 	if sig.FollowUp {
 		place = "" // a follow-up's answer goes into its conversation, not a note
 	}
-	res, err := a.act(ctx, &p, sig, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text}, &snap)
+	res, err := a.act(ctx, &p, sig, actuate.Request{Action: action, File: place, Line: sig.Line, Question: sig.Text, Snapshot: view}, &snap)
 	if err != nil {
 		p.Status, p.Err = StatusFailed, err
 		if ctx.Err() != nil {

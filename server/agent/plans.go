@@ -33,7 +33,8 @@ type PlanInfo struct {
 	// Problem says why the plan cannot run as it is, if it cannot.
 	Problem string `json:"problem,omitempty"`
 	// Private reports a plan a private conversation filed
-	// (flightplan.Record.Private): its title may quote the conversation.
+	// (flightplan.Record.Private), or one whose record cannot be read:
+	// its title may quote the conversation.
 	Private bool `json:"private,omitempty"`
 }
 
@@ -62,6 +63,15 @@ type PlanRun struct {
 	Private bool
 }
 
+// privatePlan reports whether the plan id was filed by a private
+// conversation (flightplan.Record.Private), or may have been: a record
+// that cannot be read (damaged, or an ID no record can have) is taken
+// for a private one's. A plan with no record is not.
+func (a *Agent) privatePlan(id string) bool {
+	rec, ok, err := a.store.Load(id)
+	return err != nil || ok && rec.Private
+}
+
 // Plans lists the Flight Plans in flightplans.org (the editor's buffer
 // when it is open and modified; the disk's text when the buffer is
 // unmodified or not yet reloaded after the server wrote the file).
@@ -79,9 +89,7 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 		p := &plans[i]
 		info := PlanInfo{ID: p.ID, State: string(p.State), Tool: p.Tool, Created: p.Created, Title: p.Title, Gate: p.Gate, Line: p.Line + 1}
 		st := a.store.Standing(p)
-		if rec, ok, _ := a.store.Load(p.ID); ok && rec.Private {
-			info.Private = true
-		}
+		info.Private = a.privatePlan(p.ID)
 		switch {
 		case p.ID == "":
 			info.Problem = "no :ID:"
@@ -364,7 +372,7 @@ func (a *Agent) noteForeign(ctx context.Context, p *flightplan.Plan, src []byte,
 // rejectPlan records a rejection (and writes REJECTED when write is set).
 func (a *Agent) rejectPlan(ctx context.Context, p *flightplan.Plan, write bool) PlanRun {
 	run := PlanRun{ID: p.ID, Title: p.Title, Tool: p.Tool, State: flightplan.StateRejected, Summary: "rejected"}
-	if rec, ok, err := a.store.Load(p.ID); err != nil || (ok && rec.Private) {
+	if a.privatePlan(p.ID) {
 		run.Private = true // a record that cannot be read may be a private one's
 		ctx = keepOutOfPrompt(ctx)
 	}

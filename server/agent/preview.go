@@ -44,7 +44,10 @@ func (a *Agent) preview(ctx context.Context, action gates.Action) planPreview {
 	}
 	pv.before = actuate.HashOf(e.Existed, e.Before)
 	pv.diff = fileDiff(e)
-	if a.acts.Filter(pv.diff) != pv.diff {
+	// The current snapshot: a plan is filed after its question's Recheck
+	// (the memex's snapshot descends from it), or at a plan's refiling,
+	// and its diff is written for the user's editor, not a model.
+	if a.acts.Filter(a.memex.Snapshot(), pv.diff) != pv.diff {
 		// A diff with a line cut out is no diff: none is shown here.
 		pv.diff = privateDiff
 	}

@@ -135,7 +135,7 @@ func (a *Agent) Propose(ctx context.Context, req ProposeRequest) (res ProposeRes
 		p.Status, p.PlanID = StatusFiled, id
 		return resultOf(p), nil
 	}
-	_, runErr := a.act(ctx, &p, sig, actuate.Request{Action: action}, &snap)
+	_, runErr := a.act(ctx, &p, sig, actuate.Request{Action: action, Snapshot: view}, &snap)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		p.Status, p.Err = StatusCancelled, ctx.Err()

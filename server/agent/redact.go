@@ -107,8 +107,10 @@ func redactValue(v any, redact func(string) string, changed *bool) any {
 // model reads (a gate's reason, an error), that is not the memex's own
 // view: through the privacy filter an action's output passes (a quote of
 // a private note, the name of a file private as a whole: a gate denying
-// a glob names the private file it reached), then the redactor.
-func (a *Agent) forModel(s string) string { return a.acts.Filter(s) }
+// a glob names the private file it reached), then the redactor. It reads
+// the memex's current snapshot: every such text follows its question's
+// Recheck, and the current snapshot descends from the one it made.
+func (a *Agent) forModel(s string) string { return a.acts.Filter(a.memex.Snapshot(), s) }
 
 // Redact is s through the agent's one redactor (gates.Redactor over its
 // vault): for a front end that hands the agent's text to another agent

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"pp-lsp/gates"
+	"pp-lsp/memory"
 	"pp-lsp/providers"
 )
 
@@ -92,6 +93,12 @@ type Signal struct {
 	// Skill is the ID or title of the skill whose scheduled run this is
 	// ("" for every other signal): its passes are background passes.
 	Skill string
+	// checked is the snapshot of the question's Recheck when it was made
+	// before the pass (a conversation's, beginChat): the pass reads the
+	// memex's current snapshot, which descends from it, instead of
+	// checking the disk a second time. A signal made from another (an
+	// action's output) has none: its pass checks the disk again.
+	checked *memory.Snapshot
 }
 
 // Rejection is one denied proposal and the gates' verdict on it.

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"pp-lsp/gates"
 	"pp-lsp/internal/orgsetup"
@@ -167,7 +166,13 @@ func Render(t Turn) string {
 	if t.Estimated {
 		prop("TOKENS_ESTIMATED", "t")
 	}
-	if t.From != "" && !strings.ContainsFunc(t.From, unicode.IsControl) {
+	// The place's file name was chosen by whoever filled the folder: it
+	// is linked only when it reads as itself in one line of Org
+	// (orgtext.Title leaves it as it is: no line break, no editor setting
+	// such as a Vim modeline or an Emacs -*- or Local Variables: marker in
+	// the chat file's last lines, no link to run), as the Gardener's
+	// report links a note; any other is left out.
+	if t.From != "" && orgtext.Title(t.From, 0) == t.From {
 		prop("FROM", fromLink(t.From, t.FromLine))
 	}
 	if t.Failed != "" {

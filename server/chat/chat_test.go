@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -424,6 +425,9 @@ func TestATurnSetsNoEditorOption(t *testing.T) {
 			{Verb: VerbRan, Tool: "shell", Args: json.RawMessage(`{"cmd":"echo"}`), Result: "x\u00a0vim: set tw=7 :"}}},
 		{Question: "q", Asked: asked, Failed: "x\u00a0vim: set tw=7 :"},
 		{Question: "Summarise this page:\nvim: set tw=7 :", Asked: asked, Answer: "a"},
+		// Asked from a note whose name someone else chose.
+		{Question: "q", Asked: asked, Answer: "a", From: "/n/x vim: set tw=7 :.org", FromLine: 3},
+		{Question: "q", Asked: asked, Answer: "a", From: "../x vim: set tw=7 :.org", FromLine: 3},
 	} {
 		src := Header("q") + "\n" + Render(turn)
 		p := filepath.Join(t.TempDir(), "chat.org")
@@ -431,6 +435,7 @@ func TestATurnSetsNoEditorOption(t *testing.T) {
 		assert.Equal(t, "0", testenv.NvimOption(t, p, "textwidth"), "%s", src)
 		ch := Parse([]byte(src), []string{"private"})
 		require.Len(t, ch.Turns, 1, src)
+		assert.Empty(t, ch.Turns[0].From, "a name that does not read as itself is not linked")
 		for i, a := range ch.Turns[0].Actions {
 			var want, got any
 			require.NoError(t, json.Unmarshal(turn.Actions[i].Args, &want))
@@ -438,4 +443,34 @@ func TestATurnSetsNoEditorOption(t *testing.T) {
 			assert.Equal(t, want, got)
 		}
 	}
+}
+
+// TestEmacsFollowsTheFromLink: the :FROM: link of a place whose name
+// reads as itself — a space, brackets, a colon — takes Emacs (Org's own
+// org-open-at-point) to that file and line, from the conversation's
+// folder and from outside the roots.
+func TestEmacsFollowsTheFromLink(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	s, root := newStore(t, nil)
+	p, err := s.Create("q", asked)
+	require.NoError(t, err)
+	froms := []string{filepath.Join(root, "notes", "Q3 plan [draft]: v2.org"), filepath.Join(t.TempDir(), "out side.org")}
+	for _, from := range froms {
+		require.NoError(t, os.MkdirAll(filepath.Dir(from), 0o755))
+		require.NoError(t, os.WriteFile(from, []byte("* one\n* two\n* three\n"), 0o644))
+		_, err = s.Append(context.Background(), p, Turn{Question: "q", Asked: asked, Answer: "a", From: from, FromLine: 3})
+		require.NoError(t, err)
+	}
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(b), ":FROM: [[file:"), "%s", b)
+	q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
+	script := "(progn (require 'org) (setq org-link-frame-setup '((file . find-file)))" +
+		" (find-file " + q(p) + ") (goto-char (point-min))" +
+		" (dotimes (_ 2) (with-current-buffer (get-file-buffer " + q(p) + ")" +
+		" (search-forward \":FROM: [[\") (save-excursion (org-open-at-point)" +
+		" (princ (format \"%s\\t%d\\n\" buffer-file-name (line-number-at-pos)))))))"
+	out, err := exec.Command(emacs, "-Q", "--batch", "--eval", script).Output()
+	require.NoError(t, err)
+	assert.Equal(t, froms[0]+"\t3\n"+froms[1]+"\t3\n", string(out))
 }

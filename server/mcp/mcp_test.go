@@ -604,6 +604,37 @@ func TestPlansOfAPrivateConversationAreNotShown(t *testing.T) {
 	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
 	assert.Contains(t, out, "tomatoes", "a public pass's plan keeps its title")
 	assert.Equal(t, 2, strings.Count(out, `"state":"PLAN"`), "both plans are listed")
+
+	// The private plan's action block damaged (its #+end_src gone, as an
+	// edit may leave it): its problem, which names the plan by its title,
+	// does not reach the client either.
+	i := strings.Index(string(plans), "oncology")
+	j := strings.Index(string(plans)[i:], "#+end_src\n")
+	require.Positive(t, j)
+	damaged := string(plans)[:i+j] + string(plans)[i+j+len("#+end_src\n"):]
+	require.NoError(t, os.WriteFile(filepath.Join(root, "flightplans.org"), []byte(damaged), 0o644))
+	res = f.call(t, "plans_list", nil)
+	require.False(t, res.IsError, text(res))
+	out = text(res)
+	require.Contains(t, out, `"problem"`, "the damaged plan has a problem")
+	assert.False(t, strings.Contains(out, "oncology"), "the client got a private conversation's plan: %s", out)
+
+	// Its record unreadable (damaged JSON): the plan may be a private
+	// conversation's, and is taken for one.
+	var listed PlansResult
+	require.NoError(t, json.Unmarshal([]byte(out), &listed))
+	recs, err := filepath.Glob(filepath.Join(dir, "data", "*", "records", listed.Plans[0].ID+".json"))
+	require.NoError(t, err)
+	if len(recs) == 0 {
+		recs, err = filepath.Glob(filepath.Join(dir, "data", "records", listed.Plans[0].ID+".json"))
+		require.NoError(t, err)
+	}
+	require.Len(t, recs, 1)
+	require.NoError(t, os.WriteFile(recs[0], []byte("{"), 0o600))
+	res = f.call(t, "plans_list", nil)
+	require.False(t, res.IsError, text(res))
+	out = text(res)
+	assert.False(t, strings.Contains(out, "oncology"), "the client got a plan whose record is unreadable: %s", out)
 }
 
 // TestAFloodOfCallsIsBounded: a client that sends calls faster than they

@@ -111,6 +111,9 @@ type ProposeResult struct {
 // private conversation filed.
 const privatePlanTitle = "(a plan of a private conversation)"
 
+// privatePlanProblem stands in plans_list for the problem of such a plan.
+const privatePlanProblem = "the plan cannot run as it is (its action was edited or damaged): pp-lsp plans says why"
+
 // NoArgs are plans_list's arguments: none.
 type NoArgs struct{}
 
@@ -242,9 +245,14 @@ func (s *Server) addTools() {
 			}
 			for i := range plans {
 				if plans[i].Private {
-					// A private conversation's plan: its title may
-					// quote the conversation, which no client is shown.
+					// A private conversation's plan: its title, and its
+					// problem (which names the plan by its title, or
+					// quotes its action), may quote the conversation,
+					// which no client is shown.
 					plans[i].Title = privatePlanTitle
+					if plans[i].Problem != "" {
+						plans[i].Problem = privatePlanProblem
+					}
 				}
 			}
 			return PlansResult{Plans: plans}, fmt.Sprintf("%d plans", len(plans)), err

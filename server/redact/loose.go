@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -63,8 +62,9 @@ func stampOf(fi fs.FileInfo) fileStamp {
 // objects hold nothing in clear, are skipped) and returns the files
 // outside the memex that hold private notes, sorted, and the text of
 // their private subtrees. seen carries over what earlier scans read: a
-// file is read again only when its stamp changed.
-func looseScan(s *memory.Snapshot, seen map[string]looseFile) (files, texts []string, next map[string]looseFile) {
+// file is read again only when its stamp changed. home is the user's home
+// folder, where a "~/" setup file is.
+func looseScan(s *memory.Snapshot, seen map[string]looseFile, home string) (files, texts []string, next map[string]looseFile) {
 	tags := s.PrivacyTags()
 	next = make(map[string]looseFile, len(seen))
 	for _, root := range s.Roots() {
@@ -90,7 +90,7 @@ func looseScan(s *memory.Snapshot, seen map[string]looseFile) (files, texts []st
 			st := stampOf(fi)
 			lf, ok := seen[p]
 			if !ok || lf.stamp != st || lf.setup {
-				lf = readLoose(p, st, tags)
+				lf = readLoose(p, st, tags, home)
 			}
 			next[p] = lf
 			if lf.private {
@@ -104,8 +104,9 @@ func looseScan(s *memory.Snapshot, seen map[string]looseFile) (files, texts []st
 	return files, texts, next
 }
 
-// readLoose tells the privacy of the file at p.
-func readLoose(p string, st fileStamp, tags []string) looseFile {
+// readLoose tells the privacy of the file at p, a "~/" setup file read
+// in home.
+func readLoose(p string, st fileStamp, tags []string, home string) looseFile {
 	lf := looseFile{stamp: st}
 	// Not through a link, and never waiting on a FIFO: either may have
 	// been swapped in since the walk saw a regular file.
@@ -128,7 +129,6 @@ func readLoose(p string, st fileStamp, tags []string) looseFile {
 		return lf
 	}
 	src := append(head[:n], rest...)
-	home, _ := os.UserHomeDir()
 	lf.setup = orgsetup.Mentions(src)
 	spans, _ := gates.PrivateSpansOf(p, src, tags, home)
 	for _, sp := range spans {

@@ -90,8 +90,8 @@ func TestFromSnapshot(t *testing.T) {
 		"untagged.org": "* Quote\nThe cardiologist appointment is on the third of March, copied.\n",
 	})
 	var c redact.Cache
-	f := c.For(mx.Snapshot())
-	assert.Same(t, f, c.For(mx.Snapshot()), "one index per snapshot")
+	f := c.For(mx.Snapshot(), "")
+	assert.Same(t, f, c.For(mx.Snapshot(), ""), "one index per snapshot")
 	assert.Equal(t, []string{filepath.Join(root, "diary.org"), filepath.Join(root, "mixed.org"), filepath.Join(root, "pin.org")}, f.Files())
 
 	got, _ := f.Redact(string(mustRead(t, filepath.Join(root, "untagged.org"))))
@@ -105,7 +105,7 @@ func TestFromSnapshot(t *testing.T) {
 	assert.Equal(t, public, got)
 	assert.Zero(t, n)
 	assert.True(t, (*redact.Filter)(nil).Empty())
-	assert.Nil(t, c.For(nil))
+	assert.Nil(t, c.For(nil, ""))
 }
 
 // TestLooseNotes: files under the roots that hold private notes but are
@@ -132,7 +132,7 @@ func TestLooseNotes(t *testing.T) {
 	require.NoError(t, err)
 	defer mx.Close(ctx)
 	var c redact.Cache
-	f := c.For(mx.Snapshot())
+	f := c.For(mx.Snapshot(), "")
 	assert.Equal(t, []string{filepath.Join(root, ".hidden/secret.org"), filepath.Join(root, "diary.txt"), filepath.Join(root, "ideas.org_archive")}, f.Files())
 	for _, out := range []string{
 		"cat: The lighthouse keeper hid the emerald under the third stair.",
@@ -149,12 +149,12 @@ func TestLooseNotes(t *testing.T) {
 		got, n := f.Redact(out)
 		assert.Zero(t, n, got)
 	}
-	assert.Same(t, f, c.For(mx.Snapshot()), "nothing changed: the same filter")
+	assert.Same(t, f, c.For(mx.Snapshot(), ""), "nothing changed: the same filter")
 
 	// A new private note in a text file, one taken away.
 	require.NoError(t, os.WriteFile(filepath.Join(root, "notes/plain.txt"), []byte("* Later :private:\nThe boat is moored at pier seven now.\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(root, "diary.txt")))
-	f = c.For(mx.Snapshot())
+	f = c.For(mx.Snapshot(), "")
 	assert.Equal(t, []string{filepath.Join(root, ".hidden/secret.org"), filepath.Join(root, "ideas.org_archive"), filepath.Join(root, "notes/plain.txt")}, f.Files())
 	got, _ := f.Redact("The boat is moored at pier seven now.")
 	assert.Equal(t, "[private].", got)
@@ -241,10 +241,10 @@ func BenchmarkCacheFor(b *testing.B) {
 			require.NoError(b, err)
 			defer mx.Close(ctx)
 			var c redact.Cache
-			c.For(mx.Snapshot())
+			c.For(mx.Snapshot(), "")
 			b.ResetTimer()
 			for b.Loop() {
-				c.For(mx.Snapshot())
+				c.For(mx.Snapshot(), "")
 			}
 		})
 	}
@@ -259,15 +259,15 @@ func TestCacheLetsOldSnapshotsGo(t *testing.T) {
 	var c redact.Cache
 	old := func() weak.Pointer[memory.Snapshot] {
 		snap := mx.Snapshot()
-		f := c.For(snap)
-		assert.Same(t, f, c.For(snap), "made once per snapshot")
+		f := c.For(snap, "")
+		assert.Same(t, f, c.For(snap, ""), "made once per snapshot")
 		return weak.Make(snap)
 	}()
 	_, err := mx.SetBuffer(t.Context(), filepath.Join(root, "notes.org"), 1, []byte("* Vault :private:\nThe key is under the fourth stair.\n"))
 	require.NoError(t, err)
 	runtime.GC()
 	assert.Nil(t, old.Value(), "the cache let the old snapshot go")
-	_, n := c.For(mx.Snapshot()).Redact("cat: The key is under the fourth stair.")
+	_, n := c.For(mx.Snapshot(), "").Redact("cat: The key is under the fourth stair.")
 	assert.Positive(t, n, "the next snapshot's notes are redacted")
 }
 
@@ -285,7 +285,7 @@ func TestNamesOfPrivateFiles(t *testing.T) {
 		"notes/public.org":         "* Plans\nPublic.\n",
 	})
 	var c redact.Cache
-	f := c.For(mx.Snapshot())
+	f := c.For(mx.Snapshot(), "")
 	for _, tc := range []struct{ in, want string }{
 		{"divorce-lawyer.org\nmixed.org\npublic.org\nx.org\n", "[private]\nmixed.org\npublic.org\n[private]\n"},
 		{"grep: notes/divorce-lawyer.org: Permission denied", "grep: notes/[private]: Permission denied"},
@@ -315,7 +315,7 @@ func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	})
 	var c redact.Cache
 	const out = "cat: The keeper hides marzipan under the third stair. grep: The boat is moored at pier seven tonight."
-	f := c.For(mx.Snapshot())
+	f := c.For(mx.Snapshot(), "")
 	assert.Equal(t, []string{filepath.Join(root, "a.org"), filepath.Join(root, "notes/b.txt"), setup}, f.Files())
 	got, _ := f.Redact(out)
 	assert.Equal(t, "cat: [private]. grep: [private].", got)
@@ -323,7 +323,7 @@ func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :work:\n"), 0o644))
 	s, err := mx.ReloadFiles(t.Context(), setup)
 	require.NoError(t, err)
-	f = c.For(s)
+	f = c.For(s, "")
 	assert.Empty(t, f.Files(), "the tag dropped")
 	got, _ = f.Redact(out)
 	assert.Equal(t, out, got)
@@ -331,7 +331,7 @@ func TestNotesPrivateByTheirSetupFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(setup, []byte("#+FILETAGS: :Private:\n"), 0o644))
 	s, err = mx.ReloadFiles(t.Context(), setup)
 	require.NoError(t, err)
-	f = c.For(s)
+	f = c.For(s, "")
 	assert.Len(t, f.Files(), 3, "the tag back")
 	got, _ = f.Redact(out)
 	assert.Equal(t, "cat: [private]. grep: [private].", got)
@@ -347,4 +347,37 @@ func openMemex(t *testing.T, root string, files map[string]string) *memory.Memex
 	require.NoError(t, err)
 	t.Cleanup(func() { mx.Close(ctx) })
 	return mx
+}
+
+// TestLooseSetupFileInTheGivenHome: a loose note's "~/" setup file is read
+// in the home folder the caller names (the agent's world.Home), not in the
+// process's: the filter hides the note whose setup file there marks it
+// private, and leaves it when that home holds a public one.
+func TestLooseSetupFileInTheGivenHome(t *testing.T) {
+	for _, tc := range []struct {
+		name, filetags string
+		want           bool
+	}{
+		{"a private setup file", "#+FILETAGS: :private:\n", true},
+		{"a public setup file", "#+FILETAGS: :work:\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, home := t.TempDir(), t.TempDir()
+			testenv.WriteTree(t, home, map[string]string{"org-setup.org": tc.filetags})
+			mx := openMemex(t, root, map[string]string{
+				"notes/c.txt": "#+SETUPFILE: ~/org-setup.org\n* Cellar\nThe cellar key hangs behind the blue door.\n",
+				"public.org":  "* Plans\nShip the parser before the holidays begin.\n",
+			})
+			var c redact.Cache
+			f := c.For(mx.Snapshot(), home)
+			got, _ := f.Redact("cat: The cellar key hangs behind the blue door.")
+			if tc.want {
+				assert.Equal(t, []string{filepath.Join(root, "notes/c.txt")}, f.Files())
+				assert.Equal(t, "cat: [private].", got)
+			} else {
+				assert.Empty(t, f.Files())
+				assert.Equal(t, "cat: The cellar key hangs behind the blue door.", got)
+			}
+		})
+	}
 }

@@ -68,14 +68,16 @@ type Cache struct {
 	looseFiles, looseTexts []string
 }
 
-// For returns the filter of s and of the private notes outside its memex.
-func (c *Cache) For(s *memory.Snapshot) *Filter {
+// For returns the filter of s and of the private notes outside its memex;
+// home is the user's home folder (the agent's world.Home), where such a
+// note's "~/" setup file is. A Cache is asked with one home.
+func (c *Cache) For(s *memory.Snapshot, home string) *Filter {
 	if s == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	files, texts, seen := looseScan(s, c.loose)
+	files, texts, seen := looseScan(s, c.loose, home)
 	c.loose = seen
 	if c.snap.Value() != s || !slices.Equal(files, c.looseFiles) || !slices.Equal(texts, c.looseTexts) {
 		c.snap, c.f = weak.Make(s), fromSnapshot(s, files, texts)

@@ -47,7 +47,13 @@ func Load(dataDir string) (*Key, error) {
 	case errors.Is(err, regfile.ErrSymlink):
 		return nil, fmt.Errorf("the key %s is a symlink: pp-lsp uses only a regular file of its own there", p)
 	case errors.Is(err, regfile.ErrNotRegular):
-		return nil, fmt.Errorf("the key %s is not a regular file (%s): remove it, and pp-lsp makes a new one at its next start", p, plainerr.Reason(err))
+		// The reason alone (what the file is), wrapped: errors.Is finds
+		// regfile.ErrNotRegular, and the sentence names the path once.
+		reason := err
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			reason = pe.Err
+		}
+		return nil, fmt.Errorf("the key %s is not a regular file (%w): remove it, and pp-lsp makes a new one at its next start", p, reason)
 	case err != nil:
 		return nil, plainerr.File("read", "the key", p, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pp-lsp/internal/regfile"
 	"pp-lsp/internal/testenv"
 )
 
@@ -54,34 +55,41 @@ func TestRefusedKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string
 		make       func(t *testing.T, dir string)
+		is         error // wrapped by the error, when not nil
 	}{
 		{"readable by others", "has mode 0644", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(Path(dir), make([]byte, Size), 0o644))
-		}},
+		}, nil},
 		{"the wrong size", "holds 31 bytes", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(Path(dir), make([]byte, Size-1), 0o600))
-		}},
+		}, nil},
 		{"a symlink", "is a symlink", func(t *testing.T, dir string) {
 			other := filepath.Join(t.TempDir(), "k")
 			require.NoError(t, os.WriteFile(other, make([]byte, Size), 0o600))
 			require.NoError(t, os.Symlink(other, Path(dir)))
-		}},
+		}, nil},
 		{"a folder", "is not a regular file (it is a folder, not a regular file)", func(t *testing.T, dir string) {
 			require.NoError(t, os.Mkdir(Path(dir), 0o700))
-		}},
+		}, regfile.ErrNotRegular},
 		// A FIFO is refused at once: opened to be read, it would wait for
 		// a writer, and with it the server's start and every CLI command.
 		{"a FIFO", "is not a regular file (it is a FIFO (a named pipe), not a regular file)", func(t *testing.T, dir string) {
 			testenv.MakeFIFO(t, Path(dir))
-		}},
+		}, regfile.ErrNotRegular},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.make(t, dir)
 			err := testenv.Promptly(t, Path(dir), func() error { _, err := Load(dir); return err })
 			assert.ErrorContains(t, err, tc.want)
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
+			}
 			err = testenv.Promptly(t, Path(dir), func() error { _, err := LoadOrCreate(dir); return err })
 			assert.ErrorContains(t, err, tc.want, "a bad key is never replaced silently")
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
+			}
 		})
 	}
 }
