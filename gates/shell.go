@@ -114,6 +114,8 @@ type shellAnalyzer struct {
 	// ends (shellRoom.reset).
 	trailTop, localsTop int
 	calling             int // function bodies being analysed
+	// args is what "$@" holds in the function body being analysed.
+	args callArgs
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops     int
@@ -300,6 +302,7 @@ func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail b
 	}
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
+		s.args = callArgs{} // shift, set --: "$@" is no longer the call's
 		return
 	}
 	if name == cwdName {
@@ -410,18 +413,18 @@ func (s *shellAnalyzer) payload(text, how string) {
 		return
 	}
 	mark, cwd := len(s.trail), s.cwd
-	vars, funcs, pos, inFunc, locals, calling := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling
+	vars, funcs, pos, inFunc, locals, calling, args := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args
 	// A recorded body replays its log in this analyzer's state: the other
 	// shell's settings would be replayed into it.
 	s.spoil()
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = varTable{}, nil, [10]varVal{}, nil, nil, 0
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args = varTable{}, nil, [10]varVal{}, nil, nil, 0, callArgs{}
 	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
 		if v, ok := vars.get(name); ok {
 			s.setVar(name, v)
 		}
 	}
 	s.evalText(text, how)
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = vars, funcs, pos, inFunc, locals, calling
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args = vars, funcs, pos, inFunc, locals, calling, args
 	s.trail, s.cwd = s.trail[:mark], cwd
 }
 
@@ -908,10 +911,12 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	// Where it is declared, its arguments are unknown. Arithmetic on
 	// them is judged at each call, with the call's arguments (num: no
 	// finding here for what every call shows).
-	pos := s.pos
+	// So is a command "$@" runs (callArgs).
+	pos, args := s.pos, s.args
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, varVal{num: true})
 	}
+	s.args = callArgs{state: argsAtEachCall}
 	s.calling++
 	s.body(c.Body)
 	s.calling--
@@ -919,6 +924,7 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, pos[i])
 	}
+	s.args = args
 	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
 }

@@ -517,6 +517,7 @@ func (s *shellAnalyzer) forgetVars() {
 }
 
 func (s *shellAnalyzer) forgetPositionals() {
+	s.args = callArgs{}
 	for i := 1; i <= 9; i++ {
 		if s.pos[i] != (varVal{}) {
 			s.setVar(positionals[i], varVal{})
