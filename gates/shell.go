@@ -116,6 +116,10 @@ type shellAnalyzer struct {
 	calling             int // function bodies being analysed
 	// args is what "$@" holds in the function body being analysed.
 	args callArgs
+	// argEndless: a process substitution <(…) among the words of the
+	// command being analysed prints an endless stream, and what (call
+	// keeps it for its own words).
+	argEndless string
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops     int
@@ -1387,6 +1391,22 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 			continue
 		}
 		if strings.HasPrefix(target, "/dev/fd/") {
+			toStdout := r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut && (r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1")
+			file := ""
+			if fd, ok := fdPath(target); ok {
+				file = fdFiles[fd] // > /dev/fd/N writes where N does (cat /dev/zero 3>f >/dev/fd/3)
+			} else if len(r.Word.Parts) == 1 {
+				if ps, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdOut {
+					// What >(…) runs reads it: cat /dev/zero > >(cat > f).
+					file = "a process substitution >(…)"
+				}
+			}
+			if n, ok := redirFd(r); ok && r.Op != syntax.RdrIn {
+				fdFiles[n] = file
+			}
+			if toStdout && file != "" {
+				s.endlessInto(st, argv, in, file)
+			}
 			continue
 		}
 		if w.dyn {
@@ -1454,10 +1474,15 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 				}
 			}
 		}
-		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened.
+		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened;
+		// cat <(cat /dev/zero): a process substitution's (/dev/fd/63).
 		var fds [10]string
 		endlessFdsOf(st, func(fd int, dev string) { fds[fd] = dev })
 		for _, a := range argv[1:] {
+			if s.argEndless != "" && a == "/dev/fd/63" {
+				s.deny("writes an endless stream (%s, read through <(…)) to %s: it fills the disk", s.argEndless, printable(target))
+				return
+			}
 			if fd, ok := fdPath(a); ok && fds[fd] != "" {
 				s.deny("writes an endless stream (%s, read as %s) to %s: it fills the disk", fds[fd], a, printable(target))
 				return

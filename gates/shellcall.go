@@ -39,6 +39,10 @@ func allArgs(w *syntax.Word) bool {
 
 // call analyses one simple command.
 func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
+	// Its own words' process substitutions: the command around it keeps
+	// its own.
+	defer func(outer string) { s.argEndless = outer }(s.argEndless)
+	s.argEndless = ""
 	words := c.Args
 	var head []string // the call's arguments "$@" puts first
 	if len(words) > 0 && s.args.state != argsUnknown && allArgs(words[0]) {
