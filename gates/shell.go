@@ -205,7 +205,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 	if recycled {
 		room := &env.check.shellRoom
 		s = &room.an
-		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{list: room.vars[:0]}}
+		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{entries: room.vars[:0]}}
 	}
 	s.depth = depth
 	s.env, s.cwd, s.known = env, env.cwdDir(cwd), env.knownVars()
@@ -239,7 +239,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		room.locals = s.locals[:min(s.localsTop, cap(s.locals))]
 		// The table's list only grows (a payload's own table aside,
 		// which is not this one); moved to a map, it is nil.
-		room.vars = s.vars.list
+		room.vars = s.vars.entries
 	}
 	return s.rep
 }
