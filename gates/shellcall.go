@@ -41,8 +41,13 @@ func allArgs(w *syntax.Word) bool {
 func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	// Its own words' process substitutions: the command around it keeps
 	// its own.
-	defer func(outer string) { s.argEndless = outer }(s.argEndless)
+	outer := s.argEndless
 	s.argEndless = ""
+	s.callWords(c, st, in)
+	s.argEndless = outer
+}
+
+func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	words := c.Args
 	var head []string // the call's arguments "$@" puts first
 	if len(words) > 0 && s.args.state != argsUnknown && allArgs(words[0]) {
