@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pp-lsp/internal/testenv"
 )
 
 // TestEndlessStreamsBySpelling: the endless-stream checks matched
@@ -82,11 +84,42 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"cat public.txt | { cat > f; }", VerdictAllow, ""},
 		{"cat /dev/zero | { head -c 10 > f; }", VerdictAllow, ""},
 		{"cat /dev/zero >&2 2>f", VerdictAllow, ""}, // its output goes where stderr went before
+		// Process substitutions and /dev/fd/N as a redirection's target
+		// (TestEndlessRoutesForReal shows where bash sends the stream).
+		{"cat <(cat /dev/zero) > f", VerdictDeny, "fills the disk"},
+		{"cat public.txt <(yes) > f", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero > >(cat > f)", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 3>f >/dev/fd/3", VerdictDeny, "fills the disk"},
+		{"cat <(cat public.txt) > f", VerdictAllow, ""},
+		{"cat public.txt > >(cat > f)", VerdictAllow, ""},
+		{"cat public.txt 3>f >/dev/fd/3", VerdictAllow, ""},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			v := stack.Check(t.Context(), sh(tc.cmd), env)
 			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
 			assert.Contains(t, v.Reason, tc.reason)
+		})
+	}
+}
+
+// TestEndlessRoutesForReal: bash sends a command's input from a process
+// substitution <(…), its output into one >(…), and its output to a file
+// through > /dev/fd/N after N>FILE — the routes TestEndlessStreamsBySpelling
+// refuses for an endless stream, run here with a bounded one (4096 bytes
+// of /dev/zero), which lands whole in the file.
+func TestEndlessRoutesForReal(t *testing.T) {
+	testenv.NeedCommand(t, "bash")
+	for _, cmd := range []string{
+		"cat <(head -c 4096 /dev/zero) > f",
+		"head -c 4096 /dev/zero > >(cat > f); wait $!",
+		"head -c 4096 /dev/zero 3>f >/dev/fd/3",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			runBash(t, dir, cmd)
+			st, err := os.Stat(filepath.Join(dir, "f"))
+			require.NoError(t, err)
+			assert.Equal(t, int64(4096), st.Size())
 		})
 	}
 }

@@ -890,7 +890,7 @@ func TestVarTableAgreesWithAMap(t *testing.T) {
 	for round := range 200 {
 		var tab varTable
 		ref := map[string]varVal{}
-		names := 1 + rng.Intn(3*varTableSlice)
+		names := 1 + rng.Intn(3*smallMemoSlice)
 		for range 4 * names {
 			name := fmt.Sprintf("v%d", rng.Intn(names))
 			if rng.Intn(3) == 0 {
@@ -905,7 +905,7 @@ func TestVarTableAgreesWithAMap(t *testing.T) {
 			ref[name] = v
 		}
 		require.Equal(t, len(ref), tab.len())
-		got := tab.appendNames(nil)
+		got := tab.appendKeys(nil)
 		slices.Sort(got)
 		want := slices.Sorted(maps.Keys(ref))
 		require.Equal(t, want, got)

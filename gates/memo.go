@@ -1,5 +1,10 @@
 package gates
 
+import (
+	"maps"
+	"slices"
+)
+
 // checkState is what one check remembers while its gates run: each path
 // located once, the shell command analysed once, each directory asked of
 // the file system once, however many gates and vectors ask. Every check
@@ -76,7 +81,7 @@ type shellRoom struct {
 	an     shellAnalyzer
 	trail  []varChange
 	locals []varChange
-	vars   []varEntry // the list of the analyzer's varTable
+	vars   []memoEntry[string, varVal] // the list of the analyzer's varTable
 }
 
 // reset drops what the room refers to (the last command's names, values
@@ -142,6 +147,39 @@ func (c *smallMemo[K, V]) put(k K, v V) {
 		c.entries = nil
 	}
 	c.m[k] = v
+}
+
+// set gives k the value v, whether or not it holds k (put is for a key
+// it does not hold).
+func (c *smallMemo[K, V]) set(k K, v V) {
+	if c.m == nil {
+		for i := range c.entries {
+			if c.entries[i].k == k {
+				c.entries[i].v = v
+				return
+			}
+		}
+	}
+	c.put(k, v)
+}
+
+// appendKeys appends the keys it holds to out.
+func (c *smallMemo[K, V]) appendKeys(out []K) []K {
+	if c.m != nil {
+		for k := range c.m {
+			out = append(out, k)
+		}
+		return out
+	}
+	for _, e := range c.entries {
+		out = append(out, e.k)
+	}
+	return out
+}
+
+// clone is a copy that shares nothing with it.
+func (c *smallMemo[K, V]) clone() smallMemo[K, V] {
+	return smallMemo[K, V]{entries: slices.Clone(c.entries), m: maps.Clone(c.m)}
 }
 
 func (c *smallMemo[K, V]) len() int {

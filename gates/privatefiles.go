@@ -3,7 +3,6 @@ package gates
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"pp-lsp/internal/orgsetup"
-	"pp-lsp/internal/regfile"
 	"pp-lsp/orgast"
 )
 
@@ -97,15 +95,9 @@ func PrivateSpansOf(path string, src []byte, tags []string, home string) (spans 
 	return spans, whole
 }
 
-// readSetupFile is the gates' orgsetup.Reader: a setup file too large to
-// read whole, or no regular file (a FIFO a writer fills as Org reads it),
-// is one whose keywords cannot be told.
+// readSetupFile is the gates' orgsetup.Reader, bounded as a note is.
 func readSetupFile(p string) ([]byte, error) {
-	data, _, err := regfile.Read(p, true, maxPrivacyScan)
-	if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
-		return nil, orgsetup.ErrUnknown{Why: err.Error()}
-	}
-	return data, err
+	return orgsetup.ReadFile(p, maxPrivacyScan)
 }
 
 // archivedPrivate says whether a headline was private where it was

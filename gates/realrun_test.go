@@ -56,6 +56,11 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: exists("ran-by-shell"), verdict: VerdictDeny, reason: "evaluated as arithmetic",
 		},
 		{
+			name:  "a function runs its arguments as a command",
+			cmd:   "f() { \"$@\"; }; f eval 'BASH_CMDS[ls]=./payload'; ls",
+			proof: ran, verdict: VerdictDeny, reason: "BASH_CMDS",
+		},
+		{
 			name: "rg runs its --pre program", needs: []string{"rg"},
 			cmd:   "rg --pre ./payload needle public.txt",
 			proof: ran, verdict: VerdictAsk, reason: "--pre",

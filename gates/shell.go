@@ -122,6 +122,12 @@ type shellAnalyzer struct {
 	// ends (shellRoom.reset).
 	trailTop, localsTop int
 	calling             int // function bodies being analysed
+	// args is what "$@" holds in the function body being analysed.
+	args callArgs
+	// argEndless: a process substitution <(…) among the words of the
+	// command being analysed prints an endless stream, and what (call
+	// keeps it for its own words).
+	argEndless string
 	// loops counts the loops being judged for the first time; loopReads
 	// lists the variables read meanwhile (see loop).
 	loops     int
@@ -207,7 +213,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 	if recycled {
 		room := &env.check.shellRoom
 		s = &room.an
-		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{list: room.vars[:0]}}
+		*s = shellAnalyzer{trail: room.trail[:0], locals: room.locals[:0], vars: varTable{entries: room.vars[:0]}}
 	}
 	s.depth = depth
 	s.env, s.cwd, s.known = env, env.cwdDir(cwd), env.knownVars()
@@ -241,7 +247,7 @@ func analyzeShellMemo(ctx context.Context, env *Env, cmd, cwd string, depth int,
 		room.locals = s.locals[:min(s.localsTop, cap(s.locals))]
 		// The table's list only grows (a payload's own table aside,
 		// which is not this one); moved to a map, it is nil.
-		room.vars = s.vars.list
+		room.vars = s.vars.entries
 	}
 	return s.rep
 }
@@ -308,6 +314,7 @@ func (s *shellAnalyzer) setVarFrom(name string, v varVal, cur *varVal, onTrail b
 	}
 	if i, ok := positional(name); ok {
 		s.pos[i] = v
+		s.args = callArgs{} // shift, set --: "$@" is no longer the call's
 		return
 	}
 	if name == cwdName {
@@ -418,18 +425,18 @@ func (s *shellAnalyzer) payload(text, how string) {
 		return
 	}
 	mark, cwd := len(s.trail), s.cwd
-	vars, funcs, pos, inFunc, locals, calling := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling
+	vars, funcs, pos, inFunc, locals, calling, args := s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args
 	// A recorded body replays its log in this analyzer's state: the other
 	// shell's settings would be replayed into it.
 	s.spoil()
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = varTable{}, nil, [10]varVal{}, nil, nil, 0
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args = varTable{}, nil, [10]varVal{}, nil, nil, 0, callArgs{}
 	for _, name := range [...]string{"PWD", "OLDPWD"} { // exported by bash
 		if v, ok := vars.get(name); ok {
 			s.setVar(name, v)
 		}
 	}
 	s.evalText(text, how)
-	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling = vars, funcs, pos, inFunc, locals, calling
+	s.vars, s.funcs, s.pos, s.inFunc, s.locals, s.calling, s.args = vars, funcs, pos, inFunc, locals, calling, args
 	s.trail, s.cwd = s.trail[:mark], cwd
 }
 
@@ -936,10 +943,12 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	// Where it is declared, its arguments are unknown. Arithmetic on
 	// them is judged at each call, with the call's arguments (num: no
 	// finding here for what every call shows).
-	pos := s.pos
+	// So is a command "$@" runs (callArgs).
+	pos, args := s.pos, s.args
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, varVal{num: true})
 	}
+	s.args = callArgs{state: argsAtEachCall}
 	s.calling++
 	s.body(c.Body)
 	s.calling--
@@ -947,6 +956,7 @@ func (s *shellAnalyzer) funcDecl(c *syntax.FuncDecl) {
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, pos[i])
 	}
+	s.args = args
 	s.locals = s.locals[:locals]
 	delete(s.inFunc, name)
 }
@@ -1409,6 +1419,22 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 			continue
 		}
 		if strings.HasPrefix(target, "/dev/fd/") {
+			toStdout := r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut && (r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.N == nil || r.N.Value == "1")
+			file := ""
+			if fd, ok := fdPath(target); ok {
+				file = fdFiles[fd] // > /dev/fd/N writes where N does (cat /dev/zero 3>f >/dev/fd/3)
+			} else if len(r.Word.Parts) == 1 {
+				if ps, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdOut {
+					// What >(…) runs reads it: cat /dev/zero > >(cat > f).
+					file = "a process substitution >(…)"
+				}
+			}
+			if n, ok := redirFd(r); ok && r.Op != syntax.RdrIn {
+				fdFiles[n] = file
+			}
+			if toStdout && file != "" {
+				s.endlessInto(st, argv, in, file)
+			}
 			continue
 		}
 		if w.dyn {
@@ -1477,12 +1503,17 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 			}
 		}
 		// cat /dev/fd/3 3</dev/zero: a descriptor the statement opened
-		// (in is after its redirections), or the shell (exec 3</dev/zero).
+		// (in is after its redirections), or the shell (exec 3</dev/zero);
+		// cat <(cat /dev/zero) is argEndless's (/dev/fd/63).
 		fds := in.fds
 		if fds == nil {
 			fds = &[10]string{}
 		}
 		for _, a := range argv[1:] {
+			if s.argEndless != "" && a == "/dev/fd/63" {
+				s.deny("writes an endless stream (%s, read through <(…)) to %s: it fills the disk", s.argEndless, printable(target))
+				return
+			}
 			if fd, ok := fdPath(a); ok && fds[fd] != "" {
 				s.deny("writes an endless stream (%s, read as %s) to %s: it fills the disk", fds[fd], a, printable(target))
 				return

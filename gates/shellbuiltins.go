@@ -503,7 +503,7 @@ func (s *shellAnalyzer) forgetVars() {
 		s.anySet = true
 		s.memo.memos = s.memo.memos[:0]
 	}
-	names := s.vars.appendNames(make([]string, 0, s.vars.len()+len(s.known)))
+	names := s.vars.appendKeys(make([]string, 0, s.vars.len()+len(s.known)))
 	for _, k := range s.known {
 		names = append(names, k.name)
 	}
@@ -517,6 +517,7 @@ func (s *shellAnalyzer) forgetVars() {
 }
 
 func (s *shellAnalyzer) forgetPositionals() {
+	s.args = callArgs{}
 	for i := 1; i <= 9; i++ {
 		if s.pos[i] != (varVal{}) {
 			s.setVar(positionals[i], varVal{})

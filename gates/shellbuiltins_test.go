@@ -131,6 +131,16 @@ func TestShellStateChanges(t *testing.T) {
 		{"function bodies differ by branch", sh(`f(){ ls; }; if c; then f(){ rm -rf out/b; }; fi; f`), VerdictDeny, "declared differently"},
 		{"function maybe declared", sh(`if c; then f(){ rm -rf out/b; }; fi; f`), VerdictAsk, "rm deletes files"},
 		{"special builtin before a function", sh(`eval(){ :; }; set -o posix; eval 'rm -rf ~'`), VerdictDeny, ""},
+		// A function whose command word is "$@" runs its arguments, as a
+		// wrapper does: each call is judged as the command they name.
+		{"\"$@\" runs the call's arguments", sh(`f(){ "$@"; }; f rm -rf ~`), VerdictDeny, "rm -r ~"},
+		{"\"$@\" handed on to another function", sh(`g(){ "$@"; }; f(){ g "$@"; }; f rm -rf ~`), VerdictDeny, "rm -r ~"},
+		{"\"$@\" after calls that were fine", sh(`f(){ "$@"; }; f echo a; f echo a; f rm -rf ~`), VerdictDeny, "rm -r ~"},
+		{"\"$@\" runs a builtin in the shell", sh(`f(){ "$@"; }; f cd /; rm -rf *`), VerdictDeny, "rm -r *"},
+		{"\"$@\" called twice is no function declared differently", sh(`f(){ "$@"; }; f echo hi; f echo ho`), VerdictAsk, ""},
+		{"\"$@\" handed on, called twice", sh(`g(){ "$@"; }; f(){ g "$@"; }; f echo hi; f ls`), VerdictAsk, ""},
+		{"\"$@\" after shift is known only when it runs", sh(`f(){ shift; "$@"; }; f x echo hi`), VerdictAsk, "known only when it runs"},
+		{"\"$@\" of arguments known only when they run", sh(`f(){ "$@"; }; f $x`), VerdictAsk, "known only when it runs"},
 		// Whatever a script or a program known only when it runs may set.
 		{"source", sh(`x=out/ok; source ./f.sh; rm -rf "$x"`), VerdictDeny, "known only when it runs"},
 		{"dynamic program", sh(`x=out/ok; $c x; rm -rf "$x"`), VerdictDeny, "known only when it runs"},

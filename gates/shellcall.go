@@ -7,9 +7,73 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// callArgs is what "$@" holds in the function body being analysed: a
+// body whose command word is "$@" runs its call's arguments as a command,
+// as a wrapper does (f(){ "$@"; }; f rm -rf ~ runs rm).
+type callArgs struct {
+	state argsState
+	list  []string // argsListed: the call's arguments
+}
+
+type argsState uint8
+
+const (
+	argsUnknown    argsState = iota // outside a call, or changed in it (shift, set --)
+	argsAtEachCall                  // where the function is declared: judged at each call
+	argsListed                      // in an inlined call whose arguments are all known
+)
+
+// allArgs says whether a word is "$@" (or "${@}") alone.
+func allArgs(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	q, ok := w.Parts[0].(*syntax.DblQuoted)
+	if !ok || len(q.Parts) != 1 {
+		return false
+	}
+	x, ok := q.Parts[0].(*syntax.ParamExp)
+	return ok && x.Param != nil && x.Param.Value == "@" && !x.Excl && !x.Length && !x.Width &&
+		x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil
+}
+
 // call analyses one simple command.
 func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
-	if len(c.Args) == 0 {
+	// Its own words' process substitutions: the command around it keeps
+	// its own.
+	outer := s.argEndless
+	s.argEndless = ""
+	s.callWords(c, st, in)
+	s.argEndless = outer
+}
+
+func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
+	words := c.Args
+	var head []string // the call's arguments "$@" puts first
+	if len(words) > 0 && s.args.state != argsUnknown && allArgs(words[0]) {
+		// The analysis depends on the call's arguments, which the memo
+		// of function bodies does not key on: not recorded.
+		s.spoil()
+		if s.args.state == argsAtEachCall {
+			// Where the function is declared, what it runs is judged at
+			// each call, as that call's arguments: here only what the
+			// command itself does (its other words' substitutions, its
+			// redirections).
+			for _, as := range c.Assigns {
+				if as.Value != nil {
+					s.evalWord(as.Value)
+				}
+			}
+			for _, w := range words[1:] {
+				s.evalWord(w)
+			}
+			s.redirects(st, nil, in)
+			return
+		}
+		head, words = s.args.list, words[1:]
+	}
+	if len(words) == 0 && len(head) == 0 {
+		// No command: its assignments are the shell's own (f(){ x=1 "$@"; }; f).
 		for _, as := range c.Assigns {
 			s.assign(as, false)
 		}
@@ -25,16 +89,34 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			s.exportVar(as.Name.Value, v)
 		}
 	}
-	argv := make([]string, 0, len(c.Args))
+	argv := make([]string, 0, len(head)+len(words))
+	argv = append(argv, head...)
+	// exact: argv[i] is c.Args[i]'s value.
+	exact := head == nil && len(words) == len(c.Args)
 	anyDyn := false
 	// dynArgs: which of argv[1:10] are single words known only when they
 	// run (a function call asks which of them are numbers); bit 0: some
 	// argument may be any number of words.
 	var dynArgs uint16
-	for i, a := range c.Args {
+	passArgs := false // the caller's arguments, judged at each of its calls, are handed on whole
+	for j, a := range words {
+		i := len(head) + j // its place, when nothing before it was split
+		if s.args.state == argsListed && allArgs(a) {
+			// f(){ g "$@"; }: the call's arguments, each a word.
+			s.spoil()
+			argv = append(argv, s.args.list...)
+			exact = false
+			continue
+		}
+		if s.args.state == argsAtEachCall && j == 1 && len(words) == 2 && head == nil && allArgs(a) {
+			// f(){ g "$@"; } where f is declared: g is given f's
+			// arguments, judged at each call of f.
+			s.spoil()
+			passArgs = true
+		}
 		w := s.evalWord(a)
 		anyDyn = anyDyn || w.dyn
-		if w.dyn && !w.split && i >= 1 && i <= 9 && len(argv) == i {
+		if w.dyn && !w.split && exact && i >= 1 && i <= 9 && len(argv) == i {
 			dynArgs |= 1 << i
 		}
 		if w.dyn && w.split && i >= 1 {
@@ -103,11 +185,11 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 			// judged as a branch's, and the program of that name too. A
 			// special builtin is found before a function in POSIX mode.
 			if !def.alsoProgram && !posixSpecialBuiltins[name] {
-				s.inline(name, argv[1:], numArgs)
+				s.inline(name, argv[1:], numArgs, passArgs)
 				return
 			}
 			var b branches
-			s.branch(&b, func() { s.inline(name, argv[1:], numArgs) })
+			s.branch(&b, func() { s.inline(name, argv[1:], numArgs, passArgs) })
 			s.branchesEnd(&b)
 		} else {
 			s.spoil()
@@ -117,16 +199,19 @@ func (s *shellAnalyzer) call(c *syntax.CallExpr, st *syntax.Stmt, in stdinSrc) {
 	// Whether argv[i] is known only when it runs, as a number: asked only
 	// by the builtins that take a variable's name.
 	numeric := func(i int) bool {
-		return len(argv) == len(c.Args) && strings.Contains(argv[i], dynMarker) && s.unknownIsNum(c.Args[i].Parts)
+		return exact && len(argv) == len(c.Args) && strings.Contains(argv[i], dynMarker) && s.unknownIsNum(c.Args[i].Parts)
 	}
 	s.builtin(argv, numeric) // what it changes holds after it
 }
 
 // inline analyses a call of a function declared in the same command with
 // its positional parameters bound to the call's arguments.
-func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
+//
+// atEachCall: the arguments are those of the function being declared
+// around this call ("$@"), whose own calls judge them.
+func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16, atEachCall bool) {
 	s.calls++
-	saved := s.pos
+	saved, savedArgs := s.pos, s.args
 	for i := 1; i <= 9; i++ {
 		switch {
 		case i <= len(args) && !strings.Contains(args[i-1], dynMarker):
@@ -137,6 +222,12 @@ func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 		default:
 			s.bindPositional(i, varVal{num: numArgs&(1<<i) != 0})
 		}
+	}
+	s.args = callArgs{}
+	if atEachCall {
+		s.args = callArgs{state: argsAtEachCall}
+	} else if numArgs&1 == 0 && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, dynMarker) }) {
+		s.args = callArgs{state: argsListed, list: args}
 	}
 	s.enterFunc(name)
 	def, src := s.funcOf(name), s.src
@@ -162,6 +253,7 @@ func (s *shellAnalyzer) inline(name string, args []string, numArgs uint16) {
 	for i := 1; i <= 9; i++ {
 		s.bindPositional(i, saved[i])
 	}
+	s.args = savedArgs
 }
 
 // bindPositional sets $i for an inlined call (or back after it). Unlike

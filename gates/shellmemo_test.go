@@ -22,6 +22,8 @@ func memoScripts() []string {
 	many := strings.Repeat("f a\n", maxInlineCalls+8)
 	return []string{
 		"f() { cat \"$1\"; }\nf notes/todo.org\nf private.org\nf notes/todo.org",
+		"f() { \"$@\"; }\nf echo a\nf echo a\nf cat private.org\nf rm -rf ~",
+		"g() { \"$@\"; }\nf() { g \"$@\"; }\nf echo a\nf cat private.org\ng echo a\ng cd /\nrm -rf *",
 		"f() { cat $X; }\nf\nX=private.org\nf\nX=notes/todo.org\nf",
 		"f() { X=private.org; }\ng() { cat $X; }\ng\nf\ng",
 		"f() { cd journal; }\ng() { cat personal.org; }\ng\nf\ng\nf\ng",

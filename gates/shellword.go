@@ -166,6 +166,11 @@ func (s *shellAnalyzer) evalPart(p syntax.WordPart, quoted bool, out *wordBuilde
 		out.add("0")
 	case *syntax.ProcSubst:
 		s.subshell(x.Stmts)
+		if x.Op == syntax.CmdIn {
+			if what, endless := s.compoundEndless(&syntax.Block{Stmts: x.Stmts}, stdinSrc{}); endless {
+				s.argEndless = what
+			}
+		}
 		out.add("/dev/fd/63")
 	case *syntax.ExtGlob:
 		out.add(x.Op.String() + x.Pattern.Value + ")")

@@ -1,12 +1,10 @@
 package memory
 
 import (
-	"errors"
 	"slices"
 	"sync"
 
 	"pp-lsp/internal/orgsetup"
-	"pp-lsp/internal/regfile"
 )
 
 // A note is private as a whole when a file its #+SETUPFILE: lines name
@@ -58,10 +56,7 @@ func (j *setupJudge) read(path string) ([]byte, error) {
 	if r, ok := j.files[path]; ok {
 		return r.data, r.err
 	}
-	data, _, err := regfile.Read(path, true, maxSetupBytes)
-	if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
-		err = orgsetup.ErrUnknown{Why: err.Error()}
-	}
+	data, err := orgsetup.ReadFile(path, maxSetupBytes)
 	if j.files == nil {
 		j.files = map[string]setupRead{}
 	}

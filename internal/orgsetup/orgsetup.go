@@ -19,6 +19,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+
+	"pp-lsp/internal/regfile"
 )
 
 // MaxDepth bounds the chain of #+SETUPFILE: files followed.
@@ -46,6 +48,19 @@ func (e ErrUnknown) Error() string { return e.Why }
 
 // Reader reads the setup file at an absolute path.
 type Reader func(path string) ([]byte, error)
+
+// ReadFile reads the setup file at path for a Reader: a regular file,
+// followed through symlinks as Org follows them, read whole up to limit
+// bytes and never waiting (internal/regfile). A file too large to read
+// whole, or no regular file (a FIFO a writer fills as Org reads it), is
+// one whose keywords cannot be told: ErrUnknown.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	data, _, err := regfile.Read(path, true, limit)
+	if errors.Is(err, regfile.ErrTooLarge) || errors.Is(err, regfile.ErrNotRegular) {
+		return nil, ErrUnknown{Why: err.Error()}
+	}
+	return data, err
+}
 
 // Mentions says whether src may hold a #+SETUPFILE: line: a note that
 // does not is not looked at further.
