@@ -67,7 +67,10 @@ func Open(ctx context.Context, opts Options) (*Memex, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
-	home, _ := os.UserHomeDir()
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
 		home: home, kernel: vecmath.NewKernel(), search: &searchPools{}}
 	m.cfg.Store(cfg)

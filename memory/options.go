@@ -47,6 +47,10 @@ type Options struct {
 	// Progress, when set, is called while the memex is first read, with
 	// the files indexed so far and the total.
 	Progress func(done, total int)
+	// Home is the user's home folder, what "~/" means in a #+SETUPFILE:
+	// and a file link (the server gives its world's, so the memex, the
+	// gates and the redactor agree on it; "": os.UserHomeDir).
+	Home string
 	// Logger receives warnings (a corrupt store rebuilt, an embedder
 	// failing); nil discards them.
 	Logger *slog.Logger

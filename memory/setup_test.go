@@ -157,3 +157,33 @@ func TestNewPrivacyTagsJudgeSetupFilesAgain(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []bool{false, false, false, false}, setupPrivate(t, s, note))
 }
+
+// TestTheHomeOfASetupFileIsTheOneGiven: "~/" in a #+SETUPFILE: is
+// Options.Home (the server's world's, which the gates and the redactor
+// read too), not $HOME: with HOME unset or another folder, a note whose
+// setup file in the given home makes it private is private to the memex.
+func TestTheHomeOfASetupFileIsTheOneGiven(t *testing.T) {
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "x.setup"), []byte("#+FILETAGS: :private:\n"), 0o644))
+	for _, tc := range []struct {
+		name string
+		env  string // HOME; "" unsets it
+	}{
+		{"HOME unset", ""},
+		{"HOME another folder", t.TempDir()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("HOME", tc.env)
+			if tc.env == "" {
+				require.NoError(t, os.Unsetenv("HOME"))
+			}
+			root := t.TempDir()
+			testenv.WriteTree(t, root, map[string]string{"notes/a.org": "#+SETUPFILE: ~/x.setup\n* Harbour\n:PROPERTIES:\n:ID: harbour\n:END:\nThe keeper hides marzipan under the third stair.\n"})
+			mx, err := Open(context.Background(), Options{Roots: []string{root}, Home: home})
+			require.NoError(t, err)
+			defer mx.Close(context.Background())
+			assert.Equal(t, home, mx.Snapshot().Home())
+			assert.Equal(t, []bool{true, true, true, true}, setupPrivate(t, mx.Snapshot(), filepath.Join(root, "notes/a.org")))
+		})
+	}
+}

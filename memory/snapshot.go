@@ -42,6 +42,10 @@ type Snapshot struct {
 	flat     *flatIndex
 }
 
+// Home is the home folder "~/" stands for in the memex's files
+// (Options.Home).
+func (s *Snapshot) Home() string { return s.cfg.home }
+
 // fileEntry is one file in one snapshot: its index (shared while the
 // bytes are unchanged), its vectors, and where its bytes came from.
 type fileEntry struct {

@@ -75,7 +75,7 @@ func runGate(ctx context.Context, c *cli, args []string) error {
 	}
 	// The privacy and self-modification vectors need the memex: which nodes
 	// are private, which file holds an ID. No embeddings, no store.
-	memex, err := memory.Open(ctx, memory.Options{Roots: world.Roots, Logger: log})
+	memex, err := memory.Open(ctx, memory.Options{Roots: world.Roots, Home: world.Home, Logger: log})
 	if err != nil {
 		return fmt.Errorf("cannot index the memex: %w", err)
 	}

@@ -1,7 +1,6 @@
 package orgfeat
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +44,7 @@ func RenameFileEdits(sc Scope, moves Moves) []FileEdit {
 	if sc.Memex == nil || len(moves) == 0 {
 		return nil
 	}
-	home, _ := os.UserHomeDir()
+	home := sc.Memex.Home()
 	var out []FileEdit
 	seen := map[[2]int]map[string]bool{}
 	add := func(site memory.LinkSite, target string) {

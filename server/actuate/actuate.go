@@ -368,7 +368,12 @@ func (a *Actuators) newer(snap *memory.Snapshot) *memory.Snapshot {
 }
 
 // privateFiles lists the files holding private notes, which a confined
-// command may not read.
+// command may not read. It reads the memex's current snapshot, which is
+// a.newer(req.Snapshot) of every run: Run rechecks the memex before a
+// confined command starts when no snapshot came with the request, and a
+// caller's Recheck publishes what it found, so the current snapshot is
+// never older than the request's (the sandbox asks at each run, with no
+// request at hand).
 func (a *Actuators) privateFiles() []string {
 	if a.cfg.Memex == nil {
 		return nil

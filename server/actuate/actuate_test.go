@@ -349,3 +349,39 @@ func TestOutputFilteredByTheMemexCheckedAgainstTheDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestShellCannotReadANoteMadePrivateOnDisk: a note made private on disk
+// just before a command runs (no editor told the memex) is unreadable to
+// the confined command, whether the caller's rechecked snapshot came with
+// the request or Run rechecked the memex itself: the sandbox's list of
+// private files comes from the snapshot the run's output filter reads.
+func TestShellCannotReadANoteMadePrivateOnDisk(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	const secret = "The vault combination is left right left twice."
+	for _, tc := range []struct {
+		name    string
+		recheck bool // the caller rechecks and passes the snapshot
+	}{
+		{"the caller's rechecked snapshot", true},
+		{"no snapshot: Run rechecks", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"notes/p.org": "* Bank\n" + secret + "\n"}, nil)
+			require.NoError(t, os.WriteFile(filepath.Join(fx.root, "notes/p.org"), []byte("* Bank :private:\n"+secret+"\n"), 0o644))
+			a := gates.Build(gates.ShellArgs{Cmd: "cat notes/p.org; true"}, "t")
+			req := Request{Action: a, Approval: approve(a)}
+			if tc.recheck {
+				snap, err := fx.mx.Recheck(t.Context())
+				require.NoError(t, err)
+				req.Snapshot = snap
+			}
+			res, err := fx.act.Run(t.Context(), req)
+			require.NoError(t, err)
+			assert.Contains(t, res.Output, "notes/p.org: Permission denied")
+			assert.NotContains(t, res.Output, "combination")
+			assert.NotContains(t, res.Output, "[private]", "the command read nothing of the note")
+		})
+	}
+}

@@ -251,7 +251,7 @@ func New(opts Options) (*Agent, error) {
 	world.Roots = roots
 	plans := filepath.Join(roots[0], flightplan.FileName)
 	chats, err := chat.New(chat.Config{Roots: roots, Dir: cfg.ChatDir, LockDir: filepath.Join(dataDir, "chats"), Files: files,
-		Reserved: []string{flightplan.FileName, journal.FileName}, Write: ownWriter(own, files, opts.Memex)})
+		Reserved: []string{flightplan.FileName, journal.FileName}, Home: opts.World.Home, Write: ownWriter(own, files, opts.Memex)})
 	if err != nil {
 		return nil, usage(fmt.Errorf("agent: %w", err))
 	}

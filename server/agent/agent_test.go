@@ -268,3 +268,18 @@ func TestAnInterruptedRunIsNeverRunAgain(t *testing.T) {
 	assert.Contains(t, fx.read(t, flightplan.FileName), "never finished")
 	assert.NoFileExists(t, fx.path("out/count.txt"))
 }
+
+// TestARefusedRetryIsNotShownAgain: a model that answers every try with
+// the same words and an action the gates refuse (a replay entry with
+// repeat) shows its words once, not once a try; the tries are still made
+// and journalled.
+func TestARefusedRetryIsNotShownAgain(t *testing.T) {
+	fx := newFixture(t, map[string]string{"notes.org": notesOrg}, replay(t,
+		`{"match":{},"repeat":true,"reply":{"text":"Adding it.","tool_calls":[{"name":"file_write","arguments":{"path":"../inbox.org","content":"* TODO Buy milk\n"}}]}}`))
+	out, streamed, err := fx.ask(t, "notes.org", 1, "add milk")
+	require.NoError(t, err)
+	p := lastPass(out)
+	assert.Equal(t, StatusDenied, p.Status)
+	assert.Len(t, p.Tries, MaxTries)
+	assert.Equal(t, "Adding it.", streamed)
+}

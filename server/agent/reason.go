@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"pp-lsp/gates"
 	"pp-lsp/memory"
@@ -61,6 +63,9 @@ func (a *Agent) reason(ctx context.Context, p *Pass, sig Signal, snap *memory.Sn
 		}
 		a.log.InfoContext(ctx, "proposal gated", "try", try, "tool", toolOf(t), "verdict", v.Verdict, "gate", v.Gate, "session", sig.Session, "depth", sig.Depth)
 		p.Verdict = v
+		if err := out.settle(v.Verdict == gates.VerdictDeny); err != nil {
+			return proposal{}, nil, fmt.Errorf("streaming the answer: %w", err)
+		}
 		if v.Verdict != gates.VerdictDeny {
 			p.Action = t.Action
 			return prop, h, nil
@@ -150,21 +155,66 @@ func (a *Agent) journalProposal(ctx context.Context, sig Signal, t Try, prop pro
 	return a.appendJournal(ctx, e)
 }
 
-// tryBreaks passes streamed text on, starting a new line when a retry's text
-// follows a previous try's that did not end one, so that two tries' words are
+// tryBreaks passes streamed text on. The first try's streams as it comes;
+// a retry's (after the gates refused a try) is held until its verdict: a
+// refused retry's is never shown, nor one that only says again what was
+// already shown (a model answering each try with the same words), so the
+// caller sees one answer, not one a try. Text shown after another try's
+// that did not end a line starts a new one, so that two tries' words are
 // never run together on the caller's screen.
 type tryBreaks struct {
 	emit    func(string) error
 	last    byte
 	pending bool
+	tries   int
+	// hold: the current try is a retry whose verdict is not known yet;
+	// held is its text.
+	hold bool
+	held strings.Builder
+	// shown is the text shown so far, trimmed, tries apart.
+	shown []string
+	cur   strings.Builder
 }
 
-func (t *tryBreaks) newTry() { t.pending = t.last != 0 && t.last != '\n' }
+func (t *tryBreaks) newTry() {
+	t.tries++
+	t.endShown()
+	t.pending = t.last != 0 && t.last != '\n'
+	t.hold = t.tries > 1
+	t.held.Reset()
+}
+
+// settle ends a retry's hold with its verdict: its text is shown when it
+// was not refused and says something not shown before.
+func (t *tryBreaks) settle(refused bool) error {
+	if !t.hold {
+		return nil
+	}
+	t.hold = false
+	s := t.held.String()
+	t.held.Reset()
+	if refused || s == "" || slices.Contains(t.shown, strings.TrimSpace(s)) {
+		return nil
+	}
+	return t.write(s)
+}
+
+func (t *tryBreaks) endShown() {
+	if x := strings.TrimSpace(t.cur.String()); x != "" {
+		t.shown = append(t.shown, x)
+	}
+	t.cur.Reset()
+}
 
 func (t *tryBreaks) write(s string) error {
+	if t.hold {
+		t.held.WriteString(s)
+		return nil
+	}
 	if s == "" {
 		return t.emit(s)
 	}
+	t.cur.WriteString(s)
 	if t.pending {
 		t.pending = false
 		s = "\n" + s

@@ -273,7 +273,7 @@ func readSettings(s Setup) (*settings, error) {
 // secrets gives the vault a configured embedder's texts are scrubbed of
 // (st.vault's), read only when there is one.
 func (st *settings) openMemex(ctx context.Context, s Setup, popts providers.Options, log *slog.Logger, secrets func() *gates.Vault) (*memory.Memex, error) {
-	mo := memory.Options{Roots: st.roots, Logger: log, PrivacyTags: st.gc.Privacy.Tags, Progress: s.Progress}
+	mo := memory.Options{Roots: st.roots, Home: st.world.Home, Logger: log, PrivacyTags: st.gc.Privacy.Tags, Progress: s.Progress}
 	if s.Serve {
 		dataDir, err := memory.DataDir(st.getenv)
 		if err != nil {

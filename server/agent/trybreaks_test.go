@@ -9,15 +9,18 @@ import (
 
 func TestTryBreaksSeparateRetries(t *testing.T) {
 	tests := []struct {
-		name  string
-		tries [][]string
-		want  string
+		name    string
+		tries   [][]string
+		refused bool // every try is refused
+		want    string
 	}{
-		{"one try", [][]string{{"Hello", " there."}}, "Hello there."},
-		{"retry after a sentence", [][]string{{"First."}, {"Second."}}, "First.\nSecond."},
-		{"retry after a newline", [][]string{{"First.\n"}, {"Second."}}, "First.\nSecond."},
-		{"a silent first try", [][]string{{}, {"Second."}}, "Second."},
-		{"three tries", [][]string{{"a"}, {}, {"c"}}, "a\nc"},
+		{"one try", [][]string{{"Hello", " there."}}, false, "Hello there."},
+		{"retry after a sentence", [][]string{{"First."}, {"Second."}}, false, "First.\nSecond."},
+		{"retry after a newline", [][]string{{"First.\n"}, {"Second."}}, false, "First.\nSecond."},
+		{"a silent first try", [][]string{{}, {"Second."}}, false, "Second."},
+		{"three tries", [][]string{{"a"}, {}, {"c"}}, false, "a\nc"},
+		{"a retry saying it again", [][]string{{"Adding it."}, {"Adding ", "it.\n"}}, false, "Adding it."},
+		{"refused retries", [][]string{{"Adding it."}, {"Adding it, then."}, {"Once more."}}, true, "Adding it."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -28,6 +31,7 @@ func TestTryBreaksSeparateRetries(t *testing.T) {
 				for _, s := range try {
 					assert.NoError(t, tb.write(s))
 				}
+				assert.NoError(t, tb.settle(tt.refused))
 			}
 			assert.Equal(t, tt.want, got.String())
 		})

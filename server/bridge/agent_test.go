@@ -142,7 +142,7 @@ func TestTheBridgeWaitsForItsHostsAgent(t *testing.T) {
 	c.request("1", `:ACTION :ASK :TEXT "hello"`)
 	_, resp = c.exchange("1")
 	assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"))
-	assert.Equal(t, "the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
+	assert.Equal(t, "the agent is not running: the configuration file is not valid JSON", get(resp, "PAYLOAD", "TEXT"))
 }
 
 // TestApproveAlwaysOverTheBridge: (:ACTION :APPROVE :ID … :ALWAYS t) runs

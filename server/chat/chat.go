@@ -313,14 +313,16 @@ func parseAction(line string) (Action, bool) {
 // private (gates.PrivateSpansOf: Org reads the setup file's #+FILETAGS:
 // as the file's own). Without its folder (base) a setup file cannot be
 // found, and the conversation is private.
-func setupPrivate(src []byte, tags []string, base string) bool {
+func setupPrivate(src []byte, tags []string, base, home string) bool {
 	if !orgsetup.Mentions(src) {
 		return false
 	}
 	if base == "" {
 		return true
 	}
-	home, _ := os.UserHomeDir()
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	_, whole := gates.PrivateSpansOf(filepath.Join(base, "conversation.org"), src, tags, home)
 	return whole
 }
@@ -329,7 +331,7 @@ func setupPrivate(src []byte, tags []string, base string) bool {
 // note private (compared case-insensitively). Headlines that are not
 // turns (no :ASKED:) are left out; Parse never fails.
 func Parse(src []byte, privacyTags []string) *Chat {
-	c, _, _ := parse(src, privacyTags, "")
+	c, _, _ := parse(src, privacyTags, "", "")
 	return c
 }
 
@@ -338,7 +340,7 @@ func Parse(src []byte, privacyTags []string) *Chat {
 // rules out reading only an appended tail — and whether it has any.
 // A relative :FROM: is read relative to base, when given (the
 // conversation's folder, as Org reads a file link).
-func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywords bool) {
+func parse(src []byte, privacyTags []string, base, home string) (c *Chat, setup, keywords bool) {
 	f := orgast.Parse(src)
 	c = &Chat{End: len(src)}
 	c.Title, _ = f.Title()
@@ -361,7 +363,7 @@ func parse(src []byte, privacyTags []string, base string) (c *Chat, setup, keywo
 	// with: the first #+FILETAGS: alone let a second one, or one after
 	// the turns, send a private conversation to a remote model.
 	spans, _ := gates.PrivateSpans(src, privacyTags)
-	c.Private = len(spans) > 0 || setupPrivate(src, privacyTags, base)
+	c.Private = len(spans) > 0 || setupPrivate(src, privacyTags, base, home)
 	for i := range f.Headlines {
 		h := &f.Headlines[i]
 		if h.Level != 1 {

@@ -362,7 +362,7 @@ func TestTheCacheParsesAsParse(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644), st.name)
 		got, err := s.Load(p, tags)
 		require.NoError(t, err)
-		want, _, _ := parse([]byte(text), tags, filepath.Dir(p))
+		want, _, _ := parse([]byte(text), tags, filepath.Dir(p), "")
 		assert.Equal(t, want, got, st.name)
 	}
 }
@@ -406,9 +406,9 @@ func TestAConversationIsPrivateByItsSetupFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "work-setup.org"), []byte("#+FILETAGS: :work:\n"), 0o644))
 	turn := Render(Turn{Question: "Where is the marzipan?", Asked: asked, Answer: "Under the stair."})
 	tags := []string{"private"}
-	c, _, _ := parse([]byte("#+SETUPFILE: ./private-setup.org\n\n"+turn), tags, dir)
+	c, _, _ := parse([]byte("#+SETUPFILE: ./private-setup.org\n\n"+turn), tags, dir, "")
 	assert.True(t, c.Private, "private by its setup file")
-	c, _, _ = parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags, dir)
+	c, _, _ = parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags, dir, "")
 	assert.False(t, c.Private, "a setup file without a privacy tag")
 	assert.True(t, Parse([]byte("#+SETUPFILE: ./work-setup.org\n\n"+turn), tags).Private, "no folder to find it in")
 }
@@ -474,4 +474,22 @@ func TestEmacsFollowsTheFromLink(t *testing.T) {
 	out, err := exec.Command(emacs, "-Q", "--batch", "--eval", script).Output()
 	require.NoError(t, err)
 	assert.Equal(t, froms[0]+"\t3\n"+froms[1]+"\t3\n", string(out))
+}
+
+// TestAConversationsSetupFileInTheGivenHome: "~/" in a conversation's
+// #+SETUPFILE: is the Store's Home (the world's, as the gates read it),
+// not $HOME.
+func TestAConversationsSetupFileInTheGivenHome(t *testing.T) {
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "x.setup"), []byte("#+FILETAGS: :private:\n"), 0o644))
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	s, err := New(Config{Roots: []string{root}, LockDir: filepath.Join(t.TempDir(), "locks"), Home: home})
+	require.NoError(t, err)
+	p := filepath.Join(root, "c.org")
+	turn := Render(Turn{Question: "Where is the marzipan?", Asked: asked, Answer: "Under the stair."})
+	require.NoError(t, os.WriteFile(p, []byte("#+SETUPFILE: ~/x.setup\n\n"+turn), 0o644))
+	c, err := s.Load(p, []string{"private"})
+	require.NoError(t, err)
+	assert.True(t, c.Private, "private by its setup file in the given home")
 }

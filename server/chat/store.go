@@ -47,6 +47,10 @@ type Config struct {
 	// Reserved are file names that are never a conversation
 	// (flightplans.org, journal.org).
 	Reserved []string
+	// Home is the home folder "~/" stands for in a conversation's
+	// #+SETUPFILE: (the world's, as the gates read it; "":
+	// os.UserHomeDir).
+	Home string
 }
 
 // Store makes, reads and appends to conversations.
@@ -191,7 +195,7 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 	tailable := false
 	if orgsetup.Mentions(src) {
 		// Its privacy hangs on its setup files too: read whole each time.
-		c, _, _ := parse(src, tags, filepath.Dir(p))
+		c, _, _ := parse(src, tags, filepath.Dir(p), s.cfg.Home)
 		return c
 	}
 	switch {
@@ -199,7 +203,7 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 		return prev.chat
 	case prev != nil && prev.tags == key && prev.tailable && len(prev.src) > 0 && prev.src[len(prev.src)-1] == '\n' &&
 		bytes.HasPrefix(src, prev.src) && startsTurns(src[len(prev.src):]):
-		tail, _, kw := parse(src[len(prev.src):], tags, filepath.Dir(p))
+		tail, _, kw := parse(src[len(prev.src):], tags, filepath.Dir(p), s.cfg.Home)
 		if !kw {
 			c = &Chat{Title: prev.chat.Title, Model: prev.chat.Model, Private: prev.chat.Private || tail.Private, End: len(src)}
 			c.Turns = append(append(make([]Turn, 0, len(prev.chat.Turns)+len(tail.Turns)), prev.chat.Turns...), tail.Turns...)
@@ -208,7 +212,7 @@ func (s *Store) parseCached(p string, src []byte, tags []string) *Chat {
 	}
 	if c == nil {
 		var setup bool
-		c, setup, _ = parse(src, tags, filepath.Dir(p))
+		c, setup, _ = parse(src, tags, filepath.Dir(p), s.cfg.Home)
 		tailable = !setup
 	}
 	s.mu.Lock()

@@ -16,8 +16,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"pp-lsp/gates"
 	"pp-lsp/server/agent"
 )
 
@@ -69,8 +72,8 @@ func (h *Host) Up(a *agent.Agent, err error, release func(context.Context) error
 	select {
 	case <-h.up:
 	default:
-		if a == nil && err == nil {
-			err = errors.New("the agent is not running")
+		if a == nil {
+			err = NotRunning(err)
 		}
 		h.agent, h.err, h.closer = a, err, release
 		close(h.up)
@@ -200,3 +203,34 @@ func (h *Host) Close(ctx context.Context) error {
 	}
 	return closer(ctx)
 }
+
+// NotRunning is the error every client gets while the agent is not
+// running because err kept it from opening: one plain sentence that says
+// why, the reason scrubbed of every secret the gates' rules find (a
+// provider URL's credentials, a key) and kept to one bounded line.
+// errors.Is still sees err.
+func NotRunning(err error) error {
+	if err == nil {
+		return errors.New("the agent is not running")
+	}
+	why := strings.Join(strings.Fields(gates.RedactSecrets(err.Error())), " ")
+	if len(why) > maxReason {
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(why[cut]) {
+			cut--
+		}
+		why = why[:cut] + "…"
+	}
+	return &notRunning{msg: "the agent is not running: " + why, err: err}
+}
+
+// maxReason bounds NotRunning's reason, in bytes.
+const maxReason = 500
+
+type notRunning struct {
+	msg string
+	err error
+}
+
+func (e *notRunning) Error() string { return e.msg }
+func (e *notRunning) Unwrap() error { return e.err }

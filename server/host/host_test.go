@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -119,16 +120,16 @@ func TestAgentWaitsUntilUp(t *testing.T) {
 		got <- err
 	}()
 	h.Up(nil, errors.New("the configuration is broken"), nil)
-	assert.EqualError(t, <-got, "the configuration is broken")
+	assert.EqualError(t, <-got, "the agent is not running: the configuration is broken")
 	_, err = h.Ready()
-	assert.EqualError(t, err, "the configuration is broken")
+	assert.EqualError(t, err, "the agent is not running: the configuration is broken")
 
 	// Only the first Up counts; what a later one brings is released at once.
 	released := false
 	h.Up(nil, nil, func(context.Context) error { released = true; return nil })
 	assert.True(t, released)
 	_, err = h.Agent(context.Background())
-	assert.EqualError(t, err, "the configuration is broken")
+	assert.EqualError(t, err, "the agent is not running: the configuration is broken")
 }
 
 // TestClosedBeforeUp: a host closed before its agent came up wakes whoever
@@ -163,4 +164,21 @@ func TestAPanicBesideTheLeaderStopsOnlyItself(t *testing.T) {
 	lead.release <- nil
 	assert.NoError(t, <-done)
 	assert.Equal(t, []string{"lead returned"}, ev.get())
+}
+
+// TestNotRunningSaysWhyWithoutSecrets: the reason every client is given
+// for an agent that is not running is one bounded line, with no provider
+// URL's credentials, and errors.Is still finds the cause.
+func TestNotRunningSaysWhyWithoutSecrets(t *testing.T) {
+	cause := errors.New("the provider https://bob:hunter2hunter2@llm.example/v1 answered 401:\nunauthorized\n" + strings.Repeat("x", 2000))
+	h := New(nil)
+	h.Up(nil, fmt.Errorf("opening the agent: %w", cause), nil)
+	_, err := h.Agent(t.Context())
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "the agent is not running: opening the agent: the provider https://bob:"), err.Error())
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.NotContains(t, err.Error(), "\n")
+	assert.LessOrEqual(t, len(err.Error()), 600)
+	assert.ErrorIs(t, err, cause)
+	h.Close(t.Context())
 }

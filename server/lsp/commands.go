@@ -131,7 +131,7 @@ func (s *Server) executeCommand(ctx context.Context, v *view, params jsonrpc2.Ra
 	}
 	c := s.commands[i]
 	if c.needsAgent && v.agent == nil {
-		return nil, errNoAgent
+		return nil, s.noAgent()
 	}
 	if !c.progress {
 		token = nil
@@ -220,8 +220,19 @@ func (s *Server) chats(ctx context.Context, v *view, _ json.RawMessage, _ protoc
 	return out, nil
 }
 
-// errNoAgent answers the agent's commands when it could not be opened.
-var errNoAgent = errors.New("the agent is not running (see the server's earlier message about its configuration)")
+// errNoAgent answers the agent's commands when it is not running and the
+// host knows no reason.
+var errNoAgent = errors.New("the agent is not running")
+
+// noAgent is the error of an agent's command while the agent is not
+// running: why (host.NotRunning's sentence, which every client of the
+// host gets), or that it is still coming up.
+func (s *Server) noAgent() error {
+	if _, err := s.host.Ready(); err != nil {
+		return err
+	}
+	return errNoAgent
+}
 
 // progressToken reads a workDoneToken (absent: nil).
 func progressToken(raw json.RawMessage) (protocol.ProgressToken, error) {
