@@ -82,7 +82,13 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, argv []string, in stdinS
 		}
 		text = strings.ReplaceAll(strings.Join(args, " "), `\n`, "\n") // echo -e, xpg_echo
 	case argv[0] == "printf" && !dyn && len(argv) >= 2:
-		text = strings.ReplaceAll(strings.Join(argv[1:], "\n"), `\n`, "\n")
+		// The format, then the values each on a line of their own: a
+		// -*- line counts only first, and printf '%s\n' '-*- … -*-'
+		// prints it first.
+		text = strings.ReplaceAll(argv[1], `\n`, "\n")
+		if len(argv) > 2 {
+			text = strings.ReplaceAll(strings.Join(argv[2:], "\n"), `\n`, "\n") + "\n" + text
+		}
 	default:
 		return
 	}

@@ -67,6 +67,8 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a heredoc appended to an Org file", act(ToolShell, "cmd", "cd notes && cat <<EOF >> a.org\n#+BIND: org-export-filter-final-output-functions (evil)\nEOF"), VerdictAsk, "an Org #+BIND: keyword"},
 		{"echo piped into tee, in a longer script", act(ToolShell, "cmd", `ls notes; echo '# vim: set foldexpr=system("id"):' | tee -a notes/list.txt`), VerdictAsk, "a Vim or Neovim modeline"},
 
+		{"printf of a -*- line as a value", act(ToolShell, "cmd", `printf '%s\n' '# -*- eval: (kill-emacs) -*-' > notes/read.txt`), VerdictAsk, "an Emacs -*- line"},
+
 		// Benign twins.
 		{"a heredoc of Local Variables of the look into a .txt", act(ToolShell, "cmd", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; fill-column: 72\n;; End:\nEOF"), VerdictAllow, ""},
 		{"a here-string of a -*- mode -*- line into a .txt", act(ToolShell, "cmd", `cat > notes/read.txt <<<'-*- mode: org -*-'`), VerdictAllow, ""},
