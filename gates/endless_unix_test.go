@@ -75,6 +75,8 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		// Command substitutions and builtins that read into a variable.
 		{"x=$(cat /dev/urandom)", VerdictDeny, "captures an endless stream"},
 		{"x=$(yes)", VerdictDeny, "captures an endless stream"},
+		{"x=\"$(</dev/zero)\"", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero | head -c 5)", VerdictAllow, ""},
 		{"x=`cat /dev/zero`", VerdictDeny, "captures an endless stream"},
 		{"echo \"$(cat public.txt; cat /dev/zero | cat)\"", VerdictDeny, "captures an endless stream"},
 		{"f(){ yes; }; x=$(f)", VerdictDeny, "captures an endless stream"},

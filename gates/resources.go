@@ -606,11 +606,15 @@ func (s *shellAnalyzer) substEndless(stmts []*syntax.Stmt) (string, bool) {
 // function's body's, a compound command's.
 func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool) {
 	call, ok := st.Cmd.(*syntax.CallExpr)
+	if st.Cmd == nil || ok && len(call.Args) == 0 {
+		// $(< /dev/zero): bash reads the file into the substitution.
+		if in.unbounded {
+			return in.what, true
+		}
+		return "", false
+	}
 	if !ok {
 		return s.compoundEndless(st.Cmd, in)
-	}
-	if len(call.Args) == 0 {
-		return "", false
 	}
 	argv, _ := s.quietArgv(call)
 	if len(argv) == 0 {
