@@ -587,7 +587,9 @@ func (s *shellAnalyzer) substEndless(stmts []*syntax.Stmt) (string, bool) {
 		for i, stg := range stages {
 			inner := stdinOf(stg, in)
 			if i < len(stages)-1 {
-				in = s.describeOutput(stg, inner)
+				// Only whether the stage's output ends matters here.
+				what, endless := s.stageEndless(stg, inner)
+				in = stdinSrc{kind: stdinUntrusted, what: what, unbounded: endless}
 				continue
 			}
 			if stdoutRedirected(stg) {
@@ -616,7 +618,7 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 	if !ok {
 		return s.compoundEndless(st.Cmd, in)
 	}
-	argv, _ := s.quietArgv(call)
+	argv := s.substArgv(call)
 	if len(argv) == 0 {
 		return "", false
 	}
@@ -646,4 +648,41 @@ func stdoutRedirected(st *syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// substArgv is a call's words as quietArgv reads them, but a word holding
+// a command or process substitution is known only when it runs, not
+// evaluated again: every substitution is analysed once where it stands
+// (and its own capture judged there), and evaluating a nested one again
+// at each level cost the scripts that nest them a fifth of their
+// analysis.
+func (s *shellAnalyzer) substArgv(call *syntax.CallExpr) []string {
+	argv := make([]string, 0, len(call.Args))
+	for _, a := range call.Args {
+		if wordHasSubst(a) {
+			argv = append(argv, dynMarker)
+			continue
+		}
+		w := s.peekWord(a)
+		if w.split && !w.dyn {
+			argv = append(argv, strings.Fields(w.val)...)
+		} else {
+			argv = append(argv, w.val)
+		}
+	}
+	return argv
+}
+
+// wordHasSubst says whether a word holds a command or process
+// substitution.
+func wordHasSubst(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
