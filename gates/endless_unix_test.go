@@ -5,6 +5,7 @@ package gates
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -58,6 +59,7 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"f(){ cat public.txt; }; f > f", VerdictAsk, ""},
 		{`echo "rm -rf ~" | { sh; }`, VerdictDeny, "deletes everything"},
 		{"cat /dev/zero 2>f >&2", VerdictDeny, "fills the disk"},
+		{"cat /dev/zero 3>out 1>&3-", VerdictDeny, "fills the disk"},
 		{"{ cat /dev/zero; } > f", VerdictDeny, "fills the disk"},
 		{"( cat /dev/zero ) > f", VerdictDeny, "fills the disk"},
 		{"for i in 1; do cat /dev/zero; done > f", VerdictDeny, "fills the disk"},
@@ -70,9 +72,32 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"nl /dev/zero", VerdictDeny, "which it holds in memory"},
 		{"seq inf | sort", VerdictDeny, "which it holds in memory"},
 		{"timeout 5 tail -c 5 /dev/urandom", VerdictDeny, "which it holds in memory"},
+		// Command substitutions and builtins that read into a variable.
+		{"x=$(cat /dev/urandom)", VerdictDeny, "captures an endless stream"},
+		{"x=$(yes)", VerdictDeny, "captures an endless stream"},
+		{"x=\"$(</dev/zero)\"", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero | head -c 5)", VerdictAllow, ""},
+		{"x=`cat /dev/zero`", VerdictDeny, "captures an endless stream"},
+		{"echo \"$(cat public.txt; cat /dev/zero | cat)\"", VerdictDeny, "captures an endless stream"},
+		{"f(){ yes; }; x=$(f)", VerdictDeny, "captures an endless stream"},
+		{"x=$(true && cat < /dev/urandom)", VerdictDeny, "captures an endless stream"},
+		{"read -d '' x < /dev/urandom", VerdictDeny, "into a variable"},
+		{"read -r x < /dev/zero", VerdictDeny, "into a variable"},
+		{"mapfile a < /dev/zero", VerdictDeny, "into a variable"},
+		{"yes | readarray a", VerdictDeny, "into a variable"},
+		// A function's endless output through a pipeline.
+		{"f(){ cat /dev/zero; }; f | cat > f", VerdictDeny, "fills the disk"},
+		{"f(){ yes; }; f | sort", VerdictDeny, "which it holds in memory"},
 		// A FIFO.
 		{"cat fifo > f", VerdictAsk, "no regular file"},
 		// Twins.
+		{"x=$(head -c 16 /dev/urandom | base64)", VerdictAsk, "no permission rule"},
+		{"x=$(cat public.txt)", VerdictAllow, ""},
+		{"read -r x < public.txt", VerdictAsk, "no permission rule"},
+		{"read -r -n 8 x < /dev/urandom", VerdictAsk, "no permission rule"},
+		{"mapfile a < public.txt", VerdictAsk, "no permission rule"},
+		{"f(){ cat public.txt; }; f | cat > f", VerdictAsk, "no permission rule"},
+		{"f(){ cat public.txt; }; x=$(f)", VerdictAsk, "no permission rule"},
 		{"tr -dc a-z < /dev/urandom | head -c 10", VerdictAllow, ""},
 		{"head -c 16 /dev/urandom | sha256sum", VerdictAllow, ""},
 		{"cat /dev/fd/3 3<public.txt > f", VerdictAllow, ""},
@@ -98,6 +123,11 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 			v := stack.Check(t.Context(), sh(tc.cmd), env)
 			assert.Equal(t, tc.verdict, v.Verdict, "%s: %s", v.Gate, v.Reason)
 			assert.Contains(t, v.Reason, tc.reason)
+			if strings.Contains(tc.cmd, "1>&3-") {
+				// The file is named, not the descriptor moved.
+				assert.Contains(t, v.Reason, "to out:")
+				assert.NotContains(t, v.Reason, "3-")
+			}
 		})
 	}
 }

@@ -55,17 +55,16 @@ var (
 		"keyring.get_password", "keytar", "getpass.getpass", "find-generic-password", "gnome-keyring", "kwallet", "ssh-agent"}
 	opEnvKw   = []string{"process.env", "os.environ", "getenv", "process-environment"}
 	opDeserKw = []string{"pickle.load", "yaml.load(", "marshal.loads", "shelve.open", "jsonpickle", "dill.load"}
-	opSelfKw  = []string{"flightplans.org", "journal.org", "passepartout", "pp-gates", "pp-lsp", ".git/hooks", ".dir-locals.el", ".envrc"}
 	opHomeKw  = []string{"homedir()", "expanduser(", "path.home()", "os.homedir", "(getenv \"home\")", "user-homedir-pathname", "env['home']", "env[\"home\"]", "dir.home", "getenv('home')", "getenv(\"home\")"}
 	joinKw    = []string{"join", "resolve", "path(", "expand-file-name", "concat", "merge-pathnames"}
 )
 
 // codeKeywords are the operations above in one keyword matcher.
 type codeKeywords struct {
-	m                                                   *kwMatcher
-	write, del, exec, netSend, net, socket, shellOut    kwGroup
-	decode, dynEval, cred, env, deser, self, home, join kwGroup
-	open, request, dataEq, urlopen, data                kwID
+	m                                                *kwMatcher
+	write, del, exec, netSend, net, socket, shellOut kwGroup
+	decode, dynEval, cred, env, deser, home, join    kwGroup
+	open, request, dataEq, urlopen, data             kwID
 }
 
 var codeKW = func() *codeKeywords {
@@ -75,7 +74,7 @@ var codeKW = func() *codeKeywords {
 		netSend: b.group(true, opNetSendKw...), net: b.group(true, opNetKw...), socket: b.group(true, opSocketKw...),
 		shellOut: b.group(true, opShellOutKw...), decode: b.group(true, opDecodeKw...), dynEval: b.group(true, opDynEvalKw...),
 		cred: b.group(true, opCredKw...), env: b.group(true, opEnvKw...), deser: b.group(true, opDeserKw...),
-		self: b.group(true, opSelfKw...), home: b.group(true, opHomeKw...), join: b.group(true, joinKw...),
+		home: b.group(true, opHomeKw...), join: b.group(true, joinKw...),
 		open: b.add("open", true), request: b.add("request(", true), dataEq: b.add("data=", true),
 		urlopen: b.add("urlopen(", true), data: b.add("data", true),
 	}

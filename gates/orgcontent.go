@@ -2,6 +2,9 @@ package gates
 
 import (
 	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"pp-lsp/internal/editorcode"
 )
@@ -48,4 +51,100 @@ func (e *Env) editorCodeIn(text, dir, what string) (string, bool) {
 		return "", false
 	}
 	return what + " carries " + f.Reason() + ": opened in Emacs or Neovim it may run code or change settings, so a human reads it first", true
+}
+
+// editorTextInto judges the text a command statement is known to write
+// into files, as a file_write of it: a heredoc's body or a here-string
+// (any program reading it: cat, tee, or another that passes it on), the
+// literal text piped in (echo '…' | tee f), or echo's and printf's own
+// literal words; the files are the statement's output redirections (>,
+// >>, &>, >|) and tee's operands. An appended text is judged also with
+// the file's text before it (an eval: line added under a Local Variables:
+// list already there). Text known only when it runs (a variable, a
+// command's output) is not judged: asking for every such write would ask
+// for most scripts, and the bytes come from files the gates let the
+// command read anyway (a cp of a file with local variables is not judged
+// either); the server's own writes are defused separately.
+func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, argv []string, in stdinSrc, here *string, dyn bool) {
+	if s.quiet || len(argv) == 0 {
+		return
+	}
+	var text string
+	switch {
+	case here != nil:
+		text = *here
+	case in.kind == stdinLiteral && !in.unbounded:
+		text = in.text
+	case argv[0] == "echo" && !dyn:
+		args := argv[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && strings.Trim(args[0], "-neE") == "" {
+			args = args[1:]
+		}
+		text = strings.ReplaceAll(strings.Join(args, " "), `\n`, "\n") // echo -e, xpg_echo
+	case argv[0] == "printf" && !dyn && len(argv) >= 2:
+		// The format, then the values each on a line of their own: a
+		// -*- line counts only first, and printf '%s\n' '-*- … -*-'
+		// prints it first.
+		text = strings.ReplaceAll(argv[1], `\n`, "\n")
+		if len(argv) > 2 {
+			text = strings.ReplaceAll(strings.Join(argv[2:], "\n"), `\n`, "\n") + "\n" + text
+		}
+	default:
+		return
+	}
+	if text == "" {
+		return
+	}
+	judge := func(target string, appends bool) {
+		if target == "" || strings.Contains(target, dynMarker) || strings.HasPrefix(target, "/dev/") {
+			return
+		}
+		l := s.env.locate(target, s.cwd)
+		if l.abs == "" {
+			return
+		}
+		name := l.rel
+		if name == "" {
+			name = target
+		}
+		what := "the text written to " + printable(name)
+		if why, ok := s.env.editorCodeIn(text, filepath.Dir(l.abs), what); ok {
+			s.ask("%s", why)
+			return
+		}
+		if appends {
+			if cur, ok := s.env.currentText(l.abs); ok && len(cur) > 0 {
+				if why, ok := s.env.editorCodeIn(string(cur)+text, filepath.Dir(l.abs), what); ok {
+					s.ask("%s", why)
+				}
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut:
+			if r.N != nil && r.N.Value != "1" {
+				continue
+			}
+		case syntax.RdrAll, syntax.AppAll:
+		default:
+			continue
+		}
+		w := s.peekWord(r.Word)
+		if !w.dyn {
+			judge(w.val, r.Op == syntax.AppOut || r.Op == syntax.AppAll)
+		}
+	}
+	if argv[0] == "tee" {
+		appends := false
+		for _, a := range argv[1:] {
+			switch {
+			case a == "-a" || a == "--append":
+				appends = true
+			case strings.HasPrefix(a, "-"):
+			default:
+				judge(a, appends)
+			}
+		}
+	}
 }

@@ -62,7 +62,16 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"echo of a -*- line into a note", act(ToolShell, "cmd", `echo '# -*- eval: (kill-emacs) -*-' > notes/new.org`), VerdictAsk, "the text written to notes/new.org carries an Emacs -*- line"},
 		{"printf of Local Variables appended to a text file", act(ToolShell, "cmd", `printf '# Local Variables:\n# eval: (kill-emacs)\n# End:\n' >> notes/list.txt`), VerdictAsk, "Local Variables"},
 
+		{"a heredoc of Local Variables into a .txt", act(ToolShell, "cmd", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; eval: (kill-emacs)\n;; End:\nEOF"), VerdictAsk, "the text written to notes/read.txt carries an Emacs Local Variables list"},
+		{"a here-string through tee into a .el", act(ToolShell, "cmd", `tee notes/x.el <<<';; -*- eval: (kill-emacs) -*-' >/dev/null`), VerdictAsk, "the text written to notes/x.el carries an Emacs -*- line"},
+		{"a heredoc appended to an Org file", act(ToolShell, "cmd", "cd notes && cat <<EOF >> a.org\n#+BIND: org-export-filter-final-output-functions (evil)\nEOF"), VerdictAsk, "an Org #+BIND: keyword"},
+		{"echo piped into tee, in a longer script", act(ToolShell, "cmd", `ls notes; echo '# vim: set foldexpr=system("id"):' | tee -a notes/list.txt`), VerdictAsk, "a Vim or Neovim modeline"},
+
+		{"printf of a -*- line as a value", act(ToolShell, "cmd", `printf '%s\n' '# -*- eval: (kill-emacs) -*-' > notes/read.txt`), VerdictAsk, "an Emacs -*- line"},
+
 		// Benign twins.
+		{"a heredoc of Local Variables of the look into a .txt", act(ToolShell, "cmd", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; fill-column: 72\n;; End:\nEOF"), VerdictAllow, ""},
+		{"a here-string of a -*- mode -*- line into a .txt", act(ToolShell, "cmd", `cat > notes/read.txt <<<'-*- mode: org -*-'`), VerdictAllow, ""},
 		{"echo of a list item into a text file", act(ToolShell, "cmd", `echo '- bread' >> notes/list.txt`), VerdictAllow, ""},
 		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- org -*-", write("-*- org -*-\n* Hi\n"), VerdictAllow, ""},
@@ -121,6 +130,51 @@ func TestEditorCodeNeverReachesEmacs(t *testing.T) {
 			}
 			cmd := exec.CommandContext(t.Context(), emacs, "-Q", "--batch", "--eval",
 				`(progn (setq enable-local-variables :all enable-local-eval t) (require 'org) (find-file "`+p+`") (org-export-to-buffer 'ascii "*out*"))`)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			_, err = os.Stat(ran)
+			assert.True(t, os.IsNotExist(err), "the text ran code in Emacs")
+		})
+	}
+}
+
+// TestEditorCodeShellWritesNeverReachEmacs: the text a shell command
+// writes from a heredoc or a here-string is judged as a file_write's.
+// What the gates allow is run by a real bash, and the file it writes is
+// opened by a real Emacs that accepts every file variable: no hostile
+// text runs; the benign twin is written.
+func TestEditorCodeShellWritesNeverReachEmacs(t *testing.T) {
+	emacs := testenv.NeedCommand(t, "emacs")
+	bash := testenv.NeedCommand(t, "bash")
+	stack, env, root := skillEnv(t, DefaultChatDir)
+	ran := filepath.Join(t.TempDir(), "ran")
+	mark := `(write-region "ran" nil "` + ran + `")`
+	for _, tc := range []struct {
+		name, cmd string
+		written   bool
+	}{
+		{"a heredoc of Local Variables eval", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; eval: " + mark + "\n;; End:\nEOF", false},
+		{"a here-string of a -*- eval -*- line", "cat > notes/read.txt <<<';; -*- eval: " + mark + " -*-'", false},
+		{"the benign twin", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; fill-column: 72\n;; End:\nEOF", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(ran)
+			p := filepath.Join(root, "notes", "read.txt")
+			os.Remove(p)
+			v := stack.Check(context.Background(), act(ToolShell, "cmd", tc.cmd), env)
+			if v.Verdict == VerdictAllow {
+				run := exec.CommandContext(t.Context(), bash, "-c", tc.cmd)
+				run.Dir = root
+				out, err := run.CombinedOutput()
+				require.NoError(t, err, "%s", out)
+			}
+			_, err := os.Stat(p)
+			assert.Equal(t, tc.written, err == nil, "%s: %s", v.Verdict, v.Reason)
+			if err != nil {
+				return
+			}
+			cmd := exec.CommandContext(t.Context(), emacs, "-Q", "--batch", "--eval",
+				`(progn (setq enable-local-variables :all enable-local-eval t) (find-file "`+p+`"))`)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			_, err = os.Stat(ran)

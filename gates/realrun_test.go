@@ -398,6 +398,16 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: printed("memory exhausted"), verdict: VerdictDeny, reason: "which it holds in memory",
 		},
 		{
+			name: "a command substitution holds /dev/urandom in memory until it runs out", needs: []string{"cat", "timeout"},
+			cmd:   "ulimit -v 200000; x=$(timeout 5 cat /dev/urandom)",
+			proof: printed("cannot allocate"), verdict: VerdictDeny, reason: "captures an endless stream",
+		},
+		{
+			name: "a function's endless output through a pipeline fills a file", needs: []string{"cat", "timeout"},
+			cmd:   "timeout 0.3 bash -c 'f(){ cat /dev/zero; }; f | cat > big.out'",
+			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",
+		},
+		{
 			name: "yes fills a file until stopped", needs: []string{"yes", "timeout"},
 			cmd:   "timeout 0.3 yes > big.out",
 			proof: grewPast("big.out", 1<<20), verdict: VerdictDeny, reason: "fills the disk",

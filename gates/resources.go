@@ -3,8 +3,11 @@ package gates
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Resource abuse: a command that fills the disk (an endless stream written
@@ -81,6 +84,9 @@ var streamingVerbs = map[string]bool{
 	"b2sum": true, "cksum": true, "sum": true, "dd": true, "tee": true,
 }
 
+// hoardingBuiltins are the builtins that read their input into variables.
+var hoardingBuiltins = map[string]bool{"read": true, "mapfile": true, "readarray": true}
+
 // hoardsEndless refuses a program the grammars know, not one that
 // streams, given an endless stream: as an operand (sort /dev/zero) or as
 // its input (cat /dev/zero | sort, seq inf | tail -1).
@@ -106,6 +112,17 @@ func (s *shellAnalyzer) hoardsEndless(argv []string, in stdinSrc) {
 	}
 	verb := verbName(argv)
 	if streamingVerbs[verb] {
+		return
+	}
+	if hoardingBuiltins[verb] {
+		// read -r x < /dev/urandom, mapfile < /dev/zero: the line read
+		// into the variable may never end. read -n N / -N N stop.
+		if verb == "read" && slices.ContainsFunc(argv[1:], func(a string) bool {
+			return len(a) > 1 && a[0] == '-' && strings.ContainsAny(a, "nN")
+		}) {
+			return
+		}
+		s.deny("%s reads an endless stream (%s) into a variable, which holds it in memory: it exhausts the machine", verb, what)
 		return
 	}
 	if _, known, _ := grammarFor(verb); !known {
@@ -548,4 +565,124 @@ func braceSequence(inner string) (float64, bool) {
 		}
 	}
 	return math.Floor(math.Abs(b-a)/step) + 1, true
+}
+
+// substEndless says whether what a command substitution captures never
+// ends, and what it is: bash holds $(…)'s whole output in memory (x=$(cat
+// /dev/urandom) grows until the machine runs out; /dev/zero's NULs are
+// dropped, but reading them never ends). A pipeline's last stage is what
+// is captured, given what the stages before it write; a stage whose
+// standard output is redirected writes elsewhere (judged there).
+func (s *shellAnalyzer) substEndless(stmts []*syntax.Stmt) (string, bool) {
+	for _, st := range stmts {
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) && len(st.Redirs) == 0 {
+			if what, endless := s.substEndless([]*syntax.Stmt{b.X, b.Y}); endless {
+				return what, true
+			}
+			continue
+		}
+		var room [8]*syntax.Stmt
+		stages := collectPipe(st, room[:0])
+		in := stdinSrc{}
+		for i, stg := range stages {
+			inner := stdinOf(stg, in)
+			if i < len(stages)-1 {
+				// Only whether the stage's output ends matters here.
+				what, endless := s.stageEndless(stg, inner)
+				in = stdinSrc{kind: stdinUntrusted, what: what, unbounded: endless}
+				continue
+			}
+			if stdoutRedirected(stg) {
+				break
+			}
+			if what, endless := s.stageEndless(stg, inner); endless {
+				return what, true
+			}
+		}
+	}
+	return "", false
+}
+
+// stageEndless says whether one statement's output never ends, given what
+// it reads: a program's (unboundedOutput, a descriptor it reads), a
+// function's body's, a compound command's.
+func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if st.Cmd == nil || ok && len(call.Args) == 0 {
+		// $(< /dev/zero): bash reads the file into the substitution.
+		if in.unbounded {
+			return in.what, true
+		}
+		return "", false
+	}
+	if !ok {
+		return s.compoundEndless(st.Cmd, in)
+	}
+	argv := s.substArgv(call)
+	if len(argv) == 0 {
+		return "", false
+	}
+	if what, endless := unboundedOutput(argv, in); endless {
+		return what, true
+	}
+	if what, endless := fdArgEndless(argv, in.fds); endless {
+		return what, true
+	}
+	if def := s.funcOf(argv[0]); def.body != nil {
+		return s.compoundEndless(def.body.Cmd, in)
+	}
+	return "", false
+}
+
+// stdoutRedirected says whether a statement's standard output goes to a
+// file or descriptor its redirections name.
+func stdoutRedirected(st *syntax.Stmt) bool {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.DplOut, syntax.RdrInOut:
+			if r.N == nil && r.Op != syntax.RdrInOut || r.N != nil && r.N.Value == "1" {
+				return true
+			}
+		case syntax.RdrAll, syntax.AppAll:
+			return true
+		}
+	}
+	return false
+}
+
+// substArgv is a call's words as quietArgv reads them, but a word holding
+// a command or process substitution is known only when it runs, not
+// evaluated again: every substitution is analysed once where it stands
+// (and its own capture judged there), and evaluating a nested one again
+// at each level cost the scripts that nest them a fifth of their
+// analysis.
+func (s *shellAnalyzer) substArgv(call *syntax.CallExpr) []string {
+	argv := make([]string, 0, len(call.Args))
+	for _, a := range call.Args {
+		if wordHasSubst(a) {
+			argv = append(argv, dynMarker)
+			continue
+		}
+		w := s.peekWord(a)
+		if w.split && !w.dyn {
+			argv = append(argv, strings.Fields(w.val)...)
+		} else {
+			argv = append(argv, w.val)
+		}
+	}
+	return argv
+}
+
+// wordHasSubst says whether a word holds a command or process
+// substitution.
+func wordHasSubst(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -867,6 +867,12 @@ func (s *shellAnalyzer) describeOutput(st *syntax.Stmt, in stdinSrc) stdinSrc {
 	if what, endless := unboundedOutput(argv, in); endless {
 		return stdinSrc{kind: stdinUntrusted, what: what, unbounded: true}
 	}
+	if def := s.funcOf(argv[0]); def.body != nil {
+		// A function's output is its body's (f(){ cat /dev/zero; }; f | cat > out).
+		if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+			return stdinSrc{kind: stdinUntrusted, what: what, unbounded: true}
+		}
+	}
 	argv, _ = unwrap(argv)
 	verb := verbName(argv)
 	switch {
@@ -1395,9 +1401,17 @@ func (s *shellAnalyzer) redirects(st *syntax.Stmt, argv []string, in stdinSrc) {
 		w := s.evalWord(r.Word)
 		target := w.val
 		if r.Op == syntax.DplOut || r.Op == syntax.DplIn {
-			if len(target) == 1 && target[0] >= '0' && target[0] <= '9' {
+			fd, moved := target, false
+			if len(fd) == 2 && fd[1] == '-' {
+				// N>&M-: M is moved to N, then closed (cat /dev/zero 3>f 1>&3-).
+				fd, moved = fd[:1], true
+			}
+			if len(fd) == 1 && fd[0] >= '0' && fd[0] <= '9' {
 				// N>&M: N writes where M does (cat /dev/zero 3>f >&3).
-				file := fdFiles[target[0]-'0']
+				file := fdFiles[fd[0]-'0']
+				if moved {
+					fdFiles[fd[0]-'0'] = ""
+				}
 				if n, ok := redirFd(r); ok {
 					fdFiles[n] = file
 					if n == 1 && file != "" && r.Op == syntax.DplOut {

@@ -165,6 +165,7 @@ func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinS
 			here = &t
 		}
 	}
+	s.editorTextInto(st, argv, in, here, anyDyn)
 	s.mentions(argv)
 	name := argv[0]
 	def := s.funcOf(name)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"pp-lsp/internal/protname"
 )
 
 // grammarCmd judges a command whose program has a grammar (grammars.go):
@@ -744,10 +746,12 @@ func hasGlob(w string) bool {
 // maxGlobMatches bounds the files one glob is expanded to.
 const maxGlobMatches = 1000
 
-// isPlanOrJournal says whether a root-relative path is one of the two files
-// only a human changes.
+// isPlanOrJournal says whether a root-relative path is one of the files
+// only a human changes at a root's top: internal/protname's Top entries
+// (the Flight Plans and the journal).
 func isPlanOrJournal(rel string) bool {
-	return strings.EqualFold(rel, "flightplans.org") || strings.EqualFold(rel, "journal.org")
+	e, ok := protname.Match(rel, 0)
+	return ok && e.Kind == protname.Top
 }
 
 // privateRead records a read of a private note: the privacy vector denies

@@ -412,6 +412,11 @@ func (s *shellAnalyzer) substitute(stmts []*syntax.Stmt) (string, bool) {
 		return "", false
 	}
 	s.subshell(stmts)
+	if !s.quiet {
+		if what, endless := s.substEndless(stmts); endless {
+			s.deny("a command substitution captures an endless stream (%s), which bash holds in memory: it exhausts the machine", what)
+		}
+	}
 	if len(stmts) != 1 {
 		return "", false
 	}
