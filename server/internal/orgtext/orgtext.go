@@ -79,42 +79,26 @@ var reFileLocal = regexp.MustCompile(`(?im)` + editorcode.Markers())
 // that would run something (reFileLocal) broken by a zero-width space
 // (before its last character; a link's also after its first bracket, so
 // that it is no link at all and shows the code it holds), so that text a
-// model or a command
-// wrote cannot set variables, run code or change options in the editor
-// that opens the file it was written into, nor be a link that runs
-// code when the person clicks it: "Local Variables:" becomes "Local
-// Variables\u200b:", "vim:" "vim\u200b:", "-*-" "-*\u200b-",
-// "[[elisp:(…)][click]]" "[\u200b[elisp\u200b:(…)][click]]", which Org shows as
-// the text it is. It reads the same, and defusing again changes nothing.
+// model or a command wrote cannot set variables, run code or change
+// options in the editor that opens the file it was written into, nor be a
+// link that runs code when the person clicks it: "Local Variables:"
+// becomes "Local Variables\u200b:", "vim:" "vim\u200b:", "-*-"
+// "-*\u200b-", "[[elisp:(…)][click]]" "[\u200b[elisp\u200b:(…)][click]]",
+// which Org shows as the text it is. It reads the same, and defusing again
+// changes nothing.
 func Defuse(s string) string {
-	if !mayHoldMarker(s) {
-		return s
-	}
-	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
-		if t, ok := strings.CutPrefix(m, "[["); ok {
-			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
-				return m
-			}
-			return "[\u200b" + m[1:len(m)-1] + "\u200b:"
-		}
-		if t, ok := strings.CutPrefix(m, "<"); ok {
-			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
-				return m
-			}
-			return "<\u200b" + m[1:len(m)-1] + "\u200b:"
-		}
-		i := strings.LastIndexByte(m, ':')
-		if i < 0 {
-			i = len(m) - 1
-		}
-		return m[:i] + "\u200b" + m[i:]
-	})
+	return breakMarkers(s, func(r rune) string { return "\u200b" + string(r) })
 }
 
-// mayHoldMarker reports whether s may hold a marker reFileLocal finds:
-// each holds a colon, "-*-", or the "_" of an inline block or call.
-func mayHoldMarker(s string) bool {
-	return strings.ContainsAny(s, ":_") || strings.Contains(s, "-*-")
+// DefuseJSON is Defuse for JSON text (a plan's action block, which must
+// decode to exactly the action filed): the character Defuse would break
+// is written as its JSON escape instead — "vim\u003a", "-*\u002d",
+// "[\u005belisp\u003a", "<\u0073hell\u003a", "src_sh\u007b" — so that
+// the text decodes to the same strings and holds no marker. In JSON every
+// marker is inside a string (outside them are only punctuation, numbers
+// and true/false/null), where the escape is valid.
+func DefuseJSON(s string) string {
+	return breakMarkers(s, func(r rune) string { return fmt.Sprintf(`\u%04x`, r) })
 }
 
 // JSONBlock returns js, JSON text, DefuseJSON, as a #+begin_src json
@@ -123,29 +107,23 @@ func JSONBlock(js string) string {
 	return "#+begin_src json\n" + Block(DefuseJSON(js)) + "#+end_src\n"
 }
 
-// DefuseJSON is Defuse for JSON text (a plan's action block, which must
-// decode to exactly the action filed): the character Defuse would break
-// is written as its JSON escape instead — "vim\u003a", "-*\u002d",
-// "[\u005belisp\u003a", "\u003cshell\u003a", "src_sh\u007b" — so that
-// the text decodes to the same strings and holds no marker. In JSON every
-// marker is inside a string (outside them are only punctuation, numbers
-// and true/false/null), where the escape is valid.
-func DefuseJSON(s string) string {
-	if !mayHoldMarker(s) {
-		return s
+// breakMarkers returns s with each marker reFileLocal finds broken at one
+// character — a link's second and last (its opening, its type's colon),
+// any other's last colon, or its last character — by brk, which returns
+// what the character becomes. A link of a type known to be inert
+// (editorcode.LinkTypes) stays.
+func breakMarkers(s string, brk func(rune) string) string {
+	if !strings.ContainsAny(s, ":_") && !strings.Contains(s, "-*-") {
+		return s // every marker holds a colon, "-*-", or an inline block's "_"
 	}
 	return reFileLocal.ReplaceAllStringFunc(s, func(m string) string {
-		if t, ok := strings.CutPrefix(m, "[["); ok {
-			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
+		if strings.HasPrefix(m, "[[") || strings.HasPrefix(m, "<") {
+			typ := strings.TrimLeft(m[:len(m)-1], "[<")
+			if editorcode.LinkTypes[strings.ToLower(typ)] {
 				return m
 			}
-			return `[\u005b` + m[2:len(m)-1] + jsonEscape(m[len(m)-1:])
-		}
-		if t, ok := strings.CutPrefix(m, "<"); ok {
-			if editorcode.LinkTypes[strings.ToLower(t[:len(t)-1])] {
-				return m
-			}
-			return `\u003c` + m[1:len(m)-1] + jsonEscape(m[len(m)-1:])
+			r, n := utf8.DecodeRuneInString(m[1:])
+			return m[:1] + brk(r) + m[1+n:len(m)-1] + brk(':')
 		}
 		i := strings.LastIndexByte(m, ':')
 		if i < 0 {
@@ -153,15 +131,8 @@ func DefuseJSON(s string) string {
 			i = len(m) - n
 		}
 		r, n := utf8.DecodeRuneInString(m[i:])
-		return m[:i] + jsonEscape(string(r)) + m[i+n:]
+		return m[:i] + brk(r) + m[i+n:]
 	})
-}
-
-// jsonEscape writes c, one character of the Basic Multilingual Plane, as
-// its JSON \u escape.
-func jsonEscape(c string) string {
-	r, _ := utf8.DecodeRuneInString(c)
-	return fmt.Sprintf(`\u%04x`, r)
 }
 
 // reTags is what org-element reads as a headline's tags at the end of its
