@@ -518,7 +518,8 @@ func TestAMemexThatCannotOpenIsSaid(t *testing.T) {
 	f.host.Up(nil, assert.AnError, nil)
 	res := f.call(t, "memex_search", map[string]any{"query": "x"})
 	assert.True(t, res.IsError)
-	assert.Equal(t, sentence(assert.AnError.Error()), text(res))
+	assert.Equal(t, sentence(host.NotRunning(assert.AnError).Error()), text(res), "the client is told why")
+	assert.Contains(t, text(res), assert.AnError.Error())
 }
 
 // TestTheRootsAreWatched: a file another process writes is found by the
