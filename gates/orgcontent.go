@@ -136,15 +136,27 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, argv []string, in stdinS
 		}
 	}
 	if argv[0] == "tee" {
-		appends := false
-		for _, a := range argv[1:] {
+		// tee's options (GNU coreutils tee(1)): -a/--append, -i, -p,
+		// --output-error[=MODE], run together as -ai; after "--" every
+		// word is a file.
+		appends, files := false, []string{}
+		for i, a := range argv[1:] {
 			switch {
-			case a == "-a" || a == "--append":
+			case a == "--":
+				files = append(files, argv[i+2:]...)
+			case a == "--append" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'a'):
 				appends = true
-			case strings.HasPrefix(a, "-"):
+				continue
+			case strings.HasPrefix(a, "-") && a != "-":
+				continue
 			default:
-				judge(a, appends)
+				files = append(files, a)
+				continue
 			}
+			break
+		}
+		for _, f := range files {
+			judge(f, appends)
 		}
 	}
 }

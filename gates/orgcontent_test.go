@@ -18,8 +18,11 @@ import (
 // each form of editorcode's table — is never allowed, while the same
 // kinds of text holding only what the allow-lists know stay allowed.
 func TestEditorCodeInContentAsks(t *testing.T) {
-	stack, env, _ := skillEnv(t, DefaultChatDir)
+	stack, env, root := skillEnv(t, DefaultChatDir)
 	outside := t.TempDir()
+	// A file whose Local Variables list is still open at its end: what is
+	// appended finishes it.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes", "open.txt"), []byte("text\n;; Local Variables:\n"), 0o644))
 	write := func(text string) Action { return act(ToolFileWrite, "path", "notes/new.org", "content", text) }
 	for _, tc := range []struct {
 		name   string
@@ -67,6 +70,8 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a heredoc appended to an Org file", act(ToolShell, "cmd", "cd notes && cat <<EOF >> a.org\n#+BIND: org-export-filter-final-output-functions (evil)\nEOF"), VerdictAsk, "an Org #+BIND: keyword"},
 		{"echo piped into tee, in a longer script", act(ToolShell, "cmd", `ls notes; echo '# vim: set foldexpr=system("id"):' | tee -a notes/list.txt`), VerdictAsk, "a Vim or Neovim modeline"},
 
+		{"tee -ai (options run together) appending to an open list", act(ToolShell, "cmd", `echo ';; eval: (kill-emacs)' | tee -ai notes/open.txt`), VerdictAsk, "Local Variables"},
+		{"tee of a file named after --", act(ToolShell, "cmd", `cd notes && tee -- -x.el <<<';; -*- eval: (kill-emacs) -*-' >/dev/null`), VerdictAsk, "an Emacs -*- line"},
 		{"printf of a -*- line as a value", act(ToolShell, "cmd", `printf '%s\n' '# -*- eval: (kill-emacs) -*-' > notes/read.txt`), VerdictAsk, "an Emacs -*- line"},
 
 		// Benign twins.
