@@ -86,8 +86,8 @@ var Table = []Entry{
 // Match returns the entry a name is, as an entry of a folder at the
 // given depth below a root (0: the root's own entries), if any.
 func Match(name string, depth int) (*Entry, bool) {
-	if name == "" || !strings.ContainsRune(".lLfFjJ", rune(name[0])) {
-		return nil, false // no name of the table starts otherwise
+	if name == "" || !firstBytes[lower(name[0])] {
+		return nil, false // no name of the table starts so
 	}
 	for i := range Table {
 		e := &Table[i]
@@ -96,6 +96,24 @@ func Match(name string, depth int) (*Entry, bool) {
 		}
 	}
 	return nil, false
+}
+
+// firstBytes are the lower-cased first bytes of the table's names:
+// Match's quick refusal of every other name, derived so that a new entry
+// is never refused by it.
+var firstBytes = func() (set [256]bool) {
+	for _, e := range Table {
+		set[lower(e.Name[0])] = true
+	}
+	return set
+}()
+
+// lower lower-cases an ASCII letter.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // Rel says whether a root-relative, slash-separated, clean path is a
