@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -28,7 +29,7 @@ import (
 // inherits them all. The helper's other threads only run the Go runtime.
 func helperMain(cgroup string) int {
 	runtime.LockOSThread()
-	syscall.CloseOnExec(controlFD)
+	closeInherited()
 	// Asked to stop, the helper sweeps the command's processes first.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -101,6 +102,25 @@ func helperMain(cgroup string) int {
 		return exitSetup
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// closeInherited marks every descriptor from controlFD on close-on-exec:
+// one the server inherited without that flag (from the editor that
+// started it, a shell's exec 3>file) passes through every exec, and
+// Landlock governs only what is opened after it — a command would write,
+// read or connect through it wherever it leads. The command gets only its
+// three standard descriptors.
+func closeInherited() {
+	if unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: each open descriptor, as /proc lists them.
+	names, _ := readNames("/proc/self/fd")
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd >= controlFD {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // joinCgroup moves this process into the cgroup folder dir. It only ever
@@ -212,6 +232,16 @@ func confine(spec helperSpec, ruleset int) error {
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	// The helper's other threads are not confined (Landlock, seccomp and
+	// the capabilities are per thread), and the command is its child, in
+	// its Landlock domain: a process that is not dumpable can be traced
+	// (ptrace, process_vm_writev, /proc/PID/mem) only with CAP_SYS_PTRACE,
+	// which the command lacks, so it cannot reach into the helper's
+	// memory to run code on them. What the command executes is dumpable
+	// again (execve resets it): debugging its own children still works.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("making the helper undumpable: %w", err)
 	}
 	if err := dropCapabilities(); err != nil {
 		return err
