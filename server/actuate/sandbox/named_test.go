@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -34,6 +35,9 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		"plain/a.txt":                       "a\n",
 		"repo/a.txt":                        "a\n",
 		"repo2/a.txt":                       "a\n",
+		"n1/a.txt":                          "a\n",
+		"n2/a.txt":                          "a\n",
+		"n3/a.txt":                          "a\n",
 	} {
 		p := filepath.Join(w.root, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -105,6 +109,32 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		assert.Contains(t, err.Error(), "repo/r/.git/hooks/pre-commit (now pre-commit.refused)")
 		assert.DirExists(t, filepath.Join(w.root, "repo", "r", ".git", "objects"))
 		assert.NoFileExists(t, filepath.Join(w.root, "repo", "r", ".git", "hooks", "pre-commit"))
+		// What the user's next git command there would run: a hooks path,
+		// or a commondir naming a repository with hooks, in a config or
+		// file the command wrote into the repository it made.
+		marker := filepath.Join(w.outside, "pwned")
+		hook := func(dir string) string {
+			return "mkdir -p " + dir + "/hk && printf '#!/bin/sh\ntouch " + marker + "\n' > " + dir + "/hk/pre-commit && chmod +x " + dir + "/hk/pre-commit"
+		}
+		for _, tc := range []struct{ repo, cmd, moved string }{
+			{"n1/h", hook("n1") + " && git init -q n1/h && git -C n1/h config core.hooksPath ../hk", "n1/h/.git/config (now config.refused)"},
+			{"n2/c", hook("n2") + " && git init -q --bare n2/bare && cp n2/hk/pre-commit n2/bare/hooks/ && git init -q n2/c && echo \"$PWD/n2/bare\" > n2/c/.git/commondir",
+				"n2/c/.git/commondir (now commondir.refused)"},
+		} {
+			code, out, err := sh(t, sb, w.root, tc.cmd)
+			assert.Equal(t, 0, code, out)
+			require.Error(t, err, tc.cmd)
+			assert.Contains(t, err.Error(), tc.moved)
+			git := exec.Command("git", "-C", filepath.Join(w.root, tc.repo), "-c", "user.name=u", "-c", "user.email=u@example.org", "commit", "-q", "--allow-empty", "-m", "x")
+			gout, gerr := git.CombinedOutput()
+			require.NoError(t, gerr, "%s", gout)
+			assert.NoFileExists(t, marker, "the user's commit in %s ran the command's hook", tc.repo)
+		}
+		code, out, err = sh(t, sb, w.root, "git init -q n3/p && git -C n3/p config user.name Someone && git -C n3/p remote add origin https://example.org/r.git")
+		require.NoError(t, err, "a plain config stays")
+		assert.Equal(t, 0, code, out)
+		assert.FileExists(t, filepath.Join(w.root, "n3", "p", ".git", "config"))
+
 		// Beside another folder: a folder holding a repository gets no
 		// new entry (its .git/hooks are kept unwritable entry by entry).
 		code, out, err = sh(t, sb, w.root, "git init -q repo2/r")

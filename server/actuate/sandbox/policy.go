@@ -235,8 +235,10 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 		}
 		if len(a.hide) > 0 && a.hide[0] != a.path {
 			// A new repository (git init, git clone a human approved) stays:
-			// only what it runs is moved aside (its hooks but git's samples).
-			m, err := newHooks(a.hide[0])
+			// only what it runs is moved aside (its hooks but git's samples,
+			// a config with a setting that is not plain, a commondir that
+			// would take git's config and hooks from another folder).
+			m, err := newRepository(a.path, a.hide[0])
 			moved = append(moved, m...)
 			if err != nil {
 				return moved, err
@@ -251,6 +253,46 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 	}
 	return moved, nil
 }
+
+// newRepository moves aside what a new repository's .git folder would
+// run: its hooks but git's samples, its config unless every setting is
+// plain (gitConfigPlain), and a commondir file (git would read the config
+// and hooks of the folder it names).
+func newRepository(gitDir, hooks string) ([]string, error) {
+	moved, err := newHooks(hooks)
+	if err != nil {
+		return moved, err
+	}
+	config := filepath.Join(gitDir, "config")
+	if fi, err := os.Lstat(config); err == nil {
+		plain := false
+		if fi.Mode().IsRegular() && fi.Size() <= maxGitConfig {
+			data, err := os.ReadFile(config)
+			_, plain = gitConfigPlain(data)
+			plain = plain && err == nil
+		}
+		if !plain {
+			m, err := moveAside(config)
+			if err != nil {
+				return moved, err
+			}
+			moved = append(moved, m)
+		}
+	}
+	common := filepath.Join(gitDir, "commondir")
+	if _, err := os.Lstat(common); err == nil {
+		m, err := moveAside(common)
+		if err != nil {
+			return moved, err
+		}
+		moved = append(moved, m)
+	}
+	return moved, nil
+}
+
+// maxGitConfig bounds the config of a new repository that is read: git
+// init and clone write a few hundred bytes.
+const maxGitConfig = 1 << 20
 
 // newHooks moves aside every entry of a new repository's hooks folder but
 // git's own samples (*.sample, which git never runs).
