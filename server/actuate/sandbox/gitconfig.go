@@ -18,12 +18,12 @@ var gitPlainKeys = map[string]bool{
 	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
 	"core.symlinks": true, "core.autocrlf": true, "core.eol": true, "core.safecrlf": true,
 	"core.quotepath": true,
-	"remote.*.url": true, "remote.*.pushurl": true, "remote.*.fetch": true, "remote.*.tagopt": true,
+	"remote.*.url":   true, "remote.*.pushurl": true, "remote.*.fetch": true, "remote.*.tagopt": true,
 	"remote.*.mirror": true, "remote.*.promisor": true, "remote.*.partialclonefilter": true,
 	"branch.*.remote": true, "branch.*.merge": true,
 	"submodule.*.url": true, "submodule.*.active": true,
 	"user.name": true, "user.email": true,
-	"init.defaultbranch": true,
+	"init.defaultbranch":      true,
 	"extensions.objectformat": true, "extensions.refstorage": true, "extensions.partialclone": true,
 }
 
