@@ -33,9 +33,11 @@
 //     folder: nothing else of $HOME;
 //   - open no socket at all (seccomp) and no TCP connection (Landlock
 //     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
-//     use no io_uring and no kernel keyring, keep no capability, trace
-//     or read the memory of no process outside its own (its helper is
-//     not dumpable), and inherit no descriptor but its standard three;
+//     use no io_uring and no kernel keyring, keep no capability, trace,
+//     read the memory of or kill no process outside its own (its helper
+//     is not dumpable, and runs it from a thread no signal of the
+//     command's can reach), and inherit no descriptor but its standard
+//     three;
 //   - spend a bounded CPU time, file size, data memory, number of
 //     processes, and share of the disk (bytes and inodes, read while it
 //     runs), and end

@@ -80,3 +80,44 @@ if libc.process_vm_readv(ppid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 
 	assert.NoFileExists(t, filepath.Join(w.root, "notes", "traced"))
 	assert.NoFileExists(t, filepath.Join(w.root, "notes", "read"))
 }
+
+// TestTheCommandCannotKillItsHelper: a command that kills its helper ends
+// the one process that sweeps what it left running (where no pids cgroup
+// holds the command, the usual desktop case): whatever it detached then
+// outlives the run. Neither a signal to the process (kill, kill(-1)) nor
+// one to each of its threads (tkill, tgkill) reaches it; the command runs
+// on and its status is returned.
+func TestTheCommandCannotKillItsHelper(t *testing.T) {
+	needLandlock(t)
+	testenv.NeedCommand(t, "python3")
+	w := newWorld(t)
+	sb := w.sandbox(t)
+	t.Cleanup(sb.Close)
+	for _, tc := range []struct{ name, cmd string }{
+		{"kill", "kill -9 $PPID; kill -9 -- -1; sleep 0.2; echo on > notes/alive; exit 3"},
+		{"tkill and tgkill on every thread", `exec python3 -c '
+import ctypes, os, platform, time
+libc = ctypes.CDLL(None, use_errno=True)
+tkill, tgkill = {"x86_64": (200, 234), "aarch64": (130, 131)}[platform.machine()]
+ppid = os.getppid()
+for tid in range(ppid, ppid + 200):
+    if tid == os.getpid():
+        continue
+    libc.syscall(tkill, tid, 9)
+    libc.syscall(tgkill, ppid, tid, 9)
+time.sleep(0.2)
+open("notes/alive", "w").write("on")
+os._exit(3)
+'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(filepath.Join(w.root, "notes", "alive"))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			code, err := sb.Run(ctx, sandbox.Command{Argv: []string{"/bin/bash", "-c", tc.cmd}, Dir: w.root})
+			require.NoError(t, err)
+			assert.Equal(t, 3, code, "the helper ended before the command")
+			assert.FileExists(t, filepath.Join(w.root, "notes", "alive"))
+		})
+	}
+}

@@ -23,12 +23,38 @@ import (
 // as its child, then waits for it, sweeps what it left and exits with its
 // status.
 //
-// Every restriction is made on this one OS thread, which the main
-// goroutine keeps to the end: Landlock, seccomp, no_new_privs and the
-// capabilities are per thread, and the command is forked from it, so it
-// inherits them all. The helper's other threads only run the Go runtime.
+// Every restriction is made on one locked OS thread, not the process's
+// leader (offLeader), which keeps it to the end: Landlock, seccomp,
+// no_new_privs and the capabilities are per thread, and the command is
+// forked from it, so it inherits them all. The helper's other threads only
+// run the Go runtime.
 func helperMain(cgroup string) int {
-	runtime.LockOSThread()
+	return offLeader(func() int { return confinedMain(cgroup) })
+}
+
+// offLeader runs f on a locked OS thread that is not the thread group's
+// leader, and returns what it returned. Landlock's scoped signals judge
+// the thread a signal is aimed at, and a signal to the process (kill,
+// kill(-1), a process group) is aimed at its leader: the leader stays
+// unconfined, so the command, in the confined thread's domain, cannot
+// kill its helper that way and outlive its sweep (the seccomp filter
+// refuses the calls that aim at the confined thread alone).
+func offLeader(f func() int) int {
+	done := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// This goroutine keeps the leader while another thread runs f.
+			done <- offLeader(f)
+			return
+		}
+		done <- f()
+	}()
+	return <-done
+}
+
+// confinedMain is helperMain on its own thread.
+func confinedMain(cgroup string) int {
 	closeInherited()
 	// Asked to stop, the helper sweeps the command's processes first.
 	stop := make(chan os.Signal, 1)
