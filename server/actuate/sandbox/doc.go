@@ -38,8 +38,9 @@
 //     is not dumpable, and runs it from a thread no signal of the
 //     command's can reach), and inherit no descriptor but its standard
 //     three;
-//   - spend a bounded CPU time, file size, data memory, number of
-//     processes, and share of the disk (bytes and inodes, read while it
+//   - spend a bounded CPU time, file size, data memory (each process's,
+//     and all of them together where a memory cgroup can be made), number
+//     of processes, and share of the disk (bytes and inodes, read while it
 //     runs), and end
 //     at its wall time, with everything it left running.
 //

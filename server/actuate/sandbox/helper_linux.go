@@ -28,8 +28,8 @@ import (
 // no_new_privs and the capabilities are per thread, and the command is
 // forked from it, so it inherits them all. The helper's other threads only
 // run the Go runtime.
-func helperMain(cgroup string) int {
-	return offLeader(func() int { return confinedMain(cgroup) })
+func helperMain(cgroups []string) int {
+	return offLeader(func() int { return confinedMain(cgroups) })
 }
 
 // offLeader runs f on a locked OS thread that is not the thread group's
@@ -54,26 +54,28 @@ func offLeader(f func() int) int {
 }
 
 // confinedMain is helperMain on its own thread.
-func confinedMain(cgroup string) int {
+func confinedMain(cgroups []string) int {
 	closeInherited()
 	// Asked to stop, the helper sweeps the command's processes first.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var joinErr error
-	if cgroup != "" {
-		if err := joinCgroup(cgroup); err != nil {
-			joinErr = fmt.Errorf("joining the pids cgroup: %w", err)
+	for _, cg := range cgroups {
+		if err := joinCgroup(cg); err != nil {
+			joinErr = errors.Join(joinErr, fmt.Errorf("joining the cgroup %s: %w", cg, err))
 		}
 	}
 	spec, files, err := receiveSpec(controlFD)
 	if err == nil {
 		err = joinErr
 	}
-	if errors.Is(err, errNoCommand) && cgroup != "" && joinErr == nil {
-		// The server ended while this helper waited: leave the cgroup
-		// and remove it, as the server would have.
-		if joinCgroup(filepath.Dir(cgroup)) == nil {
-			os.Remove(cgroup)
+	if errors.Is(err, errNoCommand) && joinErr == nil {
+		// The server ended while this helper waited: leave the cgroups
+		// and remove them, as the server would have.
+		for _, cg := range cgroups {
+			if joinCgroup(filepath.Dir(cg)) == nil {
+				os.Remove(cg)
+			}
 		}
 	}
 	if err != nil {
