@@ -24,7 +24,8 @@
 //     protected place (Landlock only allows, and a right on a folder holds
 //     for all of it: such a folder gets no write right — its entries get
 //     it one by one); a protected name made anew elsewhere is moved aside
-//     when the command has ended, and the run fails saying so (in a
+//     as soon as inotify reports it, or else when the command has ended,
+//     and the run fails saying so (in a
 //     repository the command made: its hooks, a config with a setting
 //     that is not plain, a commondir);
 //   - read the roots (minus those places and the files holding private

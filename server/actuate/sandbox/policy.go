@@ -169,11 +169,17 @@ type namedPlace struct {
 // unwritable where it exists; Landlock cannot keep a name that does not
 // exist yet from being made in a folder a command may write, so the runs
 // look for those afterwards (newNamed).
-func namedPlaces(roots []string) ([]namedPlace, error) {
+//
+// visit, when not nil, is called with every folder walked and its depth
+// below its root (0: the root).
+func namedPlaces(roots []string, visit func(dir string, depth int)) ([]namedPlace, error) {
 	var out []namedPlace
 	n := 0
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
+		if visit != nil {
+			visit(dir, depth)
+		}
 		f, err := os.Open(dir)
 		if err != nil {
 			return nil // gone, or unreadable to us and so to the command
@@ -220,7 +226,7 @@ func namedPlaces(roots []string) ([]namedPlace, error) {
 // among before — a protected name a command made in a folder it may write
 // — and returns what it did, one "OLD (now NEW)" each.
 func newNamed(roots []string, before []namedPlace) ([]string, error) {
-	after, err := namedPlaces(roots)
+	after, err := namedPlaces(roots, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -181,9 +182,19 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		CPUSeconds: uint64((lim.CPU + time.Second - 1) / time.Second), FileSize: uint64(lim.FileSize),
 		Data: uint64(lim.Memory),
 	}
-	named, err := namedPlaces(s.roots)
+	// The walk for the protected names also watches every folder it
+	// passes for new ones while the command runs.
+	nw := newNamedWatch()
+	named, err := namedPlaces(s.roots, nw.add)
 	if err != nil {
+		nw.stop()
 		return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
+	}
+	var watched []string
+	watchOnce := sync.OnceFunc(func() { watched = nw.stop() })
+	defer watchOnce()
+	if nw == nil || nw.full {
+		s.log.Warn("the sandbox cannot watch every folder of the roots (inotify): a protected name a command makes stays until it has ended")
 	}
 	var pass []*os.File
 	if s.status.Available() {
@@ -222,6 +233,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		}
 	}
 	std.started()
+	nw.start()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watch := newDiskWatch(append([]string{tmp}, s.roots...), lim.Disk, lim.NewFiles)
@@ -246,7 +258,9 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	code := h.cmd.ProcessState.ExitCode()
 	// Everything the command started is gone (the helper's sweep, the
 	// cgroup): a protected name it made anew is moved aside.
+	watchOnce()
 	moved, merr := newNamed(s.roots, named)
+	moved = append(watched, moved...)
 	if merr == nil && len(moved) > 0 {
 		merr = fmt.Errorf("the command made %s, which runs code or steers tools when the user next works there; the sandbox moved it aside", strings.Join(moved, ", "))
 	}
