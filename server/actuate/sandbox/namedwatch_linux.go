@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,9 +38,13 @@ type namedWatch struct {
 type watchedDir struct {
 	path  string
 	depth int
+	id    fileID // the folder watched: its path may lead elsewhere by now
 }
 
-const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+// watchMask: new entries of a folder. IN_DONT_FOLLOW is for the walk's
+// paths; a folder open as a descriptor is named by its /proc/self/fd
+// link, which must be followed.
+const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
 // newNamedWatch starts watching nothing yet: add each folder, then start.
 // nil when inotify is unavailable.
@@ -51,18 +56,42 @@ func newNamedWatch() *namedWatch {
 	return &namedWatch{f: os.NewFile(uintptr(fd), "inotify"), dirs: map[int32]watchedDir{}, done: make(chan struct{})}
 }
 
-// add watches a folder for new entries.
+// add watches a folder the walk before the run passed (the command has
+// not started: its path leads where the walk went).
 func (w *namedWatch) add(dir string, depth int) {
 	if w == nil || w.full {
 		return
 	}
-	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), dir, watchMask)
+	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), dir, watchMask|unix.IN_DONT_FOLLOW)
+	if err != nil {
+		w.full = w.full || errors.Is(err, unix.ENOSPC)
+		return
+	}
+	var st unix.Stat_t
+	if unix.Lstat(dir, &st) != nil {
+		return
+	}
+	w.mu.Lock()
+	w.dirs[int32(wd)] = watchedDir{dir, depth, fileID{uint64(st.Dev), st.Ino}}
+	w.mu.Unlock()
+}
+
+// addOpen watches a folder the command made, open as f.
+func (w *namedWatch) addOpen(f *os.File, path string, depth int) {
+	if w.full {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), fmt.Sprintf("/proc/self/fd/%d", f.Fd()), watchMask)
 	if err != nil {
 		w.full = w.full || errors.Is(err, unix.ENOSPC)
 		return
 	}
 	w.mu.Lock()
-	w.dirs[int32(wd)] = watchedDir{dir, depth}
+	w.dirs[int32(wd)] = watchedDir{path, depth, fileID{uint64(st.Dev), st.Ino}}
 	w.mu.Unlock()
 }
 
@@ -109,19 +138,46 @@ func (w *namedWatch) loop() {
 			if !ok || len(name) == 0 || ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0 {
 				continue
 			}
-			w.entry(filepath.Join(d.path, string(name)), string(name), d.depth, ev.Mask&unix.IN_ISDIR != 0)
+			dir, err := openWatched(d)
+			if err != nil {
+				continue // renamed or replaced meanwhile: the walk after the run sees it
+			}
+			w.entry(dir, d.path, string(name), d.depth, ev.Mask&unix.IN_ISDIR != 0)
+			dir.Close()
 		}
 	}
 }
 
-// entry judges a new entry of a watched folder: a protected name is moved
-// aside, a new folder is watched and what it already holds judged.
-func (w *namedWatch) entry(p, name string, depth int, isDir bool) {
+// openWatched opens the watched folder at its path, through no symlink,
+// and only if it is still that folder: the command, running, may have
+// renamed it and put a symlink to a folder outside the roots in its place.
+func openWatched(d watchedDir) (*os.File, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, d.path, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || (fileID{uint64(st.Dev), st.Ino}) != d.id {
+		unix.Close(fd)
+		return nil, errors.New("the watched folder was replaced")
+	}
+	return os.NewFile(uintptr(fd), d.path), nil
+}
+
+// entry judges a new entry name of the folder open as dir (at path): a
+// protected name is moved aside, a new folder is watched and what it
+// already holds judged — all relative to the open folders, never through
+// a path the command could have redirected.
+func (w *namedWatch) entry(dir *os.File, path, name string, depth int, isDir bool) {
+	p := filepath.Join(path, name)
 	if ent, ok := protname.Match(name, depth); ok {
 		if ent.Kind == protname.Folder && ent.Sandbox != nil && isDir {
 			return // a new repository: judged when the command has ended
 		}
-		if m, err := moveAside(p); err == nil {
+		if m, err := moveAsideAt(dir, path, name); err == nil {
 			w.moved = append(w.moved, m)
 		}
 		return
@@ -129,14 +185,36 @@ func (w *namedWatch) entry(p, name string, depth int, isDir bool) {
 	if !isDir {
 		return
 	}
-	w.add(p, depth+1)
-	f, err := os.Open(p)
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
-	ents, _ := f.ReadDir(-1)
-	f.Close()
+	sub := os.NewFile(uintptr(fd), p)
+	defer sub.Close()
+	w.addOpen(sub, p, depth+1)
+	ents, _ := sub.ReadDir(-1)
 	for _, e := range ents {
-		w.entry(filepath.Join(p, e.Name()), e.Name(), depth+1, e.IsDir())
+		w.entry(sub, p, e.Name(), depth+1, e.IsDir())
 	}
+}
+
+// moveAsideAt is moveAside for the entry name of the folder open as dir.
+func moveAsideAt(dir *os.File, path, name string) (string, error) {
+	dfd := int(dir.Fd())
+	to := name + ".refused"
+	for i := 2; ; i++ {
+		var st unix.Stat_t
+		if errors.Is(unix.Fstatat(dfd, to, &st, unix.AT_SYMLINK_NOFOLLOW), unix.ENOENT) {
+			break
+		}
+		to = fmt.Sprintf("%s.refused-%d", name, i)
+	}
+	err := unix.Renameat2(dfd, name, dfd, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) { // a file system without RENAME_NOREPLACE
+		err = unix.Renameat(dfd, name, dfd, to)
+	}
+	if err != nil {
+		return "", fmt.Errorf("moving aside %s, which a command made: %w", filepath.Join(path, name), err)
+	}
+	return filepath.Join(path, name) + " (now " + to + ")", nil
 }
