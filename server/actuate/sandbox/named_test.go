@@ -38,6 +38,7 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		"n1/a.txt":                          "a\n",
 		"n2/a.txt":                          "a\n",
 		"n3/a.txt":                          "a\n",
+		"n4/a.txt":                          "a\n",
 	} {
 		p := filepath.Join(w.root, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -165,6 +166,17 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 			require.NoError(t, gerr, "%s", gout)
 			assert.NoFileExists(t, marker, "the user's commit in %s ran the command's hook", tc.repo)
 		}
+		// Its hooks a symlink to a folder outside the roots: the link is
+		// moved aside, and the user's files there stay as they are.
+		hooks := filepath.Join(w.outside, "hooks")
+		require.NoError(t, os.MkdirAll(hooks, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(hooks, "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+		code, out, err = sh(t, sb, w.root, "git init -q n4/r && rm -rf n4/r/.git/hooks && ln -s "+hooks+" n4/r/.git/hooks")
+		assert.Equal(t, 0, code, out)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "n4/r/.git/hooks (now hooks.refused)")
+		assert.FileExists(t, filepath.Join(hooks, "pre-commit"), "the user's file outside the roots was renamed")
+
 		code, out, err = sh(t, sb, w.root, "git init -q n3/p && git -C n3/p config user.name Someone && git -C n3/p remote add origin https://example.org/r.git")
 		require.NoError(t, err, "a plain config stays")
 		assert.Equal(t, 0, code, out)

@@ -265,8 +265,16 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 // plain (gitConfigPlain), and a commondir file (git would read the config
 // and hooks of the folder it names).
 func newRepository(gitDir, hooks string) ([]string, error) {
-	moved, err := newHooks(hooks)
-	if err != nil {
+	var moved []string
+	if fi, err := os.Lstat(hooks); err == nil && !fi.IsDir() {
+		// A symlink (to a folder outside the roots, perhaps) is moved
+		// aside itself, never listed and its entries renamed.
+		m, err := moveAside(hooks)
+		if err != nil {
+			return nil, err
+		}
+		moved = append(moved, m)
+	} else if moved, err = newHooks(hooks); err != nil {
 		return moved, err
 	}
 	config := filepath.Join(gitDir, "config")
