@@ -197,24 +197,3 @@ func (w *namedWatch) entry(dir *os.File, path, name string, depth int, isDir boo
 		w.entry(sub, p, e.Name(), depth+1, e.IsDir())
 	}
 }
-
-// moveAsideAt is moveAside for the entry name of the folder open as dir.
-func moveAsideAt(dir *os.File, path, name string) (string, error) {
-	dfd := int(dir.Fd())
-	to := name + ".refused"
-	for i := 2; ; i++ {
-		var st unix.Stat_t
-		if errors.Is(unix.Fstatat(dfd, to, &st, unix.AT_SYMLINK_NOFOLLOW), unix.ENOENT) {
-			break
-		}
-		to = fmt.Sprintf("%s.refused-%d", name, i)
-	}
-	err := unix.Renameat2(dfd, name, dfd, to, unix.RENAME_NOREPLACE)
-	if errors.Is(err, unix.EINVAL) { // a file system without RENAME_NOREPLACE
-		err = unix.Renameat(dfd, name, dfd, to)
-	}
-	if err != nil {
-		return "", fmt.Errorf("moving aside %s, which a command made: %w", filepath.Join(path, name), err)
-	}
-	return filepath.Join(path, name) + " (now " + to + ")", nil
-}

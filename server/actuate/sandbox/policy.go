@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,7 +178,7 @@ func namedPlaces(roots []string, visit func(dir string, depth int)) ([]namedPlac
 		if visit != nil {
 			visit(dir, depth)
 		}
-		f, err := os.Open(dir)
+		f, err := openDir(dir)
 		if err != nil {
 			return nil // gone, or unreadable to us and so to the command
 		}
@@ -311,7 +309,11 @@ const maxGitConfig = 1 << 20
 // newHooks moves aside every entry of a new repository's hooks folder but
 // git's own samples (*.sample, which git never runs).
 func newHooks(dir string) ([]string, error) {
-	names, _ := readNames(dir)
+	var names []string
+	if f, err := openDir(dir); err == nil {
+		names, _ = f.Readdirnames(-1)
+		f.Close()
+	}
 	var moved []string
 	for _, n := range names {
 		if strings.HasSuffix(n, ".sample") {
@@ -329,17 +331,12 @@ func newHooks(dir string) ([]string, error) {
 // moveAside renames p to p.refused (or p.refused-N, the first free) and
 // says so: "P (now NAME)".
 func moveAside(p string) (string, error) {
-	to := p + ".refused"
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		to = fmt.Sprintf("%s.refused-%d", p, i)
-	}
-	if err := os.Rename(p, to); err != nil {
+	dir, err := openDir(filepath.Dir(p))
+	if err != nil {
 		return "", fmt.Errorf("moving aside %s, which a command made: %w", p, err)
 	}
-	return p + " (now " + filepath.Base(to) + ")", nil
+	defer dir.Close()
+	return moveAsideAt(dir, filepath.Dir(p), filepath.Base(p))
 }
 
 // readNames lists a folder's entry names.
