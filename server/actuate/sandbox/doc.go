@@ -51,5 +51,8 @@
 //
 // Invariant: a command runs confined by every rule the kernel supports, or
 // (mode Required) not at all; the process that asked is never restricted;
-// the command's environment holds only the allow-listed variables.
+// the command's environment holds only the allow-listed variables, and its
+// descriptors only its standard three; it cannot kill, trace or read the
+// memory of its helper; the server, acting unconfined on what a command
+// made (moving a protected name aside), follows no symlink on the way.
 package sandbox
