@@ -44,6 +44,12 @@ type watchedDir struct {
 // watchMask: new entries of a folder. IN_DONT_FOLLOW is for the walk's
 // paths; a folder open as a descriptor is named by its /proc/self/fd
 // link, which must be followed.
+// maxWatches bounds the watches of one run: they come out of the user's
+// fs.inotify.max_user_watches, which their editors' file watchers share,
+// and a command making folders by the thousand must not take them all.
+// Past it the walk after the run is the only look.
+const maxWatches = 50_000
+
 const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
 // newNamedWatch starts watching nothing yet: add each folder, then start.
@@ -62,6 +68,9 @@ func (w *namedWatch) add(dir string, depth int) {
 	if w == nil || w.full {
 		return
 	}
+	if w.full = len(w.dirs) >= maxWatches; w.full {
+		return
+	}
 	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), dir, watchMask|unix.IN_DONT_FOLLOW)
 	if err != nil {
 		w.full = w.full || errors.Is(err, unix.ENOSPC)
@@ -78,7 +87,10 @@ func (w *namedWatch) add(dir string, depth int) {
 
 // addOpen watches a folder the command made, open as f.
 func (w *namedWatch) addOpen(f *os.File, path string, depth int) {
-	if w.full {
+	w.mu.Lock()
+	n := len(w.dirs)
+	w.mu.Unlock()
+	if w.full = w.full || n >= maxWatches; w.full {
 		return
 	}
 	var st unix.Stat_t
