@@ -93,8 +93,10 @@ func TestTheCommandCannotKillItsHelper(t *testing.T) {
 	w := newWorld(t)
 	sb := w.sandbox(t)
 	t.Cleanup(sb.Close)
+	late := filepath.Join(w.root, "notes", "late")
 	for _, tc := range []struct{ name, cmd string }{
 		{"kill", "kill -9 $PPID; kill -9 -- -1; sleep 0.2; echo on > notes/alive; exit 3"},
+		{"kill, what it detached outliving the run", "setsid sh -c 'sleep 1; touch " + late + "' & sleep 0.1; kill -9 $PPID; echo on > notes/alive; exit 3"},
 		{"tkill and tgkill on every thread", `exec python3 -c '
 import ctypes, os, platform, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -120,4 +122,6 @@ os._exit(3)
 			assert.FileExists(t, filepath.Join(w.root, "notes", "alive"))
 		})
 	}
+	time.Sleep(1500 * time.Millisecond)
+	assert.NoFileExists(t, late, "what the command detached outlived the run")
 }
