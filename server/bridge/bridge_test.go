@@ -485,7 +485,9 @@ func TestSlowClientDoesNotStallOthers(t *testing.T) {
 }
 
 func TestGracefulShutdown(t *testing.T) {
-	b := newTestBackend(time.Second)
+	// The ask waits a minute between its words: the shutdown finds it in
+	// that wait, and only its context can end it.
+	b := newTestBackend(time.Minute)
 	cfg := Config{Backend: b, Token: testToken, Version: "1.2.3"}
 	srv, err := New(cfg)
 	require.NoError(t, err)
@@ -501,6 +503,11 @@ func TestGracefulShutdown(t *testing.T) {
 	busy := d.connect(t)
 	busy.request("r", `:ACTION :ASK :TEXT "one two three"`)
 	<-b.started
+	// Its first word is out before the shutdown: the backend signals that
+	// it started before it emits that word, and an emit after the
+	// shutdown fails with the connection closed, not with its context.
+	first := busy.next()
+	require.Equal(t, kw("STREAM-CHUNK"), get(first, "TYPE"))
 	cancel()
 	select {
 	case err := <-done:

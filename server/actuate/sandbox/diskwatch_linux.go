@@ -7,8 +7,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// diskPoll is how often a running command's use of the disk is read.
-const diskPoll = 100 * time.Millisecond
+// diskPoll is how often a running command's use of the disk is read at
+// most and at least: at the longest while its use grows slowly, at the
+// shortest as it nears a limit fast (see nextPoll).
+const (
+	diskPoll    = 100 * time.Millisecond
+	diskPollMin = 5 * time.Millisecond
+)
 
 // diskWatch reads the free blocks and inodes of the file systems a command
 // may write (each once, by its id) while it runs. Landlock bounds where a
@@ -16,7 +21,8 @@ const diskPoll = 100 * time.Millisecond
 // makes: without this, a loop of files each below the size limit fills the
 // disk within the wall time. What it cannot tell apart: another process's
 // writes to the same file systems meanwhile count as the command's, and
-// the command may overshoot by what it writes in one diskPoll.
+// the command may overshoot by what it writes until the next reading — one
+// diskPollMin at the rate it writes, when it writes fast.
 type diskWatch struct {
 	paths        []string
 	start        []unix.Statfs_t
@@ -57,8 +63,10 @@ func (w *diskWatch) used() (bytes, files int64) {
 // run reads the use every diskPoll until stopped closes, and cancels the
 // command past a limit.
 func (w *diskWatch) run(stopped <-chan struct{}, cancel func(error)) {
-	t := time.NewTicker(diskPoll)
+	t := time.NewTimer(diskPollMin)
 	defer t.Stop()
+	var lastB, lastF int64
+	last := time.Now()
 	for {
 		select {
 		case <-stopped:
@@ -66,6 +74,9 @@ func (w *diskWatch) run(stopped <-chan struct{}, cancel func(error)) {
 		case <-t.C:
 		}
 		b, f := w.used()
+		now := time.Now()
+		t.Reset(min(nextPoll(b-lastB, w.bytes-b, now.Sub(last)), nextPoll(f-lastF, w.files-f, now.Sub(last))))
+		lastB, lastF, last = b, f, now
 		switch {
 		case b > w.bytes:
 			cancel(fmt.Errorf("%w: %d MiB written to the disk, more than its %d MiB", ErrDiskLimit, b>>20, w.bytes>>20))
@@ -75,4 +86,18 @@ func (w *diskWatch) run(stopped <-chan struct{}, cancel func(error)) {
 			return
 		}
 	}
+}
+
+// nextPoll is how long to wait before the next reading when grew was
+// taken in the last took, and left remains before the limit: half the
+// time the same pace takes to reach it, within diskPollMin and diskPoll.
+func nextPoll(grew, left int64, took time.Duration) time.Duration {
+	if grew <= 0 || took <= 0 {
+		return diskPoll
+	}
+	if left <= 0 {
+		return diskPollMin
+	}
+	reach := time.Duration(float64(took) * float64(left) / float64(grew) / 2)
+	return min(max(reach, diskPollMin), diskPoll)
 }

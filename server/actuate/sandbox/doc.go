@@ -24,16 +24,24 @@
 //     protected place (Landlock only allows, and a right on a folder holds
 //     for all of it: such a folder gets no write right — its entries get
 //     it one by one); a protected name made anew elsewhere is moved aside
-//     when the command has ended, and the run fails saying so;
+//     as soon as inotify reports it, or else when the command has ended,
+//     and the run fails saying so (in a
+//     repository the command made: its hooks, a config with a setting
+//     that is not plain, a commondir);
 //   - read the roots (minus those places and the files holding private
 //     notes, with their editor backups), the system's program and library
 //     folders, an allow-list of /etc, a few devices and its temporary
 //     folder: nothing else of $HOME;
 //   - open no socket at all (seccomp) and no TCP connection (Landlock
 //     ABI ≥ 4), signal or reach no process outside its sandbox (ABI ≥ 6),
-//     use no io_uring and no kernel keyring, keep no capability;
-//   - spend a bounded CPU time, file size, data memory, number of
-//     processes, and share of the disk (bytes and inodes, read while it
+//     use no io_uring and no kernel keyring, keep no capability, trace,
+//     read the memory of or kill no process outside its own (its helper
+//     is not dumpable, and runs it from a thread no signal of the
+//     command's can reach), and inherit no descriptor but its standard
+//     three;
+//   - spend a bounded CPU time, file size, data memory (each process's,
+//     and all of them together where a memory cgroup can be made), number
+//     of processes, and share of the disk (bytes and inodes, read while it
 //     runs), and end
 //     at its wall time, with everything it left running.
 //
@@ -43,5 +51,8 @@
 //
 // Invariant: a command runs confined by every rule the kernel supports, or
 // (mode Required) not at all; the process that asked is never restricted;
-// the command's environment holds only the allow-listed variables.
+// the command's environment holds only the allow-listed variables, and its
+// descriptors only its standard three; it cannot kill, trace or read the
+// memory of its helper; the server, acting unconfined on what a command
+// made (moving a protected name aside), follows no symlink on the way.
 package sandbox

@@ -20,12 +20,8 @@ var wired atomic.Bool
 // Call it first thing in main, and in TestMain of a package whose tests
 // run confined commands.
 func Main() {
-	if (len(os.Args) == 2 || len(os.Args) == 3) && os.Args[1] == HelperArg {
-		cgroup := ""
-		if len(os.Args) == 3 {
-			cgroup = os.Args[2]
-		}
-		os.Exit(helperMain(cgroup))
+	if len(os.Args) >= 2 && len(os.Args) <= 4 && os.Args[1] == HelperArg {
+		os.Exit(helperMain(os.Args[2:]))
 	}
 	wired.Store(true)
 }
@@ -39,7 +35,8 @@ func Main() {
 // runtime and every package's initialisation) off the action's path, and
 // so does its joining its pids cgroup, named by its third argument, as
 // soon as it starts (a process's first entry into a fresh cgroup waits for
-// the kernel for some 20 ms).
+// the kernel for some 20 ms); a memory cgroup in another hierarchy (cgroup
+// v1) is its fourth.
 type helperSpec struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`

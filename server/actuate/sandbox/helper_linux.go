@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -22,31 +23,59 @@ import (
 // as its child, then waits for it, sweeps what it left and exits with its
 // status.
 //
-// Every restriction is made on this one OS thread, which the main
-// goroutine keeps to the end: Landlock, seccomp, no_new_privs and the
-// capabilities are per thread, and the command is forked from it, so it
-// inherits them all. The helper's other threads only run the Go runtime.
-func helperMain(cgroup string) int {
-	runtime.LockOSThread()
-	syscall.CloseOnExec(controlFD)
+// Every restriction is made on one locked OS thread, not the process's
+// leader (offLeader), which keeps it to the end: Landlock, seccomp,
+// no_new_privs and the capabilities are per thread, and the command is
+// forked from it, so it inherits them all. The helper's other threads only
+// run the Go runtime.
+func helperMain(cgroups []string) int {
+	return offLeader(func() int { return confinedMain(cgroups) })
+}
+
+// offLeader runs f on a locked OS thread that is not the thread group's
+// leader, and returns what it returned. Landlock's scoped signals judge
+// the thread a signal is aimed at, and a signal to the process (kill,
+// kill(-1), a process group) is aimed at its leader: the leader stays
+// unconfined, so the command, in the confined thread's domain, cannot
+// kill its helper that way and outlive its sweep (the seccomp filter
+// refuses the calls that aim at the confined thread alone).
+func offLeader(f func() int) int {
+	done := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// This goroutine keeps the leader while another thread runs f.
+			done <- offLeader(f)
+			return
+		}
+		done <- f()
+	}()
+	return <-done
+}
+
+// confinedMain is helperMain on its own thread.
+func confinedMain(cgroups []string) int {
+	closeInherited()
 	// Asked to stop, the helper sweeps the command's processes first.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var joinErr error
-	if cgroup != "" {
-		if err := joinCgroup(cgroup); err != nil {
-			joinErr = fmt.Errorf("joining the pids cgroup: %w", err)
+	for _, cg := range cgroups {
+		if err := joinCgroup(cg); err != nil {
+			joinErr = errors.Join(joinErr, fmt.Errorf("joining the cgroup %s: %w", cg, err))
 		}
 	}
 	spec, files, err := receiveSpec(controlFD)
 	if err == nil {
 		err = joinErr
 	}
-	if errors.Is(err, errNoCommand) && cgroup != "" && joinErr == nil {
-		// The server ended while this helper waited: leave the cgroup
-		// and remove it, as the server would have.
-		if joinCgroup(filepath.Dir(cgroup)) == nil {
-			os.Remove(cgroup)
+	if errors.Is(err, errNoCommand) && joinErr == nil {
+		// The server ended while this helper waited: leave the cgroups
+		// and remove them, as the server would have.
+		for _, cg := range cgroups {
+			if joinCgroup(filepath.Dir(cg)) == nil {
+				os.Remove(cg)
+			}
 		}
 	}
 	if err != nil {
@@ -101,6 +130,25 @@ func helperMain(cgroup string) int {
 		return exitSetup
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// closeInherited marks every descriptor from controlFD on close-on-exec:
+// one the server inherited without that flag (from the editor that
+// started it, a shell's exec 3>file) passes through every exec, and
+// Landlock governs only what is opened after it — a command would write,
+// read or connect through it wherever it leads. The command gets only its
+// three standard descriptors.
+func closeInherited() {
+	if unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: each open descriptor, as /proc lists them.
+	names, _ := readNames("/proc/self/fd")
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd >= controlFD {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // joinCgroup moves this process into the cgroup folder dir. It only ever
@@ -212,6 +260,16 @@ func confine(spec helperSpec, ruleset int) error {
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	// The helper's other threads are not confined (Landlock, seccomp and
+	// the capabilities are per thread), and the command is its child, in
+	// its Landlock domain: a process that is not dumpable can be traced
+	// (ptrace, process_vm_writev, /proc/PID/mem) only with CAP_SYS_PTRACE,
+	// which the command lacks, so it cannot reach into the helper's
+	// memory to run code on them. What the command executes is dumpable
+	// again (execve resets it): debugging its own children still works.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("making the helper undumpable: %w", err)
 	}
 	if err := dropCapabilities(); err != nil {
 		return err

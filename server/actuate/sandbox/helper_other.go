@@ -8,7 +8,7 @@ import (
 )
 
 // helperMain exists only on Linux; elsewhere the server never starts it.
-func helperMain(string) int {
+func helperMain([]string) int {
 	fmt.Fprintln(os.Stderr, "pp-lsp: the sandbox helper runs only on Linux")
 	return exitSetup
 }

@@ -2,8 +2,10 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +54,31 @@ func TestMemoryAndDiskLimits(t *testing.T) {
 		code, out, err = sh(t, sb, w.root, `python3 -c "b = bytearray(64 << 20); print(len(b))"`)
 		require.NoError(t, err)
 		assert.Equal(t, 0, code, out)
+	})
+
+	t.Run("memory of all the processes together", func(t *testing.T) {
+		if testenv.Race {
+			t.Skip("RLIMIT_DATA on a helper built with -race: run without -race (.ci/test does)")
+		}
+		testenv.NeedCommand(t, "python3")
+		sb := w.sandbox(t, func(c *sandbox.Config) { c.Limits.Memory, c.Limits.MemoryTotal = 512<<20, 512<<20 })
+		if strings.Contains(sb.Describe(), "no memory cgroup") {
+			t.Skip(sb.Describe())
+		}
+		// Each process holds 200 MiB (every byte written), below its own
+		// RLIMIT_DATA; four of them pass the total.
+		hold := func(n, mib int) string {
+			return fmt.Sprintf(`for i in $(seq 1 %d); do python3 -c "import time; b = b'x' * (%d << 20); time.sleep(1); open('notes/fill/done%%d' %% $i, 'w')" & done; wait`, n, mib)
+		}
+		clear()
+		_, out, err := sh(t, sb, w.root, hold(4, 200))
+		require.NoError(t, err)
+		assert.Less(t, count(), 4, "all four held their 200 MiB to the end: %s", out)
+		clear()
+		code, out, err := sh(t, sb, w.root, hold(2, 100))
+		require.NoError(t, err)
+		assert.Equal(t, 0, code, out)
+		assert.Equal(t, 2, count(), out)
 	})
 
 	t.Run("many small files", func(t *testing.T) {

@@ -25,7 +25,7 @@ func BenchmarkNamedPlaces(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := namedPlaces([]string{root}); err != nil {
+		if _, err := namedPlaces([]string{root}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

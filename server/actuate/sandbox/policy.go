@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,12 +167,18 @@ type namedPlace struct {
 // unwritable where it exists; Landlock cannot keep a name that does not
 // exist yet from being made in a folder a command may write, so the runs
 // look for those afterwards (newNamed).
-func namedPlaces(roots []string) ([]namedPlace, error) {
+//
+// visit, when not nil, is called with every folder walked and its depth
+// below its root (0: the root).
+func namedPlaces(roots []string, visit func(dir string, depth int)) ([]namedPlace, error) {
 	var out []namedPlace
 	n := 0
 	var walk func(dir string, depth int) error
 	walk = func(dir string, depth int) error {
-		f, err := os.Open(dir)
+		if visit != nil {
+			visit(dir, depth)
+		}
+		f, err := openDir(dir)
 		if err != nil {
 			return nil // gone, or unreadable to us and so to the command
 		}
@@ -220,7 +224,7 @@ func namedPlaces(roots []string) ([]namedPlace, error) {
 // among before — a protected name a command made in a folder it may write
 // — and returns what it did, one "OLD (now NEW)" each.
 func newNamed(roots []string, before []namedPlace) ([]string, error) {
-	after, err := namedPlaces(roots)
+	after, err := namedPlaces(roots, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +239,10 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 		}
 		if len(a.hide) > 0 && a.hide[0] != a.path {
 			// A new repository (git init, git clone a human approved) stays:
-			// only what it runs is moved aside (its hooks but git's samples).
-			m, err := newHooks(a.hide[0])
+			// only what it runs is moved aside (its hooks but git's samples,
+			// a config with a setting that is not plain, a commondir that
+			// would take git's config and hooks from another folder).
+			m, err := newRepository(a.path, a.hide[0])
 			moved = append(moved, m...)
 			if err != nil {
 				return moved, err
@@ -252,10 +258,62 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 	return moved, nil
 }
 
+// newRepository moves aside what a new repository's .git folder would
+// run: its hooks but git's samples, its config unless every setting is
+// plain (gitConfigPlain), and a commondir file (git would read the config
+// and hooks of the folder it names).
+func newRepository(gitDir, hooks string) ([]string, error) {
+	var moved []string
+	if fi, err := os.Lstat(hooks); err == nil && !fi.IsDir() {
+		// A symlink (to a folder outside the roots, perhaps) is moved
+		// aside itself, never listed and its entries renamed.
+		m, err := moveAside(hooks)
+		if err != nil {
+			return nil, err
+		}
+		moved = append(moved, m)
+	} else if moved, err = newHooks(hooks); err != nil {
+		return moved, err
+	}
+	config := filepath.Join(gitDir, "config")
+	if fi, err := os.Lstat(config); err == nil {
+		plain := false
+		if fi.Mode().IsRegular() && fi.Size() <= maxGitConfig {
+			data, err := os.ReadFile(config)
+			_, plain = gitConfigPlain(data)
+			plain = plain && err == nil
+		}
+		if !plain {
+			m, err := moveAside(config)
+			if err != nil {
+				return moved, err
+			}
+			moved = append(moved, m)
+		}
+	}
+	common := filepath.Join(gitDir, "commondir")
+	if _, err := os.Lstat(common); err == nil {
+		m, err := moveAside(common)
+		if err != nil {
+			return moved, err
+		}
+		moved = append(moved, m)
+	}
+	return moved, nil
+}
+
+// maxGitConfig bounds the config of a new repository that is read: git
+// init and clone write a few hundred bytes.
+const maxGitConfig = 1 << 20
+
 // newHooks moves aside every entry of a new repository's hooks folder but
 // git's own samples (*.sample, which git never runs).
 func newHooks(dir string) ([]string, error) {
-	names, _ := readNames(dir)
+	var names []string
+	if f, err := openDir(dir); err == nil {
+		names, _ = f.Readdirnames(-1)
+		f.Close()
+	}
 	var moved []string
 	for _, n := range names {
 		if strings.HasSuffix(n, ".sample") {
@@ -273,17 +331,12 @@ func newHooks(dir string) ([]string, error) {
 // moveAside renames p to p.refused (or p.refused-N, the first free) and
 // says so: "P (now NAME)".
 func moveAside(p string) (string, error) {
-	to := p + ".refused"
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		to = fmt.Sprintf("%s.refused-%d", p, i)
-	}
-	if err := os.Rename(p, to); err != nil {
+	dir, err := openDir(filepath.Dir(p))
+	if err != nil {
 		return "", fmt.Errorf("moving aside %s, which a command made: %w", p, err)
 	}
-	return p + " (now " + filepath.Base(to) + ")", nil
+	defer dir.Close()
+	return moveAsideAt(dir, filepath.Dir(p), filepath.Base(p))
 }
 
 // readNames lists a folder's entry names.

@@ -28,7 +28,15 @@ type pidsCgroups struct {
 // findPidsCgroup looks for a folder in which this process can make pids
 // cgroups: its own cgroup in a cgroup-v1 pids hierarchy, or, in cgroup
 // v2, its own cgroup or the hierarchy's root when that delegates "pids".
-func findPidsCgroup() *pidsCgroups {
+func findPidsCgroup() *pidsCgroups { return findCgroup("pids") }
+
+// findMemoryCgroup is findPidsCgroup for the memory controller: the bound
+// on the memory of all a command's processes together.
+func findMemoryCgroup() *pidsCgroups { return findCgroup("memory") }
+
+// findCgroup looks for a folder in which this process can make cgroups
+// with the controller.
+func findCgroup(controller string) *pidsCgroups {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return &pidsCgroups{}
@@ -51,7 +59,7 @@ func findPidsCgroup() *pidsCgroups {
 		switch g[0] {
 		case "cgroup":
 			for _, o := range strings.Split(g[2], ",") {
-				if o == "pids" {
+				if o == controller {
 					v1Mount = f[4]
 				}
 			}
@@ -69,7 +77,7 @@ func findPidsCgroup() *pidsCgroups {
 			v2Path = parts[2]
 		}
 		for _, c := range strings.Split(parts[1], ",") {
-			if c == "pids" {
+			if c == controller {
 				v1Path = parts[2]
 			}
 		}
@@ -82,7 +90,7 @@ func findPidsCgroup() *pidsCgroups {
 	if v2Mount != "" {
 		for _, dir := range []string{filepath.Join(v2Mount, v2Path), v2Mount} {
 			ctl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-			if err == nil && bytes.Contains(append(append([]byte(" "), bytes.TrimSpace(ctl)...), ' '), []byte(" pids ")) && writable(dir) {
+			if err == nil && bytes.Contains(append(append([]byte(" "), bytes.TrimSpace(ctl)...), ' '), []byte(" "+controller+" ")) && writable(dir) {
 				return &pidsCgroups{parent: dir, v2: true}
 			}
 		}
@@ -92,11 +100,33 @@ func findPidsCgroup() *pidsCgroups {
 
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
 
-// make creates a cgroup allowing max tasks, under a name no other
-// sandbox of any process uses, or says why it could not.
-func (c *pidsCgroups) make(max int) (string, error) {
+// cgroupFile is one file of a cgroup to write, and what.
+type cgroupFile struct {
+	name, value string
+	// optional: a file the kernel may not offer (swap accounting off).
+	optional bool
+}
+
+// pidsFiles bound a pids cgroup to max tasks.
+func pidsFiles(max int) []cgroupFile {
+	return []cgroupFile{{name: "pids.max", value: strconv.Itoa(max)}}
+}
+
+// memoryFiles bound a memory cgroup to max bytes, swap included (a bound
+// that swapping out lets pass is none).
+func memoryFiles(v2 bool, max int64) []cgroupFile {
+	n := strconv.FormatInt(max, 10)
+	if v2 {
+		return []cgroupFile{{name: "memory.max", value: n}, {name: "memory.swap.max", value: "0", optional: true}}
+	}
+	return []cgroupFile{{name: "memory.limit_in_bytes", value: n}, {name: "memory.memsw.limit_in_bytes", value: n, optional: true}}
+}
+
+// make creates a cgroup bounded by files, under a name no other sandbox
+// of any process uses, or says why it could not.
+func (c *pidsCgroups) make(files []cgroupFile) (string, error) {
 	if c.parent == "" {
-		return "", errors.New("there is no pids cgroup to make one in")
+		return "", errors.New("there is no cgroup to make one in")
 	}
 	var dir string
 	for range 8 {
@@ -115,11 +145,25 @@ func (c *pidsCgroups) make(max int) (string, error) {
 	if dir == "" {
 		return "", errors.New("making a pids cgroup: every name tried was taken")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0); err != nil {
+	if err := bound(dir, files); err != nil {
 		os.Remove(dir)
-		return "", fmt.Errorf("bounding a pids cgroup: %w", err)
+		return "", err
 	}
 	return dir, nil
+}
+
+// bound writes the files of an existing cgroup.
+func bound(dir string, files []cgroupFile) error {
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if _, err := os.Stat(p); err != nil && f.optional {
+			continue
+		}
+		if err := os.WriteFile(p, []byte(f.value), 0); err != nil {
+			return fmt.Errorf("bounding a cgroup (%s): %w", f.name, err)
+		}
+	}
+	return nil
 }
 
 // remove kills whatever is left in the cgroup and removes it. What is

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,20 +23,36 @@ import (
 type processBound struct {
 	cgroups *pidsCgroups
 	uid     int
+	// memory is where a memory cgroup per command is made (its parent
+	// "": none to use — then each process's RLIMIT_DATA is the only
+	// bound). Where it is the pids cgroups' own cgroup-v2 folder, the one
+	// cgroup per command bounds both (sameDir).
+	memory  *pidsCgroups
+	sameDir bool
 }
 
 func newProcessBound() processBound {
-	return processBound{cgroups: findPidsCgroup(), uid: os.Getuid()}
+	p := processBound{cgroups: findPidsCgroup(), uid: os.Getuid(), memory: findMemoryCgroup()}
+	p.sameDir = p.memory.parent != "" && p.memory.v2 && p.cgroups.v2 && p.memory.parent == p.cgroups.parent
+	if p.memory.v2 && p.cgroups.v2 && p.cgroups.parent != "" && !p.sameDir {
+		// A process is in one cgroup of a v2 hierarchy: the pids one wins.
+		p.memory = &pidsCgroups{}
+	}
+	return p
 }
 
 func (p processBound) describe() string {
+	mem := "memory bounded per process only (RLIMIT_DATA; no memory cgroup to use)"
+	if p.memory.parent != "" {
+		mem = "memory bounded in total by a memory cgroup"
+	}
 	switch {
 	case p.cgroups.parent != "":
-		return "processes bounded by a pids cgroup"
+		return "processes bounded by a pids cgroup, " + mem
 	case p.uid != 0:
-		return "processes bounded by RLIMIT_NPROC"
+		return "processes bounded by RLIMIT_NPROC, " + mem
 	}
-	return "the process count is not bounded (running as root, with no pids cgroup to use)"
+	return "the process count is not bounded (running as root, with no pids cgroup to use), " + mem
 }
 
 // helperProc is a started helper waiting for its command.
@@ -44,6 +61,10 @@ type helperProc struct {
 	conn   int    // our end of its socket
 	cgroup string // its pids cgroup ("": none)
 	procs  *pidsCgroups
+	// memCgroup is its memory cgroup when that is another folder ("":
+	// none, or the pids cgroup bounds memory too).
+	memCgroup string
+	memory    *pidsCgroups
 	// nproc is the RLIMIT_NPROC its command gets where there is no
 	// cgroup (0: none), counted when it was started, off the action's path.
 	nproc uint64
@@ -59,18 +80,35 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-control")
 	defer theirs.Close()
-	h := &helperProc{conn: fds[0], procs: s.procs.cgroups}
+	h := &helperProc{conn: fds[0], procs: s.procs.cgroups, memory: s.procs.memory}
 	args := []string{HelperArg}
+	lim := s.cfg.Limits
 	if s.procs.cgroups.parent != "" {
 		// The one bound on processes root has: no cgroup, no command.
-		cg, err := s.procs.cgroups.make(s.cfg.Limits.Processes)
+		files := pidsFiles(lim.Processes)
+		if s.procs.sameDir {
+			files = append(files, memoryFiles(true, lim.MemoryTotal)...)
+		}
+		cg, err := s.procs.cgroups.make(files)
 		if err != nil {
 			unix.Close(fds[0])
 			return nil, fmt.Errorf("the sandbox cannot bound the command's processes: %w", err)
 		}
 		h.cgroup = cg
 		args = append(args, cg)
-	} else if s.procs.uid != 0 {
+	}
+	if s.procs.memory.parent != "" && !s.procs.sameDir {
+		// A memory cgroup found is used, or no command runs.
+		cg, err := s.procs.memory.make(memoryFiles(s.procs.memory.v2, lim.MemoryTotal))
+		if err != nil {
+			unix.Close(fds[0])
+			h.procs.remove(h.cgroup)
+			return nil, fmt.Errorf("the sandbox cannot bound the command's memory: %w", err)
+		}
+		h.memCgroup = cg
+		args = append(args, cg)
+	}
+	if s.procs.cgroups.parent == "" && s.procs.uid != 0 {
 		// Without a pids cgroup, RLIMIT_NPROC above what the user runs
 		// now (it never binds root, which has no other bound then).
 		h.nproc = uint64(userTasks(s.procs.uid) + s.cfg.Limits.Processes)
@@ -83,6 +121,7 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 	if err := h.cmd.Start(); err != nil {
 		unix.Close(fds[0])
 		h.procs.remove(h.cgroup)
+		h.memory.remove(h.memCgroup)
 		return nil, fmt.Errorf("the sandbox helper could not start: %w", err)
 	}
 	return h, nil
@@ -99,6 +138,7 @@ func (h *helperProc) discard() {
 func (h *helperProc) wait() {
 	h.cmd.Wait()
 	h.procs.remove(h.cgroup)
+	h.memory.remove(h.memCgroup)
 }
 
 // takeHelper returns the helper started ahead, or a new one, and starts
@@ -142,9 +182,19 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		CPUSeconds: uint64((lim.CPU + time.Second - 1) / time.Second), FileSize: uint64(lim.FileSize),
 		Data: uint64(lim.Memory),
 	}
-	named, err := namedPlaces(s.roots)
+	// The walk for the protected names also watches every folder it
+	// passes for new ones while the command runs.
+	nw := newNamedWatch()
+	named, err := namedPlaces(s.roots, nw.add)
 	if err != nil {
+		nw.stop()
 		return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
+	}
+	var watched []string
+	watchOnce := sync.OnceFunc(func() { watched = nw.stop() })
+	defer watchOnce()
+	if nw == nil || nw.full {
+		s.log.Warn("the sandbox cannot watch every folder of the roots (inotify): a protected name a command makes stays until it has ended")
 	}
 	var pass []*os.File
 	if s.status.Available() {
@@ -183,6 +233,7 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		}
 	}
 	std.started()
+	nw.start()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watch := newDiskWatch(append([]string{tmp}, s.roots...), lim.Disk, lim.NewFiles)
@@ -207,7 +258,9 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	code := h.cmd.ProcessState.ExitCode()
 	// Everything the command started is gone (the helper's sweep, the
 	// cgroup): a protected name it made anew is moved aside.
+	watchOnce()
 	moved, merr := newNamed(s.roots, named)
+	moved = append(watched, moved...)
 	if merr == nil && len(moved) > 0 {
 		merr = fmt.Errorf("the command made %s, which runs code or steers tools when the user next works there; the sandbox moved it aside", strings.Join(moved, ", "))
 	}

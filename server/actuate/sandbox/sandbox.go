@@ -34,6 +34,11 @@ type Limits struct {
 	// of a 50,000-line package, emacs and nvim all start and run in
 	// 512 MiB (measured with prlimit --data).
 	Memory int64
+	// MemoryTotal bounds all the command's processes together, swap
+	// included (a memory cgroup per command, where one can be made:
+	// default 4 GiB). Where none can, RLIMIT_DATA per process is the only
+	// bound (Describe says which).
+	MemoryTotal int64
 	// Disk is how much the command may take of the file systems of the
 	// roots and its temporary folder, and NewFiles how many inodes: their
 	// free blocks and inodes are read every diskPoll while it runs, and
@@ -49,6 +54,7 @@ const (
 	DefaultFileSize  = 256 << 20
 	DefaultProcesses = 256
 	DefaultMemory    = 1 << 30
+	DefaultMemTotal  = 4 << 30
 	DefaultDisk      = 1 << 30
 	DefaultNewFiles  = 100_000
 )
@@ -65,6 +71,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Memory <= 0 {
 		l.Memory = DefaultMemory
+	}
+	if l.MemoryTotal <= 0 {
+		l.MemoryTotal = DefaultMemTotal
 	}
 	if l.Disk <= 0 {
 		l.Disk = DefaultDisk

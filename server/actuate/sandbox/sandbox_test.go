@@ -674,7 +674,9 @@ print("forked", n)'`)
 
 // TestAnOrdinaryUserIsBoundByRLIMIT_NPROC runs the process-limit tests
 // again as nobody, where the pids cgroups are out of reach and
-// RLIMIT_NPROC, above the tasks the user already runs, is the bound.
+// RLIMIT_NPROC, above the tasks the user already runs, is the bound — and
+// TestTheCommandCannotKillItsHelper, whose detached process only the
+// helper's sweep ends there.
 func TestAnOrdinaryUserIsBoundByRLIMIT_NPROC(t *testing.T) {
 	needLandlock(t)
 	if os.Geteuid() != 0 {
@@ -690,13 +692,21 @@ func TestAnOrdinaryUserIsBoundByRLIMIT_NPROC(t *testing.T) {
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "sandbox.test")
 	require.NoError(t, os.WriteFile(bin, self, 0o755))
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
-		"-test.run", "^TestLimits$/^(forking|a_classic)", "-test.v", "-test.count=1")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "processes bounded by RLIMIT_NPROC")
-	assert.Contains(t, string(out), "--- PASS: TestLimits/a_classic_fork_bomb_is_bounded_and_swept")
+	asNobody := func(run string) string {
+		cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+			"-test.run", run, "-test.v", "-test.count=1")
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	out := asNobody("^TestLimits$/^(forking|a_classic)")
+	assert.Contains(t, out, "processes bounded by RLIMIT_NPROC")
+	assert.Contains(t, out, "--- PASS: TestLimits/a_classic_fork_bomb_is_bounded_and_swept")
+	// Where no pids cgroup holds the command, the helper's sweep is the
+	// one that ends what it detached: the command cannot kill the helper.
+	out = asNobody("^TestTheCommandCannotKillItsHelper$")
+	assert.Contains(t, out, "--- PASS: TestTheCommandCannotKillItsHelper")
 }
 
 func TestStricter(t *testing.T) {
