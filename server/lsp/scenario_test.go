@@ -119,6 +119,9 @@ type scenario struct {
 	commands map[string]scenarioCommand
 	// seenMessages counts the messages a "messages" command showed.
 	seenMessages int
+	// held are the code actions a "hold-actions" was offered, for an
+	// "apply-held" after the file changed: a menu picked late.
+	held []*command
 }
 
 // markRE matches «name» and «/name».
