@@ -142,7 +142,7 @@ func stalePlanWant() []string {
 		// Filed afresh by another process after the client's check: the
 		// approval carries the hash shown, and the server refuses it.
 		"RACED filed filed",
-		"RACED shown with its hash: true",
+		"RACED sent its hash: true",
 		"RACED filed afresh elsewhere: true",
 		"RACED refused by the server: true",
 		"RACED ran: false",

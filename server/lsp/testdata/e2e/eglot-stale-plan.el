@@ -77,10 +77,12 @@
     (e2e-raced)
     (e2e-shutdown server)))
 
-(defun e2e-race-refile (command &rest _)
+(defun e2e-race-refile (command arguments)
   "Before COMMAND reaches the server, if an approval: the plan is edited
-and filed afresh by another process, after the client's own check."
+and filed afresh by another process, after the client's own check.
+ARGUMENTS are the command's."
   (when (equal command "passepartout.approve")
+    (e2e-say "RACED sent its hash: %s" (e2e-bool (string-prefix-p "sha256:" (or (plist-get arguments :hash) ""))))
     (let ((text (e2e-disk "flightplans.org")))
       (with-temp-file (e2e-file "flightplans.org")
         (insert (replace-regexp-in-string
@@ -101,8 +103,6 @@ carries the hash shown, and the server refuses it."
   (with-current-buffer pp-lsp-plans-buffer
     (goto-char (point-min))
     (re-search-forward "^PLAN ")
-    (e2e-say "RACED shown with its hash: %s"
-             (e2e-bool (string-prefix-p "sha256:" (or (plist-get (get-text-property (line-beginning-position) 'pp-lsp-plan) :hash) ""))))
     (advice-add 'pp-lsp--plans-command :before #'e2e-race-refile)
     (let ((said (unwind-protect
                     (condition-case err (progn (pp-lsp-plans-approve) nil)
