@@ -966,6 +966,9 @@ again and nothing is done."
       (when (and in-view now)
         (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
       (user-error "Not done: the plan changed since you saw it (%s): look again" why))
+    (when (and (member command '("passepartout.approve" "passepartout.approveAlways"))
+               (not (stringp (plist-get plan :hash))))
+      (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
     (let ((run (pp-lsp--plans-command
                 command
                 ;; An approval names the action shown by its hash: the

@@ -1042,7 +1042,10 @@ function M.plans()
       -- An approval names the action shown by its hash: the server runs
       -- the plan only if it still holds that action.
       local arg = { id = shown.id }
-      if (cmd == 'passepartout.approve' or cmd == 'passepartout.approveAlways') and type(shown.hash) == 'string' then
+      if cmd == 'passepartout.approve' or cmd == 'passepartout.approveAlways' then
+        if type(shown.hash) ~= 'string' then
+          error('pp-lsp: not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org', 0)
+        end
         arg.hash = shown.hash
       end
       local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { arg } })
