@@ -797,8 +797,10 @@ With ALWAYS, approve and allow similar actions from now on.  An
 approval carries the :HASH the plans list showed for PLAN-ID: a plan
 changed since (filed afresh after an edit) is refused by the daemon."
   (when (and (eq action :APPROVE)
-             (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id)) passepartout-bridge--plans)
-             (not (passepartout--plan-hash plan-id)))
+             (not (passepartout--plan-hash plan-id))
+             (eq (plist-get (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id)) passepartout-bridge--plans)
+                            :EDITED)
+                 t))
     (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
   (let* ((hash (and (eq action :APPROVE) (passepartout--plan-hash plan-id)))
          (answer (passepartout-bridge--ok

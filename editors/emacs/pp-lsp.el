@@ -967,7 +967,8 @@ again and nothing is done."
         (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
       (user-error "Not done: the plan changed since you saw it (%s): look again" why))
     (when (and (member command '("passepartout.approve" "passepartout.approveAlways"))
-               (not (stringp (plist-get plan :hash))))
+               (not (stringp (plist-get plan :hash)))
+               (or (eq (plist-get plan :edited) t) (plist-get plan :problem)))
       (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
     (let ((run (pp-lsp--plans-command
                 command
