@@ -20,7 +20,12 @@ import (
 //
 // An approval without a hash is still accepted, for the clients written
 // against DESIGN §8 before the hash was added (a script's bridge message,
-// an older editor glue); every client shipped here sends one.
+// an older editor glue). The clients shipped here send one with every
+// approval of a plan they showed (the code actions, the plans lists and
+// views); an approval at point sends the place, and the language server
+// takes the hash from the editor's buffer there; only an approval by a
+// typed ID (M-x pp-lsp-approve's ID argument, :PassepartoutApprove ID, an
+// ID passepartout-approve was not listed) goes without.
 
 // ErrChangedSinceSeen is why an approval carrying the hash of an action the
 // plan no longer holds is refused: nothing ran.
