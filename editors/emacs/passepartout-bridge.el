@@ -783,13 +783,32 @@ Return the buffer."
                        (delq nil (mapcar (lambda (p) (plist-get p :ID))
                                          passepartout-bridge--plans)))))
 
+(defun passepartout--plan-hash (plan-id)
+  "Return the :HASH of PLAN-ID in the plans last listed, or nil.
+It is the hash of the action the list showed: sent with an approval,
+the daemon runs the plan only if it still holds that action."
+  (let ((plan (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id))
+                        passepartout-bridge--plans)))
+    (and (stringp (plist-get plan :HASH)) (plist-get plan :HASH))))
+
 (defun passepartout--decide (action plan-id &optional always)
   "Send ACTION (:APPROVE or :REJECT) for PLAN-ID; return the answer.
-With ALWAYS, approve and allow similar actions from now on."
-  (let ((answer (passepartout-bridge--ok
-                 (passepartout-bridge-request-sync
-                  action (if always (list :ID plan-id :ALWAYS t) (list :ID plan-id)))))
-        (plans (get-buffer "*passepartout-plans*")))
+With ALWAYS, approve and allow similar actions from now on.  An
+approval carries the :HASH the plans list showed for PLAN-ID: a plan
+changed since (filed afresh after an edit) is refused by the daemon."
+  (when (and (eq action :APPROVE)
+             (not (passepartout--plan-hash plan-id))
+             (eq (plist-get (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id)) passepartout-bridge--plans)
+                            :EDITED)
+                 t))
+    (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
+  (let* ((hash (and (eq action :APPROVE) (passepartout--plan-hash plan-id)))
+         (answer (passepartout-bridge--ok
+                  (passepartout-bridge-request-sync
+                   action (append (list :ID plan-id)
+                                  (and hash (list :HASH hash))
+                                  (and always (list :ALWAYS t))))))
+         (plans (get-buffer "*passepartout-plans*")))
     (when (buffer-live-p plans)
       (with-current-buffer plans
         (passepartout--plans-refresh)

@@ -966,7 +966,18 @@ again and nothing is done."
       (when (and in-view now)
         (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
       (user-error "Not done: the plan changed since you saw it (%s): look again" why))
-    (let ((run (pp-lsp--plans-command command (list :id (plist-get plan :id)))))
+    (when (and (member command '("passepartout.approve" "passepartout.approveAlways"))
+               (not (stringp (plist-get plan :hash)))
+               (or (eq (plist-get plan :edited) t) (plist-get plan :problem)))
+      (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
+    (let ((run (pp-lsp--plans-command
+                command
+                ;; An approval names the action shown by its hash: the
+                ;; server runs the plan only if it still holds it.
+                (append (list :id (plist-get plan :id))
+                        (and (member command '("passepartout.approve" "passepartout.approveAlways"))
+                             (stringp (plist-get plan :hash))
+                             (list :hash (plist-get plan :hash)))))))
       (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
       (pp-lsp-plans-refresh)
       (when in-view

@@ -143,8 +143,23 @@ func (a *Agent) similarRule(ctx context.Context, p *flightplan.Plan) (string, *g
 // the configuration file and to the gates, journalled, before the plan
 // runs. PlanRun.Rule names the rule.
 func (a *Agent) ApproveAlways(ctx context.Context, id string) (PlanRun, error) {
+	return a.ApproveAlwaysSeen(ctx, id, "")
+}
+
+// ApproveAlwaysSeen is ApproveAlways only when seen ("" for none) is the
+// hash of the action the plan holds now (see ApproveSeen): checked before
+// the rule is made from that action, under the same lock as its run, so
+// the rule added is the rule for the action the human saw.
+func (a *Agent) ApproveAlwaysSeen(ctx context.Context, id, seen string) (PlanRun, error) {
+	if err := CheckActionHash(seen); err != nil {
+		return PlanRun{ID: id}, err
+	}
 	return a.onPlan(ctx, id, func(p *flightplan.Plan, text []byte) PlanRun {
 		run := PlanRun{ID: id, Title: p.Title, Tool: p.Tool, State: p.State}
+		if err := a.sawIt(ctx, p, seen); err != nil {
+			run.Err = err
+			return run
+		}
 		rule, stack, err := a.similarRule(ctx, p)
 		if err != nil {
 			run.Err = err

@@ -30,6 +30,11 @@ type PlanInfo struct {
 	Line int `json:"line"`
 	// Edited reports that the action is no longer the one filed.
 	Edited bool `json:"edited"`
+	// Hash is the hash of the action its block holds now
+	// (gates.Action.Hash: the filing record's and :ACTION_HASH: unless it
+	// was edited; "" when the block holds no action): the revision a
+	// client shows, and sends back with an approval (ApproveSeen).
+	Hash string `json:"hash,omitempty"`
 	// Problem says why the plan cannot run as it is, if it cannot.
 	Problem string `json:"problem,omitempty"`
 	// Private reports a plan a private conversation filed
@@ -88,6 +93,9 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 	for i := range plans {
 		p := &plans[i]
 		info := PlanInfo{ID: p.ID, State: string(p.State), Tool: p.Tool, Created: p.Created, Title: p.Title, Gate: p.Gate, Line: p.Line + 1}
+		if p.Action != nil {
+			info.Hash = p.Action.Hash()
+		}
 		st := a.store.Standing(p)
 		info.Private = a.privatePlan(p.ID)
 		switch {
@@ -206,15 +214,12 @@ func needsHuman(action gates.Action, v gates.Verdict) gates.Verdict {
 }
 
 // Approve approves the plan with the given ID on a human's command (the
-// passepartout.approve command, a code action, the bridge's :APPROVE, the
-// CLI) and runs it, exactly as an APPROVED keyword saved in the file would.
+// passepartout.approve command, a code action, the bridge's :APPROVE)
+// and runs it, exactly as an APPROVED keyword saved in the file would. It
+// checks no revision: the front ends call ApproveSeen with the hash of
+// the action their user saw.
 func (a *Agent) Approve(ctx context.Context, id string) (PlanRun, error) {
-	return a.onPlan(ctx, id, func(p *flightplan.Plan, text []byte) PlanRun {
-		if p.State.Final() {
-			return PlanRun{ID: id, Title: p.Title, State: p.State, Err: fmt.Errorf("plan %s is already %s", id, p.State)}
-		}
-		return a.runPlan(ctx, p, text, "by command")
-	})
+	return a.ApproveSeen(ctx, id, "")
 }
 
 // Reject rejects the plan with the given ID on a human's command.

@@ -59,6 +59,8 @@ var (
 	_ AlwaysApprover = agentBackend{}
 	_ Undoer         = hostBackend{}
 	_ Undoer         = agentBackend{}
+	_ SeenApprover   = hostBackend{}
+	_ SeenApprover   = agentBackend{}
 )
 
 // with calls f on the host's agent once it is up.
@@ -88,6 +90,10 @@ func (b hostBackend) Approve(ctx context.Context, id string) (plist.Plist, error
 
 func (b hostBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
 	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveAlways(ctx, id) })
+}
+
+func (b hostBackend) ApproveSeen(ctx context.Context, id, hash string, always bool) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveSeen(ctx, id, hash, always) })
 }
 
 func (b hostBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
@@ -162,8 +168,14 @@ func (b agentBackend) Plans(ctx context.Context) (plist.Plist, error) {
 	}
 	var list []any
 	for _, p := range plans {
-		list = append(list, plist.Plist{}.Add("ID", p.ID).Add("STATE", p.State).Add("TITLE", p.Title).Add("TOOL", p.Tool).
-			Add("CREATED", p.Created).Add("GATE", p.Gate).Add("LINE", p.Line).Add("EDITED", p.Edited))
+		pl := plist.Plist{}.Add("ID", p.ID).Add("STATE", p.State).Add("TITLE", p.Title).Add("TOOL", p.Tool).
+			Add("CREATED", p.Created).Add("GATE", p.Gate).Add("LINE", p.Line).Add("EDITED", p.Edited)
+		if p.Hash != "" {
+			// The action's hash, sent back with :APPROVE as :HASH (absent:
+			// the block holds no action).
+			pl = pl.Add("HASH", p.Hash)
+		}
+		list = append(list, pl)
 	}
 	return plist.Plist{}.Add("PLANS", list), nil
 }
@@ -178,6 +190,20 @@ func (b agentBackend) Approve(ctx context.Context, id string) (plist.Plist, erro
 
 func (b agentBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist, error) {
 	r, err := b.a.ApproveAlways(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runPlist(r), nil
+}
+
+// ApproveSeen runs the plan only if it holds the action whose hash the
+// client sent (agent.ApproveSeen, agent.ApproveAlwaysSeen).
+func (b agentBackend) ApproveSeen(ctx context.Context, id, hash string, always bool) (plist.Plist, error) {
+	approve := b.a.ApproveSeen
+	if always {
+		approve = b.a.ApproveAlwaysSeen
+	}
+	r, err := approve(ctx, id, hash)
 	if err != nil {
 		return nil, err
 	}

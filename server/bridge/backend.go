@@ -41,6 +41,14 @@ type AlwaysApprover interface {
 	ApproveAlways(ctx context.Context, planID string) (plist.Plist, error)
 }
 
+// SeenApprover is implemented by a Backend that approves a plan only if it
+// still holds the action the user saw: (:APPROVE :ID plan :HASH "sha256:…"
+// [:ALWAYS t]), the hash as :PLANS lists it. An :APPROVE with a :HASH to a
+// Backend without it is refused, never run unchecked.
+type SeenApprover interface {
+	ApproveSeen(ctx context.Context, planID, hash string, always bool) (plist.Plist, error)
+}
+
 // Undoer is implemented by a Backend that keeps what actions changed:
 // (:ACTION :UNDO [:ID change]) takes the latest (or the named) change back,
 // (:ACTION :UNDO :LIST t) lists the changes.

@@ -343,21 +343,36 @@ func (c *conn) serve(k *call, env envelope) (plist.Plist, error) {
 		if !ok || planID == "" {
 			return nil, fmt.Errorf(":%s needs :ID, the Flight Plan's id, as a string", k.action)
 		}
-		if k.action == actApprove {
-			switch always, _ := p.Get(kAlways); always {
-			case nil, false:
-			case true:
-				aa, ok := b.(AlwaysApprover)
-				if !ok {
-					return nil, errors.New("this server cannot approve and allow similar actions (:ALWAYS)")
-				}
-				return aa.ApproveAlways(k.ctx, planID)
-			default:
-				return nil, errors.New(":ALWAYS must be t or nil")
-			}
-			return b.Approve(k.ctx, planID)
+		if k.action != actApprove {
+			return b.Reject(k.ctx, planID) // rejecting runs nothing: a :HASH is not checked
 		}
-		return b.Reject(k.ctx, planID)
+		var always bool
+		switch v, _ := p.Get(kAlways); v {
+		case nil, false:
+		case true:
+			always = true
+		default:
+			return nil, errors.New(":ALWAYS must be t or nil")
+		}
+		if v, present := p.Get(kHash); present && v != nil {
+			hash, ok := v.(string)
+			if !ok || hash == "" {
+				return nil, errors.New(":HASH must be the plan's action hash as :PLANS lists it (\"sha256:…\"), as a string")
+			}
+			sa, ok := b.(SeenApprover)
+			if !ok {
+				return nil, errors.New("this server cannot check the plan you saw (:HASH): nothing was approved")
+			}
+			return sa.ApproveSeen(k.ctx, planID, hash, always)
+		}
+		if always {
+			aa, ok := b.(AlwaysApprover)
+			if !ok {
+				return nil, errors.New("this server cannot approve and allow similar actions (:ALWAYS)")
+			}
+			return aa.ApproveAlways(k.ctx, planID)
+		}
+		return b.Approve(k.ctx, planID)
 	}
 	return nil, fmt.Errorf("unknown action :%s", k.action)
 }

@@ -22,7 +22,7 @@ func TestElispBridgeWithTheAgent(t *testing.T) {
 	a, root := openAgent(t, map[string]string{"notes.org": notesOrg, "Makefile": countMakefile, "out/.keep": ""}, countTranscript)
 	out := runBridgeERT(t, ForAgent(a), "bridge-agent-test.el",
 		"PP_TEST_ORG_FILE="+filepath.Join(root, "notes.org"), "PP_TEST_PLANS="+a.PlansPath())
-	assert.Regexp(t, `Ran 2 tests, 2 results as expected, 0 unexpected`, out)
+	assert.Regexp(t, `Ran 3 tests, 3 results as expected, 0 unexpected`, out)
 
 	// The approved plan ran.
 	got, err := os.ReadFile(filepath.Join(root, "out", "count.txt"))

@@ -35,6 +35,7 @@ const (
 	kBudget    plist.Keyword = "BUDGET"
 	kID        plist.Keyword = "ID"
 	kAlways    plist.Keyword = "ALWAYS"
+	kHash      plist.Keyword = "HASH"
 	kList      plist.Keyword = "LIST"
 	kChat      plist.Keyword = "CHAT"
 	kNoChat    plist.Keyword = "NO-CHAT"

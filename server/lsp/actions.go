@@ -58,14 +58,24 @@ func (s *Server) codeAction(ctx context.Context, v *view, params jsonrpc2.RawMes
 	if v.agent != nil && v.agent.IsPlansFile(f.path) {
 		if plan := planAt(f.org.Src, int(p.Range.Start.Line)); plan != nil && plan.ID != "" && plan.State == flightplan.StatePlan {
 			arg := map[string]string{"id": plan.ID}
-			actions = append(actions,
-				codeAction{Title: "Approve the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
-					Command: &command{Title: "Approve", Command: CommandApprove, Arguments: []any{arg}}},
-				codeAction{Title: "Reject the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
-					Command: &command{Title: "Reject", Command: CommandReject, Arguments: []any{arg}}})
-			if rule, err := v.agent.SimilarRule(ctx, plan.ID); err == nil {
-				actions = append(actions, codeAction{Title: "Approve and allow similar from now on (" + rule + "): " + plan.Title,
-					Kind: string(protocol.CodeActionKindQuickFix), Command: &command{Title: "Approve and allow similar", Command: CommandApproveAlways, Arguments: []any{arg}}})
+			reject := codeAction{Title: "Reject the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
+				Command: &command{Title: "Reject", Command: CommandReject, Arguments: []any{arg}}}
+			// An approval carries the hash of the action the buffer shows:
+			// it runs only that action, whatever the plan holds by the
+			// time the user picks it. A block that holds no action offers
+			// none (it would be approved unseen once it held one).
+			if plan.Action == nil {
+				actions = append(actions, reject)
+			} else {
+				seen := map[string]string{"id": plan.ID, "hash": plan.Action.Hash()}
+				actions = append(actions,
+					codeAction{Title: "Approve the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
+						Command: &command{Title: "Approve", Command: CommandApprove, Arguments: []any{seen}}},
+					reject)
+				if rule, err := v.agent.SimilarRule(ctx, plan.ID); err == nil {
+					actions = append(actions, codeAction{Title: "Approve and allow similar from now on (" + rule + "): " + plan.Title,
+						Kind: string(protocol.CodeActionKindQuickFix), Command: &command{Title: "Approve and allow similar", Command: CommandApproveAlways, Arguments: []any{seen}}})
+				}
 			}
 		}
 	}

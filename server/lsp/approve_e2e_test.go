@@ -139,6 +139,13 @@ func stalePlanWant() []string {
 		"APPROVED again: DONE",
 		"RAN what was shown: true",
 		"VIEW follows: true",
+		// Filed afresh by another process after the client's check: the
+		// approval carries the hash shown, and the server refuses it.
+		"RACED filed filed",
+		"RACED sent its hash: true",
+		"RACED filed afresh elsewhere: true",
+		"RACED refused by the server: true",
+		"RACED ran: false",
 		"EXIT 0",
 	}
 }

@@ -65,13 +65,13 @@ func (s *Server) commandTable() []lspCommand {
 	return []lspCommand{
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
 		commandOf(CommandAsk, `{"uri", "position", "text", "chat", "noChat"}`, true, true, s.ask),
-		commandOf(CommandApprove, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+		commandOf(CommandApprove, `{"id", "hash"?} or {"uri", "position", "hash"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideApprove)
 		}),
 		commandOf(CommandReject, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideReject)
 		}),
-		commandOf(CommandApproveAlways, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+		commandOf(CommandApproveAlways, `{"id", "hash"?} or {"uri", "position", "hash"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideAlways)
 		}),
 		commandOf(CommandUndo, `{"id"?, "list"?}`, true, false, s.undo),
@@ -263,11 +263,18 @@ func (v *view) fileArg(raw string) (*orgFile, error) {
 }
 
 // decideArgs name a plan: by "id", or by the place of its headline
-// ("uri" and "position" in flightplans.org).
+// ("uri" and "position" in flightplans.org). "hash" is the revision the
+// user saw (the hash of its action, as the plans list and the code
+// actions give it): an approval runs the plan only if it still holds that
+// action (agent.ApproveSeen). Without it, an approval by place takes the
+// hash of the action at that place in the buffer the editor sent; one by
+// "id" alone is accepted as before, unchecked (DESIGN §8's contract). A
+// rejection ignores it: rejecting runs nothing.
 type decideArgs struct {
 	ID       string             `json:"id"`
 	URI      string             `json:"uri"`
 	Position *protocol.Position `json:"position"`
+	Hash     string             `json:"hash"`
 }
 
 // decision is the answer of approve and reject.
@@ -308,6 +315,9 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decision
 			return nil, userErrorf("no Flight Plan at line %d", a.Position.Line+1)
 		}
 		id = plan.ID
+		if a.Hash == "" && plan.Action != nil {
+			a.Hash = plan.Action.Hash()
+		}
 	}
 	if id == "" {
 		return nil, userErrorf("name the plan: {\"id\"}, or {\"uri\", \"position\"} on its headline")
@@ -316,11 +326,14 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decision
 	var err error
 	switch how {
 	case decideApprove:
-		run, err = v.agent.Approve(ctx, id)
+		run, err = v.agent.ApproveSeen(ctx, id, a.Hash)
 	case decideReject:
 		run, err = v.agent.Reject(ctx, id)
 	case decideAlways:
-		run, err = v.agent.ApproveAlways(ctx, id)
+		run, err = v.agent.ApproveAlwaysSeen(ctx, id, a.Hash)
+	}
+	if errors.Is(err, agent.ErrUsage) {
+		return nil, userErrorf("%v", err)
 	}
 	if err != nil {
 		return nil, err

@@ -54,6 +54,8 @@ func scenarioCommands() map[string]scenarioCommand {
 		"rename":         {3, (*scenario).cmdRename},
 		"actions":        {2, (*scenario).cmdActions},
 		"apply-action":   {2, (*scenario).cmdActions},
+		"hold-actions":   {2, (*scenario).cmdActions},
+		"apply-held":     {2, (*scenario).cmdApplyHeld},
 		"context":        {2, (*scenario).cmdContext},
 		"ask":            {3, (*scenario).cmdAsk},
 		"chat-ask":       {3, (*scenario).cmdAsk},
@@ -350,7 +352,13 @@ func (sc *scenario) cmdActions(args []string) []string {
 		Command *command        `json:"command"`
 	}
 	c.mustCall(protocol.MethodTextDocumentCodeAction, params, &actions)
-	if args[0] == "actions" {
+	if args[0] == "hold-actions" {
+		sc.held = nil
+		for _, a := range actions {
+			sc.held = append(sc.held, a.Command)
+		}
+	}
+	if args[0] == "actions" || args[0] == "hold-actions" {
 		var out []string
 		for _, a := range actions {
 			l := fmt.Sprintf("%s [%s]", a.Title, a.Kind)
@@ -375,6 +383,22 @@ func (sc *scenario) cmdActions(args []string) []string {
 	}
 	var res json.RawMessage
 	if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": a.Command.Command, "arguments": a.Command.Arguments}, &res); err != nil {
+		return []string{"error " + errText(err)}
+	}
+	return sc.describeDecision(res)
+}
+
+// cmdApplyHeld serves "apply-held N": the N-th code action of the last
+// "hold-actions" runs now, its arguments as they were offered.
+func (sc *scenario) cmdApplyHeld(args []string) []string {
+	t := sc.t
+	n, err := strconv.Atoi(args[1])
+	require.NoError(t, err)
+	require.Less(t, n, len(sc.held))
+	cmd := sc.held[n]
+	require.NotNil(t, cmd, "the held action %d is no command", n)
+	var res json.RawMessage
+	if err := sc.c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": cmd.Command, "arguments": cmd.Arguments}, &res); err != nil {
 		return []string{"error " + errText(err)}
 	}
 	return sc.describeDecision(res)

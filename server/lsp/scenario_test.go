@@ -70,6 +70,8 @@ import (
 //	rename «m» NAME                         rename: the edit per file, then applied as an editor does
 //	actions «m»                             code actions: title [kind] edit|command NAME
 //	apply-action «m» N                      apply the Nth action's edit, or run its command
+//	hold-actions «m»                        as actions, and keep them for apply-held
+//	apply-held N                            run the Nth kept action's command now, as it was offered
 //	context «m» [BUDGET]                    passepartout.context: the figures, then the text
 //	ask «m»|- "TEXT" [chat=FILE] [no-chat]  passepartout.ask: outcome, streamed text, plan
 //	chat-ask «m»|- "TEXT" [chat=FILE] [no-chat]  the same, with the conversation, the model and the usage
@@ -119,6 +121,9 @@ type scenario struct {
 	commands map[string]scenarioCommand
 	// seenMessages counts the messages a "messages" command showed.
 	seenMessages int
+	// held are the code actions a "hold-actions" was offered, for an
+	// "apply-held" after the file changed: a menu picked late.
+	held []*command
 }
 
 // markRE matches «name» and «/name».

@@ -244,6 +244,10 @@ func (s *Server) addTools() {
 				plans = []agent.PlanInfo{}
 			}
 			for i := range plans {
+				// The action's hash is for approving, which no MCP client
+				// can; of a private plan it would confirm a guess at its
+				// action.
+				plans[i].Hash = ""
 				if plans[i].Private {
 					// A private conversation's plan: its title, and its
 					// problem (which names the plan by its title, or

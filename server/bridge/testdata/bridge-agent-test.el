@@ -59,4 +59,39 @@
              words))
     (should-not (string-match-p "(:" words))))
 
+(ert-deftest pp-bridge-agent-z-an-approval-carries-the-hash-shown ()
+  ;; A second plan, listed; its command is then changed in flightplans.org
+  ;; on disk.  Approving it by its id sends the :HASH the list showed: the
+  ;; daemon refuses it, and nothing runs.  Listed again, it is approved.
+  (let* ((answer (with-current-buffer (find-file-noselect (getenv "PP_TEST_ORG_FILE"))
+                   (goto-char (point-min))
+                   (forward-line 5)
+                   (passepartout-ask "count it again")))
+         (text (lambda () (with-current-buffer answer (buffer-string)))))
+    (pp-test--wait-for (lambda () (string-match-p "Plan filed" (funcall text))))
+    (should (string-match "Plan filed (\\([-0-9a-f]+\\))" (funcall text)))
+    (let ((id (match-string 1 (funcall text)))
+          (file (getenv "PP_TEST_PLANS")))
+      (passepartout-plans)
+      (should (string-prefix-p "sha256:" (passepartout--plan-hash id)))
+      ;; Changed elsewhere (the first test's buffer of it is let go).
+      (kill-buffer (get-file-buffer file))
+      (with-temp-buffer
+        (insert-file-contents file)
+        (goto-char (point-min))
+        (search-forward id)
+        (search-forward "\"cmd\": \"make count\"")
+        (replace-match "\"cmd\": \"touch out/raced.txt\"" t t)
+        (write-region nil nil file))
+      (let ((err (should-error (passepartout-approve id) :type 'passepartout-bridge-error)))
+        (should (string-match-p "the plan changed since you saw it: look again" (cadr err))))
+      (should-not (file-exists-p (expand-file-name "out/raced.txt" (file-name-directory file))))
+      ;; Listed again, it is what is shown: approved, the edited block is
+      ;; filed afresh (PLAN); listed again, it runs.
+      (passepartout-plans)
+      (should (equal (plist-get (passepartout-approve id) :STATE) "PLAN"))
+      (passepartout-plans)
+      (should (equal (plist-get (passepartout-approve id) :STATE) "DONE"))
+      (should (file-exists-p (expand-file-name "out/raced.txt" (file-name-directory file)))))))
+
 ;;; bridge-agent-test.el ends here

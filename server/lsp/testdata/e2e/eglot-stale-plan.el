@@ -74,7 +74,48 @@
     (e2e-say "APPROVED again: %s" (plist-get e2e-run :state))
     (e2e-say "RAN what was shown: %s" (e2e-bool (file-exists-p (e2e-file "out/pwned.txt"))))
     (e2e-say "VIEW follows: %s" (e2e-bool (string-match-p "DONE" (e2e-shown))))
+    (e2e-raced)
     (e2e-shutdown server)))
+
+(defun e2e-race-refile (command arguments)
+  "Before COMMAND reaches the server, if an approval: the plan is edited
+and filed afresh by another process, after the client's own check.
+ARGUMENTS are the command's."
+  (when (equal command "passepartout.approve")
+    (e2e-say "RACED sent its hash: %s" (e2e-bool (string-prefix-p "sha256:" (or (plist-get arguments :hash) ""))))
+    (let ((text (e2e-disk "flightplans.org")))
+      (with-temp-file (e2e-file "flightplans.org")
+        (insert (replace-regexp-in-string
+                 "^\\* PLAN " "* APPROVED "
+                 (replace-regexp-in-string "\"cmd\": \"make count\"" "\"cmd\": \"touch out/raced.txt\"" text t t)
+                 t t))))
+    (setq e2e-refiled
+          (eql 0 (call-process pp-lsp-program nil nil nil "plans" "--root" e2e-memex "--run-approved")))))
+
+(defvar e2e-refiled nil)
+
+(defun e2e-raced ()
+  "A second plan, approved from the plans list while another process files
+it afresh between the client's check and the server's run: the approval
+carries the hash shown, and the server refuses it."
+  (e2e-say "RACED filed %s" (plist-get (e2e-ask "count it") :outcome))
+  (pp-lsp-plans)
+  (with-current-buffer pp-lsp-plans-buffer
+    (goto-char (point-min))
+    (re-search-forward "^PLAN ")
+    (advice-add 'pp-lsp--plans-command :before #'e2e-race-refile)
+    (let ((said (unwind-protect
+                    (condition-case err (progn (pp-lsp-plans-approve) nil)
+                      (error (error-message-string err)))
+                  (advice-remove 'pp-lsp--plans-command #'e2e-race-refile))))
+      (e2e-say "RACED filed afresh elsewhere: %s"
+               (e2e-bool (and e2e-refiled (string-match-p "^\\* PLAN Run `touch out/raced.txt`" (e2e-disk "flightplans.org")))))
+      (e2e-say "RACED refused by the server: %s"
+               (e2e-bool (and said (string-match-p "was not approved: the plan changed since you saw it: look again" said))))
+      (unless said (e2e-say "RACED answer: approved")))
+    (let ((deadline (+ (float-time) 1)))
+      (while (< (float-time) deadline) (accept-process-output nil 0.05)))
+    (e2e-say "RACED ran: %s" (e2e-bool (file-exists-p (e2e-file "out/raced.txt"))))))
 
 (e2e-main)
 

@@ -64,6 +64,45 @@ local function run()
   say('RAN what was shown: %s', tostring(vim.fn.filereadable(memex .. '/out/pwned.txt') == 1))
   say('VIEW follows: %s', tostring(shown():find('DONE', 1, true) ~= nil))
   local _ = list
+
+  -- A second plan, approved from the plans list while another process
+  -- files it afresh between the client's check and the server's run: the
+  -- approval carries the hash shown, and the server refuses it.
+  pp.last_result = nil
+  pp.ask('count it')
+  wait('the answer', function() return pp.last_result ~= nil end, 60000)
+  say('RACED filed %s', pp.last_result.outcome)
+  vim.cmd('only')
+  pp.plans()
+  vim.cmd('only')
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    if l:match('^PLAN ') then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+      break
+    end
+  end
+  local client = pp.client(vim.fn.bufnr(memex .. '/inbox.org'))
+  local request_sync, refiled = client.request_sync, false
+  client.request_sync = function(method, params, ...)
+    if method == 'workspace/executeCommand' and params.command == 'passepartout.approve' then
+      say('RACED sent its hash: %s', tostring(type(params.arguments[1].hash) == 'string' and params.arguments[1].hash:sub(1, 7) == 'sha256:'))
+      local text = disk('flightplans.org'):gsub('"cmd": "make count"', '"cmd": "touch out/raced.txt"')
+      text = text:gsub('\n%* PLAN ', '\n* APPROVED ')
+      vim.fn.writefile(vim.split(text, '\n', { plain = true }), memex .. '/flightplans.org', 'b')
+      vim.fn.system({ os.getenv('PP_LSP_PROGRAM'), 'plans', '--root', memex, '--run-approved' })
+      refiled = vim.v.shell_error == 0
+    end
+    return request_sync(method, params, ...)
+  end
+  local before = #notes
+  pp.last_plan_result = nil
+  vim.cmd('normal a')
+  client.request_sync = request_sync
+  say('RACED filed afresh elsewhere: %s', tostring(refiled and disk('flightplans.org'):find('\n* PLAN Run `touch out/raced.txt`', 1, true) ~= nil))
+  local said = table.concat(vim.list_slice(notes, before + 1), '\n')
+  say('RACED refused by the server: %s', tostring(said:find('was not approved: the plan changed since you saw it: look again', 1, true) ~= nil))
+  vim.wait(1000, function() return false end, 50)
+  say('RACED ran: %s', tostring(vim.fn.filereadable(memex .. '/out/raced.txt') == 1))
   for _, n in ipairs(notes) do
     say('NOTE %s', n)
   end
