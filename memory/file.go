@@ -39,6 +39,10 @@ type fileIndex struct {
 	// setupTargets are the values of its #+SETUPFILE: lines (judged sets
 	// them, for a judgement again without reading the text: rejudged).
 	setupTargets []string
+	// diskPrivate: f is an editor buffer's text, and the disk's copy of
+	// its file holds a private node f does not hold as private: every
+	// node is private (diskcopy.go).
+	diskPrivate bool
 	// keys are what the file contributes to the global indexes, shared
 	// with the version before when they are the same.
 	keys *fileKeys
@@ -252,10 +256,11 @@ func newFileIndex(path string, rootIdx int, rel string, org *orgast.File, priv *
 
 // markPrivate sets every node's private flag from f.privacy: a node is
 // private when the file's tags, an ancestor's or its own hold a privacy
-// tag, or the file's setup files make it private (setup.go).
+// tag, or the file's setup files make it private (setup.go), or the
+// disk's copy under a buffer does (diskcopy.go).
 func (f *fileIndex) markPrivate() {
 	nodes := f.nodes
-	nodes[0].private = f.setupPrivate || f.privacy.any(allFileTags(f.org))
+	nodes[0].private = f.setupPrivate || f.diskPrivate || f.privacy.any(allFileTags(f.org))
 	for i := 1; i < len(nodes); i++ {
 		nodes[i].private = nodes[nodes[i].parent].private || f.privacy.any(f.org.Headlines[i-1].Tags)
 	}

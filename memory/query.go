@@ -376,7 +376,7 @@ func (s *Snapshot) PrivateTexts(tags []string) []string {
 		e, _ := s.files.get(p)
 		f := e.idx
 		priv := make([]bool, len(f.nodes))
-		priv[0] = ps.any(allFileTags(f.org)) || f.setupPrivate || f.usesSetup && j.privateBy(f.path, f.setupTargets)
+		priv[0] = ps.any(allFileTags(f.org)) || f.setupPrivate || f.diskPrivate || f.usesSetup && j.privateBy(f.path, f.setupTargets)
 		for i := 1; i < len(f.nodes); i++ {
 			priv[i] = priv[f.nodes[i].parent] || ps.any(f.org.Headlines[i-1].Tags)
 		}
