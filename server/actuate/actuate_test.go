@@ -385,3 +385,51 @@ func TestShellCannotReadANoteMadePrivateOnDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestAFileIsPrivateByEitherOfItsCopies: a note open in an editor is
+// private if either its unsaved buffer or the disk's copy holds a private
+// node. Whichever copy carries the tag, a confined command cannot read
+// the file, a copy of its text elsewhere comes back as [private], and
+// file_read shows nothing of the note (of whichever copy it reads).
+func TestAFileIsPrivateByEitherOfItsCopies(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	const secret = "The vault combination is left right left twice."
+	const public = "* Errands\nBuy bread.\n* Bank\n" + secret + "\n"
+	const tagged = "* Errands\nBuy bread.\n* Bank :private:\n" + secret + "\n"
+	for _, tc := range []struct {
+		name, disk, buffer string
+		editor             bool // the editor answers file_read with its buffer
+	}{
+		{"the tag removed in the buffer", tagged, public, true},
+		{"the tag removed in the buffer, file_read of the disk", tagged, public, false},
+		{"the tag added in the buffer", public, tagged, true},
+		{"the tag added in the buffer, file_read of the disk", public, tagged, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"notes/p.org": tc.disk, "notes/copy.txt": "note: " + secret + "\n"}, nil)
+			p := filepath.Join(fx.root, "notes/p.org")
+			if tc.editor {
+				fx.ed.Open(p, tc.buffer)
+			}
+			_, err := fx.mx.SetBuffer(t.Context(), p, 1, []byte(tc.buffer))
+			require.NoError(t, err)
+
+			a := gates.Build(gates.ShellArgs{Cmd: "cat notes/p.org; cat notes/copy.txt; true"}, "t")
+			res, err := fx.act.Run(t.Context(), Request{Action: a, Approval: approve(a)})
+			require.NoError(t, err)
+			assert.Regexp(t, `cat: notes/(p\.org|\[private\]): Permission denied`, res.Output)
+			assert.Contains(t, res.Output, "note: [private].")
+			assert.NotContains(t, res.Output, "combination")
+
+			res, err = fx.act.Run(t.Context(), Request{Action: gates.Build(gates.FileReadArgs{Path: "notes/p.org"}, "t")})
+			if err != nil {
+				assert.ErrorContains(t, err, "file_read notes/p.org: ")
+				return
+			}
+			assert.NotContains(t, res.Output, "combination")
+			assert.Contains(t, res.Output, "Buy bread")
+		})
+	}
+}
