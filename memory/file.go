@@ -487,7 +487,7 @@ func (f *fileIndex) classifyLinks() {
 	f.links = make([]linkInfo, len(links))
 	dir := filepath.Dir(f.path)
 	for i := range links {
-		f.links[i] = classifyLink(dir, &links[i])
+		f.links[i] = classifyLink(dir, f.privacy.home, &links[i])
 		if f.isLineSearch(i) {
 			f.lineSearches++
 		}
@@ -496,12 +496,12 @@ func (f *fileIndex) classifyLinks() {
 
 // classifyLink reads one link: its kind, and its key (viewing the link's
 // strings where it can).
-func classifyLink(dir string, l *orgast.Link) linkInfo {
+func classifyLink(dir, home string, l *orgast.Link) linkInfo {
 	switch strings.ToLower(l.Type) {
 	case "id":
 		return linkInfo{kind: linkID, target: l.Path}
 	case "file":
-		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, l.Path)}
+		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, home, l.Path)}
 	case "fuzzy":
 		if noteLink(l.Path) {
 			return linkInfo{kind: linkExternal}
@@ -543,11 +543,12 @@ func (f *fileIndex) isLineSearch(i int) bool {
 }
 
 // fileLinkTarget makes a file link's path absolute, as Org does: relative
-// to the linking file's folder, "~" as the user's home.
-func fileLinkTarget(dir, p string) string {
+// to the linking file's folder, "~" as the home folder home (the world's;
+// "" knows none: the path is left as written, and leads nowhere).
+func fileLinkTarget(dir, home, p string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
-		if home, err := userHome(); err == nil {
+		if home != "" {
 			p = filepath.Join(home, p[1:])
 		}
 	case !filepath.IsAbs(p):

@@ -68,10 +68,7 @@ func Open(ctx context.Context, opts Options) (*Memex, error) {
 		maxBytes = DefaultMaxFileBytes
 	}
 	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
+	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags, home), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
 		home: home, kernel: vecmath.NewKernel(), search: &searchPools{}}
 	m.cfg.Store(cfg)
 	var center []float32
@@ -691,7 +688,7 @@ func (m *Memex) SetPrivacyTags(ctx context.Context, tags []string) (*Snapshot, e
 		return nil, errClosed
 	}
 	cfg := m.cfg.Load()
-	ps := newPrivacySet(tags)
+	ps := newPrivacySet(tags, cfg.home)
 	if ps.equal(cfg.privacy) {
 		return m.cur.Load(), nil
 	}

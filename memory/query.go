@@ -369,7 +369,7 @@ func (s *Snapshot) Findings() []Finding {
 // its setup files stays private). It is what the gates' privacy check
 // compares outgoing text against.
 func (s *Snapshot) PrivateTexts(tags []string) []string {
-	ps := newPrivacySet(tags)
+	ps := newPrivacySet(tags, s.cfg.home)
 	j := &setupJudge{home: s.cfg.home, tags: ps.tags}
 	var out []string
 	for _, p := range s.order {

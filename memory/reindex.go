@@ -380,7 +380,7 @@ func (p *patcher) links() ([2]copyRange, bool) {
 		}
 	}
 	for k := p.la; k < p.lbNew; k++ {
-		li := classifyLink(dir, &org.Links[k])
+		li := classifyLink(dir, f.privacy.home, &org.Links[k])
 		if li.target != "" {
 			li.target = strings.Clone(li.target)
 			li.shard = uint8(shardOf(li.target))
