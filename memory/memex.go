@@ -422,7 +422,7 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("checking the memex against the disk: %w", err)
 		}
-		if cur.staleOnDisk(p) || cur.staleUnder(p) {
+		if cur.recheckStale(p) {
 			stale = append(stale, p)
 		}
 	}
@@ -442,11 +442,19 @@ func (s *Snapshot) staleOnDisk(p string) bool {
 	return err != nil || !e.disk.looksUnchanged(fi)
 }
 
-// staleUnder says whether the file at p is open in a buffer whose disk
-// copy the disk no longer holds as read (Recheck reads it again).
-func (s *Snapshot) staleUnder(p string) bool {
+// recheckStale is Recheck's test of one file of s: staleOnDisk, or, for
+// a file open in a buffer, whether the disk no longer holds its copy as
+// read (diskCopy.stale).
+func (s *Snapshot) recheckStale(p string) bool {
 	e, ok := s.entry(p)
-	return ok && e.buffer != nil && e.copy.stale(p)
+	switch {
+	case !ok:
+		return false
+	case e.buffer != nil:
+		return e.copy.stale(p)
+	}
+	fi, err := os.Stat(p)
+	return err != nil || !e.disk.looksUnchanged(fi)
 }
 
 // withCopyRead is the buffer entry e with the disk's copy of its file at
