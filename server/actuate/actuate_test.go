@@ -433,3 +433,35 @@ func TestAFileIsPrivateByEitherOfItsCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestANoteMadePrivateWhileACommandRunsIsFiltered: a note given a
+// privacy tag on the disk (by another process) after a confined command
+// started — after the sandbox's list of private files was made — and
+// then read by it comes back as [private]: the memex is checked against
+// the disk again once the command ended, before its output is filtered.
+func TestANoteMadePrivateWhileACommandRunsIsFiltered(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	const secret = "The vault combination is left right left twice."
+	fx := newFixture(t, map[string]string{"notes/p.org": "* Bank\n" + secret + "\n"}, nil)
+	started, goOn := filepath.Join(fx.root, "notes/started"), filepath.Join(fx.root, "notes/go")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 500 {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		assert.NoError(t, os.WriteFile(filepath.Join(fx.root, "notes/p.org"), []byte("* Bank :private:\n"+secret+"\n"), 0o644))
+		assert.NoError(t, os.WriteFile(goOn, nil, 0o644))
+	}()
+	a := gates.Build(gates.ShellArgs{Cmd: "touch notes/started; i=0; while [ ! -e notes/go ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; cat notes/p.org"}, "t")
+	res, err := fx.act.Run(t.Context(), Request{Action: a, Approval: approve(a)})
+	<-done
+	require.NoError(t, err)
+	assert.NotContains(t, res.Output, "combination")
+	assert.Contains(t, res.Output, "[private]", "the command read the note, and the filter hid it")
+}
