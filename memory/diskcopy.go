@@ -33,19 +33,17 @@ type diskCopy struct {
 	// again with the buffer's (setupPrivate is their verdict when read).
 	usesSetup, setupPrivate bool
 	setupTargets            []string
-	// heads are its private headlines (none: it holds no private node).
-	heads []privateHead
-}
-
-// privateHead names a private headline of a disk copy: its :ID:, or its
-// title when it has none. Both are copies, not views of the copy's bytes.
-type privateHead struct {
-	id, title string
+	// ids and titles name its private headlines (none: it holds no
+	// private node), each by its :ID:, or by its title when it has none,
+	// with a number of its own (0 … heads-1). They are copies, not views
+	// of the copy's bytes.
+	ids, titles map[string]int32
+	heads       int32
 }
 
 // anyPrivate says whether the copy holds a private node.
 func (d *diskCopy) anyPrivate() bool {
-	return d != nil && (d.unknown || d.whole || d.setupPrivate || len(d.heads) > 0)
+	return d != nil && (d.unknown || d.whole || d.setupPrivate || d.heads > 0)
 }
 
 // diskCopyOf summarises f, the index of a file's disk copy read in state.
@@ -55,16 +53,26 @@ func diskCopyOf(f *fileIndex, state diskState) *diskCopy {
 	if d.whole || d.setupPrivate {
 		return d // every node is private: the buffer must be so as a whole
 	}
+	name := func(m *map[string]int32, k string) {
+		if _, ok := (*m)[k]; ok {
+			return
+		}
+		if *m == nil {
+			*m = map[string]int32{}
+		}
+		(*m)[strings.Clone(k)] = d.heads
+		d.heads++
+	}
 	for i := 1; i < len(f.nodes); i++ {
 		if !f.nodes[i].private {
 			continue
 		}
 		h := &f.org.Headlines[i-1]
-		ph := privateHead{title: strings.Clone(h.Title)}
 		if id, ok := h.Drawer.Get("ID"); ok && id != "" {
-			ph.id = strings.Clone(id)
+			name(&d.ids, id)
+		} else {
+			name(&d.titles, h.Title)
 		}
-		d.heads = append(d.heads, ph)
 	}
 	return d
 }
@@ -123,7 +131,8 @@ func (d *diskCopy) rejudged(path string, j *setupJudge) *diskCopy {
 
 // coveredBy says whether the buffer's index f holds as private every node
 // the disk copy d does, by the buffer's own tags and setup files (not by
-// f.diskPrivate).
+// f.diskPrivate). It costs a pass over f's headlines, and allocates only
+// when d holds private headlines.
 func (d *diskCopy) coveredBy(f *fileIndex) bool {
 	if !d.anyPrivate() {
 		return true
@@ -131,33 +140,41 @@ func (d *diskCopy) coveredBy(f *fileIndex) bool {
 	if d.unknown {
 		return false
 	}
-	own := make([]bool, len(f.nodes))
-	own[0] = f.setupPrivate || f.privacy.any(allFileTags(f.org))
-	if d.whole || d.setupPrivate {
-		return own[0]
+	own0 := f.setupPrivate || f.privacy.any(allFileTags(f.org))
+	if d.whole || d.setupPrivate || own0 {
+		return own0 // the buffer must be, and then is, private as a whole
 	}
-	if own[0] {
-		return true // the buffer is private as a whole
+	// The nodes' flags are their own unless f.diskPrivate marked them all.
+	var own []bool
+	if f.diskPrivate {
+		own = make([]bool, len(f.nodes))
 	}
-	ids := map[string]bool{}
-	titles := map[string]bool{}
-	for i := 1; i < len(f.nodes); i++ {
+	seen := make([]bool, d.heads)
+	left := d.heads
+	for i := 1; i < len(f.nodes) && left > 0; i++ {
 		h := &f.org.Headlines[i-1]
-		own[i] = own[f.nodes[i].parent] || f.privacy.any(h.Tags)
-		if !own[i] {
+		priv := f.nodes[i].private
+		if own != nil {
+			own[i] = own[f.nodes[i].parent] || f.privacy.any(h.Tags)
+			priv = own[i]
+		}
+		if !priv {
 			continue
 		}
-		titles[h.Title] = true
-		if id, ok := h.Drawer.Get("ID"); ok && id != "" {
-			ids[id] = true
+		if k, ok := d.titles[h.Title]; ok && !seen[k] {
+			seen[k] = true
+			left--
+		}
+		if len(d.ids) > 0 {
+			if id, has := h.Drawer.Get("ID"); has && id != "" {
+				if k, ok := d.ids[id]; ok && !seen[k] {
+					seen[k] = true
+					left--
+				}
+			}
 		}
 	}
-	for _, h := range d.heads {
-		if h.id != "" && !ids[h.id] || h.id == "" && !titles[h.title] {
-			return false
-		}
-	}
-	return true
+	return left == 0
 }
 
 // withDiskCopy is f judged against the disk's copy d of its file: every
