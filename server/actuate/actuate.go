@@ -330,21 +330,27 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
 	}()
 	switch req.Action.Tool {
-	case gates.ToolShell, gates.ToolEval:
+	case gates.ToolShell, gates.ToolEval, gates.ToolFileRead:
 		return a.guarded(ctx, req, act)
 	}
 	return act.Run(ctx, req)
 }
 
 // checkedAfter is the snapshot an action's output is filtered by: the
-// request's, and for a process (shell, eval), the memex checked against
-// the disk again once it ended (Memex.Recheck): a note made private on
-// the disk while the process ran — after the sandbox's list of private
-// files was made, by another process, under an open buffer too — is
-// private to the filter of what it printed. When the check fails, the
-// request's snapshot (or a newer current one) filters it.
+// request's, and for an action that reads files (shell, eval, file_read),
+// the memex checked against the disk again once it ended
+// (Memex.Recheck): a note made private on the disk while it ran — after
+// the sandbox's list of private files was made, by another process,
+// under an open buffer too — is private to the filter of what it
+// returns. When the check fails, the request's snapshot (or a newer
+// current one) filters it.
 func (a *Actuators) checkedAfter(ctx context.Context, req Request) *memory.Snapshot {
-	if a.cfg.Memex == nil || req.Action.Tool != gates.ToolShell && req.Action.Tool != gates.ToolEval {
+	switch req.Action.Tool {
+	case gates.ToolShell, gates.ToolEval, gates.ToolFileRead:
+	default:
+		return req.Snapshot
+	}
+	if a.cfg.Memex == nil {
 		return req.Snapshot
 	}
 	snap, err := a.cfg.Memex.Recheck(context.WithoutCancel(ctx))

@@ -465,3 +465,27 @@ func TestANoteMadePrivateWhileACommandRunsIsFiltered(t *testing.T) {
 	assert.NotContains(t, res.Output, "combination")
 	assert.Contains(t, res.Output, "[private]", "the command read the note, and the filter hid it")
 }
+
+// TestAFileReadAfterTheDiskCopyWasMadePrivate: the question's snapshot was
+// checked against the disk, then another process gave the disk's copy of
+// a note open in the editor a privacy tag; file_read returns the editor's
+// buffer, which holds the same words untagged — and they come back as
+// [private]: the memex is checked against the disk again before the
+// output is filtered, and a file is private if either copy is.
+func TestAFileReadAfterTheDiskCopyWasMadePrivate(t *testing.T) {
+	const secret = "The vault combination is left right left twice."
+	const public = "* Errands\nBuy bread.\n* Bank\n" + secret + "\n"
+	fx := newFixture(t, map[string]string{"notes/p.org": public}, nil)
+	p := filepath.Join(fx.root, "notes/p.org")
+	fx.ed.Open(p, public)
+	_, err := fx.mx.SetBuffer(t.Context(), p, 1, []byte(public))
+	require.NoError(t, err)
+	snap, err := fx.mx.Recheck(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte("* Errands\nBuy bread.\n* Bank :private:\n"+secret+"\n"), 0o644))
+
+	res, err := fx.act.Run(t.Context(), Request{Action: gates.Build(gates.FileReadArgs{Path: "notes/p.org"}, "t"), Snapshot: snap})
+	require.NoError(t, err)
+	assert.NotContains(t, res.Output, "combination")
+	assert.Contains(t, res.Output, "[private]")
+}
