@@ -429,19 +429,6 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 	return m.reloadAndPublish(ctx, cur, stale, true)
 }
 
-// staleOnDisk is Recheck's test of one file of s: it was read from the
-// disk (not an open buffer's), and the disk no longer holds it as read —
-// it is gone, or its stat tells another file, size or modification time,
-// or it was read too soon after a change for its time to tell.
-func (s *Snapshot) staleOnDisk(p string) bool {
-	e, ok := s.entry(p)
-	if !ok || e.buffer != nil {
-		return false
-	}
-	fi, err := os.Stat(p)
-	return err != nil || !e.disk.looksUnchanged(fi)
-}
-
 // recheckStale is Recheck's test of one file of s: staleOnDisk, or, for
 // a file open in a buffer, whether the disk no longer holds its copy as
 // read (diskCopy.stale).
