@@ -45,3 +45,63 @@ func TestPrivacyTagsOfTheMemexAreGuarded(t *testing.T) {
 	assert.NotEqual(t, VerdictAllow, v.Verdict)
 	assert.Contains(t, v.Reason, "confidential")
 }
+
+// TestAFileIsPrivateByItsOpenBufferToo: a command that would read a file
+// is judged by the disk's copy and by an editor buffer open over it,
+// private if either holds a private node — a privacy tag added in an
+// unsaved buffer guards the file at once, whatever the disk holds; a tag
+// removed in one hides nothing the disk still holds. The same reads of
+// the same files with no private node in either copy are allowed.
+func TestAFileIsPrivateByItsOpenBufferToo(t *testing.T) {
+	const public = "* Errands\nBuy bread.\n* Courier\nThe courier leaves the key under the blue geranium pot.\n"
+	tagged := replaceOnce(public, "* Courier", "* Courier :private:")
+	whole := "#+FILETAGS: :private:\n" + public
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name         string
+		disk, buffer string
+		want         string
+	}{
+		{"the tag added in the buffer", public, tagged, VerdictDeny},
+		{"the file tagged in the buffer", public, whole, VerdictDeny},
+		{"the tag removed in the buffer", tagged, public, VerdictDeny},
+		{"neither copy private", public, public + "* More\nMilk.\n", VerdictAllow},
+	} {
+		for _, a := range []struct {
+			name   string
+			action Action
+			// partial: the action is allowed for a file only partly
+			// private (file_read cuts the private subtrees out).
+			partial bool
+		}{
+			{"cat", act(ToolShell, "cmd", "cat notes/a.org"), false},
+			{"grep -r", act(ToolShell, "cmd", "grep -ri geranium notes"), false},
+			{"file_read", act(ToolFileRead, "path", "notes/a.org"), true},
+		} {
+			t.Run(tc.name+"/"+a.name, func(t *testing.T) {
+				root := t.TempDir()
+				require.NoError(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(root, "notes/a.org"), []byte(tc.disk), 0o644))
+				mx, err := memory.Open(ctx, memory.Options{Roots: []string{root}})
+				require.NoError(t, err)
+				t.Cleanup(func() { mx.Close(ctx) })
+				snap, err := mx.SetBuffer(ctx, filepath.Join(root, "notes/a.org"), 1, []byte(tc.buffer))
+				require.NoError(t, err)
+				stack, err := New(DefaultConfig())
+				require.NoError(t, err)
+				w := DefaultWorld(func(string) string { return "" }, []string{root})
+				w.Home = t.TempDir()
+				w.Memex = snap
+				env, err := stack.NewEnv(ctx, w)
+				require.NoError(t, err)
+				t.Cleanup(func() { env.Close() })
+				want := tc.want
+				if a.partial && tc.buffer != whole {
+					want = VerdictAllow
+				}
+				v := stack.Check(ctx, a.action, env)
+				assert.Equal(t, want, v.Verdict, v.Reason)
+			})
+		}
+	}
+}

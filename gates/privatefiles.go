@@ -337,7 +337,61 @@ func (e *Env) filePrivacyRead(abs string, data []byte) privacyState {
 	return st
 }
 
+// filePrivacyUncached is the privacy of the file at abs: private if
+// either the disk's copy or an editor buffer open over it holds a private
+// node (a tag removed in an unsaved buffer hides nothing the disk holds; a
+// tag added in one is private at once).
 func (e *Env) filePrivacyUncached(abs string, data []byte) privacyState {
+	return e.withBuffer(abs, e.diskPrivacy(abs, data))
+}
+
+// withBuffer adds to st, the privacy of the disk's copy of the file at
+// the canonical path abs, that of an editor buffer the memex holds open
+// over it (under the name the memex gives it, or abs).
+func (e *Env) withBuffer(abs string, st privacyState) privacyState {
+	if st.dir || st.private && st.whole {
+		return st
+	}
+	b, ok := e.world.Memex.(bufferTexts)
+	if !ok {
+		return st
+	}
+	buf, open := b.BufferText(e.memexName(abs))
+	if !open {
+		if buf, open = b.BufferText(abs); !open {
+			return st
+		}
+	}
+	bs := e.setupFilePrivacy(abs, buf, e.privacyOfText(buf))
+	switch {
+	case bs.private && (!st.private || bs.whole):
+		bs.why = "in the editor buffer open over it: " + bs.why
+		bs.size = max(st.size, int64(len(buf)))
+		if bs.unknown == "" {
+			bs.unknown = st.unknown
+		}
+		return bs
+	case st.unknown == "" && bs.unknown != "":
+		st.unknown = bs.unknown
+	}
+	return st
+}
+
+// memexName is the memex's name for the file at the canonical path abs:
+// under its root as the world gives it (the memex does not resolve a
+// root's symlinks).
+func (e *Env) memexName(abs string) string {
+	if i, rel := e.rootOf(abs); i >= 0 && i < len(e.world.Roots) {
+		if root, err := filepath.Abs(e.world.Roots[i]); err == nil {
+			return filepath.Join(root, rel)
+		}
+	}
+	return abs
+}
+
+// diskPrivacy is the privacy of the disk's copy of the file at abs (data,
+// when not nil, its bytes).
+func (e *Env) diskPrivacy(abs string, data []byte) privacyState {
 	if data != nil {
 		ps := e.privacyOfText(data)
 		ps.size = int64(len(data))

@@ -139,13 +139,7 @@ func (e *Env) skillFileWrite(p, content string) (string, bool) {
 		return "", false // the paths vector denies it
 	}
 	after := orgskill.InText([]byte(content))
-	named := l.abs // the memex names a file under its root as given
-	if i, rel := e.rootOf(l.abs); i >= 0 && i < len(e.world.Roots) {
-		if root, err := filepath.Abs(e.world.Roots[i]); err == nil {
-			named = filepath.Join(root, rel)
-		}
-	}
-	texts, ok := e.heldTexts(named, l.abs)
+	texts, ok := e.heldTexts(e.memexName(l.abs), l.abs)
 	if !ok && (len(after) > 0 || isOrgName(l.abs)) {
 		return fmt.Sprintf("writes %s, whose skills cannot be read now to compare (%s)", p, whySkills), true
 	}

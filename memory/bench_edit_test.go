@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,13 +13,16 @@ import (
 	"pp-lsp/orgast"
 )
 
+// editKind is one kind of edit: its name, and how to make one.
+type editKind struct {
+	name string
+	make func(rng *rand.Rand, org *orgast.File) TextEdit
+}
+
 // editKinds are the edits the re-index benchmarks make, each at a random
 // headline of the current text: what typing does (a character in a body
 // or a title), a new sibling headline, and an id link added to a body.
-var editKinds = []struct {
-	name string
-	make func(rng *rand.Rand, org *orgast.File) TextEdit
-}{
+var editKinds = []editKind{
 	{"body-char", func(rng *rand.Rand, org *orgast.File) TextEdit {
 		h := randomHeadline(rng, org, func(h *orgast.Headline) bool { return h.Section.Len() > 1 })
 		at := h.Section.End - 1
@@ -62,13 +66,21 @@ func applyEdit(src []byte, e TextEdit) ([]byte, orgast.Edit) {
 // file of about 5 MB (the language server's benchmark file: the
 // generator's built-in words), opens it as a buffer and waits until every
 // node is embedded.
-func embeddedBuffer(b *testing.B) (*Memex, string) {
+func embeddedBuffer(b *testing.B) (*Memex, string) { return embeddedBufferOn(b, false) }
+
+// embeddedBufferOn is embeddedBuffer, with the file also on the disk when
+// onDisk: a buffer over a disk copy with private headlines (3 % of them),
+// which every edit is judged against (diskcopy.go).
+func embeddedBufferOn(b *testing.B, onDisk bool) (*Memex, string) {
 	o := memexgen.Defaults()
 	o.Files, o.Dirs, o.Headlines, o.Seed = 1, 0, 17_500, 7
 	g, err := memexgen.Generate(memexgen.BuiltinSource(), o)
 	require.NoError(b, err)
 	dir := b.TempDir()
 	path := dir + "/big.org"
+	if onDisk {
+		require.NoError(b, os.WriteFile(path, g.Files[0].Data, 0o644))
+	}
 	ctx := context.Background()
 	m, err := Open(ctx, Options{Roots: []string{dir}, Embed: true})
 	require.NoError(b, err)
@@ -114,22 +126,32 @@ func BenchmarkReindex5MB(b *testing.B) {
 // background on what each edit changed (as it does in the server).
 func BenchmarkEditBuffer5MB(b *testing.B) {
 	for _, kind := range editKinds {
-		b.Run(kind.name, func(b *testing.B) {
-			m, path := embeddedBuffer(b)
-			ctx := context.Background()
-			rng := rand.New(rand.NewPCG(1, 2))
-			v := int32(1)
-			for b.Loop() {
-				b.StopTimer()
-				n, _ := m.Snapshot().File(path)
-				te := kind.make(rng, n.Org())
-				v++
-				b.StartTimer()
-				if _, err := m.EditBuffer(ctx, path, v, te); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(kind.name, func(b *testing.B) { benchEditBuffer(b, kind, false) })
+	}
+}
+
+// BenchmarkEditBufferOverDisk5MB is BenchmarkEditBuffer5MB with the
+// file on the disk too, its private headlines the buffer is held to.
+func BenchmarkEditBufferOverDisk5MB(b *testing.B) {
+	for _, kind := range editKinds {
+		b.Run(kind.name, func(b *testing.B) { benchEditBuffer(b, kind, true) })
+	}
+}
+
+func benchEditBuffer(b *testing.B, kind editKind, onDisk bool) {
+	m, path := embeddedBufferOn(b, onDisk)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := int32(1)
+	for b.Loop() {
+		b.StopTimer()
+		n, _ := m.Snapshot().File(path)
+		te := kind.make(rng, n.Org())
+		v++
+		b.StartTimer()
+		if _, err := m.EditBuffer(ctx, path, v, te); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -300,7 +300,9 @@ func (m *Memex) embedBatch(ctx context.Context, batch []queued) error {
 }
 
 // stillOnDisk drops from live the nodes of files the disk no longer holds
-// as read (Recheck's test, staleOnDisk), after reading those files again,
+// as read (Recheck's test, recheckStale: for a file open in a buffer, the
+// disk's copy under it, which may make it private), after reading those
+// files again,
 // and those of notes their setup files, as they are now, make private: a
 // note tagged private on disk since it was read, by its own text or its
 // setup file's, which no editor reported, sends its old text to no
@@ -315,7 +317,7 @@ func (m *Memex) stillOnDisk(ctx context.Context, cur *Snapshot, live []embedItem
 	for _, it := range live {
 		if !looked[it.f] {
 			looked[it.f] = true
-			if cur.staleOnDisk(it.f.path) {
+			if cur.recheckStale(it.f.path) {
 				stale = append(stale, it.f.path)
 			}
 		}

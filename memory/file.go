@@ -39,6 +39,10 @@ type fileIndex struct {
 	// setupTargets are the values of its #+SETUPFILE: lines (judged sets
 	// them, for a judgement again without reading the text: rejudged).
 	setupTargets []string
+	// diskPrivate: f is an editor buffer's text, and the disk's copy of
+	// its file holds a private node f does not hold as private: every
+	// node is private (diskcopy.go).
+	diskPrivate bool
 	// keys are what the file contributes to the global indexes, shared
 	// with the version before when they are the same.
 	keys *fileKeys
@@ -252,10 +256,11 @@ func newFileIndex(path string, rootIdx int, rel string, org *orgast.File, priv *
 
 // markPrivate sets every node's private flag from f.privacy: a node is
 // private when the file's tags, an ancestor's or its own hold a privacy
-// tag, or the file's setup files make it private (setup.go).
+// tag, or the file's setup files make it private (setup.go), or the
+// disk's copy under a buffer does (diskcopy.go).
 func (f *fileIndex) markPrivate() {
 	nodes := f.nodes
-	nodes[0].private = f.setupPrivate || f.privacy.any(allFileTags(f.org))
+	nodes[0].private = f.setupPrivate || f.diskPrivate || f.privacy.any(allFileTags(f.org))
 	for i := 1; i < len(nodes); i++ {
 		nodes[i].private = nodes[nodes[i].parent].private || f.privacy.any(f.org.Headlines[i-1].Tags)
 	}
@@ -482,7 +487,7 @@ func (f *fileIndex) classifyLinks() {
 	f.links = make([]linkInfo, len(links))
 	dir := filepath.Dir(f.path)
 	for i := range links {
-		f.links[i] = classifyLink(dir, &links[i])
+		f.links[i] = classifyLink(dir, f.privacy.home, &links[i])
 		if f.isLineSearch(i) {
 			f.lineSearches++
 		}
@@ -491,12 +496,12 @@ func (f *fileIndex) classifyLinks() {
 
 // classifyLink reads one link: its kind, and its key (viewing the link's
 // strings where it can).
-func classifyLink(dir string, l *orgast.Link) linkInfo {
+func classifyLink(dir, home string, l *orgast.Link) linkInfo {
 	switch strings.ToLower(l.Type) {
 	case "id":
 		return linkInfo{kind: linkID, target: l.Path}
 	case "file":
-		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, l.Path)}
+		return linkInfo{kind: linkFile, target: fileLinkTarget(dir, home, l.Path)}
 	case "fuzzy":
 		if noteLink(l.Path) {
 			return linkInfo{kind: linkExternal}
@@ -538,11 +543,12 @@ func (f *fileIndex) isLineSearch(i int) bool {
 }
 
 // fileLinkTarget makes a file link's path absolute, as Org does: relative
-// to the linking file's folder, "~" as the user's home.
-func fileLinkTarget(dir, p string) string {
+// to the linking file's folder, "~" as the home folder home (the world's;
+// "" knows none: the path is left as written, and leads nowhere).
+func fileLinkTarget(dir, home, p string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
-		if home, err := userHome(); err == nil {
+		if home != "" {
 			p = filepath.Join(home, p[1:])
 		}
 	case !filepath.IsAbs(p):

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -18,25 +17,38 @@ import (
 //
 // No snapshot holds a LooseFile's nodes: they have no neighbours, are never
 // embedded, and their Root is -1. They are private as a memex file's would
-// be under DefaultPrivacyTags, their setup files judged when first asked.
+// be under its privacy tags (ParseLoose: DefaultPrivacyTags;
+// Snapshot.ParseLoose: the memex's), their setup files judged when first
+// asked, "~/" in them the home folder given (the agent's world.Home, as
+// the memex's own notes read it; never the process's $HOME behind it).
 type LooseFile struct {
 	path string
 	org  *orgast.File
+	// privacy and home are the rules it is read by.
+	privacy *privacySet
+	home    string
 	// index is made on first use: typing into a loose buffer pays only
 	// for the re-parse, a request for the rest once per version.
 	index func() *fileIndex
 }
 
-// ParseLoose reads src, the text of the Org file at path (absolute).
-func ParseLoose(path string, src []byte) *LooseFile {
-	return newLoose(filepath.Clean(path), orgast.Parse(src))
+// ParseLoose reads src, the text of the Org file at path (absolute), by
+// DefaultPrivacyTags, with "~/" the home folder home ("" knows none: a
+// setup file named so cannot be judged, and makes the file private).
+// Snapshot.ParseLoose reads it by the memex's own tags and home.
+func ParseLoose(path string, src []byte, home string) *LooseFile {
+	return newLoose(filepath.Clean(path), orgast.Parse(src), newPrivacySet(nil, home), home)
 }
 
-func newLoose(path string, org *orgast.File) *LooseFile {
-	l := &LooseFile{path: path, org: org}
+// ParseLoose reads src, the text of the Org file at path (absolute), as
+// the memex s reads its own files: by its privacy tags and its home.
+func (s *Snapshot) ParseLoose(path string, src []byte) *LooseFile {
+	return newLoose(filepath.Clean(path), orgast.Parse(src), s.cfg.privacy, s.cfg.home)
+}
+
+func newLoose(path string, org *orgast.File, ps *privacySet, home string) *LooseFile {
+	l := &LooseFile{path: path, org: org, privacy: ps, home: home}
 	l.index = sync.OnceValue(func() *fileIndex {
-		ps := newPrivacySet(nil)
-		home, _ := os.UserHomeDir()
 		return newFileIndex(path, -1, filepath.ToSlash(path), org, ps).judged(&setupJudge{home: home, tags: ps.tags})
 	})
 	return l
@@ -52,7 +64,7 @@ func (l *LooseFile) Edit(e TextEdit) (*LooseFile, error) {
 	}
 	ns := make([]byte, 0, len(src)-(e.End-e.Start)+len(e.Text))
 	ns = append(append(append(ns, src[:e.Start]...), e.Text...), src[e.End:]...)
-	return newLoose(l.path, orgast.Reparse(l.org, ns, orgast.Edit{Start: e.Start, OldEnd: e.End, NewEnd: e.Start + len(e.Text)})), nil
+	return newLoose(l.path, orgast.Reparse(l.org, ns, orgast.Edit{Start: e.Start, OldEnd: e.End, NewEnd: e.Start + len(e.Text)}), l.privacy, l.home), nil
 }
 
 // Path is the file's absolute, clean path.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestLooseResolvesAsTheMemex(t *testing.T) {
 		s := openMemex(t, Options{Roots: []string{root}}).Snapshot()
 		links := 0
 		for file := range s.Files() {
-			loose := ParseLoose(file.Path(), file.Org().Src)
+			loose := ParseLoose(file.Path(), file.Org().Src, "")
 			require.True(t, loose.Node().Loose())
 			require.False(t, file.Loose())
 			for i := range file.Org().Links {
@@ -64,7 +65,7 @@ func TestLooseResolvesAsTheMemex(t *testing.T) {
 // buffer still resolve and id links are broken, never external.
 func TestLooseWithoutMemex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "b.org")
-	l := ParseLoose(path, []byte("* Target\n* Links\n[[*Target]] [[id:nowhere]] [[https://example.com]]\n"))
+	l := ParseLoose(path, []byte("* Target\n* Links\n[[*Target]] [[id:nowhere]] [[https://example.com]]\n"), "")
 	var s *Snapshot
 	r := s.ResolveLinkIn(l.Node(), 0)
 	assert.Equal(t, LinkResolved, r.Status)
@@ -78,13 +79,56 @@ func TestLooseWithoutMemex(t *testing.T) {
 // an edit outside the text is an error that changes nothing.
 func TestLooseEdit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "b.org")
-	l := ParseLoose(path, []byte("* A\nBody.\n"))
+	l := ParseLoose(path, []byte("* A\nBody.\n"), "")
 	next, err := l.Edit(TextEdit{Start: 4, End: 4, Text: "* B\n"})
 	require.NoError(t, err)
 	assert.Equal(t, "* A\n* B\nBody.\n", string(next.Org().Src))
-	assert.Equal(t, string(ParseLoose(path, next.Org().Src).Org().AppendJSON(nil, "b")), string(next.Org().AppendJSON(nil, "b")))
+	assert.Equal(t, string(ParseLoose(path, next.Org().Src, "").Org().AppendJSON(nil, "b")), string(next.Org().AppendJSON(nil, "b")))
 	assert.Equal(t, "* A\nBody.\n", string(l.Org().Src), "the version before is unchanged")
 	_, err = l.Edit(TextEdit{Start: 5, End: 99})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), path)
+}
+
+// TestALooseFileReadsTheHomeGiven: a buffer outside the memex whose
+// "#+SETUPFILE: ~/x.setup" carries a privacy tag in the world's home is
+// private, however $HOME is set (unset, or a folder with a harmless
+// x.setup of its own); read by the memex's rules (Snapshot.ParseLoose) it
+// takes the memex's home and privacy tags; with no home known the setup
+// file cannot be judged, and the buffer is private.
+func TestALooseFileReadsTheHomeGiven(t *testing.T) {
+	home, decoy := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "x.setup"), []byte("#+FILETAGS: :secret:\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(decoy, "x.setup"), []byte("#+TITLE: nothing private\n"), 0o644))
+	src := []byte("#+SETUPFILE: ~/x.setup\n* Harbour\nThe keeper hides marzipan under the third stair.\n")
+	outside := filepath.Join(t.TempDir(), "b.org")
+	root := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		env  string // HOME; "" unsets it
+	}{
+		{"HOME unset", ""},
+		{"HOME another folder", decoy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("HOME", tc.env)
+			if tc.env == "" {
+				require.NoError(t, os.Unsetenv("HOME"))
+			}
+			mx, err := Open(t.Context(), Options{Roots: []string{root}, Home: home, PrivacyTags: []string{"secret"}})
+			require.NoError(t, err)
+			defer mx.Close(t.Context())
+			l := mx.Snapshot().ParseLoose(outside, src)
+			assert.True(t, l.Node().Private(), "by the memex's home and tags")
+			edited, err := l.Edit(TextEdit{Start: len(src), End: len(src), Text: "More.\n"})
+			require.NoError(t, err)
+			assert.True(t, edited.Node().Private(), "an edit keeps the rules")
+
+			assert.False(t, ParseLoose(outside, src, home).Node().Private(), "by the default tags, :secret: is no privacy tag")
+			tagged := []byte(strings.Replace(string(src), "x.setup", "y.setup", 1))
+			require.NoError(t, os.WriteFile(filepath.Join(home, "y.setup"), []byte("#+FILETAGS: :private:\n"), 0o644))
+			assert.True(t, ParseLoose(outside, tagged, home).Node().Private(), "by the home given")
+			assert.True(t, ParseLoose(outside, tagged, "").Node().Private(), "no home known: not judged, private")
+		})
+	}
 }

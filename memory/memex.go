@@ -68,10 +68,7 @@ func Open(ctx context.Context, opts Options) (*Memex, error) {
 		maxBytes = DefaultMaxFileBytes
 	}
 	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
+	cfg := &config{roots: roots, privacy: newPrivacySet(opts.PrivacyTags, home), maxFileBytes: maxBytes, embedderID: m.emb.ID(),
 		home: home, kernel: vecmath.NewKernel(), search: &searchPools{}}
 	m.cfg.Store(cfg)
 	var center []float32
@@ -257,9 +254,9 @@ func (m *Memex) Refresh(ctx context.Context) (*Snapshot, error) {
 			continue
 		}
 		if had && old.buffer != nil {
-			ne := *old
+			ne := m.withCopyRead(cfg, judge, old, ff.path)
 			ne.disk = diskState{size: ff.size, mtime: ff.mtime}
-			b.put(&ne)
+			b.put(ne)
 			changed = true
 			continue
 		}
@@ -354,16 +351,22 @@ func (m *Memex) reload(ctx context.Context, cfg *config, cur *Snapshot, b *snapB
 		old, had := cur.entry(abs)
 		fi, statErr := os.Stat(abs)
 		if statErr != nil || !fi.Mode().IsRegular() || !m.insideRoot(cfg, ri, abs) {
-			if had && old.buffer == nil {
+			switch {
+			case had && old.buffer == nil:
 				b.remove(abs)
+				changed = true
+			case had && old.copy.stale(abs):
+				// The buffer stays; what is on the disk under it now
+				// (nothing, a FIFO, a link out) is judged again.
+				b.put(m.withCopyRead(cfg, judge, old, abs))
 				changed = true
 			}
 			continue
 		}
 		if had && old.buffer != nil {
-			ne := *old
+			ne := m.withCopyRead(cfg, judge, old, abs)
 			ne.disk = diskState{size: fi.Size(), mtime: fi.ModTime()}
-			b.put(&ne)
+			b.put(ne)
 			changed = true
 			continue
 		}
@@ -402,8 +405,11 @@ func (m *Memex) reload(ctx context.Context, cfg *config, cur *Snapshot, b *snapB
 // judged again against its setup files as they are now. A setup file
 // (often not named .org, so watched by no editor) given a privacy tag
 // outside the editor thus makes its notes private in the snapshot
-// returned. It costs a stat of each file and a read of each setup file;
-// it lists no folder (a file that is new is no text the memex holds).
+// returned. Under an open buffer, the disk's copy of the file is read
+// again when the disk no longer holds it as read (diskcopy.go): a note
+// made private on the disk while its buffer is open is private here too.
+// It costs a stat of each file and a read of each setup file; it lists no
+// folder (a file that is new is no text the memex holds).
 func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -416,24 +422,40 @@ func (m *Memex) Recheck(ctx context.Context) (*Snapshot, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("checking the memex against the disk: %w", err)
 		}
-		if cur.staleOnDisk(p) {
+		if cur.recheckStale(p) {
 			stale = append(stale, p)
 		}
 	}
 	return m.reloadAndPublish(ctx, cur, stale, true)
 }
 
-// staleOnDisk is Recheck's test of one file of s: it was read from the
-// disk (not an open buffer's), and the disk no longer holds it as read —
-// it is gone, or its stat tells another file, size or modification time,
-// or it was read too soon after a change for its time to tell.
-func (s *Snapshot) staleOnDisk(p string) bool {
+// recheckStale is Recheck's test of one file of s: staleOnDisk, or, for
+// a file open in a buffer, whether the disk no longer holds its copy as
+// read (diskCopy.stale).
+func (s *Snapshot) recheckStale(p string) bool {
 	e, ok := s.entry(p)
-	if !ok || e.buffer != nil {
+	switch {
+	case !ok:
 		return false
+	case e.buffer != nil:
+		return e.copy.stale(p)
 	}
 	fi, err := os.Stat(p)
 	return err != nil || !e.disk.looksUnchanged(fi)
+}
+
+// withCopyRead is the buffer entry e with the disk's copy of its file at
+// path read again when the disk no longer holds it as read, and the
+// buffer judged against it. Callers hold m.mu.
+func (m *Memex) withCopyRead(cfg *config, j *setupJudge, e *fileEntry, path string) *fileEntry {
+	ne := *e
+	if e.copy.stale(path) {
+		ne.copy = readDiskCopy(cfg, j, path)
+	}
+	if ne.idx = e.idx.withDiskCopy(ne.copy); ne.idx != e.idx {
+		ne.vecs = m.vectorsFor(ne.idx, prevVectors{idx: e.idx, seg: e.vecs})
+	}
+	return &ne
 }
 
 // insideRoot checks that a path's real location stays in its root (a
@@ -478,6 +500,10 @@ func (m *Memex) setBuffer(path string, version int32, text []byte, owned bool) (
 		// not made again — for a 12 MB file, a second version of it.
 		e := *sl.old
 		e.buffer = &bufferState{version: version}
+		if sl.old.buffer == nil {
+			// The memex held the disk's copy: it is the buffer's.
+			e.copy = diskCopyOf(sl.old.idx, sl.old.disk)
+		}
 		b := newBuilder(sl.cur)
 		b.put(&e)
 		return m.publish(b.build(m.nextGen())), nil
@@ -565,6 +591,16 @@ func (m *Memex) putBuffer(sl bufferSlot, version int32, org *orgast.File, edit *
 	cur, cfg, old, had, abs, ri, rel := sl.cur, sl.cfg, sl.old, sl.had, sl.abs, sl.ri, sl.rel
 	e := &fileEntry{buffer: &bufferState{version: version}}
 	var prev *fileIndex
+	judge := newSetupJudge(cfg)
+	switch {
+	case had && old.buffer != nil:
+		e.copy = old.copy
+	case had:
+		// The memex held the disk's copy until now.
+		e.copy = diskCopyOf(old.idx, old.disk)
+	default:
+		e.copy = readDiskCopy(cfg, judge, abs)
+	}
 	if had {
 		e.disk = old.disk
 		prev = old.idx
@@ -574,8 +610,8 @@ func (m *Memex) putBuffer(sl bufferSlot, version int32, org *orgast.File, edit *
 	}
 	var nm *nodeMap
 	e.idx, nm = reindex(prev, abs, ri, rel, org, cfg.privacy, edit)
-	if j := e.idx.judged(newSetupJudge(cfg)); j != e.idx {
-		if j.setupPrivate != e.idx.setupPrivate {
+	if j := e.idx.judged(judge).withDiskCopy(e.copy); j != e.idx {
+		if j.setupPrivate != e.idx.setupPrivate || j.diskPrivate != e.idx.diskPrivate {
 			nm = nil // its privacy changed: nothing of the node map is reused
 		}
 		e.idx = j
@@ -647,7 +683,7 @@ func (m *Memex) SetPrivacyTags(ctx context.Context, tags []string) (*Snapshot, e
 		return nil, errClosed
 	}
 	cfg := m.cfg.Load()
-	ps := newPrivacySet(tags)
+	ps := newPrivacySet(tags, cfg.home)
 	if ps.equal(cfg.privacy) {
 		return m.cur.Load(), nil
 	}
@@ -664,6 +700,11 @@ func (m *Memex) SetPrivacyTags(ctx context.Context, tags []string) (*Snapshot, e
 		ne.idx = old.idx.withPrivacy(ps)
 		if ne.idx.usesSetup {
 			ne.idx = ne.idx.judged(judge) // by the new tags
+		}
+		if ne.buffer != nil {
+			// The disk's copy under a buffer, by the new tags.
+			ne.copy = readDiskCopy(&ncfg, judge, p)
+			ne.idx = ne.idx.withDiskCopy(ne.copy)
 		}
 		ne.vecs = m.vectorsFor(ne.idx, prevVectors{idx: old.idx, seg: old.vecs})
 		b.put(&ne)

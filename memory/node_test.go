@@ -12,7 +12,7 @@ import (
 func TestBody(t *testing.T) {
 	src := ":PROPERTIES:\n:ID: f\n:END:\n#+title: T\nintro\n#+filetags: :x:\nmore\n" +
 		"* A\nSCHEDULED: <2024-01-01 Mon>\n:PROPERTIES:\n:ID: a\n:END:\nbody a\n** A1\nbody a1\n* B :tag:\n* C\n\nlast\n"
-	f := buildFile("/m/t.org", 0, "t.org", []byte(src), newPrivacySet(nil))
+	f := buildFile("/m/t.org", 0, "t.org", []byte(src), newPrivacySet(nil, ""))
 	tests := []struct {
 		node int32
 		want string

@@ -48,8 +48,11 @@ type Options struct {
 	// the files indexed so far and the total.
 	Progress func(done, total int)
 	// Home is the user's home folder, what "~/" means in a #+SETUPFILE:
-	// and a file link (the server gives its world's, so the memex, the
-	// gates and the redactor agree on it; "": os.UserHomeDir).
+	// and a file link: every caller gives its world's (gates.World.Home),
+	// so that the memex, the gates and the redactor agree on it, never
+	// the process's $HOME behind it. "" knows none: a note whose setup
+	// file is named from "~/" is private (it cannot be judged), and a
+	// file link from "~" leads nowhere.
 	Home string
 	// Logger receives warnings (a corrupt store rebuilt, an embedder
 	// failing); nil discards them.

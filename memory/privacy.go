@@ -9,15 +9,22 @@ func DefaultPrivacyTags() []string { return []string{"@personal", "private"} }
 // privacySet is the configured privacy tags. Tags compare without regard
 // to case: Org's own tags are case-sensitive, but a privacy rule must fail
 // closed, and ":Private:" is meant as private by anyone who writes it.
+//
+// It also carries the home folder the files are read with: what "~"
+// means in a file link (the memex's Options.Home, the agent's
+// world.Home; "" knows none, and such a link is left as written). Both
+// are settings of the whole memex, which every index of a file is made
+// with and compared by (fileIndex.privacy).
 type privacySet struct {
 	tags []string
+	home string
 }
 
-func newPrivacySet(tags []string) *privacySet {
+func newPrivacySet(tags []string, home string) *privacySet {
 	if tags == nil {
 		tags = DefaultPrivacyTags()
 	}
-	p := &privacySet{}
+	p := &privacySet{home: home}
 	for _, t := range tags {
 		if t = strings.Trim(strings.TrimSpace(t), ":"); t != "" {
 			p.tags = append(p.tags, t)
@@ -46,9 +53,10 @@ func (p *privacySet) any(tags []string) bool {
 	return false
 }
 
-// equal reports whether two sets hold the same tags in the same order.
+// equal reports whether two sets hold the same tags in the same order,
+// with the same home.
 func (p *privacySet) equal(q *privacySet) bool {
-	if len(p.tags) != len(q.tags) {
+	if len(p.tags) != len(q.tags) || p.home != q.home {
 		return false
 	}
 	for i := range p.tags {

@@ -369,14 +369,14 @@ func (s *Snapshot) Findings() []Finding {
 // its setup files stays private). It is what the gates' privacy check
 // compares outgoing text against.
 func (s *Snapshot) PrivateTexts(tags []string) []string {
-	ps := newPrivacySet(tags)
+	ps := newPrivacySet(tags, s.cfg.home)
 	j := &setupJudge{home: s.cfg.home, tags: ps.tags}
 	var out []string
 	for _, p := range s.order {
 		e, _ := s.files.get(p)
 		f := e.idx
 		priv := make([]bool, len(f.nodes))
-		priv[0] = ps.any(allFileTags(f.org)) || f.setupPrivate || f.usesSetup && j.privateBy(f.path, f.setupTargets)
+		priv[0] = ps.any(allFileTags(f.org)) || f.setupPrivate || f.diskPrivate || f.usesSetup && j.privateBy(f.path, f.setupTargets)
 		for i := 1; i < len(f.nodes); i++ {
 			priv[i] = priv[f.nodes[i].parent] || ps.any(f.org.Headlines[i-1].Tags)
 		}

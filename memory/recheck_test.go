@@ -160,7 +160,8 @@ func BenchmarkRecheck100k(b *testing.B) {
 // TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded: a note judged public
 // when read, then made private on disk before its nodes are embedded — its
 // setup file (not named .org: no watcher reports it) given a privacy tag,
-// or the note itself so tagged, which no watcher reports either — sends
+// or the note itself so tagged, which no watcher reports either, or the
+// disk's copy of a note open in an editor buffer so tagged — sends
 // the embedder (a model too, most often on another machine) none of its
 // text; the public note beside it is embedded.
 func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
@@ -172,13 +173,18 @@ func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
 		// rewrite, when set, is b.org's new text, written too: a file read
 		// again before the batch, whose reading judges the setup files.
 		rewrite string
+		// open: a.org is open in an editor buffer, as on disk, when the
+		// disk's copy is tagged.
+		open bool
 	}{
 		{"its setup file tagged", map[string]string{"a.org": "#+SETUPFILE: ./x.setup\n" + harbour, "x.setup": "#+TITLE: setup\n"},
-			"x.setup", "#+FILETAGS: :private:\n", ""},
+			"x.setup", "#+FILETAGS: :private:\n", "", false},
 		{"its setup file tagged, another note rewritten", map[string]string{"a.org": "#+SETUPFILE: ./x.setup\n" + harbour, "x.setup": "#+TITLE: setup\n"},
-			"x.setup", "#+FILETAGS: :private:\n", "* Lighthouse\nThe lamp gets new glass and a wick.\n"},
+			"x.setup", "#+FILETAGS: :private:\n", "* Lighthouse\nThe lamp gets new glass and a wick.\n", false},
 		{"the note tagged", map[string]string{"a.org": harbour},
-			"a.org", "#+FILETAGS: :private:\n" + harbour, ""},
+			"a.org", "#+FILETAGS: :private:\n" + harbour, "", false},
+		{"the disk's copy of a note open in a buffer tagged", map[string]string{"a.org": harbour},
+			"a.org", "#+FILETAGS: :private:\n" + harbour, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -191,6 +197,10 @@ func TestNoTextOfANoteMadePrivateMeanwhileIsEmbedded(t *testing.T) {
 				defer emb.mu.Unlock()
 				return emb.calls >= 1
 			}, 10*time.Second, 5*time.Millisecond, "the first batch was tried")
+			if tc.open {
+				_, err := m.SetBuffer(context.Background(), filepath.Join(root, "a.org"), 1, []byte(harbour))
+				require.NoError(t, err)
+			}
 			require.NoError(t, os.WriteFile(filepath.Join(root, tc.file), []byte(tc.text), 0o644))
 			if tc.rewrite != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(root, "b.org"), []byte(tc.rewrite), 0o644))

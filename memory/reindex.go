@@ -102,7 +102,8 @@ func patchIndex(prev *fileIndex, path string, rootIdx int, rel string, org *orga
 	p := &patcher{prev: prev, e: e, G: prev.org.Headlines, H: org.Headlines, delta: e.NewEnd - e.OldEnd,
 		f: &fileIndex{path: path, root: rootIdx, rel: rel, org: org, privacy: priv,
 			usesSetup: prev.usesSetup, setupPrivate: prev.setupPrivate, setupTargets: prev.setupTargets, // judged again by the caller
-			lookup: &lookupCell{}, internal: &internalCell{}, status: &statusCell{}}}
+			diskPrivate: prev.diskPrivate,
+			lookup:      &lookupCell{}, internal: &internalCell{}, status: &statusCell{}}}
 	if !p.window() {
 		return nil, nil
 	}
@@ -167,7 +168,7 @@ func (p *patcher) window() bool {
 	// The file node's private flag comes from every #+FILETAGS: line;
 	// when it changes, every node's may.
 	priv := p.f.privacy
-	if (p.f.setupPrivate || priv.any(allFileTags(p.f.org))) != p.prev.nodes[0].private {
+	if (p.f.setupPrivate || p.f.diskPrivate || priv.any(allFileTags(p.f.org))) != p.prev.nodes[0].private {
 		return false
 	}
 	// Node a's own flag: its tags sit on its title line, which the edit
@@ -379,7 +380,7 @@ func (p *patcher) links() ([2]copyRange, bool) {
 		}
 	}
 	for k := p.la; k < p.lbNew; k++ {
-		li := classifyLink(dir, &org.Links[k])
+		li := classifyLink(dir, f.privacy.home, &org.Links[k])
 		if li.target != "" {
 			li.target = strings.Clone(li.target)
 			li.shard = uint8(shardOf(li.target))

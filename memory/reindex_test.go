@@ -84,7 +84,7 @@ func TestReindexEqualsFullIndex(t *testing.T) {
 	g, err := memexgen.Generate(memexgen.BuiltinSource(), o)
 	require.NoError(t, err)
 	src := g.Files[0].Data
-	ps := newPrivacySet(nil)
+	ps := newPrivacySet(nil, "")
 	prev := buildFile("/m/f.org", 0, "f.org", src, ps)
 	prev.internalLinks() // built, so that sharing them is exercised
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -128,7 +128,7 @@ func FuzzReindex(f *testing.F) {
 		if len(src) > 1<<16 || len(ins) > 1<<10 {
 			return
 		}
-		ps := newPrivacySet(nil)
+		ps := newPrivacySet(nil, "")
 		prev := buildFile("/m/f.org", 0, "f.org", src, ps)
 		if asked {
 			prev.internalLinks()

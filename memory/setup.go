@@ -107,15 +107,19 @@ func (m *Memex) rejudgeSetups(b *snapBuilder, j *setupJudge) bool {
 	changed := false
 	for _, p := range b.base.order {
 		e, ok := b.files.get(p)
-		if !ok || !e.idx.usesSetup {
+		if !ok || !e.idx.usesSetup && (e.copy == nil || !e.copy.usesSetup) {
 			continue
 		}
 		idx := e.idx.rejudged(j)
-		if idx == e.idx {
+		dc := e.copy.rejudged(p, j)
+		if e.buffer != nil {
+			idx = idx.withDiskCopy(dc)
+		}
+		if idx == e.idx && dc == e.copy {
 			continue
 		}
 		ne := *e
-		ne.idx = idx
+		ne.idx, ne.copy = idx, dc
 		ne.vecs = m.vectorsFor(idx, prevVectors{idx: e.idx, seg: e.vecs})
 		b.put(&ne)
 		changed = true

@@ -57,6 +57,9 @@ type fileEntry struct {
 	// buffer is set while an editor buffer overlays the file: idx then
 	// holds the buffer's text, and disk changes do not replace it.
 	buffer *bufferState
+	// copy is, under a buffer, what the disk's copy of the file holds
+	// private (nil: no copy on disk, or none read yet; diskcopy.go).
+	copy *diskCopy
 }
 
 // bufferState is an open editor buffer over a file.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"pp-lsp/gates"
 	"pp-lsp/internal/plainerr"
 	"pp-lsp/memory"
 	"pp-lsp/server/seal"
@@ -39,7 +40,7 @@ func checkRoots(ctx context.Context, d *doctorEnv) []checkLine {
 	if len(good) == 0 {
 		return out
 	}
-	m, err := memory.Open(ctx, memory.Options{Roots: good})
+	m, err := memory.Open(ctx, memory.Options{Roots: good, Home: gates.DefaultWorld(d.getenv, good).Home})
 	if err != nil {
 		return append(out, fail("roots", "cannot be indexed: "+err.Error(), "see the error"))
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"pp-lsp/gates"
 	"pp-lsp/memory"
 )
 
@@ -57,7 +58,7 @@ func runIndex(ctx context.Context, c *cli, args []string) error {
 		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
 	prog := newProgress(c.stderr)
-	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Progress: prog.update, Logger: log})
+	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Home: gates.DefaultWorld(c.getenv, *roots).Home, Progress: prog.update, Logger: log})
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, memory.ErrRoot) {

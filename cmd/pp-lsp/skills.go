@@ -24,7 +24,7 @@ func runSkills(ctx context.Context, c *cli, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("takes no operands, got %q (roots go after --root)", fs.Arg(0))
 	}
-	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Logger: log})
+	m, err := memory.Open(ctx, memory.Options{Roots: *roots, Home: gates.DefaultWorld(c.getenv, *roots).Home, Logger: log})
 	if err != nil {
 		if errors.Is(err, memory.ErrRoot) {
 			return err

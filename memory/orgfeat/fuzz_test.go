@@ -20,7 +20,7 @@ func FuzzFeatures(f *testing.F) {
 	f.Add([]byte(":PROPERTIES:\n:X: y\n:END:\n* H\n  SCHEDULED: <2026-01-01>\n"), 30)
 	f.Add([]byte("* A\r\nbody\r\n"), 100)
 	f.Fuzz(func(t *testing.T, src []byte, off int) {
-		loose := memory.ParseLoose("/nowhere/fuzz.org", src)
+		loose := memory.ParseLoose("/nowhere/fuzz.org", src, "")
 		file := loose.Node()
 		org := loose.Org()
 		sc := Scope{Outside: func(p string) (*memory.LooseFile, bool) { return loose, p == loose.Path() }}

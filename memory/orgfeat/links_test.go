@@ -18,14 +18,20 @@ import (
 // openScope opens a memex on root and reads the given buffers outside it.
 func openScope(t *testing.T, root string, outside ...string) Scope {
 	t.Helper()
-	mx, err := memory.Open(context.Background(), memory.Options{Roots: []string{root}})
+	return openScopeHome(t, root, t.TempDir(), outside...)
+}
+
+// openScopeHome is openScope with home the world's home folder.
+func openScopeHome(t *testing.T, root, home string, outside ...string) Scope {
+	t.Helper()
+	mx, err := memory.Open(context.Background(), memory.Options{Roots: []string{root}, Home: home})
 	require.NoError(t, err)
 	t.Cleanup(func() { mx.Close(context.Background()) })
 	loose := map[string]*memory.LooseFile{}
 	for _, p := range outside {
 		src, err := os.ReadFile(p)
 		require.NoError(t, err)
-		loose[p] = memory.ParseLoose(p, src)
+		loose[p] = mx.Snapshot().ParseLoose(p, src)
 	}
 	return Scope{Memex: mx.Snapshot(), Outside: func(p string) (*memory.LooseFile, bool) {
 		l, ok := loose[p]
@@ -47,11 +53,12 @@ func linkNamed(t *testing.T, file memory.Node, s string) int {
 // TestHomeInFileLinks: "~" in a file link is the user's home, from a file
 // of the memex and from a buffer outside it alike — as Org expands it
 // (org-open-file's expand-file-name), never a folder named "~" beside the
-// linking file. Folders named "~" are there as traps.
+// linking file. Folders named "~" are there as traps. The home is the
+// world's the memex was given, never the process's $HOME (a decoy here).
 func TestHomeInFileLinks(t *testing.T) {
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
-	t.Setenv("HOME", home)
+	t.Setenv("HOME", filepath.Join(base, "decoy"))
 	testenv.WriteTree(t, base, map[string]string{
 		"home/x.org":          "* In the home folder\n",
 		"memex/notes/a.org":   "* Links\n[[file:~/x.org]] [[~/x.org]]\n",
@@ -60,7 +67,7 @@ func TestHomeInFileLinks(t *testing.T) {
 		"outside/~/x.org":     "* A trap: a folder named ~ outside\n",
 	})
 	a, b := filepath.Join(base, "memex/notes/a.org"), filepath.Join(base, "outside/b.org")
-	sc := openScope(t, filepath.Join(base, "memex"), b)
+	sc := openScopeHome(t, filepath.Join(base, "memex"), home, b)
 	want := filepath.Join(home, "x.org")
 	for _, path := range []string{a, b} {
 		file, ok := sc.File(path)

@@ -325,15 +325,40 @@ func (a *Actuators) Run(ctx context.Context, req Request) (res Result, err error
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the %s actuator panicked: %v", req.Action.Tool, r)
 		}
-		res.Output = a.filter(req.Snapshot, res.Output)
+		res.Output = a.filter(a.checkedAfter(ctx, req), res.Output)
 		a.log.InfoContext(ctx, "actuator ran", "tool", req.Action.Tool, "hash", req.Action.Hash(), "ok", res.OK && err == nil,
 			"summary", res.Summary, "elapsed", time.Since(start).Round(time.Millisecond), "approved", req.Approval != nil)
 	}()
 	switch req.Action.Tool {
-	case gates.ToolShell, gates.ToolEval:
+	case gates.ToolShell, gates.ToolEval, gates.ToolFileRead:
 		return a.guarded(ctx, req, act)
 	}
 	return act.Run(ctx, req)
+}
+
+// checkedAfter is the snapshot an action's output is filtered by: the
+// request's, and for an action that reads files (shell, eval, file_read),
+// the memex checked against the disk again once it ended
+// (Memex.Recheck): a note made private on the disk while it ran — after
+// the sandbox's list of private files was made, by another process,
+// under an open buffer too — is private to the filter of what it
+// returns. When the check fails, the request's snapshot (or a newer
+// current one) filters it.
+func (a *Actuators) checkedAfter(ctx context.Context, req Request) *memory.Snapshot {
+	switch req.Action.Tool {
+	case gates.ToolShell, gates.ToolEval, gates.ToolFileRead:
+	default:
+		return req.Snapshot
+	}
+	if a.cfg.Memex == nil {
+		return req.Snapshot
+	}
+	snap, err := a.cfg.Memex.Recheck(context.WithoutCancel(ctx))
+	if err != nil {
+		a.log.WarnContext(ctx, "the memex could not be checked against the disk after a command", "err", err)
+		return req.Snapshot
+	}
+	return snap
 }
 
 // filter replaces the text of private notes in s with [private], then

@@ -385,3 +385,107 @@ func TestShellCannotReadANoteMadePrivateOnDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestAFileIsPrivateByEitherOfItsCopies: a note open in an editor is
+// private if either its unsaved buffer or the disk's copy holds a private
+// node. Whichever copy carries the tag, a confined command cannot read
+// the file, a copy of its text elsewhere comes back as [private], and
+// file_read shows nothing of the note (of whichever copy it reads).
+func TestAFileIsPrivateByEitherOfItsCopies(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	const secret = "The vault combination is left right left twice."
+	const public = "* Errands\nBuy bread.\n* Bank\n" + secret + "\n"
+	const tagged = "* Errands\nBuy bread.\n* Bank :private:\n" + secret + "\n"
+	for _, tc := range []struct {
+		name, disk, buffer string
+		editor             bool // the editor answers file_read with its buffer
+	}{
+		{"the tag removed in the buffer", tagged, public, true},
+		{"the tag removed in the buffer, file_read of the disk", tagged, public, false},
+		{"the tag added in the buffer", public, tagged, true},
+		{"the tag added in the buffer, file_read of the disk", public, tagged, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"notes/p.org": tc.disk, "notes/copy.txt": "note: " + secret + "\n"}, nil)
+			p := filepath.Join(fx.root, "notes/p.org")
+			if tc.editor {
+				fx.ed.Open(p, tc.buffer)
+			}
+			_, err := fx.mx.SetBuffer(t.Context(), p, 1, []byte(tc.buffer))
+			require.NoError(t, err)
+
+			a := gates.Build(gates.ShellArgs{Cmd: "cat notes/p.org; cat notes/copy.txt; true"}, "t")
+			res, err := fx.act.Run(t.Context(), Request{Action: a, Approval: approve(a)})
+			require.NoError(t, err)
+			assert.Regexp(t, `cat: notes/(p\.org|\[private\]): Permission denied`, res.Output)
+			assert.Contains(t, res.Output, "note: [private].")
+			assert.NotContains(t, res.Output, "combination")
+
+			res, err = fx.act.Run(t.Context(), Request{Action: gates.Build(gates.FileReadArgs{Path: "notes/p.org"}, "t")})
+			if err != nil {
+				assert.ErrorContains(t, err, "file_read notes/p.org: ")
+				return
+			}
+			assert.NotContains(t, res.Output, "combination")
+			assert.Contains(t, res.Output, "Buy bread")
+		})
+	}
+}
+
+// TestANoteMadePrivateWhileACommandRunsIsFiltered: a note given a
+// privacy tag on the disk (by another process) after a confined command
+// started — after the sandbox's list of private files was made — and
+// then read by it comes back as [private]: the memex is checked against
+// the disk again once the command ended, before its output is filtered.
+func TestANoteMadePrivateWhileACommandRunsIsFiltered(t *testing.T) {
+	if !sandbox.Probe().Available() && !testenv.InCI() {
+		t.Skip(sandbox.Probe().String())
+	}
+	const secret = "The vault combination is left right left twice."
+	fx := newFixture(t, map[string]string{"notes/p.org": "* Bank\n" + secret + "\n"}, nil)
+	started, goOn := filepath.Join(fx.root, "notes/started"), filepath.Join(fx.root, "notes/go")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 500 {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		assert.NoError(t, os.WriteFile(filepath.Join(fx.root, "notes/p.org"), []byte("* Bank :private:\n"+secret+"\n"), 0o644))
+		assert.NoError(t, os.WriteFile(goOn, nil, 0o644))
+	}()
+	a := gates.Build(gates.ShellArgs{Cmd: "touch notes/started; i=0; while [ ! -e notes/go ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; cat notes/p.org"}, "t")
+	res, err := fx.act.Run(t.Context(), Request{Action: a, Approval: approve(a)})
+	<-done
+	require.NoError(t, err)
+	assert.NotContains(t, res.Output, "combination")
+	assert.Contains(t, res.Output, "[private]", "the command read the note, and the filter hid it")
+}
+
+// TestAFileReadAfterTheDiskCopyWasMadePrivate: the question's snapshot was
+// checked against the disk, then another process gave the disk's copy of
+// a note open in the editor a privacy tag; file_read returns the editor's
+// buffer, which holds the same words untagged — and they come back as
+// [private]: the memex is checked against the disk again before the
+// output is filtered, and a file is private if either copy is.
+func TestAFileReadAfterTheDiskCopyWasMadePrivate(t *testing.T) {
+	const secret = "The vault combination is left right left twice."
+	const public = "* Errands\nBuy bread.\n* Bank\n" + secret + "\n"
+	fx := newFixture(t, map[string]string{"notes/p.org": public}, nil)
+	p := filepath.Join(fx.root, "notes/p.org")
+	fx.ed.Open(p, public)
+	_, err := fx.mx.SetBuffer(t.Context(), p, 1, []byte(public))
+	require.NoError(t, err)
+	snap, err := fx.mx.Recheck(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte("* Errands\nBuy bread.\n* Bank :private:\n"+secret+"\n"), 0o644))
+
+	res, err := fx.act.Run(t.Context(), Request{Action: gates.Build(gates.FileReadArgs{Path: "notes/p.org"}, "t"), Snapshot: snap})
+	require.NoError(t, err)
+	assert.NotContains(t, res.Output, "combination")
+	assert.Contains(t, res.Output, "[private]")
+}

@@ -1,6 +1,7 @@
 package actuate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -68,12 +69,18 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("file_read %s: no such file", args.Path)
 	}
 	tags := memory.DefaultPrivacyTags()
-	if snap := a.newer(req.Snapshot); snap != nil {
+	snap := a.newer(req.Snapshot)
+	if snap != nil {
 		tags = snap.PrivacyTags()
 	}
 	text, left, whole := withoutPrivate(c, cur.Text, tags, a.paths.home)
 	if whole {
 		return Result{}, fmt.Errorf("file_read %s: the whole file is private (a #+FILETAGS: line, its own or its #+SETUPFILE:'s, carries a privacy tag, or every note in it is private); it is never shown to a model", args.Path)
+	}
+	if snap != nil {
+		if err := heldPrivate(snap, cur.Text, tags, a.paths.home, abs, c); err != nil {
+			return Result{}, fmt.Errorf("file_read %s: %w", args.Path, err)
+		}
 	}
 	note := ""
 	if left > 0 {
@@ -86,6 +93,39 @@ func (a *Actuators) fileRead(_ context.Context, req Request) (Result, error) {
 		Output:  out.String(),
 		Summary: fmt.Sprintf("read %d bytes of %s%s", len(text), args.Path, note),
 	}, nil
+}
+
+// heldPrivate refuses a text read of a file (src, the editor's buffer or
+// the disk's copy) when the memex holds the file otherwise: a file is
+// private if either its buffer or its disk copy holds a private node, and
+// the private subtrees of the copy not read cannot be found in src. So
+// the file is refused when the memex holds it as private as a whole (a
+// tag removed in an unsaved buffer while the disk holds the note as
+// private makes it so: memory's diskcopy.go), or holds another text than
+// src with a private node in it (a tag added in a buffer not saved).
+func heldPrivate(snap *memory.Snapshot, src []byte, tags []string, home string, names ...string) error {
+	for _, n := range names {
+		f, ok := snap.File(n)
+		if !ok {
+			continue
+		}
+		if f.Private() {
+			return errors.New("the memex holds it as private as a whole (its copy on disk or in an open editor buffer); it is never shown to a model")
+		}
+		held := f.Org().Src
+		if bytes.Equal(held, src) {
+			continue
+		}
+		if spans, _ := gates.PrivateSpansOf(n, held, tags, home); len(spans) > 0 {
+			return errors.New("an open editor buffer and the disk hold different texts of it, and the one not read holds private notes; it is shown once they agree (saved)")
+		}
+		for d := range f.Descendants() {
+			if d.Private() {
+				return errors.New("an open editor buffer and the disk hold different texts of it, and the one not read holds private notes; it is shown once they agree (saved)")
+			}
+		}
+	}
+	return nil
 }
 
 // withoutPrivate cuts every private subtree out of src by the gates' one

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -312,16 +311,14 @@ func parseAction(line string) (Action, bool) {
 // setupPrivate says whether a conversation's #+SETUPFILE: lines make it
 // private (gates.PrivateSpansOf: Org reads the setup file's #+FILETAGS:
 // as the file's own). Without its folder (base) a setup file cannot be
-// found, and the conversation is private.
+// found, and the conversation is private; without a home, one named from
+// "~/" cannot be judged, and it is private too.
 func setupPrivate(src []byte, tags []string, base, home string) bool {
 	if !orgsetup.Mentions(src) {
 		return false
 	}
 	if base == "" {
 		return true
-	}
-	if home == "" {
-		home, _ = os.UserHomeDir()
 	}
 	_, whole := gates.PrivateSpansOf(filepath.Join(base, "conversation.org"), src, tags, home)
 	return whole

@@ -492,4 +492,16 @@ func TestAConversationsSetupFileInTheGivenHome(t *testing.T) {
 	c, err := s.Load(p, []string{"private"})
 	require.NoError(t, err)
 	assert.True(t, c.Private, "private by its setup file in the given home")
+
+	// No home given: $HOME (a harmless setup file of that name) is not
+	// read in its place; the setup file cannot be judged, and the
+	// conversation is private.
+	decoy := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(decoy, "x.setup"), []byte("#+TITLE: nothing\n"), 0o644))
+	t.Setenv("HOME", decoy)
+	none, err := New(Config{Roots: []string{root}, LockDir: filepath.Join(t.TempDir(), "locks")})
+	require.NoError(t, err)
+	c, err = none.Load(p, []string{"private"})
+	require.NoError(t, err)
+	assert.True(t, c.Private, "no home known: private")
 }

@@ -48,8 +48,8 @@ type Config struct {
 	// (flightplans.org, journal.org).
 	Reserved []string
 	// Home is the home folder "~/" stands for in a conversation's
-	// #+SETUPFILE: (the world's, as the gates read it; "":
-	// os.UserHomeDir).
+	// #+SETUPFILE: (the world's, as the gates read it; "" knows none: a
+	// conversation with such a setup file is private).
 	Home string
 }
 

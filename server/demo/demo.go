@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"pp-lsp/examples"
+	"pp-lsp/gates"
 	"pp-lsp/memory"
 	"pp-lsp/memory/foveal"
 	"pp-lsp/providers"
@@ -84,7 +85,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	t.intro(modelNote)
 
-	mx, err := memory.Open(ctx, memory.Options{Roots: []string{t.root}, Embed: true, Logger: o.Logger})
+	mx, err := memory.Open(ctx, memory.Options{Roots: []string{t.root}, Home: gates.DefaultWorld(env, []string{t.root}).Home, Embed: true, Logger: o.Logger})
 	if err != nil {
 		return fmt.Errorf("cannot index the demo's memex: %w", err)
 	}

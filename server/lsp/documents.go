@@ -248,6 +248,16 @@ func (s *Server) didOpen(ctx context.Context, params jsonrpc2.RawMessage) error 
 	return nil
 }
 
+// parseLoose reads a buffer outside the memex by the memex's rules (its
+// privacy tags and home), or, before there is one, by the default tags
+// and the home of the world the server's environment describes.
+func (s *Server) parseLoose(mx *memory.Memex, path string, text []byte) *memory.LooseFile {
+	if mx != nil {
+		return mx.Snapshot().ParseLoose(path, text)
+	}
+	return memory.ParseLoose(path, text, worldHome(s.getenv))
+}
+
 // openBuffer gives the buffer's text to the memex when the file is one
 // of its files, and makes it a loose file otherwise. Either keeps text
 // itself, not a copy: the caller hands it over (a fresh slice: didOpen's
@@ -263,7 +273,7 @@ func (s *Server) openBuffer(ctx context.Context, mx *memory.Memex, d *document, 
 			s.log.Warn("the memex refused a buffer; serving it on its own", "path", d.path, "err", err)
 		}
 	}
-	d.memex, d.loose = false, memory.ParseLoose(d.path, text)
+	d.memex, d.loose = false, s.parseLoose(mx, d.path, text)
 	return d
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"pp-lsp/gates"
 	"pp-lsp/server/actuate/sandbox"
 	"pp-lsp/server/agent"
 	"pp-lsp/server/chat"
@@ -428,16 +428,18 @@ func resolveRoots(roots []string, base string, getenv func(string) string) []str
 	return out
 }
 
-// expandHome replaces a leading "~/" (or a lone "~") by the home folder.
+// expandHome replaces a leading "~/" (or a lone "~") by the home folder
+// of the world getenv describes (worldHome).
 func expandHome(p string, getenv func(string) string) string {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p
 	}
-	home := getenv("HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = h
-		}
-	}
-	return filepath.Join(home, strings.TrimPrefix(p, "~"))
+	return filepath.Join(worldHome(getenv), strings.TrimPrefix(p, "~"))
+}
+
+// worldHome is the home folder of the world getenv describes, by the one
+// rule of gates.DefaultWorld (what the agent's world.Home, the memex's
+// and the gates' home, is made by).
+func worldHome(getenv func(string) string) string {
+	return gates.DefaultWorld(getenv, nil).Home
 }

@@ -45,7 +45,8 @@ func Load(dataDir string) (*Key, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("the key %s does not exist yet (pp-lsp makes it at its first start): %w", p, fs.ErrNotExist)
 	case errors.Is(err, regfile.ErrSymlink):
-		return nil, fmt.Errorf("the key %s is a symlink: pp-lsp uses only a regular file of its own there", p)
+		// Wrapped, as a folder's is: errors.Is finds regfile.ErrSymlink.
+		return nil, fmt.Errorf("the key %s is refused (%w): pp-lsp uses only a regular file of its own there", p, regfile.ErrSymlink)
 	case errors.Is(err, regfile.ErrNotRegular):
 		// The reason alone (what the file is), wrapped: errors.Is finds
 		// regfile.ErrNotRegular, and the sentence names the path once.

@@ -67,7 +67,7 @@ func TestRefusedKeys(t *testing.T) {
 			other := filepath.Join(t.TempDir(), "k")
 			require.NoError(t, os.WriteFile(other, make([]byte, Size), 0o600))
 			require.NoError(t, os.Symlink(other, Path(dir)))
-		}, nil},
+		}, regfile.ErrSymlink},
 		{"a folder", "is not a regular file (it is a folder, not a regular file)", func(t *testing.T, dir string) {
 			require.NoError(t, os.Mkdir(Path(dir), 0o700))
 		}, regfile.ErrNotRegular},

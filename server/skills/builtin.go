@@ -22,7 +22,7 @@ const (
 // own: an override with a SCHEDULED: repeater runs one daily, and either
 // runs on request (Agent.RunSkill).
 func Builtins() []*Skill {
-	file := memory.ParseLoose("builtin.org", builtinOrg).Node()
+	file := memory.ParseLoose("builtin.org", builtinOrg, "").Node()
 	var out []*Skill
 	for n := range file.Descendants() {
 		k := fromNode(n, gates.BuiltinTools())

@@ -18,7 +18,7 @@ func FuzzSkills(f *testing.F) {
 	tools := gates.BuiltinTools()
 	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, org, question string) {
-		file := memory.ParseLoose("fuzz.org", []byte(org)).Node()
+		file := memory.ParseLoose("fuzz.org", []byte(org), "").Node()
 		var all []*Skill
 		for n := range file.Descendants() {
 			if h := n.OrgHeadline(); h != nil && orgskill.Is(h) && !n.Private() {
