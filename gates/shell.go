@@ -149,6 +149,12 @@ type shellAnalyzer struct {
 	anySet bool
 	// assocs are the arrays declared -A anywhere in the command.
 	assocs []string
+	// endlessPlans are the function bodies' plans for the endless
+	// checks of their calls (bodyEndless), one per body met.
+	endlessPlans []endlessPlan
+	// walkBodies makes bodyEndless walk every body as compoundEndless
+	// does (tests compare the two; the analysis never sets it).
+	walkBodies bool
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -869,7 +875,7 @@ func (s *shellAnalyzer) describeOutput(st *syntax.Stmt, in stdinSrc) stdinSrc {
 	}
 	if def := s.funcOf(argv[0]); def.body != nil {
 		// A function's output is its body's (f(){ cat /dev/zero; }; f | cat > out).
-		if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+		if what, endless := s.bodyEndless(def.body, in); endless {
 			return stdinSrc{kind: stdinUntrusted, what: what, unbounded: true}
 		}
 	}
@@ -1510,7 +1516,7 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 		if len(argv) > 0 {
 			// A function's output is its body's (f(){ cat /dev/zero; }; f > f).
 			if def := s.funcOf(argv[0]); def.body != nil {
-				if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+				if what, endless := s.bodyEndless(def.body, in); endless {
 					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 					return
 				}
@@ -1569,22 +1575,118 @@ func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string
 		if !ok || endless {
 			return !endless
 		}
-		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		argv, _ := s.quietArgv(call)
-		if len(argv) == 0 {
-			return true
-		}
-		inner := stdinOf(st, in)
-		what, endless = unboundedOutput(argv, inner)
-		if !endless {
-			what, endless = fdArgEndless(argv, inner.fds)
-		}
+		what, endless = s.stmtEndless(st, in)
 		return !endless
 	})
 	return what, endless
+}
+
+// stmtEndless says whether one statement met by compoundEndless's walk
+// prints an endless stream, given what the compound command reads.
+func (s *shellAnalyzer) stmtEndless(st *syntax.Stmt, in stdinSrc) (string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	argv, _ := s.quietArgv(call)
+	if len(argv) == 0 {
+		return "", false
+	}
+	inner := stdinOf(st, in)
+	if what, endless := unboundedOutput(argv, inner); endless {
+		return what, true
+	}
+	return fdArgEndless(argv, inner.fds)
+}
+
+// bodyEndless is compoundEndless of a function's body. At each call of
+// the function (in $(f), f | …, f > file) the body's statements are
+// judged against the shell's state there, but a statement whose words
+// are all literal has the same answer at every call: given a bounded
+// input, the statements that can answer yes are listed once per body
+// (endlessPlanOf), and a call evaluates only those, in the order
+// compoundEndless meets them — the same answer, without walking the body
+// again nor evaluating what cannot change it.
+func (s *shellAnalyzer) bodyEndless(body *syntax.Stmt, in stdinSrc) (string, bool) {
+	if s.walkBodies || in.unbounded || in.fds != nil && *in.fds != ([10]string{}) {
+		return s.compoundEndless(body.Cmd, in)
+	}
+	for _, st := range s.endlessPlanOf(body) {
+		if what, endless := s.stmtEndless(st, in); endless {
+			return what, true
+		}
+	}
+	return "", false
+}
+
+// endlessPlan lists the statements of a function body that compoundEndless
+// must judge at each call when the body reads a bounded input: those with
+// a word known only from the shell's state (a variable, a parameter, a
+// substitution…), and those whose literal words or redirections print an
+// endless stream already. The others, all literal words and no endless
+// device opened, answer no at every call, whatever the state, and touch
+// none of it. The plan is read from the syntax alone, so one per body
+// serves every call; a function declared again has another body, and
+// another plan.
+type endlessPlan struct {
+	body  *syntax.Stmt
+	stmts []*syntax.Stmt
+}
+
+// endlessPlanOf returns the statements of a function body's plan, read at
+// the body's first call in the analysis.
+func (s *shellAnalyzer) endlessPlanOf(body *syntax.Stmt) []*syntax.Stmt {
+	for i := range s.endlessPlans {
+		if s.endlessPlans[i].body == body {
+			return s.endlessPlans[i].stmts
+		}
+	}
+	p := endlessPlan{body: body}
+	if _, simple := body.Cmd.(*syntax.CallExpr); body.Cmd != nil && !simple {
+		syntax.Walk(body.Cmd, func(n syntax.Node) bool {
+			st, ok := n.(*syntax.Stmt)
+			if !ok {
+				return true
+			}
+			call, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			if literalWords(call.Args) {
+				// Its words evaluate the same in any state: judged
+				// here, once, with a bounded input, as every call with
+				// one would judge it.
+				if _, endless := s.stmtEndless(st, stdinSrc{}); !endless {
+					return true
+				}
+			}
+			p.stmts = append(p.stmts, st)
+			return true
+		})
+	}
+	s.endlessPlans = append(s.endlessPlans, p)
+	return p.stmts
+}
+
+// literalWords says whether words hold only literal text, bare or quoted,
+// whose value evalWord reads from the syntax alone.
+func literalWords(words []*syntax.Word) bool {
+	for _, w := range words {
+		for _, p := range w.Parts {
+			switch x := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range x.Parts {
+					if _, ok := q.(*syntax.Lit); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // pathOp is what a command does to a path.
