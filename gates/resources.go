@@ -704,7 +704,7 @@ func partHasSubst(p syntax.WordPart) bool {
 		}
 	}
 	found := false
-	syntax.Walk(p, func(n syntax.Node) bool {
+	walkSyntax(p, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			found = true

@@ -589,7 +589,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.deny("an empty test clause is malformed; failing closed")
 		}
 		s.walkNode(c)
-		syntax.Walk(c, func(n syntax.Node) bool {
+		walkSyntax(c, func(n syntax.Node) bool {
 			if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
 				if w, ok := u.X.(*syntax.Word); ok {
 					// [[ -v NAME ]] expands NAME's subscript, as test -v does.
@@ -679,7 +679,7 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 	if text, ok := s.source(n); ok && !mayHoldSubstitution(text) {
 		return // nothing in it runs
 	}
-	syntax.Walk(n, func(n syntax.Node) bool { return !s.substitution(n) })
+	walkSyntax(n, func(n syntax.Node) bool { return !s.substitution(n) })
 }
 
 // substitution analyses a node of a walk that is a command or process
@@ -724,7 +724,7 @@ func endless(c *syntax.WhileClause) bool {
 	}
 	escapes := false
 	for _, st := range c.Do {
-		syntax.Walk(st, func(n syntax.Node) bool {
+		walkSyntax(st, func(n syntax.Node) bool {
 			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
 				switch ce.Args[0].Lit() {
 				case "break", "exit", "return":
@@ -1570,7 +1570,7 @@ func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string
 		return "", false
 	}
 	what, endless := "", false
-	syntax.Walk(cmd, func(n syntax.Node) bool {
+	walkSyntax(cmd, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok || endless {
 			return !endless
@@ -1643,7 +1643,7 @@ func (s *shellAnalyzer) endlessPlanOf(body *syntax.Stmt) []*syntax.Stmt {
 	}
 	p := endlessPlan{body: body}
 	if _, simple := body.Cmd.(*syntax.CallExpr); body.Cmd != nil && !simple {
-		syntax.Walk(body.Cmd, func(n syntax.Node) bool {
+		walkSyntax(body.Cmd, func(n syntax.Node) bool {
 			st, ok := n.(*syntax.Stmt)
 			if !ok {
 				return true
