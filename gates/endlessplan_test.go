@@ -176,3 +176,18 @@ func corpusShellCommands(t *testing.T) []string {
 	}
 	return out
 }
+
+// FuzzEndlessPlanAgrees: for any command, judging function bodies'
+// endless output by their plans gives the report walking them whole does.
+func FuzzEndlessPlanAgrees(f *testing.F) {
+	for _, s := range endlessPlanScripts() {
+		f.Add(s)
+	}
+	_, env, _ := testEnv(f, DefaultConfig())
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) > 4096 {
+			return
+		}
+		endlessPlanAgrees(t, env, cmd)
+	})
+}
