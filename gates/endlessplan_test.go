@@ -38,6 +38,9 @@ func endlessPlanScripts() []string {
 		"f(){ { echo a; cat < /dev/urandom; }; }; x=$(f)",
 		"f(){ echo a; }; exec 3</dev/zero; x=$(f); f > out",
 		"for b in 'echo hi' 'cat /dev/zero'; do eval \"f(){ $b; }\"; x=$(f); done",
+		"f=public.txt; for r in 1 2; do x=$(for i in 1; do cat $f; done); f=/dev/zero; done",
+		"f=public.txt; for r in 1 2; do { cat $f; } > out; f=/dev/zero; done",
+		"x=$( (yes) ); { echo a; } | cat > out; while read -r l; do echo \"$l\"; done < /dev/zero > out",
 	}
 }
 
@@ -94,6 +97,9 @@ func TestEndlessPlanIsPerBodyAndState(t *testing.T) {
 		{"f(){ cat $x; }; y=$(f); x=/dev/zero; z=$(f)", true},
 		{"f(){ head -c \"$n\" /dev/zero; }; n=5; a=$(f); n=5G; b=$(f)", true},
 		{"f(){ seq 1 $n; }; n=5; a=$(f); n=1e9; b=$(f)", true},
+		// A compound command judged again in a loop's second round.
+		{"f=public.txt; for r in 1 2; do x=$(for i in 1; do cat $f; done); f=/dev/zero; done", true},
+		{"f=public.txt; for r in 1 2; do { cat $f; } > out; f=/dev/zero; done", true},
 		// The same body, given an endless input after a bounded one.
 		{"f(){ cat; }; x=$(echo a | f); cat /dev/zero | f > out", true},
 		{"f(){ cat; }; x=$(f < public.txt); y=$(f < /dev/zero)", true},

@@ -616,7 +616,7 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 		return "", false
 	}
 	if !ok {
-		return s.compoundEndless(st.Cmd, in)
+		return s.bodyEndless(st, in)
 	}
 	argv := s.substArgv(call)
 	if len(argv) == 0 {

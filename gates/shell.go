@@ -149,9 +149,9 @@ type shellAnalyzer struct {
 	anySet bool
 	// assocs are the arrays declared -A anywhere in the command.
 	assocs []string
-	// endlessPlans are the function bodies' plans for the endless
-	// checks of their calls (bodyEndless), one per body met.
-	endlessPlans []endlessPlan
+	// endlessPlans are the statements' plans for the endless checks of
+	// their commands (bodyEndless), one per statement met.
+	endlessPlans smallMemo[*syntax.Stmt, []*syntax.Stmt]
 	// walkBodies makes bodyEndless walk every body as compoundEndless
 	// does (tests compare the two; the analysis never sets it).
 	walkBodies bool
@@ -1541,7 +1541,7 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 		}
 		return
 	}
-	if what, endless := s.compoundEndless(st.Cmd, in); endless {
+	if what, endless := s.bodyEndless(st, in); endless {
 		s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 	}
 }
@@ -1599,14 +1599,17 @@ func (s *shellAnalyzer) stmtEndless(st *syntax.Stmt, in stdinSrc) (string, bool)
 	return fdArgEndless(argv, inner.fds)
 }
 
-// bodyEndless is compoundEndless of a function's body. At each call of
-// the function (in $(f), f | …, f > file) the body's statements are
-// judged against the shell's state there, but a statement whose words
-// are all literal has the same answer at every call: given a bounded
-// input, the statements that can answer yes are listed once per body
-// (endlessPlanOf), and a call evaluates only those, in the order
-// compoundEndless meets them — the same answer, without walking the body
-// again nor evaluating what cannot change it.
+// bodyEndless is compoundEndless of a statement's command: a function's
+// body at each call of the function (in $(f), f | …, f > file), a
+// compound command captured, piped or redirected, each time the analysis
+// meets it (a loop's rounds, a body analysed where declared and at each
+// call). Its statements are judged against the shell's state there, but
+// a statement whose words are all literal has the same answer every
+// time: given a bounded input, the statements that can answer yes are
+// listed once per statement judged (endlessPlanOf), and each time
+// evaluates only those, in the order compoundEndless meets them — the
+// same answer, without walking the body again nor evaluating what
+// cannot change it.
 func (s *shellAnalyzer) bodyEndless(body *syntax.Stmt, in stdinSrc) (string, bool) {
 	if s.walkBodies || in.unbounded || in.fds != nil && *in.fds != ([10]string{}) {
 		return s.compoundEndless(body.Cmd, in)
@@ -1619,29 +1622,20 @@ func (s *shellAnalyzer) bodyEndless(body *syntax.Stmt, in stdinSrc) (string, boo
 	return "", false
 }
 
-// endlessPlan lists the statements of a function body that compoundEndless
-// must judge at each call when the body reads a bounded input: those with
-// a word known only from the shell's state (a variable, a parameter, a
-// substitution…), and those whose literal words or redirections print an
-// endless stream already. The others, all literal words and no endless
-// device opened, answer no at every call, whatever the state, and touch
-// none of it. The plan is read from the syntax alone, so one per body
-// serves every call; a function declared again has another body, and
-// another plan.
-type endlessPlan struct {
-	body  *syntax.Stmt
-	stmts []*syntax.Stmt
-}
-
-// endlessPlanOf returns the statements of a function body's plan, read at
-// the body's first call in the analysis.
+// endlessPlanOf lists the statements inside a statement's command that
+// compoundEndless must judge each time when they read a bounded input:
+// those with a word known only from the shell's state (a variable, a
+// parameter, a substitution…), and those whose literal words or
+// redirections print an endless stream already. The others, all literal
+// words and no endless device opened, answer no every time, whatever the
+// state, and touch none of it. The list is read from the syntax alone,
+// at the first time, and kept by the statement's node: a function
+// declared again has another body, and another list.
 func (s *shellAnalyzer) endlessPlanOf(body *syntax.Stmt) []*syntax.Stmt {
-	for i := range s.endlessPlans {
-		if s.endlessPlans[i].body == body {
-			return s.endlessPlans[i].stmts
-		}
+	if plan, ok := s.endlessPlans.get(body); ok {
+		return plan
 	}
-	p := endlessPlan{body: body}
+	var plan []*syntax.Stmt
 	if _, simple := body.Cmd.(*syntax.CallExpr); body.Cmd != nil && !simple {
 		walkSyntax(body.Cmd, func(n syntax.Node) bool {
 			st, ok := n.(*syntax.Stmt)
@@ -1654,18 +1648,18 @@ func (s *shellAnalyzer) endlessPlanOf(body *syntax.Stmt) []*syntax.Stmt {
 			}
 			if literalWords(call.Args) {
 				// Its words evaluate the same in any state: judged
-				// here, once, with a bounded input, as every call with
+				// here, once, with a bounded input, as every time with
 				// one would judge it.
 				if _, endless := s.stmtEndless(st, stdinSrc{}); !endless {
 					return true
 				}
 			}
-			p.stmts = append(p.stmts, st)
+			plan = append(plan, st)
 			return true
 		})
 	}
-	s.endlessPlans = append(s.endlessPlans, p)
-	return p.stmts
+	s.endlessPlans.put(body, plan)
+	return plan
 }
 
 // literalWords says whether words hold only literal text, bare or quoted,
