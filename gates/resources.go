@@ -616,7 +616,7 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 		return "", false
 	}
 	if !ok {
-		return s.compoundEndless(st.Cmd, in)
+		return s.bodyEndless(st, in)
 	}
 	argv := s.substArgv(call)
 	if len(argv) == 0 {
@@ -629,7 +629,7 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 		return what, true
 	}
 	if def := s.funcOf(argv[0]); def.body != nil {
-		return s.compoundEndless(def.body.Cmd, in)
+		return s.bodyEndless(def.body, in)
 	}
 	return "", false
 }
@@ -674,10 +674,37 @@ func (s *shellAnalyzer) substArgv(call *syntax.CallExpr) []string {
 }
 
 // wordHasSubst says whether a word holds a command or process
-// substitution.
+// substitution: read from its parts, the quoted ones and a bare $x at
+// once, any other (${x:-…}, $((…)), a glob…) by walking it.
 func wordHasSubst(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if partHasSubst(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func partHasSubst(p syntax.WordPart) bool {
+	switch x := p.(type) {
+	case *syntax.Lit, *syntax.SglQuoted:
+		return false
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		return true
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			if partHasSubst(q) {
+				return true
+			}
+		}
+		return false
+	case *syntax.ParamExp:
+		if x.Short && x.Index == nil && x.NestedParam == nil {
+			return false // $x, $1: a name, nothing inside
+		}
+	}
 	found := false
-	syntax.Walk(w, func(n syntax.Node) bool {
+	walkSyntax(p, func(n syntax.Node) bool {
 		switch n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			found = true

@@ -149,6 +149,12 @@ type shellAnalyzer struct {
 	anySet bool
 	// assocs are the arrays declared -A anywhere in the command.
 	assocs []string
+	// endlessPlans are the statements' plans for the endless checks of
+	// their commands (bodyEndless), one per statement met.
+	endlessPlans smallMemo[*syntax.Stmt, []*syntax.Stmt]
+	// walkBodies makes bodyEndless walk every body as compoundEndless
+	// does (tests compare the two; the analysis never sets it).
+	walkBodies bool
 }
 
 var shellParsers = sync.Pool{New: func() any {
@@ -583,7 +589,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.deny("an empty test clause is malformed; failing closed")
 		}
 		s.walkNode(c)
-		syntax.Walk(c, func(n syntax.Node) bool {
+		walkSyntax(c, func(n syntax.Node) bool {
 			if u, ok := n.(*syntax.UnaryTest); ok && (u.Op == syntax.TsVarSet || u.Op == syntax.TsRefVar) {
 				if w, ok := u.X.(*syntax.Word); ok {
 					// [[ -v NAME ]] expands NAME's subscript, as test -v does.
@@ -673,7 +679,7 @@ func (s *shellAnalyzer) walkNode(n syntax.Node) {
 	if text, ok := s.source(n); ok && !mayHoldSubstitution(text) {
 		return // nothing in it runs
 	}
-	syntax.Walk(n, func(n syntax.Node) bool { return !s.substitution(n) })
+	walkSyntax(n, func(n syntax.Node) bool { return !s.substitution(n) })
 }
 
 // substitution analyses a node of a walk that is a command or process
@@ -718,7 +724,7 @@ func endless(c *syntax.WhileClause) bool {
 	}
 	escapes := false
 	for _, st := range c.Do {
-		syntax.Walk(st, func(n syntax.Node) bool {
+		walkSyntax(st, func(n syntax.Node) bool {
 			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
 				switch ce.Args[0].Lit() {
 				case "break", "exit", "return":
@@ -869,7 +875,7 @@ func (s *shellAnalyzer) describeOutput(st *syntax.Stmt, in stdinSrc) stdinSrc {
 	}
 	if def := s.funcOf(argv[0]); def.body != nil {
 		// A function's output is its body's (f(){ cat /dev/zero; }; f | cat > out).
-		if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+		if what, endless := s.bodyEndless(def.body, in); endless {
 			return stdinSrc{kind: stdinUntrusted, what: what, unbounded: true}
 		}
 	}
@@ -1510,7 +1516,7 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 		if len(argv) > 0 {
 			// A function's output is its body's (f(){ cat /dev/zero; }; f > f).
 			if def := s.funcOf(argv[0]); def.body != nil {
-				if what, endless := s.compoundEndless(def.body.Cmd, in); endless {
+				if what, endless := s.bodyEndless(def.body, in); endless {
 					s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 					return
 				}
@@ -1535,7 +1541,7 @@ func (s *shellAnalyzer) endlessInto(st *syntax.Stmt, argv []string, in stdinSrc,
 		}
 		return
 	}
-	if what, endless := s.compoundEndless(st.Cmd, in); endless {
+	if what, endless := s.bodyEndless(st, in); endless {
 		s.deny("writes an endless stream (%s) to %s: it fills the disk", what, printable(target))
 	}
 }
@@ -1564,27 +1570,117 @@ func (s *shellAnalyzer) compoundEndless(cmd syntax.Command, in stdinSrc) (string
 		return "", false
 	}
 	what, endless := "", false
-	syntax.Walk(cmd, func(n syntax.Node) bool {
+	walkSyntax(cmd, func(n syntax.Node) bool {
 		st, ok := n.(*syntax.Stmt)
 		if !ok || endless {
 			return !endless
 		}
-		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		argv, _ := s.quietArgv(call)
-		if len(argv) == 0 {
-			return true
-		}
-		inner := stdinOf(st, in)
-		what, endless = unboundedOutput(argv, inner)
-		if !endless {
-			what, endless = fdArgEndless(argv, inner.fds)
-		}
+		what, endless = s.stmtEndless(st, in)
 		return !endless
 	})
 	return what, endless
+}
+
+// stmtEndless says whether one statement met by compoundEndless's walk
+// prints an endless stream, given what the compound command reads.
+func (s *shellAnalyzer) stmtEndless(st *syntax.Stmt, in stdinSrc) (string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	argv, _ := s.quietArgv(call)
+	if len(argv) == 0 {
+		return "", false
+	}
+	inner := stdinOf(st, in)
+	if what, endless := unboundedOutput(argv, inner); endless {
+		return what, true
+	}
+	return fdArgEndless(argv, inner.fds)
+}
+
+// bodyEndless is compoundEndless of a statement's command: a function's
+// body at each call of the function (in $(f), f | …, f > file), a
+// compound command captured, piped or redirected, each time the analysis
+// meets it (a loop's rounds, a body analysed where declared and at each
+// call). Its statements are judged against the shell's state there, but
+// a statement whose words are all literal has the same answer every
+// time: given a bounded input, the statements that can answer yes are
+// listed once per statement judged (endlessPlanOf), and each time
+// evaluates only those, in the order compoundEndless meets them — the
+// same answer, without walking the body again nor evaluating what
+// cannot change it.
+func (s *shellAnalyzer) bodyEndless(body *syntax.Stmt, in stdinSrc) (string, bool) {
+	if s.walkBodies || in.unbounded || in.fds != nil && *in.fds != ([10]string{}) {
+		return s.compoundEndless(body.Cmd, in)
+	}
+	for _, st := range s.endlessPlanOf(body) {
+		if what, endless := s.stmtEndless(st, in); endless {
+			return what, true
+		}
+	}
+	return "", false
+}
+
+// endlessPlanOf lists the statements inside a statement's command that
+// compoundEndless must judge each time when they read a bounded input:
+// those with a word known only from the shell's state (a variable, a
+// parameter, a substitution…), and those whose literal words or
+// redirections print an endless stream already. The others, all literal
+// words and no endless device opened, answer no every time, whatever the
+// state, and touch none of it. The list is read from the syntax alone,
+// at the first time, and kept by the statement's node: a function
+// declared again has another body, and another list.
+func (s *shellAnalyzer) endlessPlanOf(body *syntax.Stmt) []*syntax.Stmt {
+	if plan, ok := s.endlessPlans.get(body); ok {
+		return plan
+	}
+	var plan []*syntax.Stmt
+	if _, simple := body.Cmd.(*syntax.CallExpr); body.Cmd != nil && !simple {
+		walkSyntax(body.Cmd, func(n syntax.Node) bool {
+			st, ok := n.(*syntax.Stmt)
+			if !ok {
+				return true
+			}
+			call, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			if literalWords(call.Args) {
+				// Its words evaluate the same in any state: judged
+				// here, once, with a bounded input, as every time with
+				// one would judge it.
+				if _, endless := s.stmtEndless(st, stdinSrc{}); !endless {
+					return true
+				}
+			}
+			plan = append(plan, st)
+			return true
+		})
+	}
+	s.endlessPlans.put(body, plan)
+	return plan
+}
+
+// literalWords says whether words hold only literal text, bare or quoted,
+// whose value evalWord reads from the syntax alone.
+func literalWords(words []*syntax.Word) bool {
+	for _, w := range words {
+		for _, p := range w.Parts {
+			switch x := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range x.Parts {
+					if _, ok := q.(*syntax.Lit); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // pathOp is what a command does to a path.

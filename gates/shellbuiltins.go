@@ -553,7 +553,7 @@ func (s *shellAnalyzer) arith(n syntax.Node) {
 	if n == nil {
 		return
 	}
-	syntax.Walk(n, func(n syntax.Node) bool {
+	walkSyntax(n, func(n syntax.Node) bool {
 		if s.substitution(n) {
 			return false
 		}

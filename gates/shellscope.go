@@ -430,7 +430,7 @@ const maxLoopRounds = 256
 func breaks(body []*syntax.Stmt) bool {
 	found := false
 	for _, st := range body {
-		syntax.Walk(st, func(n syntax.Node) bool {
+		walkSyntax(st, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 				if v := c.Args[0].Lit(); v == "break" || v == "return" || v == "exit" {
 					found = true

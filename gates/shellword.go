@@ -41,10 +41,18 @@ func (s *shellAnalyzer) evalWord(w *syntax.Word) word {
 // than the shell can hold (maxBraceWords).
 func (s *shellAnalyzer) braceExpansion(w *syntax.Word) {
 	// A group needs an unquoted { and, in some unquoted part, a , or a
-	// .. (most words have neither).
-	// One pass over each literal's bytes: they are short, and three
-	// searches each cost more than the loop.
+	// .. (most words have neither): first a search for the { alone, then
+	// one pass over each literal's bytes for the rest.
 	open, sep := false, false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			open = true
+			break
+		}
+	}
+	if !open {
+		return
+	}
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
 			v := l.Value
