@@ -88,6 +88,7 @@
 
 (require 'cl-lib)
 (require 'eglot)
+(require 'filenotify)
 (require 'jsonrpc)
 (require 'org)
 (require 'seq)
@@ -212,7 +213,10 @@ modified since is left alone."
   (when-let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
     (with-current-buffer buffer
       (unless (buffer-modified-p)
-        (revert-buffer t t t)))))
+        (revert-buffer t t t))))
+  (when (and (equal (file-name-nondirectory (eglot--uri-to-path uri)) "flightplans.org")
+             (pp-lsp--plan-buffers))
+    (pp-lsp--plans-changed-soon)))
 
 (defvar-local pp-lsp--origin-server nil
   "In a buffer of pp-lsp's own (an answer, a context): the server it came from.")
@@ -798,6 +802,12 @@ The line under it names the model."
 (defvar pp-lsp-plans-buffer "*Passepartout plans*"
   "The name of the Flight Plans list.")
 
+(defvar pp-lsp-plan-view-buffer "*Passepartout plan*"
+  "The name of the buffer `pp-lsp-plans-diff' shows a plan in.")
+
+(defvar-local pp-lsp--refreshed-at nil
+  "When this plans list or plan view last changed by itself, or nil.")
+
 (defvar pp-lsp-plans-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'pp-lsp-plans-open)
@@ -889,8 +899,11 @@ done."
          (buffer (get-buffer-create pp-lsp-plans-buffer)))
     (with-current-buffer buffer
       (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
-      (setq pp-lsp--origin-server server)
+      (setq pp-lsp--origin-server server
+            pp-lsp--refreshed-at nil
+            header-line-format nil)
       (pp-lsp--render-plans plans))
+    (seq-doseq (p plans) (pp-lsp--follow-plans-file p))
     ;; Asked for, the list is where you are: its keys act at once.
     (if (called-interactively-p 'any)
         (pop-to-buffer buffer)
@@ -902,6 +915,9 @@ done."
   (interactive)
   (with-current-buffer (get-buffer-create pp-lsp-plans-buffer)
     (pp-lsp-plans)))
+
+(defvar-local pp-lsp--viewed-hover nil
+  "The server's description of the plan `pp-lsp-plans-diff' shows, as shown.")
 
 (defvar-local pp-lsp--viewed-plan nil
   "The plan `pp-lsp-plans-diff' shows in this buffer.")
@@ -945,6 +961,7 @@ TEXT, the plan's text as it was shown (a plan view), is compared too;
 nil (the list) compares the line the list shows."
   (cond
    ((null now) "it is gone from flightplans.org")
+   ((pp-lsp--settling) "it was shown again by itself a moment ago")
    ((not (equal (plist-get now :state) (plist-get shown :state)))
     (format "it is %s now" (plist-get now :state)))
    ((and text (not (equal text (pp-lsp--plan-text now)))) "its text changed")
@@ -1031,32 +1048,253 @@ its :ID:, else at its line."
   (interactive)
   (pp-lsp--show-plan (pp-lsp--plan-here)))
 
+(defun pp-lsp--hover-text (hover)
+  "Return the text of the HOVER the server answered."
+  (let ((contents (plist-get hover :contents)))
+    (if (stringp contents) contents (or (plist-get contents :value) ""))))
+
+(defun pp-lsp--plan-hover-params (plan)
+  "Return the hover request's params for PLAN's headline."
+  (list :textDocument (list :uri (plist-get plan :uri))
+        :position (list :line (1- (plist-get plan :line)) :character 0)))
+
 (defun pp-lsp--show-plan (plan &optional note)
   "Show PLAN in the plan view, with NOTE above it; return the buffer."
-  (let* ((hover (pp-lsp--plans-request
-                 :textDocument/hover
-                 (list :textDocument (list :uri (plist-get plan :uri))
-                       :position (list :line (1- (plist-get plan :line)) :character 0))))
-         (contents (plist-get hover :contents))
-         (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+  (let* ((text (pp-lsp--hover-text
+                (pp-lsp--plans-request :textDocument/hover (pp-lsp--plan-hover-params plan))))
          (plan-text (pp-lsp--plan-text plan))
          (server (pp-lsp--server))
-         (buffer (get-buffer-create "*Passepartout plan*")))
+         (buffer (get-buffer-create pp-lsp-plan-view-buffer)))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t)
-            (line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
-        (erase-buffer)
-        (when note (insert (propertize note 'face 'warning) "\n\n"))
-        (insert text "\n\n" plan-text)
-        (goto-char (point-min))
-        (pp-lsp-plan-view-mode)
-        (setq pp-lsp--viewed-plan plan
-              pp-lsp--viewed-text plan-text
-              pp-lsp--origin-server server)
-        (pp-lsp--show-zero-width)
+      (let ((line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
+        (pp-lsp--render-plan-view plan text plan-text server note)
         (when (and line (not note)) (forward-line (1- line)))))
     (display-buffer buffer)
+    (pp-lsp--follow-plans-file plan)
     buffer))
+
+(defun pp-lsp--render-plan-view (plan text plan-text server &optional note)
+  "Fill the plan view with PLAN: its hover TEXT, then PLAN-TEXT; NOTE above.
+SERVER is the one the plan came from.  Point goes to the top."
+  (let ((inhibit-read-only t))
+    (erase-buffer)
+    (when note (insert (propertize note 'face 'warning) "\n\n"))
+    (insert text "\n\n" plan-text)
+    (goto-char (point-min))
+    (pp-lsp-plan-view-mode)
+    (setq pp-lsp--viewed-plan plan
+          pp-lsp--viewed-text plan-text
+          pp-lsp--viewed-hover text
+          pp-lsp--origin-server server)
+    (pp-lsp--show-zero-width)
+    (pp-lsp--show-json-escapes (point-min) (point-max))))
+
+;;; The plans shown follow flightplans.org.
+
+(defcustom pp-lsp-plan-settle-seconds 1.5
+  "Seconds a plan shown again by itself must stay shown before a key acts.
+When flightplans.org changes, the plans list and the plan view show it
+as it is now; a key pressed within these seconds of that (before you
+could have read it) does nothing and says so."
+  :type 'number)
+
+(defface pp-lsp-decoded-escape '((t :inherit font-lock-constant-face :underline t))
+  "A JSON escape of a plan's action, shown as the character it stands for.")
+
+(defun pp-lsp--show-json-escapes (start end)
+  "Show each \\uXXXX of the JSON blocks between START and END as its character.
+pp-lsp writes a marker that would run code when the file is opened
+\(\"Local Variables:\", \"elisp:\") inside a plan's JSON with one
+character escaped (\"Local Variables\\u003a\"): it decodes the same, so
+the action approved is the one filed.  Shown, the escape reads as the
+character, underlined, and says what is written (`help-echo'); the text
+is unchanged.  Only a printable ASCII character other than \" and \\ is
+shown so: one that could hide the JSON's own quoting, or a control or
+invisible character, stays as it is written."
+  (save-excursion
+    (save-match-data
+      (with-silent-modifications
+        (goto-char start)
+        (while (re-search-forward "^[ \t]*\\(?:#\\+begin_src[ \t]+json\\|```json\\)[ \t]*$" end t)
+          (let ((block-end (save-excursion
+                             (if (re-search-forward "^[ \t]*\\(?:#\\+end_src\\|```\\)[ \t]*$" end t)
+                                 (match-beginning 0)
+                               end))))
+            (while (re-search-forward "\\(\\\\+\\)u\\([0-9a-fA-F]\\{4\\}\\)" block-end t)
+              (let ((code (string-to-number (match-string 2) 16))
+                    (escape (- (match-end 1) 1)))
+                ;; An odd run of backslashes ends in an escape; an even
+                ;; one is backslashes written, then a plain "u".
+                (when (and (cl-oddp (- (match-end 1) (match-beginning 1)))
+                           (<= #x20 code #x7e) (not (memq code '(?\" ?\\))))
+                  (put-text-property escape (match-end 0) 'display
+                                     (propertize (string code) 'face 'pp-lsp-decoded-escape))
+                  (put-text-property escape (match-end 0) 'help-echo
+                                     (format "written %s (JSON decodes it as %c)"
+                                             (buffer-substring-no-properties escape (match-end 0))
+                                             code)))))
+            (goto-char block-end)))))))
+
+(defvar pp-lsp--plans-file-watches (make-hash-table :test #'equal)
+  "Folders of flightplans.org watched for the plans shown, to their watches.")
+
+(defvar pp-lsp--plans-refresh-timers nil
+  "The timers that will show the plans again after flightplans.org changed.")
+
+(defun pp-lsp--plan-buffers ()
+  "Return the live plans list and plan view."
+  (seq-filter #'buffer-live-p
+              (list (get-buffer pp-lsp-plans-buffer) (get-buffer pp-lsp-plan-view-buffer))))
+
+(defun pp-lsp--follow-plans-file (plan)
+  "Watch the flightplans.org of PLAN, so the plans shown follow it.
+Another editor, a sync or pp-lsp itself may rewrite it (most programs
+save by renaming a new file over the old); then the plans list and the
+plan view show it as it is now.  Without file notifications (a remote
+folder), the server's own writes still do (`passepartout/reload')."
+  (when-let* ((uri (plist-get plan :uri))
+              (file (eglot--uri-to-path uri))
+              (dir (file-name-directory file)))
+    (unless (gethash dir pp-lsp--plans-file-watches)
+      (when-let ((watch (ignore-errors
+                          (file-notify-add-watch
+                           dir '(change)
+                           (lambda (event) (pp-lsp--plans-file-event file event))))))
+        (puthash dir watch pp-lsp--plans-file-watches)))))
+
+(defun pp-lsp--plans-file-event (file event)
+  "Show the plans again if EVENT, in FILE's folder, changed FILE."
+  (pcase-let ((`(,_desc ,action ,f ,f1) event))
+    (cond
+     ((null (pp-lsp--plan-buffers))
+      ;; Nothing shows a plan any more: the watches go.
+      (maphash (lambda (_ w) (ignore-errors (file-notify-rm-watch w))) pp-lsp--plans-file-watches)
+      (clrhash pp-lsp--plans-file-watches))
+     ((and (memq action '(created changed deleted renamed))
+           ;; The watch is on FILE's folder: its name is enough.
+           (member (file-name-nondirectory file)
+                   (list (and (stringp f) (file-name-nondirectory f))
+                         (and (stringp f1) (file-name-nondirectory f1)))))
+      ;; Told now, the server reads it at once, not at its next rescan.
+      (cl-dolist (b (pp-lsp--plan-buffers))
+        (let ((server (buffer-local-value 'pp-lsp--origin-server b)))
+          (when (and server (jsonrpc-running-p server))
+            (jsonrpc-notify server :workspace/didChangeWatchedFiles
+                            (list :changes (vector (list :uri (eglot--path-to-uri file)
+                                                         :type (if (file-exists-p file) 2 3)))))
+            (cl-return))))
+      (pp-lsp--plans-changed-soon)))))
+
+(defun pp-lsp--plans-changed-soon ()
+  "Show the plans again in a moment, and once more a little later.
+The second look catches a server that read the file late."
+  (mapc #'cancel-timer pp-lsp--plans-refresh-timers)
+  (setq pp-lsp--plans-refresh-timers
+        (list (run-with-timer 0.3 nil #'pp-lsp--refresh-plan-buffers)
+              (run-with-timer 2 nil #'pp-lsp--refresh-plan-buffers))))
+
+(defun pp-lsp--refresh-plan-buffers ()
+  "Ask the server for the plans, and show them as they are now.
+Asynchronous: Emacs never waits for it.  The list and the view keep
+their windows, their points and which window is selected."
+  (dolist (b (pp-lsp--plan-buffers))
+    (let ((server (buffer-local-value 'pp-lsp--origin-server b)))
+      (when (and server (jsonrpc-running-p server))
+        (jsonrpc-async-request
+         server :workspace/executeCommand
+         (list :command "passepartout.plans" :arguments (vector eglot--{}))
+         :success-fn (lambda (plans) (pp-lsp--plans-arrived b server plans))
+         :error-fn #'ignore
+         :timeout-fn #'ignore
+         :timeout 10)))))
+
+(defun pp-lsp--keeping-places (buffer fill)
+  "Call FILL in BUFFER, which fills it anew; its windows keep their places.
+Each window showing BUFFER keeps the line and column of its point and
+the line at its top; so does the buffer's own point."
+  (let* ((where (lambda (pos)
+                  (save-excursion (goto-char pos) (cons (line-number-at-pos) (current-column)))))
+         (places (with-current-buffer buffer
+                   (mapcar (lambda (w) (list w (funcall where (window-point w))
+                                             (line-number-at-pos (window-start w))))
+                           (get-buffer-window-list buffer nil t))))
+         (here (with-current-buffer buffer (funcall where (point))))
+         (back (lambda (place)
+                 (goto-char (point-min))
+                 (forward-line (1- (car place)))
+                 (move-to-column (cdr place))
+                 (point))))
+    (with-current-buffer buffer
+      (funcall fill)
+      (funcall back here)
+      (dolist (p places)
+        (let ((w (nth 0 p)))
+          (set-window-start w (save-excursion (goto-char (point-min))
+                                              (forward-line (1- (nth 2 p)))
+                                              (point))
+                            t)
+          (set-window-point w (save-excursion (funcall back (nth 1 p)))))))))
+
+(defun pp-lsp--plans-arrived (buffer server plans)
+  "Show PLANS, from SERVER, in BUFFER (the list or the view) if they changed."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (cond
+       ((derived-mode-p 'pp-lsp-plans-mode)
+        (let ((now (with-temp-buffer
+                     (pp-lsp--render-plans plans)
+                     (buffer-string))))
+          (unless (equal now (buffer-substring-no-properties (point-min) (point-max)))
+            (pp-lsp--keeping-places buffer (lambda () (pp-lsp--render-plans plans)))
+            (pp-lsp--changed-by-itself))))
+       ((derived-mode-p 'pp-lsp-plan-view-mode)
+        (let* ((id (plist-get pp-lsp--viewed-plan :id))
+               (plan (seq-find (lambda (p) (equal (plist-get p :id) id)) plans)))
+          (if (null plan)
+              (unless (equal (plist-get pp-lsp--viewed-plan :state) "GONE")
+                (setq pp-lsp--viewed-plan (plist-put (copy-sequence pp-lsp--viewed-plan) :state "GONE"))
+                (pp-lsp--changed-by-itself "it is gone from flightplans.org"))
+            (jsonrpc-async-request
+             server :textDocument/hover (pp-lsp--plan-hover-params plan)
+             :success-fn (lambda (hover) (pp-lsp--plan-view-arrived buffer server plan hover))
+             :error-fn #'ignore
+             :timeout-fn #'ignore
+             :timeout 10))))))))
+
+(defun pp-lsp--plan-view-arrived (buffer server plan hover)
+  "Show PLAN, from SERVER, with its HOVER in the plan view BUFFER if it changed."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (when (equal (plist-get plan :id) (plist-get pp-lsp--viewed-plan :id))
+        (let ((text (pp-lsp--hover-text hover))
+              (plan-text (pp-lsp--plan-text plan)))
+          (if (and (equal plan-text pp-lsp--viewed-text) (equal text pp-lsp--viewed-hover))
+              ;; What is shown is still so (the plan may have moved down
+              ;; the file): nothing to look at again.
+              (setq pp-lsp--viewed-plan plan)
+            (pp-lsp--keeping-places
+             buffer (lambda () (pp-lsp--render-plan-view plan text plan-text server)))
+            (pp-lsp--changed-by-itself)))))))
+
+(defun pp-lsp--changed-by-itself (&optional why)
+  "Note that the current plans buffer changed by itself, saying WHY if given.
+Its header line says when; its keys wait `pp-lsp-plan-settle-seconds'."
+  (setq pp-lsp--refreshed-at (float-time))
+  (let ((words (format "%s %s: shown as it is now"
+                       (if why (concat "flightplans.org changed (" why ")") "flightplans.org changed")
+                       (format-time-string "%H:%M:%S"))))
+    (if (derived-mode-p 'pp-lsp-plan-view-mode)
+        (setq header-line-format
+              (concat (propertize words 'face 'warning) "  "
+                      (substitute-command-keys
+                       "\\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-reject] reject  \\[quit-window] quit")))
+      (setq header-line-format (propertize words 'face 'warning))))
+  (force-mode-line-update))
+
+(defun pp-lsp--settling ()
+  "Return non-nil if this plans buffer changed by itself too recently to act."
+  (and pp-lsp--refreshed-at
+       (< (- (float-time) pp-lsp--refreshed-at) pp-lsp-plan-settle-seconds)))
 
 ;;;###autoload
 (defun pp-lsp-skills ()
