@@ -20,7 +20,11 @@
 ;;                      an Org buffer (`pp-lsp-answer-mode': q hides it);
 ;;                      one that outlasts `pp-lsp-ask-timeout' is stopped on
 ;;                      the server too; if pp-lsp stops meanwhile the buffer
-;;                      says so, and asking again from a note starts it again
+;;                      says so, and asking again from a note starts it again;
+;;                      asked before eglot runs, it starts pp-lsp for the
+;;                      note's memex (asking first outside
+;;                      `pp-lsp-memex-roots') and the question goes once
+;;                      it connects: Emacs never waits for it
 ;;   `pp-lsp-follow-up' (C-c C-c there) a question from the same place
 ;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
@@ -236,7 +240,7 @@ outside every memex, the one pp-lsp server running."
                                        (apply #'append (hash-table-values eglot--servers-by-project)))))
                   (and all (null (cdr (delete-dups all))) (car all))))))
     (unless server
-      (user-error "No pp-lsp server here: M-x eglot in an Org buffer first"))
+      (user-error "No pp-lsp is running here: open a note of your memex (and M-x eglot there, unless it starts by itself)"))
     server))
 
 (defun pp-lsp--served-p ()
@@ -554,20 +558,112 @@ and its words would be a bare \"Server died\"."
       (add-function :before (process-sentinel proc) #'pp-lsp--process-changed))))
 
 (defun pp-lsp--server-or-start ()
-  "The current buffer's pp-lsp server; in a note, started when it stopped.
-Only a pp-lsp that stopped is started here (eglot may still be starting
-one that never ran)."
-  (or (ignore-errors (pp-lsp--server))
-      (and buffer-file-name (derived-mode-p 'org-mode)
-           (not (eglot-current-server))
-           (member (ignore-errors (project-root (eglot--current-project))) pp-lsp--stopped)
-           (progn
-             (setq pp-lsp--stopped (delete (project-root (eglot--current-project)) pp-lsp--stopped))
-             (message "pp-lsp: starting it again…")
-             (let ((eglot-sync-connect (max 30 (if (numberp eglot-sync-connect) eglot-sync-connect 0))))
-               (apply #'eglot (eglot--guess-contact)))
-             (pp-lsp--server)))
-      (pp-lsp--server)))
+  "The current buffer's pp-lsp server, or a user error saying how to start one.
+In a note, `pp-lsp-ask' starts a pp-lsp that is not running (one that
+stopped, too) without waiting for it: `pp-lsp--start-for'."
+  (pp-lsp--server))
+
+;;; The first question: pp-lsp starts for it.
+
+(defvar pp-lsp--starting (make-hash-table :test #'equal)
+  "Project roots whose pp-lsp eglot is connecting, to its server.")
+
+(defvar pp-lsp--queued nil
+  "Questions waiting for their pp-lsp to connect: (ROOT QUESTION MARKER TIMER).")
+
+(defun pp-lsp--server-created (server)
+  "Note SERVER as starting, if it is a pp-lsp (before it connects)."
+  (when (cl-typep server 'pp-lsp-server)
+    (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+      (puthash root server pp-lsp--starting))))
+
+(defun pp-lsp--server-connected (server)
+  "Ask the questions that waited for SERVER, a pp-lsp that just connected."
+  (when (cl-typep server 'pp-lsp-server)
+    (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+      (remhash root pp-lsp--starting)
+      (dolist (q (reverse pp-lsp--queued))
+        (when (equal (nth 0 q) root)
+          (setq pp-lsp--queued (delq q pp-lsp--queued))
+          (cancel-timer (nth 3 q))
+          (pp-lsp--ask-queued (nth 1 q) (nth 2 q) server))))))
+
+(add-hook 'eglot-server-initialized-hook #'pp-lsp--server-created)
+(add-hook 'eglot-connect-hook #'pp-lsp--server-connected)
+
+(defun pp-lsp--ask-queued (question marker server)
+  "Ask QUESTION from MARKER, once SERVER serves its buffer."
+  (let ((buffer (marker-buffer marker)))
+    (if (buffer-live-p buffer)
+        (with-current-buffer buffer
+          (save-excursion
+            (goto-char marker)
+            (pp-lsp-ask question nil (and (not (pp-lsp--served-p)) server))))
+      (pp-lsp-ask question nil server))
+    (set-marker marker nil)))
+
+(defun pp-lsp--in-memex-roots-p (file)
+  "Return non-nil if FILE is under one of `pp-lsp-memex-roots'."
+  (seq-some (lambda (r) (file-in-directory-p file r)) pp-lsp-memex-roots))
+
+(defun pp-lsp--start-for (question)
+  "Start pp-lsp for the current note and ask QUESTION once it connects.
+Return non-nil if QUESTION waits so; nil when a pp-lsp can answer now,
+or none is to start here (the caller then says why).  In a note of
+`pp-lsp-memex-roots' it starts as eglot would start it there; in
+another Org file you are asked first, the memex being its project
+\(which may be a large folder of another's making).  Emacs does not
+wait: the answer buffer says pp-lsp is starting."
+  (when (and buffer-file-name (derived-mode-p 'org-mode)
+             (not (eglot-current-server))
+             (not (ignore-errors (pp-lsp--server))))
+    (let* ((project (eglot--current-project))
+           (root (project-root project))
+           (starting (gethash root pp-lsp--starting)))
+      (when (or (and starting (jsonrpc-running-p starting))
+                (pp-lsp--in-memex-roots-p buffer-file-name)
+                ;; It ran here, and stopped while a question waited.
+                (member root pp-lsp--stopped)
+                (and (called-interactively-p 'any)
+                     (y-or-n-p (format "Start pp-lsp, with %s as the memex? "
+                                       (abbreviate-file-name root)))))
+        (unless (and starting (jsonrpc-running-p starting))
+          (setq pp-lsp--stopped (delete root pp-lsp--stopped))
+          (let ((eglot-sync-connect nil))
+            (condition-case err
+                (apply #'eglot (eglot--guess-contact))
+              (error (user-error "Could not start pp-lsp: %s" (error-message-string err))))))
+        (let* ((marker (point-marker))
+               (entry (list root question marker nil))
+               (buffer (pp-lsp--answer-buffer)))
+          (setf (nth 3 entry)
+                (run-with-timer (+ 5 (or eglot-connect-timeout 30)) nil
+                                #'pp-lsp--start-failed entry buffer))
+          (push entry pp-lsp--queued)
+          (with-current-buffer buffer
+            (when (overlayp pp-lsp--waiting) (delete-overlay pp-lsp--waiting))
+            (setq pp-lsp--waiting (make-overlay (point-max) (point-max)))
+            (overlay-put pp-lsp--waiting 'after-string
+                         (propertize (format "Starting pp-lsp in %s; the question goes when it is ready…\n"
+                                             (abbreviate-file-name root))
+                                     'face 'shadow)))
+          (unless (get-buffer-window buffer) (display-buffer buffer))
+          (message "pp-lsp: starting in %s…" (abbreviate-file-name root))
+          entry)))))
+
+(defun pp-lsp--start-failed (entry buffer)
+  "Say in BUFFER that the pp-lsp ENTRY's question waited for never connected."
+  (when (memq entry pp-lsp--queued)
+    (setq pp-lsp--queued (delq entry pp-lsp--queued))
+    (set-marker (nth 2 entry) nil)
+    (let ((why (format "pp-lsp did not start in %s (M-x eglot-events-buffer says why)"
+                       (abbreviate-file-name (nth 0 entry)))))
+      (setq pp-lsp--last-result (list :outcome "error" :error why))
+      (pp-lsp--append buffer (if (= (with-current-buffer buffer (point-min))
+                                    (with-current-buffer buffer (point-max)))
+                                 "" "\n")
+                      "* " (nth 1 entry) "\n")
+      (pp-lsp--say buffer (format "Failed: %s." why) nil))))
 
 (defun pp-lsp-ask (question &optional place server)
   "Ask the model QUESTION from point; the answer streams into a buffer.
@@ -582,6 +678,15 @@ gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
+  (if (and (not server) (not place)
+           (if (called-interactively-p 'any)
+               (funcall-interactively #'pp-lsp--start-for question)
+             (pp-lsp--start-for question)))
+      nil
+    (pp-lsp--ask question place server)))
+
+(defun pp-lsp--ask (question place server)
+  "Ask QUESTION from PLACE of SERVER (`pp-lsp-ask', once there is a server)."
   (let* ((server (or server (pp-lsp--server-or-start)))
          (served (and buffer-file-name (pp-lsp--served-p)))
          (aside (and (not place) (not served)
