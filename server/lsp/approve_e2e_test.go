@@ -100,6 +100,9 @@ func TestNeovimApprovals(t *testing.T) {
 		"DIFF shows the trace and the action: true",
 		// Neovim shows a zero-width space as <200b> by itself.
 		"DIFF shows the zero-width space: true",
+		// The JSON's vim\u003a reads vim: on the screen, written unchanged.
+		"ESCAPE written: true",
+		"ESCAPE shown as the colon: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",
