@@ -1478,7 +1478,10 @@ the line at its top; so does the buffer's own point."
         (let ((now (with-temp-buffer
                      (pp-lsp--render-plans plans)
                      (buffer-string))))
-          (unless (equal now (buffer-substring-no-properties (point-min) (point-max)))
+          (if (equal now (buffer-substring-no-properties (point-min) (point-max)))
+              ;; The lines read the same (a plan may have moved down the
+              ;; file): the plans behind them are the server's now.
+              (pp-lsp--keeping-places buffer (lambda () (pp-lsp--render-plans plans)))
             (pp-lsp--keeping-places buffer (lambda () (pp-lsp--render-plans plans)))
             (pp-lsp--changed-by-itself))))
        ((derived-mode-p 'pp-lsp-plan-view-mode)
