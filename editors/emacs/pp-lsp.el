@@ -516,10 +516,19 @@ answer being written, \\[quit-window] hides the buffer.
   ;; even for a person who turned Org's confirmation of them off.
   (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
   (setq-local org-link-shell-confirm-function #'pp-lsp--refuse-link)
+  (pp-lsp--show-link-targets)
   (visual-line-mode 1)
   (setq header-line-format
         (substitute-command-keys
          "Passepartout  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] follow-up  \\[pp-lsp-cancel] cancel  \\[quit-window] quit")))
+
+(defun pp-lsp--show-link-targets ()
+  "Show every Org link of this buffer whole, its target with its words.
+A model writes this text: [[https://x.example/?q=…][the docs]] shown as
+\"the docs\" would hide where a click goes, and what it carries there."
+  (setq-local org-link-descriptive nil)
+  (remove-from-invisibility-spec '(org-link))
+  (when font-lock-mode (font-lock-flush)))
 
 (defun pp-lsp--refuse-link (prompt)
   "Refuse to follow a link of an answer that would run code; PROMPT is Org's."
@@ -1836,7 +1845,8 @@ Never over a file that exists."
                    (or (equal (file-name-nondirectory buffer-file-name) "flightplans.org")
                        (equal (file-name-nondirectory (directory-file-name (file-name-directory buffer-file-name)))
                               "chats")))
-          (setq pp-lsp--shown-marks pp-lsp--invisible-marks))
+          (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
+          (pp-lsp--show-link-targets))
         (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)

@@ -24,6 +24,7 @@ import (
 // approvalReplay is the model of the approval tests.
 const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c; vim: set ft=sh :"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
+{"match":{"last_contains":"link please"},"repeat":true,"reply":{"text":"See [[https://example.invalid/?q=leaked][the docs]]."}}
 `
 
 // newApprovalE2E is newE2E with the approval model and a Makefile.

@@ -27,6 +27,8 @@ func TestEmacsFirstAskStartsTheServer(t *testing.T) {
 		"ASKED from the note: true",
 		"SERVERS started: 1",
 		"NOTE served: true",
+		// A model's [[target][words]] link shows its target in the answer.
+		"LINK target shown: true",
 		"EXIT 0",
 	} {
 		has(t, out, want)

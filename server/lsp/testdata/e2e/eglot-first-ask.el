@@ -57,6 +57,13 @@
                        (not (string-match-p "is not a note of the memex" (buffer-string))))))
   (e2e-say "SERVERS started: %d" (length (e2e-servers)))
   (e2e-say "NOTE served: %s" (e2e-bool (cl-typep (eglot-current-server) 'pp-lsp-server)))
+  ;; A model's link shows where it goes, not only its words.
+  (e2e-ask "link please")
+  (with-current-buffer pp-lsp-answer-buffer
+    (font-lock-ensure)
+    (goto-char (point-min))
+    (let ((at (search-forward "example.invalid" nil t)))
+      (e2e-say "LINK target shown: %s" (e2e-bool (and at (not (invisible-p (1- at))))))))
   (e2e-shutdown (eglot-current-server)))
 
 (e2e-main)
