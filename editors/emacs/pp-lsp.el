@@ -816,82 +816,77 @@ gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
-  (if (and (not server) (not place)
-           (if (called-interactively-p 'any)
-               (funcall-interactively #'pp-lsp--start-for question)
-             (pp-lsp--start-for question)))
-      nil
-    (pp-lsp--ask question place server)))
-
-(defun pp-lsp--ask (question place server)
-  "Ask QUESTION from PLACE of SERVER (`pp-lsp-ask', once there is a server)."
-  (let* ((server (or server (pp-lsp--server-or-start)))
-         (served (and buffer-file-name (pp-lsp--served-p)))
-         (aside (and (not place) (not served)
-                     (format "(%s is not a note of the memex: asked without the context at point)\n"
-                             (if buffer-file-name
-                                 (file-name-nondirectory buffer-file-name)
-                               "this buffer"))))
-         (place (or place (and served (pp-lsp--place))))
-         (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
-         (buffer (pp-lsp--answer-buffer))
-         (args (append place (list :text question))))
-    (with-current-buffer buffer
-      (setq pp-lsp--origin-server server
-            pp-lsp--origin-place place)
-      (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
-                      "* " question "\n" (or aside "")))
-    (puthash token buffer pp-lsp--streams)
-    (puthash token server pp-lsp--stream-servers)
-    (pp-lsp--watch server)
-    (pp-lsp--wait buffer)
-    (setq pp-lsp--last-token token
-          pp-lsp--last-result nil)
-    (unless (get-buffer-window buffer)
-      (display-buffer buffer))
-    (pp-lsp--flush server)
-    (jsonrpc-async-request
-     server :workspace/executeCommand
-     (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
-     :timeout pp-lsp-ask-timeout
-     :success-fn (lambda (result)
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   (unless (gethash token pp-lsp--cancelled)
-                     (pp-lsp--answered buffer result)))
-     :error-fn (lambda (err)
-                 (cond
-                  ((gethash token pp-lsp--cancelled)
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   ;; A question stopped on purpose is no error of the
-                   ;; server's: eglot's mode line stays clean.
-                   (when (eql (plist-get err :code) -32800)
-                     (setf (jsonrpc-last-error server) nil)))
-                  ((memql (plist-get err :code) '(-32800 -32600 -1))
-                   ;; Stopped by the server, not by you: it may be going
-                   ;; down (a signal, a crash), and then its process's end
-                   ;; says so (`pp-lsp--process-changed'); if it is not,
-                   ;; its words are said in a moment.
-                   (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
-                  (t
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   (setq pp-lsp--last-result
-                         (list :outcome "error" :error (plist-get err :message)))
-                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
-     :timeout-fn (lambda ()
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   ;; Emacs stops waiting; the server must stop too, or
-                   ;; the model call goes on (and costs) for nobody.
-                   (puthash token t pp-lsp--cancelled)
-                   (when (jsonrpc-running-p server)
-                     (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
-                   (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
-                     (setq pp-lsp--last-result (list :outcome "error" :error why))
-                     (pp-lsp--say buffer (format "Failed: %s" why) nil))))
-    token))
+  (unless (and (not server) (not place)
+               (if (called-interactively-p 'any)
+                   (funcall-interactively #'pp-lsp--start-for question)
+                 (pp-lsp--start-for question)))
+    (let* ((server (or server (pp-lsp--server-or-start)))
+           (served (and buffer-file-name (pp-lsp--served-p)))
+           (aside (and (not place) (not served)
+                       (format "(%s is not a note of the memex: asked without the context at point)\n"
+                               (if buffer-file-name
+                                   (file-name-nondirectory buffer-file-name)
+				 "this buffer"))))
+           (place (or place (and served (pp-lsp--place))))
+           (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
+           (buffer (pp-lsp--answer-buffer))
+           (args (append place (list :text question))))
+      (with-current-buffer buffer
+	(setq pp-lsp--origin-server server
+              pp-lsp--origin-place place)
+	(pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
+			"* " question "\n" (or aside "")))
+      (puthash token buffer pp-lsp--streams)
+      (puthash token server pp-lsp--stream-servers)
+      (pp-lsp--watch server)
+      (pp-lsp--wait buffer)
+      (setq pp-lsp--last-token token
+            pp-lsp--last-result nil)
+      (unless (get-buffer-window buffer)
+	(display-buffer buffer))
+      (pp-lsp--flush server)
+      (jsonrpc-async-request
+       server :workspace/executeCommand
+       (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
+       :timeout pp-lsp-ask-timeout
+       :success-fn (lambda (result)
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     (unless (gethash token pp-lsp--cancelled)
+                       (pp-lsp--answered buffer result)))
+       :error-fn (lambda (err)
+                   (cond
+                    ((gethash token pp-lsp--cancelled)
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; A question stopped on purpose is no error of the
+                     ;; server's: eglot's mode line stays clean.
+                     (when (eql (plist-get err :code) -32800)
+                       (setf (jsonrpc-last-error server) nil)))
+                    ((memql (plist-get err :code) '(-32800 -32600 -1))
+                     ;; Stopped by the server, not by you: it may be going
+                     ;; down (a signal, a crash), and then its process's end
+                     ;; says so (`pp-lsp--process-changed'); if it is not,
+                     ;; its words are said in a moment.
+                     (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
+                    (t
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     (setq pp-lsp--last-result
+                           (list :outcome "error" :error (plist-get err :message)))
+                     (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
+       :timeout-fn (lambda ()
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; Emacs stops waiting; the server must stop too, or
+                     ;; the model call goes on (and costs) for nobody.
+                     (puthash token t pp-lsp--cancelled)
+                     (when (jsonrpc-running-p server)
+                       (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
+                     (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
+                       (setq pp-lsp--last-result (list :outcome "error" :error why))
+                       (pp-lsp--say buffer (format "Failed: %s" why) nil))))
+      token)))
 
 (defun pp-lsp-follow-up (question)
   "Ask QUESTION from the place the last question was asked from.
