@@ -20,7 +20,11 @@
 ;;                      an Org buffer (`pp-lsp-answer-mode': q hides it);
 ;;                      one that outlasts `pp-lsp-ask-timeout' is stopped on
 ;;                      the server too; if pp-lsp stops meanwhile the buffer
-;;                      says so, and asking again from a note starts it again
+;;                      says so, and asking again from a note starts it again;
+;;                      asked before eglot runs, it starts pp-lsp for the
+;;                      note's memex (asking first outside
+;;                      `pp-lsp-memex-roots') and the question goes once
+;;                      it connects: Emacs never waits for it
 ;;   `pp-lsp-follow-up' (C-c C-c there) a question from the same place
 ;;   `pp-lsp-cancel'    (C-c C-k there) stop the question being answered
 ;;   `pp-lsp-approve'   approve the Flight Plan at point (runs it)
@@ -88,6 +92,7 @@
 
 (require 'cl-lib)
 (require 'eglot)
+(require 'filenotify)
 (require 'jsonrpc)
 (require 'org)
 (require 'seq)
@@ -173,16 +178,145 @@ The server is then told to stop it, and so its call to the model."
   "Accept the server's progress tokens."
   nil)
 
+;;; The memex's files, watched: pp-lsp need not read the disk again and again.
+
+(defcustom pp-lsp-watch-max-folders 2000
+  "The most folders of a memex pp-lsp.el watches for changed files.
+A memex of more folders is not watched: pp-lsp reads the disk again
+every `rescanInterval' seconds instead (10,000 files cost about 0.1 s
+of CPU each time).  Each folder watched holds one inotify watch, of
+the system's `fs.inotify.max_user_watches'."
+  :type 'integer)
+
 (cl-defmethod eglot-register-capability
-  ((_server pp-lsp-server) (_method (eql workspace/didChangeWatchedFiles)) _id &rest _)
-  "Decline to watch the memex's files for pp-lsp: it rescans them itself.
-eglot 1.9's watcher drops every rename (its handler quotes the event
-it makes of one), and most programs save a file by renaming a new one
-over it: pp-lsp would never learn of a note, or a Flight Plan, changed
-so, and would describe it as it was.  Declined, pp-lsp reads the disk
-again every few seconds, as it does for Neovim 0.7."
-  (jsonrpc-error :code -32601
-                 :message "pp-lsp.el does not use eglot 1.9's file watcher (it drops renames)"))
+  ((server pp-lsp-server) (method (eql workspace/didChangeWatchedFiles)) id &rest _)
+  "Watch the memex's folders for SERVER, as its registration ID asks (METHOD).
+eglot 1.9's own watcher drops every rename (its handler quotes the
+event it makes of one), and most programs save a file by renaming a
+new one over it; and it never watches a folder made later.  This one
+reports a rename as the file gone and the file made, watches new
+folders, and tells pp-lsp of a folder made, moved or removed (it reads
+the disk again then).  A memex it cannot watch whole (no file
+notifications, more than `pp-lsp-watch-max-folders' folders) is
+declined, and pp-lsp reads the disk again every few seconds instead."
+  (eglot-unregister-capability server method id)
+  (condition-case err
+      (let ((dirs (pp-lsp--memex-folders server)))
+        (when (> (length dirs) pp-lsp-watch-max-folders)
+          (error "More than %d folders (pp-lsp-watch-max-folders)"
+                 pp-lsp-watch-max-folders))
+        (dolist (dir dirs) (pp-lsp--watch-folder server id dir))
+        nil)
+    (error
+     (eglot-unregister-capability server method id)
+     (jsonrpc-error :code -32603
+                    :message (format "pp-lsp.el does not watch the memex: %s"
+                                     (error-message-string err))))))
+
+(defun pp-lsp--memex-roots-of (server)
+  "The folders SERVER's memex is made of, as it was told them."
+  (let ((roots (plist-get (plist-get (eglot--saved-initargs server) :initializationOptions) :roots)))
+    (if (seq-empty-p roots)
+        (list (expand-file-name (project-root (eglot--project server))))
+      (mapcar #'expand-file-name roots))))
+
+(defun pp-lsp--memex-folders (server &optional under)
+  "The folders of SERVER's memex (or of UNDER only), hidden ones left out.
+A symbolic link to a folder is followed when it stays inside a root,
+as pp-lsp follows it; each real folder counts once."
+  (let ((roots (pp-lsp--memex-roots-of server))
+        (seen (make-hash-table :test #'equal))
+        (dirs nil)
+        (todo (if under (list under) (pp-lsp--memex-roots-of server))))
+    (while todo
+      (let* ((dir (file-name-as-directory (pop todo)))
+             (real (file-truename dir)))
+        (when (and (not (gethash real seen))
+                   (file-directory-p dir)
+                   (seq-some (lambda (r) (file-in-directory-p real (file-truename r))) roots))
+          (puthash real t seen)
+          (push dir dirs)
+          (when (> (length dirs) pp-lsp-watch-max-folders)
+            (setq todo nil))
+          ;; A note is taken for a file unlooked-at: 10,000 of them
+          ;; cost no time here (each looked at, 0.8 s).
+          (dolist (path (ignore-errors (directory-files dir t "\\`[^.]" t)))
+            (unless (string-suffix-p ".org" path t)
+              (when (file-directory-p path)
+                (push path todo)))))))
+    (nreverse dirs)))
+
+(defun pp-lsp--watch-folder (server id dir)
+  "Watch DIR for SERVER's registration ID; the watch is kept under ID."
+  (let ((watch (file-notify-add-watch
+                dir '(change)
+                (lambda (event)
+                  (with-demoted-errors "pp-lsp: watching the memex: %S"
+                    (pp-lsp--watched-event server id event))))))
+    (push watch (gethash id (eglot--file-watches server)))
+    (puthash (directory-file-name (expand-file-name dir)) watch
+             (pp-lsp--watched-folders server))))
+
+(defvar pp-lsp--watched-folders-of (make-hash-table :test #'eq :weakness 'key)
+  "Servers to their folders watched (a hash table of name to watch).")
+
+(defun pp-lsp--watched-folders (server)
+  "The folders watched for SERVER, a hash table of name to watch."
+  (or (gethash server pp-lsp--watched-folders-of)
+      (puthash server (make-hash-table :test #'equal) pp-lsp--watched-folders-of)))
+
+(defvar pp-lsp--watch-pending (make-hash-table :test #'eq :weakness 'key)
+  "Servers to the changes not yet sent, newest first: (URI . TYPE).")
+
+(defvar pp-lsp--watch-timer nil
+  "The timer that sends the pending changes.")
+
+(defun pp-lsp--watch-note (server path type)
+  "Tell SERVER in a moment of PATH, with TYPE: 1 made, 2 changed, 3 gone.
+Changes come together: a checkout's thousands are one notification."
+  (push (cons (eglot--path-to-uri path) type) (gethash server pp-lsp--watch-pending))
+  (unless (timerp pp-lsp--watch-timer)
+    (setq pp-lsp--watch-timer (run-with-timer 0.1 nil #'pp-lsp--watch-send))))
+
+(defun pp-lsp--watch-send ()
+  "Notify each server of its pending news, in one message."
+  (setq pp-lsp--watch-timer nil)
+  (maphash (lambda (server changes)
+             (when (and changes (jsonrpc-running-p server))
+               (jsonrpc-notify server :workspace/didChangeWatchedFiles
+                               (list :changes
+                                     (vconcat (mapcar (lambda (c) (list :uri (car c) :type (cdr c)))
+                                                      (reverse changes)))))))
+           pp-lsp--watch-pending)
+  (clrhash pp-lsp--watch-pending))
+
+(defun pp-lsp--watched-event (server id event)
+  "Tell SERVER, of registration ID, what the file notification EVENT changed."
+  (pcase-let ((`(,_desc ,action ,file ,file1) event))
+    (pcase action
+      ('renamed
+       (pp-lsp--watched-event server id (list nil 'deleted file))
+       (pp-lsp--watched-event server id (list nil 'created file1)))
+      ((or 'created 'changed 'deleted)
+       (let* ((name (file-name-nondirectory file))
+              (folders (pp-lsp--watched-folders server))
+              (key (directory-file-name (expand-file-name file))))
+         (cond
+          ((string-prefix-p "." name))  ; hidden: not the memex's
+          ((and (eq action 'created) (file-directory-p file))
+           ;; A folder made, or moved in: watched, and read by pp-lsp.
+           (dolist (dir (pp-lsp--memex-folders server file))
+             (unless (gethash (directory-file-name (expand-file-name dir)) folders)
+               (ignore-errors (pp-lsp--watch-folder server id dir))))
+           (pp-lsp--watch-note server file 1))
+          ((and (eq action 'deleted) (gethash key folders))
+           ;; A folder gone, or moved out: pp-lsp reads the disk again.
+           ;; Its watch stops by itself (removed here, Emacs 28 would
+           ;; call a nil callback for the events still queued for it).
+           (remhash key folders)
+           (pp-lsp--watch-note server file 3))
+          ((string-suffix-p ".org" name t)
+           (pp-lsp--watch-note server file (pcase action ('created 1) ('changed 2) (_ 3))))))))))
 
 (defvar pp-lsp--streams (make-hash-table :test #'equal)
   "Progress tokens of running questions, to the buffers their answers go to.")
@@ -212,7 +346,10 @@ modified since is left alone."
   (when-let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
     (with-current-buffer buffer
       (unless (buffer-modified-p)
-        (revert-buffer t t t)))))
+        (revert-buffer t t t))))
+  (when (and (equal (file-name-nondirectory (eglot--uri-to-path uri)) "flightplans.org")
+             (pp-lsp--plan-buffers))
+    (pp-lsp--plans-changed-soon)))
 
 (defvar-local pp-lsp--origin-server nil
   "In a buffer of pp-lsp's own (an answer, a context): the server it came from.")
@@ -232,7 +369,7 @@ outside every memex, the one pp-lsp server running."
                                        (apply #'append (hash-table-values eglot--servers-by-project)))))
                   (and all (null (cdr (delete-dups all))) (car all))))))
     (unless server
-      (user-error "No pp-lsp server here: M-x eglot in an Org buffer first"))
+      (user-error "No pp-lsp is running here: open a note of your memex (and M-x eglot there, unless it starts by itself)"))
     server))
 
 (defun pp-lsp--served-p ()
@@ -379,10 +516,19 @@ answer being written, \\[quit-window] hides the buffer.
   ;; even for a person who turned Org's confirmation of them off.
   (setq-local org-link-elisp-confirm-function #'pp-lsp--refuse-link)
   (setq-local org-link-shell-confirm-function #'pp-lsp--refuse-link)
+  (pp-lsp--show-link-targets)
   (visual-line-mode 1)
   (setq header-line-format
         (substitute-command-keys
          "Passepartout  \\<pp-lsp-answer-mode-map>\\[pp-lsp-follow-up] follow-up  \\[pp-lsp-cancel] cancel  \\[quit-window] quit")))
+
+(defun pp-lsp--show-link-targets ()
+  "Show every Org link of this buffer whole, its target with its words.
+A model writes this text: [[https://x.example/?q=…][the docs]] shown as
+\"the docs\" would hide where a click goes, and what it carries there."
+  (setq-local org-link-descriptive nil)
+  (remove-from-invisibility-spec '(org-link))
+  (when font-lock-mode (font-lock-flush)))
 
 (defun pp-lsp--refuse-link (prompt)
   "Refuse to follow a link of an answer that would run code; PROMPT is Org's."
@@ -550,20 +696,112 @@ and its words would be a bare \"Server died\"."
       (add-function :before (process-sentinel proc) #'pp-lsp--process-changed))))
 
 (defun pp-lsp--server-or-start ()
-  "The current buffer's pp-lsp server; in a note, started when it stopped.
-Only a pp-lsp that stopped is started here (eglot may still be starting
-one that never ran)."
-  (or (ignore-errors (pp-lsp--server))
-      (and buffer-file-name (derived-mode-p 'org-mode)
-           (not (eglot-current-server))
-           (member (ignore-errors (project-root (eglot--current-project))) pp-lsp--stopped)
-           (progn
-             (setq pp-lsp--stopped (delete (project-root (eglot--current-project)) pp-lsp--stopped))
-             (message "pp-lsp: starting it again…")
-             (let ((eglot-sync-connect (max 30 (if (numberp eglot-sync-connect) eglot-sync-connect 0))))
-               (apply #'eglot (eglot--guess-contact)))
-             (pp-lsp--server)))
-      (pp-lsp--server)))
+  "The current buffer's pp-lsp server, or a user error saying how to start one.
+In a note, `pp-lsp-ask' starts a pp-lsp that is not running (one that
+stopped, too) without waiting for it: `pp-lsp--start-for'."
+  (pp-lsp--server))
+
+;;; The first question: pp-lsp starts for it.
+
+(defvar pp-lsp--starting (make-hash-table :test #'equal)
+  "Project roots whose pp-lsp eglot is connecting, to its server.")
+
+(defvar pp-lsp--queued nil
+  "Questions waiting for their pp-lsp to connect: (ROOT QUESTION MARKER TIMER).")
+
+(defun pp-lsp--server-created (server)
+  "Note SERVER as starting, if it is a pp-lsp (before it connects)."
+  (when (cl-typep server 'pp-lsp-server)
+    (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+      (puthash root server pp-lsp--starting))))
+
+(defun pp-lsp--server-connected (server)
+  "Ask the questions that waited for SERVER, a pp-lsp that just connected."
+  (when (cl-typep server 'pp-lsp-server)
+    (when-let ((root (ignore-errors (project-root (eglot--project server)))))
+      (remhash root pp-lsp--starting)
+      (dolist (q (reverse pp-lsp--queued))
+        (when (equal (nth 0 q) root)
+          (setq pp-lsp--queued (delq q pp-lsp--queued))
+          (cancel-timer (nth 3 q))
+          (pp-lsp--ask-queued (nth 1 q) (nth 2 q) server))))))
+
+(add-hook 'eglot-server-initialized-hook #'pp-lsp--server-created)
+(add-hook 'eglot-connect-hook #'pp-lsp--server-connected)
+
+(defun pp-lsp--ask-queued (question marker server)
+  "Ask QUESTION from MARKER, once SERVER serves its buffer."
+  (let ((buffer (marker-buffer marker)))
+    (if (buffer-live-p buffer)
+        (with-current-buffer buffer
+          (save-excursion
+            (goto-char marker)
+            (pp-lsp-ask question nil (and (not (pp-lsp--served-p)) server))))
+      (pp-lsp-ask question nil server))
+    (set-marker marker nil)))
+
+(defun pp-lsp--in-memex-roots-p (file)
+  "Return non-nil if FILE is under one of `pp-lsp-memex-roots'."
+  (seq-some (lambda (r) (file-in-directory-p file r)) pp-lsp-memex-roots))
+
+(defun pp-lsp--start-for (question)
+  "Start pp-lsp for the current note and ask QUESTION once it connects.
+Return non-nil if QUESTION waits so; nil when a pp-lsp can answer now,
+or none is to start here (the caller then says why).  In a note of
+`pp-lsp-memex-roots' it starts as eglot would start it there; in
+another Org file you are asked first, the memex being its project
+\(which may be a large folder of another's making).  Emacs does not
+wait: the answer buffer says pp-lsp is starting."
+  (when (and buffer-file-name (derived-mode-p 'org-mode)
+             (not (eglot-current-server))
+             (not (ignore-errors (pp-lsp--server))))
+    (let* ((project (eglot--current-project))
+           (root (project-root project))
+           (starting (gethash root pp-lsp--starting)))
+      (when (or (and starting (jsonrpc-running-p starting))
+                (pp-lsp--in-memex-roots-p buffer-file-name)
+                ;; It ran here, and stopped while a question waited.
+                (member root pp-lsp--stopped)
+                (and (called-interactively-p 'any)
+                     (y-or-n-p (format "Start pp-lsp, with %s as the memex? "
+                                       (abbreviate-file-name root)))))
+        (unless (and starting (jsonrpc-running-p starting))
+          (setq pp-lsp--stopped (delete root pp-lsp--stopped))
+          (let ((eglot-sync-connect nil))
+            (condition-case err
+                (apply #'eglot (eglot--guess-contact))
+              (error (user-error "Could not start pp-lsp: %s" (error-message-string err))))))
+        (let* ((marker (point-marker))
+               (entry (list root question marker nil))
+               (buffer (pp-lsp--answer-buffer)))
+          (setf (nth 3 entry)
+                (run-with-timer (+ 5 (or eglot-connect-timeout 30)) nil
+                                #'pp-lsp--start-failed entry buffer))
+          (push entry pp-lsp--queued)
+          (with-current-buffer buffer
+            (when (overlayp pp-lsp--waiting) (delete-overlay pp-lsp--waiting))
+            (setq pp-lsp--waiting (make-overlay (point-max) (point-max)))
+            (overlay-put pp-lsp--waiting 'after-string
+                         (propertize (format "Starting pp-lsp in %s; the question goes when it is ready…\n"
+                                             (abbreviate-file-name root))
+                                     'face 'shadow)))
+          (unless (get-buffer-window buffer) (display-buffer buffer))
+          (message "pp-lsp: starting in %s…" (abbreviate-file-name root))
+          entry)))))
+
+(defun pp-lsp--start-failed (entry buffer)
+  "Say in BUFFER that the pp-lsp ENTRY's question waited for never connected."
+  (when (memq entry pp-lsp--queued)
+    (setq pp-lsp--queued (delq entry pp-lsp--queued))
+    (set-marker (nth 2 entry) nil)
+    (let ((why (format "pp-lsp did not start in %s (M-x eglot-events-buffer says why)"
+                       (abbreviate-file-name (nth 0 entry)))))
+      (setq pp-lsp--last-result (list :outcome "error" :error why))
+      (pp-lsp--append buffer (if (= (with-current-buffer buffer (point-min))
+                                    (with-current-buffer buffer (point-max)))
+                                 "" "\n")
+                      "* " (nth 1 entry) "\n")
+      (pp-lsp--say buffer (format "Failed: %s." why) nil))))
 
 (defun pp-lsp-ask (question &optional place server)
   "Ask the model QUESTION from point; the answer streams into a buffer.
@@ -578,73 +816,77 @@ gates want you to approve becomes a Flight Plan in flightplans.org: the
 answer says so, and RET there opens it; approve it with
 `pp-lsp-approve' (or by switching PLAN to APPROVED and saving the file)."
   (interactive "sAsk Passepartout: ")
-  (let* ((server (or server (pp-lsp--server-or-start)))
-         (served (and buffer-file-name (pp-lsp--served-p)))
-         (aside (and (not place) (not served)
-                     (format "(%s is not a note of the memex: asked without the context at point)\n"
-                             (if buffer-file-name
-                                 (file-name-nondirectory buffer-file-name)
-                               "this buffer"))))
-         (place (or place (and served (pp-lsp--place))))
-         (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
-         (buffer (pp-lsp--answer-buffer))
-         (args (append place (list :text question))))
-    (with-current-buffer buffer
-      (setq pp-lsp--origin-server server
-            pp-lsp--origin-place place)
-      (pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
-                      "* " question "\n" (or aside "")))
-    (puthash token buffer pp-lsp--streams)
-    (puthash token server pp-lsp--stream-servers)
-    (pp-lsp--watch server)
-    (pp-lsp--wait buffer)
-    (setq pp-lsp--last-token token
-          pp-lsp--last-result nil)
-    (unless (get-buffer-window buffer)
-      (display-buffer buffer))
-    (pp-lsp--flush server)
-    (jsonrpc-async-request
-     server :workspace/executeCommand
-     (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
-     :timeout pp-lsp-ask-timeout
-     :success-fn (lambda (result)
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   (unless (gethash token pp-lsp--cancelled)
-                     (pp-lsp--answered buffer result)))
-     :error-fn (lambda (err)
-                 (cond
-                  ((gethash token pp-lsp--cancelled)
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   ;; A question stopped on purpose is no error of the
-                   ;; server's: eglot's mode line stays clean.
-                   (when (eql (plist-get err :code) -32800)
-                     (setf (jsonrpc-last-error server) nil)))
-                  ((memql (plist-get err :code) '(-32800 -32600 -1))
-                   ;; Stopped by the server, not by you: it may be going
-                   ;; down (a signal, a crash), and then its process's end
-                   ;; says so (`pp-lsp--process-changed'); if it is not,
-                   ;; its words are said in a moment.
-                   (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
-                  (t
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   (setq pp-lsp--last-result
-                         (list :outcome "error" :error (plist-get err :message)))
-                   (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
-     :timeout-fn (lambda ()
-                   (remhash token pp-lsp--streams)
-                   (remhash token pp-lsp--stream-servers)
-                   ;; Emacs stops waiting; the server must stop too, or
-                   ;; the model call goes on (and costs) for nobody.
-                   (puthash token t pp-lsp--cancelled)
-                   (when (jsonrpc-running-p server)
-                     (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
-                   (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
-                     (setq pp-lsp--last-result (list :outcome "error" :error why))
-                     (pp-lsp--say buffer (format "Failed: %s" why) nil))))
-    token))
+  (unless (and (not server) (not place)
+               (if (called-interactively-p 'any)
+                   (funcall-interactively #'pp-lsp--start-for question)
+                 (pp-lsp--start-for question)))
+    (let* ((server (or server (pp-lsp--server-or-start)))
+           (served (and buffer-file-name (pp-lsp--served-p)))
+           (aside (and (not place) (not served)
+                       (format "(%s is not a note of the memex: asked without the context at point)\n"
+                               (if buffer-file-name
+                                   (file-name-nondirectory buffer-file-name)
+				 "this buffer"))))
+           (place (or place (and served (pp-lsp--place))))
+           (token (format "pp-lsp-ask-%d-%d" (emacs-pid) (cl-incf pp-lsp--token-count)))
+           (buffer (pp-lsp--answer-buffer))
+           (args (append place (list :text question))))
+      (with-current-buffer buffer
+	(setq pp-lsp--origin-server server
+              pp-lsp--origin-place place)
+	(pp-lsp--append buffer (if (= (point-min) (point-max)) "" "\n")
+			"* " question "\n" (or aside "")))
+      (puthash token buffer pp-lsp--streams)
+      (puthash token server pp-lsp--stream-servers)
+      (pp-lsp--watch server)
+      (pp-lsp--wait buffer)
+      (setq pp-lsp--last-token token
+            pp-lsp--last-result nil)
+      (unless (get-buffer-window buffer)
+	(display-buffer buffer))
+      (pp-lsp--flush server)
+      (jsonrpc-async-request
+       server :workspace/executeCommand
+       (list :command "passepartout.ask" :arguments (vector args) :workDoneToken token)
+       :timeout pp-lsp-ask-timeout
+       :success-fn (lambda (result)
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     (unless (gethash token pp-lsp--cancelled)
+                       (pp-lsp--answered buffer result)))
+       :error-fn (lambda (err)
+                   (cond
+                    ((gethash token pp-lsp--cancelled)
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; A question stopped on purpose is no error of the
+                     ;; server's: eglot's mode line stays clean.
+                     (when (eql (plist-get err :code) -32800)
+                       (setf (jsonrpc-last-error server) nil)))
+                    ((memql (plist-get err :code) '(-32800 -32600 -1))
+                     ;; Stopped by the server, not by you: it may be going
+                     ;; down (a signal, a crash), and then its process's end
+                     ;; says so (`pp-lsp--process-changed'); if it is not,
+                     ;; its words are said in a moment.
+                     (run-with-timer 1 nil #'pp-lsp--stopped-by-server token buffer server err))
+                    (t
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     (setq pp-lsp--last-result
+                           (list :outcome "error" :error (plist-get err :message)))
+                     (pp-lsp--say buffer (format "Failed: %s" (plist-get err :message)) nil))))
+       :timeout-fn (lambda ()
+                     (remhash token pp-lsp--streams)
+                     (remhash token pp-lsp--stream-servers)
+                     ;; Emacs stops waiting; the server must stop too, or
+                     ;; the model call goes on (and costs) for nobody.
+                     (puthash token t pp-lsp--cancelled)
+                     (when (jsonrpc-running-p server)
+                       (jsonrpc-notify server :window/workDoneProgress/cancel (list :token token)))
+                     (let ((why (format "no answer after %s seconds (pp-lsp-ask-timeout)" pp-lsp-ask-timeout)))
+                       (setq pp-lsp--last-result (list :outcome "error" :error why))
+                       (pp-lsp--say buffer (format "Failed: %s" why) nil))))
+      token)))
 
 (defun pp-lsp-follow-up (question)
   "Ask QUESTION from the place the last question was asked from.
@@ -798,6 +1040,12 @@ The line under it names the model."
 (defvar pp-lsp-plans-buffer "*Passepartout plans*"
   "The name of the Flight Plans list.")
 
+(defvar pp-lsp-plan-view-buffer "*Passepartout plan*"
+  "The name of the buffer `pp-lsp-plans-diff' shows a plan in.")
+
+(defvar-local pp-lsp--refreshed-at nil
+  "When this plans list or plan view last changed by itself, or nil.")
+
 (defvar pp-lsp-plans-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'pp-lsp-plans-open)
@@ -889,8 +1137,11 @@ done."
          (buffer (get-buffer-create pp-lsp-plans-buffer)))
     (with-current-buffer buffer
       (unless (derived-mode-p 'pp-lsp-plans-mode) (pp-lsp-plans-mode))
-      (setq pp-lsp--origin-server server)
+      (setq pp-lsp--origin-server server
+            pp-lsp--refreshed-at nil
+            header-line-format nil)
       (pp-lsp--render-plans plans))
+    (seq-doseq (p plans) (pp-lsp--follow-plans-file p))
     ;; Asked for, the list is where you are: its keys act at once.
     (if (called-interactively-p 'any)
         (pop-to-buffer buffer)
@@ -902,6 +1153,9 @@ done."
   (interactive)
   (with-current-buffer (get-buffer-create pp-lsp-plans-buffer)
     (pp-lsp-plans)))
+
+(defvar-local pp-lsp--viewed-hover nil
+  "The server's description of the plan `pp-lsp-plans-diff' shows, as shown.")
 
 (defvar-local pp-lsp--viewed-plan nil
   "The plan `pp-lsp-plans-diff' shows in this buffer.")
@@ -945,6 +1199,7 @@ TEXT, the plan's text as it was shown (a plan view), is compared too;
 nil (the list) compares the line the list shows."
   (cond
    ((null now) "it is gone from flightplans.org")
+   ((pp-lsp--settling) "it was shown again by itself a moment ago")
    ((not (equal (plist-get now :state) (plist-get shown :state)))
     (format "it is %s now" (plist-get now :state)))
    ((and text (not (equal text (pp-lsp--plan-text now)))) "its text changed")
@@ -1042,32 +1297,256 @@ its :ID:, else at its line."
   (interactive)
   (pp-lsp--show-plan (pp-lsp--plan-here)))
 
+(defun pp-lsp--hover-text (hover)
+  "Return the text of the HOVER the server answered."
+  (let ((contents (plist-get hover :contents)))
+    (if (stringp contents) contents (or (plist-get contents :value) ""))))
+
+(defun pp-lsp--plan-hover-params (plan)
+  "Return the hover request's params for PLAN's headline."
+  (list :textDocument (list :uri (plist-get plan :uri))
+        :position (list :line (1- (plist-get plan :line)) :character 0)))
+
 (defun pp-lsp--show-plan (plan &optional note)
   "Show PLAN in the plan view, with NOTE above it; return the buffer."
-  (let* ((hover (pp-lsp--plans-request
-                 :textDocument/hover
-                 (list :textDocument (list :uri (plist-get plan :uri))
-                       :position (list :line (1- (plist-get plan :line)) :character 0))))
-         (contents (plist-get hover :contents))
-         (text (if (stringp contents) contents (or (plist-get contents :value) "")))
+  (let* ((text (pp-lsp--hover-text
+                (pp-lsp--plans-request :textDocument/hover (pp-lsp--plan-hover-params plan))))
          (plan-text (pp-lsp--plan-text plan))
          (server (pp-lsp--server))
-         (buffer (get-buffer-create "*Passepartout plan*")))
+         (buffer (get-buffer-create pp-lsp-plan-view-buffer)))
     (with-current-buffer buffer
-      (let ((inhibit-read-only t)
-            (line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
-        (erase-buffer)
-        (when note (insert (propertize note 'face 'warning) "\n\n"))
-        (insert text "\n\n" plan-text)
-        (goto-char (point-min))
-        (pp-lsp-plan-view-mode)
-        (setq pp-lsp--viewed-plan plan
-              pp-lsp--viewed-text plan-text
-              pp-lsp--origin-server server)
-        (pp-lsp--show-zero-width)
+      (let ((line (and (eq (current-buffer) (window-buffer)) (line-number-at-pos))))
+        (pp-lsp--render-plan-view plan text plan-text server note)
         (when (and line (not note)) (forward-line (1- line)))))
     (display-buffer buffer)
+    (pp-lsp--follow-plans-file plan)
     buffer))
+
+(defun pp-lsp--render-plan-view (plan text plan-text server &optional note)
+  "Fill the plan view with PLAN: its hover TEXT, then PLAN-TEXT; NOTE above.
+SERVER is the one the plan came from.  Point goes to the top."
+  (let ((inhibit-read-only t))
+    (erase-buffer)
+    (when note (insert (propertize note 'face 'warning) "\n\n"))
+    (insert text "\n\n" plan-text)
+    (goto-char (point-min))
+    (pp-lsp-plan-view-mode)
+    (setq pp-lsp--viewed-plan plan
+          pp-lsp--viewed-text plan-text
+          pp-lsp--viewed-hover text
+          pp-lsp--origin-server server)
+    (pp-lsp--show-zero-width)
+    (pp-lsp--show-json-escapes (point-min) (point-max))))
+
+;;; The plans shown follow flightplans.org.
+
+(defcustom pp-lsp-plan-settle-seconds 1.5
+  "Seconds a plan shown again by itself must stay shown before a key acts.
+When flightplans.org changes, the plans list and the plan view show it
+as it is now; a key pressed within these seconds of that (before you
+could have read it) does nothing and says so."
+  :type 'number)
+
+(defface pp-lsp-decoded-escape '((t :inherit font-lock-constant-face :underline t))
+  "A JSON escape of a plan's action, shown as the character it stands for.")
+
+(defun pp-lsp--show-json-escapes (start end)
+  "Show each \\uXXXX of the JSON blocks between START and END as its character.
+pp-lsp writes a marker that would run code when the file is opened
+\(\"Local Variables:\", \"elisp:\") inside a plan's JSON with one
+character escaped (\"Local Variables\\u003a\"): it decodes the same, so
+the action approved is the one filed.  Shown, the escape reads as the
+character, underlined, and says what is written (`help-echo'); the text
+is unchanged.  Only a printable ASCII character other than \" and \\ is
+shown so: one that could hide the JSON's own quoting, or a control or
+invisible character, stays as it is written."
+  (save-excursion
+    (save-match-data
+      (with-silent-modifications
+        (goto-char start)
+        (while (re-search-forward "^[ \t]*\\(?:#\\+begin_src[ \t]+json\\|```json\\)[ \t]*$" end t)
+          (let ((block-end (save-excursion
+                             (if (re-search-forward "^[ \t]*\\(?:#\\+end_src\\|```\\)[ \t]*$" end t)
+                                 (match-beginning 0)
+                               end))))
+            (while (re-search-forward "\\(\\\\+\\)u\\([0-9a-fA-F]\\{4\\}\\)" block-end t)
+              (let ((code (string-to-number (match-string 2) 16))
+                    (escape (- (match-end 1) 1)))
+                ;; An odd run of backslashes ends in an escape; an even
+                ;; one is backslashes written, then a plain "u".
+                (when (and (cl-oddp (- (match-end 1) (match-beginning 1)))
+                           (<= #x20 code #x7e) (not (memq code '(?\" ?\\))))
+                  (put-text-property escape (match-end 0) 'display
+                                     (propertize (string code) 'face 'pp-lsp-decoded-escape))
+                  (put-text-property escape (match-end 0) 'help-echo
+                                     (format "written %s (JSON decodes it as %c)"
+                                             (buffer-substring-no-properties escape (match-end 0))
+                                             code)))))
+            (goto-char block-end)))))))
+
+(defvar pp-lsp--plans-file-watches (make-hash-table :test #'equal)
+  "Folders of flightplans.org watched for the plans shown, to their watches.")
+
+(defvar pp-lsp--plans-refresh-timers nil
+  "The timers that will show the plans again after flightplans.org changed.")
+
+(defun pp-lsp--plan-buffers ()
+  "Return the live plans list and plan view."
+  (seq-filter #'buffer-live-p
+              (list (get-buffer pp-lsp-plans-buffer) (get-buffer pp-lsp-plan-view-buffer))))
+
+(defun pp-lsp--follow-plans-file (plan)
+  "Watch the flightplans.org of PLAN, so the plans shown follow it.
+Another editor, a sync or pp-lsp itself may rewrite it (most programs
+save by renaming a new file over the old); then the plans list and the
+plan view show it as it is now.  Without file notifications (a remote
+folder), the server's own writes still do (`passepartout/reload')."
+  (when-let* ((uri (plist-get plan :uri))
+              (file (eglot--uri-to-path uri))
+              (dir (file-name-directory file)))
+    (unless (gethash dir pp-lsp--plans-file-watches)
+      (when-let ((watch (ignore-errors
+                          (file-notify-add-watch
+                           dir '(change)
+                           (lambda (event) (pp-lsp--plans-file-event file event))))))
+        (puthash dir watch pp-lsp--plans-file-watches)))))
+
+(defun pp-lsp--plans-file-event (file event)
+  "Show the plans again if EVENT, in FILE's folder, changed FILE."
+  (pcase-let ((`(,_desc ,action ,f ,f1) event))
+    (cond
+     ((null (pp-lsp--plan-buffers))
+      ;; Nothing shows a plan any more: the watches go.
+      (maphash (lambda (_ w) (ignore-errors (file-notify-rm-watch w))) pp-lsp--plans-file-watches)
+      (clrhash pp-lsp--plans-file-watches))
+     ((and (memq action '(created changed deleted renamed))
+           ;; The watch is on FILE's folder: its name is enough.
+           (member (file-name-nondirectory file)
+                   (list (and (stringp f) (file-name-nondirectory f))
+                         (and (stringp f1) (file-name-nondirectory f1)))))
+      ;; Told now, the server reads it at once, not at its next rescan.
+      (cl-dolist (b (pp-lsp--plan-buffers))
+        (let ((server (buffer-local-value 'pp-lsp--origin-server b)))
+          (when (and server (jsonrpc-running-p server))
+            (jsonrpc-notify server :workspace/didChangeWatchedFiles
+                            (list :changes (vector (list :uri (eglot--path-to-uri file)
+                                                         :type (if (file-exists-p file) 2 3)))))
+            (cl-return))))
+      (pp-lsp--plans-changed-soon)))))
+
+(defun pp-lsp--plans-changed-soon ()
+  "Show the plans again in a moment, and once more a little later.
+The second look catches a server that read the file late."
+  (mapc #'cancel-timer pp-lsp--plans-refresh-timers)
+  (setq pp-lsp--plans-refresh-timers
+        (list (run-with-timer 0.3 nil #'pp-lsp--refresh-plan-buffers)
+              (run-with-timer 2 nil #'pp-lsp--refresh-plan-buffers))))
+
+(defun pp-lsp--refresh-plan-buffers ()
+  "Ask the server for the plans, and show them as they are now.
+Asynchronous: Emacs never waits for it.  The list and the view keep
+their windows, their points and which window is selected."
+  (dolist (b (pp-lsp--plan-buffers))
+    (let ((server (buffer-local-value 'pp-lsp--origin-server b)))
+      (when (and server (jsonrpc-running-p server))
+        (jsonrpc-async-request
+         server :workspace/executeCommand
+         (list :command "passepartout.plans" :arguments (vector eglot--{}))
+         :success-fn (lambda (plans) (pp-lsp--plans-arrived b server plans))
+         :error-fn #'ignore
+         :timeout-fn #'ignore
+         :timeout 10)))))
+
+(defun pp-lsp--keeping-places (buffer fill)
+  "Call FILL in BUFFER, which fills it anew; its windows keep their places.
+Each window showing BUFFER keeps the line and column of its point and
+the line at its top; so does the buffer's own point."
+  (let* ((where (lambda (pos)
+                  (save-excursion (goto-char pos) (cons (line-number-at-pos) (current-column)))))
+         (places (with-current-buffer buffer
+                   (mapcar (lambda (w) (list w (funcall where (window-point w))
+                                             (line-number-at-pos (window-start w))))
+                           (get-buffer-window-list buffer nil t))))
+         (here (with-current-buffer buffer (funcall where (point))))
+         (back (lambda (place)
+                 (goto-char (point-min))
+                 (forward-line (1- (car place)))
+                 (move-to-column (cdr place))
+                 (point))))
+    (with-current-buffer buffer
+      (funcall fill)
+      (funcall back here)
+      (dolist (p places)
+        (let ((w (nth 0 p)))
+          (set-window-start w (save-excursion (goto-char (point-min))
+                                              (forward-line (1- (nth 2 p)))
+                                              (point))
+                            t)
+          (set-window-point w (save-excursion (funcall back (nth 1 p)))))))))
+
+(defun pp-lsp--plans-arrived (buffer server plans)
+  "Show PLANS, from SERVER, in BUFFER (the list or the view) if they changed."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (cond
+       ((derived-mode-p 'pp-lsp-plans-mode)
+        (let ((now (with-temp-buffer
+                     (pp-lsp--render-plans plans)
+                     (buffer-string))))
+          (if (equal now (buffer-substring-no-properties (point-min) (point-max)))
+              ;; The lines read the same (a plan may have moved down the
+              ;; file): the plans behind them are the server's now.
+              (pp-lsp--keeping-places buffer (lambda () (pp-lsp--render-plans plans)))
+            (pp-lsp--keeping-places buffer (lambda () (pp-lsp--render-plans plans)))
+            (pp-lsp--changed-by-itself))))
+       ((derived-mode-p 'pp-lsp-plan-view-mode)
+        (let* ((id (plist-get pp-lsp--viewed-plan :id))
+               (plan (seq-find (lambda (p) (equal (plist-get p :id) id)) plans)))
+          (if (null plan)
+              (unless (equal (plist-get pp-lsp--viewed-plan :state) "GONE")
+                (setq pp-lsp--viewed-plan (plist-put (copy-sequence pp-lsp--viewed-plan) :state "GONE"))
+                (pp-lsp--changed-by-itself "it is gone from flightplans.org"))
+            (jsonrpc-async-request
+             server :textDocument/hover (pp-lsp--plan-hover-params plan)
+             :success-fn (lambda (hover) (pp-lsp--plan-view-arrived buffer server plan hover))
+             :error-fn #'ignore
+             :timeout-fn #'ignore
+             :timeout 10))))))))
+
+(defun pp-lsp--plan-view-arrived (buffer server plan hover)
+  "Show PLAN, from SERVER, with its HOVER in the plan view BUFFER if it changed."
+  (when (buffer-live-p buffer)
+    (with-current-buffer buffer
+      (when (equal (plist-get plan :id) (plist-get pp-lsp--viewed-plan :id))
+        (let ((text (pp-lsp--hover-text hover))
+              (plan-text (pp-lsp--plan-text plan)))
+          (if (and (equal plan-text pp-lsp--viewed-text) (equal text pp-lsp--viewed-hover))
+              ;; What is shown is still so (the plan may have moved down
+              ;; the file): nothing to look at again.
+              (setq pp-lsp--viewed-plan plan)
+            (pp-lsp--keeping-places
+             buffer (lambda () (pp-lsp--render-plan-view plan text plan-text server)))
+            (pp-lsp--changed-by-itself)))))))
+
+(defun pp-lsp--changed-by-itself (&optional why)
+  "Note that the current plans buffer changed by itself, saying WHY if given.
+Its header line says when; its keys wait `pp-lsp-plan-settle-seconds'."
+  (setq pp-lsp--refreshed-at (float-time))
+  (let ((words (format "%s %s: shown as it is now"
+                       (if why (concat "flightplans.org changed (" why ")") "flightplans.org changed")
+                       (format-time-string "%H:%M:%S"))))
+    (if (derived-mode-p 'pp-lsp-plan-view-mode)
+        (setq header-line-format
+              (concat (propertize words 'face 'warning) "  "
+                      (substitute-command-keys
+                       "\\<pp-lsp-plan-view-mode-map>\\[pp-lsp-plans-approve] approve  \\[pp-lsp-plans-reject] reject  \\[quit-window] quit")))
+      (setq header-line-format (propertize words 'face 'warning))))
+  (force-mode-line-update))
+
+(defun pp-lsp--settling ()
+  "Return non-nil if this plans buffer changed by itself too recently to act."
+  (and pp-lsp--refreshed-at
+       (< (- (float-time) pp-lsp--refreshed-at) pp-lsp-plan-settle-seconds)))
 
 ;;;###autoload
 (defun pp-lsp-skills ()
@@ -1372,7 +1851,8 @@ Never over a file that exists."
                    (or (equal (file-name-nondirectory buffer-file-name) "flightplans.org")
                        (equal (file-name-nondirectory (directory-file-name (file-name-directory buffer-file-name)))
                               "chats")))
-          (setq pp-lsp--shown-marks pp-lsp--invisible-marks))
+          (setq pp-lsp--shown-marks pp-lsp--invisible-marks)
+          (pp-lsp--show-link-targets))
         (pp-lsp-bidi-shown-mode 1)
         (pp-lsp-show-code-lenses))
     (remove-hook 'after-change-functions #'pp-lsp--lenses-after-change t)

@@ -24,6 +24,7 @@ import (
 // approvalReplay is the model of the approval tests.
 const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c; vim: set ft=sh :"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
+{"match":{"last_contains":"link please"},"repeat":true,"reply":{"text":"See [[https://example.invalid/?q=leaked][the docs]]."}}
 `
 
 // newApprovalE2E is newE2E with the approval model and a Makefile.
@@ -100,6 +101,9 @@ func TestNeovimApprovals(t *testing.T) {
 		"DIFF shows the trace and the action: true",
 		// Neovim shows a zero-width space as <200b> by itself.
 		"DIFF shows the zero-width space: true",
+		// The JSON's vim\u003a reads vim: on the screen, written unchanged.
+		"ESCAPE written: true",
+		"ESCAPE shown as the colon: true",
 		"UNDO answered: true",
 		"RAN twice in all: true",
 		"ANSWER left the note alone: true",

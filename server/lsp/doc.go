@@ -108,8 +108,10 @@
 // folders), and rename of a headline's title with its [[*Title]] and
 // ::*Title links (orgfeat.RenameTitleEdits). Files
 // changed outside the editor are read again on workspace/didChangeWatchedFiles
-// (registered dynamically for **/*.org when the client can watch), by a
-// rescan every rescanInterval seconds when it cannot, and on didSave.
+// (registered dynamically for **/*.org when the client can watch; a
+// change of a path not ending in .org is a folder's, and the whole memex
+// is compared with the disk), by a rescan every rescanInterval seconds
+// when it cannot, and on didSave.
 //
 // # Commands (workspace/executeCommand; one argument, an object)
 //

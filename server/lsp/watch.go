@@ -16,9 +16,9 @@ import (
 // Files change outside the editor (another program, git, the agent's own
 // writes). The server learns of it three ways: the client's file watcher
 // (workspace/didChangeWatchedFiles, registered for **/*.org when the
-// client can watch), a rescan of the roots every few seconds when it
-// cannot (Neovim 0.7; pp-lsp.el declines eglot 1.9's watcher, which drops
-// renames), and didSave. Whatever changed the memex — those,
+// client can watch; pp-lsp.el brings its own for eglot 1.9's, which
+// drops renames), a rescan of the roots every few seconds when it cannot
+// (Neovim 0.7), and didSave. Whatever changed the memex — those,
 // the agent's heartbeat, its actions — a comparison of snapshots once a
 // second finds the files whose text moved, and their diagnostics (and the
 // Flight Plans' pickup) follow. An open buffer's text always wins over
@@ -52,20 +52,29 @@ func (s *Server) registerWatcher(ctx context.Context) {
 }
 
 // didChangeWatchedFiles reads the changed Org files again, in the
-// background (a checkout may change thousands).
+// background (a checkout may change thousands). A change of any other
+// path is a folder's (pp-lsp.el's watcher reports a folder made, moved
+// or removed, whose files it cannot name): the whole memex is compared
+// with the disk then, as a rescan does.
 func (s *Server) didChangeWatchedFiles(_ context.Context, params jsonrpc2.RawMessage) error {
 	var p protocol.DidChangeWatchedFilesParams
 	if err := decode(protocol.MethodWorkspaceDidChangeWatchedFiles, params, &p); err != nil {
 		return err
 	}
 	var paths []string
+	folders := false
 	for _, ev := range p.Changes {
-		if path, err := pathOf(ev.URI); err == nil && strings.EqualFold(filepath.Ext(path), ".org") {
+		path, err := pathOf(ev.URI)
+		switch {
+		case err != nil:
+		case strings.EqualFold(filepath.Ext(path), ".org"):
 			paths = append(paths, path)
+		default:
+			folders = true
 		}
 	}
 	mx := s.memex()
-	if mx == nil || len(paths) == 0 {
+	if mx == nil || (len(paths) == 0 && !folders) {
 		return nil // before the memex is up, indexing reads the disk anyway
 	}
 	s.diskPending.Add(1)
@@ -73,7 +82,13 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, params jsonrpc2.RawMes
 		defer s.diskPending.Add(-1)
 		s.disk.Lock()
 		defer s.disk.Unlock()
-		if _, err := mx.ReloadFiles(ctx, paths...); err != nil && ctx.Err() == nil {
+		var err error
+		if folders {
+			_, err = mx.Refresh(ctx)
+		} else {
+			_, err = mx.ReloadFiles(ctx, paths...)
+		}
+		if err != nil && ctx.Err() == nil {
 			s.log.Warn("reading changed files", "err", err)
 		}
 		s.noteChanges()

@@ -921,6 +921,44 @@ local function view_lines(p)
   return out
 end
 
+-- The namespace of the JSON escapes shown as their characters.
+local escapes_ns = vim.api.nvim_create_namespace('passepartout_json_escapes')
+
+-- show_json_escapes shows each \uXXXX of the JSON blocks of buf as the
+-- character it decodes to: pp-lsp writes a marker that would run code
+-- when a file is opened ("vim:", "Local Variables:") inside a plan's JSON
+-- with one character escaped ("vim\u003a"), which decodes the same, so the
+-- action approved is the one filed. Only a printable ASCII character other
+-- than " and \ is shown so (one that could hide the JSON's quoting, or a
+-- control or invisible character, stays as written); the text is
+-- unchanged, and the line under the cursor shows it as written
+-- ('concealcursor' empty).
+function M.show_json_escapes(buf)
+  vim.api.nvim_buf_clear_namespace(buf, escapes_ns, 0, -1)
+  local in_json = false
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if not in_json then
+      in_json = line:match('^%s*#%+begin_src%s+json%s*$') ~= nil or line:match('^%s*```json%s*$') ~= nil
+    elseif line:match('^%s*#%+end_src%s*$') or line:match('^%s*```%s*$') then
+      in_json = false
+    else
+      for from, slashes, hex, to in line:gmatch('()(\\+)u(%x%x%x%x)()') do
+        local code = tonumber(hex, 16)
+        -- An odd run of backslashes ends in an escape; an even one is
+        -- backslashes written, then a plain "u".
+        if #slashes % 2 == 1 and code >= 0x20 and code <= 0x7e and code ~= 0x22 and code ~= 0x5c then
+          vim.api.nvim_buf_set_extmark(buf, escapes_ns, i - 1, from - 1 + #slashes - 1,
+            { end_col = to - 1, conceal = string.char(code), hl_group = 'Underlined' })
+        end
+      end
+    end
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.wo[win].conceallevel = 2
+    vim.wo[win].concealcursor = ''
+  end
+end
+
 local function show_plan(p, note)
   local lines = view_lines(p)
   if note then
@@ -929,6 +967,7 @@ local function show_plan(p, note)
   local win = plan_view.buf and vim.fn.bufwinid(plan_view.buf) or -1
   local cursor = win ~= -1 and vim.api.nvim_win_get_cursor(win) or nil
   local buf = scratch('Passepartout plan', lines, 'markdown', { client = plans_list.client_id })
+  M.show_json_escapes(buf)
   plan_view.shown = { id = p.id, state = p.state, hash = p.hash, edited = p.edited, problem = p.problem, text = table.concat(plan_text(p), '\n') }
   if cursor then
     pcall(vim.api.nvim_win_set_cursor, vim.fn.bufwinid(buf), { math.min(cursor[1], #lines), 0 })

@@ -39,10 +39,12 @@
   (if x "true" "false"))
 
 (defun e2e-wait (what pred &optional seconds)
-  "Wait until PRED holds (WHAT names it), serving the server meanwhile."
+  "Wait until PRED holds (WHAT names it), serving the server meanwhile.
+As the command loop waits for a key: file notifications are served too
+\(pp-lsp.el's watcher of the memex), which `accept-process-output' is not."
   (let ((deadline (+ (float-time) (or seconds 30))))
     (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
+      (read-event nil nil 0.05))
     (unless (funcall pred) (error "Timed out waiting for %s" what))))
 
 (defun e2e-file (rel)

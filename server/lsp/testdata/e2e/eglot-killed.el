@@ -28,6 +28,8 @@
     (set-buffer note)
     (setq pp-lsp--last-result nil)
     (pp-lsp-ask "Again?")
+    ;; Emacs does not wait for it: it starts, and the question goes then.
+    (e2e-wait "the server to start again" (lambda () (eglot-current-server)) 30)
     (let ((again (eglot-current-server)))
       (e2e-say "RESTARTED %s" (e2e-bool (and again (not (eq again server)) (jsonrpc-running-p again))))
       (pp-lsp-cancel)

@@ -39,7 +39,7 @@
       (rename-file tmp (e2e-file "flightplans.org") t))
     ;; The server learns of it: its description of the plan (the hover
     ;; the plan view shows) says the action was edited.  eglot 1.9's file
-    ;; watcher drops renames.
+    ;; watcher drops renames; pp-lsp.el's own does not.
     (e2e-say "SERVER sees the edit: %s"
              (e2e-bool (condition-case nil
                            (progn

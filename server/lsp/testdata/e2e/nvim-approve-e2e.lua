@@ -99,6 +99,24 @@ local function run()
   local shown = table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('Passepartout plan'), 0, -1, false), '\n')
   say('DIFF shows the trace and the action: %s', tostring(shown:find('Verdict', 1, true) ~= nil and shown:find('make count', 1, true) ~= nil))
   say('DIFF shows the zero-width space: %s', tostring(vim.fn.strtrans(shown):find('vim<200b>:', 1, true) ~= nil))
+  -- The JSON's "vim\u003a" reads "vim:" on the screen; the text is as written.
+  do
+    local view = vim.fn.bufwinid(vim.fn.bufnr('Passepartout plan'))
+    vim.api.nvim_set_current_win(view)
+    vim.api.nvim_win_set_height(view, 10)
+    local row = vim.fn.search([[vim\\u003a]], 'w')
+    say('ESCAPE written: %s', tostring(row > 0))
+    vim.cmd('normal! zt')
+    vim.api.nvim_win_set_cursor(view, { row + 1, 0 })
+    vim.cmd('redraw!')
+    local pos = vim.fn.win_screenpos(view)
+    local seen = {}
+    for col = pos[2], pos[2] + vim.api.nvim_win_get_width(view) - 1 do
+      table.insert(seen, vim.fn.screenstring(pos[1], col))
+    end
+    seen = table.concat(seen)
+    say('ESCAPE shown as the colon: %s', tostring(seen:find('vim: set ft=sh', 1, true) ~= nil and not seen:find('u003a', 1, true)))
+  end
   vim.cmd('close')
   -- u asks the server to undo; whatever it answers is shown plainly.
   vim.api.nvim_set_current_win(vim.fn.bufwinid(list))
