@@ -3,11 +3,15 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+
+	"pp-lsp/server/host"
 )
 
 // TestTheAgentsCommandsSayWhyItIsNotRunning: when the agent could not be
@@ -41,7 +45,16 @@ func TestTheAgentsCommandsSayWhyItIsNotRunning(t *testing.T) {
 			c := newTestClient(t, Options{Getenv: func(k string) string { return env[k] }, WorkDir: root})
 			c.initialize(root, clientFull, nil)
 			c.waitReady()
-			err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandPlans, "arguments": []any{map[string]any{}}}, nil)
+			// The memex is read before the agent is opened: until the
+			// opening has failed, the command says the agent is still
+			// coming up (a loaded machine shows that window).
+			var err error
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				err = c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": CommandPlans, "arguments": []any{map[string]any{}}}, nil)
+				if err == nil || !strings.Contains(err.Error(), host.ErrNotUp.Error()) || time.Now().After(deadline) {
+					break
+				}
+			}
 			require.Error(t, err)
 			t.Log(err)
 			assert.Contains(t, err.Error(), "the agent is not running: ")
