@@ -1,9 +1,12 @@
 package sandbox_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,4 +181,41 @@ func TestAMountNamespaceForAnOrdinaryUser(t *testing.T) {
 		assert.Contains(t, string(out), "no mount namespace (")
 	}
 	t.Logf("%s", out)
+}
+
+// BenchmarkRunWithProtectedNames runs /bin/true in a root holding a
+// repository and 100 folders with an .envrc, with the mount namespace
+// (binding 104 entries) and without it.
+func BenchmarkRunWithProtectedNames(b *testing.B) {
+	if !sandbox.Probe().Available() {
+		b.Skip("no Landlock")
+	}
+	for _, noNS := range []bool{false, true} {
+		b.Run(fmt.Sprintf("no mount namespace %v", noNS), func(b *testing.B) {
+			base, err := filepath.EvalSymlinks(b.TempDir())
+			require.NoError(b, err)
+			root := filepath.Join(base, "memex")
+			for i := range 100 {
+				p := filepath.Join(root, "d", strconv.Itoa(i), ".envrc")
+				require.NoError(b, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(b, os.WriteFile(p, []byte("export A=1\n"), 0o644))
+			}
+			for _, p := range []string{"p/.git/hooks/x", "p/.git/config", "p/.dir-locals.el"} {
+				require.NoError(b, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+				require.NoError(b, os.WriteFile(filepath.Join(root, p), nil, 0o644))
+			}
+			sb, err := sandbox.New(sandbox.Config{Roots: []string{root}, NoMountNamespace: noNS,
+				Getenv: func(k string) string { return map[string]string{"PATH": "/usr/bin:/bin"}[k] }})
+			require.NoError(b, err)
+			defer sb.Close()
+			b.Log(sb.Describe())
+			b.ResetTimer()
+			for b.Loop() {
+				code, err := sb.Run(context.Background(), sandbox.Command{Argv: []string{"/bin/true"}, Dir: root})
+				if err != nil || code != 0 {
+					b.Fatal(code, err)
+				}
+			}
+		})
+	}
 }

@@ -350,6 +350,11 @@ func (h *helperProc) answer() string {
 	return string(out)
 }
 
+// maxMounts bounds the entries a run binds (each is a mount of the
+// namespace, and the kernel's fs.mount-max, 100,000 by default, bounds a
+// namespace's); past it the rest are left to Landlock, as without one.
+const maxMounts = 10_000
+
 // planMounts splits the protected entries found in the roots: those the
 // helper binds read-only onto themselves in its mount namespace (a folder,
 // or a regular file with one link), and those left to Landlock alone —
@@ -363,7 +368,7 @@ func planMounts(named []namedPlace) ([]mountEntry, []namedPlace) {
 		var st unix.Stat_t
 		if err := unix.Lstat(n.path, &st); err == nil {
 			t := st.Mode & unix.S_IFMT
-			if t == unix.S_IFDIR || (t == unix.S_IFREG && st.Nlink == 1) {
+			if len(mounts) < maxMounts && (t == unix.S_IFDIR || (t == unix.S_IFREG && st.Nlink == 1)) {
 				mounts = append(mounts, mountEntry{Path: n.path, Dev: uint64(st.Dev), Ino: st.Ino})
 				continue
 			}
