@@ -126,6 +126,23 @@ func TestAFolderHoldingAProtectedNameTakesNewEntriesInAMountNamespace(t *testing
 			}
 			assert.Equal(t, before, protectedSnapshot(t, proj, ns), "every protected file unchanged")
 			assert.NoFileExists(t, filepath.Join(proj, "cfg"))
+			if setpriv, err := exec.LookPath("setpriv"); err == nil {
+				// The helper's CAP_SYS_ADMIN over its namespace (ambient, for
+				// an ordinary user) is gone before the command starts.
+				code, out, err := sh(t, sb, proj, setpriv+" -d")
+				require.NoError(t, err)
+				require.Equal(t, 0, code, out)
+				// (setpriv names the effective and permitted sets only when
+				// they hold one.)
+				for _, line := range strings.Split(out, "\n") {
+					for _, set := range []string{"Effective", "Permitted", "Ambient"} {
+						if v, ok := strings.CutPrefix(line, set+" capabilities: "); ok {
+							assert.Equal(t, "[none]", v, set)
+						}
+					}
+				}
+				assert.Contains(t, out, "Ambient capabilities: [none]")
+			}
 		})
 	}
 }
