@@ -109,6 +109,9 @@ func TestAFolderHoldingAProtectedNameTakesNewEntriesInAMountNamespace(t *testing
 				{name: "umount in a nested namespace", cmd: "unshare -Urm sh -c 'umount -l .git/config && echo x >> .git/config'"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
+					if strings.HasPrefix(tc.cmd, "unshare ") {
+						testenv.NeedCommand(t, "unshare")
+					}
 					code, out, err := sh(t, sb, proj, tc.cmd)
 					require.NoError(t, err, out)
 					if tc.allowed && ns {
