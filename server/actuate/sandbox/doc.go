@@ -19,11 +19,16 @@
 //     a root holds $HOME) nor any entry of the roots that
 //     internal/protname's table names — the gates' one list: .envrc,
 //     .dir-locals.el, .nvim.lua, .husky, the hook managers' files, a
-//     repository's .git/hooks and .git/config, at any depth; a new entry
-//     cannot be made at a root's top level, nor in a folder that holds a
-//     protected place (Landlock only allows, and a right on a folder holds
-//     for all of it: such a folder gets no write right — its entries get
-//     it one by one); a protected name made anew elsewhere is moved aside
+//     repository's .git/hooks and .git/config, at any depth. Where the
+//     kernel allows the helper a mount namespace of its own, each of those
+//     entries (a .git whole) is bound read-only onto itself there before
+//     Landlock, and the folders above them are writable like any other
+//     (mountns_linux.go); otherwise a new entry cannot be made in a folder
+//     that holds a protected place (Landlock only allows, and a right on a
+//     folder holds for all of it: such a folder gets no write right — its
+//     entries get it one by one). Either way a root's top level holding
+//     flightplans.org takes no new entry, and a protected name made anew
+//     elsewhere is moved aside
 //     as soon as inotify reports it, or else when the command has ended,
 //     and the run fails saying so (in a
 //     repository the command made: its hooks, a config with a setting

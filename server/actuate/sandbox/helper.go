@@ -20,6 +20,9 @@ var wired atomic.Bool
 // Call it first thing in main, and in TestMain of a package whose tests
 // run confined commands.
 func Main() {
+	if len(os.Args) == 5 && os.Args[1] == HelperArg && os.Args[2] == nsProbeArg {
+		os.Exit(nsProbeMain(os.Args[3], os.Args[4]))
+	}
 	if len(os.Args) >= 2 && len(os.Args) <= 4 && os.Args[1] == HelperArg {
 		os.Exit(helperMain(os.Args[2:]))
 	}
@@ -55,7 +58,29 @@ type helperSpec struct {
 	Data uint64 `json:"data,omitempty"`
 	// Seccomp loads the socket, io_uring and keyring filter.
 	Seccomp bool `json:"seccomp"`
+	// Mounts are the protected entries the helper, started in its own
+	// mount namespace, binds onto themselves before Landlock (see
+	// mountns_linux.go); none where it was not.
+	Mounts []mountEntry `json:"mounts,omitempty"`
+	// ServerNS names the server's mount namespace (/proc/self/ns/mnt):
+	// the helper binds nothing unless its own is another.
+	ServerNS string `json:"serverns,omitempty"`
 }
+
+// mountEntry is one protected entry the helper binds read-only onto
+// itself (mountns_linux.go).
+type mountEntry struct {
+	Path string `json:"path"`
+	// Dev and Ino are its identity when the server walked the roots: the
+	// helper binds it only if the path still leads there, through no
+	// symlink.
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+// nsProbeArg is the helper's argument that makes it only try a mount
+// namespace (probeMountNamespace).
+const nsProbeArg = "probe-mount-namespace"
 
 const (
 	// controlFD is the helper's end of the socket.

@@ -88,6 +88,11 @@ func confinedMain(cgroups []string) int {
 		reply("error " + err.Error())
 		return exitSetup
 	}
+	if len(spec.Mounts) > 0 {
+		if err := bindEntries(spec.Mounts, spec.ServerNS); err != nil {
+			return fail(err)
+		}
+	}
 	ruleset := -1
 	if spec.Landlock {
 		ruleset = int(files[3].Fd())

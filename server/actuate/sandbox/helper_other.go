@@ -12,3 +12,6 @@ func helperMain([]string) int {
 	fmt.Fprintln(os.Stderr, "pp-lsp: the sandbox helper runs only on Linux")
 	return exitSetup
 }
+
+// nsProbeMain exists only on Linux.
+func nsProbeMain(string, string) int { return exitSetup }

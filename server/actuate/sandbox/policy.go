@@ -158,6 +158,10 @@ type namedPlace struct {
 	// hide are the paths kept unwritable for it: the entry, or for a
 	// .git folder its hooks and config.
 	hide []string
+	// folder is the identity of the folder that held it: the same path
+	// under a folder put in the place of that one (its parent, or one
+	// higher up, renamed away) is a new entry.
+	folder fileID
 }
 
 // namedPlaces walks the roots (never following a symlink, never below a
@@ -182,6 +186,10 @@ func namedPlaces(roots []string, visit func(dir string, depth int)) ([]namedPlac
 		if err != nil {
 			return nil // gone, or unreadable to us and so to the command
 		}
+		var folder fileID
+		if fi, err := f.Stat(); err == nil {
+			folder, _ = infoIdentity(fi)
+		}
 		ents, err := f.ReadDir(-1)
 		f.Close()
 		if err != nil {
@@ -194,7 +202,7 @@ func namedPlaces(roots []string, visit func(dir string, depth int)) ([]namedPlac
 		for _, e := range ents {
 			p := filepath.Join(dir, e.Name())
 			if ent, ok := protname.Match(e.Name(), depth); ok {
-				np := namedPlace{path: p, hide: []string{p}}
+				np := namedPlace{path: p, hide: []string{p}, folder: folder}
 				if ent.Kind == protname.Folder && ent.Sandbox != nil && e.IsDir() {
 					np.hide = nil
 					for _, sub := range ent.Sandbox {
@@ -228,13 +236,13 @@ func newNamed(roots []string, before []namedPlace) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	had := make(map[string]bool, len(before))
+	had := make(map[string]fileID, len(before))
 	for _, b := range before {
-		had[b.path] = true
+		had[b.path] = b.folder
 	}
 	var moved []string
 	for _, a := range after {
-		if had[a.path] {
+		if folder, ok := had[a.path]; ok && folder == a.folder {
 			continue
 		}
 		if len(a.hide) > 0 && a.hide[0] != a.path {

@@ -68,6 +68,8 @@ type helperProc struct {
 	// nproc is the RLIMIT_NPROC its command gets where there is no
 	// cgroup (0: none), counted when it was started, off the action's path.
 	nproc uint64
+	// ns: it runs in a mount namespace of its own (nsAttr).
+	ns bool
 }
 
 // spawnHelper starts a helper: this very program again (/proc/self/exe,
@@ -112,12 +114,21 @@ func (s *Sandbox) spawnHelper() (*helperProc, error) {
 		// Without a pids cgroup, RLIMIT_NPROC above what the user runs
 		// now (it never binds root, which has no other bound then).
 		h.nproc = uint64(userTasks(s.procs.uid) + s.cfg.Limits.Processes)
+		if s.ns().on {
+			// In its own user namespace the helper's tasks are counted
+			// apart from the user's others (RLIMIT_NPROC counts per
+			// namespace): the limit is the command's alone.
+			h.nproc = uint64(s.cfg.Limits.Processes)
+		}
 	}
 	h.cmd = exec.Command("/proc/self/exe", args...)
 	h.cmd.Args[0] = "pp-lsp-sandbox"
 	h.cmd.Env, h.cmd.Dir = helperEnv(), "/"
 	h.cmd.ExtraFiles = []*os.File{theirs}
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if s.ns().on {
+		h.cmd.SysProcAttr, h.ns = nsAttr(), true
+	}
 	if err := h.cmd.Start(); err != nil {
 		unix.Close(fds[0])
 		h.procs.remove(h.cgroup)
@@ -198,7 +209,16 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 	}
 	var pass []*os.File
 	if s.status.Available() {
-		rs, err := s.ruleset(tmp, named)
+		var landlockNamed []namedPlace
+		if s.ns().on {
+			spec.Mounts, landlockNamed = planMounts(named)
+			if spec.ServerNS, err = os.Readlink("/proc/self/ns/mnt"); err != nil {
+				return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
+			}
+		} else {
+			landlockNamed = named
+		}
+		rs, err := s.ruleset(tmp, landlockNamed)
 		if err != nil {
 			return -1, fmt.Errorf("the sandbox could not be prepared: %w", err)
 		}
@@ -219,6 +239,10 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 		return -1, err
 	}
 	spec.NProc = h.nproc
+	if len(spec.Mounts) > 0 && !h.ns {
+		h.discard()
+		return -1, errors.New("the sandbox could not be prepared: its helper has no mount namespace")
+	}
 	if err := h.send(spec, pass); err != nil {
 		// The helper started ahead may have died meanwhile: one more try
 		// with a fresh one.
@@ -227,6 +251,10 @@ func (s *Sandbox) runHelper(ctx context.Context, c Command, argv, env []string, 
 			return -1, err
 		}
 		spec.NProc = h.nproc
+		if len(spec.Mounts) > 0 && !h.ns {
+			h.discard()
+			return -1, errors.New("the sandbox could not be prepared: its helper has no mount namespace")
+		}
 		if err := h.send(spec, pass); err != nil {
 			h.discard()
 			return -1, err
@@ -320,6 +348,34 @@ func (h *helperProc) answer() string {
 		out = append(out, buf[:n]...)
 	}
 	return string(out)
+}
+
+// maxMounts bounds the entries a run binds (each is a mount of the
+// namespace, and the kernel's fs.mount-max, 100,000 by default, bounds a
+// namespace's); past it the rest are left to Landlock, as without one.
+const maxMounts = 10_000
+
+// planMounts splits the protected entries found in the roots: those the
+// helper binds read-only onto themselves in its mount namespace (a folder,
+// or a regular file with one link), and those left to Landlock alone —
+// a symlink, or a file with another hard link (a mount keeps only the
+// path it covers unwritable; Landlock's rules also refuse the other names
+// it meets, as without a namespace).
+func planMounts(named []namedPlace) ([]mountEntry, []namedPlace) {
+	var mounts []mountEntry
+	var rest []namedPlace
+	for _, n := range named {
+		var st unix.Stat_t
+		if err := unix.Lstat(n.path, &st); err == nil {
+			t := st.Mode & unix.S_IFMT
+			if len(mounts) < maxMounts && (t == unix.S_IFDIR || (t == unix.S_IFREG && st.Nlink == 1)) {
+				mounts = append(mounts, mountEntry{Path: n.path, Dev: uint64(st.Dev), Ino: st.Ino})
+				continue
+			}
+		}
+		rest = append(rest, n)
+	}
+	return mounts, rest
 }
 
 // ruleset builds the Landlock rules of one run (see the package doc).

@@ -109,6 +109,11 @@ type Config struct {
 	Probe func() Status
 	// Logger hears what degrades a run (nil: nowhere).
 	Logger *slog.Logger
+	// NoMountNamespace keeps commands out of a mount namespace of their
+	// own even where the kernel offers one: every folder that holds a
+	// protected name at any depth then gets no new entries (the fallback,
+	// see mountns_linux.go). Tests use it.
+	NoMountNamespace bool
 }
 
 // Sandbox runs commands confined.
@@ -126,6 +131,17 @@ type Sandbox struct {
 	warm    *helperProc
 	warming bool
 	closed  bool
+
+	// ns says whether helpers run in a mount namespace of their own, or
+	// why not (asked of the kernel once, at the first need).
+	ns func() nsStatus
+}
+
+// nsStatus is whether the helpers get a mount namespace (the protected
+// names bound read-only), or why they do not.
+type nsStatus struct {
+	on     bool
+	reason string
 }
 
 // ErrUnavailable is wrapped by the error of a command that was not run
@@ -160,6 +176,18 @@ func New(cfg Config) (*Sandbox, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Sandbox{cfg: cfg, mode: mode, status: st, log: log}
+	s.ns = sync.OnceValue(func() nsStatus {
+		switch {
+		case cfg.NoMountNamespace:
+			return nsStatus{reason: "turned off"}
+		case !st.Available():
+			return nsStatus{reason: "no Landlock"}
+		}
+		if why := probeMountNamespace(); why != "" {
+			return nsStatus{reason: why}
+		}
+		return nsStatus{on: true}
+	})
 	for _, r := range cfg.Roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -218,8 +246,18 @@ func (s *Sandbox) Describe() string {
 	case !s.status.Available():
 		return fmt.Sprintf("best-effort, %s: shell and eval commands run with their limits%s, but not confined to the roots", s.status, s.seccompClause())
 	}
-	return fmt.Sprintf("%s: %s confines shell and eval commands to the roots%s; %s%s",
-		s.mode, s.status, s.seccompClause(), s.procs.describe(), s.status.describeGaps())
+	return fmt.Sprintf("%s: %s confines shell and eval commands to the roots%s; %s; %s%s",
+		s.mode, s.status, s.seccompClause(), s.nsClause(), s.procs.describe(), s.status.describeGaps())
+}
+
+// nsClause says how the protected names in the roots (.git, .envrc…)
+// are kept unwritable.
+func (s *Sandbox) nsClause() string {
+	ns := s.ns()
+	if ns.on {
+		return "protected names (.git, .envrc…) bound read-only in a mount namespace of the command's own, so the folders that hold them take new entries"
+	}
+	return "no mount namespace (" + ns.reason + "): a folder holding a protected name (.git, .envrc…) at any depth takes no new entries"
 }
 
 func (s *Sandbox) seccompClause() string {
