@@ -165,7 +165,7 @@ func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinS
 			here = &t
 		}
 	}
-	s.editorTextInto(st, argv, in, here, anyDyn)
+	s.editorTextInto(st, c, argv, in, anyDyn)
 	s.mentions(argv)
 	name := argv[0]
 	def := s.funcOf(name)
