@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -23,6 +24,11 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 	// A file whose Local Variables list is still open at its end: what is
 	// appended finishes it.
 	require.NoError(t, os.WriteFile(filepath.Join(root, "notes", "open.txt"), []byte("text\n;; Local Variables:\n"), 0o644))
+	// The same, past the bytes the gates read whole (maxSkillScan): Emacs
+	// reads a Local Variables list in the last 3000 characters.
+	big := append(bytes.Repeat([]byte("- an item of a long list\n"), maxSkillScan/25+1), ";; Local Variables:\n"...)
+	require.Greater(t, len(big), maxSkillScan)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes", "big.txt"), big, 0o644))
 	write := func(text string) Action { return act(ToolFileWrite, "path", "notes/new.org", "content", text) }
 	for _, tc := range []struct {
 		name   string
@@ -72,6 +78,7 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 
 		{"tee -ai (options run together) appending to an open list", act(ToolShell, "cmd", `echo ';; eval: (kill-emacs)' | tee -ai notes/open.txt`), VerdictAsk, "Local Variables"},
 		{"tee of a file named after --", act(ToolShell, "cmd", `cd notes && tee -- -x.el <<<';; -*- eval: (kill-emacs) -*-' >/dev/null`), VerdictAsk, "an Emacs -*- line"},
+		{"an eval: line appended to a file too large to read whole", act(ToolShell, "cmd", `echo ';; eval: (kill-emacs)' >> notes/big.txt`), VerdictAsk, "added to a file too large to read whole"},
 		{"printf of a -*- line as a value", act(ToolShell, "cmd", `printf '%s\n' '# -*- eval: (kill-emacs) -*-' > notes/read.txt`), VerdictAsk, "an Emacs -*- line"},
 
 		// Literal text by any route into a file (textflow.go): a group's
