@@ -147,8 +147,14 @@ func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinS
 	s.addCmd(shellCmd{argv: argv, dyn: anyDyn})
 	s.execFdsOf(argv, st, in)
 	s.endlessCopy(argv)
-	s.redirects(st, argv, in)
-	s.hoardsEndless(argv, stdinOf(st, in))
+	// The endless checks read a substitution of literal text as what it
+	// writes: cat $(echo /dev/zero) > f.
+	eargv := argv
+	if anyDyn && head == nil && !passArgs {
+		eargv = s.literalSubstArgv(c, argv)
+	}
+	s.redirects(st, eargv, in)
+	s.hoardsEndless(eargv, stdinOf(st, in))
 	var here *string
 	for _, r := range st.Redirs {
 		switch r.Op {

@@ -507,3 +507,17 @@ func printfApprox(format string, values []string) textFlow {
 	}
 	return literalFlow(text, false)
 }
+
+// literalSubstArgv is a call's words with each command substitution of
+// literal text read as what it writes (substArgv), when one is; argv
+// otherwise.
+func (s *shellAnalyzer) literalSubstArgv(c *syntax.CallExpr, argv []string) []string {
+	for _, a := range c.Args {
+		if wordHasSubst(a) {
+			if _, ok := s.substLiteral(a); ok {
+				return s.substArgv(c)
+			}
+		}
+	}
+	return argv
+}
