@@ -69,6 +69,14 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, c *syntax.CallExpr, argv
 	if s.quiet || len(argv) == 0 {
 		return
 	}
+	tee := verbName(argv) == "tee"
+	var r route
+	if len(st.Redirs) > 0 {
+		r = s.stdoutRoute(st)
+	}
+	if r.file == "" && !tee {
+		return // no file its output reaches
+	}
 	inputs := inputFlows{in.flow}
 	if in.flow.kind == flowNone && in.kind == stdinLiteral && !in.unbounded {
 		inputs[0] = literalFlow(in.text, false)
@@ -76,17 +84,16 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, c *syntax.CallExpr, argv
 	if len(st.Redirs) > 0 {
 		inputs = s.stmtInputs(st, inputs)
 	}
-	var words []*syntax.Word
-	if c != nil {
-		words = c.Args
-	}
-	f := s.callFlow(argv, words, dyn, inputs)
-	if f.kind != flowNone && len(st.Redirs) > 0 {
-		if r := s.stdoutRoute(st); r.file != "" {
+	if r.file != "" {
+		var words []*syntax.Word
+		if c != nil {
+			words = c.Args
+		}
+		if f := s.callFlow(argv, words, dyn, inputs); f.kind != flowNone {
 			s.editorFlowTo(f, r)
 		}
 	}
-	if verbName(argv) == "tee" && inputs[0].kind != flowNone {
+	if tee && inputs[0].kind != flowNone {
 		// tee's options (GNU coreutils tee(1)): -a/--append, -i, -p,
 		// --output-error[=MODE], run together as -ai; after "--" every
 		// word is a file.

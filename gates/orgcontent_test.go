@@ -92,6 +92,7 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a group's heredoc through cat into tee", act(ToolShell, "cmd", "{ cat | tee notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
 		{"a heredoc read after && in a group", act(ToolShell, "cmd", "{ true && cat > notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
 		{"a function's echo", act(ToolShell, "cmd", `f(){ echo ';; -*- eval: (kill-emacs) -*-'; }; f > notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a function that calls itself after its echo", act(ToolShell, "cmd", `f(){ echo ';; -*- eval: (kill-emacs) -*-'; f; }; f > notes/r.txt`), VerdictAsk, "literal text through a function that calls itself"},
 		{"echo's output moved to a descriptor that writes the file", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' 3>notes/r.txt >&3`), VerdictAsk, "an Emacs -*- line"},
 		{"echo >& file", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' >& notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
 		{"cat of /dev/fd/3, a heredoc", act(ToolShell, "cmd", "cat /dev/fd/3 3<<EOF > notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},

@@ -724,7 +724,18 @@ func (s *shellAnalyzer) substLiteral(w *syntax.Word) ([]string, bool) {
 		return nil, false
 	}
 	cs, ok := parts[0].(*syntax.CmdSubst)
-	if !ok {
+	if !ok || len(cs.Stmts) != 1 {
+		return nil, false
+	}
+	// Only a program's own literal words ($(echo …), $(printf …)): a
+	// function's body is not followed here, nor a pipeline.
+	c, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return nil, false
+	}
+	switch c.Args[0].Lit() {
+	case "echo", "printf":
+	default:
 		return nil, false
 	}
 	f := s.seqFlowNested(cs.Stmts)

@@ -139,6 +139,10 @@ type shellAnalyzer struct {
 	loopArithReads []string
 	loopRounds     int // loop bodies judged (see loop)
 	flowDepth      int // function bodies and substitutions followed by the editor-code check (textflow.go)
+	// flowMemo holds what a function's body writes, reading nothing,
+	// while one flow is followed (textflow.go).
+	flowMemo  map[*syntax.Stmt]textFlow
+	flowSteps int
 	// integers are the variables declared -i anywhere in the command
 	// (whether or not that declaration ran): a value assigned to one is
 	// evaluated as arithmetic.
@@ -786,7 +790,10 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt, flow textFlow) {
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)
-		flow := s.stmtFlow(stg, inputFlows{in.flow})
+		var flow textFlow
+		if s.flowNeeded(stages[i+1:]) {
+			flow = s.stmtFlow(stg, inputFlows{in.flow})
+		}
 		in = s.describeOutput(stg, stdinOf(stg, in))
 		in.fds = &piped
 		in.flow = flow

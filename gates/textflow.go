@@ -80,8 +80,12 @@ func (f textFlow) unfollowed(what string) textFlow {
 	return f
 }
 
-// maxFlowDepth bounds the function bodies followed inside one another.
-const maxFlowDepth = 8
+// maxFlowDepth bounds the function bodies followed inside one another,
+// and maxFlowSteps the calls of functions followed for one flow.
+const (
+	maxFlowDepth = 8
+	maxFlowSteps = 64
+)
 
 // inputFlows are what the descriptors 0-9 of a command read, as flows.
 type inputFlows [10]textFlow
@@ -329,7 +333,7 @@ func (s *shellAnalyzer) callFlow(argv []string, words []*syntax.Word, dyn bool, 
 		switch verbName(argv) {
 		case "echo", "printf":
 		default:
-			if s.funcs[argv[0]].body == nil {
+			if s.funcOf(argv[0]).body == nil {
 				return textFlow{} // no literal text in, none out
 			}
 		}
@@ -339,9 +343,35 @@ func (s *shellAnalyzer) callFlow(argv []string, words []*syntax.Word, dyn bool, 
 			if s.flowDepth >= maxFlowDepth {
 				return opaqueFlow("literal text through functions nested too deep")
 			}
+			for _, f := range in {
+				if f.kind == flowOpaque {
+					return f // whatever it makes of it is opaque too
+				}
+			}
+			if s.flowSteps++; s.flowSteps > maxFlowSteps {
+				return opaqueFlow("literal text through more function calls than the gates follow")
+			}
+			// A body reading nothing writes the same at each call of one
+			// reading (the variables do not change meanwhile): once.
+			memo := !anyIn
+			if memo {
+				if f, ok := s.flowMemo[def.body]; ok {
+					return f
+				}
+				if s.flowMemo == nil {
+					s.flowMemo = map[*syntax.Stmt]textFlow{}
+				}
+				s.flowMemo[def.body] = opaqueFlow("literal text through a function that calls itself")
+			}
 			s.flowDepth++
 			f := s.stmtFlow(def.body, in)
 			s.flowDepth--
+			if memo {
+				s.flowMemo[def.body] = f
+			}
+			if s.flowDepth == 0 {
+				s.flowMemo, s.flowSteps = nil, 0
+			}
 			return f
 		}
 	}
@@ -415,8 +445,31 @@ func (s *shellAnalyzer) seqFlowNested(list []*syntax.Stmt) textFlow {
 		return opaqueFlow("literal text through substitutions nested too deep")
 	}
 	s.flowDepth++
-	defer func() { s.flowDepth-- }()
-	return s.seqFlow(list, inputFlows{})
+	f := s.seqFlow(list, inputFlows{})
+	s.flowDepth--
+	if s.flowDepth == 0 {
+		s.flowMemo, s.flowSteps = nil, 0
+	}
+	return f
+}
+
+// flowNeeded says whether the stages after a pipeline's stage may write
+// what it writes into a file: a redirection, tee, a function, a compound
+// command. Only then is its flow followed.
+func (s *shellAnalyzer) flowNeeded(later []*syntax.Stmt) bool {
+	for _, st := range later {
+		c, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(st.Redirs) > 0 {
+			return true
+		}
+		for _, w := range c.Args {
+			lit := w.Lit()
+			if lit == "" || lit == "tee" || s.funcOf(lit).body != nil {
+				return true // a word known only when it runs may be tee
+			}
+		}
+	}
+	return false
 }
 
 // echoFlow is the text echo writes with these arguments: its words
