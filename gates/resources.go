@@ -646,8 +646,13 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 		return what, true
 	}
 	if def := s.funcOf(argv[0]); def.body != nil {
-		// What the body writes on its output, as a substitution's
-		// statements: f(){ cat /dev/zero | head -c 5; } ends.
+		what, endless := s.compoundEndless(def.body.Cmd, in)
+		if !endless {
+			return "", false
+		}
+		// Some command in the body prints an endless stream: whether
+		// the body's output is, as a substitution's statements read
+		// it (f(){ cat /dev/zero | head -c 5; } ends).
 		var body []*syntax.Stmt
 		switch c := def.body.Cmd.(type) {
 		case *syntax.Block:
@@ -656,10 +661,10 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 			body = c.Stmts
 		}
 		if body == nil || len(def.body.Redirs) > 0 || s.flowDepth >= maxFlowDepth {
-			return s.compoundEndless(def.body.Cmd, in)
+			return what, true
 		}
 		s.flowDepth++
-		what, endless := s.outputEndless(body, in)
+		what, endless = s.outputEndless(body, in)
 		s.flowDepth--
 		return what, endless
 	}

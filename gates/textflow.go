@@ -566,10 +566,8 @@ func printfApprox(format string, values []string) textFlow {
 // otherwise.
 func (s *shellAnalyzer) literalSubstArgv(c *syntax.CallExpr, argv []string) []string {
 	for _, a := range c.Args {
-		if wordHasSubst(a) {
-			if _, ok := s.substLiteral(a); ok {
-				return s.substArgv(c)
-			}
+		if _, ok := s.substLiteral(a); ok {
+			return s.substArgv(c)
 		}
 	}
 	return argv
