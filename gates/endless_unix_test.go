@@ -85,6 +85,13 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"x=$(cat $(echo /dev/zero))", VerdictDeny, "captures an endless stream (cat of /dev/zero"},
 		{"x=$(cat \"$(printf /dev/zero)\")", VerdictDeny, "captures an endless stream (cat of /dev/zero"},
 		{"cat $(echo /dev/zero) > f", VerdictDeny, "writes an endless stream (cat of /dev/zero"},
+		// Output redirected back onto the capture.
+		{"x=$(cat /dev/zero >/dev/stdout)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero 1>&1)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero 3>&1 >&3)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero >/dev/fd/1)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero >/dev/null)", VerdictAllow, ""},
+		{"x=$(cat public.txt >/dev/stdout)", VerdictAllow, ""},
 		{"read -d '' x < /dev/urandom", VerdictDeny, "into a variable"},
 		{"read -r x < /dev/zero", VerdictDeny, "into a variable"},
 		{"mapfile a < /dev/zero", VerdictDeny, "into a variable"},

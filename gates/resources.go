@@ -609,7 +609,9 @@ func (s *shellAnalyzer) outputEndless(stmts []*syntax.Stmt, first stdinSrc) (str
 				in = stdinSrc{kind: stdinUntrusted, what: what, unbounded: endless}
 				continue
 			}
-			if stdoutRedirected(stg) {
+			if stdoutRedirected(stg) && s.stdoutRoute(stg).fd != 1 {
+				// Written elsewhere (judged there); >/dev/stdout, 1>&1,
+				// 3>&1 >&3 and >/dev/fd/1 are still the capture.
 				break
 			}
 			if what, endless := s.stageEndless(stg, inner); endless {

@@ -172,7 +172,14 @@ func (s *shellAnalyzer) stdoutRoute(st *syntax.Stmt) route {
 			w := s.peekWord(r.Word)
 			to := route{fd: -1, appends: r.Op == syntax.AppOut || r.Op == syntax.AppAll, inOut: r.Op == syntax.RdrInOut}
 			if !w.dyn {
-				if fd, isFd := fdPath(w.val); isFd && r.Op != syntax.RdrInOut {
+				fd, isFd := fdPath(w.val)
+				switch w.val {
+				case "/dev/stdout":
+					fd, isFd = 1, true
+				case "/dev/stderr":
+					fd, isFd = 2, true
+				}
+				if isFd && r.Op != syntax.RdrInOut {
 					to = fds[fd] // > /dev/fd/3 writes where 3 does
 					if to.file != "" {
 						to.appends = true // the file is open already: it is written after what was written
