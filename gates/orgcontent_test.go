@@ -101,6 +101,7 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"command echo", act(ToolShell, "cmd", `command echo ';; -*- eval: (kill-emacs) -*-' > notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
 		{"a Local Variables list disguised, made by tr", act(ToolShell, "cmd", "tr X a <<EOF > notes/r.txt\nx\n;; LocXl VXriXbles:\n;; evXl: (kill-emacs)\n;; End:\nEOF"), VerdictAsk, "the output of tr, made from literal text"},
 		{"a -*- line sorted first", act(ToolShell, "cmd", "sort <<EOF > notes/r.txt\nb\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the output of sort, made from literal text"},
+		{"echo of a substitution that makes text by tr", act(ToolShell, "cmd", `echo "$(tr X a <<< ';; -*- evXl: (kill-emacs) -*-')" > notes/r.txt`), VerdictAsk, "literal text through a command substitution"},
 		{"a branch's echo redirected as a whole", act(ToolShell, "cmd", `if true; then echo ';; -*- eval: (kill-emacs) -*-'; fi > notes/r.txt`), VerdictAsk, "literal text written inside a branch or a loop"},
 		{"a loop that reads a heredoc and writes a file", act(ToolShell, "cmd", "while true; do cat > notes/r.txt; break; done <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "a branch or a loop reads literal text and writes notes/r.txt"},
 
@@ -113,6 +114,7 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a group of a title and a listing", act(ToolShell, "cmd", `{ echo '# Report'; ls notes; } > notes/r.txt`), VerdictAllow, ""},
 		{"a plain heredoc through cat | cat", act(ToolShell, "cmd", "cat <<EOF | cat > notes/r.txt\n- bread\nEOF"), VerdictAllow, ""},
 		{"printf of plain values", act(ToolShell, "cmd", `printf '%s\n' a b c > notes/r.txt`), VerdictAllow, ""},
+		{"echo of a date", act(ToolShell, "cmd", `echo "Today: $(date)" > notes/r.txt`), VerdictAllow, ""},
 		{"a sort of a file in the notes", act(ToolShell, "cmd", `sort notes/list.txt > notes/b.txt`), VerdictAllow, ""},
 		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- org -*-", write("-*- org -*-\n* Hi\n"), VerdictAllow, ""},

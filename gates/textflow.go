@@ -115,6 +115,9 @@ func (s *shellAnalyzer) stmtInputs(st *syntax.Stmt, fds inputFlows) inputFlows {
 				t = w.val
 				if ok {
 					fds[n] = literalFlow(t, !w.dyn)
+					if w.dyn {
+						fds[n] = fds[n].then(s.substsFlow(r.Hdoc))
+					}
 				}
 				continue
 			}
@@ -128,6 +131,9 @@ func (s *shellAnalyzer) stmtInputs(st *syntax.Stmt, fds inputFlows) inputFlows {
 			if ok {
 				w := s.peekWord(r.Word)
 				fds[n] = literalFlow(w.val+"\n", !w.dyn) // bash ends a here-string with a newline
+				if w.dyn {
+					fds[n] = fds[n].then(s.substsFlow(r.Word))
+				}
 			}
 		case syntax.RdrIn, syntax.RdrInOut:
 			if ok {
@@ -386,12 +392,15 @@ func (s *shellAnalyzer) callFlow(argv []string, words []*syntax.Word, dyn bool, 
 	switch verb {
 	case "echo":
 		if dyn {
-			return textFlow{}
+			return s.wordsSubstsFlow(words)
 		}
 		return echoFlow(argv[1:])
 	case "printf":
-		if dyn || len(argv) < 2 || argv[1] == "-v" {
+		if len(argv) < 2 || argv[1] == "-v" {
 			return textFlow{}
+		}
+		if dyn {
+			return s.wordsSubstsFlow(words)
 		}
 		return printfFlow(argv[1:])
 	case "cat":
@@ -578,4 +587,38 @@ func (s *shellAnalyzer) literalSubstArgv(c *syntax.CallExpr, argv []string) []st
 		}
 	}
 	return argv
+}
+
+// substsFlow is what the command substitutions in a word add to the text
+// it expands to: literal text written by one ("$(printf '%s' …)") comes
+// out where the gates do not join it with the rest — opaque; a program's
+// own output ($(date)) is not judged.
+func (s *shellAnalyzer) substsFlow(w *syntax.Word) textFlow {
+	f := textFlow{}
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if f.kind == flowOpaque {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			if g := s.seqFlowNested(x.Stmts); g.kind != flowNone {
+				f = opaqueFlow("literal text through a command substitution")
+			}
+			return false
+		case *syntax.ProcSubst:
+			return false
+		}
+		return true
+	})
+	return f
+}
+
+// wordsSubstsFlow is substsFlow over a command's words.
+func (s *shellAnalyzer) wordsSubstsFlow(words []*syntax.Word) textFlow {
+	for _, w := range words {
+		if f := s.substsFlow(w); f.kind != flowNone {
+			return f
+		}
+	}
+	return textFlow{}
 }
