@@ -126,11 +126,21 @@ func (s *shellAnalyzer) editorCompoundInto(st *syntax.Stmt, in stdinSrc) {
 	if s.quiet || len(st.Redirs) == 0 {
 		return
 	}
-	r := s.stdoutRoute(st)
-	if r.file == "" {
-		return
-	}
-	if f := s.cmdFlow(st, s.stmtInputs(st, inputFlows{in.flow})); f.kind != flowNone {
+	fds := s.routes(st)
+	var f textFlow
+	computed := false
+	for n, r := range fds {
+		if r.file == "" || n == 0 {
+			continue
+		}
+		if !computed {
+			f, computed = s.cmdFlow(st, s.stmtInputs(st, inputFlows{in.flow})), true
+		}
+		if f.kind == flowNone {
+			return
+		}
+		// Descriptors other than the output too: a command inside may
+		// write its text there ({ echo … >&3; } 3>f).
 		s.editorFlowTo(f, r)
 	}
 }

@@ -167,6 +167,13 @@ type route struct {
 
 // stdoutRoute follows a statement's output redirections in order.
 func (s *shellAnalyzer) stdoutRoute(st *syntax.Stmt) route {
+	fds := s.routes(st)
+	return fds[1]
+}
+
+// routes follows a statement's output redirections in order: where each
+// of its descriptors 0-9 writes after them.
+func (s *shellAnalyzer) routes(st *syntax.Stmt) [10]route {
 	var fds [10]route
 	for i := range fds {
 		fds[i] = route{fd: i}
@@ -223,7 +230,7 @@ func (s *shellAnalyzer) stdoutRoute(st *syntax.Stmt) route {
 			}
 		}
 	}
-	return fds[1]
+	return fds
 }
 
 // stmtFlow is what a statement writes on the standard output of the
