@@ -69,7 +69,8 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, c *syntax.CallExpr, argv
 	if s.quiet || len(argv) == 0 {
 		return
 	}
-	tee := verbName(argv) == "tee"
+	targv, _ := unwrap(argv) // nice tee f, env tee f, stdbuf -o0 tee f
+	tee := len(targv) > 0 && verbName(targv) == "tee"
 	var r route
 	if len(st.Redirs) > 0 {
 		r = s.stdoutRoute(st)
@@ -98,10 +99,10 @@ func (s *shellAnalyzer) editorTextInto(st *syntax.Stmt, c *syntax.CallExpr, argv
 		// --output-error[=MODE], run together as -ai; after "--" every
 		// word is a file.
 		appends, files := false, []string{}
-		for i, a := range argv[1:] {
+		for i, a := range targv[1:] {
 			switch {
 			case a == "--":
-				files = append(files, argv[i+2:]...)
+				files = append(files, targv[i+2:]...)
 			case a == "--append" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'a'):
 				appends = true
 				continue

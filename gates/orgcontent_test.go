@@ -89,6 +89,7 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a subshell's echo redirected as a whole", act(ToolShell, "cmd", `( echo ';; -*- eval: (kill-emacs) -*-' ) > notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
 		{"a heredoc through cat | cat", act(ToolShell, "cmd", "cat <<EOF | cat | cat > notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
 		{"a heredoc through cat into tee", act(ToolShell, "cmd", "cat <<EOF | tee notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"echo into tee run by a wrapper", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' | nice -n 5 tee notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
 		{"a group's heredoc through cat into tee", act(ToolShell, "cmd", "{ cat | tee notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
 		{"a heredoc read after && in a group", act(ToolShell, "cmd", "{ true && cat > notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
 		{"a function's echo", act(ToolShell, "cmd", `f(){ echo ';; -*- eval: (kill-emacs) -*-'; }; f > notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
