@@ -104,6 +104,9 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a Local Variables list disguised, made by tr", act(ToolShell, "cmd", "tr X a <<EOF > notes/r.txt\nx\n;; LocXl VXriXbles:\n;; evXl: (kill-emacs)\n;; End:\nEOF"), VerdictAsk, "the output of tr, made from literal text"},
 		{"a -*- line sorted first", act(ToolShell, "cmd", "sort <<EOF > notes/r.txt\nb\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the output of sort, made from literal text"},
 		{"echo of a substitution that makes text by tr", act(ToolShell, "cmd", `echo "$(tr X a <<< ';; -*- evXl: (kill-emacs) -*-')" > notes/r.txt`), VerdictAsk, "literal text through a command substitution"},
+		{"printf %b of a list spelled with escapes", act(ToolShell, "cmd", `printf '%b' ';; Local\x20Variables:\n;; eval: (kill-emacs)\n;; End:\n' > notes/r.txt`), VerdictAsk, "text printf spells with escapes or directives"},
+		{"printf's precision cuts a word into a list's header", act(ToolShell, "cmd", `printf ';; %.5s Variables:\n;; eval: (kill-emacs)\n;; End:\n' Local_junk > notes/r.txt`), VerdictAsk, "text printf spells"},
+		{"echo -e of a list spelled with escapes", act(ToolShell, "cmd", `echo -e ';; Local\x20Variables:\n;; eval: (kill-emacs)\n;; End:' > notes/r.txt`), VerdictAsk, "text echo spells with escapes"},
 		{"a branch's echo redirected as a whole", act(ToolShell, "cmd", `if true; then echo ';; -*- eval: (kill-emacs) -*-'; fi > notes/r.txt`), VerdictAsk, "literal text written inside a branch or a loop"},
 		{"a loop that reads a heredoc and writes a file", act(ToolShell, "cmd", "while true; do cat > notes/r.txt; break; done <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "a branch or a loop reads literal text and writes notes/r.txt"},
 
@@ -117,6 +120,8 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 		{"a plain heredoc through cat | cat", act(ToolShell, "cmd", "cat <<EOF | cat > notes/r.txt\n- bread\nEOF"), VerdictAllow, ""},
 		{"printf of plain values", act(ToolShell, "cmd", `printf '%s\n' a b c > notes/r.txt`), VerdictAllow, ""},
 		{"a group's errors into a log", act(ToolShell, "cmd", `{ echo '- milk'; ls notes; } 2>notes/err.txt`), VerdictAllow, ""},
+		{"printf of a count", act(ToolShell, "cmd", `printf '%d items\n' 5 > notes/r.txt`), VerdictAllow, ""},
+		{"echo of two lines by \\n", act(ToolShell, "cmd", `echo -e '- milk\n- bread' > notes/r.txt`), VerdictAllow, ""},
 		{"echo of a date", act(ToolShell, "cmd", `echo "Today: $(date)" > notes/r.txt`), VerdictAllow, ""},
 		{"a sort of a file in the notes", act(ToolShell, "cmd", `sort notes/list.txt > notes/b.txt`), VerdictAllow, ""},
 		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},

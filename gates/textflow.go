@@ -497,8 +497,9 @@ func (s *shellAnalyzer) flowNeeded(later []*syntax.Stmt) bool {
 
 // echoFlow is the text echo writes with these arguments: its words
 // joined by spaces and a newline, unless -n. A backslash may be an
-// escape (echo -e, shopt -s xpg_echo): such a text is read with \n as a
-// line break, and is not exact.
+// escape (echo -e, shopt -s xpg_echo): a text whose only ones are \n is
+// read with them as line breaks, and is not exact; any other escape
+// (\x41, \0101, \u, \c…) can spell any text, so it is opaque.
 func echoFlow(args []string) textFlow {
 	newline := true
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && !strings.HasPrefix(args[0], "--") {
@@ -510,6 +511,9 @@ func echoFlow(args []string) textFlow {
 	text := strings.Join(args, " ")
 	exact := !strings.ContainsRune(text, '\\')
 	if !exact {
+		if strings.ContainsRune(strings.ReplaceAll(text, `\n`, ""), '\\') {
+			return opaqueFlow("text echo spells with escapes")
+		}
 		text = strings.ReplaceAll(text, `\n`, "\n")
 	}
 	if newline {
@@ -519,11 +523,11 @@ func echoFlow(args []string) textFlow {
 }
 
 // printfFlow is the text printf writes with these arguments (the format
-// first). A format of plain text, %s, %% and \n, \t, \\ is written as
-// printf writes it — reused until the values run out (bash's printf
-// builtin); any other is approximated as its values, each on a line,
-// then the format (a -*- line counts only first, and printf '%s\n'
-// '-*- … -*-' prints it first), and is not exact.
+// first), as bash's printf builtin writes it, the format reused until the
+// values run out: plain text, the escapes \n, \t, \\, \", \', and %s,
+// %%, %b of a value without a backslash, %d and %i of a plain number.
+// Any other escape or directive (\x41, %c, %.5s, %b of escapes…) can
+// spell text its words do not show: opaque.
 func printfFlow(args []string) textFlow {
 	if args[0] == "--" {
 		args = args[1:]
@@ -532,40 +536,86 @@ func printfFlow(args []string) textFlow {
 		}
 	}
 	format, values := args[0], args[1:]
+	opaque := opaqueFlow("text printf spells with escapes or directives")
 	var b strings.Builder
 	for {
 		used := 0
 		for i := 0; i < len(format); i++ {
 			c := format[i]
 			switch {
-			case c == '\\' && i+1 < len(format):
+			case c == '\\':
+				if i+1 >= len(format) {
+					return opaque
+				}
 				i++
 				switch format[i] {
 				case 'n':
 					b.WriteByte('\n')
 				case 't':
 					b.WriteByte('\t')
-				case '\\':
-					b.WriteByte('\\')
+				case '\\', '"', '\'':
+					b.WriteByte(format[i])
 				default:
-					return printfApprox(format, values)
+					return opaque
 				}
-			case c == '%' && i+1 < len(format) && format[i+1] == '%':
-				i++
-				b.WriteByte('%')
-			case c == '%' && i+1 < len(format) && format[i+1] == 's':
-				i++
-				if used < len(values) {
-					b.WriteString(values[used])
+			case c == '%':
+				if i+1 >= len(format) {
+					return opaque
 				}
-				used++
-			case c == '%' || c == '\\':
-				return printfApprox(format, values)
+				i++
+				// A width pads with spaces, which spell nothing: %10s,
+				// %-10s.
+				left, width := false, 0
+				if format[i] == '-' && i+1 < len(format) {
+					left, i = true, i+1
+				}
+				for i+1 < len(format) && format[i] >= '0' && format[i] <= '9' && width < 1<<20 {
+					width, i = width*10+int(format[i]-'0'), i+1
+				}
+				v := ""
+				if d := format[i]; d != '%' {
+					if used < len(values) {
+						v = values[used]
+					}
+					used++
+				}
+				if width > len(v) && format[i] != '%' {
+					pad := strings.Repeat(" ", width-len(v))
+					if left {
+						v += pad
+					} else {
+						v = pad + v
+					}
+				}
+				switch format[i] {
+				case '%':
+					if width > 0 || left {
+						return opaque
+					}
+					b.WriteByte('%')
+				case 's':
+					b.WriteString(v)
+				case 'b':
+					if strings.ContainsRune(v, '\\') {
+						return opaque
+					}
+					b.WriteString(v)
+				case 'd', 'i':
+					if strings.TrimSpace(v) == "" {
+						v = strings.Repeat(" ", max(width-1, 0)) + "0"
+					}
+					if !plainNumber(strings.TrimSpace(v)) {
+						return opaque
+					}
+					b.WriteString(v)
+				default:
+					return opaque
+				}
 			default:
 				b.WriteByte(c)
 			}
 			if b.Len() > 1<<20 {
-				return printfApprox(format, values)
+				return opaque
 			}
 		}
 		if used == 0 || used >= len(values) {
@@ -576,12 +626,19 @@ func printfFlow(args []string) textFlow {
 	return literalFlow(b.String(), true)
 }
 
-func printfApprox(format string, values []string) textFlow {
-	text := strings.ReplaceAll(format, `\n`, "\n")
-	if len(values) > 0 {
-		text = strings.ReplaceAll(strings.Join(values, "\n"), `\n`, "\n") + "\n" + text
+// plainNumber says whether printf's %d prints a value as it is written:
+// digits with no leading zero, maybe after a minus.
+func plainNumber(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || len(d) > 1 && d[0] == '0' {
+		return false
 	}
-	return literalFlow(text, false)
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // literalSubstArgv is a call's words with each command substitution of
