@@ -488,6 +488,10 @@ func TestMoreWaysAround(t *testing.T) {
 		{"sg -c runs shell text", sh(`sg users -c 'cat private.org'`), VerdictDeny, "private note"},
 		{"an unknown wrapper reaches the editor", sh(`faketime now emacsclient -e '(org-todo)'`), VerdictDeny, "self_modification"},
 		{"an unknown wrapper of ls asks", sh("setarch x86_64 ls"), VerdictAsk, ""},
+		// Programs judge reads by a case of its own are known programs.
+		{"an unknown wrapper installs scheduled jobs", sh("setarch x86_64 crontab jobs.txt"), VerdictDeny, "installs scheduled jobs"},
+		{"an unknown wrapper's tee writes the plans", sh("echo x | faketime now tee flightplans.org"), VerdictDeny, "human"},
+		{"an unknown wrapper of crontab -l asks", sh("setarch x86_64 crontab -l"), VerdictAsk, ""},
 		{"-c of another meaning asks", sh("ffmpeg -i a.mp4 -c copy b.mp4"), VerdictAsk, ""},
 		{"grep -R follows a link to a credential", sh("grep -R key notes"), VerdictDeny, "credential"},
 		{"rg -L follows a link out of the roots", sh("rg -L --glob '!key.txt' root ."), VerdictAsk, "symbolic link"},

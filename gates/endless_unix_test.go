@@ -81,6 +81,17 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"echo \"$(cat public.txt; cat /dev/zero | cat)\"", VerdictDeny, "captures an endless stream"},
 		{"f(){ yes; }; x=$(f)", VerdictDeny, "captures an endless stream"},
 		{"x=$(true && cat < /dev/urandom)", VerdictDeny, "captures an endless stream"},
+		// An endless device named by a substitution of literal text.
+		{"x=$(cat $(echo /dev/zero))", VerdictDeny, "captures an endless stream (cat of /dev/zero"},
+		{"x=$(cat \"$(printf /dev/zero)\")", VerdictDeny, "captures an endless stream (cat of /dev/zero"},
+		{"cat $(echo /dev/zero) > f", VerdictDeny, "writes an endless stream (cat of /dev/zero"},
+		// Output redirected back onto the capture.
+		{"x=$(cat /dev/zero >/dev/stdout)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero 1>&1)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero 3>&1 >&3)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero >/dev/fd/1)", VerdictDeny, "captures an endless stream"},
+		{"x=$(cat /dev/zero >/dev/null)", VerdictAllow, ""},
+		{"x=$(cat public.txt >/dev/stdout)", VerdictAllow, ""},
 		{"read -d '' x < /dev/urandom", VerdictDeny, "into a variable"},
 		{"read -r x < /dev/zero", VerdictDeny, "into a variable"},
 		{"mapfile a < /dev/zero", VerdictDeny, "into a variable"},
@@ -98,6 +109,13 @@ func TestEndlessStreamsBySpelling(t *testing.T) {
 		{"mapfile a < public.txt", VerdictAsk, "no permission rule"},
 		{"f(){ cat public.txt; }; f | cat > f", VerdictAsk, "no permission rule"},
 		{"f(){ cat public.txt; }; x=$(f)", VerdictAsk, "no permission rule"},
+		// A function whose endless stream it bounds itself (head).
+		{"f(){ cat /dev/zero | head -c 5; }; x=$(f)", VerdictAsk, "no permission rule"},
+		{"f(){ cat /dev/zero > /dev/null; }; x=$(f)", VerdictAsk, "no permission rule"},
+		// A name printed, not opened.
+		{"echo /dev/zero", VerdictAllow, ""},
+		{"x=$(echo /dev/zero)", VerdictAllow, ""},
+		{"x=$(cat $(echo public.txt))", VerdictAllow, ""},
 		{"tr -dc a-z < /dev/urandom | head -c 10", VerdictAllow, ""},
 		{"head -c 16 /dev/urandom | sha256sum", VerdictAllow, ""},
 		{"cat /dev/fd/3 3<public.txt > f", VerdictAllow, ""},

@@ -49,6 +49,18 @@ var gitConfigHarmless = map[string]bool{
 	"extensions.objectformat": true, "extensions.worktreeconfig": true, "gc.auto": true, "gc.autodetach": true,
 	"pack.threads": true, "rerere.enabled": true, "advice.detachedhead": true, "lfs.repositoryformatversion": true,
 	"submodule.*.url": true, "submodule.*.active": true, "submodule.*.branch": true, "merge.conflictstyle": true,
+	// git-config(1): what git maintenance register writes (maintenance.auto,
+	// maintenance.strategy: which of git's own tasks run, and when);
+	// options of commands that change the repository (rebase, merge,
+	// commit, push, fetch), which name no program or file; sort orders.
+	"maintenance.auto": true, "maintenance.strategy": true, "rebase.autostash": true, "rebase.autosquash": true,
+	"rebase.updaterefs": true, "merge.ff": true, "commit.verbose": true, "push.followtags": true,
+	"fetch.writecommitgraph": true, "gc.writecommitgraph": true, "tag.sort": true, "branch.sort": true,
+	// Keys git has none of and ignores (git-config(1) lists every key git
+	// reads), written by tools beside it: the GitHub CLI's default
+	// repository (gh repo set-default), VS Code's merge base of a branch
+	// and its pull-request extension's number.
+	"remote.*.gh-resolved": true, "branch.*.vscode-merge-base": true, "branch.*.github-pr-owner-number": true,
 }
 
 // gitConfigEntry is one key a configuration file sets, as section.key or

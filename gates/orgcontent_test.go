@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -23,6 +24,11 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 	// A file whose Local Variables list is still open at its end: what is
 	// appended finishes it.
 	require.NoError(t, os.WriteFile(filepath.Join(root, "notes", "open.txt"), []byte("text\n;; Local Variables:\n"), 0o644))
+	// The same, past the bytes the gates read whole (maxSkillScan): Emacs
+	// reads a Local Variables list in the last 3000 characters.
+	big := append(bytes.Repeat([]byte("- an item of a long list\n"), maxSkillScan/25+1), ";; Local Variables:\n"...)
+	require.Greater(t, len(big), maxSkillScan)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "notes", "big.txt"), big, 0o644))
 	write := func(text string) Action { return act(ToolFileWrite, "path", "notes/new.org", "content", text) }
 	for _, tc := range []struct {
 		name   string
@@ -72,12 +78,52 @@ func TestEditorCodeInContentAsks(t *testing.T) {
 
 		{"tee -ai (options run together) appending to an open list", act(ToolShell, "cmd", `echo ';; eval: (kill-emacs)' | tee -ai notes/open.txt`), VerdictAsk, "Local Variables"},
 		{"tee of a file named after --", act(ToolShell, "cmd", `cd notes && tee -- -x.el <<<';; -*- eval: (kill-emacs) -*-' >/dev/null`), VerdictAsk, "an Emacs -*- line"},
+		{"an eval: line appended to a file too large to read whole", act(ToolShell, "cmd", `echo ';; eval: (kill-emacs)' >> notes/big.txt`), VerdictAsk, "added to a file too large to read whole"},
 		{"printf of a -*- line as a value", act(ToolShell, "cmd", `printf '%s\n' '# -*- eval: (kill-emacs) -*-' > notes/read.txt`), VerdictAsk, "an Emacs -*- line"},
+
+		// Literal text by any route into a file (textflow.go): a group's
+		// or a subshell's output, a pipeline, a function, a descriptor, a
+		// process substitution, pieces joined; through a program the
+		// gates do not follow (tr, sort), a branch or a loop: asked.
+		{"a group's heredoc redirected as a whole", act(ToolShell, "cmd", "{ cat <<EOF; } > notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a subshell's echo redirected as a whole", act(ToolShell, "cmd", `( echo ';; -*- eval: (kill-emacs) -*-' ) > notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
+		{"a heredoc through cat | cat", act(ToolShell, "cmd", "cat <<EOF | cat | cat > notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
+		{"a heredoc through cat into tee", act(ToolShell, "cmd", "cat <<EOF | tee notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"echo into tee run by a wrapper", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' | nice -n 5 tee notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a group's heredoc through cat into tee", act(ToolShell, "cmd", "{ cat | tee notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a heredoc read after && in a group", act(ToolShell, "cmd", "{ true && cat > notes/r.txt; } <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
+		{"a function's echo", act(ToolShell, "cmd", `f(){ echo ';; -*- eval: (kill-emacs) -*-'; }; f > notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a function that calls itself after its echo", act(ToolShell, "cmd", `f(){ echo ';; -*- eval: (kill-emacs) -*-'; f; }; f > notes/r.txt`), VerdictAsk, "literal text through a function that calls itself"},
+		{"echo's output moved to a descriptor that writes the file", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' 3>notes/r.txt >&3`), VerdictAsk, "an Emacs -*- line"},
+		{"echo into a descriptor a group opens on the file", act(ToolShell, "cmd", `{ echo ';; -*- eval: (kill-emacs) -*-' >&3; } 3>notes/r.txt`), VerdictAsk, "literal text written to another descriptor"},
+		{"echo >& file", act(ToolShell, "cmd", `echo ';; -*- eval: (kill-emacs) -*-' >& notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
+		{"cat of /dev/fd/3, a heredoc", act(ToolShell, "cmd", "cat /dev/fd/3 3<<EOF > notes/r.txt\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "an Emacs -*- line"},
+		{"cat of a process substitution", act(ToolShell, "cmd", `cat <(echo ';; -*- eval: (kill-emacs) -*-') > notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
+		{"a -*- line printed in two pieces", act(ToolShell, "cmd", `{ printf '%s' ';; -*- ev'; echo 'al: (kill-emacs) -*-'; } > notes/r.txt`), VerdictAsk, "an Emacs -*- line"},
+		{"command echo", act(ToolShell, "cmd", `command echo ';; -*- eval: (kill-emacs) -*-' > notes/r.txt`), VerdictAsk, "the text written to notes/r.txt carries an Emacs -*- line"},
+		{"a Local Variables list disguised, made by tr", act(ToolShell, "cmd", "tr X a <<EOF > notes/r.txt\nx\n;; LocXl VXriXbles:\n;; evXl: (kill-emacs)\n;; End:\nEOF"), VerdictAsk, "the output of tr, made from literal text"},
+		{"a -*- line sorted first", act(ToolShell, "cmd", "sort <<EOF > notes/r.txt\nb\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "the output of sort, made from literal text"},
+		{"echo of a substitution that makes text by tr", act(ToolShell, "cmd", `echo "$(tr X a <<< ';; -*- evXl: (kill-emacs) -*-')" > notes/r.txt`), VerdictAsk, "literal text through a command substitution"},
+		{"printf %b of a list spelled with escapes", act(ToolShell, "cmd", `printf '%b' ';; Local\x20Variables:\n;; eval: (kill-emacs)\n;; End:\n' > notes/r.txt`), VerdictAsk, "text printf spells with escapes or directives"},
+		{"printf's precision cuts a word into a list's header", act(ToolShell, "cmd", `printf ';; %.5s Variables:\n;; eval: (kill-emacs)\n;; End:\n' Local_junk > notes/r.txt`), VerdictAsk, "text printf spells"},
+		{"echo -e of a list spelled with escapes", act(ToolShell, "cmd", `echo -e ';; Local\x20Variables:\n;; eval: (kill-emacs)\n;; End:' > notes/r.txt`), VerdictAsk, "text echo spells with escapes"},
+		{"a branch's echo redirected as a whole", act(ToolShell, "cmd", `if true; then echo ';; -*- eval: (kill-emacs) -*-'; fi > notes/r.txt`), VerdictAsk, "literal text written inside a branch or a loop"},
+		{"a loop that reads a heredoc and writes a file", act(ToolShell, "cmd", "while true; do cat > notes/r.txt; break; done <<EOF\n;; -*- eval: (kill-emacs) -*-\nEOF"), VerdictAsk, "a branch or a loop reads literal text and writes notes/r.txt"},
 
 		// Benign twins.
 		{"a heredoc of Local Variables of the look into a .txt", act(ToolShell, "cmd", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; fill-column: 72\n;; End:\nEOF"), VerdictAllow, ""},
 		{"a here-string of a -*- mode -*- line into a .txt", act(ToolShell, "cmd", `cat > notes/read.txt <<<'-*- mode: org -*-'`), VerdictAllow, ""},
 		{"echo of a list item into a text file", act(ToolShell, "cmd", `echo '- bread' >> notes/list.txt`), VerdictAllow, ""},
+		{"a group of echoes of plain lines", act(ToolShell, "cmd", `{ echo '# Notes'; echo '- milk'; } > notes/r.txt`), VerdictAllow, ""},
+		{"a group's plain heredoc", act(ToolShell, "cmd", "{ cat <<EOF; } > notes/r.txt\n- bread\nEOF"), VerdictAllow, ""},
+		{"a group of a title and a listing", act(ToolShell, "cmd", `{ echo '# Report'; ls notes; } > notes/r.txt`), VerdictAllow, ""},
+		{"a plain heredoc through cat | cat", act(ToolShell, "cmd", "cat <<EOF | cat > notes/r.txt\n- bread\nEOF"), VerdictAllow, ""},
+		{"printf of plain values", act(ToolShell, "cmd", `printf '%s\n' a b c > notes/r.txt`), VerdictAllow, ""},
+		{"a group's errors into a log", act(ToolShell, "cmd", `{ echo '- milk'; ls notes; } 2>notes/err.txt`), VerdictAllow, ""},
+		{"printf of a count", act(ToolShell, "cmd", `printf '%d items\n' 5 > notes/r.txt`), VerdictAllow, ""},
+		{"echo of two lines by \\n", act(ToolShell, "cmd", `echo -e '- milk\n- bread' > notes/r.txt`), VerdictAllow, ""},
+		{"echo of a date", act(ToolShell, "cmd", `echo "Today: $(date)" > notes/r.txt`), VerdictAllow, ""},
+		{"a sort of a file in the notes", act(ToolShell, "cmd", `sort notes/list.txt > notes/b.txt`), VerdictAllow, ""},
 		{"-*- mode: org -*-", write("# -*- mode: org; coding: utf-8 -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- org -*-", write("-*- org -*-\n* Hi\n"), VerdictAllow, ""},
 		{"-*- below the first line is no setting", write("* Hi\nThe -*- eval: x -*- line must come first.\n"), VerdictAllow, ""},
@@ -151,7 +197,12 @@ func TestEditorCodeNeverReachesEmacs(t *testing.T) {
 func TestEditorCodeShellWritesNeverReachEmacs(t *testing.T) {
 	emacs := testenv.NeedCommand(t, "emacs")
 	bash := testenv.NeedCommand(t, "bash")
-	stack, env, root := skillEnv(t, DefaultChatDir)
+	_, env, root := skillEnv(t, DefaultChatDir)
+	// A user who allows tee and tr: the editor-code check decides.
+	cfg := DefaultConfig()
+	cfg.Permissions.Allow = []string{"shell(tee:*)", "shell(tr:*)"}
+	stack, err := New(cfg)
+	require.NoError(t, err)
 	ran := filepath.Join(t.TempDir(), "ran")
 	mark := `(write-region "ran" nil "` + ran + `")`
 	for _, tc := range []struct {
@@ -160,7 +211,11 @@ func TestEditorCodeShellWritesNeverReachEmacs(t *testing.T) {
 	}{
 		{"a heredoc of Local Variables eval", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; eval: " + mark + "\n;; End:\nEOF", false},
 		{"a here-string of a -*- eval -*- line", "cat > notes/read.txt <<<';; -*- eval: " + mark + " -*-'", false},
+		{"a group's heredoc", "{ cat <<'EOF'; } > notes/read.txt\n;; -*- eval: " + mark + " -*-\nEOF", false},
+		{"a heredoc through cat into tee", "cat <<'EOF' | tee notes/read.txt\n;; -*- eval: " + mark + " -*-\nEOF", false},
+		{"a Local Variables list disguised, made by tr", "tr X a <<'EOF' > notes/read.txt\ntext\n;; LocXl VXriXbles:\n;; evXl: " + mark + "\n;; End:\nEOF", false},
 		{"the benign twin", "cat > notes/read.txt <<'EOF'\ntext\n;; Local Variables:\n;; fill-column: 72\n;; End:\nEOF", true},
+		{"the benign twin in a group", "{ echo '- milk'; cat <<'EOF'; } > notes/read.txt\ntext\nEOF", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(ran)

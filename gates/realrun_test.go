@@ -158,6 +158,17 @@ func TestDangerousCommandsForReal(t *testing.T) {
 			proof: ranNothing, verdict: VerdictAllow, reason: "",
 		},
 		{
+			name: "a repository of keys tools beside git write: git status runs nothing", needs: []string{"git"}, git: true,
+			setup: func(t *testing.T, dir string) {
+				gitConfig("remote.origin.gh-resolved", "base")(t, dir)
+				gitConfig("branch.main.vscode-merge-base", "origin/main")(t, dir)
+				gitConfig("maintenance.auto", "false")(t, dir)
+				gitConfig("maintenance.strategy", "incremental")(t, dir)
+			},
+			cmd:   "git status --short",
+			proof: ranNothing, verdict: VerdictAllow, reason: "",
+		},
+		{
 			name: "grep -R follows a symbolic link out of the roots", needs: []string{"grep"},
 			setup: func(t *testing.T, dir string) {
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, "lk"), 0o755))

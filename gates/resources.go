@@ -60,6 +60,9 @@ func unboundedOutput(argv []string, in stdinSrc) (string, bool) {
 		return what, true
 	}
 	for _, a := range args {
+		if wordPrinters[verb] {
+			break
+		}
 		if endlessDevices[a] || endlessDevices[strings.TrimPrefix(a, "if=")] {
 			return verb + " of " + a + ", which never ends", true
 		}
@@ -84,6 +87,10 @@ var streamingVerbs = map[string]bool{
 	"b2sum": true, "cksum": true, "sum": true, "dd": true, "tee": true,
 }
 
+// wordPrinters print their words and open none of them: echo /dev/zero
+// prints a name.
+var wordPrinters = map[string]bool{"echo": true, "printf": true}
+
 // hoardingBuiltins are the builtins that read their input into variables.
 var hoardingBuiltins = map[string]bool{"read": true, "mapfile": true, "readarray": true}
 
@@ -99,6 +106,9 @@ func (s *shellAnalyzer) hoardsEndless(argv []string, in stdinSrc) {
 		what = in.what
 	}
 	for _, a := range argv[1:] {
+		if wordPrinters[verbName(argv)] {
+			break
+		}
 		if dev, ok := endlessDevice(strings.TrimPrefix(a, "if=")); ok {
 			what = dev
 		}
@@ -574,16 +584,23 @@ func braceSequence(inner string) (float64, bool) {
 // is captured, given what the stages before it write; a stage whose
 // standard output is redirected writes elsewhere (judged there).
 func (s *shellAnalyzer) substEndless(stmts []*syntax.Stmt) (string, bool) {
+	return s.outputEndless(stmts, stdinSrc{})
+}
+
+// outputEndless says whether what a list of statements writes on its
+// standard output never ends, each reading first (a substitution's
+// statements, a function's body).
+func (s *shellAnalyzer) outputEndless(stmts []*syntax.Stmt, first stdinSrc) (string, bool) {
 	for _, st := range stmts {
 		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) && len(st.Redirs) == 0 {
-			if what, endless := s.substEndless([]*syntax.Stmt{b.X, b.Y}); endless {
+			if what, endless := s.outputEndless([]*syntax.Stmt{b.X, b.Y}, first); endless {
 				return what, true
 			}
 			continue
 		}
 		var room [8]*syntax.Stmt
 		stages := collectPipe(st, room[:0])
-		in := stdinSrc{}
+		in := first
 		for i, stg := range stages {
 			inner := stdinOf(stg, in)
 			if i < len(stages)-1 {
@@ -592,7 +609,9 @@ func (s *shellAnalyzer) substEndless(stmts []*syntax.Stmt) (string, bool) {
 				in = stdinSrc{kind: stdinUntrusted, what: what, unbounded: endless}
 				continue
 			}
-			if stdoutRedirected(stg) {
+			if stdoutRedirected(stg) && s.stdoutRoute(stg).fd != 1 {
+				// Written elsewhere (judged there); >/dev/stdout, 1>&1,
+				// 3>&1 >&3 and >/dev/fd/1 are still the capture.
 				break
 			}
 			if what, endless := s.stageEndless(stg, inner); endless {
@@ -629,7 +648,27 @@ func (s *shellAnalyzer) stageEndless(st *syntax.Stmt, in stdinSrc) (string, bool
 		return what, true
 	}
 	if def := s.funcOf(argv[0]); def.body != nil {
-		return s.bodyEndless(def.body, in)
+		what, endless := s.bodyEndless(def.body, in)
+		if !endless {
+			return "", false
+		}
+		// Some command in the body prints an endless stream: whether
+		// the body's output is, as a substitution's statements read
+		// it (f(){ cat /dev/zero | head -c 5; } ends).
+		var body []*syntax.Stmt
+		switch c := def.body.Cmd.(type) {
+		case *syntax.Block:
+			body = c.Stmts
+		case *syntax.Subshell:
+			body = c.Stmts
+		}
+		if body == nil || len(def.body.Redirs) > 0 || s.flowDepth >= maxFlowDepth {
+			return what, true
+		}
+		s.flowDepth++
+		what, endless = s.outputEndless(body, in)
+		s.flowDepth--
+		return what, endless
 	}
 	return "", false
 }
@@ -660,7 +699,11 @@ func (s *shellAnalyzer) substArgv(call *syntax.CallExpr) []string {
 	argv := make([]string, 0, len(call.Args))
 	for _, a := range call.Args {
 		if wordHasSubst(a) {
-			argv = append(argv, dynMarker)
+			if fs, ok := s.substLiteral(a); ok {
+				argv = append(argv, fs...) // $(echo /dev/zero)
+			} else {
+				argv = append(argv, dynMarker)
+			}
 			continue
 		}
 		w := s.peekWord(a)
@@ -671,6 +714,47 @@ func (s *shellAnalyzer) substArgv(call *syntax.CallExpr) []string {
 		}
 	}
 	return argv
+}
+
+// substLiteral is what a word that is one command substitution, quoted
+// or not, expands to when what it runs writes literal text ($(echo
+// /dev/zero), "$(printf …)"): bash drops the trailing newlines, and
+// splits an unquoted one into fields.
+func (s *shellAnalyzer) substLiteral(w *syntax.Word) ([]string, bool) {
+	parts, quoted := w.Parts, false
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts, quoted = dq.Parts, true
+		}
+	}
+	if len(parts) != 1 {
+		return nil, false
+	}
+	cs, ok := parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return nil, false
+	}
+	// Only a program's own literal words ($(echo …), $(printf …)): a
+	// function's body is not followed here, nor a pipeline.
+	c, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return nil, false
+	}
+	switch c.Args[0].Lit() {
+	case "echo", "printf":
+	default:
+		return nil, false
+	}
+	f := s.seqFlowNested(cs.Stmts)
+	if f.kind != flowLiteral || !f.exact {
+		return nil, false
+	}
+	t := strings.TrimRight(f.text, "\n")
+	if quoted {
+		return []string{t}, true
+	}
+	fs := strings.Fields(t)
+	return fs, len(fs) > 0
 }
 
 // wordHasSubst says whether a word holds a command or process

@@ -76,6 +76,9 @@ type stdinSrc struct {
 	what string
 	// unbounded: the stream never ends (yes, /dev/zero), or is huge.
 	unbounded bool
+	// flow is the literal text it reads, for the editor-code check
+	// (textflow.go).
+	flow textFlow
 	// fds are the endless devices the descriptors 0-9 read where it is
 	// known ("" for anything else): the shell's own, set by exec, or a
 	// compound command's redirections (nil: none known).
@@ -135,6 +138,11 @@ type shellAnalyzer struct {
 	// loopArithReads lists the variables arithmetic read meanwhile.
 	loopArithReads []string
 	loopRounds     int // loop bodies judged (see loop)
+	flowDepth      int // function bodies and substitutions followed by the editor-code check (textflow.go)
+	// flowMemo holds what a function's body writes, reading nothing,
+	// while one flow is followed (textflow.go).
+	flowMemo  map[*syntax.Stmt]textFlow
+	flowSteps int
 	// integers are the variables declared -i anywhere in the command
 	// (whether or not that declaration ran): a value assigned to one is
 	// evaluated as arithmetic.
@@ -514,19 +522,21 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		return // call handles the statement's redirections with its argv
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
-			s.pipeline(st)
+			s.pipeline(st, in.flow)
 		} else {
 			s.andOr(c, in)
 		}
 	case *syntax.Subshell:
 		mark := len(s.trail)
-		s.groupStmts(c.Stmts, stdinOf(st, in))
+		s.groupStmts(c.Stmts, s.groupInput(st, in))
 		s.undoVars(mark) // a subshell's settings stay in it
 	case *syntax.Block:
-		s.groupStmts(c.Stmts, stdinOf(st, in))
+		s.groupStmts(c.Stmts, s.groupInput(st, in))
 	case *syntax.IfClause:
+		s.editorCompoundReads(st, in)
 		s.ifClause(c)
 	case *syntax.WhileClause:
+		s.editorCompoundReads(st, in)
 		if endless(c) {
 			s.deny("an endless loop (%s true with no way out) exhausts the machine", map[bool]string{true: "until", false: "while"}[c.Until])
 		}
@@ -535,6 +545,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.stmts(c.Do, stdinNone)
 		})
 	case *syntax.ForClause:
+		s.editorCompoundReads(st, in)
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
 			if values, known := s.loopValues(wi); known {
 				// A loop over a few words known now is judged once for
@@ -561,6 +572,7 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 		}
 		s.loop(func() { s.stmts(c.Do, stdinNone) })
 	case *syntax.CaseClause:
+		s.editorCompoundReads(st, in)
 		s.evalWord(c.Word)
 		var b branches
 		for _, it := range c.Items {
@@ -616,7 +628,19 @@ func (s *shellAnalyzer) stmt(st *syntax.Stmt, in stdinSrc) {
 			s.walkNode(st.Cmd)
 		}
 	}
+	s.editorCompoundInto(st, in)
 	s.redirects(st, nil, in)
+}
+
+// groupInput is what the commands of a group or subshell read on their
+// standard input: the statement's (stdinOf), with the literal text its
+// own redirections give it ({ cat | tee f; } <<EOF).
+func (s *shellAnalyzer) groupInput(st *syntax.Stmt, in stdinSrc) stdinSrc {
+	inner := stdinOf(st, in)
+	if len(st.Redirs) > 0 {
+		inner.flow = s.stmtInputs(st, inputFlows{in.flow})[0]
+	}
+	return inner
 }
 
 // groupStmts analyses the commands of a group or subshell, which share
@@ -748,13 +772,13 @@ func collectPipe(st *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
 // pipeline analyses each stage knowing what feeds its stdin: text piped
 // into a shell or an interpreter is run, so a literal is analysed as a
 // payload and anything else (a download, a decoder, a file) is refused.
-func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
+func (s *shellAnalyzer) pipeline(st *syntax.Stmt, flow textFlow) {
 	// Room for the stages of most pipelines without allocating.
 	var room [8]*syntax.Stmt
 	stages := collectPipe(st, room[:0])
 	// Every stage holds the descriptors an exec opened; each but the
 	// first reads the pipe on its input.
-	in := stdinSrc{fds: &s.execFds}
+	in := stdinSrc{fds: &s.execFds, flow: flow}
 	piped := s.execFds
 	piped[0] = ""
 	for i, stg := range stages {
@@ -772,8 +796,13 @@ func (s *shellAnalyzer) pipeline(st *syntax.Stmt) {
 		mark := len(s.trail)
 		s.stmt(stg, in)
 		s.undoVars(mark)
+		var flow textFlow
+		if s.flowNeeded(stages[i+1:]) {
+			flow = s.stmtFlow(stg, inputFlows{in.flow})
+		}
 		in = s.describeOutput(stg, stdinOf(stg, in))
 		in.fds = &piped
+		in.flow = flow
 	}
 }
 

@@ -147,8 +147,14 @@ func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinS
 	s.addCmd(shellCmd{argv: argv, dyn: anyDyn})
 	s.execFdsOf(argv, st, in)
 	s.endlessCopy(argv)
-	s.redirects(st, argv, in)
-	s.hoardsEndless(argv, stdinOf(st, in))
+	// The endless checks read a substitution of literal text as what it
+	// writes: cat $(echo /dev/zero) > f.
+	eargv := argv
+	if anyDyn && head == nil && !passArgs {
+		eargv = s.literalSubstArgv(c, argv)
+	}
+	s.redirects(st, eargv, in)
+	s.hoardsEndless(eargv, stdinOf(st, in))
 	var here *string
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -165,7 +171,7 @@ func (s *shellAnalyzer) callWords(c *syntax.CallExpr, st *syntax.Stmt, in stdinS
 			here = &t
 		}
 	}
-	s.editorTextInto(st, argv, in, here, anyDyn)
+	s.editorTextInto(st, c, argv, in, anyDyn)
 	s.mentions(argv)
 	name := argv[0]
 	def := s.funcOf(name)
@@ -470,6 +476,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 	}
 	args := argv[1:]
 	kind := verbKinds[verb]
+	named := judgedVerbs[verb]
 	if kind&kindDelete == 0 && verb != "mv" && !noFileBuiltins[verb] {
 		s.privateWords(verb, args)
 	}
@@ -480,9 +487,9 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 		s.interpreter(verb, args, in, here)
 	case kind&kindAwk != 0:
 		s.awk(args)
-	case verb == "eval":
+	case named == judgeEval:
 		s.evalText(strings.Join(args, " "), "eval")
-	case verb == "source" || verb == ".":
+	case named == judgeSource:
 		if len(args) > 0 {
 			s.touch(args[0], opExec, "sources")
 			if s.downloaded(args[0]) {
@@ -491,7 +498,7 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 		}
 		s.ask("sources a script into the shell")
 		s.setCwd(unknownCwd, "") // the script may change directory
-	case verb == "alias":
+	case named == judgeAlias:
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a, "="); ok {
 				s.laterText(v, "alias")
@@ -499,19 +506,19 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 		}
 		s.ask("defines an alias")
 		s.setCwd(unknownCwd, "") // an alias of cd, or of a command, may move it (expand_aliases)
-	case verb == "trap":
+	case named == judgeTrap:
 		if len(args) > 0 {
 			s.laterText(args[0], "trap")
 		}
-	case verb == "sed":
+	case named == judgeSed:
 		s.sed(args)
 	case kind&kindDelete != 0:
 		s.deleteCmd(verb, args)
-	case verb == "cp" || verb == "install" || verb == "mv" || verb == "ln" || verb == "link" || verb == "rsync" || verb == "scp":
+	case named == judgeCopy:
 		s.copyCmd(verb, args)
-	case verb == "dd":
+	case named == judgeDd:
 		s.dd(args)
-	case verb == "tee":
+	case named == judgeTee:
 		_, files := splitOpts(args, nil)
 		for _, f := range files {
 			s.touch(f, opWrite, "writes")
@@ -520,9 +527,9 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 				s.deny("tee writes an endless stream (%s) to %s: it fills the disk", in.what, printable(f))
 			}
 		}
-	case verb == "tar":
+	case named == judgeTar:
 		s.tar(args)
-	case verb == "fallocate" || verb == "truncate":
+	case named == judgeSized:
 		s.sizedWrite(verb, args)
 	case kind&kindWrite != 0:
 		_, files := splitOpts(args, writeVerbOpts)
@@ -539,26 +546,26 @@ func (s *shellAnalyzer) judge(argv []string, in stdinSrc, here *string) {
 		s.deny("%s formats, partitions or wipes a disk", verb)
 	case kind&kindSystem != 0:
 		s.deny("%s stops the machine or changes accounts or the system", verb)
-	case verb == "systemctl" || verb == "init":
+	case named == judgeServices:
 		if len(args) > 0 && strings.Contains(" poweroff reboot halt kexec emergency rescue 0 6 isolate ", " "+args[0]+" ") {
 			s.deny("%s %s stops the machine", verb, args[0])
 		}
 		s.ask("manages system services")
-	case verb == "kill" || verb == "pkill" || verb == "killall" || verb == "killall5" || verb == "skill":
+	case named == judgeKill:
 		s.kill(verb, args)
-	case verb == "crontab":
+	case named == judgeCrontab:
 		if hasShortFlag(args, 'r', "") {
 			s.deny("crontab -r removes every scheduled job of the user")
 		} else if !hasShortFlag(args, 'l', "") {
 			s.deny("installs scheduled jobs (crontab): commands that run later, unchecked")
 		}
-	case verb == "at" || verb == "batch":
+	case named == judgeAt:
 		s.deny("schedules commands to run later, unchecked (%s)", verb)
-	case kind&kindNetwork != 0 || verb == "openssl" && indexOf(args, "s_client") >= 0:
+	case kind&kindNetwork != 0 || named == judgeOpenssl && indexOf(args, "s_client") >= 0:
 		s.network(verb, args)
 	case kind&kindReadOnly != 0:
 		s.readOnly(verb, args)
-	case verb == "yes":
+	case named == judgeYes:
 		s.ask("yes prints forever")
 	default:
 		// Unknown programs: the permissions gate asks; here only the
@@ -603,14 +610,16 @@ func (s *shellAnalyzer) unknownWrapper(args []string) {
 	}
 }
 
-// knownProgram says whether a word names a program the analysis knows:
-// one with a grammar, a kind, a shell or an interpreter.
+// knownProgram says whether a word names a program the analysis knows
+// what it does with its words: one with a grammar, a kind, or a case of
+// judge's own (judgedVerbs) — dd, tee, crontab… run by a wrapper it does
+// not know are read as the command they start.
 func knownProgram(w string) bool {
 	v := verbName([]string{w})
 	if _, ok, _ := grammarFor(v); ok {
 		return true
 	}
-	return verbKinds[v] != 0
+	return verbKinds[v] != 0 || judgedVerbs[v] != judgeNone
 }
 
 // denyingText is denyingReading of shell text: what refuses its reading
@@ -685,22 +694,46 @@ func (s *shellAnalyzer) privateWords(verb string, args []string) {
 }
 
 // unknownProgram says whether pp-lsp knows nothing of what a program
-// does with its words: no grammar, no kind, no builtin, none of the
-// programs judge reads itself (the switch's own cases).
+// does with its words: not a builtin, and not knownProgram.
 func unknownProgram(verb string) bool {
 	if _, ok := bashBuiltins[verb]; ok {
 		return false
 	}
-	return verbKinds[verb] == 0 && !judgedVerbs[verb]
+	return !knownProgram(verb)
 }
 
-// judgedVerbs are the programs without a kind that judge has a case of
-// its own for.
-var judgedVerbs = map[string]bool{
-	"sed": true, "cp": true, "install": true, "mv": true, "ln": true, "link": true, "rsync": true, "scp": true,
-	"dd": true, "tee": true, "tar": true, "fallocate": true, "truncate": true, "systemctl": true, "init": true,
-	"pkill": true, "killall": true, "killall5": true, "skill": true, "crontab": true, "at": true, "batch": true,
-	"openssl": true, "yes": true,
+// judgeCase is which of judge's own cases reads a program.
+type judgeCase uint8
+
+const (
+	judgeNone judgeCase = iota
+	judgeEval
+	judgeSource
+	judgeAlias
+	judgeTrap
+	judgeSed
+	judgeCopy
+	judgeDd
+	judgeTee
+	judgeTar
+	judgeSized
+	judgeServices
+	judgeKill
+	judgeCrontab
+	judgeAt
+	judgeOpenssl
+	judgeYes
+)
+
+// judgedVerbs are the programs judge has a case of its own for, and
+// which: the one list of their names (judge's switch reads it).
+var judgedVerbs = map[string]judgeCase{
+	"eval": judgeEval, "source": judgeSource, ".": judgeSource, "alias": judgeAlias, "trap": judgeTrap,
+	"sed": judgeSed, "cp": judgeCopy, "install": judgeCopy, "mv": judgeCopy, "ln": judgeCopy, "link": judgeCopy,
+	"rsync": judgeCopy, "scp": judgeCopy, "dd": judgeDd, "tee": judgeTee, "tar": judgeTar,
+	"fallocate": judgeSized, "truncate": judgeSized, "systemctl": judgeServices, "init": judgeServices,
+	"kill": judgeKill, "pkill": judgeKill, "killall": judgeKill, "killall5": judgeKill, "skill": judgeKill,
+	"crontab": judgeCrontab, "at": judgeAt, "batch": judgeAt, "openssl": judgeOpenssl, "yes": judgeYes,
 }
 
 func indexOf(list []string, s string) int {

@@ -304,7 +304,9 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 		s.stmtThen(chain[0], in)
 		s.branch(&b, func() {
 			for _, st := range chain[1:] {
-				s.stmtThen(st, stdinSrc{fds: in.fds}) // the descriptors an exec opened stay
+				// The descriptors an exec opened stay, and literal text
+				// the first did not read (textflow.go).
+				s.stmtThen(st, stdinSrc{fds: in.fds, flow: in.flow})
 			}
 		})
 		s.branchesEnd(&b)
@@ -315,7 +317,7 @@ func (s *shellAnalyzer) andOr(c *syntax.BinaryCmd, in stdinSrc) {
 	failed := s.changedSince(mark)
 	s.branch(&b, func() {
 		s.forgetChanges(failed)
-		s.stmt(c.Y, stdinSrc{fds: in.fds})
+		s.stmt(c.Y, stdinSrc{fds: in.fds, flow: in.flow})
 	})
 	if !s.exits(c.Y) {
 		s.branchesEnd(&b)
