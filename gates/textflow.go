@@ -261,6 +261,9 @@ func (s *shellAnalyzer) stmtFlow(st *syntax.Stmt, in inputFlows) textFlow {
 // cmdFlow is what a statement's command writes on its standard output,
 // its descriptors reading in.
 func (s *shellAnalyzer) cmdFlow(st *syntax.Stmt, in inputFlows) textFlow {
+	if st.Cmd == nil { // a statement of redirections alone (>f) runs no command
+		return textFlow{}
+	}
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		if len(c.Args) == 0 {
