@@ -225,8 +225,8 @@ func needsHuman(action gates.Action, v gates.Verdict) gates.Verdict {
 // Approve approves the plan with the given ID on a human's command (the
 // passepartout.approve command, a code action, the bridge's :APPROVE)
 // and runs it, exactly as an APPROVED keyword saved in the file would. It
-// checks no revision: the front ends call ApproveSeen with the hash of
-// the action their user saw.
+// checks no revision: the front ends call ApproveAsSeen with the hash of
+// the action their user saw and, for a plan with a diff, its revision.
 func (a *Agent) Approve(ctx context.Context, id string) (PlanRun, error) {
 	return a.ApproveSeen(ctx, id, "")
 }

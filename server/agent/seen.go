@@ -15,9 +15,11 @@ import (
 // edited). A plan filed afresh after an edit keeps its ID (DESIGN §8), so
 // an approval by ID alone would run whatever the plan holds now; with the
 // hash, the server runs it only when the action it would run is the one the
-// human saw. The check is made under the plans lock, on the text the run
-// takes its action from, in the same critical section that runs it: no
-// filing afresh can come in between.
+// human saw. For a plan with a diff the hash is not enough (see Seen): the
+// approval carries the plan's revision too. The check is made under the
+// plans lock, on the text the run takes its action from and the sealed
+// filing record, in the same critical section that runs it: no filing
+// afresh can come in between.
 //
 // An approval without a hash is still accepted, for the clients written
 // against DESIGN §8 before the hash was added (a script's bridge message,
