@@ -791,11 +791,21 @@ the daemon runs the plan only if it still holds that action."
                         passepartout-bridge--plans)))
     (and (stringp (plist-get plan :HASH)) (plist-get plan :HASH))))
 
+(defun passepartout--plan-revision (plan-id)
+  "Return the :REVISION of PLAN-ID in the plans last listed, or nil.
+It names, for a plan with a diff, the filing that diff was made for:
+sent with an approval, the daemon runs the plan only if it is still that
+filing (one filed afresh because its file changed is not)."
+  (let ((plan (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id))
+                        passepartout-bridge--plans)))
+    (and (stringp (plist-get plan :REVISION)) (plist-get plan :REVISION))))
+
 (defun passepartout--decide (action plan-id &optional always)
   "Send ACTION (:APPROVE or :REJECT) for PLAN-ID; return the answer.
 With ALWAYS, approve and allow similar actions from now on.  An
-approval carries the :HASH the plans list showed for PLAN-ID: a plan
-changed since (filed afresh after an edit) is refused by the daemon."
+approval carries the :HASH (and :REVISION) the plans list showed for
+PLAN-ID: a plan changed since (filed afresh after an edit, or because the
+file it changes changed) is refused by the daemon."
   (when (and (eq action :APPROVE)
              (not (passepartout--plan-hash plan-id))
              (eq (plist-get (cl-find-if (lambda (p) (equal (plist-get p :ID) plan-id)) passepartout-bridge--plans)
@@ -803,10 +813,12 @@ changed since (filed afresh after an edit) is refused by the daemon."
                  t))
     (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
   (let* ((hash (and (eq action :APPROVE) (passepartout--plan-hash plan-id)))
+         (revision (and hash (passepartout--plan-revision plan-id)))
          (answer (passepartout-bridge--ok
                   (passepartout-bridge-request-sync
                    action (append (list :ID plan-id)
                                   (and hash (list :HASH hash))
+                                  (and revision (list :REVISION revision))
                                   (and always (list :ALWAYS t))))))
          (plans (get-buffer "*passepartout-plans*")))
     (when (buffer-live-p plans)

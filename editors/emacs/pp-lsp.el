@@ -1227,12 +1227,17 @@ again and nothing is done."
       (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
     (let ((run (pp-lsp--plans-command
                 command
-                ;; An approval names the action shown by its hash: the
-                ;; server runs the plan only if it still holds it.
+                ;; An approval names the action shown by its hash, and a
+                ;; plan with a diff the filing that diff was made for by
+                ;; its revision: the server runs the plan only if it still
+                ;; holds that action and is still that filing.
                 (append (list :id (plist-get plan :id))
                         (and (member command '("passepartout.approve" "passepartout.approveAlways"))
-                             (stringp (plist-get plan :hash))
-                             (list :hash (plist-get plan :hash)))))))
+                             (append
+                              (and (stringp (plist-get plan :hash))
+                                   (list :hash (plist-get plan :hash)))
+                              (and (stringp (plist-get plan :revision))
+                                   (list :revision (plist-get plan :revision)))))))))
       (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
       (pp-lsp-plans-refresh)
       (when in-view

@@ -173,17 +173,21 @@ var (
 	reUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// reOrgTime matches an Org inactive timestamp with a time.
 	reOrgTime = regexp.MustCompile(`\[\d{4}-\d\d-\d\d \w+ \d\d:\d\d\]`)
+	// reRevision matches a plan's revision (keyed with a test's own key).
+	reRevision = regexp.MustCompile(`hmac-sha256:[0-9a-f]{64}`)
 	// reDuration matches how long an action took.
 	reDuration = regexp.MustCompile(`after [0-9.]+[µmn]?s`)
 )
 
 // NormalizeIn is the usual Script.Normalize for a scenario in folder dir:
 // dir is written $TMP, a UUID <uuid>, an Org timestamp with a time
-// [<time>], and how long an action took "after <time>".
+// [<time>], a plan's revision hmac-sha256:<revision>, and how long an
+// action took "after <time>".
 func NormalizeIn(dir string) func(string) string {
 	return func(s string) string {
 		s = reUUID.ReplaceAllString(strings.ReplaceAll(s, dir, "$TMP"), "<uuid>")
 		s = reOrgTime.ReplaceAllString(s, "[<time>]")
+		s = reRevision.ReplaceAllString(s, "hmac-sha256:<revision>")
 		return reDuration.ReplaceAllString(s, "after <time>")
 	}
 }

@@ -151,7 +151,13 @@ func (a *Agent) ApproveAlways(ctx context.Context, id string) (PlanRun, error) {
 // the rule is made from that action, under the same lock as its run, so
 // the rule added is the rule for the action the human saw.
 func (a *Agent) ApproveAlwaysSeen(ctx context.Context, id, seen string) (PlanRun, error) {
-	if err := CheckActionHash(seen); err != nil {
+	return a.ApproveAlwaysAsSeen(ctx, id, Seen{Hash: seen})
+}
+
+// ApproveAlwaysAsSeen is ApproveAlways only when the plan is still what
+// seen says the human saw (see ApproveAsSeen).
+func (a *Agent) ApproveAlwaysAsSeen(ctx context.Context, id string, seen Seen) (PlanRun, error) {
+	if err := CheckSeen(seen); err != nil {
 		return PlanRun{ID: id}, err
 	}
 	return a.onPlan(ctx, id, func(p *flightplan.Plan, text []byte) PlanRun {

@@ -35,6 +35,12 @@ type PlanInfo struct {
 	// was edited; "" when the block holds no action): the revision a
 	// client shows, and sends back with an approval (ApproveSeen).
 	Hash string `json:"hash,omitempty"`
+	// Revision is the plan's :REVISION: as the text holds it, beside the
+	// diff it shows (flightplan.Store.Revision: a file_write or
+	// memory_edit's filing, including the text its diff was made from;
+	// "" for other plans): a client sends it back with Hash, and the
+	// approval runs only while the plan is still that filing.
+	Revision string `json:"revision,omitempty"`
 	// Problem says why the plan cannot run as it is, if it cannot.
 	Problem string `json:"problem,omitempty"`
 	// Private reports a plan a private conversation filed
@@ -96,6 +102,7 @@ func (a *Agent) Plans(_ context.Context) ([]PlanInfo, error) {
 		if p.Action != nil {
 			info.Hash = p.Action.Hash()
 		}
+		info.Revision = p.Revision
 		st := a.store.Standing(p)
 		info.Private = a.privatePlan(p.ID)
 		switch {
@@ -180,14 +187,16 @@ func (a *Agent) file(ctx context.Context, sig Signal, action gates.Action, v gat
 		// The records first: a plan in the file always has its filing
 		// record (one without a plan is harmless).
 		now := a.now()
-		if err := a.store.SaveFiling(flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}); err != nil {
+		filing := flightplan.FilingRecord{ID: id, ActionHash: action.Hash(), Gate: v.Gate, Filed: now, Before: pv.before}
+		if err := a.store.SaveFiling(filing); err != nil {
 			return err
 		}
 		if err := a.store.Save(flightplan.Record{ID: id, File: a.plansPath, ActionHash: action.Hash(), Verdict: &v, Filed: now, Private: sig.LocalOnly,
 			Narrowed: true, Skills: nw.skills, Narrowing: nw.rules}); err != nil {
 			return err
 		}
-		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes})
+		plan := flightplan.Render(flightplan.Filing{ID: id, Created: now, Action: action, Gate: v.Gate, Diff: pv.diff, Writes: pv.writes,
+			Revision: a.store.Revision(filing)})
 		return a.writePlans(ctx, cur, flightplan.AppendTo(cur.Text, plan), "Passepartout: a Flight Plan to approve",
 			"a new Flight Plan, "+flightplan.TitleFor(action))
 	}()
@@ -216,8 +225,8 @@ func needsHuman(action gates.Action, v gates.Verdict) gates.Verdict {
 // Approve approves the plan with the given ID on a human's command (the
 // passepartout.approve command, a code action, the bridge's :APPROVE)
 // and runs it, exactly as an APPROVED keyword saved in the file would. It
-// checks no revision: the front ends call ApproveSeen with the hash of
-// the action their user saw.
+// checks no revision: the front ends call ApproveAsSeen with the hash of
+// the action their user saw and, for a plan with a diff, its revision.
 func (a *Agent) Approve(ctx context.Context, id string) (PlanRun, error) {
 	return a.ApproveSeen(ctx, id, "")
 }
@@ -637,6 +646,11 @@ func (a *Agent) refile(ctx context.Context, p *flightplan.Plan, run PlanRun, fil
 			q.SetProperty(src, "ACTION_HASH", action.Hash()),
 			q.SetProperty(src, "TOOL", string(action.Tool)),
 			q.SetProperty(src, "GATE", v.Gate),
+		}
+		// The revision goes with the diff, in the same edit: the text
+		// never shows one filing's diff with another's revision.
+		if rev := a.store.Revision(rec); rev != "" || q.Revision != "" {
+			cs = append(cs, q.SetProperty(src, "REVISION", rev))
 		}
 		if len(pv.writes) > 0 || len(q.Writes) > 0 {
 			cs = append(cs, q.SetProperty(src, "WRITES", flightplan.JoinWrites(pv.writes)))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pp-lsp/server/flightplan"
+	"pp-lsp/server/journal"
 )
 
 // editPlan rewrites the plan's command in flightplans.org on disk, as a
@@ -99,7 +100,8 @@ func TestAnApprovalOfWhatTheUserNoLongerSeesRunsNothing(t *testing.T) {
 				assert.False(t, run.Ran)
 				assert.NoFileExists(t, fx.path("out/edited"), "the action the user never saw did not run")
 				assert.NoFileExists(t, fx.path("out/count.txt"), "nor the one they saw")
-				assert.Equal(t, before, fx.journalKinds(t), "no approval, no result journalled")
+				before = append(before, string(journal.KindRefused))
+				assert.Equal(t, before, fx.journalKinds(t), "no approval, no result journalled: the refusal is")
 				assert.Equal(t, fileBefore, fx.read(t, flightplan.FileName), "the plan is as it was")
 				claimed, err := fx.agent.store.Claimed(id)
 				require.NoError(t, err)

@@ -92,8 +92,8 @@ func (b hostBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist,
 	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveAlways(ctx, id) })
 }
 
-func (b hostBackend) ApproveSeen(ctx context.Context, id, hash string, always bool) (plist.Plist, error) {
-	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveSeen(ctx, id, hash, always) })
+func (b hostBackend) ApproveSeen(ctx context.Context, id, hash, revision string, always bool) (plist.Plist, error) {
+	return b.with(ctx, func(a agentBackend) (plist.Plist, error) { return a.ApproveSeen(ctx, id, hash, revision, always) })
 }
 
 func (b hostBackend) Undo(ctx context.Context, id string) (plist.Plist, error) {
@@ -175,6 +175,11 @@ func (b agentBackend) Plans(ctx context.Context) (plist.Plist, error) {
 			// the block holds no action).
 			pl = pl.Add("HASH", p.Hash)
 		}
+		if p.Revision != "" {
+			// The filing whose diff the plan shows, sent back with
+			// :APPROVE as :REVISION (absent: a plan without a diff).
+			pl = pl.Add("REVISION", p.Revision)
+		}
 		list = append(list, pl)
 	}
 	return plist.Plist{}.Add("PLANS", list), nil
@@ -197,13 +202,14 @@ func (b agentBackend) ApproveAlways(ctx context.Context, id string) (plist.Plist
 }
 
 // ApproveSeen runs the plan only if it holds the action whose hash the
-// client sent (agent.ApproveSeen, agent.ApproveAlwaysSeen).
-func (b agentBackend) ApproveSeen(ctx context.Context, id, hash string, always bool) (plist.Plist, error) {
-	approve := b.a.ApproveSeen
+// client sent, and is still the filing whose revision it sent
+// (agent.ApproveAsSeen, agent.ApproveAlwaysAsSeen).
+func (b agentBackend) ApproveSeen(ctx context.Context, id, hash, revision string, always bool) (plist.Plist, error) {
+	approve := b.a.ApproveAsSeen
 	if always {
-		approve = b.a.ApproveAlwaysSeen
+		approve = b.a.ApproveAlwaysAsSeen
 	}
-	r, err := approve(ctx, id, hash)
+	r, err := approve(ctx, id, agent.Seen{Hash: hash, Revision: revision})
 	if err != nil {
 		return nil, err
 	}

@@ -43,10 +43,13 @@ type AlwaysApprover interface {
 
 // SeenApprover is implemented by a Backend that approves a plan only if it
 // still holds the action the user saw: (:APPROVE :ID plan :HASH "sha256:…"
-// [:ALWAYS t]), the hash as :PLANS lists it. An :APPROVE with a :HASH to a
-// Backend without it is refused, never run unchecked.
+// [:REVISION "hmac-sha256:…"] [:ALWAYS t]), the hash and revision as :PLANS
+// lists them (the revision, of a plan with a diff, names the filing whose
+// diff was shown: a plan filed afresh because its file changed keeps its
+// hash but not its revision). An :APPROVE with a :HASH to a Backend
+// without it is refused, never run unchecked.
 type SeenApprover interface {
-	ApproveSeen(ctx context.Context, planID, hash string, always bool) (plist.Plist, error)
+	ApproveSeen(ctx context.Context, planID, hash, revision string, always bool) (plist.Plist, error)
 }
 
 // Undoer is implemented by a Backend that keeps what actions changed:

@@ -359,11 +359,17 @@ func (c *conn) serve(k *call, env envelope) (plist.Plist, error) {
 			if !ok || hash == "" {
 				return nil, errors.New(":HASH must be the plan's action hash as :PLANS lists it (\"sha256:…\"), as a string")
 			}
+			var revision string
+			if v, present := p.Get(kRevision); present && v != nil {
+				if revision, ok = v.(string); !ok || revision == "" {
+					return nil, errors.New(":REVISION must be the plan's revision as :PLANS lists it (\"hmac-sha256:…\"), as a string")
+				}
+			}
 			sa, ok := b.(SeenApprover)
 			if !ok {
 				return nil, errors.New("this server cannot check the plan you saw (:HASH): nothing was approved")
 			}
-			return sa.ApproveSeen(k.ctx, planID, hash, always)
+			return sa.ApproveSeen(k.ctx, planID, hash, revision, always)
 		}
 		if always {
 			aa, ok := b.(AlwaysApprover)

@@ -78,9 +78,12 @@
 //	:PLANS                        the backend's Flight Plans, as :PLANS
 //	:APPROVE :ID plan / :REJECT :ID plan  the backend's verdict
 //	:APPROVE :ID plan :ALWAYS t   approve and allow similar actions from then on (AlwaysApprover)
-//	:APPROVE :ID plan :HASH h [:ALWAYS t]  only if the plan still holds the action
-//	                              whose hash h (as :PLANS lists it) the user saw (SeenApprover);
-//	                              else an error, "the plan changed since you saw it: look again"
+//	:APPROVE :ID plan :HASH h [:REVISION r] [:ALWAYS t]  only if the plan still holds the
+//	                              action whose hash h (as :PLANS lists it) the user saw, and, with
+//	                              :REVISION (listed for a plan with a diff: the filing its diff was
+//	                              made for), is still that filing — a plan filed afresh because its
+//	                              file changed keeps :HASH, not :REVISION (SeenApprover); else an
+//	                              error, "the plan changed since you saw it: look again", journalled
 //	:UNDO [:ID change]            take back the latest (or the named) change an action made (Undoer);
 //	                              :LIST t lists the changes instead
 //

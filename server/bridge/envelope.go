@@ -36,6 +36,7 @@ const (
 	kID        plist.Keyword = "ID"
 	kAlways    plist.Keyword = "ALWAYS"
 	kHash      plist.Keyword = "HASH"
+	kRevision  plist.Keyword = "REVISION"
 	kList      plist.Keyword = "LIST"
 	kChat      plist.Keyword = "CHAT"
 	kNoChat    plist.Keyword = "NO-CHAT"

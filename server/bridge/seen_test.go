@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,4 +81,72 @@ func TestAnApprovalOverTheBridgeChecksWhatTheUserSaw(t *testing.T) {
 	assert.Equal(t, true, get(resp, "PAYLOAD", "RAN"))
 	assert.FileExists(t, filepath.Join(root, "out/edited"))
 	assert.NoFileExists(t, filepath.Join(root, "out/count.txt"))
+}
+
+// TestAnApprovalOverTheBridgeOfAnOlderDiffWritesNothing: over real framed
+// TCP, :PLANS gives a file_write plan's :REVISION; the file is edited on
+// disk after that and the plan filed afresh, same :HASH, new diff; an
+// :APPROVE with the :HASH and :REVISION the client showed writes nothing
+// (the file keeps the edit byte for byte) and is journalled as refused;
+// with the :REVISION listed now it runs.
+func TestAnApprovalOverTheBridgeOfAnOlderDiffWritesNothing(t *testing.T) {
+	a, root := openAgent(t, map[string]string{"notes.org": notesOrg, "list.conf": "milk\n"},
+		`{"match":{"last_contains":"rewrite"},"repeat":true,"reply":{"tool_calls":[{"name":"file_write","arguments":{"path":"list.conf","content":"model's list\n","explanation":"tidy the list"}}]}}`)
+	d := startDaemon(t, Config{Backend: ForAgent(a)})
+	c := dial(t, d.addr)
+	c.handshake(d.token)
+	c.request("1", `:ACTION :ASK :TEXT "rewrite the list" :FILE "notes.org" :LINE 2`)
+	_, resp := c.exchange("1")
+	id, ok := get(resp, "PAYLOAD", "PLAN-ID").(string)
+	require.True(t, ok, "%v", resp)
+	listed := func(rid string) (hash, revision string) {
+		c.request(rid, `:ACTION :PLANS`)
+		_, resp := c.exchange(rid)
+		plans, _ := get(resp, "PAYLOAD", "PLANS").(plist.List)
+		require.Len(t, plans, 1)
+		p := mustPlist(t, plans[0])
+		hash, _ = get(p, "HASH").(string)
+		revision, _ = get(p, "REVISION").(string)
+		require.True(t, strings.HasPrefix(revision, "hmac-sha256:"), "%v", p)
+		return hash, revision
+	}
+	hash, seen := listed("2")
+	target := filepath.Join(root, "list.conf")
+	const edited = "milk\neggs: the user's own line\n"
+	require.NoError(t, os.WriteFile(target, []byte(edited), 0o644))
+	// An approval finds the file changed: the plan is filed afresh.
+	c.request("3", `:ACTION :APPROVE :ID "`+id+`" :HASH "`+hash+`" :REVISION "`+seen+`"`)
+	_, resp = c.exchange("3")
+	require.Equal(t, "PLAN", get(resp, "PAYLOAD", "STATE"), "%v", resp)
+	hashNow, now := listed("4")
+	require.Equal(t, hash, hashNow)
+	require.NotEqual(t, seen, now)
+
+	journalFile := filepath.Join(root, "journal.org")
+	for i, tc := range []struct{ args, want string }{
+		{`:HASH "` + hash + `" :REVISION "` + seen + `"`, "the plan changed since you saw it: look again"},
+		{`:HASH "` + hash + `" :REVISION "` + seen + `" :ALWAYS t`, "the plan changed since you saw it: look again"},
+		{`:HASH "` + hash + `" :REVISION ""`, ":REVISION must be the plan's revision"},
+		{`:HASH "` + hash + `" :REVISION 7`, ":REVISION must be the plan's revision"},
+		{`:HASH "` + hash + `" :REVISION "` + strings.ToUpper(now) + `"`, "is not a plan's revision"},
+	} {
+		rid := "bad" + string(rune('a'+i))
+		c.request(rid, `:ACTION :APPROVE :ID "`+id+`" `+tc.args)
+		_, resp := c.exchange(rid)
+		assert.Equal(t, kw("ERROR"), get(resp, "PAYLOAD", "STATUS"), tc.args)
+		assert.Contains(t, get(resp, "PAYLOAD", "TEXT"), tc.want, tc.args)
+		b, err := os.ReadFile(target)
+		require.NoError(t, err)
+		assert.Equal(t, edited, string(b), "the file is byte-identical")
+	}
+	j, err := os.ReadFile(journalFile)
+	require.NoError(t, err)
+	assert.Len(t, regexp.MustCompile(`(?m)^:KIND:\s+refused$`).FindAll(j, -1), 2, "each refused approval is journalled")
+
+	c.request("5", `:ACTION :APPROVE :ID "`+id+`" :HASH "`+hash+`" :REVISION "`+now+`"`)
+	_, resp = c.exchange("5")
+	assert.Equal(t, "DONE", get(resp, "PAYLOAD", "STATE"), "%v", resp)
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "model's list\n", string(b))
 }

@@ -49,6 +49,11 @@ type Plan struct {
 	Tool       string
 	Gate       string
 	ActionHash string
+	// Revision is :REVISION:, the filing the diff shown was made for
+	// (Store.Revision; "" for a plan without one): anyone who can write
+	// the file can set it, so it counts only when it is the revision of
+	// the sealed filing record.
+	Revision string
 	// Explanation is the text between the drawer and the action block.
 	Explanation string
 	// ActionText is the src block's content, unescaped: what will run.
@@ -119,6 +124,7 @@ func Parse(src []byte) []Plan {
 			p.Tool, _ = h.Drawer.Get("TOOL")
 			p.Gate, _ = h.Drawer.Get("GATE")
 			p.ActionHash, _ = h.Drawer.Get("ACTION_HASH")
+			p.Revision, _ = h.Drawer.Get("REVISION")
 			if w, ok := h.Drawer.Get("WRITES"); ok {
 				p.Writes = SplitWrites(w)
 			}
@@ -214,6 +220,9 @@ type Filing struct {
 	// the gates found them.
 	Diff   string
 	Writes []string
+	// Revision names this filing of a plan with a diff (Store.Revision):
+	// written as :REVISION:, "" for none.
+	Revision string
 }
 
 // Render writes a new plan, exactly as DESIGN §8 lays it out.
@@ -227,6 +236,9 @@ func Render(f Filing) []byte {
 	prop("TOOL", string(f.Action.Tool))
 	prop("GATE", f.Gate)
 	prop("ACTION_HASH", f.Action.Hash())
+	if f.Revision != "" {
+		prop("REVISION", f.Revision)
+	}
 	if len(f.Writes) > 0 {
 		prop("WRITES", JoinWrites(f.Writes))
 	}

@@ -280,6 +280,26 @@ func (s *Store) Filing(id string) (FilingRecord, error) {
 	return r, nil
 }
 
+// revisionPurpose is the purpose a plan's revision is keyed for.
+const revisionPurpose = "pp-lsp plan revision v1"
+
+// Revision names, for a plan filed with a diff (r.Before set), this very
+// filing: its ID, action, the text its diff was made from and when it was
+// filed, keyed with the install key ("hmac-sha256:" and 64 hex digits).
+// The server writes it as the plan's :REVISION: with the diff, and an
+// approval that carries it runs only while the filing record is this one:
+// a plan filed afresh when its target file changed keeps its action hash
+// but not its revision. It is keyed, not a plain hash, because it is
+// written into flightplans.org, which a model may read: a hash of the
+// target's text would let one confirm a guess of a private file's
+// content. "" for a plan filed without a diff, or without a key.
+func (s *Store) Revision(r FilingRecord) string {
+	if s == nil || s.key == nil || r.Before == "" {
+		return ""
+	}
+	return s.key.Sum(revisionPurpose, []byte(r.ID+"\n"+r.ActionHash+"\n"+r.Before+"\n"+r.Filed.UTC().Format(time.RFC3339Nano)))
+}
+
 // Standing is how a plan read from flightplans.org stands against its
 // filing record.
 type Standing struct {

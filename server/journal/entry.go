@@ -46,6 +46,10 @@ const (
 	// KindTurn is a conversation's turn (DESIGN §13): the model that
 	// answered and the tokens it took.
 	KindTurn Kind = "turn"
+	// KindRefused is a human's approval the server refused because the
+	// plan changed since they saw it (its action, or the diff of what it
+	// would overwrite): nothing ran.
+	KindRefused Kind = "refused"
 )
 
 // Entry is one record. Only Kind and Title are required; everything else is

@@ -67,7 +67,12 @@ func (s *Server) codeAction(ctx context.Context, v *view, params jsonrpc2.RawMes
 			if plan.Action == nil {
 				actions = append(actions, reject)
 			} else {
+				// And, for a plan with a diff, the revision shown beside it:
+				// the filing the diff was made for.
 				seen := map[string]string{"id": plan.ID, "hash": plan.Action.Hash()}
+				if plan.Revision != "" {
+					seen["revision"] = plan.Revision
+				}
 				actions = append(actions,
 					codeAction{Title: "Approve the Flight Plan: " + plan.Title, Kind: string(protocol.CodeActionKindQuickFix),
 						Command: &command{Title: "Approve", Command: CommandApprove, Arguments: []any{seen}}},

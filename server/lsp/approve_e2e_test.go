@@ -23,6 +23,7 @@ import (
 
 // approvalReplay is the model of the approval tests.
 const approvalReplay = `{"match":{"last_contains":"count"},"repeat":true,"reply":{"text":"Counting.","tool_calls":[{"name":"shell","arguments":{"cmd":"make count","explanation":"count once \u202eecno\u202c; vim: set ft=sh :"}}]}}
+{"match":{"last_contains":"rewrite"},"repeat":true,"reply":{"text":"Rewriting.","tool_calls":[{"name":"file_write","arguments":{"path":"list.conf","content":"model's list\n","explanation":"tidy the list"}}]}}
 {"match":{"last_contains":"what is left"},"repeat":true,"reply":{"text":"Two things: the report and the slides."}}
 {"match":{"last_contains":"link please"},"repeat":true,"reply":{"text":"See [[https://example.invalid/?q=leaked][the docs]]."}}
 `
@@ -35,6 +36,7 @@ func newApprovalE2E(t *testing.T) e2eEnv {
 	require.NoError(t, os.WriteFile(replay, []byte(approvalReplay), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.memex, "Makefile"), []byte("count:\n\techo ran >> out/count.txt\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(e.memex, "out"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(e.memex, "list.conf"), []byte("milk\n"), 0o644))
 	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+replay)
 	return e
 }
@@ -150,6 +152,15 @@ func stalePlanWant() []string {
 		"RACED filed afresh elsewhere: true",
 		"RACED refused by the server: true",
 		"RACED ran: false",
+		// A file plan whose file is edited, and which is filed afresh with
+		// the same action and a new diff, by another process after the
+		// client's check: the approval carries the revision shown, and the
+		// server writes nothing over the edit.
+		"DIFF filed filed",
+		"DIFF sent its revision: true",
+		"DIFF filed afresh elsewhere: true",
+		"DIFF refused by the server: true",
+		"DIFF the file kept the edit: true",
 		"EXIT 0",
 	}
 }

@@ -65,13 +65,13 @@ func (s *Server) commandTable() []lspCommand {
 	return []lspCommand{
 		commandOf(CommandContext, `{"uri", "position", "budget"}`, false, false, s.contextCommand),
 		commandOf(CommandAsk, `{"uri", "position", "text", "chat", "noChat"}`, true, true, s.ask),
-		commandOf(CommandApprove, `{"id", "hash"?} or {"uri", "position", "hash"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+		commandOf(CommandApprove, `{"id", "hash"?, "revision"?} or {"uri", "position", "hash"?, "revision"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideApprove)
 		}),
 		commandOf(CommandReject, `{"id"} or {"uri", "position"}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideReject)
 		}),
-		commandOf(CommandApproveAlways, `{"id", "hash"?} or {"uri", "position", "hash"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
+		commandOf(CommandApproveAlways, `{"id", "hash"?, "revision"?} or {"uri", "position", "hash"?, "revision"?}`, true, false, func(ctx context.Context, v *view, a decideArgs, _ protocol.ProgressToken) (any, error) {
 			return s.decide(ctx, v, a, decideAlways)
 		}),
 		commandOf(CommandUndo, `{"id"?, "list"?}`, true, false, s.undo),
@@ -268,13 +268,20 @@ func (v *view) fileArg(raw string) (*orgFile, error) {
 // actions give it): an approval runs the plan only if it still holds that
 // action (agent.ApproveSeen). Without it, an approval by place takes the
 // hash of the action at that place in the buffer the editor sent; one by
-// "id" alone is accepted as before, unchecked (DESIGN §8's contract). A
-// rejection ignores it: rejecting runs nothing.
+// "id" alone is accepted as before, unchecked (DESIGN §8's contract).
+// "revision" is, for a plan with a diff (file_write, memory_edit), the
+// :REVISION: shown beside that diff (the plans list's "revision"): the
+// filing the diff was made for, which names the text the file held then.
+// A plan filed afresh because its file changed keeps its action hash but
+// not its revision, so an approval with it runs nothing and is journalled
+// as refused. An approval by place without it takes the revision at that
+// place in the buffer. A rejection ignores both: rejecting runs nothing.
 type decideArgs struct {
 	ID       string             `json:"id"`
 	URI      string             `json:"uri"`
 	Position *protocol.Position `json:"position"`
 	Hash     string             `json:"hash"`
+	Revision string             `json:"revision"`
 }
 
 // decision is the answer of approve and reject.
@@ -318,6 +325,9 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decision
 		if a.Hash == "" && plan.Action != nil {
 			a.Hash = plan.Action.Hash()
 		}
+		if a.Revision == "" {
+			a.Revision = plan.Revision
+		}
 	}
 	if id == "" {
 		return nil, userErrorf("name the plan: {\"id\"}, or {\"uri\", \"position\"} on its headline")
@@ -326,11 +336,11 @@ func (s *Server) decide(ctx context.Context, v *view, a decideArgs, how decision
 	var err error
 	switch how {
 	case decideApprove:
-		run, err = v.agent.ApproveSeen(ctx, id, a.Hash)
+		run, err = v.agent.ApproveAsSeen(ctx, id, agent.Seen{Hash: a.Hash, Revision: a.Revision})
 	case decideReject:
 		run, err = v.agent.Reject(ctx, id)
 	case decideAlways:
-		run, err = v.agent.ApproveAlwaysSeen(ctx, id, a.Hash)
+		run, err = v.agent.ApproveAlwaysAsSeen(ctx, id, agent.Seen{Hash: a.Hash, Revision: a.Revision})
 	}
 	if errors.Is(err, agent.ErrUsage) {
 		return nil, userErrorf("%v", err)

@@ -126,13 +126,19 @@
 //	                      reports (their messages concatenated) on the request's workDoneToken,
 //	                      or a token of the server's; $/cancelRequest or
 //	                      window/workDoneProgress/cancel stop it (RequestCancelled).
-//	passepartout.approve  {id, hash?} or {uri, position, hash?} in flightplans.org → {id, title, state, ran, summary, output};
+//	passepartout.approve  {id, hash?, revision?} or {uri, position, hash?, revision?} in flightplans.org → {id, title, state, ran, summary, output};
 //	                      hash is the hash of the action the user saw ("sha256:…", as the plans
 //	                      list and the code actions give it): the plan runs only if it still
 //	                      holds that action, else the error "the plan changed since you saw it:
 //	                      look again" and nothing runs (checked under the plans lock, as it runs).
 //	                      Without it: by place, the hash of the action at that place in the
-//	                      editor's buffer; by id alone, unchecked (DESIGN §8's older contract)
+//	                      editor's buffer; by id alone, unchecked (DESIGN §8's older contract).
+//	                      revision is, for a plan with a diff (file_write, memory_edit), its
+//	                      :REVISION: ("hmac-sha256:…", as the plans list and the code actions
+//	                      give it): the filing its diff was made for. A plan filed afresh
+//	                      because its file changed keeps its hash but not its revision, so the
+//	                      approval of the older diff runs nothing: refused the same way, and
+//	                      journalled (kind "refused"). By place without it: the revision there
 //	passepartout.reject   {id} or {uri, position} (a hash is ignored: rejecting runs nothing)
 //	passepartout.approveAlways the same, and adds the narrowest permission rule that would
 //	                      have allowed the action to the configuration file (→ also "rule");
@@ -142,8 +148,9 @@
 //	                      when every file still holds what it wrote; {list: true} → the changes
 //	passepartout.addId    {uri, position} → {id}: the node gets an :ID: through workspace/applyEdit
 //	passepartout.plans    {} → the Flight Plans: [{id, state, tool, created, title, gate, line,
-//	                      edited, hash?, problem?, uri}] (uri: flightplans.org's; hash: of the
-//	                      action its block holds, to send back with an approval)
+//	                      edited, hash?, revision?, problem?, uri}] (uri: flightplans.org's; hash:
+//	                      of the action its block holds; revision: :REVISION: beside its diff;
+//	                      both to send back with an approval)
 //	passepartout.backlinks {uri, position} → [{id, title, uri, range, context}]: the links
 //	                      landing on the node there (id, file, internal, [[roam:…]] and
 //	                      :ROAM_REFS: links), with the line around each

@@ -248,6 +248,7 @@ func (s *Server) addTools() {
 				// can; of a private plan it would confirm a guess at its
 				// action.
 				plans[i].Hash = ""
+				plans[i].Revision = ""
 				if plans[i].Private {
 					// A private conversation's plan: its title, and its
 					// problem (which names the plan by its title, or

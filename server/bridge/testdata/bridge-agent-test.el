@@ -94,4 +94,42 @@
       (should (equal (plist-get (passepartout-approve id) :STATE) "DONE"))
       (should (file-exists-p (expand-file-name "out/raced.txt" (file-name-directory file)))))))
 
+(ert-deftest pp-bridge-agent-zz-an-approval-carries-the-revision-shown ()
+  ;; A file plan, listed with its :REVISION.  list.conf is edited on disk;
+  ;; an approval finds it changed and the plan is filed afresh (the same
+  ;; :HASH, a new diff).  Approved again from the listing shown before,
+  ;; the :REVISION it sends is refused: nothing is written over the edit.
+  ;; Listed again, it is approved.
+  (let* ((answer (with-current-buffer (find-file-noselect (getenv "PP_TEST_ORG_FILE"))
+                   (goto-char (point-min))
+                   (passepartout-ask "rewrite the list")))
+         (text (lambda () (with-current-buffer answer (buffer-string))))
+         (file (getenv "PP_TEST_PLANS"))
+         (target (expand-file-name "list.conf" (file-name-directory file)))
+         (edited "milk\neggs: the user's own line\n")
+         (disk (lambda () (with-temp-buffer
+                            (set-buffer-multibyte nil)
+                            (insert-file-contents-literally target)
+                            (buffer-string)))))
+    (pp-test--wait-for (lambda () (string-match-p "Plan filed" (funcall text))))
+    (should (string-match "Plan filed (\\([-0-9a-f]+\\))" (funcall text)))
+    (let ((id (match-string 1 (funcall text))))
+      (passepartout-plans)
+      (let ((hash (passepartout--plan-hash id))
+            (seen (passepartout--plan-revision id)))
+        (should (string-prefix-p "hmac-sha256:" seen))
+        (with-temp-file target (insert edited))
+        ;; The list is let go: the next approval does not list again.
+        (kill-buffer "*passepartout-plans*")
+        (should (equal (plist-get (passepartout-approve id) :STATE) "PLAN"))
+        (should (equal (passepartout--plan-revision id) seen))
+        (let ((err (should-error (passepartout-approve id) :type 'passepartout-bridge-error)))
+          (should (string-match-p "the plan changed since you saw it: look again" (cadr err))))
+        (should (equal (funcall disk) edited))
+        (passepartout-plans)
+        (should (equal (passepartout--plan-hash id) hash))
+        (should-not (equal (passepartout--plan-revision id) seen))
+        (should (equal (plist-get (passepartout-approve id) :STATE) "DONE"))
+        (should (equal (funcall disk) "model's list\n"))))))
+
 ;;; bridge-agent-test.el ends here

@@ -968,7 +968,7 @@ local function show_plan(p, note)
   local cursor = win ~= -1 and vim.api.nvim_win_get_cursor(win) or nil
   local buf = scratch('Passepartout plan', lines, 'markdown', { client = plans_list.client_id })
   M.show_json_escapes(buf)
-  plan_view.shown = { id = p.id, state = p.state, hash = p.hash, edited = p.edited, problem = p.problem, text = table.concat(plan_text(p), '\n') }
+  plan_view.shown = { id = p.id, state = p.state, hash = p.hash, revision = p.revision, edited = p.edited, problem = p.problem, text = table.concat(plan_text(p), '\n') }
   if cursor then
     pcall(vim.api.nvim_win_set_cursor, vim.fn.bufwinid(buf), { math.min(cursor[1], #lines), 0 })
   end
@@ -1078,12 +1078,17 @@ function M.plans()
         end
         error('pp-lsp: not done: the plan changed since you saw it (' .. why .. '): look again', 0)
       end
-      -- An approval names the action shown by its hash: the server runs
-      -- the plan only if it still holds that action.
+      -- An approval names the action shown by its hash, and a plan with
+      -- a diff the filing that diff was made for by its revision: the
+      -- server runs the plan only if it still holds that action and is
+      -- still that filing.
       local arg = { id = shown.id }
       if cmd == 'passepartout.approve' or cmd == 'passepartout.approveAlways' then
         if type(shown.hash) == 'string' then
           arg.hash = shown.hash
+          if type(shown.revision) == 'string' then
+            arg.revision = shown.revision
+          end
         elseif shown.edited == true or type(shown.problem) == 'string' then
           error('pp-lsp: not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org', 0)
         end

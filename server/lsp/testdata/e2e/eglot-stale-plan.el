@@ -75,6 +75,7 @@
     (e2e-say "RAN what was shown: %s" (e2e-bool (file-exists-p (e2e-file "out/pwned.txt"))))
     (e2e-say "VIEW follows: %s" (e2e-bool (string-match-p "DONE" (e2e-shown))))
     (e2e-raced)
+    (e2e-diff-raced)
     (e2e-shutdown server)))
 
 (defun e2e-race-refile (command arguments)
@@ -116,6 +117,46 @@ carries the hash shown, and the server refuses it."
     (let ((deadline (+ (float-time) 1)))
       (while (< (float-time) deadline) (accept-process-output nil 0.05)))
     (e2e-say "RACED ran: %s" (e2e-bool (file-exists-p (e2e-file "out/raced.txt"))))))
+
+(defconst e2e-edited "milk\neggs: the user's own line\n"
+  "What the user makes of list.conf after seeing the plan's diff.")
+
+(defun e2e-race-file-change (command arguments)
+  "Before COMMAND reaches the server, if an approval: list.conf is edited
+and the plan filed afresh by another process (the same action, a new
+diff), after the client's own check.  ARGUMENTS are the command's."
+  (when (equal command "passepartout.approve")
+    (e2e-say "DIFF sent its revision: %s" (e2e-bool (string-prefix-p "hmac-sha256:" (or (plist-get arguments :revision) ""))))
+    (with-temp-file (e2e-file "list.conf") (insert e2e-edited))
+    (let ((text (e2e-disk "flightplans.org")))
+      (with-temp-file (e2e-file "flightplans.org")
+        (insert (replace-regexp-in-string "^\\* PLAN Write" "* APPROVED Write" text t t))))
+    (setq e2e-refiled
+          (eql 0 (call-process pp-lsp-program nil nil nil "plans" "--root" e2e-memex "--run-approved")))))
+
+(defun e2e-diff-raced ()
+  "A file plan approved from the plans list while list.conf is edited and
+the plan filed afresh elsewhere: the approval carries the revision shown
+beside the diff, and the server writes nothing over the edit."
+  (setq e2e-refiled nil)
+  (e2e-say "DIFF filed %s" (plist-get (e2e-ask "rewrite the list") :outcome))
+  (pp-lsp-plans)
+  (with-current-buffer pp-lsp-plans-buffer
+    (goto-char (point-min))
+    (re-search-forward "^PLAN .*list\\.conf")
+    (advice-add 'pp-lsp--plans-command :before #'e2e-race-file-change)
+    (let ((said (unwind-protect
+                    (condition-case err (progn (pp-lsp-plans-approve) nil)
+                      (error (error-message-string err)))
+                  (advice-remove 'pp-lsp--plans-command #'e2e-race-file-change))))
+      (e2e-say "DIFF filed afresh elsewhere: %s"
+               (e2e-bool (and e2e-refiled (string-match-p "the file changed since the plan was filed" (e2e-disk "flightplans.org")))))
+      (e2e-say "DIFF refused by the server: %s"
+               (e2e-bool (and said (string-match-p "was not approved: the plan changed since you saw it: look again" said))))
+      (unless said (e2e-say "DIFF answer: approved")))
+    (let ((deadline (+ (float-time) 1)))
+      (while (< (float-time) deadline) (accept-process-output nil 0.05)))
+    (e2e-say "DIFF the file kept the edit: %s" (e2e-bool (equal (e2e-disk "list.conf") e2e-edited)))))
 
 (e2e-main)
 

@@ -103,6 +103,47 @@ local function run()
   say('RACED refused by the server: %s', tostring(said:find('was not approved: the plan changed since you saw it: look again', 1, true) ~= nil))
   vim.wait(1000, function() return false end, 50)
   say('RACED ran: %s', tostring(vim.fn.filereadable(memex .. '/out/raced.txt') == 1))
+
+  -- A file plan, approved from the plans list while its file is edited
+  -- and another process files it afresh — the same action, a new diff —
+  -- after the client's check: the approval carries the revision shown
+  -- beside the diff, and the server writes nothing over the edit.
+  pp.last_result = nil
+  pp.ask('rewrite the list')
+  wait('the answer', function() return pp.last_result ~= nil end, 60000)
+  say('DIFF filed %s', pp.last_result.outcome)
+  vim.cmd('only')
+  pp.plans()
+  vim.cmd('only')
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    if l:match('^PLAN ') and l:find('list.conf', 1, true) then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+      break
+    end
+  end
+  local edited = "milk\neggs: the user's own line\n"
+  client.request_sync = function(method, params, ...)
+    if method == 'workspace/executeCommand' and params.command == 'passepartout.approve' then
+      local rev = params.arguments[1].revision
+      say('DIFF sent its revision: %s', tostring(type(rev) == 'string' and rev:sub(1, 12) == 'hmac-sha256:'))
+      vim.fn.writefile(vim.split(edited, '\n', { plain = true }), memex .. '/list.conf', 'b')
+      local text = disk('flightplans.org'):gsub('\n%* PLAN Write', '\n* APPROVED Write')
+      vim.fn.writefile(vim.split(text, '\n', { plain = true }), memex .. '/flightplans.org', 'b')
+      vim.fn.system({ os.getenv('PP_LSP_PROGRAM'), 'plans', '--root', memex, '--run-approved' })
+      refiled = vim.v.shell_error == 0
+    end
+    return request_sync(method, params, ...)
+  end
+  refiled = false
+  before = #notes
+  pp.last_plan_result = nil
+  vim.cmd('normal a')
+  client.request_sync = request_sync
+  say('DIFF filed afresh elsewhere: %s', tostring(refiled and disk('flightplans.org'):find('the file changed since the plan was filed', 1, true) ~= nil))
+  said = table.concat(vim.list_slice(notes, before + 1), '\n')
+  say('DIFF refused by the server: %s', tostring(said:find('was not approved: the plan changed since you saw it: look again', 1, true) ~= nil))
+  vim.wait(1000, function() return false end, 50)
+  say('DIFF the file kept the edit: %s', tostring(disk('list.conf') == edited))
   for _, n in ipairs(notes) do
     say('NOTE %s', n)
   end
