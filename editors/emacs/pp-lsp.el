@@ -173,6 +173,19 @@ The server is then told to stop it, and so its call to the model."
   (let ((caps (cl-call-next-method)))
     (plist-put caps :window (list :workDoneProgress t))))
 
+(defvar pp-lsp--plans-running)
+
+(cl-defmethod eglot-handle-request :around
+  ((_server pp-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Apply, without asking, an edit made while a key's plan command runs.
+Approving, rejecting or undoing from the plans list is the change you
+asked for (the plan's new state, what an undo takes back): as when
+Emacs waited for the answer, it is no prompt."
+  (let ((eglot-confirm-server-initiated-edits
+         (and (zerop (hash-table-count pp-lsp--plans-running))
+              eglot-confirm-server-initiated-edits)))
+    (cl-call-next-method)))
+
 (cl-defmethod eglot-handle-request
   ((_server pp-lsp-server) (_method (eql window/workDoneProgress/create)) &key _token)
   "Accept the server's progress tokens."
