@@ -177,7 +177,7 @@ The server is then told to stop it, and so its call to the model."
 
 (cl-defmethod eglot-handle-request :around
   ((_server pp-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
-  "Apply, without asking, an edit made while a key's plan command runs.
+  "Apply, without asking, an edit made while a key's plan command is running.
 Approving, rejecting or undoing from the plans list is the change you
 asked for (the plan's new state, what an undo takes back): as when
 Emacs waited for the answer, it is no prompt."
@@ -1102,7 +1102,7 @@ Emacs waits for the answer at most `pp-lsp-list-timeout' seconds."
       (jsonrpc-error
        (let ((why (alist-get 'jsonrpc-error-message (cdr err))))
          (if (equal why "Timed out")
-             (user-error "pp-lsp: the server did not answer in %s seconds: try again (g)"
+             (user-error "pp-lsp: The server did not answer in %s seconds: try again (g)"
                          pp-lsp-list-timeout)
            (user-error "pp-lsp: %s" (or why (error-message-string err)))))))))
 
@@ -1239,7 +1239,7 @@ Each gets the plan, the command, the server's answer (nil if refused)
 and the refusal's words (nil if answered).")
 
 (defun pp-lsp--command-words (command)
-  "Return how COMMAND reads to a person, as in \"Running approve\"."
+  "Return the words of COMMAND, as in \"Running approve\"."
   (pcase command
     ("passepartout.approve" "approve")
     ("passepartout.approveAlways" "approve and allow similar")
