@@ -173,6 +173,19 @@ The server is then told to stop it, and so its call to the model."
   (let ((caps (cl-call-next-method)))
     (plist-put caps :window (list :workDoneProgress t))))
 
+(defvar pp-lsp--plans-running)
+
+(cl-defmethod eglot-handle-request :around
+  ((_server pp-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Apply, without asking, an edit made while a key's plan command is running.
+Approving, rejecting or undoing from the plans list is the change you
+asked for (the plan's new state, what an undo takes back): as when
+Emacs waited for the answer, it is no prompt."
+  (let ((eglot-confirm-server-initiated-edits
+         (and (zerop (hash-table-count pp-lsp--plans-running))
+              eglot-confirm-server-initiated-edits)))
+    (cl-call-next-method)))
+
 (cl-defmethod eglot-handle-request
   ((_server pp-lsp-server) (_method (eql window/workDoneProgress/create)) &key _token)
   "Accept the server's progress tokens."
@@ -1070,17 +1083,28 @@ again, q quits.
   (setq truncate-lines t)
   (pp-lsp--show-zero-width))
 
+(defcustom pp-lsp-list-timeout 10
+  "Seconds Emacs waits for the plans, or a plan's description, to be listed.
+Listing is quick; a server that does not answer in time is said so,
+and Emacs is free again.  Approving, rejecting and undoing never wait:
+they run while you work, and say how they ended."
+  :type 'number)
+
 (defun pp-lsp--plans-request (method params)
-  "Send METHOD with PARAMS to the plans list's server; its error as a user error."
+  "Send METHOD with PARAMS to the plans list's server; its error as a user error.
+Emacs waits for the answer at most `pp-lsp-list-timeout' seconds."
   (let ((server (pp-lsp--server))
         ;; The user asked for this: the plan's new state is no prompt.
         (eglot-confirm-server-initiated-edits nil))
     (pp-lsp--flush server)
     (condition-case err
-        (jsonrpc-request server method params)
+        (jsonrpc-request server method params :timeout pp-lsp-list-timeout)
       (jsonrpc-error
-       (user-error "pp-lsp: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
-                                     (error-message-string err)))))))
+       (let ((why (alist-get 'jsonrpc-error-message (cdr err))))
+         (if (equal why "Timed out")
+             (user-error "pp-lsp: The server did not answer in %s seconds: try again (g)"
+                         pp-lsp-list-timeout)
+           (user-error "pp-lsp: %s" (or why (error-message-string err)))))))))
 
 (defun pp-lsp--plans-command (command arguments)
   "Run COMMAND with ARGUMENTS on the plans list's server."
@@ -1206,44 +1230,137 @@ nil (the list) compares the line the list shows."
    ((and (not text) (not (equal (pp-lsp--plan-line now) (pp-lsp--plan-line shown))))
     "its line changed")))
 
+(defvar pp-lsp--plans-running (make-hash-table :test #'equal)
+  "The plans a key of the plans list or view runs now: id to the command's words.")
+
+(defvar pp-lsp-plan-decided-functions nil
+  "Called when a key of the plans list or view on a plan has its answer.
+Each gets the plan, the command, the server's answer (nil if refused)
+and the refusal's words (nil if answered).")
+
+(defun pp-lsp--command-words (command)
+  "Return the words of COMMAND, as in \"Running approve\"."
+  (pcase command
+    ("passepartout.approve" "approve")
+    ("passepartout.approveAlways" "approve and allow similar")
+    ("passepartout.reject" "reject")
+    ("passepartout.undo" "undo")
+    (_ command)))
+
 (defun pp-lsp--plans-decide (command)
-  "Run COMMAND on the plan of the line, say how it ended, and list again.
+  "Run COMMAND on the plan of the line; say how it ended, and list again.
 It acts only on the plan you saw: one that flightplans.org changed
 since (approved, run or rejected elsewhere, its text edited) is shown
-again and nothing is done."
+again and nothing is done.  The command runs while you work (a plan's
+command may take minutes): the key returns at once, saying it is
+running; the answer, when it comes, is said and the plans shown again,
+where you are.  A key on a plan still running does nothing."
   (let* ((plan (pp-lsp--plan-here))
-         (in-view (derived-mode-p 'pp-lsp-plan-view-mode))
-         (now (pp-lsp--plan-now (plist-get plan :id)))
-         (why (and (not (equal command "passepartout.undo"))
-                   (pp-lsp--plan-changed plan now (and in-view pp-lsp--viewed-text)))))
-    (when why
-      (pp-lsp-plans-refresh)
-      (when (and in-view now)
-        (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
-      (user-error "Not done: the plan changed since you saw it (%s): look again" why))
-    (when (and (member command '("passepartout.approve" "passepartout.approveAlways"))
-               (not (stringp (plist-get plan :hash)))
-               (or (eq (plist-get plan :edited) t) (plist-get plan :problem)))
-      (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
-    (let ((run (pp-lsp--plans-command
-                command
-                ;; An approval names the action shown by its hash, and a
-                ;; plan with a diff the filing that diff was made for by
-                ;; its revision: the server runs the plan only if it still
-                ;; holds that action and is still that filing.
-                (append (list :id (plist-get plan :id))
-                        (and (member command '("passepartout.approve" "passepartout.approveAlways"))
-                             (append
-                              (and (stringp (plist-get plan :hash))
-                                   (list :hash (plist-get plan :hash)))
-                              (and (stringp (plist-get plan :revision))
-                                   (list :revision (plist-get plan :revision)))))))))
-      (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done"))
-      (pp-lsp-plans-refresh)
-      (when in-view
-        (when-let ((after (pp-lsp--plan-now (plist-get plan :id))))
-          (pp-lsp--show-plan after)))
-      run)))
+         (id (plist-get plan :id))
+         (running (gethash id pp-lsp--plans-running)))
+    (when running
+      (user-error "Not done: %s of this plan is still running" running))
+    (let* ((in-view (derived-mode-p 'pp-lsp-plan-view-mode))
+           (now (pp-lsp--plan-now id))
+           (why (and (not (equal command "passepartout.undo"))
+                     (pp-lsp--plan-changed plan now (and in-view pp-lsp--viewed-text)))))
+      (when why
+        (pp-lsp-plans-refresh)
+        (when (and in-view now)
+          (pp-lsp--show-plan now (format "Shown again: the plan changed since you saw it (%s)." why)))
+        (user-error "Not done: the plan changed since you saw it (%s): look again" why))
+      (when (and (member command '("passepartout.approve" "passepartout.approveAlways"))
+                 (not (stringp (plist-get plan :hash)))
+                 (or (eq (plist-get plan :edited) t) (plist-get plan :problem)))
+        (user-error "Not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org"))
+      (let ((words (pp-lsp--command-words command))
+            (title (or (plist-get plan :title) id))
+            (server (pp-lsp--server)))
+        (puthash id words pp-lsp--plans-running)
+        (condition-case err
+            (pp-lsp--plans-command-async
+             command
+             ;; An approval names the action shown by its hash, and a
+             ;; plan with a diff the filing that diff was made for by
+             ;; its revision: the server runs the plan only if it still
+             ;; holds that action and is still that filing.
+             (append (list :id id)
+                     (and (member command '("passepartout.approve" "passepartout.approveAlways"))
+                          (append
+                           (and (stringp (plist-get plan :hash))
+                                (list :hash (plist-get plan :hash)))
+                           (and (stringp (plist-get plan :revision))
+                                (list :revision (plist-get plan :revision))))))
+             (lambda (run refusal)
+               (remhash id pp-lsp--plans-running)
+               (if refusal
+                   (message "pp-lsp: %s of %s: %s" words title refusal)
+                 (message "pp-lsp: %s" (or (plist-get run :summary) (plist-get run :state) "done")))
+               (pp-lsp--show-decided
+                server id
+                (lambda ()
+                  (run-hook-with-args 'pp-lsp-plan-decided-functions plan command run refusal)))))
+          (error (remhash id pp-lsp--plans-running)
+                 (signal (car err) (cdr err))))
+        (message "pp-lsp: Running %s of %s… (Emacs is free meanwhile)" words title)
+        nil))))
+
+(defun pp-lsp--show-decided (server id done)
+  "Show the plans of SERVER again after a key of yours on the plan ID; then DONE.
+As the key once did before it returned, but Emacs waits for nothing:
+the list, and the view if it shows ID, are filled anew where they
+are, each window keeping its place and the selected window selected."
+  (let ((list (get-buffer pp-lsp-plans-buffer))
+        (view (get-buffer pp-lsp-plan-view-buffer))
+        (finish (lambda (&rest _) (funcall done))))
+    (if (not (jsonrpc-running-p server))
+        (funcall done)
+      (jsonrpc-async-request
+       server :workspace/executeCommand
+       (list :command "passepartout.plans" :arguments (vector eglot--{}))
+       :timeout pp-lsp-list-timeout :error-fn finish :timeout-fn finish
+       :success-fn
+       (lambda (plans)
+         (when (buffer-live-p list)
+           (pp-lsp--keeping-places
+            list (lambda ()
+                   (setq pp-lsp--refreshed-at nil header-line-format nil)
+                   (pp-lsp--render-plans plans))))
+         (let ((after (seq-find (lambda (p) (equal (plist-get p :id) id)) plans)))
+           (if (not (and after (buffer-live-p view)
+                         (equal (plist-get (buffer-local-value 'pp-lsp--viewed-plan view) :id) id)))
+               (funcall done)
+             (jsonrpc-async-request
+              server :textDocument/hover (pp-lsp--plan-hover-params after)
+              :timeout pp-lsp-list-timeout :error-fn finish :timeout-fn finish
+              :success-fn
+              (lambda (hover)
+                (when (buffer-live-p view)
+                  (let ((text (pp-lsp--hover-text hover))
+                        (plan-text (pp-lsp--plan-text after)))
+                    (pp-lsp--keeping-places
+                     view (lambda () (pp-lsp--render-plan-view after text plan-text server)))))
+                (funcall done))))))))))
+
+(defun pp-lsp--plans-command-async (command arguments done)
+  "Send COMMAND with ARGUMENTS to the plans list's server; return at once.
+DONE is called with the answer and nil, or nil and the server's
+refusal in its words.  No time limit: a plan's command may run long,
+and its end is what is said."
+  (let ((server (pp-lsp--server)))
+    (pp-lsp--flush server)
+    (jsonrpc-async-request
+     server :workspace/executeCommand
+     (list :command command :arguments (vector arguments))
+     :success-fn (lambda (run)
+                   ;; The user asked for this: the plan's new state is no prompt.
+                   (let ((eglot-confirm-server-initiated-edits nil))
+                     (funcall done run nil)))
+     :error-fn (lambda (err)
+                 (funcall done nil (or (plist-get err :message) (format "%S" err))))
+     ;; No deadline: jsonrpc's would say "Timed out" of a plan still
+     ;; running, and the user would believe it failed.
+     :timeout nil)))
 
 (defun pp-lsp-plans-approve ()
   "Approve the plan of the line and run it."

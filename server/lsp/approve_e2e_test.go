@@ -176,3 +176,67 @@ func TestEmacsStalePlanView(t *testing.T) {
 	}
 	has(t, out, "SERVER sees the edit: true")
 }
+
+// slowReplay is a model that proposes `make slow`, which runs 12 s.
+const slowReplay = `{"match":{"last_contains":"slow"},"repeat":true,"reply":{"text":"Slowly.","tool_calls":[{"name":"shell","arguments":{"cmd":"make slow","explanation":"take a while"}}]}}
+`
+
+// newSlowE2E is newE2E with a model that proposes `make slow` and its Makefile.
+func newSlowE2E(t *testing.T) e2eEnv {
+	t.Helper()
+	e := newE2E(t)
+	replay := filepath.Join(t.TempDir(), "slow-replay.jsonl")
+	require.NoError(t, os.WriteFile(replay, []byte(slowReplay), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(e.memex, "Makefile"), []byte("slow:\n\tsleep 12\n\techo ran >> out/slow.txt\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(e.memex, "out"), 0o755))
+	e.env = append(e.env, "PASSEPARTOUT_PROVIDERS=replay:"+replay)
+	return e
+}
+
+// longPlanWant are the lines both long plan scripts print.
+func longPlanWant() []string {
+	return []string{
+		"FILED filed",
+		"KEY returned at once: true",
+		"KEY says it runs: true",
+		"AGAIN says still running: true",
+		"TOOK longer than 10 s: true",
+		"TICKED while it ran: true",
+		"ANSWER DONE",
+		"SAID DONE: true",
+		"SAID Timed out: false",
+		"SENT once: true",
+		"LIST shows DONE: true",
+		"LIST kept: true",
+		"RAN once: true",
+		"EXIT 0",
+	}
+}
+
+// TestEmacsLongPlan: a plan whose command runs longer than jsonrpc's
+// 10 s, approved with a in the plans list: the key returns at once and
+// Emacs stays free (a timer ticks, a second a says it still runs and
+// sends nothing); the answer, DONE, is said and shown; nothing says
+// "Timed out" and the plan ran once.
+func TestEmacsLongPlan(t *testing.T) {
+	needEglot(t)
+	e := newSlowE2E(t)
+	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-long-plan.el"))
+	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
+	for _, want := range longPlanWant() {
+		has(t, out, want)
+	}
+}
+
+// TestNeovimLongPlan: TestEmacsLongPlan in Neovim (whose key waited up to
+// 120 s for the plan's end).
+func TestNeovimLongPlan(t *testing.T) {
+	testenv.NeedCommand(t, "nvim")
+	e := newSlowE2E(t)
+	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
+		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-long-plan.lua"))
+	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
+	for _, want := range longPlanWant() {
+		has(t, out, want)
+	}
+}

@@ -69,6 +69,10 @@
 local M = {}
 
 M.config = {
+  -- How long listing the plans, or a plan's description, may take (ms):
+  -- quick, so Neovim waits for it, but never longer. Approving,
+  -- rejecting and undoing never wait: they run while you work.
+  list_timeout = 10000,
   -- The command that starts the server.
   cmd = { 'pp-lsp', '--stdio' },
   -- The memex folders; nil lets each file's project (its .git folder, else
@@ -841,9 +845,9 @@ local plans_list = { buf = nil, client_id = nil, items = {} }
 local function plans_request(method, params)
   local c = plans_list.client_id and vim.lsp.get_client_by_id(plans_list.client_id) or need_client()
   plans_list.client_id = c.id
-  local res = c.request_sync(method, params, 120000, 0)
+  local res = c.request_sync(method, params, M.config.list_timeout or 10000, 0)
   if not res then
-    error('pp-lsp: ' .. method .. ' timed out', 0)
+    error(string.format('pp-lsp: the server did not answer in %d seconds: try again (g)', math.floor((M.config.list_timeout or 10000) / 1000)), 0)
   end
   if res.err then
     error('pp-lsp: ' .. (res.err.message or vim.inspect(res.err)), 0)
@@ -959,14 +963,23 @@ function M.show_json_escapes(buf)
   end
 end
 
-local function show_plan(p, note)
+local function show_plan(p, note, quiet)
   local lines = view_lines(p)
   if note then
     lines[2] = note
   end
   local win = plan_view.buf and vim.fn.bufwinid(plan_view.buf) or -1
   local cursor = win ~= -1 and vim.api.nvim_win_get_cursor(win) or nil
-  local buf = scratch('Passepartout plan', lines, 'markdown', { client = plans_list.client_id })
+  local buf
+  if quiet then
+    -- Filled anew where it is: no window opens, none is selected.
+    buf = plan_view.buf
+    vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  else
+    buf = scratch('Passepartout plan', lines, 'markdown', { client = plans_list.client_id })
+  end
   M.show_json_escapes(buf)
   plan_view.shown = { id = p.id, state = p.state, hash = p.hash, revision = p.revision, edited = p.edited, problem = p.problem, text = table.concat(plan_text(p), '\n') }
   if cursor then
@@ -1032,6 +1045,54 @@ function M.refresh_plan_views()
   end
 end
 
+-- running are the plans a key of the list or the view runs now: id to
+-- what the key does. M.plan_answers counts the answers that came.
+local running = {}
+M.plan_answers = 0
+
+-- plans_running says whether a key's command still runs.
+function M.plans_running()
+  return next(running) ~= nil
+end
+
+local command_words = {
+  ['passepartout.approve'] = 'approve',
+  ['passepartout.approveAlways'] = 'approve and allow similar',
+  ['passepartout.reject'] = 'reject',
+  ['passepartout.undo'] = 'undo',
+}
+
+-- shown_again fills the list, and the view if it shows the plan id, as
+-- the server has them now, where they are: no window opens or is
+-- selected, the cursors stay on their lines.
+local function shown_again(id)
+  local ok, plans = pcall(plans_request, 'workspace/executeCommand', { command = 'passepartout.plans', arguments = { vim.empty_dict() } })
+  if not ok then
+    return
+  end
+  if plans_list.buf and vim.api.nvim_buf_is_valid(plans_list.buf) then
+    local lines, items = {}, {}
+    for _, p in ipairs(plans) do
+      table.insert(lines, list_line(p))
+      items[#lines] = p
+    end
+    if #lines == 0 then
+      lines = { 'No Flight Plans.' }
+    end
+    plans_list.items = items
+    vim.api.nvim_buf_set_option(plans_list.buf, 'modifiable', true)
+    vim.api.nvim_buf_set_lines(plans_list.buf, 0, -1, false, lines)
+    vim.api.nvim_buf_set_option(plans_list.buf, 'modifiable', false)
+  end
+  if plan_view.shown and plan_view.shown.id == id and plan_view.buf and vim.api.nvim_buf_is_valid(plan_view.buf) then
+    for _, p in ipairs(plans) do
+      if p.id == id then
+        pcall(show_plan, p, nil, true)
+      end
+    end
+  end
+end
+
 -- plans lists the Flight Plans in the list buffer and returns them.
 function M.plans()
   if not (plans_list.buf and vim.api.nvim_buf_is_valid(plans_list.buf)) or vim.api.nvim_get_current_buf() ~= plans_list.buf then
@@ -1069,6 +1130,9 @@ function M.plans()
       if not shown then
         error('pp-lsp: no Flight Plan is shown here', 0)
       end
+      if running[shown.id] then
+        error('pp-lsp: not done: ' .. running[shown.id] .. ' of this plan is still running', 0)
+      end
       local now = current(shown.id)
       local why = cmd ~= 'passepartout.undo' and stale(shown, now, in_view)
       if why then
@@ -1093,21 +1157,31 @@ function M.plans()
           error('pp-lsp: not done: the plan holds no action to approve (its block is not one): reject it, or fix it in flightplans.org', 0)
         end
       end
-      local ok, run = pcall(plans_request, 'workspace/executeCommand', { command = cmd, arguments = { arg } })
-      M.plans()
-      if in_view then
-        local after = current(shown.id)
-        if after then
-          show_plan(after)
-        end
+      -- The command runs while you work (a plan's command may take
+      -- minutes): the key returns at once; the answer, when it comes, is
+      -- said and the list and the view shown again where they are.
+      local c = plans_list.client_id and vim.lsp.get_client_by_id(plans_list.client_id) or need_client()
+      local id, words = shown.id, command_words[cmd] or cmd
+      local title = shown.title or (now and now.title) or id
+      running[id] = words
+      local sent = c.request('workspace/executeCommand', { command = cmd, arguments = { arg } }, function(err, run)
+        running[id] = nil
+        vim.schedule(function()
+          shown_again(id)
+          if err then
+            notify(words .. ' of ' .. title .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+          elseif cmd ~= 'passepartout.undo' then -- (the server says an undo, as in M.undo)
+            notify((run and (run.summary or run.state)) or 'done')
+          end
+          M.last_plan_result = (not err) and run or nil
+          M.plan_answers = M.plan_answers + 1
+        end)
+      end, 0)
+      if not sent then
+        running[id] = nil
+        error('pp-lsp: the server is not running', 0)
       end
-      if not ok then
-        error(run, 0)
-      end
-      if cmd ~= 'passepartout.undo' then -- (the server says an undo, as in M.undo)
-        notify((run and (run.summary or run.state)) or 'done')
-      end
-      M.last_plan_result = run
+      notify('Running ' .. words .. ' of ' .. title .. '… (Neovim is free meanwhile)')
     end
   end
   if plans_list.buf ~= buf then

@@ -71,6 +71,24 @@ As the command loop waits for a key: file notifications are served too
   (e2e-wait "the answer" (lambda () pp-lsp--last-result) 60)
   pp-lsp--last-result)
 
+(defvar e2e-decided nil
+  "The last answer to a key of the plans list or view: (RUN REFUSAL).")
+
+(add-hook 'pp-lsp-plan-decided-functions
+          (lambda (_plan _command run refusal) (setq e2e-decided (list run refusal))))
+
+(defun e2e-decide (key)
+  "Press KEY (a command of the plans list or view) and wait for its answer.
+The key returns at once; its answer comes later.  Return the server's
+answer, or signal its refusal as the user error the key once signalled.
+A key that did nothing (a user error of its own) signals that at once."
+  (setq e2e-decided nil)
+  (funcall key)
+  (e2e-wait "the plan's answer" (lambda () e2e-decided) 60)
+  (when (nth 1 e2e-decided)
+    (user-error "pp-lsp: %s" (nth 1 e2e-decided)))
+  (car e2e-decided))
+
 (defun e2e-shutdown (server)
   "End SERVER cleanly (shutdown, exit) and print its exit status.
 \(eglot-shutdown kills the process right after exit, so the status is

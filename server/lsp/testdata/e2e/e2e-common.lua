@@ -28,6 +28,16 @@ function e2e.wait(what, cond, ms)
   end
 end
 
+-- decide presses keys (a, A, r, u of the plans list or view), which
+-- return at once, and waits for the server's answer if one is coming.
+function e2e.decide(keys)
+  local before = e2e.pp.plan_answers
+  vim.cmd('normal ' .. keys)
+  if e2e.pp.plans_running() then
+    e2e.wait("the plan's answer", function() return e2e.pp.plan_answers > before end, 60000)
+  end
+end
+
 e2e.pp = require('passepartout')
 e2e.pp.setup({ cmd = { os.getenv('PP_LSP_PROGRAM'), '--stdio' }, roots = { e2e.memex } })
 

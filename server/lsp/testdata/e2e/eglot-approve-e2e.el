@@ -111,7 +111,7 @@
         (beginning-of-line)
         ;; d shows the plan; a there approves what it shows.
         (with-current-buffer (pp-lsp-plans-diff)
-          (let ((run (call-interactively (key-binding "a"))))
+          (let ((run (e2e-decide (lambda () (call-interactively (key-binding "a"))))))
             (e2e-say "VIEW APPROVED %s" (plist-get run :state))))
         (e2e-say "LIST shows DONE: %s" (e2e-bool (= 2 (how-many "^DONE " (point-min) (point-max)))))
         (goto-char (point-min))
@@ -135,7 +135,7 @@
                                   (equal (get-text-property (1- (point)) 'display) "<U+200B>")))))
         ;; u asks the server to undo; whatever it answers is said plainly.
         (goto-char (point-min))
-        (let ((said (condition-case err (progn (pp-lsp-plans-undo) "done")
+        (let ((said (condition-case err (progn (e2e-decide #'pp-lsp-plans-undo) "done")
                       (user-error (error-message-string err)))))
           (e2e-say "UNDO answered: %s" (e2e-bool (and (stringp said) (> (length said) 0))))
           (e2e-say "UNDO said %s" said)))

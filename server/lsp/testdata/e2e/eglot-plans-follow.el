@@ -38,7 +38,7 @@ nothing of pp-lsp's is called.  Return whether PRED held."
   "Press KEY in BUFFER; return the user error it said, or nil."
   (with-current-buffer buffer
     (condition-case err
-        (progn (setq e2e-run (call-interactively (key-binding (kbd key)))) nil)
+        (progn (setq e2e-run (e2e-decide (lambda () (call-interactively (key-binding (kbd key)))))) nil)
       (user-error (error-message-string err)))))
 
 (defvar e2e-run nil)

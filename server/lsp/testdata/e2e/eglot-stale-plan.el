@@ -17,7 +17,7 @@
   "Press KEY in the plan view; return the user error it said, or nil."
   (with-current-buffer "*Passepartout plan*"
     (condition-case err
-        (progn (setq e2e-run (call-interactively (key-binding (kbd key)))) nil)
+        (progn (setq e2e-run (e2e-decide (lambda () (call-interactively (key-binding (kbd key)))))) nil)
       (user-error (error-message-string err)))))
 
 (defvar e2e-run nil)
@@ -73,12 +73,16 @@
     (e2e-key-in-view "a")
     (e2e-say "APPROVED again: %s" (plist-get e2e-run :state))
     (e2e-say "RAN what was shown: %s" (e2e-bool (file-exists-p (e2e-file "out/pwned.txt"))))
-    (e2e-say "VIEW follows: %s" (e2e-bool (string-match-p "DONE" (e2e-shown))))
+    ;; The view is shown again when the answer came, while Emacs is free.
+    (e2e-say "VIEW follows: %s"
+             (e2e-bool (ignore-errors
+                         (e2e-wait "the view to follow" (lambda () (string-match-p "DONE" (e2e-shown))) 10)
+                         t)))
     (e2e-raced)
     (e2e-diff-raced)
     (e2e-shutdown server)))
 
-(defun e2e-race-refile (command arguments)
+(defun e2e-race-refile (command arguments &rest _)
   "Before COMMAND reaches the server, if an approval: the plan is edited
 and filed afresh by another process, after the client's own check.
 ARGUMENTS are the command's."
@@ -104,11 +108,11 @@ carries the hash shown, and the server refuses it."
   (with-current-buffer pp-lsp-plans-buffer
     (goto-char (point-min))
     (re-search-forward "^PLAN ")
-    (advice-add 'pp-lsp--plans-command :before #'e2e-race-refile)
+    (advice-add 'pp-lsp--plans-command-async :before #'e2e-race-refile)
     (let ((said (unwind-protect
-                    (condition-case err (progn (pp-lsp-plans-approve) nil)
+                    (condition-case err (progn (e2e-decide #'pp-lsp-plans-approve) nil)
                       (error (error-message-string err)))
-                  (advice-remove 'pp-lsp--plans-command #'e2e-race-refile))))
+                  (advice-remove 'pp-lsp--plans-command-async #'e2e-race-refile))))
       (e2e-say "RACED filed afresh elsewhere: %s"
                (e2e-bool (and e2e-refiled (string-match-p "^\\* PLAN Run `touch out/raced.txt`" (e2e-disk "flightplans.org")))))
       (e2e-say "RACED refused by the server: %s"
@@ -121,7 +125,7 @@ carries the hash shown, and the server refuses it."
 (defconst e2e-edited "milk\neggs: the user's own line\n"
   "What the user makes of list.conf after seeing the plan's diff.")
 
-(defun e2e-race-file-change (command arguments)
+(defun e2e-race-file-change (command arguments &rest _)
   "Before COMMAND reaches the server, if an approval: list.conf is edited
 and the plan filed afresh by another process (the same action, a new
 diff), after the client's own check.  ARGUMENTS are the command's."
@@ -144,11 +148,11 @@ beside the diff, and the server writes nothing over the edit."
   (with-current-buffer pp-lsp-plans-buffer
     (goto-char (point-min))
     (re-search-forward "^PLAN .*list\\.conf")
-    (advice-add 'pp-lsp--plans-command :before #'e2e-race-file-change)
+    (advice-add 'pp-lsp--plans-command-async :before #'e2e-race-file-change)
     (let ((said (unwind-protect
-                    (condition-case err (progn (pp-lsp-plans-approve) nil)
+                    (condition-case err (progn (e2e-decide #'pp-lsp-plans-approve) nil)
                       (error (error-message-string err)))
-                  (advice-remove 'pp-lsp--plans-command #'e2e-race-file-change))))
+                  (advice-remove 'pp-lsp--plans-command-async #'e2e-race-file-change))))
       (e2e-say "DIFF filed afresh elsewhere: %s"
                (e2e-bool (and e2e-refiled (string-match-p "the file changed since the plan was filed" (e2e-disk "flightplans.org")))))
       (e2e-say "DIFF refused by the server: %s"

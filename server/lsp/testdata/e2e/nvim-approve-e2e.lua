@@ -91,7 +91,7 @@ local function run()
       break
     end
   end
-  vim.cmd('normal a')
+  e2e.decide('a')
   say('LIST APPROVED %s', pp.last_plan_result and pp.last_plan_result.state or 'nothing')
   say('LIST shows DONE: %s', tostring(count(list, '^DONE ') == 2))
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
@@ -122,7 +122,7 @@ local function run()
   vim.api.nvim_set_current_win(vim.fn.bufwinid(list))
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
   local before = #notes
-  vim.cmd('normal u')
+  e2e.decide('u')
   say('UNDO answered: %s', tostring(#notes > before))
   say('UNDO said %s', notes[#notes] or '')
   say('RAN twice in all: %s', tostring(disk('out/count.txt') == 'ran\nran\n' or disk('out/count.txt') == 'ran\nran'))

@@ -46,7 +46,7 @@ local function run()
   -- a in the view, at once: nothing is approved, the plan is shown again.
   vim.fn.win_gotoid(view)
   local before = #notes
-  vim.cmd('normal a')
+  e2e.decide('a')
   say('STALE approved: %s', tostring(pp.last_plan_result ~= nil))
   say('STALE said: %s', tostring((notes[before + 1] or ''):find('not done: the plan changed since you saw it', 1, true) ~= nil))
   say('STALE shown again with the change: %s', tostring(shown():find('touch out/pwned.txt', 1, true) ~= nil and shown():find('Shown again', 1, true) ~= nil))
@@ -56,10 +56,10 @@ local function run()
   -- a again: the plan shown is approved — edited, the server gates it
   -- again and files it afresh (PLAN); the view follows; a runs it.
   vim.fn.win_gotoid(vim.fn.bufwinid(vim.fn.bufnr('Passepartout plan')))
-  vim.cmd('normal a')
+  e2e.decide('a')
   say('APPROVED as shown: %s', pp.last_plan_result and pp.last_plan_result.state or 'nothing')
   vim.fn.win_gotoid(vim.fn.bufwinid(vim.fn.bufnr('Passepartout plan')))
-  vim.cmd('normal a')
+  e2e.decide('a')
   say('APPROVED again: %s', pp.last_plan_result and pp.last_plan_result.state or 'nothing')
   say('RAN what was shown: %s', tostring(vim.fn.filereadable(memex .. '/out/pwned.txt') == 1))
   say('VIEW follows: %s', tostring(shown():find('DONE', 1, true) ~= nil))
@@ -82,8 +82,8 @@ local function run()
     end
   end
   local client = pp.client(vim.fn.bufnr(memex .. '/inbox.org'))
-  local request_sync, refiled = client.request_sync, false
-  client.request_sync = function(method, params, ...)
+  local request, refiled = client.request, false
+  client.request = function(method, params, ...)
     if method == 'workspace/executeCommand' and params.command == 'passepartout.approve' then
       say('RACED sent its hash: %s', tostring(type(params.arguments[1].hash) == 'string' and params.arguments[1].hash:sub(1, 7) == 'sha256:'))
       local text = disk('flightplans.org'):gsub('"cmd": "make count"', '"cmd": "touch out/raced.txt"')
@@ -92,12 +92,12 @@ local function run()
       vim.fn.system({ os.getenv('PP_LSP_PROGRAM'), 'plans', '--root', memex, '--run-approved' })
       refiled = vim.v.shell_error == 0
     end
-    return request_sync(method, params, ...)
+    return request(method, params, ...)
   end
   local before = #notes
   pp.last_plan_result = nil
-  vim.cmd('normal a')
-  client.request_sync = request_sync
+  e2e.decide('a')
+  client.request = request
   say('RACED filed afresh elsewhere: %s', tostring(refiled and disk('flightplans.org'):find('\n* PLAN Run `touch out/raced.txt`', 1, true) ~= nil))
   local said = table.concat(vim.list_slice(notes, before + 1), '\n')
   say('RACED refused by the server: %s', tostring(said:find('was not approved: the plan changed since you saw it: look again', 1, true) ~= nil))
@@ -122,7 +122,7 @@ local function run()
     end
   end
   local edited = "milk\neggs: the user's own line\n"
-  client.request_sync = function(method, params, ...)
+  client.request = function(method, params, ...)
     if method == 'workspace/executeCommand' and params.command == 'passepartout.approve' then
       local rev = params.arguments[1].revision
       say('DIFF sent its revision: %s', tostring(type(rev) == 'string' and rev:sub(1, 12) == 'hmac-sha256:'))
@@ -132,13 +132,13 @@ local function run()
       vim.fn.system({ os.getenv('PP_LSP_PROGRAM'), 'plans', '--root', memex, '--run-approved' })
       refiled = vim.v.shell_error == 0
     end
-    return request_sync(method, params, ...)
+    return request(method, params, ...)
   end
   refiled = false
   before = #notes
   pp.last_plan_result = nil
-  vim.cmd('normal a')
-  client.request_sync = request_sync
+  e2e.decide('a')
+  client.request = request
   say('DIFF filed afresh elsewhere: %s', tostring(refiled and disk('flightplans.org'):find('the file changed since the plan was filed', 1, true) ~= nil))
   said = table.concat(vim.list_slice(notes, before + 1), '\n')
   say('DIFF refused by the server: %s', tostring(said:find('was not approved: the plan changed since you saw it: look again', 1, true) ~= nil))
