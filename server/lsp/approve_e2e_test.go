@@ -217,13 +217,27 @@ func longPlanWant() []string {
 // 10 s, approved with a in the plans list: the key returns at once and
 // Emacs stays free (a timer ticks, a second a says it still runs and
 // sends nothing); the answer, DONE, is said and shown; nothing says
-// "Timed out" and the plan ran once.
+// "Timed out" and the plan ran once.  Then another, approved at point
+// in flightplans.org with M-x pp-lsp-approve: the same (before, Emacs
+// froze 10 s and said "Timed out" while the plan ran on).
 func TestEmacsLongPlan(t *testing.T) {
 	needEglot(t)
 	e := newSlowE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-long-plan.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range longPlanWant() {
+	for _, want := range append(longPlanWant(),
+		"POINT filed true",
+		"POINT returned at once: true",
+		"POINT says it runs: true",
+		"POINT again says still running: true",
+		"POINT took longer than 10 s: true",
+		"POINT ticked while it ran: true",
+		"POINT answer DONE",
+		"POINT said DONE: true",
+		"POINT said Timed out: false",
+		"POINT sent once: true",
+		"POINT ran once more: true",
+	) {
 		has(t, out, want)
 	}
 }
