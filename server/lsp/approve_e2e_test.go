@@ -225,7 +225,15 @@ func TestEmacsLongPlan(t *testing.T) {
 	e := newSlowE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-long-plan.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range append(longPlanWant(),
+	for _, want := range append(longPlanWant(), longPlanAtPointWant()...) {
+		has(t, out, want)
+	}
+}
+
+// longPlanAtPointWant are the lines both long plan scripts print of a
+// second long plan approved at point in flightplans.org.
+func longPlanAtPointWant() []string {
+	return []string{
 		"POINT filed true",
 		"POINT returned at once: true",
 		"POINT says it runs: true",
@@ -237,20 +245,19 @@ func TestEmacsLongPlan(t *testing.T) {
 		"POINT said Timed out: false",
 		"POINT sent once: true",
 		"POINT ran once more: true",
-	) {
-		has(t, out, want)
 	}
 }
 
-// TestNeovimLongPlan: TestEmacsLongPlan in Neovim (whose key waited up to
-// 120 s for the plan's end).
+// TestNeovimLongPlan: TestEmacsLongPlan in Neovim (whose key, and
+// :PassepartoutApprove at the cursor, waited up to 120 s for the plan's
+// end).
 func TestNeovimLongPlan(t *testing.T) {
 	testenv.NeedCommand(t, "nvim")
 	e := newSlowE2E(t)
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-long-plan.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range longPlanWant() {
+	for _, want := range append(longPlanWant(), longPlanAtPointWant()...) {
 		has(t, out, want)
 	}
 }
