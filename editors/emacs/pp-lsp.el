@@ -1064,32 +1064,33 @@ so; so does a second undo while one runs."
          (args (cond (id (list :id id))
                      (undo eglot--{})
                      (t (pp-lsp--place))))
-         (key (or id (if undo "undo" (pp-lsp--point-plan-id))))
-         (running (and key (gethash key pp-lsp--plans-running)))
+         ;; Always a key: while one runs, the server's edits (the plan's
+         ;; new state) are applied without a prompt, as when Emacs waited.
+         (key (or id (if undo "undo" (or (pp-lsp--point-plan-id) args))))
+         (running (gethash key pp-lsp--plans-running))
          (words (pp-lsp--command-words command))
          (title (cond (id id) (undo "the latest change") (t "the plan at point")))
          (server (pp-lsp--server)))
     (when running
       (user-error "Not done: %s of this plan is still running" running))
-    (when key
-      (puthash key words pp-lsp--plans-running))
+    (puthash key words pp-lsp--plans-running)
     (condition-case err
         (pp-lsp--plans-command-async
          command args
          (lambda (run refusal)
-           (when key
-             (remhash key pp-lsp--plans-running))
+           (remhash key pp-lsp--plans-running)
            (if refusal
                (message "pp-lsp: %s of %s: %s" words title refusal)
              (message "pp-lsp: %s" (if undo
                                          (or (plist-get run :summary) "done")
                                        (pp-lsp--decided-words run))))
-           (pp-lsp--show-decided
-            server (and (not undo) key)
-            (lambda ()
-              (run-hook-with-args 'pp-lsp-plan-decided-functions
-                                  (and key (list :id key)) command run refusal)))))
-      (error (when key (remhash key pp-lsp--plans-running))
+           (let ((plan-id (or id (and (not undo) (stringp key) key))))
+             (pp-lsp--show-decided
+              server plan-id
+              (lambda ()
+                (run-hook-with-args 'pp-lsp-plan-decided-functions
+                                    (and plan-id (list :id plan-id)) command run refusal))))))
+      (error (remhash key pp-lsp--plans-running)
              (signal (car err) (cdr err))))
     (message "pp-lsp: Running %s of %s… (Emacs is free meanwhile)" words title)
     nil))
