@@ -31,6 +31,8 @@
 ;;   `pp-lsp-reject'    reject the Flight Plan at point
 ;;   `pp-lsp-approve-always' approve it and allow similar actions from now on
 ;;   `pp-lsp-undo'      undo the latest change an action made (again: redo it)
+;;                      (these four return at once and say how it ended
+;;                      when the server answers: a plan may run minutes)
 ;;   `pp-lsp-plans'     list the Flight Plans; keys act on the plan of the line:
 ;;   `pp-lsp-plans-open'          (RET) visit it in flightplans.org
 ;;   `pp-lsp-plans-diff'          (d) its verdict, gate trace and action
@@ -1026,27 +1028,91 @@ The line under it names the model."
           (t (format "%s — %s" state summary)))))
 
 (defun pp-lsp--decide (command id)
-  "Run COMMAND (approve or reject) on the plan ID, or the plan at point."
+  "Run COMMAND (approve or reject) on the plan ID, or the plan at point.
+Emacs waits for the answer and returns it (for Lisp programs); the
+commands, called by you, run asynchronously: `pp-lsp--decide-async'."
   (let* ((args (if id (list :id id) (pp-lsp--place)))
          (eglot-confirm-server-initiated-edits nil) ; you asked for the change
          (run (pp-lsp--command command args)))
-    (message "pp-lsp: %s%s" (pp-lsp--run-words run)
-             (if (plist-get run :rule)
-                 (format " (from now on %s is allowed)" (plist-get run :rule))
-               ""))
+    (message "pp-lsp: %s" (pp-lsp--decided-words run))
     run))
 
-;;;###autoload
-(defun pp-lsp-approve (&optional id)
-  "Approve the Flight Plan at point (or the one with ID), and so run it."
-  (interactive)
-  (pp-lsp--decide "passepartout.approve" id))
+(defun pp-lsp--decided-words (run)
+  "Say how the plan RUN ended, and the rule it added if any."
+  (format "%s%s" (pp-lsp--run-words run)
+          (if (plist-get run :rule)
+              (format " (from now on %s is allowed)" (plist-get run :rule))
+            "")))
+
+(defun pp-lsp--point-plan-id ()
+  "The :ID: of the Flight Plan headline point is in, or nil."
+  (when (and (derived-mode-p 'org-mode) (fboundp 'org-entry-get))
+    (save-excursion
+      (end-of-line)
+      (and (re-search-backward "^\\* " nil t)
+           (org-entry-get nil "ID")))))
+
+(defun pp-lsp--decide-async (command id)
+  "Run COMMAND on the plan ID, or the plan at point; return at once.
+The arguments sent are those `pp-lsp--decide' (and `pp-lsp-undo') send:
+{id} or the place of point.  As a key of the plans list, Emacs is free
+while the plan runs: \"Running …\" is said at once, and how it ended
+when the server answers (the list and view, if shown, are filled
+anew).  A second command on a plan still running does nothing and says
+so; so does a second undo while one runs."
+  (let* ((undo (equal command "passepartout.undo"))
+         (args (cond (id (list :id id))
+                     (undo eglot--{})
+                     (t (pp-lsp--place))))
+         ;; Always a key: while one runs, the server's edits (the plan's
+         ;; new state) are applied without a prompt, as when Emacs waited.
+         (key (or id (if undo "undo" (or (pp-lsp--point-plan-id) args))))
+         (running (gethash key pp-lsp--plans-running))
+         (words (pp-lsp--command-words command))
+         (title (cond (id id) (undo "the latest change") (t "the plan at point")))
+         (server (pp-lsp--server)))
+    (when running
+      (user-error "Not done: %s of this plan is still running" running))
+    (puthash key words pp-lsp--plans-running)
+    (condition-case err
+        (pp-lsp--plans-command-async
+         command args
+         (lambda (run refusal)
+           (remhash key pp-lsp--plans-running)
+           (if refusal
+               (message "pp-lsp: %s of %s: %s" words title refusal)
+             (message "pp-lsp: %s" (if undo
+                                         (or (plist-get run :summary) "done")
+                                       (pp-lsp--decided-words run))))
+           (let ((plan-id (or id (and (not undo) (stringp key) key))))
+             (pp-lsp--show-decided
+              server plan-id
+              (lambda ()
+                (run-hook-with-args 'pp-lsp-plan-decided-functions
+                                    (and plan-id (list :id plan-id)) command run refusal))))))
+      (error (remhash key pp-lsp--plans-running)
+             (signal (car err) (cdr err))))
+    (message "pp-lsp: Running %s of %s… (Emacs is free meanwhile)" words title)
+    nil))
 
 ;;;###autoload
-(defun pp-lsp-reject (&optional id)
-  "Reject the Flight Plan at point (or the one with ID)."
-  (interactive)
-  (pp-lsp--decide "passepartout.reject" id))
+(defun pp-lsp-approve (&optional id async)
+  "Approve the Flight Plan at point (or the one with ID), and so run it.
+Called by you (ASYNC), it returns at once and says how the plan ended
+when it has; from Lisp, it waits and returns the server's answer."
+  (interactive (list nil t))
+  (if async
+      (pp-lsp--decide-async "passepartout.approve" id)
+    (pp-lsp--decide "passepartout.approve" id)))
+
+;;;###autoload
+(defun pp-lsp-reject (&optional id async)
+  "Reject the Flight Plan at point (or the one with ID).
+Called by you (ASYNC), it returns at once; see `pp-lsp-approve'."
+  (interactive (list nil t))
+  (if async
+      (pp-lsp--decide-async "passepartout.reject" id)
+    (pp-lsp--decide "passepartout.reject" id)))
 
 ;;; The Flight Plans list: keys that act on the plan of the line.
 
@@ -1130,22 +1196,32 @@ Emacs waits for the answer at most `pp-lsp-list-timeout' seconds."
     (forward-line (1- line))))
 
 ;;;###autoload
-(defun pp-lsp-undo (&optional id)
+(defun pp-lsp-undo (&optional id async)
   "Undo the latest change an action made (or the one with ID).
 Every file it changed gets back what it held before, when each still
-holds what the change wrote; undoing an undo redoes."
-  (interactive)
+holds what the change wrote; undoing an undo redoes.  Called by you
+\(ASYNC), it returns at once; see `pp-lsp-approve'."
+  (interactive (list nil t))
+  (if async
+      (pp-lsp--decide-async "passepartout.undo" id)
+    (pp-lsp--undo-wait id)))
+
+(defun pp-lsp--undo-wait (id)
+  "Undo the latest change (or the one with ID); wait, and return the answer."
   (let ((res (pp-lsp--command "passepartout.undo" (if id (list :id id) eglot--{}))))
     (message "pp-lsp: %s" (plist-get res :summary))
     res))
 
 ;;;###autoload
-(defun pp-lsp-approve-always (&optional id)
+(defun pp-lsp-approve-always (&optional id async)
   "Approve the Flight Plan at point (or ID) and allow similar actions.
 The plan runs, and the narrowest permission rule that would have
-allowed it goes into your configuration file."
-  (interactive)
-  (pp-lsp--decide "passepartout.approveAlways" id))
+allowed it goes into your configuration file.  Called by you (ASYNC),
+it returns at once; see `pp-lsp-approve'."
+  (interactive (list nil t))
+  (if async
+      (pp-lsp--decide-async "passepartout.approveAlways" id)
+    (pp-lsp--decide "passepartout.approveAlways" id)))
 
 ;;;###autoload
 (defun pp-lsp-plans ()

@@ -217,26 +217,47 @@ func longPlanWant() []string {
 // 10 s, approved with a in the plans list: the key returns at once and
 // Emacs stays free (a timer ticks, a second a says it still runs and
 // sends nothing); the answer, DONE, is said and shown; nothing says
-// "Timed out" and the plan ran once.
+// "Timed out" and the plan ran once.  Then another, approved at point
+// in flightplans.org with M-x pp-lsp-approve: the same (before, Emacs
+// froze 10 s and said "Timed out" while the plan ran on).
 func TestEmacsLongPlan(t *testing.T) {
 	needEglot(t)
 	e := newSlowE2E(t)
 	out := runEditor(t, e, "emacs", "--batch", "-Q", "-l", filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "eglot-long-plan.el"))
 	t.Logf("emacs:\n%s", strings.Join(out, "\n"))
-	for _, want := range longPlanWant() {
+	for _, want := range append(longPlanWant(), longPlanAtPointWant()...) {
 		has(t, out, want)
 	}
 }
 
-// TestNeovimLongPlan: TestEmacsLongPlan in Neovim (whose key waited up to
-// 120 s for the plan's end).
+// longPlanAtPointWant are the lines both long plan scripts print of a
+// second long plan approved at point in flightplans.org.
+func longPlanAtPointWant() []string {
+	return []string{
+		"POINT filed true",
+		"POINT returned at once: true",
+		"POINT says it runs: true",
+		"POINT again says still running: true",
+		"POINT took longer than 10 s: true",
+		"POINT ticked while it ran: true",
+		"POINT answer DONE",
+		"POINT said DONE: true",
+		"POINT said Timed out: false",
+		"POINT sent once: true",
+		"POINT ran once more: true",
+	}
+}
+
+// TestNeovimLongPlan: TestEmacsLongPlan in Neovim (whose key, and
+// :PassepartoutApprove at the cursor, waited up to 120 s for the plan's
+// end).
 func TestNeovimLongPlan(t *testing.T) {
 	testenv.NeedCommand(t, "nvim")
 	e := newSlowE2E(t)
 	out := runEditor(t, e, "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c",
 		"luafile "+filepath.Join(e.module, "server", "lsp", "testdata", "e2e", "nvim-long-plan.lua"))
 	t.Logf("nvim:\n%s", strings.Join(out, "\n"))
-	for _, want := range longPlanWant() {
+	for _, want := range append(longPlanWant(), longPlanAtPointWant()...) {
 		has(t, out, want)
 	}
 }

@@ -206,7 +206,7 @@ func nvimWant() []string {
 		"PREVIEW windows 0",
 		"CONTEXT cursor on the node: true",
 		"CONTEXT buftype nofile",
-		`FROM VIEW error notified: true pp-lsp: "no-such-plan" is not a Flight Plan ID (a UUID)`,
+		`FROM VIEW error notified: true pp-lsp: approve of no-such-plan: "no-such-plan" is not a Flight Plan ID (a UUID)`,
 		"ANSWER window at its end: true",
 		"ANSWER buftype nofile",
 		"ANSWER says answered by the model: true",

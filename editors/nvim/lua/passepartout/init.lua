@@ -17,6 +17,8 @@
 --   :PassepartoutReject [ID]       reject the Flight Plan at the cursor
 --   :PassepartoutApproveAlways [ID] approve it and allow similar actions from now on
 --   :PassepartoutUndo [ID]         undo the latest change an action made (again: redo)
+--                                  (these four return at once and say how it
+--                                  ended when the server answers)
 --   :PassepartoutPlans             list the Flight Plans; on a plan's line <CR> opens it,
 --                                  d shows it, a approves, A approves and allows similar
 --                                  actions, r rejects, u undoes, g lists again
@@ -792,9 +794,7 @@ function M.cancel()
   return true
 end
 
-local function decide(cmd, id)
-  local args = id and id ~= '' and { id = id } or place()
-  local run = command(cmd, args, 120000)
+local function decided_words(run)
   local rule = run.rule and (' (from now on ' .. run.rule .. ' is allowed)') or ''
   local summary = run.summary or ''
   if summary == '' then
@@ -802,32 +802,50 @@ local function decide(cmd, id)
   elseif run.state and summary:sub(1, #run.state) ~= run.state then
     summary = run.state .. ' — ' .. summary
   end
-  notify(summary .. rule)
+  return summary .. rule
+end
+
+-- decide_async is set below, by the plans list's keys it shares with.
+local decide_async
+
+local function decide(cmd, id, async)
+  if async then
+    return decide_async(cmd, id)
+  end
+  local args = id and id ~= '' and { id = id } or place()
+  local run = command(cmd, args, 120000)
+  notify(decided_words(run))
   return run
 end
 
--- approve approves (and runs) the plan with the id, or the plan at the cursor.
-function M.approve(id)
-  return decide('passepartout.approve', id)
+-- approve approves (and runs) the plan with the id, or the plan at the
+-- cursor. With async (:PassepartoutApprove), it returns at once and says
+-- how the plan ended when the server answers; without, it waits and
+-- returns the server's answer.
+function M.approve(id, async)
+  return decide('passepartout.approve', id, async)
 end
 
 -- reject rejects the plan with the id, or the plan at the cursor.
-function M.reject(id)
-  return decide('passepartout.reject', id)
+function M.reject(id, async)
+  return decide('passepartout.reject', id, async)
 end
 
 -- approve_always approves the plan and allows similar actions from now on
 -- (the narrowest permission rule that would have allowed it goes into the
 -- configuration file).
-function M.approve_always(id)
-  return decide('passepartout.approveAlways', id)
+function M.approve_always(id, async)
+  return decide('passepartout.approveAlways', id, async)
 end
 
 -- undo takes back the latest change an action made (or the one with the
 -- id); undoing an undo redoes. The server says what it did
 -- (window/showMessage): saying it again would stack the lines into a
 -- hit-enter prompt.
-function M.undo(id)
+function M.undo(id, async)
+  if async then
+    return decide_async('passepartout.undo', id)
+  end
   local args = id and id ~= '' and { id = id } or vim.empty_dict()
   return command('passepartout.undo', args, 120000)
 end
@@ -1091,6 +1109,77 @@ local function shown_again(id)
       end
     end
   end
+end
+
+-- point_plan_id is the :ID: of the Flight Plan headline the cursor is in,
+-- or nil.
+local function point_plan_id()
+  local row = vim.fn.line('.')
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local head = row
+  while head >= 1 and not lines[head]:match('^%* ') do
+    head = head - 1
+  end
+  if head < 1 then
+    return nil
+  end
+  for i = head + 1, #lines do
+    if lines[i]:match('^%*+ ') or lines[i]:match('^%s*:END:') then
+      return nil
+    end
+    local id = lines[i]:match('^%s*:ID:%s+(%S+)')
+    if id then
+      return id
+    end
+  end
+  return nil
+end
+
+-- decide_async runs cmd on the plan with the id, or the plan at the
+-- cursor, with the arguments decide and M.undo send ({id} or the place),
+-- and returns at once, as the plans list's keys do: Running… is said
+-- now, and how it ended when the server answers (the list and the view,
+-- if shown, are filled anew). A second command on a plan still running
+-- does nothing and says so; so does a second undo while one runs.
+decide_async = function(cmd, id)
+  if id == '' then
+    id = nil
+  end
+  local undo = cmd == 'passepartout.undo'
+  local args = id and { id = id } or (undo and vim.empty_dict() or place())
+  local key = id or (undo and 'undo' or point_plan_id())
+  local words = command_words[cmd] or cmd
+  if key and running[key] then
+    error('pp-lsp: not done: ' .. running[key] .. ' of this plan is still running', 0)
+  end
+  local title = id or (undo and 'the latest change' or 'the plan at the cursor')
+  local c = need_client()
+  if key then
+    running[key] = words
+  end
+  M.last_plan_result = nil
+  local sent = c.request('workspace/executeCommand', { command = cmd, arguments = { args } }, function(err, run)
+    if key then
+      running[key] = nil
+    end
+    vim.schedule(function()
+      shown_again(not undo and key or nil)
+      if err then
+        notify(words .. ' of ' .. title .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif not undo then -- (the server says an undo, as in M.undo)
+        notify(run and decided_words(run) or 'done')
+      end
+      M.last_plan_result = (not err) and run or nil
+      M.plan_answers = M.plan_answers + 1
+    end)
+  end, 0)
+  if not sent then
+    if key then
+      running[key] = nil
+    end
+    error('pp-lsp: the server is not running', 0)
+  end
+  notify('Running ' .. words .. ' of ' .. title .. '… (Neovim is free meanwhile)')
 end
 
 -- plans lists the Flight Plans in the list buffer and returns them.
@@ -1623,10 +1712,10 @@ local function user_commands()
   cmd('PassepartoutContext', function(o) M.context(tonumber(o.args)) end, { nargs = '?' })
   cmd('PassepartoutAsk', function(o) M.ask(o.args) end, { nargs = '+' })
   cmd('PassepartoutCancel', function() M.cancel() end, {})
-  cmd('PassepartoutApprove', function(o) M.approve(o.args) end, { nargs = '?' })
-  cmd('PassepartoutReject', function(o) M.reject(o.args) end, { nargs = '?' })
-  cmd('PassepartoutApproveAlways', function(o) M.approve_always(o.args) end, { nargs = '?' })
-  cmd('PassepartoutUndo', function(o) M.undo(o.args) end, { nargs = '?' })
+  cmd('PassepartoutApprove', function(o) M.approve(o.args, true) end, { nargs = '?' })
+  cmd('PassepartoutReject', function(o) M.reject(o.args, true) end, { nargs = '?' })
+  cmd('PassepartoutApproveAlways', function(o) M.approve_always(o.args, true) end, { nargs = '?' })
+  cmd('PassepartoutUndo', function(o) M.undo(o.args, true) end, { nargs = '?' })
   cmd('PassepartoutPlans', function() M.plans() end, {})
   cmd('PassepartoutChats', function() M.chats() end, {})
   cmd('PassepartoutSkills', function() M.skills() end, {})

@@ -163,10 +163,14 @@ local function run()
   local said = {}
   local notify = vim.notify
   vim.notify = function(msg, level) table.insert(said, { msg = msg, level = level }) end
+  -- (The command returns at once saying it runs; the refusal is said
+  -- when the server answers.)
+  local answers = pp.plan_answers or 0
   local ok = pcall(vim.cmd, 'PassepartoutApprove no-such-plan')
+  wait('the refusal', function() return (pp.plan_answers or 0) > answers end, 10000)
   vim.notify = notify
-  say('FROM VIEW error notified: %s %s', tostring(ok and #said == 1 and said[1].level == vim.log.levels.ERROR),
-    said[1] and said[1].msg or 'nothing')
+  say('FROM VIEW error notified: %s %s', tostring(ok and #said == 2 and said[2].level == vim.log.levels.ERROR),
+    said[2] and said[2].msg or 'nothing')
   vim.cmd('only')
 
   -- A question answered by the replay model, the answer streamed.

@@ -83,6 +83,63 @@ local function run()
   for _, n in ipairs(notes) do
     say('NOTE %s', n)
   end
+
+  -- The same at the cursor: :PassepartoutApprove in flightplans.org, on
+  -- a second `make slow` plan.
+  vim.cmd('edit ' .. vim.fn.fnameescape(memex .. '/inbox.org'))
+  pp.last_result = nil
+  pp.ask('take it slow again')
+  wait('the answer', function() return pp.last_result ~= nil end, 60000)
+  local plan = pp.last_result.planId
+  say('POINT filed %s', tostring(type(plan) == 'string'))
+  vim.cmd('only')
+  visit('flightplans.org')
+  vim.cmd('only')
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    if l:find(plan, 1, true) and l:match('^:ID:') then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+    end
+  end
+  notes, sent, ticks = {}, 0, 0
+  client.request = function(method, params, ...)
+    if method == 'workspace/executeCommand' and params.command == 'passepartout.approve' then
+      sent = sent + 1
+    end
+    return request(method, params, ...)
+  end
+  timer = vim.loop.new_timer()
+  timer:start(500, 500, vim.schedule_wrap(function() ticks = ticks + 1 end))
+  answers = pp.plan_answers or 0
+  start = vim.loop.hrtime()
+  local ok, err = pcall(vim.cmd, 'PassepartoutApprove')
+  say('POINT returned at once: %s', tostring((vim.loop.hrtime() - start) / 1e9 < 2))
+  say('POINT said: %s', ok and (notes[#notes] or '') or tostring(err))
+  say('POINT says it runs: %s', tostring(ok and (notes[#notes] or ''):find('^pp%-lsp: Running approve') ~= nil))
+  ok, err = pcall(vim.cmd, 'PassepartoutApprove')
+  -- (the command says its error: pp-lsp's commands do)
+  local again = ok and (notes[#notes] or '') or tostring(err)
+  say('POINT again says still running: %s', tostring(again:find('still running', 1, true) ~= nil))
+  wait("the plan's answer", function() return (pp.plan_answers or 0) > answers end, 60000)
+  timer:stop()
+  timer:close()
+  client.request = request
+  say('POINT took longer than 10 s: %s', tostring((vim.loop.hrtime() - start) / 1e9 > 10))
+  say('POINT ticked while it ran: %s', tostring(ticks >= 15))
+  say('POINT answer %s', pp.last_plan_result and pp.last_plan_result.state or 'nothing')
+  say('POINT said DONE: %s', tostring((notes[#notes] or ''):find('DONE', 1, true) ~= nil))
+  timed_out = false
+  for _, n in ipairs(notes) do
+    if n:lower():find('timed out', 1, true) then
+      timed_out = true
+    end
+  end
+  say('POINT said Timed out: %s', tostring(timed_out))
+  say('POINT sent once: %s', tostring(sent == 1))
+  local slow = disk('out/slow.txt')
+  say('POINT ran once more: %s', tostring(slow == 'ran\nran\n' or slow == 'ran\nran'))
+  for _, n in ipairs(notes) do
+    say('NOTE %s', n)
+  end
   vim.lsp.stop_client(client.id)
   wait('the server to exit', function() return pp.exit_code ~= nil end, 10000)
   say('EXIT %d', pp.exit_code)
